@@ -1,0 +1,50 @@
+// The HTTP API as an Express app, without listening: server.ts listens, tests call it in-process.
+import express, { type Express } from 'express';
+import type { ApiDeps } from './context.ts';
+import { traceMiddleware } from './middleware/trace.ts';
+import { notFoundHandler, problemHandler } from './middleware/problem.ts';
+import { createRateLimiter } from './middleware/rate-limit.ts';
+import { createAuthenticator } from './middleware/auth.ts';
+import { mountRoutes, type RouteDef } from './route.ts';
+import { healthRoutes } from './routes/health.ts';
+import { keyRoutes } from './routes/keys.ts';
+import { adminRoutes } from './routes/admin.ts';
+import { metaRoutes } from './routes/meta.ts';
+
+export interface App {
+  app: Express;
+  routes: RouteDef[];
+}
+
+export function createApp(deps: ApiDeps): App {
+  const { limits } = deps.config;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.config.trustProxy);
+
+  app.use(traceMiddleware({ logger: deps.logger }));
+  app.use(express.json({ limit: limits.jsonBodyBytes, type: ['application/json', 'application/*+json'] }));
+
+  const routes: RouteDef[] = [];
+  routes.push(...healthRoutes(deps), ...keyRoutes(deps), ...adminRoutes(deps), ...metaRoutes(deps, () => routes));
+
+  const limiter = createRateLimiter({
+    db: deps.db,
+    points: limits.rateLimitPoints,
+    windowSeconds: limits.rateLimitWindowSeconds,
+    prefix: 'req',
+  });
+  const failures = createRateLimiter({
+    db: deps.db,
+    points: limits.authFailuresPerWindow,
+    windowSeconds: limits.rateLimitWindowSeconds,
+    prefix: 'authfail',
+  });
+  const router = express.Router();
+  mountRoutes(router, routes, { auth: createAuthenticator({ db: deps.db, failures }), limiter });
+  app.use(router);
+
+  app.use(notFoundHandler);
+  app.use(problemHandler);
+  return { app, routes };
+}

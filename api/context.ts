@@ -1,0 +1,23 @@
+// What the API adds to every request, and the dependencies every route receives.
+import type { Client, Connection } from '@temporalio/client';
+import type { Db } from '../store/db.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Config } from '../lib/config.ts';
+import type { MasterKey } from '../lib/master-key.ts';
+import type { Principal } from '../store/api-keys.ts';
+
+export interface ApiDeps {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  masterKey: MasterKey;
+  temporal: { connection: Connection; client: Client };
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    traceId: string;
+    log: Logger;
+    principal?: Principal;
+  }
+}

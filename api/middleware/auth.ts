@@ -1,0 +1,47 @@
+// Bearer-key authentication and authorisation. 401 when the key is missing, malformed, unknown or
+// deleted; 403 when a valid key lacks the scope (or the admin role) the route needs. Failed
+// attempts are rate limited per client address, so keys cannot be guessed at speed.
+import type { Request } from 'express';
+import type { Db } from '../../store/db.ts';
+import { authenticate, touchKey, type Principal } from '../../store/api-keys.ts';
+import { ForbiddenError, UnauthorizedError } from '../../lib/errors.ts';
+import type { Scope } from '../../lib/scopes.ts';
+import type { RateLimiter } from './rate-limit.ts';
+
+export type AuthRequirement = { kind: 'public' } | { kind: 'scope'; scope: Scope } | { kind: 'admin' };
+
+const BEARER = /^Bearer\s+(\S{1,200})$/i;
+
+export interface Authenticator {
+  require(req: Request, requirement: AuthRequirement): Promise<Principal | undefined>;
+}
+
+export function createAuthenticator(options: { db: Db; failures: RateLimiter }): Authenticator {
+  async function identify(req: Request): Promise<Principal> {
+    const header = req.get('authorization');
+    const match = header ? BEARER.exec(header) : null;
+    const principal = match ? await authenticate(options.db, match[1]!) : undefined;
+    if (!principal) {
+      await options.failures.consume(`ip:${req.ip ?? 'unknown'}`);
+      throw new UnauthorizedError(
+        header ? 'The API key is invalid or has been deleted' : 'Send an API key as "Authorization: Bearer <key>"',
+      );
+    }
+    touchKey(options.db, principal.keyId).catch((error: unknown) => req.log.warn({ err: error }, 'could not record key use'));
+    return principal;
+  }
+
+  return {
+    async require(req, requirement) {
+      if (requirement.kind === 'public') return undefined;
+      const principal = await identify(req);
+      if (requirement.kind === 'admin' && !principal.isAdmin) {
+        throw new ForbiddenError('This operation needs an admin key');
+      }
+      if (requirement.kind === 'scope' && !principal.scopes.includes(requirement.scope)) {
+        throw new ForbiddenError(`This operation needs the "${requirement.scope}" scope`);
+      }
+      return principal;
+    },
+  };
+}

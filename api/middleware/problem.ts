@@ -1,0 +1,83 @@
+// Turns every error into application/problem+json with the request's trace id. Unknown errors are
+// logged with their stack and answered with a bare 500: a stack never reaches the client.
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import {
+  MalformedBodyError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  ServiceError,
+  UnsupportedMediaTypeError,
+} from '../../lib/errors.ts';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export function sendProblem(res: Response, error: ServiceError, traceId: string): void {
+  if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  res
+    .status(error.status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(
+      JSON.stringify({
+        type: error.type,
+        title: error.title,
+        status: error.status,
+        detail: error.message,
+        traceId,
+        ...error.extra(),
+      }),
+    );
+}
+
+/** body-parser reports its failures as errors with a `type`; map them onto ours. */
+function fromBodyParser(error: { type?: unknown; status?: unknown; limit?: unknown }): ServiceError | undefined {
+  switch (error.type) {
+    case 'entity.too.large':
+      return new PayloadTooLargeError(`The body is larger than the limit of ${String(error.limit)} bytes`);
+    case 'entity.parse.failed':
+      return new MalformedBodyError('The body is not valid JSON');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new UnsupportedMediaTypeError('The body uses an unsupported encoding or charset');
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return new MalformedBodyError('The body ended early or did not match its Content-Length');
+    default:
+      return undefined;
+  }
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new NotFoundError(`No route for ${req.method} ${req.path}`));
+};
+
+export const problemHandler: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+  const known =
+    error instanceof ServiceError
+      ? error
+      : typeof error === 'object' && error !== null
+        ? fromBodyParser(error as Record<string, unknown>)
+        : undefined;
+  if (res.headersSent) {
+    req.log.warn({ err: error }, 'error after the response started');
+    res.destroy();
+    return;
+  }
+  if (known) {
+    sendProblem(res, known, req.traceId);
+    return;
+  }
+  req.log.error({ err: error }, 'unhandled error');
+  res
+    .status(500)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(
+      JSON.stringify({
+        type: 'https://agent-service.dev/problems/internal',
+        title: 'Internal server error',
+        status: 500,
+        detail: 'Something went wrong on our side. Quote the trace id when reporting it.',
+        traceId: req.traceId,
+      }),
+    );
+};

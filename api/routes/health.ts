@@ -1,0 +1,73 @@
+// GET /auth/health: public, so load balancers and the launcher can poll it. 200 when PostgreSQL and
+// Temporal both answer within the timeout; otherwise 503 naming the part that did not.
+import { defineRoute } from '../route.ts';
+import type { ApiDeps } from '../context.ts';
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+async function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type Check = { ok: true } | { ok: false; error: string };
+
+async function check(work: () => Promise<unknown>, what: string): Promise<Check> {
+  try {
+    await withTimeout(work(), what);
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+const checkSchema = {
+  type: 'object',
+  required: ['ok'],
+  properties: { ok: { type: 'boolean' }, error: { type: 'string' } },
+};
+
+export function healthRoutes(deps: ApiDeps) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/auth/health',
+      summary: 'Is the service up?',
+      description: 'Needs no key. Checks that PostgreSQL and Temporal answer.',
+      tag: 'health',
+      auth: { kind: 'public' },
+      responses: {
+        200: {
+          description: 'Every part answers',
+          schema: { type: 'object', required: ['ok'], properties: { ok: { const: true }, checks: { type: 'object' } } },
+        },
+        503: {
+          description: 'A part does not answer; `checks` names it',
+          schema: {
+            type: 'object',
+            required: ['ok', 'checks'],
+            properties: {
+              ok: { const: false },
+              checks: { type: 'object', properties: { postgres: checkSchema, temporal: checkSchema } },
+            },
+          },
+        },
+      },
+      async handle() {
+        const [postgres, temporal] = await Promise.all([
+          check(() => deps.db.query('SELECT 1'), 'PostgreSQL'),
+          check(() => deps.temporal.connection.workflowService.getSystemInfo({}), 'Temporal'),
+        ]);
+        const ok = postgres.ok && temporal.ok;
+        return { status: ok ? 200 : 503, body: { ok, checks: { postgres, temporal } }, headers: { 'cache-control': 'no-store' } };
+      },
+    }),
+  ];
+}

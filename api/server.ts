@@ -1,0 +1,33 @@
+// The API process (`npm run api`): listens on HOST:PORT against DATABASE_URL and TEMPORAL_ADDRESS.
+import { createApp } from './app.ts';
+import { startProcessBase, onShutdown, exitOnStartupError } from '../lib/process.ts';
+import { loadMasterKey } from '../lib/master-key.ts';
+import { lazyTemporalClient } from '../lib/temporal.ts';
+import { bootstrapAdmin } from '../store/bootstrap.ts';
+
+async function main(): Promise<void> {
+  const { config, logger, db } = await startProcessBase('api');
+  const { createdAdminKey } = await bootstrapAdmin(db, config.adminApiKey);
+  if (createdAdminKey) {
+    // Printed once, to the console only (never to the structured log): it is not stored anywhere.
+    console.log(`\nFirst start: created the admin user. Admin API key (shown once):\n\n  ${createdAdminKey}\n`);
+  }
+  const temporal = lazyTemporalClient(config);
+  const { app } = createApp({ config, db, logger, masterKey: loadMasterKey(config), temporal });
+  const server = app.listen(config.port, config.host, () => {
+    logger.info({ url: `http://${config.host}:${config.port}` }, 'API listening');
+    process.send?.({ type: 'ready', url: `http://${config.host}:${config.port}` });
+  });
+  server.on('error', (error) => exitOnStartupError('api', error));
+  onShutdown(logger, async () => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // Long-lived streams would hold close() open; end them after a grace period.
+      setTimeout(() => server.closeAllConnections(), 5_000).unref();
+    });
+    await temporal.connection.close().catch(() => undefined);
+    await db.end();
+  });
+}
+
+main().catch((error: unknown) => exitOnStartupError('api', error));

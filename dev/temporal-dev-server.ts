@@ -1,0 +1,87 @@
+// A Temporal dev server (`temporal server start-dev`) with its state in a SQLite file, the Web UI
+// on, and this service's search attributes registered.
+import { spawn } from 'node:child_process';
+import { SEARCH_ATTRIBUTES } from '../lib/search-attributes.ts';
+import { canConnect, waitFor } from './ports.ts';
+
+export interface DevServerOptions {
+  cli: string;
+  dbFile: string;
+  port: number;
+  uiPort: number;
+  namespace: string;
+  /** No Web UI: the test harness does not need one. */
+  headless?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface RunningTemporal {
+  address: string;
+  uiUrl: string | undefined;
+  stop(): Promise<void>;
+}
+
+export async function startTemporalDevServer(options: DevServerOptions): Promise<RunningTemporal> {
+  if (await canConnect(options.port)) {
+    throw new Error(`Port ${options.port} is already in use; set TEMPORAL_DEV_PORT or TEMPORAL_ADDRESS`);
+  }
+  const args = [
+    'server',
+    'start-dev',
+    '--db-filename',
+    options.dbFile,
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--namespace',
+    options.namespace,
+    '--log-level',
+    'warn',
+    ...(options.headless ? ['--headless'] : ['--ui-port', String(options.uiPort)]),
+    ...SEARCH_ATTRIBUTES.flatMap((attribute) => ['--search-attribute', `${attribute.name}=${attribute.type}`]),
+  ];
+  const child = spawn(options.cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  const collect = (chunk: Buffer) => {
+    const text = chunk.toString('utf8');
+    output.push(text);
+    if (output.length > 50) output.shift();
+    options.log?.(text.trimEnd());
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    child.on('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+
+  try {
+    await waitFor(
+      async () => {
+        if (exited) throw new Error(`temporal server exited: ${output.join('').slice(-2000)}`);
+        return canConnect(options.port);
+      },
+      60_000,
+      'The Temporal dev server',
+    );
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+
+  return {
+    address: `127.0.0.1:${options.port}`,
+    uiUrl: options.headless ? undefined : `http://127.0.0.1:${options.uiPort}`,
+    async stop() {
+      if (exited) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exit;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,81 @@
+// Every setting the service reads from its environment, parsed and checked once. Nothing else in
+// the code base reads process.env, so the README's table of variables is this file.
+import path from 'node:path';
+
+export interface Config {
+  env: 'production' | 'development' | 'test';
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  temporalAddress: string | undefined;
+  temporalNamespace: string;
+  publicBaseUrl: string | undefined;
+  adminApiKey: string | undefined;
+  serviceMasterKey: string | undefined;
+  logLevel: string;
+  /** Express 'trust proxy' setting: hops of proxies whose X-Forwarded-For is believed. */
+  trustProxy: number;
+  limits: Limits;
+}
+
+export interface Limits {
+  /** Largest JSON or bundle body, in bytes. */
+  jsonBodyBytes: number;
+  /** Requests per key (or per IP when unauthenticated) in one window. */
+  rateLimitPoints: number;
+  rateLimitWindowSeconds: number;
+  /** Failed authentications per client address in one window before 429. */
+  authFailuresPerWindow: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+function str(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  return raw ? raw : undefined;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = env.NODE_ENV === 'production' || env.NODE_ENV === 'test' ? env.NODE_ENV : 'development';
+  const config: Config = {
+    env: nodeEnv,
+    port: int(env, 'PORT', 3000),
+    host: str(env, 'HOST') ?? '127.0.0.1',
+    dataDir: path.resolve(str(env, 'DATA_DIR') ?? '.data'),
+    databaseUrl: str(env, 'DATABASE_URL'),
+    temporalAddress: str(env, 'TEMPORAL_ADDRESS'),
+    temporalNamespace: str(env, 'TEMPORAL_NAMESPACE') ?? 'default',
+    publicBaseUrl: str(env, 'PUBLIC_BASE_URL'),
+    adminApiKey: str(env, 'ADMIN_API_KEY'),
+    serviceMasterKey: str(env, 'SERVICE_MASTER_KEY'),
+    logLevel: str(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info'),
+    trustProxy: int(env, 'TRUST_PROXY_HOPS', 0),
+    limits: {
+      jsonBodyBytes: int(env, 'JSON_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+      rateLimitPoints: int(env, 'RATE_LIMIT_POINTS', 600, 1),
+      rateLimitWindowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1),
+      authFailuresPerWindow: int(env, 'AUTH_FAILURE_LIMIT_POINTS', 30, 1),
+    },
+  };
+  if (config.env === 'production') {
+    if (!config.serviceMasterKey) throw new ConfigError('SERVICE_MASTER_KEY is required when NODE_ENV=production');
+    if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required when NODE_ENV=production');
+    if (!config.temporalAddress) throw new ConfigError('TEMPORAL_ADDRESS is required when NODE_ENV=production');
+  }
+  return config;
+}

@@ -1,0 +1,116 @@
+// The one error model. Code inside the service throws these typed errors; the API turns any of them
+// into application/problem+json (see api/middleware/problem.ts). Each class has a stable `name` and a
+// stable problem `type`, so clients can branch on either.
+
+export interface FieldError {
+  /** JSON pointer into the request body or bundle, '' for the whole document. */
+  path: string;
+  message: string;
+}
+
+export abstract class ServiceError extends Error {
+  abstract readonly status: number;
+  abstract readonly type: string;
+  abstract readonly title: string;
+  /** Extra members merged into the problem body (e.g. `errors`). */
+  extra(): Record<string, unknown> {
+    return {};
+  }
+}
+
+function problemType(slug: string): string {
+  return `https://agent-service.dev/problems/${slug}`;
+}
+
+export class ValidationError extends ServiceError {
+  override name = 'ValidationError';
+  readonly status = 400;
+  readonly type = problemType('validation');
+  readonly title = 'The request is not valid';
+  constructor(
+    message: string,
+    readonly errors: FieldError[] = [],
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+  override extra(): Record<string, unknown> {
+    return this.errors.length ? { errors: this.errors } : {};
+  }
+}
+
+export class MalformedBodyError extends ServiceError {
+  override name = 'MalformedBodyError';
+  readonly status = 400;
+  readonly type = problemType('malformed-body');
+  readonly title = 'The request body could not be parsed';
+}
+
+export class UnauthorizedError extends ServiceError {
+  override name = 'UnauthorizedError';
+  readonly status = 401;
+  readonly type = problemType('unauthorized');
+  readonly title = 'Missing or invalid API key';
+}
+
+export class ForbiddenError extends ServiceError {
+  override name = 'ForbiddenError';
+  readonly status = 403;
+  readonly type = problemType('forbidden');
+  readonly title = 'The API key does not grant access';
+}
+
+export class NotFoundError extends ServiceError {
+  override name = 'NotFoundError';
+  readonly status = 404;
+  readonly type = problemType('not-found');
+  readonly title = 'Not found';
+}
+
+export class ConflictError extends ServiceError {
+  override name = 'ConflictError';
+  readonly status = 409;
+  readonly type = problemType('conflict');
+  readonly title = 'The request conflicts with the current state';
+}
+
+export class GoneError extends ServiceError {
+  override name = 'GoneError';
+  readonly status = 410;
+  readonly type = problemType('gone');
+  readonly title = 'No longer available';
+}
+
+export class PayloadTooLargeError extends ServiceError {
+  override name = 'PayloadTooLargeError';
+  readonly status = 413;
+  readonly type = problemType('payload-too-large');
+  readonly title = 'The request body is too large';
+}
+
+export class UnsupportedMediaTypeError extends ServiceError {
+  override name = 'UnsupportedMediaTypeError';
+  readonly status = 415;
+  readonly type = problemType('unsupported-media-type');
+  readonly title = 'Unsupported content type';
+}
+
+export class RateLimitedError extends ServiceError {
+  override name = 'RateLimitedError';
+  readonly status = 429;
+  readonly type = problemType('rate-limited');
+  readonly title = 'Too many requests';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+export class DependencyUnavailableError extends ServiceError {
+  override name = 'DependencyUnavailableError';
+  readonly status = 503;
+  readonly type = problemType('unavailable');
+  readonly title = 'A part of the service is unavailable';
+}

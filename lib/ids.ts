@@ -1,0 +1,24 @@
+// Identifiers. Every id a stranger might see is random (not sequential), so knowing one id tells
+// nothing about others; a short prefix says what kind of thing it names.
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
+
+/** `bits` of randomness as Crockford base32 (5 bits per character). */
+export function randomToken(bits = 128): string {
+  const chars = Math.ceil(bits / 5);
+  const bytes = randomBytes(chars);
+  let out = '';
+  for (const byte of bytes) out += ALPHABET[byte & 31];
+  return out;
+}
+
+export type IdKind = 'usr' | 'key' | 'agt' | 'ses' | 'msg' | 'apr' | 'whk' | 'dlv' | 'run';
+
+export function newId(kind: IdKind): string {
+  return `${kind}_${randomToken(130)}`;
+}
+
+export function isId(kind: IdKind, value: string): boolean {
+  return new RegExp(`^${kind}_[${ALPHABET}]{26}$`).test(value);
+}

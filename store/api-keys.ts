@@ -1,0 +1,107 @@
+// API keys. The key itself is shown once, at creation; only its SHA-256 hash is stored. A key is
+// `sk_` + 26 random base32 characters (130 bits), so hashing without a salt is safe: there is no
+// dictionary to attack.
+import type { Db, DbClient } from './db.ts';
+import { newId, randomToken } from '../lib/ids.ts';
+import { sha256Hex } from '../lib/crypto.ts';
+import type { Scope } from '../lib/scopes.ts';
+
+export interface ApiKey {
+  id: string;
+  userId: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export interface Principal {
+  keyId: string;
+  userId: string;
+  userName: string;
+  isAdmin: boolean;
+  scopes: Scope[];
+}
+
+interface KeyRow {
+  id: string;
+  user_id: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+const KEY_PREFIX = 'sk_';
+/** Characters of the key shown in listings: enough to tell keys apart, far too few to guess. */
+const DISPLAY_CHARS = KEY_PREFIX.length + 6;
+
+function toApiKey(row: KeyRow): ApiKey {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+export function generateKey(): string {
+  return KEY_PREFIX + randomToken(130);
+}
+
+export async function insertKey(
+  db: Db | DbClient,
+  input: { userId: string; name: string; scopes: readonly Scope[]; key?: string; source?: 'user' | 'env' },
+): Promise<{ apiKey: ApiKey; key: string }> {
+  const key = input.key ?? generateKey();
+  const { rows } = await db.query<KeyRow>(
+    `INSERT INTO api_keys (id, user_id, name, prefix, key_hash, scopes, source)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+    [newId('key'), input.userId, input.name, key.slice(0, DISPLAY_CHARS), sha256Hex(key), input.scopes, input.source ?? 'user'],
+  );
+  return { apiKey: toApiKey(rows[0]!), key };
+}
+
+export async function listKeys(db: Db, userId: string): Promise<ApiKey[]> {
+  const { rows } = await db.query<KeyRow>('SELECT * FROM api_keys WHERE user_id = $1 ORDER BY created_at, id', [userId]);
+  return rows.map(toApiKey);
+}
+
+/** Deletes one of the user's keys; false when the user has no such key. */
+export async function deleteKey(db: Db, userId: string, keyId: string): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM api_keys WHERE id = $1 AND user_id = $2', [keyId, userId]);
+  return rowCount === 1;
+}
+
+export async function authenticate(db: Db, key: string): Promise<Principal | undefined> {
+  const { rows } = await db.query<{ id: string; user_id: string; name: string; is_admin: boolean; scopes: Scope[] }>(
+    `SELECT k.id, k.user_id, u.name, u.is_admin, k.scopes
+       FROM api_keys k JOIN users u ON u.id = k.user_id
+      WHERE k.key_hash = $1`,
+    [sha256Hex(key)],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return { keyId: row.id, userId: row.user_id, userName: row.name, isAdmin: row.is_admin, scopes: row.scopes };
+}
+
+/** Records use at most once a minute per key, so a busy key does not write on every request. */
+export async function touchKey(db: Db, keyId: string): Promise<void> {
+  await db.query(
+    `UPDATE api_keys SET last_used_at = now()
+      WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+    [keyId],
+  );
+}
+
+/** Makes `key` (from ADMIN_API_KEY) a key of `userId`, revoking any earlier environment key. */
+export async function replaceEnvKey(db: DbClient, userId: string, key: string, scopes: readonly Scope[]): Promise<void> {
+  await db.query(`DELETE FROM api_keys WHERE source = 'env' AND key_hash <> $1`, [sha256Hex(key)]);
+  const { rowCount } = await db.query('SELECT 1 FROM api_keys WHERE key_hash = $1', [sha256Hex(key)]);
+  if (!rowCount) await insertKey(db, { userId, name: 'ADMIN_API_KEY', scopes, key, source: 'env' });
+}

@@ -1,0 +1,27 @@
+// Builds a worker for a task queue. Shared by the worker process and the tests, which pass a
+// pre-built workflow bundle so webpack runs once per test run instead of once per worker.
+import { createRequire } from 'node:module';
+import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../activities/index.ts';
+
+const require = createRequire(import.meta.url);
+export const WORKFLOWS_PATH = require.resolve('../workflows/index.ts');
+
+export interface WorkerSetup {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  deps: ActivityDeps;
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+export async function createWorker(setup: WorkerSetup): Promise<Worker> {
+  return Worker.create({
+    connection: setup.connection,
+    namespace: setup.namespace,
+    taskQueue: setup.taskQueue,
+    activities: createActivities(setup.deps),
+    ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    shutdownGraceTime: '10 seconds',
+  });
+}

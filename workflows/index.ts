@@ -1,0 +1,3 @@
+// What the worker bundles: every workflow of the service. Workflow code is deterministic and imports
+// nothing that does I/O (ESLint enforces it for this folder).
+export { systemCheckWorkflow } from './system-check.ts';
