@@ -65,6 +65,7 @@ export function mountRoutes(router: Router, routes: RouteDef[], options: MountOp
 
     router[route.method](route.path, async (req: Request, res: Response) => {
       const principal = await options.auth.require(req, route.auth);
+      req.principal = principal;
       await options.limiter.consume(principal ? `key:${principal.keyId}` : `ip:${req.ip ?? 'unknown'}`);
       let body: unknown = undefined;
       if (checkBody) {

@@ -1,0 +1,76 @@
+// Starts, once per test run, one PostgreSQL and one Temporal dev server (or uses DATABASE_URL and
+// TEMPORAL_ADDRESS when set), applies migrations, and bundles the workflows once. Test files reach
+// them through `inject()` (see test/helpers/env.ts).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { startEmbeddedPostgres, type RunningPostgres } from '../../dev/embedded-postgres.ts';
+import { startTemporalDevServer, type RunningTemporal } from '../../dev/temporal-dev-server.ts';
+import { obtainTemporalCli } from '../../dev/temporal-cli.ts';
+import { freePort } from '../../dev/ports.ts';
+import { createPool } from '../../store/db.ts';
+import { migrate } from '../../store/migrate.ts';
+import { WORKFLOWS_PATH } from '../../workers/create-worker.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    temporalAddress: string;
+    workflowBundlePath: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Under /tmp, which the `postgres` user can enter when tests run as root (see dev/embedded-postgres.ts).
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-service-test-'));
+  fs.chmodSync(scratch, 0o755);
+  let postgres: RunningPostgres | undefined;
+  let temporal: RunningTemporal | undefined;
+  const say = (line: string) => process.stderr.write(`[test setup] ${line}\n`);
+
+  try {
+    const databaseUrl =
+      process.env.DATABASE_URL ?? (postgres = await startEmbeddedPostgres({ dataDir: path.join(scratch, 'postgres'), port: await freePort() })).databaseUrl;
+    const pool = createPool(databaseUrl, 2);
+    await migrate(pool);
+    await pool.end();
+
+    const [temporalAddress, bundle] = await Promise.all([
+      process.env.TEMPORAL_ADDRESS ??
+        (async () => {
+          const cli = await obtainTemporalCli(path.resolve('.data'), say);
+          temporal = await startTemporalDevServer({
+            cli,
+            dbFile: path.join(scratch, 'temporal.db'),
+            port: await freePort(),
+            uiPort: 0,
+            namespace: 'default',
+            headless: true,
+          });
+          return temporal.address;
+        })(),
+      bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger }),
+    ]);
+    const workflowBundlePath = path.join(scratch, 'workflow-bundle.js');
+    fs.writeFileSync(workflowBundlePath, bundle.code);
+
+    project.provide('databaseUrl', databaseUrl);
+    project.provide('temporalAddress', temporalAddress);
+    project.provide('workflowBundlePath', workflowBundlePath);
+  } catch (error) {
+    await temporal?.stop();
+    await postgres?.stop();
+    throw error;
+  }
+
+  return async () => {
+    await temporal?.stop();
+    await postgres?.stop();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  };
+}
+
+const noop = () => undefined;
+const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };

@@ -1,0 +1,54 @@
+// A worker on its own task queue, running the pre-built workflow bundle from the global setup.
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { temporalLogger } from '../../lib/temporal-logger.ts';
+import { createWorker } from '../../workers/create-worker.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { createPool, type Db } from '../../store/db.ts';
+
+export interface TestWorker {
+  taskQueue: string;
+  worker: Worker;
+  client: Client;
+  db: Db;
+  stop(): Promise<void>;
+}
+
+let runtimeInstalled = false;
+
+export async function startTestWorker(): Promise<TestWorker> {
+  if (!runtimeInstalled) {
+    // Once per process: route the SDK's own logs to a silent logger instead of stderr.
+    Runtime.install({ logger: temporalLogger(createLogger({ level: 'silent' })) });
+    runtimeInstalled = true;
+  }
+  const taskQueue = `test-${randomUUID()}`;
+  const address = inject('temporalAddress');
+  const db = createPool(inject('databaseUrl'), 5);
+  const nativeConnection = await NativeConnection.connect({ address });
+  const worker = await createWorker({
+    connection: nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    deps: { db, logger: createLogger({ level: 'silent' }) },
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+  });
+  const running = worker.run();
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection, namespace: 'default' });
+  return {
+    taskQueue,
+    worker,
+    client,
+    db,
+    async stop() {
+      worker.shutdown();
+      await running;
+      await nativeConnection.close();
+      await connection.close();
+      await db.end();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+// Users and API keys over HTTP: the admin creates a user, the user mints, lists and deletes keys,
+// scopes narrow what a key may do, and the key itself is shown only once.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startTestApi, type TestApi } from '../helpers/api.ts';
+import { createTestUser, type TestUser } from '../helpers/users.ts';
+import { call } from '../helpers/request.ts';
+
+let api: TestApi;
+let admin: TestUser;
+beforeAll(async () => {
+  api = await startTestApi();
+  admin = await createTestUser(api.db, { admin: true });
+});
+afterAll(async () => api?.close());
+
+
+describe('admin users', () => {
+  test('an admin creates a user whose key works', async () => {
+    const created = await call<{ id: string; name: string; apiKey: string }>(`${api.url}/admin/users`, { headers: admin.auth, json: { name: 'alice' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ id: expect.stringMatching(/^usr_/), name: 'alice', apiKey: expect.stringMatching(/^sk_/) });
+    const listed = await call(`${api.url}/key`, { headers: { authorization: `Bearer ${created.body.apiKey}` } });
+    expect(listed.status).toBe(200);
+  });
+
+  test('a non-admin key gets 403', async () => {
+    const user = await createTestUser(api.db);
+    const response = await call(`${api.url}/admin/users`, { headers: user.auth, json: { name: 'mallory' } });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  test('a user needs a name', async () => {
+    const response = await call(`${api.url}/admin/users`, { headers: admin.auth, json: {} });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ type: expect.any(String), title: expect.any(String), status: 400, detail: expect.any(String), traceId: expect.any(String), errors: [{ path: '/name', message: expect.any(String) }] });
+  });
+});
+
+describe('keys', () => {
+  test('mint a narrower key, list without secrets, delete, then 401', async () => {
+    const user = await createTestUser(api.db);
+    const minted = await call<{ id: string; key: string; name: string; scopes: string[]; createdAt: string }>(`${api.url}/key`, {
+      headers: user.auth,
+      json: { name: 'ci', scopes: ['read'] },
+    });
+    expect(minted.status).toBe(201);
+    expect(minted.body).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^sk_[0-9a-z]{26}$/), name: 'ci', scopes: ['read'], createdAt: expect.any(String) });
+
+    const narrow = { authorization: `Bearer ${minted.body.key}` };
+    const listed = await call<{ keys: Record<string, unknown>[] }>(`${api.url}/key`, { headers: narrow });
+    expect(listed.status).toBe(200);
+    expect(listed.body.keys).toHaveLength(2);
+    const mine = listed.body.keys.find((key) => key.id === minted.body.id)!;
+    expect(mine).toEqual({ id: minted.body.id, name: 'ci', prefix: minted.body.key.slice(0, 9), scopes: ['read'], createdAt: expect.any(String), lastUsedAt: expect.any(String) });
+    expect(listed.text).not.toContain(minted.body.key);
+    expect(listed.text).not.toContain(user.apiKey);
+
+    // The narrow key may read but not write keys.
+    const forbidden = await call(`${api.url}/key`, { headers: narrow, json: {} });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body).toMatchObject({ status: 403, detail: expect.stringContaining('keys:write') });
+
+    const deleted = await call(`${api.url}/key/${minted.body.id}`, { method: 'DELETE', headers: user.auth });
+    expect(deleted.status).toBe(204);
+    const after = await call(`${api.url}/key`, { headers: narrow });
+    expect(after.status).toBe(401);
+    expect(after.body).toMatchObject({ status: 401, traceId: expect.any(String) });
+  });
+
+  test('a key cannot grant scopes it lacks', async () => {
+    const user = await createTestUser(api.db, { scopes: ['read', 'keys:write'] });
+    const response = await call(`${api.url}/key`, { headers: user.auth, json: { scopes: ['secrets:write'] } });
+    expect(response.status).toBe(403);
+    const inherit = await call<{ scopes: string[] }>(`${api.url}/key`, { headers: user.auth, json: {} });
+    expect(inherit.status).toBe(201);
+    expect(inherit.body.scopes).toEqual(['read', 'keys:write']);
+  });
+
+  test('unknown scopes and properties are rejected with their paths', async () => {
+    const user = await createTestUser(api.db);
+    const response = await call<{ errors: { path: string }[] }>(`${api.url}/key`, { headers: user.auth, json: { scopes: ['root'], colour: 'red' } });
+    expect(response.status).toBe(400);
+    expect(response.body.errors.map((error) => error.path).sort()).toEqual(['/colour', '/scopes/0']);
+  });
+
+  test("another user's key cannot be deleted", async () => {
+    const owner = await createTestUser(api.db);
+    const other = await createTestUser(api.db);
+    const minted = await call<{ id: string }>(`${api.url}/key`, { headers: owner.auth, json: {} });
+    const response = await call(`${api.url}/key/${minted.body.id}`, { method: 'DELETE', headers: other.auth });
+    expect(response.status).toBe(404);
+    const still = await call<{ keys: { id: string }[] }>(`${api.url}/key`, { headers: owner.auth });
+    expect(still.body.keys.map((key) => key.id)).toContain(minted.body.id);
+  });
+
+  test('keys are stored only as hashes', async () => {
+    const user = await createTestUser(api.db);
+    const { rows } = await api.db.query<Record<string, unknown>>('SELECT * FROM api_keys WHERE user_id = $1', [user.userId]);
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(user.apiKey);
+    expect(rows[0]!.key_hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+});

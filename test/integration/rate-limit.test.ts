@@ -1,0 +1,49 @@
+// Rate limits are kept in PostgreSQL, so every API process counts against the same budget.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startTestApi, type TestApi } from '../helpers/api.ts';
+import { createTestUser } from '../helpers/users.ts';
+import { call } from '../helpers/request.ts';
+
+let first: TestApi;
+let second: TestApi;
+beforeAll(async () => {
+  // Behind one trusted proxy hop, so this test speaks from an address of its own.
+  const limits = { RATE_LIMIT_POINTS: '6', RATE_LIMIT_WINDOW_SECONDS: '30', AUTH_FAILURE_LIMIT_POINTS: '3', TRUST_PROXY_HOPS: '1' };
+  first = await startTestApi(limits);
+  second = await startTestApi(limits);
+});
+afterAll(async () => {
+  await first?.close();
+  await second?.close();
+});
+
+test('two API processes share one budget per key; the 7th request gets 429 with Retry-After', async () => {
+  const user = await createTestUser(first.db);
+  const statuses: number[] = [];
+  for (let i = 0; i < 6; i++) statuses.push((await call(`${(i % 2 ? first : second).url}/key`, { headers: user.auth })).status);
+  expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
+  const limited = await call(`${first.url}/key`, { headers: user.auth });
+  expect(limited.status).toBe(429);
+  expect(limited.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const retryAfter = limited.headers.get('retry-after')!;
+  expect(retryAfter).toMatch(/^\d+$/);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(Number(retryAfter)).toBeLessThanOrEqual(30);
+
+  // Another key of another user is not affected.
+  const other = await createTestUser(first.db);
+  expect((await call(`${second.url}/key`, { headers: other.auth })).status).toBe(200);
+});
+
+test('repeated failed authentication from one address is limited, across processes', async () => {
+  const address = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+  const statuses: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const target = i % 2 ? first : second;
+    statuses.push((await call(`${target.url}/key`, { headers: { authorization: `Bearer sk_guess${i}`, 'x-forwarded-for': address } })).status);
+  }
+  expect(statuses).toEqual([401, 401, 401, 429]);
+  // A valid key from the same address still works: only failures count here.
+  const user = await createTestUser(first.db);
+  expect((await call(`${first.url}/key`, { headers: { ...user.auth, 'x-forwarded-for': address } })).status).toBe(200);
+});

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    // The Temporal native bridge is not safe across worker threads; each test file gets a process.
+    pool: 'forks',
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 180_000,
+    // Files share one PostgreSQL and one Temporal server; two cores do not gain from more forks.
+    maxWorkers: 2,
+    env: { NODE_ENV: 'test' },
+  },
+});
