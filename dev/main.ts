@@ -1,0 +1,125 @@
+// `npm start`: the whole service on one machine. Without DATABASE_URL it runs an embedded
+// PostgreSQL under DATA_DIR; without TEMPORAL_ADDRESS a Temporal dev server (SQLite under DATA_DIR,
+// Web UI on). Then migrations, the API and a worker. State lives under DATA_DIR and survives
+// restarts, including a launcher killed with SIGKILL.
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../lib/config.ts';
+import { createPool } from '../store/db.ts';
+import { migrate } from '../store/migrate.ts';
+import { bootstrapAdmin } from '../store/bootstrap.ts';
+import { obtainTemporalCli } from './temporal-cli.ts';
+import { startChild, stopChild, type Child } from './supervisor.ts';
+import { acquireLaunchLock } from './launch-lock.ts';
+import { waitFor } from './ports.ts';
+
+const say = (line: string) => console.log(`[launcher] ${line}`);
+
+function portFromEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value <= 0 || value > 65535) throw new Error(`${name} must be a TCP port`);
+  return value;
+}
+
+/** Runs the API or the worker, restarting it (with backoff) if it dies on its own. */
+function supervise(name: string, file: string, env: NodeJS.ProcessEnv, isStopping: () => boolean, children: Map<string, Child>) {
+  let failures = 0;
+  const run = async (): Promise<void> => {
+    const started = Date.now();
+    const child = await startChild({ name, file, env, readyTimeoutMs: 120_000 });
+    children.set(name, child);
+    void child.exited.then((code) => {
+      if (isStopping()) return;
+      failures = Date.now() - started > 60_000 ? 1 : failures + 1;
+      const delay = Math.min(30_000, 1_000 * 2 ** (failures - 1));
+      say(`${name} exited (code ${code}); restarting in ${delay / 1000} s`);
+      setTimeout(() => run().catch((error: unknown) => say(`${name} could not restart: ${(error as Error).message}`)), delay);
+    });
+  };
+  return run();
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const releaseLock = acquireLaunchLock(config.dataDir);
+  const children = new Map<string, Child>();
+  let stopping = false;
+
+  const shutdown = async (reason: string, code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say(`stopping (${reason})...`);
+    // Dependents first: the API and worker finish their work while the servers still run.
+    await Promise.all(['api', 'worker'].map((name) => children.get(name)).filter((child) => child !== undefined).map((child) => stopChild(child)));
+    await Promise.all(['temporal', 'postgres'].map((name) => children.get(name)).filter((child) => child !== undefined).map((child) => stopChild(child)));
+    releaseLock();
+    say('stopped');
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT', 0));
+  process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
+
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const port = portFromEnv('EMBEDDED_PG_PORT', 5433);
+      say(`starting embedded PostgreSQL on 127.0.0.1:${port} (data in ${path.join(config.dataDir, 'postgres')})`);
+      const postgres = await startChild({
+        name: 'postgres',
+        file: 'dev/child-postgres.ts',
+        args: [JSON.stringify({ dataDir: path.join(config.dataDir, 'postgres'), port })],
+        readyTimeoutMs: 120_000,
+      });
+      children.set('postgres', postgres);
+      databaseUrl = String(postgres.info.databaseUrl);
+    }
+
+    const db = createPool(databaseUrl, 2);
+    const applied = await migrate(db);
+    if (applied.length) say(`applied migrations ${applied.join(', ')}`);
+    const { createdAdminKey } = await bootstrapAdmin(db, config.adminApiKey);
+    await db.end();
+
+    let temporalAddress = config.temporalAddress;
+    let uiUrl: string | undefined;
+    if (!temporalAddress) {
+      const cli = await obtainTemporalCli(config.dataDir, say);
+      const port = portFromEnv('TEMPORAL_DEV_PORT', 7233);
+      const uiPort = portFromEnv('TEMPORAL_UI_PORT', 8233);
+      say(`starting the Temporal dev server on 127.0.0.1:${port} (state in ${path.join(config.dataDir, 'temporal.db')})`);
+      const temporal = await startChild({
+        name: 'temporal',
+        file: 'dev/child-temporal.ts',
+        args: [JSON.stringify({ cli, dbFile: path.join(config.dataDir, 'temporal.db'), port, uiPort, namespace: config.temporalNamespace })],
+        readyTimeoutMs: 120_000,
+      });
+      children.set('temporal', temporal);
+      temporalAddress = String(temporal.info.address);
+      uiUrl = String(temporal.info.uiUrl);
+    }
+
+    const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, DATA_DIR: config.dataDir };
+    await Promise.all([
+      supervise('api', 'api/server.ts', env, () => stopping, children),
+      supervise('worker', 'workers/main.ts', env, () => stopping, children),
+    ]);
+    const apiUrl = `http://${config.host}:${config.port}`;
+    await waitFor(async () => (await fetch(`${apiUrl}/auth/health`).catch(() => undefined))?.ok === true, 60_000, 'The API');
+
+    console.log('');
+    say(`API:             ${apiUrl}   (OpenAPI: ${apiUrl}/openapi.json)`);
+    if (uiUrl) say(`Temporal Web UI: ${uiUrl}`);
+    say(`Data directory:  ${config.dataDir}`);
+    if (createdAdminKey) {
+      say('First start: created the admin user. Its API key is shown this once; keep it:');
+      console.log(`\n    ADMIN_API_KEY=${createdAdminKey}\n`);
+    }
+    say('ready. Ctrl-C stops everything.');
+  } catch (error) {
+    say(`could not start: ${(error as Error).message}`);
+    await shutdown('start-up failed', 1);
+  }
+}
+
+void main();
