@@ -11,5 +11,7 @@ export default defineConfig({
     // Files share one PostgreSQL and one Temporal server; two cores do not gain from more forks.
     maxWorkers: 2,
     env: { NODE_ENV: 'test' },
+    // The JSON report is what .ci/run reads for its "N passed, N failed" line.
+    reporters: ['default', ['json', { outputFile: '.data/test-results.json' }]],
   },
 });

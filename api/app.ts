@@ -10,6 +10,10 @@ import { healthRoutes } from './routes/health.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { metaRoutes } from './routes/meta.ts';
+import { deployRoutes, DEPLOY_CONTENT_TYPES } from './routes/deploy.ts';
+import { agentRoutes } from './routes/agents.ts';
+import { secretRoutes } from './routes/secrets.ts';
+import { schemaRoutes } from './routes/schemas.ts';
 
 export interface App {
   app: Express;
@@ -23,10 +27,21 @@ export function createApp(deps: ApiDeps): App {
   app.set('trust proxy', deps.config.trustProxy);
 
   app.use(traceMiddleware({ logger: deps.logger }));
+  // Bundles are parsed from their text (line/column errors, duplicate keys), so /deploy reads text.
+  app.use('/deploy', express.text({ limit: limits.jsonBodyBytes, type: DEPLOY_CONTENT_TYPES }));
   app.use(express.json({ limit: limits.jsonBodyBytes, type: ['application/json', 'application/*+json'] }));
 
   const routes: RouteDef[] = [];
-  routes.push(...healthRoutes(deps), ...keyRoutes(deps), ...adminRoutes(deps), ...metaRoutes(deps, () => routes));
+  routes.push(
+    ...healthRoutes(deps),
+    ...keyRoutes(deps),
+    ...adminRoutes(deps),
+    ...deployRoutes(deps),
+    ...agentRoutes(deps),
+    ...secretRoutes(deps),
+    ...schemaRoutes(),
+    ...metaRoutes(deps, () => routes),
+  );
 
   const limiter = createRateLimiter({
     db: deps.db,

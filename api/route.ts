@@ -41,7 +41,11 @@ export interface RouteDef<B = unknown, Q = Record<string, unknown>> {
   description?: string;
   tag: string;
   auth: AuthRequirement;
-  body?: { schema: JsonSchema; required?: boolean; contentTypes?: string[] };
+  /**
+   * `documentOnly`: the handler validates the body itself (the deploy route parses JSONC text);
+   * the schema then only describes it in /openapi.json.
+   */
+  body?: { schema: JsonSchema; required?: boolean; contentTypes?: string[]; documentOnly?: boolean };
   query?: JsonSchema;
   responses: Record<number, ResponseSpec>;
   handle(input: HandlerInput<B, Q>): Promise<Reply | undefined> | Reply | undefined;
@@ -59,7 +63,11 @@ export interface MountOptions {
 
 export function mountRoutes(router: Router, routes: RouteDef[], options: MountOptions): void {
   for (const route of routes) {
-    const checkBody = route.body ? validator<unknown>(ajv.compile(route.body.schema), 'request body') : undefined;
+    const checkBody = route.body
+      ? route.body.documentOnly
+        ? (value: unknown) => value
+        : validator<unknown>(ajv.compile(route.body.schema), 'request body')
+      : undefined;
     const checkQuery = route.query ? validator<Record<string, unknown>>(queryAjv.compile(route.query), 'query') : undefined;
     const contentTypes = route.body?.contentTypes ?? ['application/json'];
 

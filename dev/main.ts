@@ -42,7 +42,13 @@ function supervise(name: string, file: string, env: NodeJS.ProcessEnv, isStoppin
 async function main(): Promise<void> {
   const config = loadConfig();
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const releaseLock = acquireLaunchLock(config.dataDir);
+  let releaseLock: () => void;
+  try {
+    releaseLock = acquireLaunchLock(config.dataDir);
+  } catch (error) {
+    say((error as Error).message);
+    process.exit(1);
+  }
   const children = new Map<string, Child>();
   let stopping = false;
 
@@ -51,8 +57,18 @@ async function main(): Promise<void> {
     stopping = true;
     say(`stopping (${reason})...`);
     // Dependents first: the API and worker finish their work while the servers still run.
-    await Promise.all(['api', 'worker'].map((name) => children.get(name)).filter((child) => child !== undefined).map((child) => stopChild(child)));
-    await Promise.all(['temporal', 'postgres'].map((name) => children.get(name)).filter((child) => child !== undefined).map((child) => stopChild(child)));
+    await Promise.all(
+      ['api', 'worker']
+        .map((name) => children.get(name))
+        .filter((child) => child !== undefined)
+        .map((child) => stopChild(child)),
+    );
+    await Promise.all(
+      ['temporal', 'postgres']
+        .map((name) => children.get(name))
+        .filter((child) => child !== undefined)
+        .map((child) => stopChild(child)),
+    );
     releaseLock();
     say('stopped');
     process.exit(code);
@@ -91,7 +107,9 @@ async function main(): Promise<void> {
       const temporal = await startChild({
         name: 'temporal',
         file: 'dev/child-temporal.ts',
-        args: [JSON.stringify({ cli, dbFile: path.join(config.dataDir, 'temporal.db'), port, uiPort, namespace: config.temporalNamespace })],
+        args: [
+          JSON.stringify({ cli, dbFile: path.join(config.dataDir, 'temporal.db'), port, uiPort, namespace: config.temporalNamespace }),
+        ],
         readyTimeoutMs: 120_000,
       });
       children.set('temporal', temporal);

@@ -1,6 +1,7 @@
 // Every setting the service reads from its environment, parsed and checked once. Nothing else in
 // the code base reads process.env, so the README's table of variables is this file.
 import path from 'node:path';
+import { DEFAULT_TASK_QUEUE } from '../workers/task-queues.ts';
 
 export interface Config {
   env: 'production' | 'development' | 'test';
@@ -10,6 +11,8 @@ export interface Config {
   databaseUrl: string | undefined;
   temporalAddress: string | undefined;
   temporalNamespace: string;
+  /** The task queue workers poll and the API starts workflows on. */
+  taskQueue: string;
   publicBaseUrl: string | undefined;
   adminApiKey: string | undefined;
   serviceMasterKey: string | undefined;
@@ -60,6 +63,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: str(env, 'DATABASE_URL'),
     temporalAddress: str(env, 'TEMPORAL_ADDRESS'),
     temporalNamespace: str(env, 'TEMPORAL_NAMESPACE') ?? 'default',
+    taskQueue: str(env, 'TASK_QUEUE') ?? DEFAULT_TASK_QUEUE,
     publicBaseUrl: str(env, 'PUBLIC_BASE_URL'),
     adminApiKey: str(env, 'ADMIN_API_KEY'),
     serviceMasterKey: str(env, 'SERVICE_MASTER_KEY'),

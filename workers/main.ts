@@ -5,14 +5,13 @@ import { startProcessBase, onShutdown, exitOnStartupError } from '../lib/process
 import { temporalAddress } from '../lib/temporal.ts';
 import { temporalLogger } from '../lib/temporal-logger.ts';
 import { createWorker } from './create-worker.ts';
-import { mainTaskQueue } from './task-queues.ts';
 
 async function main(): Promise<void> {
   const { config, logger, db } = await startProcessBase('worker');
   // Signals are handled by onShutdown below, which stops the worker in order.
   Runtime.install({ logger: temporalLogger(logger.child({ component: 'temporal' })), shutdownSignals: [] });
   const connection = await NativeConnection.connect({ address: temporalAddress(config) });
-  const taskQueue = mainTaskQueue();
+  const taskQueue = config.taskQueue;
   const worker = await createWorker({ connection, namespace: config.temporalNamespace, taskQueue, deps: { db, logger } });
   const running = worker.run();
   onShutdown(logger, async () => {

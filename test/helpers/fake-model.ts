@@ -330,7 +330,8 @@ function compose(script: FakeScript, body: ChatRequestBody, nextCallId: () => st
   const estimate = (chars: number) => Math.max(1, Math.ceil(chars / 4));
   const promptTokens = script.usage?.promptTokens ?? estimate(JSON.stringify(body.messages ?? []).length);
   const completionTokens =
-    script.usage?.completionTokens ?? estimate([...text, ...reasoning, ...toolCalls.map((call) => call.name + call.arguments)].join('').length);
+    script.usage?.completionTokens ??
+    estimate([...text, ...reasoning, ...toolCalls.map((call) => call.name + call.arguments)].join('').length);
   return {
     text,
     reasoning,
@@ -356,7 +357,8 @@ async function stream(res: ServerResponse, body: ChatRequestBody, script: FakeSc
   // Headers now, so a client waiting for its fetch to resolve sees the stream start even if it stalls.
   res.flushHeaders();
   const created = Math.floor(Date.now() / 1000);
-  const send = (data: object) => res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, ...data })}\n\n`);
+  const send = (data: object) =>
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, ...data })}\n\n`);
 
   const deltas: object[] = [
     ...reply.reasoning.map((piece) => ({ reasoning_content: piece })),

@@ -32,7 +32,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   try {
     const databaseUrl =
-      process.env.DATABASE_URL ?? (postgres = await startEmbeddedPostgres({ dataDir: path.join(scratch, 'postgres'), port: await freePort() })).databaseUrl;
+      process.env.DATABASE_URL ??
+      (postgres = await startEmbeddedPostgres({ dataDir: path.join(scratch, 'postgres'), port: await freePort() })).databaseUrl;
     const pool = createPool(databaseUrl, 2);
     await migrate(pool);
     await pool.end();

@@ -16,7 +16,8 @@ type ByteReader = ReadableStreamDefaultReader<Uint8Array>;
 
 /**
  * The events of an SSE body, in order. Breaking out of the loop cancels the body, which closes the
- * connection: never-ending streams can be read this way. An unterminated last event is dropped.
+ * connection: never-ending streams can be read this way. As in browsers, a block without `data` lines
+ * is not an event (its `id` and `retry` are not reported), and an unterminated last event is dropped.
  */
 export function readSse(response: Response): AsyncGenerator<SseEvent> {
   if (!response.body) throw new Error('readSse: the response has no body');

@@ -62,7 +62,9 @@ describe('routes', () => {
   });
 
   test('the trace id of a W3C traceparent is reused', async () => {
-    const response = await call(`${api.url}/auth/health`, { headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
+    const response = await call(`${api.url}/auth/health`, {
+      headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+    });
     expect(response.headers.get('x-trace-id')).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
   });
 });

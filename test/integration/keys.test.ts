@@ -13,10 +13,12 @@ beforeAll(async () => {
 });
 afterAll(async () => api?.close());
 
-
 describe('admin users', () => {
   test('an admin creates a user whose key works', async () => {
-    const created = await call<{ id: string; name: string; apiKey: string }>(`${api.url}/admin/users`, { headers: admin.auth, json: { name: 'alice' } });
+    const created = await call<{ id: string; name: string; apiKey: string }>(`${api.url}/admin/users`, {
+      headers: admin.auth,
+      json: { name: 'alice' },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({ id: expect.stringMatching(/^usr_/), name: 'alice', apiKey: expect.stringMatching(/^sk_/) });
     const listed = await call(`${api.url}/key`, { headers: { authorization: `Bearer ${created.body.apiKey}` } });
@@ -33,7 +35,14 @@ describe('admin users', () => {
   test('a user needs a name', async () => {
     const response = await call(`${api.url}/admin/users`, { headers: admin.auth, json: {} });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ type: expect.any(String), title: expect.any(String), status: 400, detail: expect.any(String), traceId: expect.any(String), errors: [{ path: '/name', message: expect.any(String) }] });
+    expect(response.body).toEqual({
+      type: expect.any(String),
+      title: expect.any(String),
+      status: 400,
+      detail: expect.any(String),
+      traceId: expect.any(String),
+      errors: [{ path: '/name', message: expect.any(String) }],
+    });
   });
 });
 
@@ -45,14 +54,27 @@ describe('keys', () => {
       json: { name: 'ci', scopes: ['read'] },
     });
     expect(minted.status).toBe(201);
-    expect(minted.body).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^sk_[0-9a-z]{26}$/), name: 'ci', scopes: ['read'], createdAt: expect.any(String) });
+    expect(minted.body).toEqual({
+      id: expect.stringMatching(/^key_/),
+      key: expect.stringMatching(/^sk_[0-9a-z]{26}$/),
+      name: 'ci',
+      scopes: ['read'],
+      createdAt: expect.any(String),
+    });
 
     const narrow = { authorization: `Bearer ${minted.body.key}` };
     const listed = await call<{ keys: Record<string, unknown>[] }>(`${api.url}/key`, { headers: narrow });
     expect(listed.status).toBe(200);
     expect(listed.body.keys).toHaveLength(2);
     const mine = listed.body.keys.find((key) => key.id === minted.body.id)!;
-    expect(mine).toEqual({ id: minted.body.id, name: 'ci', prefix: minted.body.key.slice(0, 9), scopes: ['read'], createdAt: expect.any(String), lastUsedAt: expect.any(String) });
+    expect(mine).toEqual({
+      id: minted.body.id,
+      name: 'ci',
+      prefix: minted.body.key.slice(0, 9),
+      scopes: ['read'],
+      createdAt: expect.any(String),
+      lastUsedAt: expect.any(String),
+    });
     expect(listed.text).not.toContain(minted.body.key);
     expect(listed.text).not.toContain(user.apiKey);
 
@@ -79,7 +101,10 @@ describe('keys', () => {
 
   test('unknown scopes and properties are rejected with their paths', async () => {
     const user = await createTestUser(api.db);
-    const response = await call<{ errors: { path: string }[] }>(`${api.url}/key`, { headers: user.auth, json: { scopes: ['root'], colour: 'red' } });
+    const response = await call<{ errors: { path: string }[] }>(`${api.url}/key`, {
+      headers: user.auth,
+      json: { scopes: ['root'], colour: 'red' },
+    });
     expect(response.status).toBe(400);
     expect(response.body.errors.map((error) => error.path).sort()).toEqual(['/colour', '/scopes/0']);
   });

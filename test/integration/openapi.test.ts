@@ -40,14 +40,22 @@ test('every mounted route is described in /openapi.json', async () => {
   await temporal.connection.close();
 
   const document = (await call<{ paths: Record<string, Record<string, unknown>> }>(`${api.url}/openapi.json`)).body;
-  const described = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`));
+  const described = Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.keys(operations).map((method) => `${method} ${path}`),
+  );
   expect(mounted.length).toBeGreaterThanOrEqual(5);
   expect(mounted.filter((route) => !described.includes(route))).toEqual([]);
   expect(described.sort()).toEqual([...new Set(mounted)].sort());
 });
 
 test('the document is OpenAPI 3.1 and its schemas compile', async () => {
-  const document = (await call<Record<string, unknown> & { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>> }>(`${api.url}/openapi.json`)).body;
+  const document = (
+    await call<
+      Record<string, unknown> & {
+        paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>;
+      }
+    >(`${api.url}/openapi.json`)
+  ).body;
   expect(document.openapi).toBe('3.1.0');
   const ajv = new Ajv2020({ strict: false });
   ajv.addSchema({ $id: 'openapi', ...(document.components as object) });

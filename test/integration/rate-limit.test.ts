@@ -40,7 +40,9 @@ test('repeated failed authentication from one address is limited, across process
   const statuses: number[] = [];
   for (let i = 0; i < 4; i++) {
     const target = i % 2 ? first : second;
-    statuses.push((await call(`${target.url}/key`, { headers: { authorization: `Bearer sk_guess${i}`, 'x-forwarded-for': address } })).status);
+    statuses.push(
+      (await call(`${target.url}/key`, { headers: { authorization: `Bearer sk_guess${i}`, 'x-forwarded-for': address } })).status,
+    );
   }
   expect(statuses).toEqual([401, 401, 401, 429]);
   // A valid key from the same address still works: only failures count here.

@@ -1,0 +1,39 @@
+// Webhook trigger URLs: /trigger/<userId>/<agentId>/<suffix>. The URL is the secret, so a trigger
+// without a `suffix` in its bundle gets one derived from the master key, the agent id and the
+// trigger's position: unguessable, stable across redeploys, and stored nowhere.
+import { hmacSha256 } from './crypto.ts';
+import type { MasterKey } from './master-key.ts';
+import type { Trigger } from './bundle/index.ts';
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+export function generatedSuffix(masterKey: MasterKey, agentId: string, index: number): string {
+  const digest = hmacSha256(masterKey.derive('trigger-suffix-v1'), `${agentId}:${index}`);
+  let out = '';
+  for (let i = 0; i < 26; i++) out += ALPHABET[digest[i]! & 31];
+  return out;
+}
+
+export interface TriggerView {
+  kind: Trigger['kind'];
+  url?: string;
+  expression?: string;
+  timezone?: string;
+  workflow?: string;
+}
+
+export function describeTriggers(
+  triggers: readonly Trigger[],
+  ids: { userId: string; agentId: string },
+  masterKey: MasterKey,
+  baseUrl: string,
+): TriggerView[] {
+  return triggers.map((trigger, index) => {
+    const workflow = trigger.workflow ? { workflow: trigger.workflow } : {};
+    if (trigger.kind === 'cron') {
+      return { kind: 'cron', expression: trigger.expression, ...(trigger.timezone ? { timezone: trigger.timezone } : {}), ...workflow };
+    }
+    const suffix = trigger.suffix ?? generatedSuffix(masterKey, ids.agentId, index);
+    return { kind: 'webhook', url: `${baseUrl}/trigger/${ids.userId}/${ids.agentId}/${suffix}`, ...workflow };
+  });
+}

@@ -1,0 +1,122 @@
+// Agents and revisions. Deploying a name the user already has locks that agent's row and adds the
+// next revision; deploying a new name creates the agent. Names are per user, so another user's
+// agent is simply not found.
+import type { Db } from './db.ts';
+import { inTransaction } from './db.ts';
+import { newId } from '../lib/ids.ts';
+import type { Bundle } from '../lib/bundle/index.ts';
+
+export interface Agent {
+  id: string;
+  userId: string;
+  name: string;
+  revision: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface AgentRevision {
+  agentId: string;
+  revision: number;
+  bundle: Bundle;
+  warnings: string[];
+  createdAt: Date;
+}
+
+interface AgentRow {
+  id: string;
+  user_id: string;
+  name: string;
+  current_revision: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface RevisionRow {
+  agent_id: string;
+  revision: number;
+  bundle: Bundle;
+  warnings: string[];
+  created_at: Date;
+}
+
+const toAgent = (row: AgentRow): Agent => ({
+  id: row.id,
+  userId: row.user_id,
+  name: row.name,
+  revision: row.current_revision,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const toRevision = (row: RevisionRow): AgentRevision => ({
+  agentId: row.agent_id,
+  revision: row.revision,
+  bundle: row.bundle,
+  warnings: row.warnings,
+  createdAt: row.created_at,
+});
+
+export async function deployRevision(
+  db: Db,
+  input: { userId: string; bundle: Bundle; warnings: string[] },
+): Promise<{ agent: Agent; created: boolean }> {
+  return inTransaction(db, async (client) => {
+    // Insert-or-lock: a concurrent deploy of the same new name waits on the unique index, then
+    // finds the row and adds its revision after ours.
+    const inserted = await client.query<AgentRow>(
+      `INSERT INTO agents (id, user_id, name, current_revision) VALUES ($1, $2, $3, 1)
+       ON CONFLICT (user_id, name) WHERE deleted_at IS NULL DO NOTHING RETURNING *`,
+      [newId('agt'), input.userId, input.bundle.name],
+    );
+    let row = inserted.rows[0];
+    const created = row !== undefined;
+    if (!row) {
+      const updated = await client.query<AgentRow>(
+        `UPDATE agents SET current_revision = current_revision + 1, updated_at = now()
+          WHERE user_id = $1 AND name = $2 AND deleted_at IS NULL RETURNING *`,
+        [input.userId, input.bundle.name],
+      );
+      row = updated.rows[0]!;
+    }
+    await client.query('INSERT INTO agent_revisions (agent_id, revision, bundle, warnings) VALUES ($1, $2, $3, $4)', [
+      row.id,
+      row.current_revision,
+      JSON.stringify(input.bundle),
+      JSON.stringify(input.warnings),
+    ]);
+    return { agent: toAgent(row), created };
+  });
+}
+
+export async function listAgents(db: Db, userId: string): Promise<Agent[]> {
+  const { rows } = await db.query<AgentRow>('SELECT * FROM agents WHERE user_id = $1 AND deleted_at IS NULL ORDER BY name', [userId]);
+  return rows.map(toAgent);
+}
+
+export async function findAgent(db: Db, userId: string, name: string): Promise<Agent | undefined> {
+  const { rows } = await db.query<AgentRow>('SELECT * FROM agents WHERE user_id = $1 AND name = $2 AND deleted_at IS NULL', [userId, name]);
+  return rows[0] && toAgent(rows[0]);
+}
+
+export async function getRevision(db: Db, agentId: string, revision: number): Promise<AgentRevision | undefined> {
+  const { rows } = await db.query<RevisionRow>('SELECT * FROM agent_revisions WHERE agent_id = $1 AND revision = $2', [agentId, revision]);
+  return rows[0] && toRevision(rows[0]);
+}
+
+export async function listRevisions(db: Db, agentId: string): Promise<Omit<AgentRevision, 'bundle'>[]> {
+  const { rows } = await db.query<RevisionRow>(
+    'SELECT agent_id, revision, warnings, created_at FROM agent_revisions WHERE agent_id = $1 ORDER BY revision DESC',
+    [agentId],
+  );
+  return rows.map((row) => ({ agentId: row.agent_id, revision: row.revision, warnings: row.warnings, createdAt: row.created_at }));
+}
+
+/** Frees the name; the rows stay so that sessions of the agent remain readable. */
+export async function deleteAgent(db: Db, userId: string, name: string): Promise<Agent | undefined> {
+  const { rows } = await db.query<AgentRow>(
+    'UPDATE agents SET deleted_at = now(), updated_at = now() WHERE user_id = $1 AND name = $2 AND deleted_at IS NULL RETURNING *',
+    [userId, name],
+  );
+  return rows[0] && toAgent(rows[0]);
+}

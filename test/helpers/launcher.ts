@@ -1,0 +1,89 @@
+// Runs `npm start`'s launcher (dev/main.ts) as a separate process on free ports and a DATA_DIR of
+// its own, and reads its console.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { freePort } from '../../dev/ports.ts';
+import { findTemporalCli } from '../../dev/temporal-cli.ts';
+
+export interface LauncherPorts {
+  api: number;
+  postgres: number;
+  temporal: number;
+  ui: number;
+}
+
+export interface RunningLauncher {
+  process: ChildProcess;
+  output(): string;
+  /** Resolves with the console output once a line matches, rejects if the launcher exits first. */
+  waitForOutput(pattern: RegExp, timeoutMs: number): Promise<string>;
+  exited: Promise<number | null>;
+}
+
+export async function pickLauncherPorts(): Promise<LauncherPorts> {
+  return { api: await freePort(), postgres: await freePort(), temporal: await freePort(), ui: await freePort() };
+}
+
+export function startLauncher(dataDir: string, ports: LauncherPorts, env: Record<string, string> = {}): RunningLauncher {
+  const cli = findTemporalCli(path.resolve('.data'));
+  if (!cli) throw new Error('The Temporal CLI should have been obtained by the global setup');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'dev/main.ts'], {
+    cwd: path.resolve('.'),
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      DATA_DIR: dataDir,
+      PORT: String(ports.api),
+      EMBEDDED_PG_PORT: String(ports.postgres),
+      TEMPORAL_DEV_PORT: String(ports.temporal),
+      TEMPORAL_UI_PORT: String(ports.ui),
+      TEMPORAL_CLI_PATH: cli,
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: '',
+      TEMPORAL_ADDRESS: '',
+      ADMIN_API_KEY: '',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const listeners = new Set<() => void>();
+  const append = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    for (const listener of listeners) listener();
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    process: child,
+    output: () => output,
+    exited,
+    waitForOutput(pattern, timeoutMs) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (pattern.test(output)) {
+            cleanup();
+            resolve(output);
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`launcher output did not match ${pattern} within ${timeoutMs} ms:\n${output}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
+        listeners.add(check);
+        void exited.then((code) => {
+          if (!pattern.test(output)) {
+            cleanup();
+            reject(new Error(`launcher exited (${code}) before printing ${pattern}:\n${output}`));
+          }
+        });
+        check();
+      });
+    },
+  };
+}

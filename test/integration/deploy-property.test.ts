@@ -1,0 +1,79 @@
+// Random input thrown at POST /deploy: never a 5xx, and nothing invalid is ever deployed.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import fc from 'fast-check';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
+import { startTestApi, type TestApi } from '../helpers/api.ts';
+import { createTestUser, type TestUser } from '../helpers/users.ts';
+import { call } from '../helpers/request.ts';
+import { BUNDLE_SCHEMA } from '../../lib/bundle/index.ts';
+
+const addFormats = (addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? (addFormatsModule as unknown as FormatsPlugin);
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+const schemaAccepts = ajv.compile(BUNDLE_SCHEMA);
+
+let api: TestApi;
+let user: TestUser;
+beforeAll(async () => {
+  api = await startTestApi();
+  user = await createTestUser(api.db);
+});
+afterAll(async () => api?.close());
+
+async function deployText(text: string): Promise<void> {
+  const response = await call<{ ok?: boolean; agentId?: string; revision?: number }>(`${api.url}/deploy`, {
+    headers: { ...user.auth, 'content-type': 'application/jsonc' },
+    body: text,
+  });
+  expect([200, 201, 400, 413]).toContain(response.status);
+  if (response.status >= 300) {
+    expect(response.body.ok).toBe(false);
+    return;
+  }
+  // Whatever was accepted must be a valid bundle as stored.
+  const { rows } = await api.db.query<{ bundle: unknown }>('SELECT bundle FROM agent_revisions WHERE agent_id = $1 AND revision = $2', [
+    response.body.agentId,
+    response.body.revision,
+  ]);
+  expect(schemaAccepts(rows[0]!.bundle)).toBe(true);
+}
+
+const validBase = { name: 'prop-agent', model: { providerId: 'openai', modelId: 'gpt-4o' } };
+
+test('random text', async () => {
+  await fc.assert(fc.asyncProperty(fc.string({ maxLength: 400 }), deployText), { numRuns: 150 });
+});
+
+test('random JSON values', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), (value) => deployText(JSON.stringify(value))),
+    { numRuns: 150 },
+  );
+});
+
+test('near-valid bundles: a valid one with one field replaced by anything', async () => {
+  const fields = [
+    'name',
+    'model',
+    'instructions',
+    'skills',
+    'customTools',
+    'workspaceFiles',
+    'mcps',
+    'triggers',
+    'strictSecrets',
+    'secretGrants',
+    'jsonReply',
+    'command',
+    'userChannels',
+    'workflows',
+    'unknownField',
+  ];
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom(...fields), fc.jsonValue({ maxDepth: 3 }), (field, value) =>
+      deployText(JSON.stringify({ ...validBase, [field]: value })),
+    ),
+    { numRuns: 200 },
+  );
+});
