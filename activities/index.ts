@@ -1,16 +1,29 @@
-// Every activity the worker registers, built from its dependencies (pool, logger, keys).
+// Every activity the worker registers, built from its dependencies (pool, config, keys).
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { Config } from '../lib/config.ts';
+import type { MasterKey } from '../lib/master-key.ts';
 import { systemActivities } from './system.ts';
+import { turnBookkeeping } from './turn/bookkeeping.ts';
+import { modelStepActivities } from './turn/model-step.ts';
+import { toolActivities } from './turn/tools.ts';
+import { revisionCache } from './turn/revision-cache.ts';
 
 export interface ActivityDeps {
   db: Db;
   logger: Logger;
+  config: Config;
+  /** The current master key first, then previous ones still accepted for reading secrets. */
+  masterKeys: readonly MasterKey[];
 }
 
 export function createActivities(deps: ActivityDeps) {
+  const bundleOf = revisionCache(deps.db);
   return {
     ...systemActivities(deps),
+    ...turnBookkeeping(deps),
+    ...modelStepActivities({ ...deps, bundleOf, deltaFlushMs: deps.config.limits.deltaFlushMs }),
+    ...toolActivities({ bundleOf }),
   };
 }
 

@@ -14,6 +14,8 @@ import { deployRoutes, DEPLOY_CONTENT_TYPES } from './routes/deploy.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { secretRoutes } from './routes/secrets.ts';
 import { schemaRoutes } from './routes/schemas.ts';
+import { sessionEventRoutes } from './routes/session-events.ts';
+import { sessionRoutes } from './routes/sessions.ts';
 
 export interface App {
   app: Express;
@@ -39,6 +41,8 @@ export function createApp(deps: ApiDeps): App {
     ...deployRoutes(deps),
     ...agentRoutes(deps),
     ...secretRoutes(deps),
+    ...sessionRoutes(deps),
+    ...sessionEventRoutes(deps),
     ...schemaRoutes(),
     ...metaRoutes(deps, () => routes),
   );

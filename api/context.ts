@@ -5,6 +5,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { Config } from '../lib/config.ts';
 import type { MasterKey } from '../lib/master-key.ts';
 import type { Principal } from '../store/api-keys.ts';
+import type { EventHub } from './event-hub.ts';
 
 export interface ApiDeps {
   config: Config;
@@ -12,6 +13,8 @@ export interface ApiDeps {
   logger: Logger;
   masterKey: MasterKey;
   temporal: { connection: Connection; client: Client };
+  /** This process's LISTEN connection, shared by every event stream it serves. */
+  events: EventHub;
 }
 
 declare module 'express-serve-static-core' {

@@ -4,6 +4,7 @@ import { startProcessBase, onShutdown, exitOnStartupError } from '../lib/process
 import { loadMasterKey } from '../lib/master-key.ts';
 import { lazyTemporalClient } from '../lib/temporal.ts';
 import { bootstrapAdmin } from '../store/bootstrap.ts';
+import { createEventHub } from './event-hub.ts';
 
 async function main(): Promise<void> {
   const { config, logger, db } = await startProcessBase('api');
@@ -13,7 +14,9 @@ async function main(): Promise<void> {
     console.log(`\nFirst start: created the admin user. Admin API key (shown once):\n\n  ${createdAdminKey}\n`);
   }
   const temporal = lazyTemporalClient(config);
-  const { app } = createApp({ config, db, logger, masterKey: loadMasterKey(config), temporal });
+  // startProcessBase has checked DATABASE_URL and migrated through it.
+  const events = await createEventHub({ databaseUrl: config.databaseUrl!, logger });
+  const { app } = createApp({ config, db, logger, masterKey: loadMasterKey(config), temporal, events });
   const server = app.listen(config.port, config.host, () => {
     logger.info({ url: `http://${config.host}:${config.port}` }, 'API listening');
     process.send?.({ type: 'ready', url: `http://${config.host}:${config.port}` });
@@ -22,9 +25,13 @@ async function main(): Promise<void> {
   onShutdown(logger, async () => {
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
-      // Long-lived streams would hold close() open; end them after a grace period.
+      // SSE streams never finish by themselves and would hold close() open: after the grace period
+      // their sockets are destroyed, each stream drops its subscription and timers, and clients
+      // reconnect to another API process with Last-Event-ID.
       setTimeout(() => server.closeAllConnections(), 5_000).unref();
     });
+    // After the server: until then, the streams still being served need their wakes.
+    await events.close();
     await temporal.connection.close().catch(() => undefined);
     await db.end();
   });

@@ -2,6 +2,8 @@
 // the code base reads process.env, so the README's table of variables is this file.
 import path from 'node:path';
 import { DEFAULT_TASK_QUEUE } from '../workers/task-queues.ts';
+import type { ProviderId } from './bundle/constants.ts';
+import type { TurnSettings } from '../workflows/turn-types.ts';
 
 export interface Config {
   env: 'production' | 'development' | 'test';
@@ -20,6 +22,9 @@ export interface Config {
   /** Express 'trust proxy' setting: hops of proxies whose X-Forwarded-For is believed. */
   trustProxy: number;
   limits: Limits;
+  /** Model provider keys and base URLs from the environment; a user's granted secret of the same name wins. */
+  providers: Record<ProviderId, ProviderEnv>;
+  turns: TurnSettings;
 }
 
 export interface Limits {
@@ -30,6 +35,16 @@ export interface Limits {
   rateLimitWindowSeconds: number;
   /** Failed authentications per client address in one window before 429. */
   authFailuresPerWindow: number;
+  /** Streamed model text is batched this long into one message.part.delta event. */
+  deltaFlushMs: number;
+  /** Milliseconds between keep-alive comments on SSE streams, so proxies do not time them out. */
+  sseHeartbeatMs: number;
+}
+
+export interface ProviderEnv {
+  apiKey: string | undefined;
+  /** Includes the API version path (e.g. `https://api.openai.com/v1`), as the AI SDK providers expect. */
+  baseUrl: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -53,6 +68,23 @@ function str(env: Env, name: string): string | undefined {
   return raw ? raw : undefined;
 }
 
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  return raw;
+}
+
+function provider(env: Env, apiKeyName: string, baseUrlName: string): ProviderEnv {
+  return { apiKey: str(env, apiKeyName), baseUrl: httpUrl(env, baseUrlName) };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = env.NODE_ENV === 'production' || env.NODE_ENV === 'test' ? env.NODE_ENV : 'development';
   const config: Config = {
@@ -69,11 +101,26 @@ export function loadConfig(env: Env = process.env): Config {
     serviceMasterKey: str(env, 'SERVICE_MASTER_KEY'),
     logLevel: str(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     trustProxy: int(env, 'TRUST_PROXY_HOPS', 0),
+    providers: {
+      openrouter: provider(env, 'OPENROUTER_API_KEY', 'OPENROUTER_BASE_URL'),
+      openai: provider(env, 'OPENAI_API_KEY', 'OPENAI_BASE_URL'),
+      anthropic: provider(env, 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL'),
+      'openai-compatible': provider(env, 'OPENAI_COMPATIBLE_API_KEY', 'OPENAI_COMPATIBLE_BASE_URL'),
+    },
     limits: {
       jsonBodyBytes: int(env, 'JSON_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
       rateLimitPoints: int(env, 'RATE_LIMIT_POINTS', 600, 1),
       rateLimitWindowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1),
       authFailuresPerWindow: int(env, 'AUTH_FAILURE_LIMIT_POINTS', 30, 1),
+      deltaFlushMs: int(env, 'DELTA_FLUSH_MS', 40, 1),
+      sseHeartbeatMs: int(env, 'SSE_HEARTBEAT_MS', 15_000, 50),
+    },
+    turns: {
+      stepHeartbeatTimeoutMs: int(env, 'MODEL_STEP_HEARTBEAT_TIMEOUT_MS', 30_000, 1_000),
+      stepMaxAttempts: int(env, 'MODEL_STEP_MAX_ATTEMPTS', 5, 1),
+      stepRetryInitialIntervalMs: int(env, 'MODEL_STEP_RETRY_INITIAL_MS', 2_000, 10),
+      maxSteps: int(env, 'TURN_MAX_STEPS', 25, 1),
+      sessionIdleMs: int(env, 'SESSION_IDLE_MS', 5 * 60_000, 1_000),
     },
   };
   if (config.env === 'production') {

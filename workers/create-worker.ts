@@ -23,5 +23,9 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     activities: createActivities(setup.deps),
     ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     shutdownGraceTime: '10 seconds',
+    // Heartbeats carry cancellations to running activities: a short throttle lets an abort reach
+    // a streaming model step within a second.
+    maxHeartbeatThrottleInterval: '500 milliseconds',
+    defaultHeartbeatThrottleInterval: '500 milliseconds',
   });
 }

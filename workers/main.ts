@@ -5,6 +5,7 @@ import { startProcessBase, onShutdown, exitOnStartupError } from '../lib/process
 import { temporalAddress } from '../lib/temporal.ts';
 import { temporalLogger } from '../lib/temporal-logger.ts';
 import { createWorker } from './create-worker.ts';
+import { loadMasterKey } from '../lib/master-key.ts';
 
 async function main(): Promise<void> {
   const { config, logger, db } = await startProcessBase('worker');
@@ -12,7 +13,7 @@ async function main(): Promise<void> {
   Runtime.install({ logger: temporalLogger(logger.child({ component: 'temporal' })), shutdownSignals: [] });
   const connection = await NativeConnection.connect({ address: temporalAddress(config) });
   const taskQueue = config.taskQueue;
-  const worker = await createWorker({ connection, namespace: config.temporalNamespace, taskQueue, deps: { db, logger } });
+  const worker = await createWorker({ connection, namespace: config.temporalNamespace, taskQueue, deps: { db, logger, config, masterKeys: [loadMasterKey(config)] } });
   const running = worker.run();
   onShutdown(logger, async () => {
     // shutdown() stops polling; run() settles once in-flight tasks finish (or the grace time ends).

@@ -1,3 +1,5 @@
 // What the worker bundles: every workflow of the service. Workflow code is deterministic and imports
 // nothing that does I/O (ESLint enforces it for this folder).
 export { systemCheckWorkflow } from './system-check.ts';
+export { sessionWorkflow } from './session.ts';
+export { turnWorkflow } from './turn.ts';

@@ -1,7 +1,9 @@
 // Runs the API in-process on a random port with its own pool, so tests speak real HTTP to it.
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { createApp } from '../../api/app.ts';
+import { createEventHub, type EventHub } from '../../api/event-hub.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { loadMasterKey } from '../../lib/master-key.ts';
 import { lazyTemporalClient } from '../../lib/temporal.ts';
@@ -13,6 +15,9 @@ export interface TestApi {
   url: string;
   db: Db;
   config: Config;
+  events: EventHub;
+  /** The application_name of the hub's LISTEN connection, to find it in pg_stat_activity. */
+  eventsApplicationName: string;
   /** Every log line the API wrote, as parsed JSON. */
   logs: Record<string, unknown>[];
   close(): Promise<void>;
@@ -30,7 +35,9 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
   const logger = createLogger({ level: config.logLevel }, sink);
   const db = createPool(config.databaseUrl!, 5);
   const temporal = lazyTemporalClient(config);
-  const { app } = createApp({ config, db, logger, masterKey: loadMasterKey(config), temporal });
+  const eventsApplicationName = `test-events-${randomUUID().slice(0, 8)}`;
+  const events = await createEventHub({ databaseUrl: config.databaseUrl!, logger, applicationName: eventsApplicationName });
+  const { app } = createApp({ config, db, logger, masterKey: loadMasterKey(config), temporal, events });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
@@ -38,10 +45,13 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     url: `http://127.0.0.1:${port}`,
     db,
     config,
+    events,
+    eventsApplicationName,
     logs,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await events.close();
       await temporal.connection.close().catch(() => undefined);
       await db.end();
     },

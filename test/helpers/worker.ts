@@ -7,6 +7,8 @@ import { temporalLogger } from '../../lib/temporal-logger.ts';
 import { createWorker } from '../../workers/create-worker.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { createPool, type Db } from '../../store/db.ts';
+import { loadMasterKey } from '../../lib/master-key.ts';
+import { testConfig } from './env.ts';
 
 export interface TestWorker {
   taskQueue: string;
@@ -18,13 +20,15 @@ export interface TestWorker {
 
 let runtimeInstalled = false;
 
-export async function startTestWorker(): Promise<TestWorker> {
+/** `env` overrides configuration (e.g. short retry timings); the task queue is always the worker's own. */
+export async function startTestWorker(env: Record<string, string> = {}): Promise<TestWorker> {
   if (!runtimeInstalled) {
     // Once per process: route the SDK's own logs to a silent logger instead of stderr.
     Runtime.install({ logger: temporalLogger(createLogger({ level: 'silent' })) });
     runtimeInstalled = true;
   }
-  const taskQueue = `test-${randomUUID()}`;
+  const taskQueue = env.TASK_QUEUE ?? `test-${randomUUID()}`;
+  const config = testConfig({ ...env, TASK_QUEUE: taskQueue });
   const address = inject('temporalAddress');
   const db = createPool(inject('databaseUrl'), 5);
   const nativeConnection = await NativeConnection.connect({ address });
@@ -32,7 +36,7 @@ export async function startTestWorker(): Promise<TestWorker> {
     connection: nativeConnection,
     namespace: 'default',
     taskQueue,
-    deps: { db, logger: createLogger({ level: 'silent' }) },
+    deps: { db, logger: createLogger({ level: 'silent' }), config, masterKeys: [loadMasterKey(config)] },
     workflowBundle: { codePath: inject('workflowBundlePath') },
   });
   const running = worker.run();

@@ -1,0 +1,154 @@
+// What went wrong with a model call, in two answers: may another attempt succeed (Temporal retries
+// the step), and what should the agent's owner read if the turn fails. Rejected keys and bad
+// requests fail at once; rate limits, provider outages and lost connections are retried.
+//
+// The message is built from the status and the provider's own error text only: never request
+// headers, the request body or the URL's query, and known secrets and key-like strings are masked,
+// because it ends up in a `turn.failed` event that the user (and any webhook) reads.
+import { APICallError, RetryError } from 'ai';
+import { ModelConfigError } from './config-errors.ts';
+
+export interface ModelErrorClassification {
+  retryable: boolean;
+  message: string;
+}
+
+export interface ModelErrorContext {
+  /** Named in messages ("The openai provider rejected the API key"). */
+  providerId?: string;
+  /** Values to mask wherever they appear (the key in use, say). */
+  secrets?: Iterable<string>;
+}
+
+const MAX_DETAIL_CHARS = 300;
+const RETRYABLE_STATUS = new Set([408, 409, 425, 429]);
+/** Error `type`s of stream error events (OpenAI, Anthropic and OpenRouter shapes) that another attempt may fix. */
+const RETRYABLE_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'server_error', 'timeout_error']);
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+/** AI SDK errors that mean our request was unusable: the same request would fail again. */
+const REQUEST_ERRORS = new Set([
+  'AI_InvalidPromptError',
+  'AI_InvalidArgumentError',
+  'AI_UnsupportedFunctionalityError',
+  'AI_NoSuchModelError',
+  'AI_LoadAPIKeyError',
+  'AI_LoadSettingError',
+  'AI_InvalidDataContentError',
+]);
+
+export function classifyModelError(error: unknown, context: ModelErrorContext = {}): ModelErrorClassification {
+  const provider = context.providerId ? `The ${context.providerId} provider` : 'The model provider';
+  const { retryable, message } = classify(unwrap(error), provider);
+  return { retryable, message: redact(message, context.secrets) };
+}
+
+function classify(error: unknown, provider: string): ModelErrorClassification {
+  if (error instanceof ModelConfigError) return { retryable: false, message: error.message };
+  if (APICallError.isInstance(error)) return classifyApiCall(error, provider);
+  if (error instanceof Error) {
+    if (error.name === 'AbortError') return { retryable: false, message: 'The model call was aborted.' };
+    if (error.name === 'TimeoutError') return { retryable: true, message: `${provider} did not answer in time.` };
+    if (REQUEST_ERRORS.has(error.name)) return { retryable: false, message: `The model request could not be made: ${clip(error.message)}` };
+    const code = networkCode(error);
+    if (code !== undefined) return { retryable: true, message: `Lost the connection to ${lower(provider)} (${code}).` };
+    if (error.name.startsWith('AI_')) {
+      // Unreadable or empty responses (JSONParseError, TypeValidationError, ...) are usually a hiccup upstream.
+      return { retryable: true, message: `${provider} sent a response that could not be read: ${clip(error.message)}` };
+    }
+    return { retryable: true, message: `The model call failed: ${clip(error.message || error.name)}` };
+  }
+  if (isRecord(error)) return classifyStreamError(error, provider);
+  return { retryable: true, message: `The model call failed: ${clip(String(error))}` };
+}
+
+function classifyApiCall(error: APICallError, provider: string): ModelErrorClassification {
+  const status = error.statusCode;
+  if (status === undefined) {
+    // No response at all: connection refused, DNS, TLS. The SDK marks these retryable.
+    const code = networkCode(error);
+    const detail = code === undefined || error.message.includes(code) ? clip(error.message) : `${clip(error.message)} (${code})`;
+    return { retryable: error.isRetryable, message: `Could not reach ${lower(provider)}: ${detail}` };
+  }
+  const detail = providerDetail(error);
+  if (status === 401 || status === 403) {
+    return { retryable: false, message: `${provider} rejected the API key (${status}): ${detail}` };
+  }
+  if (status === 429) return { retryable: true, message: `${provider} is rate limiting requests (429): ${detail}` };
+  if (status >= 500 || RETRYABLE_STATUS.has(status)) {
+    return { retryable: true, message: `${provider} failed to answer (${status}): ${detail}` };
+  }
+  return { retryable: false, message: `${provider} rejected the request (${status}): ${detail}` };
+}
+
+/** An error event inside a stream: `{type, message}` (Anthropic) or `{code, message}` (OpenAI, OpenRouter). */
+function classifyStreamError(error: Record<string, unknown>, provider: string): ModelErrorClassification {
+  const inner = isRecord(error.error) ? error.error : error;
+  const message = typeof inner.message === 'string' ? inner.message : JSON.stringify(inner);
+  const code = typeof inner.code === 'number' ? inner.code : Number(inner.code);
+  const type = typeof inner.type === 'string' ? inner.type : undefined;
+  let retryable = true;
+  if (Number.isInteger(code) && code >= 400 && code < 500) retryable = code === 429 || RETRYABLE_STATUS.has(code);
+  else if (type !== undefined && type.endsWith('_error')) retryable = RETRYABLE_TYPES.has(type);
+  return { retryable, message: `${provider} reported an error: ${clip(message)}` };
+}
+
+/** The provider's own words: its parsed error message, else a short plain-text body, else the status text. */
+function providerDetail(error: APICallError): string {
+  const body = error.responseBody?.trim();
+  if (error.data === undefined && body && body.length <= MAX_DETAIL_CHARS && !body.startsWith('<')) return clip(body);
+  return clip(error.message || `HTTP ${error.statusCode}`);
+}
+
+function unwrap(error: unknown): unknown {
+  let current = error;
+  // maxRetries > 0 wraps the attempts; the last one says what finally happened.
+  while (RetryError.isInstance(current)) current = current.lastError;
+  return current;
+}
+
+function networkCode(error: Error): string | undefined {
+  for (let cause: unknown = error, depth = 0; isRecord(cause) && depth < 5; cause = cause.cause, depth++) {
+    if (typeof cause.code === 'string' && NETWORK_CODES.has(cause.code)) return cause.code;
+  }
+  // undici: a body cut off mid-stream is a TypeError 'terminated' whose cause is a socket error.
+  if (error.name === 'TypeError' && (error.message === 'terminated' || error.message === 'fetch failed')) return 'connection closed';
+  return undefined;
+}
+
+function redact(message: string, secrets: Iterable<string> | undefined): string {
+  let result = message;
+  for (const secret of secrets ?? []) {
+    if (secret.length >= 4) result = result.split(secret).join('[redacted]');
+  }
+  return result
+    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]')
+    .replace(/\b(sk|rk|pk)-[A-Za-z0-9_-]{8,}/g, '$1-[redacted]')
+    .replace(/([?&](?:key|api_key|apikey|token|access_token)=)[^&\s]+/gi, '$1[redacted]');
+}
+
+function clip(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_DETAIL_CHARS ? `${flat.slice(0, MAX_DETAIL_CHARS - 1)}…` : flat;
+}
+
+function lower(provider: string): string {
+  return provider.charAt(0).toLowerCase() + provider.slice(1);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,131 @@
+// From an agent's model reference to an AI SDK language model. Keys and base URLs come from the
+// user's granted secrets first, then the service's environment (SPEC: Agents); the providers'
+// own habit of reading process.env is defeated by always passing both explicitly.
+//
+// openai uses the Chat Completions API, not Responses. Our loop is stateless: each step sends the
+// whole history from PostgreSQL, and we store no reasoning items or response ids, which is where
+// Responses has its edge. Chat Completions keeps nothing at OpenAI by default, works with any
+// OpenAI-shaped gateway set as OPENAI_BASE_URL, and is what the fake model speaks, so the code
+// the tests run is the code production runs. The cost: Responses-only models are not reachable.
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createOpenRouter } from '@openrouter/ai-sdk-provider';
+import type { LanguageModel } from 'ai';
+import { PROVIDER_IDS, type ProviderId } from '../../lib/bundle/constants.ts';
+import type { Config } from '../../lib/config.ts';
+import { InvalidBaseUrlError, MissingApiKeyError, MissingBaseUrlError, UnknownProviderError } from './config-errors.ts';
+
+/** Environment variables, and the user's secrets of the same names (lib/config.ts reads the same). */
+const VARIABLES: Record<ProviderId, { apiKey: string; baseUrl: string }> = {
+  openrouter: { apiKey: 'OPENROUTER_API_KEY', baseUrl: 'OPENROUTER_BASE_URL' },
+  openai: { apiKey: 'OPENAI_API_KEY', baseUrl: 'OPENAI_BASE_URL' },
+  anthropic: { apiKey: 'ANTHROPIC_API_KEY', baseUrl: 'ANTHROPIC_BASE_URL' },
+  'openai-compatible': { apiKey: 'OPENAI_COMPATIBLE_API_KEY', baseUrl: 'OPENAI_COMPATIBLE_BASE_URL' },
+};
+
+/** Where a provider is reached when neither a secret nor the environment says otherwise. */
+export const DEFAULT_BASE_URLS: Record<ProviderId, string | undefined> = {
+  openrouter: 'https://openrouter.ai/api/v1',
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com/v1',
+  'openai-compatible': undefined,
+};
+
+export interface ProviderCredentials {
+  apiKey?: string;
+  /** Includes the version path (`.../v1`). Undefined means the provider's default. */
+  baseUrl?: string;
+  /** The base URL came from the user's secret; then the key must come from their secrets too. */
+  baseUrlFromSecret?: boolean;
+}
+
+export interface ModelReference {
+  providerId: string;
+  modelId: string;
+}
+
+export function isProviderId(value: string): value is ProviderId {
+  return (PROVIDER_IDS as readonly string[]).includes(value);
+}
+
+function variablesOf(providerId: string): { apiKey: string; baseUrl: string } {
+  if (!isProviderId(providerId)) throw new UnknownProviderError(providerId, PROVIDER_IDS);
+  return VARIABLES[providerId];
+}
+
+/** The secrets that may configure this provider, so the caller opens only those of the granted ones. */
+export function credentialSecretNames(providerId: string): string[] {
+  const names = variablesOf(providerId);
+  return [names.apiKey, names.baseUrl];
+}
+
+/**
+ * The key and base URL for a provider: the user's secret of the same name when present in `secrets`
+ * (the caller passes only secrets the agent was granted), else the environment. A base URL from a
+ * secret brings no key from the environment: the operator's key must never be sent to a URL that
+ * a user picked.
+ */
+export function providerCredentials(
+  providerId: string,
+  secrets: ReadonlyMap<string, string>,
+  config: Pick<Config, 'providers'>,
+): ProviderCredentials {
+  const names = variablesOf(providerId);
+  const env = config.providers[providerId as ProviderId];
+  const secretKey = nonEmpty(secrets.get(names.apiKey));
+  const secretBaseUrl = nonEmpty(secrets.get(names.baseUrl));
+  if (secretBaseUrl !== undefined) return { apiKey: secretKey, baseUrl: secretBaseUrl, baseUrlFromSecret: true };
+  return { apiKey: secretKey ?? env.apiKey, baseUrl: env.baseUrl };
+}
+
+/**
+ * The AI SDK model for a reference. Model ids pass through unchanged (OpenRouter's
+ * `anthropic/claude-sonnet-4` and `~anthropic/claude-sonnet-latest` included). Throws a
+ * ModelConfigError when the provider is unknown or lacks what it needs.
+ */
+export function languageModel(ref: ModelReference, credentials: ProviderCredentials): LanguageModel {
+  const names = variablesOf(ref.providerId);
+  const providerId = ref.providerId as ProviderId;
+  const baseURL = checkedBaseUrl(providerId, credentials, names.baseUrl) ?? DEFAULT_BASE_URLS[providerId];
+  const apiKey = () => {
+    if (credentials.apiKey) return credentials.apiKey;
+    throw new MissingApiKeyError(providerId, names.apiKey, credentials.baseUrlFromSecret ? names.baseUrl : undefined);
+  };
+  switch (providerId) {
+    case 'openrouter':
+      // 'strict' asks for usage in the stream; usage.include makes OpenRouter report the cost too.
+      return createOpenRouter({ apiKey: apiKey(), baseURL, compatibility: 'strict' }).chat(ref.modelId, { usage: { include: true } });
+    case 'openai':
+      return createOpenAI({ apiKey: apiKey(), baseURL }).chat(ref.modelId);
+    case 'anthropic':
+      return createAnthropic({ apiKey: apiKey(), baseURL }).languageModel(ref.modelId);
+    case 'openai-compatible':
+      // A local server often needs no key; without one, no Authorization header is sent.
+      if (baseURL === undefined) throw new MissingBaseUrlError(providerId, names.baseUrl);
+      return createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL,
+        apiKey: credentials.apiKey || undefined,
+        includeUsage: true,
+      }).chatModel(ref.modelId);
+  }
+}
+
+function checkedBaseUrl(providerId: ProviderId, credentials: ProviderCredentials, variable: string): string | undefined {
+  const raw = credentials.baseUrl;
+  if (raw === undefined) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') throw new InvalidBaseUrlError(providerId, variable);
+  return raw;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}

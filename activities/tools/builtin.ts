@@ -1,0 +1,24 @@
+// The built-in tool servers a bundle enables by id in `mcps`, and the tools each one brings.
+import type { BUILTIN_TOOL_SERVERS } from '../../lib/bundle/constants.ts';
+import type { Bundle } from '../../lib/bundle/types.ts';
+import { currentTime } from './time.ts';
+import type { BuiltinTool } from './types.ts';
+import { listWorkspaceFiles, readWorkspaceFile } from './workspace.ts';
+
+type ToolServerId = (typeof BUILTIN_TOOL_SERVERS)[number];
+
+/** Typed by the list in lib/bundle/constants.ts, so a server added there must be given its tools here. */
+const SERVERS: Record<ToolServerId, readonly BuiltinTool[]> = {
+  time: [currentTime],
+  workspace: [listWorkspaceFiles, readWorkspaceFile],
+};
+
+/** The tools of the servers the bundle enables, in `mcps` order; unknown ids (refused on deploy) are skipped. */
+export function builtinTools(bundle: Pick<Bundle, 'mcps'>): BuiltinTool[] {
+  return bundle.mcps.flatMap((id) => (Object.hasOwn(SERVERS, id) ? SERVERS[id as ToolServerId] : []));
+}
+
+/** The enabled built-in tool of this name: what a model's tool call runs, when it names one. */
+export function findBuiltinTool(bundle: Pick<Bundle, 'mcps'>, name: string): BuiltinTool | undefined {
+  return builtinTools(bundle).find((tool) => tool.name === name);
+}

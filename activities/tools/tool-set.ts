@@ -1,0 +1,21 @@
+// The tools declared to the model for one step: the enabled built-in tools and the bundle's custom
+// tools, each with its description and JSON Schema and without `execute`, so streamText stops at
+// the tool calls and the turn workflow decides how each one runs (activity, client, approval).
+//
+// A custom tool that takes the name of an enabled built-in tool is not declared: the built-in one
+// is, and findBuiltinTool runs it, so what the model is told and what runs always agree.
+import { jsonSchema, tool, type JSONSchema7, type Tool } from 'ai';
+import type { Bundle } from '../../lib/bundle/types.ts';
+import { builtinTools } from './builtin.ts';
+
+export function modelToolSet(bundle: Pick<Bundle, 'mcps' | 'customTools'>): Record<string, Tool> {
+  const tools: Record<string, Tool> = {};
+  for (const builtin of builtinTools(bundle)) {
+    tools[builtin.name] = tool({ description: builtin.description, inputSchema: jsonSchema(builtin.inputSchema as JSONSchema7) });
+  }
+  for (const custom of bundle.customTools) {
+    if (Object.hasOwn(tools, custom.id)) continue;
+    tools[custom.id] = tool({ description: custom.description, inputSchema: jsonSchema(custom.parameters as JSONSchema7) });
+  }
+  return tools;
+}

@@ -1,0 +1,57 @@
+// Tool inputs are checked against the tool's JSON Schema before anything runs: a model that sends
+// a wrong argument gets told what was wrong, as a tool error it can correct, instead of a tool
+// running on garbage. The dialect follows lib/bundle/json-schema-check.ts: draft-07 unless the
+// schema's $schema names draft 2020-12.
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { JsonObject } from '../../lib/bundle/types.ts';
+
+const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
+// Lenient like the deploy check (unknown keywords are hints to the model); a fresh instance per
+// schema, so one user's $id values never meet another's.
+const OPTIONS: Options = {
+  strict: false,
+  logger: false,
+  validateFormats: false,
+  allErrors: true,
+  meta: false,
+  validateSchema: false,
+  addUsedSchema: false,
+};
+const MAX_CACHED = 500;
+const MAX_REPORTED = 5;
+const cache = new Map<string, ValidateFunction>();
+
+/** What is wrong with `input` for a tool with this schema, or undefined when it is valid. */
+export function toolInputProblem(schema: JsonObject, input: unknown): string | undefined {
+  let validate: ValidateFunction;
+  try {
+    validate = compiled(schema);
+  } catch (error) {
+    return `The tool's input schema does not compile: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  if (validate(input)) return undefined;
+  const reasons = [...new Set((validate.errors ?? []).map(describe))].slice(0, MAX_REPORTED);
+  return `Invalid input: ${reasons.join('; ') || 'it does not match the input schema'}.`;
+}
+
+function compiled(schema: JsonObject): ValidateFunction {
+  const key = JSON.stringify(schema);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const { $schema: declared, ...body } = schema;
+  const ajv = typeof declared === 'string' && DRAFT_2020.test(declared) ? new Ajv2020(OPTIONS) : new Ajv(OPTIONS);
+  const validate = ajv.compile(body);
+  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+  cache.set(key, validate);
+  return validate;
+}
+
+function describe(error: ErrorObject): string {
+  const where = error.instancePath === '' ? 'the input' : error.instancePath;
+  const params = error.params as { additionalProperty?: string; missingProperty?: string; allowedValues?: unknown[] };
+  if (error.keyword === 'additionalProperties') return `${where} has an unknown property "${params.additionalProperty}"`;
+  if (error.keyword === 'required') return `${where} is missing the required property "${params.missingProperty}"`;
+  const allowed = Array.isArray(params.allowedValues) ? ` (${params.allowedValues.map((value) => JSON.stringify(value)).join(', ')})` : '';
+  return `${where} ${error.message ?? 'is not valid'}${allowed}`;
+}

@@ -1,0 +1,88 @@
+// Activities that record a turn's progress: its start, its tool results, its end. Each is one
+// transaction and idempotent, because Temporal may run an activity again after a crash.
+import type { Db } from '../../store/db.ts';
+import { inTransaction } from '../../store/db.ts';
+import { appendEvents } from '../../store/events.ts';
+import { recordToolResults, recordUserMessage, toMessageView } from '../../store/messages.ts';
+import { setSessionStatus } from '../../store/sessions.ts';
+import type { MessagePart, NewEvent, TokenUsage } from '../../lib/events.ts';
+import type { ToolResultPart } from '../../workflows/turn-types.ts';
+
+async function hasEvent(db: Db, sessionId: string, type: string, turnId: string): Promise<boolean> {
+  const { rowCount } = await db.query(`SELECT 1 FROM events WHERE session_id = $1 AND type = $2 AND data->>'turnId' = $3`, [sessionId, type, turnId]);
+  return (rowCount ?? 0) > 0;
+}
+
+/**
+ * The text a streaming message had reached: its deltas since its last `step.retry` (or since it was
+ * created), exactly what a reader following the stream shows.
+ */
+async function streamedText(db: Db, sessionId: string, messageId: string): Promise<string> {
+  const { rows } = await db.query<{ delta: string }>(
+    `SELECT data->>'delta' AS delta FROM events
+      WHERE session_id = $1 AND type = 'message.part.delta' AND data->>'messageId' = $2
+        AND seq > COALESCE((SELECT max(seq) FROM events WHERE session_id = $1 AND type = 'step.retry' AND data->>'messageId' = $2), 0)
+      ORDER BY seq`,
+    [sessionId, messageId],
+  );
+  return rows.map((row) => row.delta).join('');
+}
+
+export function turnBookkeeping(deps: { db: Db }) {
+  const { db } = deps;
+  return {
+    async recordUserMessage(input: { sessionId: string; messageId: string; parts: MessagePart[] }): Promise<{ seq: number }> {
+      const { seq } = await recordUserMessage(db, input);
+      return { seq };
+    },
+
+    async startTurn(input: { sessionId: string; turnId: string }): Promise<void> {
+      if (await hasEvent(db, input.sessionId, 'turn.started', input.turnId)) return;
+      await inTransaction(db, async (client) => {
+        await setSessionStatus(client, input.sessionId, 'running');
+        await appendEvents(client, input.sessionId, [{ type: 'turn.started', data: { turnId: input.turnId } }]);
+      });
+    },
+
+    async recordToolResults(input: { sessionId: string; turnId: string; messageId: string; results: ToolResultPart[] }): Promise<void> {
+      await recordToolResults(db, input);
+    },
+
+    async completeTurn(input: { sessionId: string; turnId: string; usage: TokenUsage; costUsd: number | null }): Promise<void> {
+      if (await hasEvent(db, input.sessionId, 'turn.completed', input.turnId)) return;
+      await inTransaction(db, async (client) => {
+        await setSessionStatus(client, input.sessionId, 'idle');
+        await appendEvents(client, input.sessionId, [{ type: 'turn.completed', data: { turnId: input.turnId, usage: input.usage, costUsd: input.costUsd } }]);
+      });
+    },
+
+    /** Ends a turn that failed or was aborted. A message still streaming keeps the text it had reached. */
+    async endTurn(input: { sessionId: string; turnId: string; outcome: 'failed' | 'aborted'; error?: string }): Promise<void> {
+      const type = input.outcome === 'failed' ? 'turn.failed' : 'turn.aborted';
+      if (await hasEvent(db, input.sessionId, type, input.turnId)) return;
+      const { rows } = await db.query<{ id: string }>(`SELECT id FROM messages WHERE session_id = $1 AND turn_id = $2 AND status = 'streaming'`, [
+        input.sessionId,
+        input.turnId,
+      ]);
+      const salvaged = await Promise.all(rows.map(async (row) => ({ id: row.id, text: await streamedText(db, input.sessionId, row.id) })));
+      await inTransaction(db, async (client) => {
+        const completed: NewEvent[] = [];
+        for (const message of salvaged) {
+          const parts: MessagePart[] = message.text ? [{ type: 'text', text: message.text }] : [];
+          const { rows: updated } = await client.query<Parameters<typeof toMessageView>[0]>(
+            `UPDATE messages SET status = $2, parts = $3, completed_at = now() WHERE id = $1 AND status = 'streaming' RETURNING *`,
+            [message.id, input.outcome === 'failed' ? 'failed' : 'aborted', JSON.stringify(parts)],
+          );
+          if (updated[0]) completed.push({ type: 'message.completed', data: { message: toMessageView(updated[0]) } });
+        }
+        await setSessionStatus(client, input.sessionId, 'idle');
+        await appendEvents(client, input.sessionId, [
+          ...completed,
+          input.outcome === 'failed'
+            ? { type: 'turn.failed', data: { turnId: input.turnId, error: input.error ?? 'The turn failed' } }
+            : { type: 'turn.aborted', data: { turnId: input.turnId } },
+        ]);
+      });
+    },
+  };
+}

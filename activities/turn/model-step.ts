@@ -1,0 +1,120 @@
+// One model step of a turn: read the conversation from PostgreSQL, call the model through the AI
+// SDK (no SDK retries: Temporal retries the whole step), stream its text into delta events, and
+// store the finished assistant message. A retried attempt announces `step.retry` first and takes
+// the message over; the previous attempt, if it still runs somewhere, can no longer write to it.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { streamText } from 'ai';
+import type { Db } from '../../store/db.ts';
+import type { Config } from '../../lib/config.ts';
+import type { MasterKey } from '../../lib/master-key.ts';
+import type { MessagePart } from '../../lib/events.ts';
+import { claimAssistantMessage, conversation, finishAssistantMessage } from '../../store/messages.ts';
+import { readSecrets } from '../../store/secrets.ts';
+import type { StepResult, ToolCall, TurnInput } from '../../workflows/turn-types.ts';
+import { credentialSecretNames, languageModel, providerCredentials } from '../model/providers.ts';
+import { classifyModelError } from '../model/errors.ts';
+import { costUsd } from '../model/pricing.ts';
+import { systemPrompt } from '../model/system-prompt.ts';
+import { toModelMessages } from '../model/history.ts';
+import { modelToolSet } from '../tools/index.ts';
+import { DeltaWriter } from './delta-writer.ts';
+import type { Bundle } from '../../lib/bundle/index.ts';
+
+export interface ModelStepDeps {
+  db: Db;
+  config: Config;
+  masterKeys: readonly MasterKey[];
+  /** How long streamed text is batched before it is written as one delta event. */
+  deltaFlushMs: number;
+  bundleOf: (agentId: string, revision: number) => Promise<Bundle>;
+}
+
+export function modelStepActivities(deps: ModelStepDeps) {
+  const { bundleOf } = deps;
+
+  return {
+    async runModelStep(input: TurnInput & { messageId: string; step: number }): Promise<StepResult> {
+      const context = Context.current();
+      const attempt = context.info.attempt;
+      const bundle = await bundleOf(input.agentId, input.revision);
+      const ref = input.model ? { providerId: input.model.providerId || bundle.model.providerId, modelId: input.model.modelId } : bundle.model;
+
+      const claimed = await claimAssistantMessage(deps.db, { sessionId: input.sessionId, turnId: input.turnId, messageId: input.messageId, attempt, model: ref });
+      if (claimed.status !== 'streaming') return resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null);
+
+      let model;
+      try {
+        const granted = credentialSecretNames(ref.providerId).filter((name) => bundle.secretGrants.includes(name));
+        const secrets = await readSecrets(deps.db, deps.masterKeys, input.userId, granted);
+        model = languageModel(ref, providerCredentials(ref.providerId, secrets, deps.config));
+      } catch (error) {
+        throw ApplicationFailure.nonRetryable((error as Error).message, 'ModelConfigurationError');
+      }
+
+      const heartbeat = setInterval(() => context.heartbeat(), 250);
+      const writer = new DeltaWriter(deps.db, { sessionId: input.sessionId, messageId: input.messageId, attempt }, deps.deltaFlushMs, () => context.heartbeat());
+      try {
+        const stream = streamText({
+          model,
+          instructions: systemPrompt(bundle),
+          messages: toModelMessages(await conversation(deps.db, input.sessionId, input.turnId)),
+          tools: modelToolSet(bundle),
+          maxRetries: 0,
+          abortSignal: context.cancellationSignal,
+          // Errors arrive as `error` parts below; without this the SDK also prints them, request
+          // body (the conversation) included, to stderr.
+          onError: () => undefined,
+        });
+        let text = '';
+        const toolCalls: ToolCall[] = [];
+        let streamError: unknown;
+        for await (const part of stream.fullStream) {
+          if (part.type === 'text-delta') {
+            text += part.text;
+            writer.push(part.text);
+          } else if (part.type === 'tool-call') {
+            toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+          } else if (part.type === 'error') {
+            streamError = part.error;
+          }
+        }
+        // Whatever was streamed before an abort or error stays readable: flush it first.
+        await writer.flush();
+        if (context.cancellationSignal.aborted) throw new CancelledFailure('The turn was aborted');
+        if (streamError !== undefined) {
+          const { retryable, message } = classifyModelError(streamError, { providerId: ref.providerId });
+          throw retryable ? ApplicationFailure.retryable(message, 'ModelTransientError') : ApplicationFailure.nonRetryable(message, 'ModelRequestRejected');
+        }
+
+        const usage = await stream.usage;
+        const tokens = { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
+        const cost = costUsd(ref, usage, await stream.providerMetadata);
+        const parts: MessagePart[] = [
+          ...(text ? [{ type: 'text' as const, text }] : []),
+          ...toolCalls.map((call) => ({ type: 'tool-call' as const, ...call })),
+        ];
+        const message = await finishAssistantMessage(deps.db, {
+          sessionId: input.sessionId,
+          messageId: input.messageId,
+          attempt,
+          parts,
+          status: 'complete',
+          usage: tokens,
+          costUsd: cost,
+          events: () => toolCalls.map((call) => ({ type: 'tool.call' as const, data: { messageId: input.messageId, ...call } })),
+        });
+        return { ...resultOf(message.id, message.parts, message.usage, message.costUsd ?? null), finishReason: await stream.finishReason };
+      } finally {
+        clearInterval(heartbeat);
+        writer.close();
+      }
+    },
+  };
+}
+
+function resultOf(messageId: string, parts: MessagePart[], usage: StepResult['usage'] | null | undefined, cost: number | null): StepResult {
+  const text = parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+  const toolCalls = parts.flatMap((part) => (part.type === 'tool-call' ? [{ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input }] : []));
+  return { messageId, text, toolCalls, finishReason: toolCalls.length ? 'tool-calls' : 'stop', usage: usage ?? { inputTokens: 0, outputTokens: 0 }, costUsd: cost };
+}

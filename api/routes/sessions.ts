@@ -1,0 +1,245 @@
+// Sessions: create, read, list, send (streamed, async or waiting) and abort.
+import { defineRoute } from '../route.ts';
+import type { ApiDeps } from '../context.ts';
+import { findAgent } from '../../store/agents.ts';
+import { createSession, listAgentSessions, type Session } from '../../store/sessions.ts';
+import { listMessages, turnMessages } from '../../store/messages.ts';
+import { GoneError, NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { PROVIDER_IDS } from '../../lib/bundle/index.ts';
+import type { MessagePart, MessageView } from '../../lib/events.ts';
+import type { IfBusy } from '../../workflows/session.ts';
+import { loadOwnedSession } from '../session-access.ts';
+import { abortSession, sendToSession } from '../session-workflows.ts';
+import { streamEvents } from '../sse.ts';
+import { isTurnEnd, turnEventFilter } from '../turn-events.ts';
+import { waitForEvent } from '../wait-for-event.ts';
+
+/** Longest a waiting send holds the request before answering 202 with the message id. */
+const WAIT_LIMIT_MS = 10 * 60_000;
+export const MAX_TEXT_PART_CHARS = 200_000;
+
+const sessionSchema = {
+  type: 'object',
+  required: ['id', 'agentId', 'revision', 'status', 'usage', 'lastSeq', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string' },
+    agentId: { type: 'string' },
+    revision: { type: 'integer', description: 'The agent revision this session is pinned to' },
+    status: { enum: ['idle', 'running', 'waiting'] },
+    usage: {
+      type: 'object',
+      properties: { inputTokens: { type: 'integer' }, outputTokens: { type: 'integer' }, costUsd: { type: 'number' } },
+    },
+    lastSeq: { type: 'integer', description: 'seq of the newest event' },
+    forkedFrom: { type: ['string', 'null'] },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+const sendBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['parts'],
+  properties: {
+    parts: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 50,
+      items: {
+        type: 'object',
+        required: ['type'],
+        properties: { type: { enum: ['text', 'file'] } },
+        if: { properties: { type: { const: 'text' } } },
+        then: {
+          additionalProperties: false,
+          required: ['type', 'text'],
+          properties: { type: { const: 'text' }, text: { type: 'string', minLength: 1, maxLength: MAX_TEXT_PART_CHARS } },
+        },
+        else: {
+          additionalProperties: false,
+          required: ['type', 'url'],
+          properties: {
+            type: { const: 'file' },
+            url: { type: 'string', pattern: '^media/', maxLength: 400 },
+            mediaType: { type: 'string', maxLength: 200 },
+            filename: { type: 'string', maxLength: 255 },
+          },
+        },
+      },
+    },
+    model: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['modelId'],
+      description: 'Use another model for this turn only',
+      properties: { providerId: { enum: [...PROVIDER_IDS] }, modelId: { type: 'string', minLength: 1, maxLength: 200 } },
+    },
+  },
+};
+
+interface SendBody {
+  parts: MessagePart[];
+  model?: { providerId?: string; modelId: string };
+}
+
+interface SendQuery {
+  async?: string;
+  ifBusy: IfBusy;
+}
+
+function sessionView(session: Session) {
+  const { userId: _userId, ...view } = session;
+  return view;
+}
+
+/** The reply of a finished turn: the text of its last assistant message. */
+function replyOf(messages: MessageView[]): { text: string; messageId: string | null } {
+  const last = messages.filter((message) => message.role === 'assistant').at(-1);
+  const text = last?.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('') ?? '';
+  return { text, messageId: last?.id ?? null };
+}
+
+export function sessionRoutes(deps: ApiDeps) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/agent/:name/session',
+      summary: 'Start a session with an agent (pinned to its current revision)',
+      tag: 'sessions',
+      auth: { kind: 'scope', scope: 'sessions:write' },
+      body: { schema: { type: 'object', additionalProperties: false, properties: {} } },
+      responses: { 201: { description: 'The new session', schema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } }, 404: { description: 'You have no agent of that name' } },
+      async handle({ params, principal }) {
+        const agent = await findAgent(deps.db, principal!.userId, params.name!);
+        if (!agent) throw new NotFoundError(`You have no agent named "${params.name}"`);
+        const session = await createSession(deps.db, { userId: agent.userId, agentId: agent.id, revision: agent.revision });
+        return { status: 201, body: { id: session.id } };
+      },
+    }),
+    defineRoute<unknown, { limit: number }>({
+      method: 'get',
+      path: '/agent/:name/sessions',
+      summary: "An agent's sessions, newest first",
+      tag: 'sessions',
+      auth: { kind: 'scope', scope: 'read' },
+      query: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } } },
+      responses: { 200: { description: 'Sessions', schema: { type: 'object', required: ['sessions'], properties: { sessions: { type: 'array', items: sessionSchema } } } }, 404: { description: 'You have no agent of that name' } },
+      async handle({ params, query, principal }) {
+        const agent = await findAgent(deps.db, principal!.userId, params.name!);
+        if (!agent) throw new NotFoundError(`You have no agent named "${params.name}"`);
+        const sessions = await listAgentSessions(deps.db, agent.id, { limit: query.limit });
+        return { status: 200, body: { sessions: sessions.map(sessionView) } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/session/:id',
+      summary: 'A session with its messages, status and usage totals',
+      tag: 'sessions',
+      auth: { kind: 'scope', scope: 'read' },
+      responses: {
+        200: { description: 'The session', schema: { ...sessionSchema, properties: { ...sessionSchema.properties, messages: { type: 'array', items: { type: 'object' } } } } },
+        403: { description: "Another user's session" },
+        404: { description: 'No such session' },
+      },
+      async handle({ params, principal }) {
+        const session = await loadOwnedSession(deps.db, principal, params.id!);
+        return { status: 200, body: { ...sessionView(session), messages: await listMessages(deps.db, session.id) } };
+      },
+    }),
+    defineRoute<SendBody, SendQuery>({
+      method: 'post',
+      path: '/session/:id',
+      summary: 'Send a message: streamed (Accept: text/event-stream), async (?async=1) or waiting for the reply',
+      description:
+        'A send while a turn runs is queued and runs after it, in order; `ifBusy=reject` answers 409 instead, `ifBusy=interrupt` ' +
+        'aborts the running turn first. With `Accept: text/event-stream` the answer is the SSE stream of this turn, ending after ' +
+        'its terminal event (`turn.completed`, `turn.failed` or `turn.aborted`).',
+      tag: 'sessions',
+      auth: { kind: 'scope', scope: 'sessions:write' },
+      body: { required: true, schema: sendBodySchema },
+      query: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          async: { enum: ['1', 'true', '0', 'false'], description: '1: answer 202 {messageId} at once' },
+          ifBusy: { enum: ['queue', 'reject', 'interrupt'], default: 'queue' },
+        },
+      },
+      responses: {
+        200: {
+          description: 'The turn ended (waiting form)',
+          schema: {
+            type: 'object',
+            required: ['messageId', 'reply', 'status'],
+            properties: {
+              messageId: { type: 'string' },
+              reply: { type: 'string', description: 'Text of the final assistant message' },
+              replyMessageId: { type: ['string', 'null'] },
+              status: { enum: ['completed', 'failed', 'aborted'] },
+              error: { type: 'string' },
+            },
+          },
+        },
+        202: { description: 'Accepted (async form, or the wait limit passed)', schema: { type: 'object', required: ['messageId'], properties: { messageId: { type: 'string' } } } },
+        403: { description: "Another user's session" },
+        404: { description: 'No such session' },
+        409: { description: 'ifBusy=reject and a turn is running' },
+        410: { description: 'The agent of this session was deleted' },
+      },
+      async handle({ req, res, params, body, query, principal }) {
+        const session = await loadOwnedSession(deps.db, principal, params.id!);
+        const { rows } = await deps.db.query<{ deleted: boolean }>('SELECT deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1', [session.agentId]);
+        if (rows[0]?.deleted) throw new GoneError('The agent of this session was deleted; the session can be read but not continued');
+        if (body.parts.some((part) => part.type === 'file')) {
+          throw new ValidationError('File parts are not accepted yet: uploads arrive with the session media endpoints', [{ path: '/parts', message: 'file parts are not supported yet' }]);
+        }
+        const messageId = newId('msg');
+        const model = body.model ? { providerId: body.model.providerId ?? '', modelId: body.model.modelId } : undefined;
+        const { seq } = await sendToSession(deps, session, { messageId, parts: body.parts, ifBusy: query.ifBusy, ...(model ? { model } : {}) });
+
+        if (query.async === '1' || query.async === 'true') return { status: 202, body: { messageId } };
+        if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream' && req.get('accept')?.includes('text/event-stream')) {
+          res.set({ 'x-message-id': messageId });
+          await streamEvents({
+            req,
+            res,
+            db: deps.db,
+            hub: deps.events,
+            sessionId: session.id,
+            afterSeq: seq - 1,
+            heartbeatMs: deps.config.limits.sseHeartbeatMs,
+            filter: turnEventFilter(messageId),
+            until: isTurnEnd(messageId),
+          });
+          return undefined;
+        }
+
+        const closed = new AbortController();
+        res.on('close', () => closed.abort());
+        const end = await waitForEvent({ db: deps.db, hub: deps.events, sessionId: session.id, afterSeq: seq, timeoutMs: WAIT_LIMIT_MS, signal: closed.signal }, isTurnEnd(messageId));
+        if (!end) return { status: 202, body: { messageId } };
+        const reply = replyOf(await turnMessages(deps.db, session.id, messageId));
+        const status = end.type === 'turn.completed' ? 'completed' : end.type === 'turn.failed' ? 'failed' : 'aborted';
+        return {
+          status: 200,
+          body: { messageId, reply: reply.text, replyMessageId: reply.messageId, status, ...(end.type === 'turn.failed' ? { error: end.error } : {}) },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/session/:id/abort',
+      summary: 'Abort the running turn; it ends with turn.aborted and keeps its partial text',
+      tag: 'sessions',
+      auth: { kind: 'scope', scope: 'sessions:write' },
+      responses: { 200: { description: 'Whether a turn was running', schema: { type: 'object', required: ['aborted'], properties: { aborted: { type: 'boolean' } } } } },
+      async handle({ params, principal }) {
+        const session = await loadOwnedSession(deps.db, principal, params.id!);
+        return { status: 200, body: { aborted: await abortSession(deps, session.id) } };
+      },
+    }),
+  ];
+}

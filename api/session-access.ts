@@ -1,0 +1,13 @@
+// Who may name a session: its owner. An unknown id is 404; another user's session is 403 (SPEC:
+// naming another user's session is forbidden, unlike agent names, which are private per user).
+import type { Db } from '../store/db.ts';
+import type { Principal } from '../store/api-keys.ts';
+import { getSession, type Session } from '../store/sessions.ts';
+import { ForbiddenError, NotFoundError } from '../lib/errors.ts';
+
+export async function loadOwnedSession(db: Db, principal: Principal | undefined, id: string): Promise<Session> {
+  const session = await getSession(db, id);
+  if (!session) throw new NotFoundError(`There is no session "${id}"`);
+  if (session.userId !== principal?.userId) throw new ForbiddenError('This session belongs to another user');
+  return session;
+}

@@ -1,0 +1,213 @@
+// Replay rate of a 50,000-event session: GET /session/:id/events over SSE from seq 0 through the
+// real API (auth, rate limiter, ownership check, paged reads, framing, backpressure), beside reading
+// the same rows with plain SQL in the same pages through the same driver. The ratio is the figure to
+// compare across runs: the machine and PostgreSQL cancel out.
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { createApp } from '../api/app.ts';
+import { createEventHub } from '../api/event-hub.ts';
+import { REPLAY_PAGE_SIZE } from '../api/sse.ts';
+import { loadConfig } from '../lib/config.ts';
+import type { NewEvent } from '../lib/events.ts';
+import { createLogger } from '../lib/logger.ts';
+import { parseMasterKey } from '../lib/master-key.ts';
+import { SCOPES } from '../lib/scopes.ts';
+import { lazyTemporalClient } from '../lib/temporal.ts';
+import type { Bundle } from '../lib/bundle/index.ts';
+import { deployRevision } from '../store/agents.ts';
+import { insertKey } from '../store/api-keys.ts';
+import { createPool, inTransaction, type Db } from '../store/db.ts';
+import { appendEvents } from '../store/events.ts';
+import { createSession } from '../store/sessions.ts';
+import { createUser } from '../store/users.ts';
+import type { Benchmark } from './benchmark.ts';
+
+const EVENTS = 50_000;
+/** Appended per transaction while seeding. */
+const SEED_BATCH = 2_000;
+const RUNS = 5;
+
+function bundle(name: string): Bundle {
+  return {
+    name,
+    model: { providerId: 'openai-compatible', modelId: 'bench-model' },
+    skills: [],
+    customTools: [],
+    workspaceFiles: {},
+    mcps: [],
+    triggers: [],
+    strictSecrets: false,
+    secretGrants: [],
+    userChannels: [],
+    workflows: {},
+  };
+}
+
+/** Streamed text as a model produces it: short deltas of one assistant message. */
+async function seed(db: Db, sessionId: string): Promise<void> {
+  // createSession wrote seq 1; the rest brings the session to exactly EVENTS events.
+  for (let written = 1; written < EVENTS;) {
+    const count = Math.min(SEED_BATCH, EVENTS - written);
+    const events: NewEvent[] = Array.from({ length: count }, (_, i) => ({
+      type: 'message.part.delta',
+      data: { messageId: 'msg_bench', delta: ` token${written + i}` },
+    }));
+    await inTransaction(db, (client) => appendEvents(client, sessionId, events));
+    written += count;
+  }
+}
+
+/**
+ * Opens the SSE replay from 0 and reads until the frame with id EVENTS; the stream stays open for
+ * live events, so the client cuts it there. Counts frames by their `event:` lines, which appear
+ * exactly once per frame (the data is one line of JSON).
+ */
+function replayOverSse(url: string, headers: http.OutgoingHttpHeaders): Promise<{ ms: number; frames: number; bytes: number }> {
+  const lastId = `id: ${EVENTS}\n`;
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const request = http.get(url, { headers: { ...headers, accept: 'text/event-stream' } }, (response) => {
+      if (response.statusCode !== 200) {
+        reject(new Error(`GET ${url} answered ${response.statusCode}`));
+        response.resume();
+        return;
+      }
+      response.setEncoding('utf8');
+      let frames = 0;
+      let bytes = 0;
+      // The tail of the previous chunk, so a marker split across chunks is still found.
+      let carry = '';
+      response.on('data', (chunk: string) => {
+        bytes += Buffer.byteLength(chunk);
+        const text = carry + chunk;
+        frames += countOf(text, '\nevent: ') - countOf(carry, '\nevent: ');
+        if (text.includes(lastId)) {
+          const ms = Number(process.hrtime.bigint() - started) / 1e6;
+          request.destroy();
+          resolve({ ms, frames, bytes });
+          return;
+        }
+        carry = text.slice(-32);
+      });
+      response.on('error', reject);
+    });
+    request.on('error', (error) => {
+      if (!request.destroyed) reject(error);
+    });
+  });
+}
+
+function countOf(text: string, needle: string): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count++;
+  return count;
+}
+
+/** The floor: the same keyset pages of the same rows, straight from the pool, parsed by pg. */
+async function replayOverSql(db: Db, sessionId: string): Promise<{ ms: number; rows: number }> {
+  const started = process.hrtime.bigint();
+  let rows = 0;
+  for (let after = 0; ;) {
+    const page = await db.query<{ seq: number }>('SELECT * FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [
+      sessionId,
+      after,
+      REPLAY_PAGE_SIZE,
+    ]);
+    rows += page.rows.length;
+    if (page.rows.length < REPLAY_PAGE_SIZE) break;
+    after = page.rows[page.rows.length - 1]!.seq;
+  }
+  return { ms: Number(process.hrtime.bigint() - started) / 1e6, rows };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const round = (value: number, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
+
+const replay: Benchmark = {
+  name: 'replay',
+  description: `SSE replay of a ${EVENTS}-event session from seq 0, beside the same rows read with plain SQL; ${RUNS} runs each`,
+  needs: ['postgres'],
+  async run({ infra, log }) {
+    const config = loadConfig({
+      NODE_ENV: 'development',
+      DATABASE_URL: infra.databaseUrl(),
+      DATA_DIR: infra.scratchDir,
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_POINTS: '1000000000',
+      AUTH_FAILURE_LIMIT_POINTS: '1000000000',
+    });
+    const db = createPool(infra.databaseUrl(), 10);
+    const temporal = lazyTemporalClient(config); // never dialled: reading events does not use Temporal
+    const sink = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+    const logger = createLogger({ level: config.logLevel }, sink);
+    const events = await createEventHub({ databaseUrl: infra.databaseUrl(), logger });
+    const masterKey = parseMasterKey(randomBytes(32).toString('base64url'));
+    const server: Server = createApp({ config, db, logger, masterKey, temporal, events }).app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const user = await createUser(db, { name: `bench-${randomBytes(4).toString('hex')}` });
+
+    try {
+      const { key } = await insertKey(db, { userId: user.id, name: 'bench', scopes: SCOPES });
+      const { agent } = await deployRevision(db, {
+        userId: user.id,
+        bundle: bundle(`replay-${randomBytes(4).toString('hex')}`),
+        warnings: [],
+      });
+      const session = await createSession(db, { userId: user.id, agentId: agent.id, revision: agent.revision });
+      log(`seeding ${EVENTS} events`);
+      await seed(db, session.id);
+
+      const headers = { authorization: `Bearer ${key}` };
+      const streamUrl = `${url}/session/${session.id}/events`;
+      log('warming up (one run each)');
+      await replayOverSse(streamUrl, headers);
+      await replayOverSql(db, session.id);
+
+      const sse: number[] = [];
+      const sql: number[] = [];
+      let bytes = 0;
+      for (let run = 0; run < RUNS; run++) {
+        const streamed = await replayOverSse(streamUrl, headers);
+        if (streamed.frames !== EVENTS) throw new Error(`SSE replay delivered ${streamed.frames} frames, expected ${EVENTS}`);
+        const read = await replayOverSql(db, session.id);
+        if (read.rows !== EVENTS) throw new Error(`SQL read ${read.rows} rows, expected ${EVENTS}`);
+        sse.push(streamed.ms);
+        sql.push(read.ms);
+        bytes = streamed.bytes;
+        log(`run ${run + 1}: SSE ${streamed.ms.toFixed(0)} ms, SQL ${read.ms.toFixed(0)} ms`);
+      }
+
+      const sseRate = EVENTS / (median(sse) / 1000);
+      const sqlRate = EVENTS / (median(sql) / 1000);
+      return {
+        events: EVENTS,
+        runs: RUNS,
+        pageSize: REPLAY_PAGE_SIZE,
+        method: 'one client at a time; SSE timed from the request to the frame with the last id; medians of the runs',
+        sse: { eventsPerSecond: Math.round(sseRate), medianMs: round(median(sse)), bytes, runsMs: sse.map((ms) => round(ms)) },
+        sql: { eventsPerSecond: Math.round(sqlRate), medianMs: round(median(sql)), runsMs: sql.map((ms) => round(ms)) },
+        // How many times slower the SSE replay is than the bare query: 1 would be free framing.
+        ratio: round(sqlRate / sseRate),
+      };
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await events.close();
+      // Sessions, events, agents and keys go with the user (ON DELETE CASCADE).
+      await db
+        .query('DELETE FROM users WHERE id = $1', [user.id])
+        .catch((error: unknown) => log(`cleanup failed: ${(error as Error).message}`));
+      await temporal.connection.close().catch(() => undefined);
+      await db.end();
+    }
+  },
+};
+
+export default replay;

@@ -1,0 +1,45 @@
+// Tools the model will see: custom tool ids must be unique and leave built-in names alone, tool
+// servers must exist, and every JSON Schema the model is held to must compile.
+import { BUILTIN_TOOL_NAMES, BUILTIN_TOOL_SERVERS } from './constants.ts';
+import { jsonSchemaProblem } from './json-schema-check.ts';
+import { isRecord, type Json, type Report } from './report.ts';
+
+export function checkTools(bundle: Json, report: Report): void {
+  checkCustomTools(bundle.customTools, report);
+  checkToolServers(bundle.mcps, report);
+  if (isRecord(bundle.jsonReply)) checkJsonSchema(bundle.jsonReply.schema, '/jsonReply/schema', report);
+}
+
+function checkCustomTools(tools: unknown, report: Report): void {
+  if (!Array.isArray(tools)) return;
+  const firstIndex = new Map<string, number>();
+  tools.forEach((tool: unknown, index) => {
+    if (!isRecord(tool)) return;
+    const idPath = `/customTools/${index}/id`;
+    const id = report.string(tool.id, idPath);
+    if (id !== undefined) {
+      const first = firstIndex.get(id);
+      if ((BUILTIN_TOOL_NAMES as readonly string[]).includes(id)) report.error(idPath, `"${id}" is the name of a built-in tool`);
+      else if (first !== undefined) report.error(idPath, `duplicates the id of /customTools/${first}`);
+      else firstIndex.set(id, index);
+    }
+    checkJsonSchema(tool.parameters, `/customTools/${index}/parameters`, report);
+  });
+}
+
+function checkToolServers(ids: unknown, report: Report): void {
+  if (!Array.isArray(ids)) return;
+  ids.forEach((value: unknown, index) => {
+    const path = `/mcps/${index}`;
+    const id = report.string(value, path);
+    if (id !== undefined && !(BUILTIN_TOOL_SERVERS as readonly string[]).includes(id)) {
+      report.error(path, `unknown tool server "${id}"; built-in tool servers: ${BUILTIN_TOOL_SERVERS.join(', ')}`);
+    }
+  });
+}
+
+function checkJsonSchema(schema: unknown, path: string, report: Report): void {
+  if (!isRecord(schema) || !report.clean(path)) return;
+  const problem = jsonSchemaProblem(schema);
+  if (problem !== undefined) report.error(path, problem);
+}

@@ -1,0 +1,65 @@
+// Workflow graphs: every reference names a node, approval branches are options of their node, and
+// nodes nothing leads to are pointed out (a warning: a half-built graph may still be deployed).
+import { childPointer } from './pointer.ts';
+import { isRecord, type Json, type Report } from './report.ts';
+
+export function checkWorkflows(bundle: Json, report: Report): void {
+  if (!isRecord(bundle.workflows)) return;
+  for (const [name, workflow] of Object.entries(bundle.workflows)) {
+    if (isRecord(workflow) && isRecord(workflow.nodes)) checkGraph(name, workflow, workflow.nodes, report);
+  }
+}
+
+function checkGraph(name: string, workflow: Json, nodes: Json, report: Report): void {
+  const base = childPointer('/workflows', name);
+  const edges = new Map<string, string[]>();
+  /** The node id at `path` when it names a node of this workflow; reports it otherwise. */
+  const target = (value: unknown, path: string): string | undefined => {
+    const id = report.string(value, path);
+    if (id === undefined) return undefined;
+    if (Object.hasOwn(nodes, id)) return id;
+    report.error(path, `"${id}" is not a node of workflow "${name}"`);
+    return undefined;
+  };
+
+  const start = target(workflow.start, `${base}/start`);
+  for (const [id, node] of Object.entries(nodes)) {
+    if (!isRecord(node)) continue;
+    const at = childPointer(base, 'nodes', id);
+    const next: (string | undefined)[] = [];
+    if (node.type === 'agent') next.push(target(node.next, `${at}/next`));
+    if (node.type === 'approval') {
+      const options = report.strings(node.options, `${at}/options`);
+      const branches = isRecord(node.next) ? node.next : {};
+      for (const [option, value] of Object.entries(branches)) {
+        const path = childPointer(at, 'next', option);
+        if (options && !options.includes(option)) report.error(path, `"${option}" is not one of the options (${options.join(', ')})`);
+        next.push(target(value, path));
+      }
+      for (const option of options ?? []) {
+        if (!Object.hasOwn(branches, option))
+          report.warn(`${at}/next`, `option "${option}" has no next node; choosing it ends the workflow`);
+      }
+      next.push(target(node.onExpired, `${at}/onExpired`));
+    }
+    edges.set(
+      id,
+      next.filter((value) => value !== undefined),
+    );
+  }
+
+  if (start === undefined) return;
+  const reached = new Set<string>([start]);
+  const queue = [start];
+  for (let id = queue.pop(); id !== undefined; id = queue.pop()) {
+    for (const following of edges.get(id) ?? []) {
+      if (!reached.has(following)) {
+        reached.add(following);
+        queue.push(following);
+      }
+    }
+  }
+  for (const id of Object.keys(nodes)) {
+    if (!reached.has(id)) report.warn(childPointer(base, 'nodes', id), `is not reachable from the start node "${start}"`);
+  }
+}

@@ -1,0 +1,39 @@
+// The closed lists and limits a bundle is checked against. They live in code, not in the schema,
+// because they grow with the service (new providers, new tool servers) while the published schema
+// stays a stable description of the bundle's shape.
+
+/** Model providers a bundle may name (SPEC: Agents). */
+export const PROVIDER_IDS = ['openrouter', 'openai', 'anthropic', 'openai-compatible'] as const;
+export type ProviderId = (typeof PROVIDER_IDS)[number];
+
+/** Built-in tool servers a bundle may enable in `mcps`. */
+export const BUILTIN_TOOL_SERVERS = ['time', 'workspace'] as const;
+
+/** Tools every agent has; a custom tool may not take their names. */
+export const BUILTIN_TOOL_NAMES = ['ask_my_user'] as const;
+
+/** Channel providers of approvals (SPEC: Approvals). */
+export const CHANNEL_PROVIDERS = ['webhook', 'slack', 'telegram', 'email'] as const;
+
+/** Secret keys: the form of an environment variable, so `{{secrets.KEY}}` is unambiguous. */
+export const SECRET_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** Sum of all workspaceFiles contents, in UTF-8 bytes. */
+export const MAX_WORKSPACE_BYTES = 512 * 1024;
+
+/**
+ * Deepest nesting of arrays and objects in a bundle. The JSONC parser recurses, so without a bound
+ * a megabyte of '[' would overflow the stack; real bundles (tool schemas included) stay far below.
+ */
+export const MAX_NESTING_DEPTH = 64;
+
+/**
+ * Most entries of any one array or object. Every bound of the schema is lower (500 at most), so
+ * this only limits free-form content (tool schemas, reply defaults); it exists because ajv's cost
+ * with allErrors grows faster than linearly with the number of errors, and a megabyte of "5," in
+ * one array would otherwise keep the process busy for seconds.
+ */
+export const MAX_COLLECTION_ENTRIES = 1000;
+
+/** More errors than this are summarised in one last entry, so garbage input gets a short answer. */
+export const MAX_REPORTED_ERRORS = 100;

@@ -1,0 +1,102 @@
+// The bundle as the service sees it after validation: defaults applied, `$schema` dropped. Written
+// by hand beside schema/bundle.schema.json; a test checks that every schema property appears here.
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export interface ModelRef {
+  providerId: string;
+  modelId: string;
+}
+
+export type Skill = string | { name: string; path: string } | { name: string; url: string };
+
+export interface CustomTool {
+  id: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: JsonObject;
+}
+
+export interface WebhookTrigger {
+  kind: 'webhook';
+  suffix?: string;
+  workflow?: string;
+}
+
+export interface CronTrigger {
+  kind: 'cron';
+  expression: string;
+  timezone?: string;
+  message?: string;
+  workflow?: string;
+}
+
+export type Trigger = WebhookTrigger | CronTrigger;
+
+export interface JsonReply {
+  schema: JsonObject;
+  retries: number;
+  defaults?: JsonObject;
+  allowSubtasks: boolean;
+}
+
+export interface CommandDef {
+  template: string;
+  agent?: string;
+  model?: ModelRef;
+  subtask?: boolean;
+}
+
+export type ChannelProvider = 'webhook' | 'slack' | 'telegram' | 'email';
+
+export interface UserChannel {
+  provider: ChannelProvider;
+  /** Values are plain settings or `{{secrets.KEY}}` references. */
+  config: Record<string, string | number | boolean>;
+  answerVia: 'reply' | 'signed-url';
+}
+
+export interface AgentNode {
+  type: 'agent';
+  prompt: string;
+  next?: string;
+}
+
+export interface ApprovalNode {
+  type: 'approval';
+  question: string;
+  options: string[];
+  /** Option to the id of the node that follows; an option without an entry ends the workflow. */
+  next: Record<string, string>;
+  expiresInMs?: number;
+  onExpired?: string;
+}
+
+export interface EndNode {
+  type: 'end';
+}
+
+export type WorkflowNode = AgentNode | ApprovalNode | EndNode;
+
+export interface Workflow {
+  start: string;
+  nodes: Record<string, WorkflowNode>;
+}
+
+export interface Bundle {
+  name: string;
+  model: ModelRef;
+  instructions?: string;
+  skills: Skill[];
+  customTools: CustomTool[];
+  workspaceFiles: Record<string, string>;
+  mcps: string[];
+  triggers: Trigger[];
+  strictSecrets: boolean;
+  secretGrants: string[];
+  jsonReply?: JsonReply;
+  command?: Record<string, CommandDef>;
+  userChannels: UserChannel[];
+  workflows: Record<string, Workflow>;
+}

@@ -1,0 +1,54 @@
+// The events of a session, as stored and as streamed: `{seq, type, at, sessionId, ...data}`. The
+// data of each type is defined here once; writers and readers import these types.
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export type MessagePart =
+  | { type: 'text'; text: string }
+  | { type: 'file'; url: string; mediaType?: string; filename?: string }
+  | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown }
+  | { type: 'tool-result'; toolCallId: string; toolName: string; output: unknown; isError?: boolean };
+
+export type MessageRole = 'user' | 'assistant' | 'tool';
+export type MessageStatus = 'streaming' | 'complete' | 'aborted' | 'failed';
+
+export interface MessageView {
+  id: string;
+  role: MessageRole;
+  parts: MessagePart[];
+  status: MessageStatus;
+  /** The user message whose turn produced this message (its own id for a user message). */
+  turnId: string | null;
+  model?: { providerId: string; modelId: string } | null;
+  usage?: TokenUsage | null;
+  costUsd?: number | null;
+  createdAt: string;
+}
+
+export interface EventData {
+  'session.created': { agentId: string; revision: number; forkedFrom?: string };
+  'message.created': { message: MessageView };
+  'turn.started': { turnId: string };
+  'message.part.delta': { messageId: string; delta: string };
+  'step.retry': { messageId: string; attempt: number };
+  'tool.call': { messageId: string; toolCallId: string; toolName: string; input: unknown };
+  'tool.result': { messageId: string; toolCallId: string; toolName: string; output: unknown; isError?: boolean };
+  'message.completed': { message: MessageView };
+  'turn.completed': { turnId: string; usage: TokenUsage; costUsd: number | null };
+  'turn.failed': { turnId: string; error: string };
+  'turn.aborted': { turnId: string };
+}
+
+export type EventType = keyof EventData;
+
+export const TERMINAL_TURN_EVENTS: readonly EventType[] = ['turn.completed', 'turn.failed', 'turn.aborted'];
+
+export type NewEvent = { [T in EventType]: { type: T; data: EventData[T] } }[EventType];
+
+export type SessionEvent = { [T in EventType]: { seq: number; type: T; at: string; sessionId: string } & EventData[T] }[EventType];
+
+/** The NOTIFY channel; the payload is `<sessionId>:<seq>`. */
+export const EVENTS_CHANNEL = 'session_events';

@@ -1,0 +1,44 @@
+// Appending and reading session events. An append runs inside the caller's transaction, so an
+// event commits (and is announced) together with the change it describes, or not at all.
+import type { Db, DbClient } from './db.ts';
+import { EVENTS_CHANNEL, type NewEvent, type SessionEvent } from '../lib/events.ts';
+
+interface EventRow {
+  session_id: string;
+  seq: number;
+  type: string;
+  at: Date;
+  data: Record<string, unknown>;
+}
+
+export function toSessionEvent(row: EventRow): SessionEvent {
+  return { ...row.data, seq: row.seq, type: row.type, at: row.at.toISOString(), sessionId: row.session_id } as SessionEvent;
+}
+
+/**
+ * Appends events with the session's next seq values. Must run in a transaction: the UPDATE locks
+ * the session row, so concurrent appenders take turns and seq has no gap and no repeat.
+ */
+export async function appendEvents(client: DbClient, sessionId: string, events: readonly NewEvent[]): Promise<SessionEvent[]> {
+  if (events.length === 0) return [];
+  const { rows } = await client.query<{ last_seq: number }>(
+    'UPDATE sessions SET last_seq = last_seq + $2, updated_at = now() WHERE id = $1 RETURNING last_seq',
+    [sessionId, events.length],
+  );
+  if (!rows[0]) throw new Error(`Session ${sessionId} does not exist`);
+  const first = rows[0].last_seq - events.length + 1;
+  const inserted = await client.query<EventRow>(
+    `INSERT INTO events (session_id, seq, type, data)
+     SELECT $1, $2::bigint + e.ordinality - 1, e.type, e.data
+       FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS (type text, data jsonb)) WITH ORDINALITY AS e(type, data, ordinality)
+     RETURNING *`,
+    [sessionId, first, JSON.stringify(events)],
+  );
+  await client.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, `${sessionId}:${rows[0].last_seq}`]);
+  return inserted.rows.sort((a, b) => a.seq - b.seq).map(toSessionEvent);
+}
+
+export async function readEvents(db: Db | DbClient, sessionId: string, afterSeq: number, limit: number): Promise<SessionEvent[]> {
+  const { rows } = await db.query<EventRow>('SELECT * FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [sessionId, afterSeq, limit]);
+  return rows.map(toSessionEvent);
+}

@@ -1,0 +1,205 @@
+// Messages of a session. Every write here also appends the event that describes it, in the same
+// transaction. Assistant messages are written by model-step attempts; a write names its attempt and
+// is refused once a newer attempt owns the message, so a zombie attempt cannot interleave.
+import type { Db, DbClient } from './db.ts';
+import { inTransaction } from './db.ts';
+import { appendEvents } from './events.ts';
+import type { MessagePart, MessageRole, MessageStatus, MessageView, NewEvent, SessionEvent, TokenUsage } from '../lib/events.ts';
+
+interface MessageRow {
+  id: string;
+  session_id: string;
+  position: number;
+  turn_id: string | null;
+  role: MessageRole;
+  parts: MessagePart[];
+  status: MessageStatus;
+  attempt: number;
+  model: { providerId: string; modelId: string } | null;
+  usage: TokenUsage | null;
+  cost_usd: string | null;
+  reverted: boolean;
+  created_at: Date;
+}
+
+export function toMessageView(row: MessageRow): MessageView {
+  return {
+    id: row.id,
+    role: row.role,
+    parts: row.parts,
+    status: row.status,
+    turnId: row.turn_id,
+    model: row.model,
+    usage: row.usage,
+    costUsd: row.cost_usd === null ? null : Number(row.cost_usd),
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export class StaleAttemptError extends Error {
+  override name = 'StaleAttemptError';
+}
+
+async function insertMessage(
+  client: DbClient,
+  input: { id: string; sessionId: string; turnId: string; role: MessageRole; parts: MessagePart[]; status: MessageStatus; attempt?: number },
+  extraEvents: NewEvent[] = [],
+): Promise<{ message: MessageView; events: SessionEvent[] }> {
+  // The message's position is the seq of its message.created event: the next seq of the session.
+  const { rows: seqRows } = await client.query<{ next: number }>('SELECT last_seq + 1 + $2::int AS next FROM sessions WHERE id = $1 FOR UPDATE', [
+    input.sessionId,
+    extraEvents.length,
+  ]);
+  const position = seqRows[0]!.next;
+  const { rows } = await client.query<MessageRow>(
+    `INSERT INTO messages (id, session_id, position, turn_id, role, parts, status, attempt)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+    [input.id, input.sessionId, position, input.turnId, input.role, JSON.stringify(input.parts), input.status, input.attempt ?? 1],
+  );
+  const message = toMessageView(rows[0]!);
+  const events = await appendEvents(client, input.sessionId, [...extraEvents, { type: 'message.created', data: { message } }]);
+  return { message, events };
+}
+
+/** Records a user message once (a retried call finds it and returns it). */
+export async function recordUserMessage(db: Db, input: { sessionId: string; messageId: string; parts: MessagePart[] }): Promise<{ message: MessageView; seq: number }> {
+  return inTransaction(db, async (client) => {
+    const existing = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1', [input.messageId]);
+    if (existing.rows[0]) return { message: toMessageView(existing.rows[0]), seq: existing.rows[0].position };
+    const { message } = await insertMessage(client, { id: input.messageId, sessionId: input.sessionId, turnId: input.messageId, role: 'user', parts: input.parts, status: 'complete' });
+    const { rows } = await client.query<{ position: number }>('SELECT position FROM messages WHERE id = $1', [input.messageId]);
+    return { message, seq: rows[0]!.position };
+  });
+}
+
+/**
+ * Claims an assistant message for a step attempt: creates it on first use; on a later attempt
+ * resets its parts, takes ownership and announces `step.retry` so readers drop its deltas.
+ */
+export async function claimAssistantMessage(
+  db: Db,
+  input: { sessionId: string; turnId: string; messageId: string; attempt: number; model: { providerId: string; modelId: string } },
+): Promise<MessageView> {
+  return inTransaction(db, async (client) => {
+    const existing = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1 FOR UPDATE', [input.messageId]);
+    const row = existing.rows[0];
+    if (row && row.status !== 'streaming') return toMessageView(row);
+    const retry: NewEvent[] = input.attempt > 1 ? [{ type: 'step.retry', data: { messageId: input.messageId, attempt: input.attempt } }] : [];
+    if (row) {
+      if (row.attempt > input.attempt) throw new StaleAttemptError(`attempt ${input.attempt} is older than ${row.attempt}`);
+      const updated = await client.query<MessageRow>(`UPDATE messages SET attempt = $2, parts = '[]', model = $3 WHERE id = $1 RETURNING *`, [
+        input.messageId,
+        input.attempt,
+        JSON.stringify(input.model),
+      ]);
+      await appendEvents(client, input.sessionId, retry);
+      return toMessageView(updated.rows[0]!);
+    }
+    const { message } = await insertMessage(
+      client,
+      { id: input.messageId, sessionId: input.sessionId, turnId: input.turnId, role: 'assistant', parts: [], status: 'streaming', attempt: input.attempt },
+      retry,
+    );
+    await client.query('UPDATE messages SET model = $2 WHERE id = $1', [input.messageId, JSON.stringify(input.model)]);
+    return { ...message, model: input.model };
+  });
+}
+
+async function lockOwned(client: DbClient, messageId: string, attempt: number): Promise<MessageRow> {
+  const { rows } = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1 FOR UPDATE', [messageId]);
+  const row = rows[0];
+  if (!row || row.attempt !== attempt || row.status !== 'streaming') {
+    throw new StaleAttemptError(`message ${messageId} is no longer written by attempt ${attempt}`);
+  }
+  return row;
+}
+
+/** Appends streamed text as one `message.part.delta` event, if this attempt still owns the message. */
+export async function appendDelta(db: Db, input: { sessionId: string; messageId: string; attempt: number; delta: string }): Promise<void> {
+  await inTransaction(db, async (client) => {
+    await lockOwned(client, input.messageId, input.attempt);
+    await appendEvents(client, input.sessionId, [{ type: 'message.part.delta', data: { messageId: input.messageId, delta: input.delta } }]);
+  });
+}
+
+/**
+ * Stores the step's final message (idempotently: a message already finished is returned as is),
+ * adds its usage to the session's totals, and appends message.completed plus any extra events.
+ */
+export async function finishAssistantMessage(
+  db: Db,
+  input: {
+    sessionId: string;
+    messageId: string;
+    attempt: number;
+    parts: MessagePart[];
+    status: 'complete' | 'aborted';
+    usage: TokenUsage;
+    costUsd: number | null;
+    events?: (message: MessageView) => NewEvent[];
+  },
+): Promise<MessageView> {
+  return inTransaction(db, async (client) => {
+    const current = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1 FOR UPDATE', [input.messageId]);
+    if (current.rows[0] && current.rows[0].status !== 'streaming') return toMessageView(current.rows[0]);
+    await lockOwned(client, input.messageId, input.attempt);
+    const { rows } = await client.query<MessageRow>(
+      `UPDATE messages SET parts = $2, status = $3, usage = $4, cost_usd = $5, completed_at = now() WHERE id = $1 RETURNING *`,
+      [input.messageId, JSON.stringify(input.parts), input.status, JSON.stringify(input.usage), input.costUsd],
+    );
+    await client.query(
+      `UPDATE sessions SET input_tokens = input_tokens + $2, output_tokens = output_tokens + $3, cost_usd = cost_usd + $4 WHERE id = $1`,
+      [input.sessionId, input.usage.inputTokens, input.usage.outputTokens, input.costUsd ?? 0],
+    );
+    const message = toMessageView(rows[0]!);
+    await appendEvents(client, input.sessionId, [{ type: 'message.completed', data: { message } }, ...(input.events?.(message) ?? [])]);
+    return message;
+  });
+}
+
+/** Records tool results as one tool message (once), with a `tool.result` event per result. */
+export async function recordToolResults(
+  db: Db,
+  input: { sessionId: string; turnId: string; messageId: string; results: Extract<MessagePart, { type: 'tool-result' }>[] },
+): Promise<void> {
+  await inTransaction(db, async (client) => {
+    const existing = await client.query('SELECT 1 FROM messages WHERE id = $1', [input.messageId]);
+    if (existing.rowCount) return;
+    const resultEvents: NewEvent[] = input.results.map((result) => ({
+      type: 'tool.result',
+      data: { messageId: input.messageId, toolCallId: result.toolCallId, toolName: result.toolName, output: result.output, ...(result.isError ? { isError: true } : {}) },
+    }));
+    await insertMessage(client, { id: input.messageId, sessionId: input.sessionId, turnId: input.turnId, role: 'tool', parts: input.results, status: 'complete' });
+    await appendEvents(client, input.sessionId, resultEvents);
+  });
+}
+
+// Conversation order is by turn, then within the turn: a user message queued while an earlier turn
+// was still answering comes after that turn's replies, although it was recorded before them.
+const CONVERSATION_ORDER = `
+  SELECT m.* FROM messages m JOIN messages t ON t.id = m.turn_id AND t.session_id = m.session_id
+   WHERE m.session_id = $1 AND NOT m.reverted`;
+
+/**
+ * What the model sees in a turn: the messages of every turn up to and including `turnId`, not
+ * reverted, finished (an aborted reply keeps its partial text), in conversation order.
+ */
+export async function conversation(db: Db | DbClient, sessionId: string, turnId: string): Promise<MessageView[]> {
+  const { rows } = await db.query<MessageRow>(
+    `${CONVERSATION_ORDER} AND m.status IN ('complete', 'aborted')
+       AND t.position <= (SELECT position FROM messages WHERE id = $2)
+     ORDER BY t.position, m.position`,
+    [sessionId, turnId],
+  );
+  return rows.map(toMessageView);
+}
+
+export async function listMessages(db: Db | DbClient, sessionId: string): Promise<MessageView[]> {
+  const { rows } = await db.query<MessageRow>(`${CONVERSATION_ORDER} ORDER BY t.position, m.position`, [sessionId]);
+  return rows.map(toMessageView);
+}
+
+export async function turnMessages(db: Db | DbClient, sessionId: string, turnId: string): Promise<MessageView[]> {
+  const { rows } = await db.query<MessageRow>('SELECT * FROM messages WHERE session_id = $1 AND turn_id = $2 ORDER BY position', [sessionId, turnId]);
+  return rows.map(toMessageView);
+}

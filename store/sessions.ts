@@ -1,0 +1,83 @@
+// Sessions: one conversation with one agent revision. The row also carries the event counter
+// (last_seq) and the usage totals of its assistant messages.
+import type { Db, DbClient } from './db.ts';
+import { inTransaction } from './db.ts';
+import { newId } from '../lib/ids.ts';
+import { appendEvents } from './events.ts';
+
+export type SessionStatus = 'idle' | 'running' | 'waiting';
+
+export interface Session {
+  id: string;
+  userId: string;
+  agentId: string;
+  revision: number;
+  status: SessionStatus;
+  lastSeq: number;
+  usage: { inputTokens: number; outputTokens: number; costUsd: number };
+  forkedFrom: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface SessionRow {
+  id: string;
+  user_id: string;
+  agent_id: string;
+  revision: number;
+  status: SessionStatus;
+  last_seq: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: string;
+  forked_from: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toSession(row: SessionRow): Session {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    agentId: row.agent_id,
+    revision: row.revision,
+    status: row.status,
+    lastSeq: row.last_seq,
+    usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens, costUsd: Number(row.cost_usd) },
+    forkedFrom: row.forked_from,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Creates a session pinned to the agent's revision, with its `session.created` event (seq 1). */
+export async function createSession(db: Db, input: { userId: string; agentId: string; revision: number }): Promise<Session> {
+  return inTransaction(db, async (client) => {
+    const { rows } = await client.query<SessionRow>('INSERT INTO sessions (id, user_id, agent_id, revision) VALUES ($1, $2, $3, $4) RETURNING *', [
+      newId('ses'),
+      input.userId,
+      input.agentId,
+      input.revision,
+    ]);
+    const session = rows[0]!;
+    await appendEvents(client, session.id, [{ type: 'session.created', data: { agentId: input.agentId, revision: input.revision } }]);
+    return toSession({ ...session, last_seq: 1 });
+  });
+}
+
+export async function getSession(db: Db | DbClient, sessionId: string): Promise<Session | undefined> {
+  const { rows } = await db.query<SessionRow>('SELECT * FROM sessions WHERE id = $1', [sessionId]);
+  return rows[0] && toSession(rows[0]);
+}
+
+export async function listAgentSessions(db: Db, agentId: string, options: { limit: number; before?: Date }): Promise<Session[]> {
+  const { rows } = await db.query<SessionRow>(
+    'SELECT * FROM sessions WHERE agent_id = $1 AND ($2::timestamptz IS NULL OR created_at < $2) ORDER BY created_at DESC, id LIMIT $3',
+    [agentId, options.before ?? null, options.limit],
+  );
+  return rows.map(toSession);
+}
+
+export async function setSessionStatus(client: Db | DbClient, sessionId: string, status: SessionStatus): Promise<void> {
+  await client.query('UPDATE sessions SET status = $2, updated_at = now() WHERE id = $1', [sessionId, status]);
+}

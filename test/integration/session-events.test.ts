@@ -1,0 +1,446 @@
+// GET /session/:id/events against a real PostgreSQL: JSON pages, SSE replay then live, several API
+// processes, heartbeats, concurrent appenders, a process going away mid-stream, and a LISTEN
+// connection killed under the hub. Events are written the way activities write them.
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startTestApi, type TestApi } from '../helpers/api.ts';
+import { createTestUser, type TestUser } from '../helpers/users.ts';
+import { call } from '../helpers/request.ts';
+import { collectSse, readSse, type SseEvent } from '../helpers/http.ts';
+import { testConfig } from '../helpers/env.ts';
+import { createPool, inTransaction, type Db } from '../../store/db.ts';
+import { deployRevision } from '../../store/agents.ts';
+import { createSession } from '../../store/sessions.ts';
+import { appendEvents } from '../../store/events.ts';
+import { TERMINAL_TURN_EVENTS, type NewEvent, type SessionEvent } from '../../lib/events.ts';
+import type { Bundle } from '../../lib/bundle/index.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { streamEvents } from '../../api/sse.ts';
+
+let api: TestApi;
+let user: TestUser;
+/** The tests' own pool: appends keep working while an API under test is closed. */
+let db: Db;
+beforeAll(async () => {
+  api = await startTestApi();
+  user = await createTestUser(api.db);
+  db = createPool(testConfig().databaseUrl!, 30);
+});
+afterAll(async () => {
+  await api?.close();
+  await db?.end();
+});
+
+function bundle(name: string): Bundle {
+  return {
+    name,
+    model: { providerId: 'openai-compatible', modelId: 'fake-model' },
+    skills: [],
+    customTools: [],
+    workspaceFiles: {},
+    mcps: [],
+    triggers: [],
+    strictSecrets: false,
+    secretGrants: [],
+    userChannels: [],
+    workflows: {},
+  };
+}
+
+async function newSession(who: TestUser = user): Promise<string> {
+  const { agent } = await deployRevision(db, { userId: who.userId, bundle: bundle(`events-${randomUUID().slice(0, 8)}`), warnings: [] });
+  const session = await createSession(db, { userId: who.userId, agentId: agent.id, revision: agent.revision });
+  return session.id;
+}
+
+const delta = (text: string): NewEvent => ({ type: 'message.part.delta', data: { messageId: 'msg_test', delta: text } });
+
+/** Appends `count` deltas labelled `<label><i>` in one transaction. */
+function append(sessionId: string, count: number, label = 'd'): Promise<SessionEvent[]> {
+  return inTransaction(db, (client) =>
+    appendEvents(
+      client,
+      sessionId,
+      Array.from({ length: count }, (_, i) => delta(`${label}${i}`)),
+    ),
+  );
+}
+
+function openSse(
+  url: string,
+  sessionId: string,
+  options: { after?: string; lastEventId?: string; who?: TestUser } = {},
+): Promise<Response> {
+  const query = options.after === undefined ? '' : `?after=${options.after}`;
+  const headers: Record<string, string> = { ...(options.who ?? user).auth, accept: 'text/event-stream' };
+  if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId;
+  return fetch(`${url}/session/${sessionId}/events${query}`, { headers });
+}
+
+const seqs = (events: SseEvent[]) => events.map((event) => Number(event.id));
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+const reaches = (seq: number) => (event: SseEvent) => Number(event.id) >= seq;
+
+/** Reads from a live SSE body until `done` holds, leaving the stream open for more. */
+async function readUntil(events: AsyncGenerator<SseEvent>, done: (event: SseEvent) => boolean, timeoutMs = 10_000): Promise<SseEvent[]> {
+  const got: SseEvent[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`readUntil timed out; got ${JSON.stringify(got)}`)), Math.max(0, deadline - Date.now()));
+    });
+    const next = await Promise.race([events.next(), timeout]).finally(() => clearTimeout(timer));
+    if (next.done) throw new Error(`the stream ended; got ${JSON.stringify(got)}`);
+    got.push(next.value);
+    if (done(next.value)) return got;
+  }
+}
+
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('JSON pages', () => {
+  test('pages follow `next` to the end, where next is null', async () => {
+    const sessionId = await newSession();
+    await append(sessionId, 24);
+    const page = (query: string) =>
+      call<{ events: SessionEvent[]; next: number | null }>(`${api.url}/session/${sessionId}/events${query}`, {
+        headers: { ...user.auth, accept: 'application/json' },
+      });
+
+    const first = await page('?limit=10');
+    expect(first.status).toBe(200);
+    expect(first.body.events.map((event) => event.seq)).toEqual(range(1, 10));
+    expect(first.body.next).toBe(10);
+    expect(first.body.events[0]).toMatchObject({ seq: 1, type: 'session.created', sessionId, at: expect.any(String) });
+    expect(first.body.events[1]).toEqual({
+      seq: 2,
+      type: 'message.part.delta',
+      sessionId,
+      at: expect.any(String),
+      messageId: 'msg_test',
+      delta: 'd0',
+    });
+
+    const second = await page(`?limit=10&after=${first.body.next}`);
+    expect(second.body.events.map((event) => event.seq)).toEqual(range(11, 20));
+    const third = await page(`?limit=10&after=${second.body.next}`);
+    expect(third.body.events.map((event) => event.seq)).toEqual(range(21, 25));
+    expect(third.body.next).toBeNull();
+
+    // A page ending exactly at the last event is the end too; the default limit is 100.
+    expect((await page('?limit=25')).body.next).toBeNull();
+    const all = await page('');
+    expect(all.body.events).toHaveLength(25);
+    expect(all.body.next).toBeNull();
+    expect((await page('?after=25')).body).toEqual({ events: [], next: null });
+  });
+});
+
+describe('SSE replay', () => {
+  test('from 0: every event as id/event/data frames, across several replay pages, with the SSE headers', async () => {
+    const sessionId = await newSession();
+    await append(sessionId, 2_499);
+    const response = await openSse(api.url, sessionId);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('no-cache, no-transform');
+    expect(response.headers.get('x-accel-buffering')).toBe('no');
+    const events = await collectSse(response, reaches(2_500));
+    expect(seqs(events)).toEqual(range(1, 2_500));
+    expect(events[0]!.event).toBe('session.created');
+    expect(events[1]).toEqual({ id: '2', event: 'message.part.delta', data: expect.any(String) });
+    expect(JSON.parse(events[1]!.data)).toEqual({
+      seq: 2,
+      type: 'message.part.delta',
+      at: expect.any(String),
+      sessionId,
+      messageId: 'msg_test',
+      delta: 'd0',
+    });
+    for (const event of events) expect(JSON.parse(event.data)).toMatchObject({ seq: Number(event.id), type: event.event, sessionId });
+  });
+
+  test('from the middle: Last-Event-ID header, ?after=, and the header winning over the query', async () => {
+    const sessionId = await newSession();
+    await append(sessionId, 9);
+    expect(seqs(await collectSse(await openSse(api.url, sessionId, { lastEventId: '4' }), reaches(10)))).toEqual(range(5, 10));
+    expect(seqs(await collectSse(await openSse(api.url, sessionId, { after: '6' }), reaches(10)))).toEqual(range(7, 10));
+    expect(seqs(await collectSse(await openSse(api.url, sessionId, { after: '8', lastEventId: '4' }), reaches(10)))).toEqual(range(5, 10));
+    // An empty Last-Event-ID (what a client that saw no id would send) means "not given".
+    expect(seqs(await collectSse(await openSse(api.url, sessionId, { after: '8', lastEventId: '' }), reaches(10)))).toEqual(range(9, 10));
+  });
+});
+
+describe('SSE live', () => {
+  test('events appended after the replay arrive on the open stream', async () => {
+    const sessionId = await newSession();
+    await append(sessionId, 2);
+    const stream = readSse(await openSse(api.url, sessionId));
+    try {
+      expect(seqs(await readUntil(stream, reaches(3)))).toEqual(range(1, 3));
+      await append(sessionId, 3, 'live');
+      const live = await readUntil(stream, reaches(6));
+      expect(seqs(live)).toEqual(range(4, 6));
+      expect(live.map((event) => (JSON.parse(event.data) as { delta: string }).delta)).toEqual(['live0', 'live1', 'live2']);
+      await append(sessionId, 1, 'later');
+      expect(seqs(await readUntil(stream, reaches(7)))).toEqual([7]);
+    } finally {
+      await stream.return(undefined);
+    }
+  });
+
+  test('two concurrent readers see identical sequences while appenders race', async () => {
+    const sessionId = await newSession();
+    const [a, b] = await Promise.all([openSse(api.url, sessionId), openSse(api.url, sessionId)]);
+    const reading = Promise.all([collectSse(a, reaches(51)), collectSse(b, reaches(51))]);
+    await Promise.all(
+      range(1, 5).map(async (appender) => {
+        for (let i = 0; i < 10; i++) await append(sessionId, 1, `a${appender}-`);
+      }),
+    );
+    const [first, second] = await reading;
+    expect(seqs(first)).toEqual(range(1, 51));
+    expect(second).toEqual(first);
+  });
+
+  test('two API processes on one database both stream appended events live', async () => {
+    const other = await startTestApi();
+    try {
+      const sessionId = await newSession();
+      const streams = [readSse(await openSse(api.url, sessionId)), readSse(await openSse(other.url, sessionId))];
+      for (const stream of streams) expect(seqs(await readUntil(stream, reaches(1)))).toEqual([1]);
+      await append(sessionId, 4);
+      const [viaFirst, viaSecond] = await Promise.all(streams.map((stream) => readUntil(stream, reaches(5))));
+      expect(seqs(viaFirst!)).toEqual(range(2, 5));
+      expect(viaSecond).toEqual(viaFirst);
+      for (const stream of streams) await stream.return(undefined);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('a small SSE_HEARTBEAT_MS puts keep-alive comments on an idle stream', async () => {
+    const fast = await startTestApi({ SSE_HEARTBEAT_MS: '50' });
+    try {
+      const sessionId = await newSession();
+      const response = await openSse(fast.url, sessionId);
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      const deadline = Date.now() + 5_000;
+      while ((text.match(/^: keep-alive\n\n/gm) ?? []).length < 3 && Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      await reader.cancel();
+      expect(text.startsWith('id: 1\nevent: session.created\n')).toBe(true);
+      expect((text.match(/^: keep-alive\n\n/gm) ?? []).length).toBeGreaterThanOrEqual(3);
+    } finally {
+      await fast.close();
+    }
+  });
+
+  test('streamEvents with `until` ends the response after the terminal event of a turn', async () => {
+    const sessionId = await newSession();
+    const app = express();
+    const logger = createLogger({ level: 'silent' });
+    app.get('/turn', async (req, res) => {
+      req.log = logger;
+      await streamEvents({
+        req,
+        res,
+        db,
+        hub: api.events,
+        sessionId,
+        afterSeq: 1,
+        heartbeatMs: 15_000,
+        until: (event) => TERMINAL_TURN_EVENTS.includes(event.type),
+      });
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/turn`);
+      const reading = collectSse(response);
+      await inTransaction(db, (client) =>
+        appendEvents(client, sessionId, [{ type: 'turn.started', data: { turnId: 'msg_turn' } }, delta('a')]),
+      );
+      await inTransaction(db, (client) =>
+        appendEvents(client, sessionId, [
+          { type: 'turn.completed', data: { turnId: 'msg_turn', usage: { inputTokens: 1, outputTokens: 1 }, costUsd: null } },
+          delta('after'),
+        ]),
+      );
+      // collectSse without `until` reads to the end of the body: the server ended it.
+      const events = await reading;
+      expect(events.map((event) => event.event)).toEqual(['turn.started', 'message.part.delta', 'turn.completed']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe('ordering under concurrency', () => {
+  test('20 concurrent appenders of 10 events each give seq 1..201 with no gap or repeat', async () => {
+    const sessionId = await newSession();
+    const reading = openSse(api.url, sessionId).then((response) => collectSse(response, reaches(201), { timeoutMs: 20_000 }));
+    await Promise.all(
+      range(1, 20).map(async (appender) => {
+        for (let i = 0; i < 10; i++) await append(sessionId, 1, `w${appender}-${i}-`);
+      }),
+    );
+
+    const paged: SessionEvent[] = [];
+    for (let after: number | null = 0; after !== null;) {
+      const page: { body: { events: SessionEvent[]; next: number | null } } = await call(
+        `${api.url}/session/${sessionId}/events?after=${after}&limit=37`,
+        {
+          headers: user.auth,
+        },
+      );
+      paged.push(...page.body.events);
+      after = page.body.next;
+    }
+    expect(paged.map((event) => event.seq)).toEqual(range(1, 201));
+    // Each appender's own events are in the order it appended them.
+    for (const appender of range(1, 20)) {
+      const mine = paged.flatMap((event) => ('delta' in event && event.delta.startsWith(`w${appender}-`) ? [event.delta] : []));
+      expect(mine).toEqual(range(0, 9).map((i) => `w${appender}-${i}-0`));
+    }
+    const streamed = await reading;
+    expect(streamed.map((event) => JSON.parse(event.data) as SessionEvent)).toEqual(paged);
+  });
+});
+
+describe('failover', () => {
+  test('an API process closed mid-stream: the client resumes on another with Last-Event-ID and has every event once', async () => {
+    const [first, second] = await Promise.all([startTestApi(), startTestApi()]);
+    try {
+      const sessionId = await newSession();
+      const total = 1 + 80;
+      const appending = (async () => {
+        for (let i = 0; i < 80; i++) {
+          await append(sessionId, 1, 'f');
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      })();
+
+      const received: SseEvent[] = [];
+      let lastId: string | undefined;
+      let reconnects = 0;
+      let closing: Promise<void> | undefined;
+      for (const target of [first, second, second, second]) {
+        const response = await openSse(target.url, sessionId, lastId === undefined ? {} : { lastEventId: lastId });
+        expect(response.status).toBe(200);
+        try {
+          for await (const event of readSse(response)) {
+            received.push(event);
+            lastId = event.id;
+            // Pull the first process away under the client once it is well into the stream.
+            if (target === first && received.length === 10) closing = first.close();
+            if (Number(event.id) >= total) break;
+          }
+        } catch {
+          // The connection was cut: reconnect below.
+        }
+        if (Number(lastId) >= total) break;
+        reconnects++;
+      }
+      await appending;
+      await closing;
+      expect(reconnects).toBeGreaterThanOrEqual(1);
+      expect(seqs(received)).toEqual(range(1, total));
+    } finally {
+      await Promise.all([first.close().catch(() => undefined), second.close()]);
+    }
+  });
+
+  test('the hub reconnects after its LISTEN connection is killed, and streams miss nothing', async () => {
+    const own = await startTestApi();
+    try {
+      const sessionId = await newSession();
+      const stream = readSse(await openSse(own.url, sessionId));
+      expect(seqs(await readUntil(stream, reaches(1)))).toEqual([1]);
+
+      // Found by its application_name: pg_stat_activity.query shows the connection's latest
+      // statement, which is the hub's safety poll as often as it is LISTEN.
+      const backend = () =>
+        db
+          .query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [own.eventsApplicationName])
+          .then(({ rows }) => rows);
+      const [before] = await backend();
+      expect(before).toBeDefined();
+      const killed = await db.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [before!.pid]);
+      expect(killed.rows[0]!.ok).toBe(true);
+
+      // Committed while the hub may be deaf: delivered once it is back (it wakes every stream).
+      await append(sessionId, 2, 'outage');
+      expect(seqs(await readUntil(stream, reaches(3)))).toEqual([2, 3]);
+
+      const after = await until(async () => (await backend()).find((row) => row.pid !== before!.pid));
+      expect(after.pid).not.toBe(before!.pid);
+      await until(async () => (own.logs.some((line) => line.msg === 'LISTEN connection restored') ? true : undefined));
+      await append(sessionId, 2, 'restored');
+      expect(seqs(await readUntil(stream, reaches(5)))).toEqual([4, 5]);
+      await stream.return(undefined);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('access and validation', () => {
+  test('an unknown session is 404, in both forms', async () => {
+    expect((await call(`${api.url}/session/ses_nope/events`, { headers: user.auth })).status).toBe(404);
+    const response = await openSse(api.url, 'ses_nope');
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+    await response.body?.cancel();
+  });
+
+  test("another user's session is 403, in both forms", async () => {
+    const sessionId = await newSession();
+    const stranger = await createTestUser(api.db);
+    const json = await call(`${api.url}/session/${sessionId}/events`, { headers: stranger.auth });
+    expect(json.status).toBe(403);
+    expect(json.text).not.toContain('session.created');
+    const response = await openSse(api.url, sessionId, { who: stranger });
+    expect(response.status).toBe(403);
+    await response.body?.cancel();
+  });
+
+  test('a bad `after`, `limit` or Last-Event-ID is 400', async () => {
+    const sessionId = await newSession();
+    for (const query of ['after=-1', 'after=abc', 'after=1.5', 'limit=0', 'limit=1001']) {
+      expect((await call(`${api.url}/session/${sessionId}/events?${query}`, { headers: user.auth })).status, query).toBe(400);
+    }
+    for (const after of ['-1', 'x']) {
+      const response = await openSse(api.url, sessionId, { after });
+      expect(response.status).toBe(400);
+      await response.body?.cancel();
+    }
+    for (const lastEventId of ['abc', '-3', '1.5', '99999999999999999999']) {
+      const response = await openSse(api.url, sessionId, { lastEventId });
+      expect(response.status, lastEventId).toBe(400);
+      await response.body?.cancel();
+    }
+  });
+
+  test('without a key it is 401', async () => {
+    const sessionId = await newSession();
+    expect((await call(`${api.url}/session/${sessionId}/events`)).status).toBe(401);
+  });
+});

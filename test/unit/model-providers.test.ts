@@ -1,0 +1,284 @@
+// Providers, credentials, error classification and cost, driven through the real AI SDK providers
+// against the fake Chat Completions server: what these tests see is what a turn's model step sees.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { streamText, type LanguageModel, type LanguageModelUsage, type ProviderMetadata } from 'ai';
+import { startFakeModel, type FakeModel, type FakeScript } from '../helpers/fake-model.ts';
+import { loadConfig } from '../../lib/config.ts';
+import { PROVIDER_IDS } from '../../lib/bundle/constants.ts';
+import { credentialSecretNames, languageModel, providerCredentials, type ProviderCredentials } from '../../activities/model/providers.ts';
+import {
+  InvalidBaseUrlError,
+  MissingApiKeyError,
+  MissingBaseUrlError,
+  ModelConfigError,
+  UnknownProviderError,
+} from '../../activities/model/config-errors.ts';
+import { classifyModelError } from '../../activities/model/errors.ts';
+import { costUsd } from '../../activities/model/pricing.ts';
+
+const KEY = 'sk-test-0123456789abcdef';
+let fake: FakeModel;
+
+beforeAll(async () => {
+  fake = await startFakeModel();
+});
+afterAll(() => fake.close());
+beforeEach(() => fake.reset());
+
+interface StreamOutcome {
+  text: string;
+  usage?: LanguageModelUsage;
+  providerMetadata?: ProviderMetadata;
+  errors: unknown[];
+}
+
+async function run(model: LanguageModel): Promise<StreamOutcome> {
+  // onError set so the SDK does not also log the error; the stream's error part is what we read.
+  const result = streamText({ model, prompt: 'Say hello', maxRetries: 0, onError: () => {} });
+  const outcome: StreamOutcome = { text: '', errors: [] };
+  for await (const part of result.fullStream) {
+    if (part.type === 'text-delta') outcome.text += part.text;
+    if (part.type === 'finish-step') Object.assign(outcome, { usage: part.usage, providerMetadata: part.providerMetadata });
+    if (part.type === 'error') outcome.errors.push(part.error);
+  }
+  return outcome;
+}
+
+function at(providerId: string, modelId: string, credentials: ProviderCredentials = { apiKey: KEY, baseUrl: fake.baseUrl }) {
+  return languageModel({ providerId, modelId }, credentials);
+}
+
+async function freePortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/v1`;
+}
+
+describe('languageModel against the fake', () => {
+  it.each([
+    ['openai-compatible', 'fake-model-large'],
+    ['openrouter', '~anthropic/claude-sonnet-latest'],
+    ['openrouter', 'anthropic/claude-sonnet-4'],
+    ['openai', 'gpt-4o'],
+  ])('%s streams text and usage, with model id %s unchanged', async (providerId, modelId) => {
+    fake.enqueue({ text: 'Hello there, friend', usage: { promptTokens: 12, completionTokens: 4 } });
+    const outcome = await run(at(providerId, modelId));
+    expect(outcome.errors).toEqual([]);
+    expect(outcome.text).toBe('Hello there, friend');
+    expect(outcome.usage).toMatchObject({ inputTokens: 12, outputTokens: 4 });
+    const request = fake.requests[0]!;
+    expect(request.body.model).toBe(modelId);
+    expect(request.body.stream_options).toEqual({ include_usage: true });
+    expect(request.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it('openai-compatible works without a key and then sends no Authorization header', async () => {
+    const outcome = await run(at('openai-compatible', 'fake-model', { baseUrl: fake.baseUrl }));
+    expect(outcome.text).toBe('ok');
+    expect(fake.requests[0]!.headers.authorization).toBeUndefined();
+  });
+
+  it('builds an anthropic model without calling it', () => {
+    const model = at('anthropic', 'claude-sonnet-4-5', { apiKey: KEY });
+    expect(model).toMatchObject({ modelId: 'claude-sonnet-4-5', provider: 'anthropic.messages' });
+  });
+});
+
+describe('credentials', () => {
+  const config = loadConfig({
+    OPENAI_API_KEY: 'env-openai-key',
+    OPENAI_BASE_URL: 'https://gateway.example/v1',
+    OPENAI_COMPATIBLE_BASE_URL: 'http://localhost:11434/v1',
+  });
+
+  it('are read from the environment by lib/config.ts under the names users give their secrets', () => {
+    for (const providerId of PROVIDER_IDS) {
+      const [keyName, urlName] = credentialSecretNames(providerId);
+      const env = { [keyName!]: `key-of-${providerId}`, [urlName!]: `https://${providerId}.example/v1` };
+      expect(loadConfig(env).providers[providerId]).toEqual({
+        apiKey: `key-of-${providerId}`,
+        baseUrl: `https://${providerId}.example/v1`,
+      });
+    }
+    expect(credentialSecretNames('openai-compatible')).toEqual(['OPENAI_COMPATIBLE_API_KEY', 'OPENAI_COMPATIBLE_BASE_URL']);
+    expect(() => loadConfig({ OPENAI_BASE_URL: 'not a url' })).toThrow(/OPENAI_BASE_URL must be an http\(s\) URL/);
+  });
+
+  it('come from the environment when no secret is granted', () => {
+    expect(providerCredentials('openai', new Map(), config)).toEqual({ apiKey: 'env-openai-key', baseUrl: 'https://gateway.example/v1' });
+    expect(providerCredentials('anthropic', new Map(), config)).toEqual({ apiKey: undefined, baseUrl: undefined });
+  });
+
+  it("take the user's secret over the environment", () => {
+    const secrets = new Map([['OPENAI_API_KEY', 'user-key']]);
+    expect(providerCredentials('openai', secrets, config)).toEqual({ apiKey: 'user-key', baseUrl: 'https://gateway.example/v1' });
+  });
+
+  it("never pair the environment's key with a base URL from a secret", () => {
+    const secrets = new Map([['OPENAI_BASE_URL', 'https://mine.example/v1']]);
+    const credentials = providerCredentials('openai', secrets, config);
+    expect(credentials).toEqual({ apiKey: undefined, baseUrl: 'https://mine.example/v1', baseUrlFromSecret: true });
+    expect(() => languageModel({ providerId: 'openai', modelId: 'gpt-4o' }, credentials)).toThrow(
+      /no API key for the base URL in your secret OPENAI_BASE_URL.*store a secret named OPENAI_API_KEY/,
+    );
+  });
+
+  it('from secrets reach the provider (key and base URL)', async () => {
+    const secrets = new Map([
+      ['OPENAI_COMPATIBLE_API_KEY', 'user-compatible-key'],
+      ['OPENAI_COMPATIBLE_BASE_URL', fake.baseUrl],
+    ]);
+    const outcome = await run(at('openai-compatible', 'fake-model', providerCredentials('openai-compatible', secrets, config)));
+    expect(outcome.text).toBe('ok');
+    expect(fake.requests[0]!.headers.authorization).toBe('Bearer user-compatible-key');
+  });
+});
+
+describe('configuration errors', () => {
+  it('name the variable and the secret to set for a missing key', () => {
+    const error = catchError(() => at('anthropic', 'claude-sonnet-4', {}));
+    expect(error).toBeInstanceOf(MissingApiKeyError);
+    expect(error.message).toBe(
+      "The anthropic provider has no API key: set ANTHROPIC_API_KEY in the service's environment, or store a secret named ANTHROPIC_API_KEY and grant it to the agent (secretGrants).",
+    );
+    expect(catchError(() => at('openrouter', 'openai/gpt-4o', {}))).toBeInstanceOf(MissingApiKeyError);
+    expect(catchError(() => at('openai', 'gpt-4o', { apiKey: '' }))).toBeInstanceOf(MissingApiKeyError);
+  });
+
+  it('ask for a base URL for openai-compatible', () => {
+    const error = catchError(() => at('openai-compatible', 'llama3', { apiKey: KEY }));
+    expect(error).toBeInstanceOf(MissingBaseUrlError);
+    expect(error.message).toMatch(/set OPENAI_COMPATIBLE_BASE_URL .* or store a secret named OPENAI_COMPATIBLE_BASE_URL/);
+  });
+
+  it('refuse a base URL that is not http(s), without echoing it', () => {
+    const error = catchError(() => at('openai', 'gpt-4o', { apiKey: KEY, baseUrl: 'file:///etc/passwd' }));
+    expect(error).toBeInstanceOf(InvalidBaseUrlError);
+    expect(error.message).not.toContain('passwd');
+  });
+
+  it('refuse an unknown provider', () => {
+    const error = catchError(() => at('mistral', 'large', {}));
+    expect(error).toBeInstanceOf(UnknownProviderError);
+    expect(error.message).toBe('Unknown model provider "mistral"; known providers: openrouter, openai, anthropic, openai-compatible.');
+    expect(() => credentialSecretNames('mistral')).toThrow(UnknownProviderError);
+    expect(classifyModelError(error)).toEqual({ retryable: false, message: error.message });
+  });
+});
+
+describe('classifyModelError on errors from real calls', () => {
+  async function failure(script: FakeScript, providerId = 'openai'): Promise<unknown> {
+    fake.enqueue(script);
+    const outcome = await run(at(providerId, providerId === 'openai' ? 'gpt-4o' : 'fake-model'));
+    expect(outcome.errors).toHaveLength(1);
+    return outcome.errors[0];
+  }
+
+  it('401: the key was rejected, not retryable, and the key never shows', async () => {
+    const error = await failure({
+      status: 401,
+      errorBody: { error: { message: `Incorrect API key provided: ${KEY}`, type: 'invalid_request_error' } },
+    });
+    const result = classifyModelError(error, { providerId: 'openai', secrets: [KEY] });
+    expect(result).toEqual({
+      retryable: false,
+      message: 'The openai provider rejected the API key (401): Incorrect API key provided: [redacted]',
+    });
+    // Even without being told the key, key-shaped strings are masked.
+    expect(classifyModelError(error, { providerId: 'openai' }).message).not.toContain(KEY);
+  });
+
+  it('400: the request was rejected, not retryable', async () => {
+    const error = await failure({
+      status: 400,
+      errorBody: { error: { message: 'Unsupported parameter: tools', type: 'invalid_request_error' } },
+    });
+    expect(classifyModelError(error)).toEqual({
+      retryable: false,
+      message: 'The model provider rejected the request (400): Unsupported parameter: tools',
+    });
+  });
+
+  it('429 and 500 are retryable', async () => {
+    const limited = classifyModelError(await failure({ status: 429, headers: { 'retry-after': '2' } }), { providerId: 'openai' });
+    expect(limited).toEqual({ retryable: true, message: 'The openai provider is rate limiting requests (429): Fake error 429' });
+    const broken = classifyModelError(await failure({ status: 500 }, 'openai-compatible'), { providerId: 'openai-compatible' });
+    expect(broken).toEqual({ retryable: true, message: 'The openai-compatible provider failed to answer (500): Fake error 500' });
+  });
+
+  it('a plain-text error body is shown as sent', async () => {
+    const error = await failure({ status: 404, errorBody: 'model "nope" not found' }, 'openai-compatible');
+    expect(classifyModelError(error)).toEqual({
+      retryable: false,
+      message: 'The model provider rejected the request (404): model "nope" not found',
+    });
+  });
+
+  it('a refused connection is retryable', async () => {
+    const outcome = await run(at('openai-compatible', 'fake-model', { baseUrl: await freePortUrl() }));
+    expect(outcome.errors).toHaveLength(1);
+    const result = classifyModelError(outcome.errors[0], { providerId: 'openai-compatible' });
+    expect(result.retryable).toBe(true);
+    expect(result.message).toMatch(/^Could not reach the openai-compatible provider: /);
+  });
+
+  it('aborts are not retried; timeouts and stream error events are judged by kind', () => {
+    expect(classifyModelError(new DOMException('This operation was aborted', 'AbortError'))).toEqual({
+      retryable: false,
+      message: 'The model call was aborted.',
+    });
+    expect(classifyModelError(new DOMException('timed out', 'TimeoutError')).retryable).toBe(true);
+    expect(classifyModelError({ type: 'overloaded_error', message: 'Overloaded' })).toEqual({
+      retryable: true,
+      message: 'The model provider reported an error: Overloaded',
+    });
+    expect(classifyModelError({ error: { code: 400, message: 'context too long' } }).retryable).toBe(false);
+    expect(classifyModelError(Object.assign(new TypeError('terminated'), { cause: { code: 'UND_ERR_SOCKET' } })).retryable).toBe(true);
+  });
+});
+
+describe('costUsd', () => {
+  it("takes OpenRouter's reported cost, through the real provider", async () => {
+    fake.enqueue({ text: 'priced', usage: { promptTokens: 1000, completionTokens: 100, cost: 0.00123 } });
+    const outcome = await run(at('openrouter', 'anthropic/claude-sonnet-4'));
+    expect(outcome.providerMetadata?.openrouter?.usage).toMatchObject({ cost: 0.00123 });
+    expect(fake.requests[0]!.body.usage).toEqual({ include: true });
+    expect(costUsd({ providerId: 'openrouter', modelId: 'anthropic/claude-sonnet-4' }, outcome.usage!, outcome.providerMetadata)).toBe(
+      0.00123,
+    );
+  });
+
+  it('takes a gateway-reported usage.cost through openai-compatible (raw usage)', async () => {
+    fake.enqueue({ text: 'priced', usage: { promptTokens: 10, completionTokens: 2, cost: 0.5 } });
+    const outcome = await run(at('openai-compatible', 'fake-model'));
+    expect(costUsd({ providerId: 'openai-compatible', modelId: 'fake-model' }, outcome.usage!, outcome.providerMetadata)).toBe(0.5);
+  });
+
+  it('falls back to the price table, then to null', async () => {
+    fake.enqueue({ text: 'unpriced', usage: { promptTokens: 1_000_000, completionTokens: 100_000 } });
+    const outcome = await run(at('openai', 'gpt-4o-2024-08-06'));
+    // gpt-4o: $2.50 in, $10 out per million tokens.
+    expect(costUsd({ providerId: 'openai', modelId: 'gpt-4o-2024-08-06' }, outcome.usage!, outcome.providerMetadata)).toBe(3.5);
+
+    const usage = { inputTokens: 2000, outputTokens: 1000 };
+    expect(costUsd({ providerId: 'anthropic', modelId: 'claude-sonnet-4-20250514' }, usage)).toBe(0.021);
+    expect(costUsd({ providerId: 'openrouter', modelId: 'anthropic/claude-sonnet-4.5' }, usage)).toBe(0.021);
+    expect(costUsd({ providerId: 'openrouter', modelId: '~anthropic/claude-sonnet-latest' }, usage)).toBeNull();
+    expect(costUsd({ providerId: 'openai-compatible', modelId: 'gpt-4o' }, usage)).toBeNull();
+    expect(costUsd({ providerId: 'openai', modelId: 'gpt-4o' }, { inputTokens: undefined, outputTokens: 5 })).toBeNull();
+  });
+});
+
+function catchError(action: () => unknown): Error {
+  try {
+    action();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ModelConfigError);
+    return error as Error;
+  }
+  throw new Error('expected an error');
+}

@@ -1,0 +1,56 @@
+// Types shared by the session and turn workflows and the activities they call. No I/O here.
+import type { MessagePart, TokenUsage } from '../lib/events.ts';
+
+export interface ModelRef {
+  providerId: string;
+  modelId: string;
+}
+
+/** Timings and limits of turns, from configuration, carried in workflow input (deterministic). */
+export interface TurnSettings {
+  /** A model step that stops heartbeating this long is retried (e.g. its worker died). */
+  stepHeartbeatTimeoutMs: number;
+  /** Attempts of one model step before the turn fails. */
+  stepMaxAttempts: number;
+  stepRetryInitialIntervalMs: number;
+  /** Model steps (tool round trips) in one turn before it stops. */
+  maxSteps: number;
+  /** An idle session workflow completes after this long; the next send starts it again. */
+  sessionIdleMs: number;
+}
+
+export interface SessionRef {
+  sessionId: string;
+  userId: string;
+  agentId: string;
+  revision: number;
+}
+
+export interface TurnInput extends SessionRef {
+  turnId: string;
+  model?: ModelRef;
+  settings: TurnSettings;
+}
+
+export interface ToolCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+export interface StepResult {
+  messageId: string;
+  text: string;
+  toolCalls: ToolCall[];
+  finishReason: string;
+  usage: TokenUsage;
+  costUsd: number | null;
+}
+
+export type ToolResultPart = Extract<MessagePart, { type: 'tool-result' }>;
+
+export interface TurnOutcome {
+  status: 'completed' | 'failed' | 'aborted';
+  usage: TokenUsage;
+  costUsd: number | null;
+}

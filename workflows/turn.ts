@@ -1,0 +1,65 @@
+// One turn of the agent loop: model step, then the tool calls it asked for, until the model answers
+// without tools. Each model step is one activity (streaming to PostgreSQL, heartbeating, retried
+// by Temporal); each tool call is run by its kind. Workflow history holds only step results.
+import { ActivityCancellationType, ApplicationFailure, CancellationScope, isCancellation, proxyActivities, uuid4 } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import type { StepResult, ToolResultPart, TurnInput, TurnOutcome } from './turn-types.ts';
+
+/** Ids made in the workflow are deterministic (seeded uuid4) so a replay makes the same ones. */
+function messageId(): string {
+  return `msg_${uuid4().replace(/-/g, '')}`;
+}
+
+export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
+  const { settings } = input;
+  const book = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+  const model = proxyActivities<Activities>({
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: settings.stepHeartbeatTimeoutMs,
+    // An abort waits for the step to flush the text it streamed, so turn.aborted comes last.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: {
+      initialInterval: settings.stepRetryInitialIntervalMs,
+      backoffCoefficient: 2,
+      maximumAttempts: settings.stepMaxAttempts,
+      nonRetryableErrorTypes: ['ModelRequestRejected', 'ModelConfigurationError'],
+    },
+  });
+  const tools = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
+
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  let costUsd: number | null = null;
+  try {
+    await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId });
+    for (let step = 1; step <= settings.maxSteps; step++) {
+      const result: StepResult = await model.runModelStep({ ...input, messageId: messageId(), step });
+      usage.inputTokens += result.usage.inputTokens;
+      usage.outputTokens += result.usage.outputTokens;
+      if (result.costUsd !== null) costUsd = (costUsd ?? 0) + result.costUsd;
+      if (result.toolCalls.length === 0) break;
+      const results: ToolResultPart[] = [];
+      for (const call of result.toolCalls) {
+        results.push(await tools.runBuiltinTool({ sessionId: input.sessionId, agentId: input.agentId, revision: input.revision, call }));
+      }
+      await book.recordToolResults({ sessionId: input.sessionId, turnId: input.turnId, messageId: messageId(), results });
+    }
+    await book.completeTurn({ sessionId: input.sessionId, turnId: input.turnId, usage, costUsd });
+    return { status: 'completed', usage, costUsd };
+  } catch (error) {
+    if (isCancellation(error)) {
+      await CancellationScope.nonCancellable(() => book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, outcome: 'aborted' }));
+      return { status: 'aborted', usage, costUsd };
+    }
+    const message = describeFailure(error);
+    await book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, outcome: 'failed', error: message });
+    // Fail the workflow too, so operators see the failed turn as failed in the Web UI.
+    throw ApplicationFailure.nonRetryable(message, 'TurnFailed');
+  }
+}
+
+/** The innermost message: the activity's own words, not Temporal's wrapping. */
+function describeFailure(error: unknown): string {
+  let current: unknown = error;
+  while (current instanceof Error && 'cause' in current && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(error);
+}
