@@ -27,7 +27,15 @@ export async function sendToSession(deps: ApiDeps, session: Session, send: SendI
       workflowId: sessionWorkflowId(session.id),
       taskQueue: deps.config.taskQueue,
       workflowIdConflictPolicy: 'USE_EXISTING',
-      args: [{ sessionId: session.id, userId: session.userId, agentId: session.agentId, revision: session.revision, settings: deps.config.turns }],
+      args: [
+        {
+          sessionId: session.id,
+          userId: session.userId,
+          agentId: session.agentId,
+          revision: session.revision,
+          settings: deps.config.turns,
+        },
+      ],
       typedSearchAttributes: [
         { key: SessionIdKey, value: session.id },
         { key: AgentIdKey, value: session.agentId },

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import express, { type Express } from 'express';
 import { createApp } from '../api/app.ts';
+import { createEventHub } from '../api/event-hub.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createLogger } from '../lib/logger.ts';
 import { parseMasterKey } from '../lib/master-key.ts';
@@ -71,7 +72,8 @@ const keysLatency: Benchmark = {
     const sink = new Writable({ write: (_chunk, _encoding, callback) => callback() });
     const logger = createLogger({ level: config.logLevel }, sink);
     const masterKey = parseMasterKey(randomBytes(32).toString('base64url'));
-    const api = await listen(createApp({ config, db, logger, masterKey, temporal }).app);
+    const events = await createEventHub({ databaseUrl: infra.databaseUrl(), logger });
+    const api = await listen(createApp({ config, db, logger, masterKey, temporal, events }).app);
     const bareApp = express();
     bareApp.get('/bare', (_req, res) => res.json({ ok: true }));
     const bare = await listen(bareApp);
@@ -112,6 +114,7 @@ const keysLatency: Benchmark = {
       // The user's keys go with it (ON DELETE CASCADE): a shared DATABASE_URL is left as it was found.
       await db.query('DELETE FROM users WHERE id = $1', [user.id]).catch(() => undefined);
       await temporal.connection.close().catch(() => undefined);
+      await events.close();
       await db.end();
     }
   },

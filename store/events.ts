@@ -39,6 +39,10 @@ export async function appendEvents(client: DbClient, sessionId: string, events: 
 }
 
 export async function readEvents(db: Db | DbClient, sessionId: string, afterSeq: number, limit: number): Promise<SessionEvent[]> {
-  const { rows } = await db.query<EventRow>('SELECT * FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [sessionId, afterSeq, limit]);
+  const { rows } = await db.query<EventRow>('SELECT * FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [
+    sessionId,
+    afterSeq,
+    limit,
+  ]);
   return rows.map(toSessionEvent);
 }

@@ -42,14 +42,22 @@ export class StaleAttemptError extends Error {
 
 async function insertMessage(
   client: DbClient,
-  input: { id: string; sessionId: string; turnId: string; role: MessageRole; parts: MessagePart[]; status: MessageStatus; attempt?: number },
+  input: {
+    id: string;
+    sessionId: string;
+    turnId: string;
+    role: MessageRole;
+    parts: MessagePart[];
+    status: MessageStatus;
+    attempt?: number;
+  },
   extraEvents: NewEvent[] = [],
 ): Promise<{ message: MessageView; events: SessionEvent[] }> {
   // The message's position is the seq of its message.created event: the next seq of the session.
-  const { rows: seqRows } = await client.query<{ next: number }>('SELECT last_seq + 1 + $2::int AS next FROM sessions WHERE id = $1 FOR UPDATE', [
-    input.sessionId,
-    extraEvents.length,
-  ]);
+  const { rows: seqRows } = await client.query<{ next: number }>(
+    'SELECT last_seq + 1 + $2::int AS next FROM sessions WHERE id = $1 FOR UPDATE',
+    [input.sessionId, extraEvents.length],
+  );
   const position = seqRows[0]!.next;
   const { rows } = await client.query<MessageRow>(
     `INSERT INTO messages (id, session_id, position, turn_id, role, parts, status, attempt)
@@ -62,11 +70,21 @@ async function insertMessage(
 }
 
 /** Records a user message once (a retried call finds it and returns it). */
-export async function recordUserMessage(db: Db, input: { sessionId: string; messageId: string; parts: MessagePart[] }): Promise<{ message: MessageView; seq: number }> {
+export async function recordUserMessage(
+  db: Db,
+  input: { sessionId: string; messageId: string; parts: MessagePart[] },
+): Promise<{ message: MessageView; seq: number }> {
   return inTransaction(db, async (client) => {
     const existing = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1', [input.messageId]);
     if (existing.rows[0]) return { message: toMessageView(existing.rows[0]), seq: existing.rows[0].position };
-    const { message } = await insertMessage(client, { id: input.messageId, sessionId: input.sessionId, turnId: input.messageId, role: 'user', parts: input.parts, status: 'complete' });
+    const { message } = await insertMessage(client, {
+      id: input.messageId,
+      sessionId: input.sessionId,
+      turnId: input.messageId,
+      role: 'user',
+      parts: input.parts,
+      status: 'complete',
+    });
     const { rows } = await client.query<{ position: number }>('SELECT position FROM messages WHERE id = $1', [input.messageId]);
     return { message, seq: rows[0]!.position };
   });
@@ -84,20 +102,28 @@ export async function claimAssistantMessage(
     const existing = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1 FOR UPDATE', [input.messageId]);
     const row = existing.rows[0];
     if (row && row.status !== 'streaming') return toMessageView(row);
-    const retry: NewEvent[] = input.attempt > 1 ? [{ type: 'step.retry', data: { messageId: input.messageId, attempt: input.attempt } }] : [];
+    const retry: NewEvent[] =
+      input.attempt > 1 ? [{ type: 'step.retry', data: { messageId: input.messageId, attempt: input.attempt } }] : [];
     if (row) {
       if (row.attempt > input.attempt) throw new StaleAttemptError(`attempt ${input.attempt} is older than ${row.attempt}`);
-      const updated = await client.query<MessageRow>(`UPDATE messages SET attempt = $2, parts = '[]', model = $3 WHERE id = $1 RETURNING *`, [
-        input.messageId,
-        input.attempt,
-        JSON.stringify(input.model),
-      ]);
+      const updated = await client.query<MessageRow>(
+        `UPDATE messages SET attempt = $2, parts = '[]', model = $3 WHERE id = $1 RETURNING *`,
+        [input.messageId, input.attempt, JSON.stringify(input.model)],
+      );
       await appendEvents(client, input.sessionId, retry);
       return toMessageView(updated.rows[0]!);
     }
     const { message } = await insertMessage(
       client,
-      { id: input.messageId, sessionId: input.sessionId, turnId: input.turnId, role: 'assistant', parts: [], status: 'streaming', attempt: input.attempt },
+      {
+        id: input.messageId,
+        sessionId: input.sessionId,
+        turnId: input.turnId,
+        role: 'assistant',
+        parts: [],
+        status: 'streaming',
+        attempt: input.attempt,
+      },
       retry,
     );
     await client.query('UPDATE messages SET model = $2 WHERE id = $1', [input.messageId, JSON.stringify(input.model)]);
@@ -167,9 +193,22 @@ export async function recordToolResults(
     if (existing.rowCount) return;
     const resultEvents: NewEvent[] = input.results.map((result) => ({
       type: 'tool.result',
-      data: { messageId: input.messageId, toolCallId: result.toolCallId, toolName: result.toolName, output: result.output, ...(result.isError ? { isError: true } : {}) },
+      data: {
+        messageId: input.messageId,
+        toolCallId: result.toolCallId,
+        toolName: result.toolName,
+        output: result.output,
+        ...(result.isError ? { isError: true } : {}),
+      },
     }));
-    await insertMessage(client, { id: input.messageId, sessionId: input.sessionId, turnId: input.turnId, role: 'tool', parts: input.results, status: 'complete' });
+    await insertMessage(client, {
+      id: input.messageId,
+      sessionId: input.sessionId,
+      turnId: input.turnId,
+      role: 'tool',
+      parts: input.results,
+      status: 'complete',
+    });
     await appendEvents(client, input.sessionId, resultEvents);
   });
 }
@@ -200,6 +239,9 @@ export async function listMessages(db: Db | DbClient, sessionId: string): Promis
 }
 
 export async function turnMessages(db: Db | DbClient, sessionId: string, turnId: string): Promise<MessageView[]> {
-  const { rows } = await db.query<MessageRow>('SELECT * FROM messages WHERE session_id = $1 AND turn_id = $2 ORDER BY position', [sessionId, turnId]);
+  const { rows } = await db.query<MessageRow>('SELECT * FROM messages WHERE session_id = $1 AND turn_id = $2 ORDER BY position', [
+    sessionId,
+    turnId,
+  ]);
   return rows.map(toMessageView);
 }

@@ -53,12 +53,10 @@ function toSession(row: SessionRow): Session {
 /** Creates a session pinned to the agent's revision, with its `session.created` event (seq 1). */
 export async function createSession(db: Db, input: { userId: string; agentId: string; revision: number }): Promise<Session> {
   return inTransaction(db, async (client) => {
-    const { rows } = await client.query<SessionRow>('INSERT INTO sessions (id, user_id, agent_id, revision) VALUES ($1, $2, $3, $4) RETURNING *', [
-      newId('ses'),
-      input.userId,
-      input.agentId,
-      input.revision,
-    ]);
+    const { rows } = await client.query<SessionRow>(
+      'INSERT INTO sessions (id, user_id, agent_id, revision) VALUES ($1, $2, $3, $4) RETURNING *',
+      [newId('ses'), input.userId, input.agentId, input.revision],
+    );
     const session = rows[0]!;
     await appendEvents(client, session.id, [{ type: 'session.created', data: { agentId: input.agentId, revision: input.revision } }]);
     return toSession({ ...session, last_seq: 1 });

@@ -13,7 +13,12 @@ async function main(): Promise<void> {
   Runtime.install({ logger: temporalLogger(logger.child({ component: 'temporal' })), shutdownSignals: [] });
   const connection = await NativeConnection.connect({ address: temporalAddress(config) });
   const taskQueue = config.taskQueue;
-  const worker = await createWorker({ connection, namespace: config.temporalNamespace, taskQueue, deps: { db, logger, config, masterKeys: [loadMasterKey(config)] } });
+  const worker = await createWorker({
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue,
+    deps: { db, logger, config, masterKeys: [loadMasterKey(config)] },
+  });
   const running = worker.run();
   onShutdown(logger, async () => {
     // shutdown() stops polling; run() settles once in-flight tasks finish (or the grace time ends).

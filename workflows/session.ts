@@ -10,7 +10,6 @@ import {
   defineQuery,
   defineUpdate,
   executeChild,
-  isCancellation,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -70,7 +69,7 @@ export function sessionWorkflowId(sessionId: string): string {
 export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void> {
   const { recordUserMessage } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
   const queue: QueuedTurn[] = [...(input.queue ?? [])];
-  let running: { turnId: string; scope: CancellationScope } | undefined;
+  let running: { turnId: string; scope: CancellationScope; cancelRequested: boolean } | undefined;
   // Sends are handled one after another so messages are recorded in the order they were accepted.
   let sendChain: Promise<unknown> = Promise.resolve();
 
@@ -83,7 +82,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
         const recorded = await recordUserMessage({ sessionId: input.sessionId, messageId: send.messageId, parts: send.parts });
         const turn = { turnId: send.messageId, ...(send.model ? { model: send.model } : {}) };
         if (send.ifBusy === 'interrupt') {
-          running?.scope.cancel();
+          cancelRunning();
           queue.unshift(turn);
         } else {
           queue.push(turn);
@@ -100,11 +99,15 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     },
   );
 
-  setHandler(abortUpdate, () => {
-    if (!running) return { aborted: false };
+  /** Cancels the running turn; false when there is none, or it is already being cancelled. */
+  function cancelRunning(): boolean {
+    if (!running || running.cancelRequested) return false;
+    running.cancelRequested = true;
     running.scope.cancel();
-    return { aborted: true };
-  });
+    return true;
+  }
+
+  setHandler(abortUpdate, () => ({ aborted: cancelRunning() }));
 
   let turns = 0;
   for (;;) {
@@ -117,12 +120,22 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     }
     const turn = queue.shift()!;
     const scope = new CancellationScope();
-    running = { turnId: turn.turnId, scope };
+    running = { turnId: turn.turnId, scope, cancelRequested: false };
     try {
       await scope.run(() =>
         executeChild(turnWorkflow, {
           workflowId: `turn:${input.sessionId}:${turn.turnId}`,
-          args: [{ sessionId: input.sessionId, userId: input.userId, agentId: input.agentId, revision: input.revision, turnId: turn.turnId, settings: input.settings, ...(turn.model ? { model: turn.model } : {}) }],
+          args: [
+            {
+              sessionId: input.sessionId,
+              userId: input.userId,
+              agentId: input.agentId,
+              revision: input.revision,
+              turnId: turn.turnId,
+              settings: input.settings,
+              ...(turn.model ? { model: turn.model } : {}),
+            },
+          ],
           parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
           typedSearchAttributes: [
             { key: SessionIdKey, value: input.sessionId },
@@ -134,13 +147,12 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
           staticDetails: `Agent ${input.agentId} revision ${input.revision}. Events: GET /session/${input.sessionId}/events`,
         }),
       );
-    } catch (error) {
+    } catch {
       // A failed or aborted turn has already written its terminal event; the session goes on.
-      if (!isCancellation(error) && !(error instanceof Error)) throw error;
     } finally {
       running = undefined;
     }
-    if (++turns >= TURNS_PER_RUN && workflowInfo().continueAsNewSuggested !== undefined) {
+    if (++turns >= TURNS_PER_RUN || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof sessionWorkflow>({ ...input, queue });
     }

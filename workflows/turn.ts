@@ -1,7 +1,14 @@
 // One turn of the agent loop: model step, then the tool calls it asked for, until the model answers
 // without tools. Each model step is one activity (streaming to PostgreSQL, heartbeating, retried
 // by Temporal); each tool call is run by its kind. Workflow history holds only step results.
-import { ActivityCancellationType, ApplicationFailure, CancellationScope, isCancellation, proxyActivities, uuid4 } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+  uuid4,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { StepResult, ToolResultPart, TurnInput, TurnOutcome } from './turn-types.ts';
 

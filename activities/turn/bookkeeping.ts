@@ -9,7 +9,11 @@ import type { MessagePart, NewEvent, TokenUsage } from '../../lib/events.ts';
 import type { ToolResultPart } from '../../workflows/turn-types.ts';
 
 async function hasEvent(db: Db, sessionId: string, type: string, turnId: string): Promise<boolean> {
-  const { rowCount } = await db.query(`SELECT 1 FROM events WHERE session_id = $1 AND type = $2 AND data->>'turnId' = $3`, [sessionId, type, turnId]);
+  const { rowCount } = await db.query(`SELECT 1 FROM events WHERE session_id = $1 AND type = $2 AND data->>'turnId' = $3`, [
+    sessionId,
+    type,
+    turnId,
+  ]);
   return (rowCount ?? 0) > 0;
 }
 
@@ -52,7 +56,9 @@ export function turnBookkeeping(deps: { db: Db }) {
       if (await hasEvent(db, input.sessionId, 'turn.completed', input.turnId)) return;
       await inTransaction(db, async (client) => {
         await setSessionStatus(client, input.sessionId, 'idle');
-        await appendEvents(client, input.sessionId, [{ type: 'turn.completed', data: { turnId: input.turnId, usage: input.usage, costUsd: input.costUsd } }]);
+        await appendEvents(client, input.sessionId, [
+          { type: 'turn.completed', data: { turnId: input.turnId, usage: input.usage, costUsd: input.costUsd } },
+        ]);
       });
     },
 
@@ -60,10 +66,10 @@ export function turnBookkeeping(deps: { db: Db }) {
     async endTurn(input: { sessionId: string; turnId: string; outcome: 'failed' | 'aborted'; error?: string }): Promise<void> {
       const type = input.outcome === 'failed' ? 'turn.failed' : 'turn.aborted';
       if (await hasEvent(db, input.sessionId, type, input.turnId)) return;
-      const { rows } = await db.query<{ id: string }>(`SELECT id FROM messages WHERE session_id = $1 AND turn_id = $2 AND status = 'streaming'`, [
-        input.sessionId,
-        input.turnId,
-      ]);
+      const { rows } = await db.query<{ id: string }>(
+        `SELECT id FROM messages WHERE session_id = $1 AND turn_id = $2 AND status = 'streaming'`,
+        [input.sessionId, input.turnId],
+      );
       const salvaged = await Promise.all(rows.map(async (row) => ({ id: row.id, text: await streamedText(db, input.sessionId, row.id) })));
       await inTransaction(db, async (client) => {
         const completed: NewEvent[] = [];

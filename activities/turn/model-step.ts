@@ -38,9 +38,17 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const context = Context.current();
       const attempt = context.info.attempt;
       const bundle = await bundleOf(input.agentId, input.revision);
-      const ref = input.model ? { providerId: input.model.providerId || bundle.model.providerId, modelId: input.model.modelId } : bundle.model;
+      const ref = input.model
+        ? { providerId: input.model.providerId || bundle.model.providerId, modelId: input.model.modelId }
+        : bundle.model;
 
-      const claimed = await claimAssistantMessage(deps.db, { sessionId: input.sessionId, turnId: input.turnId, messageId: input.messageId, attempt, model: ref });
+      const claimed = await claimAssistantMessage(deps.db, {
+        sessionId: input.sessionId,
+        turnId: input.turnId,
+        messageId: input.messageId,
+        attempt,
+        model: ref,
+      });
       if (claimed.status !== 'streaming') return resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null);
 
       let model;
@@ -53,7 +61,9 @@ export function modelStepActivities(deps: ModelStepDeps) {
       }
 
       const heartbeat = setInterval(() => context.heartbeat(), 250);
-      const writer = new DeltaWriter(deps.db, { sessionId: input.sessionId, messageId: input.messageId, attempt }, deps.deltaFlushMs, () => context.heartbeat());
+      const writer = new DeltaWriter(deps.db, { sessionId: input.sessionId, messageId: input.messageId, attempt }, deps.deltaFlushMs, () =>
+        context.heartbeat(),
+      );
       try {
         const stream = streamText({
           model,
@@ -84,7 +94,9 @@ export function modelStepActivities(deps: ModelStepDeps) {
         if (context.cancellationSignal.aborted) throw new CancelledFailure('The turn was aborted');
         if (streamError !== undefined) {
           const { retryable, message } = classifyModelError(streamError, { providerId: ref.providerId });
-          throw retryable ? ApplicationFailure.retryable(message, 'ModelTransientError') : ApplicationFailure.nonRetryable(message, 'ModelRequestRejected');
+          throw retryable
+            ? ApplicationFailure.retryable(message, 'ModelTransientError')
+            : ApplicationFailure.nonRetryable(message, 'ModelRequestRejected');
         }
 
         const usage = await stream.usage;
@@ -115,6 +127,15 @@ export function modelStepActivities(deps: ModelStepDeps) {
 
 function resultOf(messageId: string, parts: MessagePart[], usage: StepResult['usage'] | null | undefined, cost: number | null): StepResult {
   const text = parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
-  const toolCalls = parts.flatMap((part) => (part.type === 'tool-call' ? [{ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input }] : []));
-  return { messageId, text, toolCalls, finishReason: toolCalls.length ? 'tool-calls' : 'stop', usage: usage ?? { inputTokens: 0, outputTokens: 0 }, costUsd: cost };
+  const toolCalls = parts.flatMap((part) =>
+    part.type === 'tool-call' ? [{ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input }] : [],
+  );
+  return {
+    messageId,
+    text,
+    toolCalls,
+    finishReason: toolCalls.length ? 'tool-calls' : 'stop',
+    usage: usage ?? { inputTokens: 0, outputTokens: 0 },
+    costUsd: cost,
+  };
 }

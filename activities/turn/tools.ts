@@ -11,7 +11,13 @@ export function toolActivities(deps: { bundleOf: (agentId: string, revision: num
       const { toolCallId, toolName } = input.call;
       const tool = findBuiltinTool(bundle, toolName);
       if (!tool) {
-        return { type: 'tool-result', toolCallId, toolName, output: { error: `This agent has no tool named "${toolName}".` }, isError: true };
+        return {
+          type: 'tool-result',
+          toolCallId,
+          toolName,
+          output: { error: `This agent has no tool named "${toolName}".` },
+          isError: true,
+        };
       }
       const { output, isError } = await tool.execute(input.call.input, { bundle });
       return { type: 'tool-result', toolCallId, toolName, output, ...(isError ? { isError: true } : {}) };

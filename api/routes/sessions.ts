@@ -110,7 +110,10 @@ export function sessionRoutes(deps: ApiDeps) {
       tag: 'sessions',
       auth: { kind: 'scope', scope: 'sessions:write' },
       body: { schema: { type: 'object', additionalProperties: false, properties: {} } },
-      responses: { 201: { description: 'The new session', schema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } }, 404: { description: 'You have no agent of that name' } },
+      responses: {
+        201: { description: 'The new session', schema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } },
+        404: { description: 'You have no agent of that name' },
+      },
       async handle({ params, principal }) {
         const agent = await findAgent(deps.db, principal!.userId, params.name!);
         if (!agent) throw new NotFoundError(`You have no agent named "${params.name}"`);
@@ -125,7 +128,13 @@ export function sessionRoutes(deps: ApiDeps) {
       tag: 'sessions',
       auth: { kind: 'scope', scope: 'read' },
       query: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } } },
-      responses: { 200: { description: 'Sessions', schema: { type: 'object', required: ['sessions'], properties: { sessions: { type: 'array', items: sessionSchema } } } }, 404: { description: 'You have no agent of that name' } },
+      responses: {
+        200: {
+          description: 'Sessions',
+          schema: { type: 'object', required: ['sessions'], properties: { sessions: { type: 'array', items: sessionSchema } } },
+        },
+        404: { description: 'You have no agent of that name' },
+      },
       async handle({ params, query, principal }) {
         const agent = await findAgent(deps.db, principal!.userId, params.name!);
         if (!agent) throw new NotFoundError(`You have no agent named "${params.name}"`);
@@ -140,7 +149,10 @@ export function sessionRoutes(deps: ApiDeps) {
       tag: 'sessions',
       auth: { kind: 'scope', scope: 'read' },
       responses: {
-        200: { description: 'The session', schema: { ...sessionSchema, properties: { ...sessionSchema.properties, messages: { type: 'array', items: { type: 'object' } } } } },
+        200: {
+          description: 'The session',
+          schema: { ...sessionSchema, properties: { ...sessionSchema.properties, messages: { type: 'array', items: { type: 'object' } } } },
+        },
         403: { description: "Another user's session" },
         404: { description: 'No such session' },
       },
@@ -183,7 +195,10 @@ export function sessionRoutes(deps: ApiDeps) {
             },
           },
         },
-        202: { description: 'Accepted (async form, or the wait limit passed)', schema: { type: 'object', required: ['messageId'], properties: { messageId: { type: 'string' } } } },
+        202: {
+          description: 'Accepted (async form, or the wait limit passed)',
+          schema: { type: 'object', required: ['messageId'], properties: { messageId: { type: 'string' } } },
+        },
         403: { description: "Another user's session" },
         404: { description: 'No such session' },
         409: { description: 'ifBusy=reject and a turn is running' },
@@ -191,17 +206,29 @@ export function sessionRoutes(deps: ApiDeps) {
       },
       async handle({ req, res, params, body, query, principal }) {
         const session = await loadOwnedSession(deps.db, principal, params.id!);
-        const { rows } = await deps.db.query<{ deleted: boolean }>('SELECT deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1', [session.agentId]);
+        const { rows } = await deps.db.query<{ deleted: boolean }>('SELECT deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1', [
+          session.agentId,
+        ]);
         if (rows[0]?.deleted) throw new GoneError('The agent of this session was deleted; the session can be read but not continued');
         if (body.parts.some((part) => part.type === 'file')) {
-          throw new ValidationError('File parts are not accepted yet: uploads arrive with the session media endpoints', [{ path: '/parts', message: 'file parts are not supported yet' }]);
+          throw new ValidationError('File parts are not accepted yet: uploads arrive with the session media endpoints', [
+            { path: '/parts', message: 'file parts are not supported yet' },
+          ]);
         }
         const messageId = newId('msg');
         const model = body.model ? { providerId: body.model.providerId ?? '', modelId: body.model.modelId } : undefined;
-        const { seq } = await sendToSession(deps, session, { messageId, parts: body.parts, ifBusy: query.ifBusy, ...(model ? { model } : {}) });
+        const { seq } = await sendToSession(deps, session, {
+          messageId,
+          parts: body.parts,
+          ifBusy: query.ifBusy,
+          ...(model ? { model } : {}),
+        });
 
         if (query.async === '1' || query.async === 'true') return { status: 202, body: { messageId } };
-        if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream' && req.get('accept')?.includes('text/event-stream')) {
+        if (
+          req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream' &&
+          req.get('accept')?.includes('text/event-stream')
+        ) {
           res.set({ 'x-message-id': messageId });
           await streamEvents({
             req,
@@ -219,13 +246,22 @@ export function sessionRoutes(deps: ApiDeps) {
 
         const closed = new AbortController();
         res.on('close', () => closed.abort());
-        const end = await waitForEvent({ db: deps.db, hub: deps.events, sessionId: session.id, afterSeq: seq, timeoutMs: WAIT_LIMIT_MS, signal: closed.signal }, isTurnEnd(messageId));
+        const end = await waitForEvent(
+          { db: deps.db, hub: deps.events, sessionId: session.id, afterSeq: seq, timeoutMs: WAIT_LIMIT_MS, signal: closed.signal },
+          isTurnEnd(messageId),
+        );
         if (!end) return { status: 202, body: { messageId } };
         const reply = replyOf(await turnMessages(deps.db, session.id, messageId));
         const status = end.type === 'turn.completed' ? 'completed' : end.type === 'turn.failed' ? 'failed' : 'aborted';
         return {
           status: 200,
-          body: { messageId, reply: reply.text, replyMessageId: reply.messageId, status, ...(end.type === 'turn.failed' ? { error: end.error } : {}) },
+          body: {
+            messageId,
+            reply: reply.text,
+            replyMessageId: reply.messageId,
+            status,
+            ...(end.type === 'turn.failed' ? { error: end.error } : {}),
+          },
         };
       },
     }),
@@ -235,7 +271,12 @@ export function sessionRoutes(deps: ApiDeps) {
       summary: 'Abort the running turn; it ends with turn.aborted and keeps its partial text',
       tag: 'sessions',
       auth: { kind: 'scope', scope: 'sessions:write' },
-      responses: { 200: { description: 'Whether a turn was running', schema: { type: 'object', required: ['aborted'], properties: { aborted: { type: 'boolean' } } } } },
+      responses: {
+        200: {
+          description: 'Whether a turn was running',
+          schema: { type: 'object', required: ['aborted'], properties: { aborted: { type: 'boolean' } } },
+        },
+      },
       async handle({ params, principal }) {
         const session = await loadOwnedSession(deps.db, principal, params.id!);
         return { status: 200, body: { aborted: await abortSession(deps, session.id) } };

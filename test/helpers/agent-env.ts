@@ -25,7 +25,10 @@ export interface AgentEnv {
 }
 
 /** `inProcessWorker: false` when the test runs its workers as separate processes (crash tests). */
-export async function startAgentEnv(overrides: Record<string, string> = {}, options: { inProcessWorker?: boolean } = {}): Promise<AgentEnv> {
+export async function startAgentEnv(
+  overrides: Record<string, string> = {},
+  options: { inProcessWorker?: boolean } = {},
+): Promise<AgentEnv> {
   const fake = await startFakeModel();
   const env = {
     TASK_QUEUE: `test-${randomUUID()}`,
@@ -69,7 +72,10 @@ export async function startAgentEnv(overrides: Record<string, string> = {}, opti
       const all: SessionEvent[] = [];
       let cursor: number | null = after;
       while (cursor !== null) {
-        const page: { body: { events: SessionEvent[]; next: number | null } } = await call(`${api.url}/session/${sessionId}/events?after=${cursor}&limit=1000`, { headers: user.auth });
+        const page: { body: { events: SessionEvent[]; next: number | null } } = await call(
+          `${api.url}/session/${sessionId}/events?after=${cursor}&limit=1000`,
+          { headers: user.auth },
+        );
         all.push(...page.body.events);
         cursor = page.body.next;
       }
@@ -80,7 +86,8 @@ export async function startAgentEnv(overrides: Record<string, string> = {}, opti
       for (;;) {
         const events = await self.events(sessionId);
         if (done(events)) return events;
-        if (Date.now() > deadline) throw new Error(`events did not reach the expected state:\n${events.map((event) => event.type).join('\n')}`);
+        if (Date.now() > deadline)
+          throw new Error(`events did not reach the expected state:\n${events.map((event) => event.type).join('\n')}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import type { Express } from 'express';
 import { createApp } from '../../api/app.ts';
 import { createEventHub, type EventHub } from '../../api/event-hub.ts';
 import { createLogger } from '../../lib/logger.ts';
@@ -13,6 +14,8 @@ import { testConfig } from './env.ts';
 
 export interface TestApi {
   url: string;
+  /** The Express app itself, for tests that inspect what is mounted. */
+  app: Express;
   db: Db;
   config: Config;
   events: EventHub;
@@ -43,6 +46,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    app,
     db,
     config,
     events,

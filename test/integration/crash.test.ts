@@ -25,16 +25,25 @@ test('SIGKILL of the worker mid-stream: the turn completes on another worker', {
   // The first attempt streams slowly (and dies with its worker); later attempts answer at once.
   env.fake.setHandler(() => (++calls === 1 ? { text: words, chunkDelayMs: 50 } : { text: words }));
   const sessionId = await env.newSession();
-  const accepted = await call<{ messageId: string }>(`${env.api.url}/session/${sessionId}?async=1`, { headers: env.user.auth, json: { parts: [{ type: 'text', text: 'tell me' }] } });
+  const accepted = await call<{ messageId: string }>(`${env.api.url}/session/${sessionId}?async=1`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: 'tell me' }] },
+  });
   const turnId = accepted.body.messageId;
 
   await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'message.part.delta').length >= 5, 60_000);
   await workers[0]!.kill('SIGKILL');
   workers.push(await startWorkerProcess(env.env));
 
-  const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed' && event.turnId === turnId), 120_000);
+  const events = await env.waitForEvents(
+    sessionId,
+    (all) => all.some((event) => event.type === 'turn.completed' && event.turnId === turnId),
+    120_000,
+  );
   expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
-  const assistant = events.filter((event): event is Extract<SessionEvent, { type: 'message.completed' }> => event.type === 'message.completed').at(-1)!;
+  const assistant = events
+    .filter((event): event is Extract<SessionEvent, { type: 'message.completed' }> => event.type === 'message.completed')
+    .at(-1)!;
   expect(assistant.message.parts).toEqual([{ type: 'text', text: words.join('') }]);
   expect(events.some((event) => event.type === 'step.retry' && event.messageId === assistant.message.id)).toBe(true);
   expect(textFromEvents(events, assistant.message.id)).toBe(words.join(''));

@@ -2,13 +2,7 @@
 // serve appears in it, so the published description cannot miss one.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { createApp } from '../../api/app.ts';
-import { createLogger } from '../../lib/logger.ts';
-import { loadMasterKey } from '../../lib/master-key.ts';
-import { lazyTemporalClient } from '../../lib/temporal.ts';
-import { createPool } from '../../store/db.ts';
 import { toOpenApiPath } from '../../schema/openapi.ts';
-import { testConfig } from '../helpers/env.ts';
 import { startTestApi, type TestApi } from '../helpers/api.ts';
 import { call } from '../helpers/request.ts';
 
@@ -31,13 +25,7 @@ function mountedRoutes(stack: Layer[]): string[] {
 }
 
 test('every mounted route is described in /openapi.json', async () => {
-  const config = testConfig();
-  const db = createPool(config.databaseUrl!, 1);
-  const temporal = lazyTemporalClient(config);
-  const { app } = createApp({ config, db, logger: createLogger({ level: 'silent' }), masterKey: loadMasterKey(config), temporal });
-  const mounted = mountedRoutes((app as unknown as { router: { stack: Layer[] } }).router.stack);
-  await db.end();
-  await temporal.connection.close();
+  const mounted = mountedRoutes((api.app as unknown as { router: { stack: Layer[] } }).router.stack);
 
   const document = (await call<{ paths: Record<string, Record<string, unknown>> }>(`${api.url}/openapi.json`)).body;
   const described = Object.entries(document.paths).flatMap(([path, operations]) =>

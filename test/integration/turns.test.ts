@@ -14,12 +14,18 @@ beforeAll(async () => {
 afterAll(async () => env?.close());
 
 const send = (sessionId: string, text: string, query = '', headers: Record<string, string> = {}) =>
-  call<Record<string, unknown>>(`${env.api.url}/session/${sessionId}${query}`, { headers: { ...env.user.auth, ...headers }, json: { parts: [{ type: 'text', text }] } });
+  call<Record<string, unknown>>(`${env.api.url}/session/${sessionId}${query}`, {
+    headers: { ...env.user.auth, ...headers },
+    json: { parts: [{ type: 'text', text }] },
+  });
 
 const assistantIds = (events: SessionEvent[]) =>
   events.flatMap((event) => (event.type === 'message.created' && event.message.role === 'assistant' ? [event.message.id] : []));
 
-const ended = (turnId: string) => (events: SessionEvent[]) => events.some((event) => ['turn.completed', 'turn.failed', 'turn.aborted'].includes(event.type) && (event as { turnId: string }).turnId === turnId);
+const ended = (turnId: string) => (events: SessionEvent[]) =>
+  events.some(
+    (event) => ['turn.completed', 'turn.failed', 'turn.aborted'].includes(event.type) && (event as { turnId: string }).turnId === turnId,
+  );
 
 describe('sending', () => {
   test('the SSE form streams this turn and ends after turn.completed', async () => {
@@ -60,7 +66,9 @@ describe('sending', () => {
     const middle = all[Math.floor(all.length / 2)]!.seq;
     expect(await env.events(sessionId, middle)).toEqual(all.filter((event) => event.seq > middle));
 
-    const sse = await fetch(`${env.api.url}/session/${sessionId}/events`, { headers: { ...env.user.auth, accept: 'text/event-stream', 'last-event-id': String(middle) } });
+    const sse = await fetch(`${env.api.url}/session/${sessionId}/events`, {
+      headers: { ...env.user.auth, accept: 'text/event-stream', 'last-event-id': String(middle) },
+    });
     const frames = await collectSse(sse, (frame) => frame.event === 'turn.completed');
     expect(frames.map((frame) => Number(frame.id))).toEqual(all.filter((event) => event.seq > middle).map((event) => event.seq));
   });
@@ -70,8 +78,16 @@ describe('sending', () => {
     env.fake.enqueue({ text: 'The answer is 42.' });
     const response = await send(sessionId, 'What is the answer?');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ messageId: expect.stringMatching(/^msg_/), reply: 'The answer is 42.', replyMessageId: expect.stringMatching(/^msg_/), status: 'completed' });
-    const session = await call<{ status: string; messages: { role: string }[]; usage: { inputTokens: number; outputTokens: number } }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
+    expect(response.body).toEqual({
+      messageId: expect.stringMatching(/^msg_/),
+      reply: 'The answer is 42.',
+      replyMessageId: expect.stringMatching(/^msg_/),
+      status: 'completed',
+    });
+    const session = await call<{ status: string; messages: { role: string }[]; usage: { inputTokens: number; outputTokens: number } }>(
+      `${env.api.url}/session/${sessionId}`,
+      { headers: env.user.auth },
+    );
     expect(session.body.status).toBe('idle');
     expect(session.body.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
     expect(session.body.usage.outputTokens).toBeGreaterThan(0);
@@ -84,18 +100,26 @@ describe('sending', () => {
       const ids: string[] = [];
       for (const text of ['first', 'second', 'third']) ids.push((await send(sessionId, text, '?async=1')).body.messageId as string);
       const events = await env.waitForEvents(sessionId, ended(ids[2]!));
-      const replies = events.flatMap((event) => (event.type === 'message.completed' && event.message.role === 'assistant' ? [event.message] : []));
+      const replies = events.flatMap((event) =>
+        event.type === 'message.completed' && event.message.role === 'assistant' ? [event.message] : [],
+      );
       expect(replies.map((message) => message.turnId)).toEqual(ids);
-      expect(replies.map((message) => message.parts[0])).toEqual(['first', 'second', 'third'].map((text) => ({ type: 'text', text: `echo: ${text}` })));
+      expect(replies.map((message) => message.parts[0])).toEqual(
+        ['first', 'second', 'third'].map((text) => ({ type: 'text', text: `echo: ${text}` })),
+      );
       // Each turn saw the conversation up to its own message, in conversation order.
-      const seen = env.fake.requests.slice(-3).map((request) => request.body.messages.map((message) => `${message.role}:${String(message.content)}`));
+      const seen = env.fake.requests
+        .slice(-3)
+        .map((request) => request.body.messages.map((message) => `${message.role}:${String(message.content)}`));
       expect(seen[0]).toEqual(['user:first']);
       expect(seen[1]).toEqual(['user:first', 'assistant:echo: first', 'user:second']);
       expect(seen[2]).toEqual(['user:first', 'assistant:echo: first', 'user:second', 'assistant:echo: second', 'user:third']);
       const listed = await call<{ messages: { role: string }[] }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
       expect(listed.body.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
       // Turns do not overlap: each starts after the previous one completed.
-      const order = events.filter((event) => event.type === 'turn.started' || event.type === 'turn.completed').map((event) => `${event.type}:${(event as { turnId: string }).turnId}`);
+      const order = events
+        .filter((event) => event.type === 'turn.started' || event.type === 'turn.completed')
+        .map((event) => `${event.type}:${(event as { turnId: string }).turnId}`);
       expect(order).toEqual(ids.flatMap((id) => [`turn.started:${id}`, `turn.completed:${id}`]));
     } finally {
       env.fake.setHandler(undefined);
@@ -120,12 +144,17 @@ describe('sending', () => {
 
     const events = await env.waitForEvents(sessionId, ended(turnId));
     expect(events.at(-1)).toMatchObject({ type: 'turn.aborted', turnId });
-    const session = await call<{ status: string; messages: { role: string; status: string; parts: unknown[] }[] }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
+    const session = await call<{ status: string; messages: { role: string; status: string; parts: unknown[] }[] }>(
+      `${env.api.url}/session/${sessionId}`,
+      { headers: env.user.auth },
+    );
     expect(session.body.status).toBe('idle');
     expect(session.body.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
     expect(session.body.messages[1]).toMatchObject({ status: 'aborted', parts: [{ type: 'text', text: 'partial text so ' }] });
     // The rejected send stored nothing; the session takes new sends again.
-    expect((await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth })).body).toEqual({ aborted: false });
+    expect((await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth })).body).toEqual({
+      aborted: false,
+    });
     env.fake.enqueue({ text: 'back' });
     expect((await send(sessionId, 'again')).body).toMatchObject({ reply: 'back', status: 'completed' });
   });
@@ -139,7 +168,10 @@ describe('the model call', () => {
       workspaceFiles: { 'style.md': 'Use short sentences.' },
     });
     const before = env.fake.requests.length;
-    await call(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth, json: { parts: [{ type: 'text', text: 'hi' }], model: { modelId: 'fake-model-large' } } });
+    await call(`${env.api.url}/session/${sessionId}`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'hi' }], model: { modelId: 'fake-model-large' } },
+    });
     const request = env.fake.requests[before]!;
     expect(request.body.model).toBe('fake-model-large');
     const system = request.body.messages.find((message) => message.role === 'system');
@@ -154,7 +186,10 @@ describe('the model call', () => {
   test('a tool call round trip through the built-in time tool', async () => {
     const sessionId = await env.newSession({ mcps: ['time'] });
     const before = env.fake.requests.length;
-    env.fake.enqueue({ toolCalls: [{ id: 'call_1', name: 'current_time', arguments: { timezone: 'Europe/Paris' } }] }, { text: 'It is late.' });
+    env.fake.enqueue(
+      { toolCalls: [{ id: 'call_1', name: 'current_time', arguments: { timezone: 'Europe/Paris' } }] },
+      { text: 'It is late.' },
+    );
     const response = await send(sessionId, 'What time is it in Paris?');
     expect(response.body).toMatchObject({ reply: 'It is late.', status: 'completed' });
 
@@ -164,7 +199,11 @@ describe('the model call', () => {
     const call1 = events.find((event) => event.type === 'tool.call');
     expect(call1).toMatchObject({ toolCallId: 'call_1', toolName: 'current_time', input: { timezone: 'Europe/Paris' } });
     const result = events.find((event) => event.type === 'tool.result');
-    expect(result).toMatchObject({ toolCallId: 'call_1', toolName: 'current_time', output: expect.objectContaining({ timezone: 'Europe/Paris' }) });
+    expect(result).toMatchObject({
+      toolCallId: 'call_1',
+      toolName: 'current_time',
+      output: expect.objectContaining({ timezone: 'Europe/Paris' }),
+    });
     const second = env.fake.requests[before + 1]!.body.messages;
     expect(second.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
     expect(second[2]).toMatchObject({ role: 'tool', tool_call_id: 'call_1' });
@@ -189,7 +228,10 @@ describe('the model call', () => {
     const all = await env.events(sessionId);
     const retries = all.filter((event) => event.type === 'step.retry');
     expect(retries).toEqual([expect.objectContaining({ attempt: 2 }), expect.objectContaining({ attempt: 3 })]);
-    const completed = all.filter((event) => event.type === 'message.completed').at(-1) as Extract<SessionEvent, { type: 'message.completed' }>;
+    const completed = all.filter((event) => event.type === 'message.completed').at(-1) as Extract<
+      SessionEvent,
+      { type: 'message.completed' }
+    >;
     expect(completed.message.parts).toEqual([{ type: 'text', text: 'whole reply' }]);
     expect(textFromEvents(all, completed.message.id)).toBe('whole reply');
   });
@@ -223,7 +265,10 @@ describe('bad input', () => {
     const sessionId = await env.newSession();
     const { createTestUser } = await import('../helpers/users.ts');
     const other = await createTestUser(env.api.db);
-    const response = await call(`${env.api.url}/session/${sessionId}`, { headers: other.auth, json: { parts: [{ type: 'text', text: 'hi' }] } });
+    const response = await call(`${env.api.url}/session/${sessionId}`, {
+      headers: other.auth,
+      json: { parts: [{ type: 'text', text: 'hi' }] },
+    });
     expect(response.status).toBe(403);
     expect((await call(`${env.api.url}/session/${sessionId}`, { headers: other.auth })).status).toBe(403);
     expect((await env.events(sessionId)).map((event) => event.type)).toEqual(['session.created']);
