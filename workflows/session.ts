@@ -18,7 +18,7 @@ import {
 import type { Activities } from '../activities/index.ts';
 import type { MessagePart } from '../lib/events.ts';
 import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attributes.ts';
-import type { ModelRef, SessionRef, TurnSettings } from './turn-types.ts';
+import type { ModelOverride, SessionRef, TurnSettings } from './turn-types.ts';
 import { turnWorkflow } from './turn.ts';
 
 export type IfBusy = 'queue' | 'reject' | 'interrupt';
@@ -26,7 +26,7 @@ export type IfBusy = 'queue' | 'reject' | 'interrupt';
 export interface SendInput {
   messageId: string;
   parts: MessagePart[];
-  model?: ModelRef;
+  model?: ModelOverride;
   ifBusy: IfBusy;
 }
 
@@ -56,7 +56,7 @@ export interface SessionWorkflowInput extends SessionRef {
 
 interface QueuedTurn {
   turnId: string;
-  model?: ModelRef;
+  model?: ModelOverride;
 }
 
 /** History stays small: a fresh run after this many turns. */

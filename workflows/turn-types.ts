@@ -26,9 +26,15 @@ export interface SessionRef {
   revision: number;
 }
 
+/** A model chosen for one turn; without providerId, the agent's provider. */
+export interface ModelOverride {
+  providerId?: string;
+  modelId: string;
+}
+
 export interface TurnInput extends SessionRef {
   turnId: string;
-  model?: ModelRef;
+  model?: ModelOverride;
   settings: TurnSettings;
 }
 

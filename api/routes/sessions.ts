@@ -1,7 +1,7 @@
 // Sessions: create, read, list, send (streamed, async or waiting) and abort.
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
-import { findAgent } from '../../store/agents.ts';
+import { findAgent, isAgentDeleted } from '../../store/agents.ts';
 import { createSession, listAgentSessions, type Session } from '../../store/sessions.ts';
 import { listMessages, turnMessages } from '../../store/messages.ts';
 import { GoneError, NotFoundError, ValidationError } from '../../lib/errors.ts';
@@ -206,29 +206,23 @@ export function sessionRoutes(deps: ApiDeps) {
       },
       async handle({ req, res, params, body, query, principal }) {
         const session = await loadOwnedSession(deps.db, principal, params.id!);
-        const { rows } = await deps.db.query<{ deleted: boolean }>('SELECT deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1', [
-          session.agentId,
-        ]);
-        if (rows[0]?.deleted) throw new GoneError('The agent of this session was deleted; the session can be read but not continued');
+        if (await isAgentDeleted(deps.db, session.agentId))
+          throw new GoneError('The agent of this session was deleted; the session can be read but not continued');
         if (body.parts.some((part) => part.type === 'file')) {
           throw new ValidationError('File parts are not accepted yet: uploads arrive with the session media endpoints', [
             { path: '/parts', message: 'file parts are not supported yet' },
           ]);
         }
         const messageId = newId('msg');
-        const model = body.model ? { providerId: body.model.providerId ?? '', modelId: body.model.modelId } : undefined;
         const { seq } = await sendToSession(deps, session, {
           messageId,
           parts: body.parts,
           ifBusy: query.ifBusy,
-          ...(model ? { model } : {}),
+          ...(body.model ? { model: body.model } : {}),
         });
 
         if (query.async === '1' || query.async === 'true') return { status: 202, body: { messageId } };
-        if (
-          req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream' &&
-          req.get('accept')?.includes('text/event-stream')
-        ) {
+        if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
           res.set({ 'x-message-id': messageId });
           await streamEvents({
             req,
