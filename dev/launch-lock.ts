@@ -2,20 +2,12 @@
 // SIGKILL) is taken over.
 import fs from 'node:fs';
 import path from 'node:path';
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+import { isProcessAlive } from './process-alive.ts';
 
 export function acquireLaunchLock(dataDir: string): () => void {
   const file = path.join(dataDir, 'launcher.pid');
   const holder = fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8')) : NaN;
-  if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
+  if (Number.isInteger(holder) && holder !== process.pid && isProcessAlive(holder)) {
     throw new Error(`Another launcher (pid ${holder}) is running with DATA_DIR=${dataDir}. Stop it first, or use another DATA_DIR.`);
   }
   fs.writeFileSync(file, String(process.pid));

@@ -10,6 +10,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { isHttpUrl } from '../../lib/urls.ts';
 import { createOpenRouter } from '@openrouter/ai-sdk-provider';
 import type { LanguageModel } from 'ai';
 import { PROVIDER_IDS, type ProviderId } from '../../lib/bundle/constants.ts';
@@ -115,13 +116,7 @@ export function languageModel(ref: ModelReference, credentials: ProviderCredenti
 function checkedBaseUrl(providerId: ProviderId, credentials: ProviderCredentials, variable: string): string | undefined {
   const raw = credentials.baseUrl;
   if (raw === undefined) return undefined;
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(raw).protocol;
-  } catch {
-    protocol = undefined;
-  }
-  if (protocol !== 'http:' && protocol !== 'https:') throw new InvalidBaseUrlError(providerId, variable);
+  if (!isHttpUrl(raw)) throw new InvalidBaseUrlError(providerId, variable);
   return raw;
 }
 
