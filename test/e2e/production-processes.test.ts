@@ -1,0 +1,66 @@
+// `npm run api` and `npm run worker` as production runs them: configured by environment only,
+// against an external PostgreSQL and Temporal, refusing to start without what production needs.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { expect, inject, test } from 'vitest';
+import { freePort, waitFor } from '../../dev/ports.ts';
+import { startWorkerProcess } from '../helpers/worker-process.ts';
+
+function run(script: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: path.resolve('.'),
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+const production = () => ({
+  NODE_ENV: 'production',
+  DATABASE_URL: inject('databaseUrl'),
+  TEMPORAL_ADDRESS: inject('temporalAddress'),
+  SERVICE_MASTER_KEY: 'production-test-master-key-0123456789abcdefghij',
+  ADMIN_API_KEY: '',
+  LOG_LEVEL: 'info',
+});
+
+test('the API process serves, logs JSON lines, and stops cleanly on SIGTERM', { timeout: 60_000 }, async () => {
+  const port = await freePort();
+  const api = run('api/server.ts', { ...production(), PORT: String(port), HOST: '127.0.0.1' });
+  await waitFor(
+    async () => (await fetch(`http://127.0.0.1:${port}/auth/health`).catch(() => undefined))?.status === 200,
+    30_000,
+    'the API',
+  );
+  api.child.kill('SIGTERM');
+  expect(await api.exited).toBe(0);
+  const lines = api
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'));
+  expect(lines.length).toBeGreaterThan(0);
+  expect(lines.map((line) => JSON.parse(line) as { msg: string }).map((line) => line.msg)).toEqual(
+    expect.arrayContaining(['API listening', 'request']),
+  );
+});
+
+test('the worker process polls and stops cleanly on SIGTERM', { timeout: 90_000 }, async () => {
+  const worker = await startWorkerProcess({ ...production(), TASK_QUEUE: `prod-test-${process.pid}` });
+  const exited = new Promise<number | null>((resolve) => worker.process.once('exit', (code) => resolve(code)));
+  worker.process.kill('SIGTERM');
+  expect(await exited).toBe(0);
+});
+
+test.each([
+  ['SERVICE_MASTER_KEY', 'api/server.ts'],
+  ['DATABASE_URL', 'api/server.ts'],
+  ['TEMPORAL_ADDRESS', 'workers/main.ts'],
+])('production refuses to start without %s', async (missing, script) => {
+  const started = run(script, { ...production(), [missing]: '' });
+  expect(await process.exited).toBe(1);
+  expect(process.output()).toContain(missing);
+});
