@@ -61,6 +61,6 @@ test.each([
   ['TEMPORAL_ADDRESS', 'workers/main.ts'],
 ])('production refuses to start without %s', async (missing, script) => {
   const started = run(script, { ...production(), [missing]: '' });
-  expect(await process.exited).toBe(1);
-  expect(process.output()).toContain(missing);
+  expect(await started.exited).toBe(1);
+  expect(started.output()).toContain(missing);
 });
