@@ -13,6 +13,8 @@ RUN npm ci --no-audit --no-fund && npm cache clean --force
 COPY . .
 
 # Nothing is written under /app at run time: in production the master key comes from the environment.
+# Uploads go to DATA_DIR (/data in docker-compose.yml, a volume); a new volume takes this ownership.
+RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
 CMD ["npm", "run", "api"]

@@ -8,6 +8,8 @@ import { turnBookkeeping } from './turn/bookkeeping.ts';
 import { modelStepActivities } from './turn/model-step.ts';
 import { toolActivities } from './turn/tools.ts';
 import { revisionCache } from './turn/revision-cache.ts';
+import { createStorage } from '../lib/storage.ts';
+import { webhookActivities } from './webhooks.ts';
 
 export interface ActivityDeps {
   db: Db;
@@ -22,8 +24,9 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...systemActivities(deps),
     ...turnBookkeeping(deps),
-    ...modelStepActivities({ ...deps, bundleOf, deltaFlushMs: deps.config.limits.deltaFlushMs }),
+    ...modelStepActivities({ ...deps, bundleOf, deltaFlushMs: deps.config.limits.deltaFlushMs, storage: createStorage(deps.config) }),
     ...toolActivities({ bundleOf }),
+    ...webhookActivities(deps),
   };
 }
 

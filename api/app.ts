@@ -16,6 +16,10 @@ import { secretRoutes } from './routes/secrets.ts';
 import { schemaRoutes } from './routes/schemas.ts';
 import { sessionEventRoutes } from './routes/session-events.ts';
 import { sessionRoutes } from './routes/sessions.ts';
+import { sessionHistoryRoutes } from './routes/session-history.ts';
+import { mediaRoutes } from './routes/media.ts';
+import { createStorage } from '../lib/storage.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 
 export interface App {
   app: Express;
@@ -43,6 +47,9 @@ export function createApp(deps: ApiDeps): App {
     ...secretRoutes(deps),
     ...sessionRoutes(deps),
     ...sessionEventRoutes(deps),
+    ...sessionHistoryRoutes(deps),
+    ...mediaRoutes(deps, deps.storage ?? createStorage(deps.config)),
+    ...webhookRoutes(deps),
     ...schemaRoutes(),
     ...metaRoutes(deps, () => routes),
   );

@@ -6,6 +6,7 @@ import type { Config } from '../lib/config.ts';
 import type { MasterKey } from '../lib/master-key.ts';
 import type { Principal } from '../store/api-keys.ts';
 import type { EventHub } from './event-hub.ts';
+import type { Storage } from '../lib/storage.ts';
 
 export interface ApiDeps {
   config: Config;
@@ -15,6 +16,8 @@ export interface ApiDeps {
   temporal: { connection: Connection; client: Client };
   /** This process's LISTEN connection, shared by every event stream it serves. */
   events: EventHub;
+  /** Where uploads are kept; by default the local disk under DATA_DIR/media. */
+  storage?: Storage;
 }
 
 declare module 'express-serve-static-core' {

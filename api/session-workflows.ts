@@ -1,11 +1,22 @@
-// The API's side of the session workflow: a send is an Update-with-Start (starting the session's
-// workflow if it is not running), an abort an Update. The API never runs a turn itself.
+// The API's side of the session workflow: a send and a revert are Updates-with-Start (starting the
+// session's workflow if it is not running), an abort an Update. The API never runs a turn itself.
 import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { abortUpdate, BUSY_REJECTION, sendUpdate, sessionWorkflowId, type SendInput, type SendResult } from '../workflows/session.ts';
+import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
+import {
+  abortUpdate,
+  BUSY_REJECTION,
+  revertUpdate,
+  sendUpdate,
+  sessionWorkflowId,
+  type RevertInput,
+  type RevertResult,
+  type SendInput,
+  type SendResult,
+} from '../workflows/session.ts';
 import type { sessionWorkflow } from '../workflows/session.ts';
 import type { ApiDeps } from './context.ts';
 import type { Session } from '../store/sessions.ts';
-import { ConflictError } from '../lib/errors.ts';
+import { ConflictError, NotFoundError, ValidationError, type ServiceError } from '../lib/errors.ts';
 import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attributes.ts';
 
 /** A send can race with the session workflow ending on its idle timer; a retry starts a new run. */
@@ -21,7 +32,36 @@ function causeMessage(error: unknown): string {
   return text;
 }
 
-export async function sendToSession(deps: ApiDeps, session: Session, send: SendInput): Promise<SendResult> {
+/** What a failed Update means to a client: a busy session, or a message the revert activity refused. */
+function updateProblem(error: unknown, busyMessage: string): ServiceError | undefined {
+  if (!(error instanceof WorkflowUpdateFailedError)) return undefined;
+  if (causeMessage(error).includes(BUSY_REJECTION)) return new ConflictError(busyMessage);
+  let current: unknown = error;
+  while (current instanceof Error && !(current instanceof ApplicationFailure && current.type)) current = current.cause;
+  if (!(current instanceof ApplicationFailure)) return undefined;
+  if (current.type === BUSY_REJECTION) return new ConflictError(busyMessage);
+  if (current.type === 'MessageNotFound') return new NotFoundError(current.message);
+  if (current.type === 'NotAnAssistantMessage')
+    return new ValidationError(current.message, [{ path: '/assistantMessageId', message: current.message }]);
+  return undefined;
+}
+
+export function sendToSession(deps: ApiDeps, session: Session, send: SendInput): Promise<SendResult> {
+  return updateWithStart(deps, session, sendUpdate, [send], 'A turn is running in this session (ifBusy=reject)');
+}
+
+/** Reverts (and with `regenerate`, runs the turn again) in order with the session's sends. */
+export function revertInSession(deps: ApiDeps, session: Session, revert: RevertInput): Promise<RevertResult> {
+  return updateWithStart(deps, session, revertUpdate, [revert], 'A turn is running in this session; try again when it has ended');
+}
+
+async function updateWithStart<Ret, Args extends [unknown]>(
+  deps: ApiDeps,
+  session: Session,
+  update: UpdateDefinition<Ret, Args>,
+  args: Args,
+  busyMessage: string,
+): Promise<Ret> {
   for (let attempt = 1; ; attempt++) {
     const start = new WithStartWorkflowOperation<typeof sessionWorkflow>('sessionWorkflow', {
       workflowId: sessionWorkflowId(session.id),
@@ -46,11 +86,10 @@ export async function sendToSession(deps: ApiDeps, session: Session, send: SendI
       staticDetails: `Orders the turns of session ${session.id} (agent ${session.agentId}, revision ${session.revision}).`,
     });
     try {
-      return await deps.temporal.client.workflow.executeUpdateWithStart(sendUpdate, { args: [send], startWorkflowOperation: start });
+      return await deps.temporal.client.workflow.executeUpdateWithStart(update, { args, startWorkflowOperation: start });
     } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError && causeMessage(error).includes(BUSY_REJECTION)) {
-        throw new ConflictError('A turn is running in this session (ifBusy=reject)');
-      }
+      const problem = updateProblem(error, busyMessage);
+      if (problem) throw problem;
       if (attempt >= SEND_ATTEMPTS) throw error;
     }
   }

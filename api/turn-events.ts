@@ -1,15 +1,16 @@
 // Which events belong to one turn: the turn's own events (by turnId) and those of the messages it
 // made (by messageId). A send's SSE answer shows only its turn, even while an earlier queued turn
-// is still streaming into the same session.
+// is still streaming into the same session. A regenerated turn has an id of its own and writes its
+// messages into its user message's turn (`userMessageId`).
 import { TERMINAL_TURN_EVENTS, type SessionEvent } from '../lib/events.ts';
 
-export function turnEventFilter(turnId: string): (event: SessionEvent) => boolean {
+export function turnEventFilter(turnId: string, userMessageId = turnId): (event: SessionEvent) => boolean {
   const messages = new Set<string>([turnId]);
   return (event) => {
     switch (event.type) {
       case 'message.created':
       case 'message.completed':
-        if (event.message.turnId !== turnId) return false;
+        if (event.message.turnId !== userMessageId) return false;
         messages.add(event.message.id);
         return true;
       case 'turn.started':

@@ -1,9 +1,11 @@
 // Every setting the service reads from its environment, parsed and checked once. Nothing else in
 // the code base reads process.env, so the README's table of variables is this file.
 import path from 'node:path';
+import { isHttpUrl } from './urls.ts';
 import { DEFAULT_TASK_QUEUE } from '../workers/task-queues.ts';
 import type { ProviderId } from './bundle/constants.ts';
 import type { TurnSettings } from '../workflows/turn-types.ts';
+import { parseCidrList } from './refused-addresses.ts';
 
 export interface Config {
   env: 'production' | 'development' | 'test';
@@ -25,6 +27,17 @@ export interface Config {
   /** Model provider keys and base URLs from the environment; a user's granted secret of the same name wins. */
   providers: Record<ProviderId, ProviderEnv>;
   turns: TurnSettings;
+  /** Outbound requests to addresses users chose (webhooks, channels, tools): see lib/outbound.ts. */
+  outbound: { allowCidrs: string[] };
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  /** Waits between delivery attempts; one attempt more than entries, then the delivery has failed. */
+  retryScheduleMs: number[];
+  /** One attempt: connect, send, and the receiver's status line. */
+  attemptTimeoutMs: number;
+  maxSubscriptionsPerUser: number;
 }
 
 export interface Limits {
@@ -39,6 +52,8 @@ export interface Limits {
   deltaFlushMs: number;
   /** Milliseconds between keep-alive comments on SSE streams, so proxies do not time them out. */
   sseHeartbeatMs: number;
+  /** Largest uploaded file, in bytes (413 beyond). */
+  uploadBytes: number;
 }
 
 export interface ProviderEnv {
@@ -71,15 +86,36 @@ function str(env: Env, name: string): string | undefined {
 function httpUrl(env: Env, name: string): string | undefined {
   const raw = str(env, name);
   if (raw === undefined) return undefined;
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(raw).protocol;
-  } catch {
-    protocol = undefined;
-  }
-  if (protocol !== 'http:' && protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  if (!isHttpUrl(raw)) throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
   return raw;
 }
+
+/** Comma-separated integers; unset or empty means the fallback. */
+function intList(env: Env, name: string, fallback: number[], min: number): number[] {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  const values = raw.split(',').map((part) => part.trim());
+  if (!values.every((value) => /^\d+$/.test(value) && Number(value) >= min)) {
+    throw new ConfigError(`${name} must be comma-separated integers >= ${min}, got "${raw}"`);
+  }
+  return values.map(Number);
+}
+
+function cidrList(env: Env, name: string): string[] {
+  const entries = (str(env, name) ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  try {
+    parseCidrList(entries);
+  } catch (error) {
+    throw new ConfigError(`${name}: ${(error as Error).message}`);
+  }
+  return entries;
+}
+
+/** About a day in all: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h (ten attempts). */
+const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000];
 
 function provider(env: Env, apiKeyName: string, baseUrlName: string): ProviderEnv {
   return { apiKey: str(env, apiKeyName), baseUrl: httpUrl(env, baseUrlName) };
@@ -114,6 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
       authFailuresPerWindow: int(env, 'AUTH_FAILURE_LIMIT_POINTS', 30, 1),
       deltaFlushMs: int(env, 'DELTA_FLUSH_MS', 40, 1),
       sseHeartbeatMs: int(env, 'SSE_HEARTBEAT_MS', 15_000, 50),
+      uploadBytes: int(env, 'UPLOAD_LIMIT_BYTES', 25 * 1024 * 1024, 1),
     },
     turns: {
       stepHeartbeatTimeoutMs: int(env, 'MODEL_STEP_HEARTBEAT_TIMEOUT_MS', 30_000, 1_000),
@@ -121,6 +158,12 @@ export function loadConfig(env: Env = process.env): Config {
       stepRetryInitialIntervalMs: int(env, 'MODEL_STEP_RETRY_INITIAL_MS', 2_000, 10),
       maxSteps: int(env, 'TURN_MAX_STEPS', 25, 1),
       sessionIdleMs: int(env, 'SESSION_IDLE_MS', 5 * 60_000, 1_000),
+    },
+    outbound: { allowCidrs: cidrList(env, 'OUTBOUND_ALLOW_CIDRS') },
+    webhooks: {
+      retryScheduleMs: intList(env, 'WEBHOOK_RETRY_SCHEDULE_MS', DEFAULT_RETRY_SCHEDULE_MS, 1),
+      attemptTimeoutMs: int(env, 'WEBHOOK_ATTEMPT_TIMEOUT_MS', 15_000, 100),
+      maxSubscriptionsPerUser: int(env, 'WEBHOOK_SUBSCRIPTIONS_PER_USER', 20, 1),
     },
   };
   if (config.env === 'production') {

@@ -25,13 +25,16 @@ export interface MessageView {
   model?: { providerId: string; modelId: string } | null;
   usage?: TokenUsage | null;
   costUsd?: number | null;
+  /** In a fork: the id of the message this one copies. */
+  copiedFrom?: string;
   createdAt: string;
 }
 
 export interface EventData {
   'session.created': { agentId: string; revision: number; forkedFrom?: string };
   'message.created': { message: MessageView };
-  'turn.started': { turnId: string };
+  /** `userMessageId`: the user message a regenerated turn answers (otherwise it is `turnId` itself). */
+  'turn.started': { turnId: string; userMessageId?: string };
   'message.part.delta': { messageId: string; delta: string };
   'step.retry': { messageId: string; attempt: number };
   'tool.call': { messageId: string; toolCallId: string; toolName: string; input: unknown };
@@ -40,6 +43,8 @@ export interface EventData {
   'turn.completed': { turnId: string; usage: TokenUsage; costUsd: number | null };
   'turn.failed': { turnId: string; error: string };
   'turn.aborted': { turnId: string };
+  /** These messages left the conversation (revert or regenerate), in conversation order. */
+  'messages.reverted': { messageIds: string[] };
 }
 
 export type EventType = keyof EventData;

@@ -13,7 +13,7 @@ export function randomToken(bits = 128): string {
   return out;
 }
 
-export type IdKind = 'usr' | 'key' | 'agt' | 'ses' | 'msg' | 'apr' | 'whk' | 'dlv' | 'run';
+export type IdKind = 'usr' | 'key' | 'agt' | 'ses' | 'msg' | 'apr' | 'whk' | 'dlv' | 'run' | 'trn';
 
 export function newId(kind: IdKind): string {
   return `${kind}_${randomToken(130)}`;

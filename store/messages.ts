@@ -6,7 +6,7 @@ import { inTransaction } from './db.ts';
 import { appendEvents } from './events.ts';
 import type { MessagePart, MessageRole, MessageStatus, MessageView, NewEvent, SessionEvent, TokenUsage } from '../lib/events.ts';
 
-interface MessageRow {
+export interface MessageRow {
   id: string;
   session_id: string;
   position: number;
@@ -19,6 +19,7 @@ interface MessageRow {
   usage: TokenUsage | null;
   cost_usd: string | null;
   reverted: boolean;
+  copied_from: string | null;
   created_at: Date;
 }
 
@@ -32,6 +33,7 @@ export function toMessageView(row: MessageRow): MessageView {
     model: row.model,
     usage: row.usage,
     costUsd: row.cost_usd === null ? null : Number(row.cost_usd),
+    ...(row.copied_from ? { copiedFrom: row.copied_from } : {}),
     createdAt: row.created_at.toISOString(),
   };
 }
@@ -249,10 +251,9 @@ export async function listMessages(db: Db | DbClient, sessionId: string): Promis
   return rows.map(toMessageView);
 }
 
+/** The messages of a turn still in the conversation (a regenerated turn's earlier replies are not). */
 export async function turnMessages(db: Db | DbClient, sessionId: string, turnId: string): Promise<MessageView[]> {
-  const { rows } = await db.query<MessageRow>('SELECT * FROM messages WHERE session_id = $1 AND turn_id = $2 ORDER BY position', [
-    sessionId,
-    turnId,
-  ]);
+  const sql = 'SELECT * FROM messages WHERE session_id = $1 AND turn_id = $2 AND NOT reverted ORDER BY position';
+  const { rows } = await db.query<MessageRow>(sql, [sessionId, turnId]);
   return rows.map(toMessageView);
 }

@@ -52,15 +52,22 @@ function toSession(row: SessionRow): Session {
 
 /** Creates a session pinned to the agent's revision, with its `session.created` event (seq 1). */
 export async function createSession(db: Db, input: { userId: string; agentId: string; revision: number }): Promise<Session> {
-  return inTransaction(db, async (client) => {
-    const { rows } = await client.query<SessionRow>(
-      'INSERT INTO sessions (id, user_id, agent_id, revision) VALUES ($1, $2, $3, $4) RETURNING *',
-      [newId('ses'), input.userId, input.agentId, input.revision],
-    );
-    const session = rows[0]!;
-    await appendEvents(client, session.id, [{ type: 'session.created', data: { agentId: input.agentId, revision: input.revision } }]);
-    return toSession({ ...session, last_seq: 1 });
-  });
+  return inTransaction(db, (client) => insertSession(client, input));
+}
+
+/** Inserts a session and its `session.created` event (naming its origin when it is a fork), in the caller's transaction. */
+export async function insertSession(
+  client: DbClient,
+  input: { userId: string; agentId: string; revision: number; forkedFrom?: string },
+): Promise<Session> {
+  const { rows } = await client.query<SessionRow>(
+    'INSERT INTO sessions (id, user_id, agent_id, revision, forked_from) VALUES ($1, $2, $3, $4, $5) RETURNING *',
+    [newId('ses'), input.userId, input.agentId, input.revision, input.forkedFrom ?? null],
+  );
+  const session = rows[0]!;
+  const data = { agentId: input.agentId, revision: input.revision, ...(input.forkedFrom ? { forkedFrom: input.forkedFrom } : {}) };
+  await appendEvents(client, session.id, [{ type: 'session.created', data }]);
+  return toSession({ ...session, last_seq: 1 });
 }
 
 export async function getSession(db: Db | DbClient, sessionId: string): Promise<Session | undefined> {

@@ -4,6 +4,7 @@
 // starts it again (update-with-start), so nothing waits in memory between conversations.
 import {
   allHandlersFinished,
+  ApplicationFailure,
   CancellationScope,
   condition,
   continueAsNew,
@@ -20,6 +21,7 @@ import type { MessagePart } from '../lib/events.ts';
 import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attributes.ts';
 import type { ModelOverride, SessionRef, TurnSettings } from './turn-types.ts';
 import { turnWorkflow } from './turn.ts';
+import { publishTurnEnd, type TurnEnd } from './publish.ts';
 
 export type IfBusy = 'queue' | 'reject' | 'interrupt';
 
@@ -43,6 +45,24 @@ export interface SessionState {
 
 export const sendUpdate = defineUpdate<SendResult, [SendInput]>('send');
 export const abortUpdate = defineUpdate<{ aborted: boolean }>('abort');
+
+export interface RevertInput {
+  /** This message and every message after it leave the conversation. */
+  messageId: string;
+  /** Run the reverted reply's turn again, as a new turn with this id answering the same user message. */
+  regenerate?: { turnId: string; model?: ModelOverride };
+}
+
+export interface RevertResult {
+  reverted: string[];
+  /** seq of the `messages.reverted` event: a regenerated turn's events follow it. */
+  seq: number;
+  /** The user message of the reverted message's turn. */
+  userMessageId: string;
+}
+
+/** Refused (BUSY_REJECTION) while a turn runs or waits in the queue; in order with sends otherwise. */
+export const revertUpdate = defineUpdate<RevertResult, [RevertInput]>('revert');
 export const stateQuery = defineQuery<SessionState>('state');
 
 /** Rejection reason of a send with ifBusy=reject while a turn runs; the API answers 409. */
@@ -56,6 +76,8 @@ export interface SessionWorkflowInput extends SessionRef {
 
 interface QueuedTurn {
   turnId: string;
+  /** A regenerated turn answers this user message; otherwise the user message is `turnId`. */
+  userMessageId?: string;
   model?: ModelOverride;
 }
 
@@ -67,7 +89,10 @@ export function sessionWorkflowId(sessionId: string): string {
 }
 
 export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void> {
-  const { recordUserMessage } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+  const { recordUserMessage, revertMessages } = proxyActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { maximumAttempts: 10 },
+  });
   const queue: QueuedTurn[] = [...(input.queue ?? [])];
   let running: { turnId: string; scope: CancellationScope; cancelRequested: boolean } | undefined;
   // Sends are handled one after another so messages are recorded in the order they were accepted.
@@ -109,6 +134,37 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
 
   setHandler(abortUpdate, () => ({ aborted: cancelRunning() }));
 
+  const rejectBusy = () => ApplicationFailure.nonRetryable(`${BUSY_REJECTION}: a turn is running`, BUSY_REJECTION);
+  setHandler(
+    revertUpdate,
+    (revert) => {
+      const result = sendChain.then(async () => {
+        // A send accepted before this revert may have queued its turn meanwhile.
+        if (queue.length > 0) throw rejectBusy();
+        // A turn may still be returning here after writing its end (which a client may have seen):
+        // the activity refuses unless that end is written.
+        const done = await revertMessages({
+          sessionId: input.sessionId,
+          messageId: revert.messageId,
+          regenerate: !!revert.regenerate,
+          ...(running ? { runningTurnId: running.turnId } : {}),
+        });
+        if (revert.regenerate) {
+          const { turnId, model } = revert.regenerate;
+          queue.push({ turnId, userMessageId: done.userMessageId, ...(model ? { model } : {}) });
+        }
+        return done;
+      });
+      sendChain = result.catch(() => undefined);
+      return result;
+    },
+    {
+      validator: (_revert) => {
+        if (queue.length > 0) throw new Error(`${BUSY_REJECTION}: a turn is queued`);
+      },
+    },
+  );
+
   let turns = 0;
   for (;;) {
     const hasWork = await condition(() => queue.length > 0, input.settings.sessionIdleMs);
@@ -121,8 +177,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     const turn = queue.shift()!;
     const scope = new CancellationScope();
     running = { turnId: turn.turnId, scope, cancelRequested: false };
+    let ended: TurnEnd;
     try {
-      await scope.run(() =>
+      const outcome = await scope.run(() =>
         executeChild(turnWorkflow, {
           workflowId: `turn:${input.sessionId}:${turn.turnId}`,
           args: [
@@ -134,6 +191,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
               turnId: turn.turnId,
               settings: input.settings,
               ...(turn.model ? { model: turn.model } : {}),
+              ...(turn.userMessageId ? { userMessageId: turn.userMessageId } : {}),
             },
           ],
           parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
@@ -147,11 +205,14 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
           staticDetails: `Agent ${input.agentId} revision ${input.revision}. Events: GET /session/${input.sessionId}/events`,
         }),
       );
-    } catch {
+      ended = { outcome };
+    } catch (error) {
       // A failed or aborted turn has already written its terminal event; the session goes on.
+      ended = { error };
     } finally {
       running = undefined;
     }
+    await publishTurnEnd(input, turn.turnId, ended, queue.length === 0);
     if (++turns >= TURNS_PER_RUN || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof sessionWorkflow>({ ...input, queue });

@@ -34,6 +34,11 @@ export interface ModelOverride {
 
 export interface TurnInput extends SessionRef {
   turnId: string;
+  /**
+   * The user message this turn answers, when it is not `turnId` itself: a regenerated turn has an id
+   * of its own (its events, its workflow) and writes its messages into the user message's turn.
+   */
+  userMessageId?: string;
   model?: ModelOverride;
   settings: TurnSettings;
 }

@@ -36,8 +36,10 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
 
   const usage = { inputTokens: 0, outputTokens: 0 };
   let costUsd: number | null = null;
+  // Messages belong to the user message's turn (see TurnInput.userMessageId); events name turnId.
+  const regenerated = input.userMessageId ? { userMessageId: input.userMessageId } : {};
   try {
-    await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId });
+    await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });
     for (let step = 1; step <= settings.maxSteps; step++) {
       const result: StepResult = await model.runModelStep({ ...input, messageId: messageId(), step });
       usage.inputTokens += result.usage.inputTokens;
@@ -48,17 +50,20 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       for (const call of result.toolCalls) {
         results.push(await tools.runBuiltinTool({ sessionId: input.sessionId, agentId: input.agentId, revision: input.revision, call }));
       }
-      await book.recordToolResults({ sessionId: input.sessionId, turnId: input.turnId, messageId: messageId(), results });
+      const turnId = input.userMessageId ?? input.turnId;
+      await book.recordToolResults({ sessionId: input.sessionId, turnId, messageId: messageId(), results });
     }
     await book.completeTurn({ sessionId: input.sessionId, turnId: input.turnId, usage, costUsd });
     return { status: 'completed', usage, costUsd };
   } catch (error) {
     if (isCancellation(error)) {
-      await CancellationScope.nonCancellable(() => book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, outcome: 'aborted' }));
+      await CancellationScope.nonCancellable(() =>
+        book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated, outcome: 'aborted' }),
+      );
       return { status: 'aborted', usage, costUsd };
     }
     const message = describeFailure(error);
-    await book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, outcome: 'failed', error: message });
+    await book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated, outcome: 'failed', error: message });
     // Fail the workflow too, so operators see the failed turn as failed in the Web UI.
     throw ApplicationFailure.nonRetryable(message, 'TurnFailed');
   }

@@ -10,9 +10,11 @@
 //   dropped: providers reject either imbalance.
 // - File parts become file content only when `resolveFile` gives their bytes (the caller reads
 //   them from storage first; `fileUrls` lists what to read). Otherwise they become a text note
-//   `[file: <filename>]`, so the model knows something was attached.
+//   `[file: <filename>]`, so the model knows something was attached. Text files (text/*, JSON)
+//   become text after that note: not every provider takes text as a file part.
 import type { FilePart, JSONValue, ModelMessage, TextPart, ToolCallPart, ToolModelMessage, ToolResultPart } from 'ai';
 import type { MessagePart, MessageView } from '../../lib/events.ts';
+import { isTextMediaType } from '../../lib/media-types.ts';
 
 export interface ResolvedFile {
   data: Uint8Array;
@@ -81,6 +83,7 @@ function userPart(part: MessagePart, options: HistoryOptions): Array<TextPart | 
   if (part.type !== 'file') return [];
   const file = options.resolveFile?.(part.url);
   if (!file) return [fileNote(part)];
+  if (isTextMediaType(file.mediaType)) return [{ type: 'text', text: `${fileNote(part).text}\n${new TextDecoder().decode(file.data)}` }];
   const filePart: FilePart = { type: 'file', data: { type: 'data', data: file.data }, mediaType: file.mediaType };
   if (part.filename) filePart.filename = part.filename;
   return [filePart];

@@ -5,6 +5,8 @@ import { inTransaction } from '../../store/db.ts';
 import { appendEvents } from '../../store/events.ts';
 import { recordToolResults, recordUserMessage, toMessageView } from '../../store/messages.ts';
 import { setSessionStatus } from '../../store/sessions.ts';
+import { MessageNotFoundError, NotAnAssistantMessageError, revertFrom, SessionBusyError, type RevertOutcome } from '../../store/revert.ts';
+import { ApplicationFailure } from '@temporalio/common';
 import type { MessagePart, NewEvent, TokenUsage } from '../../lib/events.ts';
 import type { ToolResultPart } from '../../workflows/turn-types.ts';
 
@@ -40,12 +42,31 @@ export function turnBookkeeping(deps: { db: Db }) {
       return { seq };
     },
 
-    async startTurn(input: { sessionId: string; turnId: string }): Promise<void> {
+    async startTurn(input: { sessionId: string; turnId: string; userMessageId?: string }): Promise<void> {
       if (await hasEvent(db, input.sessionId, 'turn.started', input.turnId)) return;
+      const { sessionId: _sessionId, ...data } = input;
       await inTransaction(db, async (client) => {
         await setSessionStatus(client, input.sessionId, 'running');
-        await appendEvents(client, input.sessionId, [{ type: 'turn.started', data: { turnId: input.turnId } }]);
+        await appendEvents(client, input.sessionId, [{ type: 'turn.started', data }]);
       });
+    },
+
+    /** Reverts a message and all after it; a busy session, a message gone or not a reply to regenerate fail at once. */
+    async revertMessages(input: {
+      sessionId: string;
+      messageId: string;
+      regenerate: boolean;
+      runningTurnId?: string;
+    }): Promise<RevertOutcome> {
+      const { regenerate, ...target } = input;
+      try {
+        return await revertFrom(db, { ...target, requireAssistant: regenerate });
+      } catch (error) {
+        if (error instanceof MessageNotFoundError || error instanceof NotAnAssistantMessageError || error instanceof SessionBusyError) {
+          throw ApplicationFailure.nonRetryable(error.message, error.name);
+        }
+        throw error;
+      }
     },
 
     async recordToolResults(input: { sessionId: string; turnId: string; messageId: string; results: ToolResultPart[] }): Promise<void> {
@@ -63,12 +84,18 @@ export function turnBookkeeping(deps: { db: Db }) {
     },
 
     /** Ends a turn that failed or was aborted. A message still streaming keeps the text it had reached. */
-    async endTurn(input: { sessionId: string; turnId: string; outcome: 'failed' | 'aborted'; error?: string }): Promise<void> {
+    async endTurn(input: {
+      sessionId: string;
+      turnId: string;
+      userMessageId?: string;
+      outcome: 'failed' | 'aborted';
+      error?: string;
+    }): Promise<void> {
       const type = input.outcome === 'failed' ? 'turn.failed' : 'turn.aborted';
       if (await hasEvent(db, input.sessionId, type, input.turnId)) return;
       const { rows } = await db.query<{ id: string }>(
         `SELECT id FROM messages WHERE session_id = $1 AND turn_id = $2 AND status = 'streaming'`,
-        [input.sessionId, input.turnId],
+        [input.sessionId, input.userMessageId ?? input.turnId],
       );
       const salvaged = await Promise.all(rows.map(async (row) => ({ id: row.id, text: await streamedText(db, input.sessionId, row.id) })));
       await inTransaction(db, async (client) => {

@@ -19,6 +19,8 @@ import { systemPrompt } from '../model/system-prompt.ts';
 import { toModelMessages } from '../model/history.ts';
 import { modelToolSet } from '../tools/index.ts';
 import { DeltaWriter } from './delta-writer.ts';
+import { conversationFiles } from './media-files.ts';
+import type { Storage } from '../../lib/storage.ts';
 import type { Bundle } from '../../lib/bundle/index.ts';
 
 export interface ModelStepDeps {
@@ -28,6 +30,8 @@ export interface ModelStepDeps {
   /** How long streamed text is batched before it is written as one delta event. */
   deltaFlushMs: number;
   bundleOf: (agentId: string, revision: number) => Promise<Bundle>;
+  /** Where uploaded files are read from, for file parts in the conversation. */
+  storage: Storage;
 }
 
 export function modelStepActivities(deps: ModelStepDeps) {
@@ -42,9 +46,11 @@ export function modelStepActivities(deps: ModelStepDeps) {
         ? { providerId: input.model.providerId || bundle.model.providerId, modelId: input.model.modelId }
         : bundle.model;
 
+      // A regenerated turn writes into its user message's turn and sees the conversation up to it.
+      const turnId = input.userMessageId ?? input.turnId;
       const claimed = await claimAssistantMessage(deps.db, {
         sessionId: input.sessionId,
-        turnId: input.turnId,
+        turnId,
         messageId: input.messageId,
         attempt,
         model: ref,
@@ -65,10 +71,12 @@ export function modelStepActivities(deps: ModelStepDeps) {
         context.heartbeat(),
       );
       try {
+        const history = await conversation(deps.db, input.sessionId, turnId);
+        const resolveFile = await conversationFiles(deps, input.sessionId, history);
         const stream = streamText({
           model,
           instructions: systemPrompt(bundle),
-          messages: toModelMessages(await conversation(deps.db, input.sessionId, input.turnId)),
+          messages: toModelMessages(history, { resolveFile }),
           tools: modelToolSet(bundle),
           maxRetries: 0,
           abortSignal: context.cancellationSignal,

@@ -3,20 +3,17 @@ import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { findAgent, isAgentDeleted } from '../../store/agents.ts';
 import { createSession, listAgentSessions, type Session } from '../../store/sessions.ts';
-import { listMessages, turnMessages } from '../../store/messages.ts';
-import { GoneError, NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { listMessages } from '../../store/messages.ts';
+import { GoneError, NotFoundError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { PROVIDER_IDS } from '../../lib/bundle/index.ts';
-import type { MessagePart, MessageView } from '../../lib/events.ts';
+import type { MessagePart } from '../../lib/events.ts';
 import type { IfBusy } from '../../workflows/session.ts';
 import { loadOwnedSession } from '../session-access.ts';
 import { abortSession, sendToSession } from '../session-workflows.ts';
-import { streamEvents } from '../sse.ts';
-import { isTurnEnd, turnEventFilter } from '../turn-events.ts';
-import { waitForEvent } from '../wait-for-event.ts';
+import { answerTurn, TURN_ACCEPTED_SCHEMA, TURN_ENDED_SCHEMA } from '../turn-answer.ts';
+import { checkFileParts } from '../file-parts.ts';
 
-/** Longest a waiting send holds the request before answering 202 with the message id. */
-const WAIT_LIMIT_MS = 10 * 60_000;
 export const MAX_TEXT_PART_CHARS = 200_000;
 
 const sessionSchema = {
@@ -36,6 +33,14 @@ const sessionSchema = {
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
   },
+};
+
+export const MODEL_OVERRIDE_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['modelId'],
+  description: 'Use another model for this turn only',
+  properties: { providerId: { enum: [...PROVIDER_IDS] }, modelId: { type: 'string', minLength: 1, maxLength: 200 } },
 };
 
 const sendBodySchema = {
@@ -60,6 +65,7 @@ const sendBodySchema = {
         else: {
           additionalProperties: false,
           required: ['type', 'url'],
+          description: 'A file uploaded to this session (POST /session/<id>/upload): images, text or PDF',
           properties: {
             type: { const: 'file' },
             url: { type: 'string', pattern: '^media/', maxLength: 400 },
@@ -69,13 +75,7 @@ const sendBodySchema = {
         },
       },
     },
-    model: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['modelId'],
-      description: 'Use another model for this turn only',
-      properties: { providerId: { enum: [...PROVIDER_IDS] }, modelId: { type: 'string', minLength: 1, maxLength: 200 } },
-    },
+    model: MODEL_OVERRIDE_SCHEMA,
   },
 };
 
@@ -92,13 +92,6 @@ interface SendQuery {
 function sessionView(session: Session) {
   const { userId: _userId, ...view } = session;
   return view;
-}
-
-/** The reply of a finished turn: the text of its last assistant message. */
-function replyOf(messages: MessageView[]): { text: string; messageId: string | null } {
-  const last = messages.filter((message) => message.role === 'assistant').at(-1);
-  const text = last?.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('') ?? '';
-  return { text, messageId: last?.id ?? null };
 }
 
 export function sessionRoutes(deps: ApiDeps) {
@@ -181,24 +174,8 @@ export function sessionRoutes(deps: ApiDeps) {
         },
       },
       responses: {
-        200: {
-          description: 'The turn ended (waiting form)',
-          schema: {
-            type: 'object',
-            required: ['messageId', 'reply', 'status'],
-            properties: {
-              messageId: { type: 'string' },
-              reply: { type: 'string', description: 'Text of the final assistant message' },
-              replyMessageId: { type: ['string', 'null'] },
-              status: { enum: ['completed', 'failed', 'aborted'] },
-              error: { type: 'string' },
-            },
-          },
-        },
-        202: {
-          description: 'Accepted (async form, or the wait limit passed)',
-          schema: { type: 'object', required: ['messageId'], properties: { messageId: { type: 'string' } } },
-        },
+        200: { description: 'The turn ended (waiting form)', schema: TURN_ENDED_SCHEMA },
+        202: { description: 'Accepted (async form, or the wait limit passed)', schema: TURN_ACCEPTED_SCHEMA },
         403: { description: "Another user's session" },
         404: { description: 'No such session' },
         409: { description: 'ifBusy=reject and a turn is running' },
@@ -208,55 +185,24 @@ export function sessionRoutes(deps: ApiDeps) {
         const session = await loadOwnedSession(deps.db, principal, params.id!);
         if (await isAgentDeleted(deps.db, session.agentId))
           throw new GoneError('The agent of this session was deleted; the session can be read but not continued');
-        if (body.parts.some((part) => part.type === 'file')) {
-          throw new ValidationError('File parts are not accepted yet: uploads arrive with the session media endpoints', [
-            { path: '/parts', message: 'file parts are not supported yet' },
-          ]);
-        }
+        const parts = await checkFileParts(deps.db, session.id, body.parts);
         const messageId = newId('msg');
         const { seq } = await sendToSession(deps, session, {
           messageId,
-          parts: body.parts,
+          parts,
           ifBusy: query.ifBusy,
           ...(body.model ? { model: body.model } : {}),
         });
 
-        if (query.async === '1' || query.async === 'true') return { status: 202, body: { messageId } };
-        if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
-          res.set({ 'x-message-id': messageId });
-          await streamEvents({
-            req,
-            res,
-            db: deps.db,
-            hub: deps.events,
-            sessionId: session.id,
-            afterSeq: seq - 1,
-            heartbeatMs: deps.config.limits.sseHeartbeatMs,
-            filter: turnEventFilter(messageId),
-            until: isTurnEnd(messageId),
-          });
-          return undefined;
-        }
-
-        const closed = new AbortController();
-        res.on('close', () => closed.abort());
-        const end = await waitForEvent(
-          { db: deps.db, hub: deps.events, sessionId: session.id, afterSeq: seq, timeoutMs: WAIT_LIMIT_MS, signal: closed.signal },
-          isTurnEnd(messageId),
-        );
-        if (!end) return { status: 202, body: { messageId } };
-        const reply = replyOf(await turnMessages(deps.db, session.id, messageId));
-        const status = end.type === 'turn.completed' ? 'completed' : end.type === 'turn.failed' ? 'failed' : 'aborted';
-        return {
-          status: 200,
-          body: {
-            messageId,
-            reply: reply.text,
-            replyMessageId: reply.messageId,
-            status,
-            ...(end.type === 'turn.failed' ? { error: end.error } : {}),
-          },
-        };
+        return answerTurn(deps, {
+          req,
+          res,
+          sessionId: session.id,
+          turnId: messageId,
+          userMessageId: messageId,
+          firstSeq: seq,
+          async: query.async === '1' || query.async === 'true',
+        });
       },
     }),
     defineRoute({

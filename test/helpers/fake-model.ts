@@ -47,6 +47,12 @@ export interface FakeScript {
   stallAfterChunks?: number;
   /** Extra response headers, e.g. `retry-after`. */
   headers?: Record<string, string>;
+  /**
+   * Called just after each streamed content chunk is handed to the socket, with its 0-based
+   * position (counted like `stallAfterChunks`) and `performance.now()`, so a benchmark can time
+   * each chunk from the moment it left the fake.
+   */
+  onChunk?: (index: number, at: number) => void;
 }
 
 export interface ChatMessage {
@@ -373,6 +379,7 @@ async function stream(res: ServerResponse, body: ChatRequestBody, script: FakeSc
     if (position > 0 && script.chunkDelayMs && !(await pause(script.chunkDelayMs, gone))) return;
     if (gone.aborted) return;
     send({ choices: [{ index: 0, delta: position === 0 ? { role: 'assistant', ...delta } : delta, finish_reason: null }] });
+    script.onChunk?.(position, performance.now());
   }
   if (script.stallAfterChunks !== undefined) return hang(gone);
   if (gone.aborted) return;

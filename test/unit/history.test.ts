@@ -137,6 +137,23 @@ describe('toModelMessages', () => {
       { type: 'file', data: { type: 'data', data: png }, mediaType: 'image/png' },
     ]);
   });
+
+  it('gives a text file as text after its note (text/*, application/json)', () => {
+    const history = [
+      message('user', [
+        { type: 'file', url: 'media/1-notes.md', mediaType: 'text/markdown', filename: 'notes.md' },
+        { type: 'file', url: 'media/2-data.json', mediaType: 'application/json' },
+      ]),
+    ];
+    const files: Record<string, { data: Uint8Array; mediaType: string }> = {
+      'media/1-notes.md': { data: new TextEncoder().encode('# Title'), mediaType: 'text/markdown' },
+      'media/2-data.json': { data: new TextEncoder().encode('{"a":1}'), mediaType: 'application/json' },
+    };
+    expect(toModelMessages(history, { resolveFile: (url) => files[url] })[0]!.content).toEqual([
+      { type: 'text', text: '[file: notes.md]\n# Title' },
+      { type: 'text', text: '[file: 2-data.json]\n{"a":1}' },
+    ]);
+  });
 });
 
 describe('what the provider receives', () => {

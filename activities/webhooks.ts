@@ -1,0 +1,95 @@
+// Webhook activities: publishing an event (recording its deliveries) and making one delivery
+// attempt. The signing secret is opened here, inside the attempt, so it never enters workflow
+// history; the workflow sees only ids, outcomes and the retry schedule.
+import type { Db } from '../store/db.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Config } from '../lib/config.ts';
+import type { MasterKey } from '../lib/master-key.ts';
+import { createOutboundClient } from '../lib/outbound.ts';
+import { signWebhook } from '../lib/webhook-signature.ts';
+import { SERVICE_VERSION } from '../lib/version.ts';
+import { createDeliveries, deliveryTarget, finishDelivery, recordAttempt } from '../store/webhook-deliveries.ts';
+import { disableSubscription, openSubscriptionSecret } from '../store/webhook-subscriptions.ts';
+import type { AttemptOutcome, DeliverySettings, PublishedDeliveries } from '../workflows/delivery-types.ts';
+
+export interface PublishInput {
+  userId: string;
+  type: string;
+  data: unknown;
+  /** Names the event once (e.g. `session.completed:<turnId>`), so a rerun finds its deliveries. */
+  eventKey: string;
+}
+
+export function webhookActivities(deps: { db: Db; logger: Logger; config: Config; masterKeys: readonly MasterKey[] }) {
+  const { db } = deps;
+  const outbound = createOutboundClient({ allowCidrs: deps.config.outbound.allowCidrs });
+  const settings: DeliverySettings = {
+    retryScheduleMs: deps.config.webhooks.retryScheduleMs,
+    attemptTimeoutMs: deps.config.webhooks.attemptTimeoutMs,
+  };
+
+  return {
+    /** Records one delivery per matching active subscription; the calling workflow starts them. */
+    async publishWebhookEvent(input: PublishInput): Promise<PublishedDeliveries> {
+      const deliveries = await createDeliveries(db, input);
+      // The schedule travels in workflow input from here, so a delivery keeps the schedule it began with.
+      return { deliveries, settings };
+    },
+
+    async attemptDelivery(input: { deliveryId: string; attempt: number; final: boolean }): Promise<AttemptOutcome> {
+      const target = await deliveryTarget(db, input.deliveryId);
+      if (!target) return { result: 'cancelled', detail: 'the subscription was deleted' };
+      if (target.status !== 'pending') {
+        // This attempt ran before (its result was lost with a worker): report what it came to.
+        return { result: target.status === 'delivered' ? 'delivered' : 'cancelled', detail: `already ${target.status}` };
+      }
+      if (target.subscription_status !== 'active') {
+        await finishDelivery(db, input.deliveryId, 'cancelled');
+        return { result: 'cancelled', detail: 'the subscription is disabled' };
+      }
+
+      const secret = openSubscriptionSecret(deps.masterKeys, target.subscription_id, target);
+      const startedAt = new Date();
+      // A fresh timestamp, hence a fresh signature, on every attempt; the id stays the delivery's.
+      const headers = {
+        ...signWebhook(secret, target.id, Math.floor(startedAt.getTime() / 1000), target.body),
+        'content-type': 'application/json',
+        'user-agent': `agent-service-webhooks/${SERVICE_VERSION}`,
+      };
+      let statusCode: number | null = null;
+      let error: string | null = null;
+      try {
+        const response = await outbound.request(target.url, {
+          method: 'POST',
+          headers,
+          body: target.body,
+          timeoutMs: settings.attemptTimeoutMs,
+        });
+        statusCode = response.status;
+      } catch (caught) {
+        error = `${(caught as Error).name}: ${(caught as Error).message}`;
+      }
+      const durationMs = Date.now() - startedAt.getTime();
+
+      const result: AttemptOutcome['result'] =
+        statusCode !== null && statusCode >= 200 && statusCode < 300 ? 'delivered' : statusCode === 410 ? 'gone' : 'retry';
+      const status = result === 'delivered' ? 'delivered' : result === 'gone' || input.final ? 'failed' : 'pending';
+      await recordAttempt(db, {
+        deliveryId: input.deliveryId,
+        attempt: { attempt: input.attempt, startedAt, statusCode, error, durationMs },
+        status,
+      });
+      if (result === 'gone') {
+        // 410 Gone: the receiver says this endpoint will never take deliveries again.
+        await disableSubscription(db, target.subscription_id, `The receiver answered 410 Gone to delivery ${target.id}`);
+        deps.logger.info({ subscriptionId: target.subscription_id, deliveryId: target.id }, 'webhook subscription disabled by 410');
+      }
+      return { result, detail: statusCode !== null ? `HTTP ${statusCode}` : (error ?? 'no answer') };
+    },
+
+    /** Ends a delivery whose attempt activity itself failed (e.g. its worker died) on the last attempt. */
+    async finishDelivery(input: { deliveryId: string; status: 'failed' | 'cancelled' }): Promise<void> {
+      await finishDelivery(db, input.deliveryId, input.status);
+    },
+  };
+}

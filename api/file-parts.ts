@@ -1,0 +1,41 @@
+// File parts of a send: each must name a file uploaded to this session, of a type a model can read.
+// The stored part carries the uploaded type and name, whatever the client wrote, so the model step
+// never trusts a client's mediaType.
+import type { Db } from '../store/db.ts';
+import { findMediaByKeys } from '../store/media.ts';
+import type { MessagePart } from '../lib/events.ts';
+import { type FieldError, ValidationError } from '../lib/errors.ts';
+import { isMediaKey, MAX_TEXT_FILE_BYTES, modelInputKind, normalizeMediaType } from '../lib/media-types.ts';
+
+const READABLE = 'images (image/png, image/jpeg, image/gif, image/webp), text (text/*, application/json) or PDF (application/pdf)';
+
+export async function checkFileParts(db: Db, sessionId: string, parts: MessagePart[]): Promise<MessagePart[]> {
+  const files = parts.flatMap((part) => (part.type === 'file' ? [part] : []));
+  if (files.length === 0) return parts;
+  const media = new Map(
+    (await findMediaByKeys(db, sessionId, files.map((file) => file.url).filter(isMediaKey))).map((item) => [item.key, item]),
+  );
+  const errors: FieldError[] = [];
+  const checked = parts.map((part, index): MessagePart => {
+    if (part.type !== 'file') return part;
+    const fail = (field: string, message: string): MessagePart => {
+      errors.push({ path: `/parts/${index}/${field}`, message });
+      return part;
+    };
+    const uploaded = media.get(part.url);
+    if (!uploaded) return fail('url', 'must be a media key returned by POST /session/<id>/upload for this session');
+    if (part.mediaType !== undefined && normalizeMediaType(part.mediaType) !== uploaded.contentType) {
+      return fail('mediaType', `does not match the uploaded file's type (${uploaded.contentType})`);
+    }
+    const kind = modelInputKind(uploaded.contentType);
+    if (!kind) return fail('url', `is a ${uploaded.contentType} file, which models here cannot read; send ${READABLE}`);
+    if (kind === 'text' && uploaded.size > MAX_TEXT_FILE_BYTES) {
+      return fail('url', `is a text file of ${uploaded.size} bytes; text files sent to a model may have at most ${MAX_TEXT_FILE_BYTES}`);
+    }
+    return { type: 'file', url: part.url, mediaType: uploaded.contentType, filename: part.filename ?? uploaded.filename };
+  });
+  if (errors.length > 0) {
+    throw new ValidationError(`The request body is not valid: ${errors[0]!.path} ${errors[0]!.message}`, errors);
+  }
+  return checked;
+}

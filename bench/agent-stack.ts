@@ -1,0 +1,209 @@
+// The whole service in this process for the turn benchmarks, wired as in production: the real API
+// (createApp, event hub, PostgreSQL-backed rate limiter) on 127.0.0.1, the real worker
+// (createWorker with the service's workflow bundle and activities) on a task queue of its own, and
+// the fake Chat Completions server reached through the `openai-compatible` provider. Only the model
+// is fake. close() leaves a shared PostgreSQL or Temporal as it found them.
+import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { createApp } from '../api/app.ts';
+import { createEventHub } from '../api/event-hub.ts';
+import { loadConfig, type Config } from '../lib/config.ts';
+import { loadMasterKey } from '../lib/master-key.ts';
+import { SCOPES } from '../lib/scopes.ts';
+import { lazyTemporalClient } from '../lib/temporal.ts';
+import { insertKey } from '../store/api-keys.ts';
+import { createPool } from '../store/db.ts';
+import { createUser } from '../store/users.ts';
+import { startFakeModel, type FakeModel, type FakeModelOptions } from '../test/helpers/fake-model.ts';
+import { sessionWorkflowId } from '../workflows/session.ts';
+import { createWorker, WORKFLOWS_PATH } from '../workers/create-worker.ts';
+import type { Infra } from './infra.ts';
+import { expectStatus, jsonHeaders, timedRequest, type TimedResponse } from './http-json.ts';
+import { discardingLogger, installTemporalRuntime, workflowBundle } from './temporal-runtime.ts';
+
+/** Longest any one turn may take before the benchmark gives up on it with an error. */
+export const TURN_TIMEOUT_MS = 180_000;
+
+export interface WaitingSendAnswer {
+  messageId: string;
+  reply: string;
+  status: 'completed' | 'failed' | 'aborted';
+  error?: string;
+}
+
+export interface AgentStack {
+  url: string;
+  /** Bearer key and JSON content type of the bench user. */
+  headers: http.OutgoingHttpHeaders;
+  fake: FakeModel;
+  config: Config;
+  temporal: { connection: NativeConnection; client: Client; namespace: string };
+  /** Deploys a minimal agent through POST /deploy; answers its name. */
+  deployAgent(): Promise<string>;
+  /** Opens a session through POST /agent/<name>/session; close() ends its workflow. */
+  newSession(agentName: string): Promise<string>;
+  /** The waiting send: answers when the turn has ended. Anything but a completed turn throws. */
+  send(agent: http.Agent, sessionId: string, text: string): Promise<TimedResponse<WaitingSendAnswer>>;
+  close(): Promise<void>;
+}
+
+export interface AgentStackOptions {
+  fake?: FakeModelOptions;
+  /** Further settings for API and worker, e.g. DELTA_FLUSH_MS. */
+  env?: Record<string, string>;
+  /** Pool size of the API and of the worker each; production's default is 10. */
+  poolSize?: number;
+}
+
+export async function startAgentStack(infra: Infra, log: (line: string) => void, options: AgentStackOptions = {}): Promise<AgentStack> {
+  installTemporalRuntime();
+  const cleanups: Array<[string, () => Promise<unknown>]> = [];
+  const close = async () => {
+    // Last started, first stopped; a failing step is reported and the rest still run.
+    for (const [what, cleanup] of cleanups.reverse()) {
+      await cleanup().catch((error: unknown) => log(`cleanup (${what}) failed: ${(error as Error).message}`));
+    }
+    cleanups.length = 0;
+  };
+
+  try {
+    const fake = await startFakeModel(options.fake);
+    cleanups.push(['fake model', () => fake.close()]);
+    const config = loadConfig({
+      NODE_ENV: 'development',
+      DATABASE_URL: infra.databaseUrl(),
+      TEMPORAL_ADDRESS: infra.temporalAddress(),
+      TEMPORAL_NAMESPACE: loadConfig().temporalNamespace,
+      DATA_DIR: infra.scratchDir,
+      SERVICE_MASTER_KEY: randomBytes(32).toString('base64url'),
+      TASK_QUEUE: `bench-${randomUUID()}`,
+      OPENAI_COMPATIBLE_BASE_URL: fake.baseUrl,
+      OPENAI_COMPATIBLE_API_KEY: 'bench-key',
+      LOG_LEVEL: 'info',
+      // Far above what a run sends, so the limiter does all its work but never answers 429.
+      RATE_LIMIT_POINTS: '1000000000',
+      AUTH_FAILURE_LIMIT_POINTS: '1000000000',
+      ...options.env,
+    });
+    const namespace = config.temporalNamespace;
+    const masterKey = loadMasterKey(config);
+    const logger = discardingLogger();
+
+    const workerDb = createPool(infra.databaseUrl(), options.poolSize);
+    cleanups.push(['worker pool', () => workerDb.end()]);
+    const nativeConnection = await NativeConnection.connect({ address: infra.temporalAddress() });
+    cleanups.push(['worker connection', () => nativeConnection.close()]);
+    const worker: Worker = await createWorker({
+      connection: nativeConnection,
+      namespace,
+      taskQueue: config.taskQueue,
+      deps: { db: workerDb, logger, config, masterKeys: [masterKey] },
+      workflowBundle: await workflowBundle(WORKFLOWS_PATH),
+    });
+    const running = worker.run();
+    // A worker that dies mid-run is reported at once; the turns waiting on it then time out.
+    running.catch((error: unknown) => log(`the worker stopped: ${(error as Error).message}`));
+    cleanups.push([
+      'worker',
+      async () => {
+        worker.shutdown();
+        await running;
+      },
+    ]);
+
+    const apiDb = createPool(infra.databaseUrl(), options.poolSize);
+    cleanups.push(['API pool', () => apiDb.end()]);
+    const temporal = lazyTemporalClient(config);
+    cleanups.push(['API Temporal connection', () => temporal.connection.close()]);
+    const events = await createEventHub({ databaseUrl: infra.databaseUrl(), logger });
+    cleanups.push(['event hub', () => events.close()]);
+    const server = createApp({ config, db: apiDb, logger, masterKey, temporal, events }).app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    cleanups.push([
+      'API server',
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    ]);
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    const user = await createUser(apiDb, { name: `bench-${randomBytes(4).toString('hex')}` });
+    // Agents, sessions, messages and events go with the user (ON DELETE CASCADE).
+    cleanups.push(['bench user', () => apiDb.query('DELETE FROM users WHERE id = $1', [user.id])]);
+    const { key } = await insertKey(apiDb, { userId: user.id, name: 'bench', scopes: SCOPES });
+    const headers = jsonHeaders({ authorization: `Bearer ${key}` });
+
+    const clientConnection = await Connection.connect({ address: infra.temporalAddress() });
+    cleanups.push(['client connection', () => clientConnection.close()]);
+    const client = new Client({ connection: clientConnection, namespace });
+    // Session workflows wait SESSION_IDLE_MS for the next send; on a shared server they are ended
+    // here rather than left to time out (registered last, so it runs while the worker still polls).
+    const sessions: string[] = [];
+    cleanups.push(['session workflows', () => terminateAll(client, sessions)]);
+
+    const setup = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    cleanups.push(['setup agent', async () => setup.destroy()]);
+    return {
+      url,
+      headers,
+      fake,
+      config,
+      temporal: { connection: nativeConnection, client, namespace },
+      async deployAgent() {
+        const name = `bench-${randomBytes(6).toString('hex')}`;
+        const body = JSON.stringify({ name, model: { providerId: 'openai-compatible', modelId: 'fake-model' }, instructions: 'Be brief.' });
+        expectStatus(await timedRequest(setup, `${url}/deploy`, { method: 'POST', headers, body, timeoutMs: 30_000 }), 201, 'POST /deploy');
+        return name;
+      },
+      async newSession(agentName) {
+        const response = await timedRequest<{ id: string }>(setup, `${url}/agent/${agentName}/session`, {
+          method: 'POST',
+          headers,
+          body: '{}',
+          timeoutMs: 30_000,
+        });
+        const { id } = expectStatus(response, 201, 'POST /agent/<name>/session');
+        sessions.push(id);
+        return id;
+      },
+      async send(agent, sessionId, text) {
+        const response = await timedRequest<WaitingSendAnswer>(agent, `${url}/session/${sessionId}`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ parts: [{ type: 'text', text }] }),
+          timeoutMs: TURN_TIMEOUT_MS,
+        });
+        const answer = expectStatus(response, 200, `POST /session/${sessionId}`);
+        if (answer.status !== 'completed') throw new Error(`turn ${answer.messageId} ended ${answer.status}: ${answer.error ?? ''}`);
+        return response;
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+async function terminateAll(client: Client, sessionIds: readonly string[]): Promise<void> {
+  const batch = 20;
+  for (let at = 0; at < sessionIds.length; at += batch) {
+    await Promise.all(
+      sessionIds.slice(at, at + batch).map((id) =>
+        client.workflow
+          .getHandle(sessionWorkflowId(id))
+          .terminate('benchmark finished')
+          // Already ended (idle timeout) or never started: nothing to do.
+          .catch(() => undefined),
+      ),
+    );
+  }
+}

@@ -1,0 +1,138 @@
+// Every request the service sends to an address a user chose (webhook receivers now; channels and
+// tools later) goes through here. Private, loopback, link-local and metadata addresses are refused
+// (lib/refused-addresses.ts) unless OUTBOUND_ALLOW_CIDRS lists them: literal IPs before connecting,
+// host names in the DNS lookup of the socket itself, so the address checked is the address connected
+// to and a name that re-resolves to 127.0.0.1 between a check and the request (DNS rebinding) cannot
+// slip through. Redirects are never followed: a 3xx is an answer like any other.
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type BlockList, type LookupFunction } from 'node:net';
+import { parseCidrList, refusedRange } from './refused-addresses.ts';
+
+export class OutboundRequestError extends Error {
+  override name = 'OutboundRequestError';
+}
+
+/** The URL is not an absolute http(s) URL the service may call. */
+export class OutboundUrlError extends OutboundRequestError {
+  override name = 'OutboundUrlError';
+}
+
+/** The destination is (or resolved to) a refused address. */
+export class OutboundAddressRefusedError extends OutboundRequestError {
+  override name = 'OutboundAddressRefusedError';
+  constructor(
+    readonly address: string,
+    readonly range: string,
+  ) {
+    super(`Refused to connect to ${address} (${range}); OUTBOUND_ALLOW_CIDRS can allow it`);
+  }
+}
+
+export class OutboundTimeoutError extends OutboundRequestError {
+  override name = 'OutboundTimeoutError';
+}
+
+export interface OutboundRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** The whole exchange: connect, send, and reading the status and the body snippet. */
+  timeoutMs: number;
+  /** Bytes of the response body kept (default 1024); the rest is not read. */
+  maxBodyBytes?: number;
+}
+
+export interface OutboundResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  bodySnippet: string;
+}
+
+export interface OutboundClient {
+  /** Why this IP may not be contacted, or undefined when it may (allowed, public, or not an IP). */
+  refusal(address: string): string | undefined;
+  /** Parses and checks a URL without any network access: http(s), no credentials, no refused literal IP. */
+  checkUrl(url: string): URL;
+  request(url: string, options: OutboundRequest): Promise<OutboundResponse>;
+}
+
+export function createOutboundClient(options: { allowCidrs: readonly string[] }): OutboundClient {
+  const allowed: BlockList = parseCidrList(options.allowCidrs);
+
+  function refusal(address: string): string | undefined {
+    const family = isIP(address);
+    if (!family || allowed.check(address, family === 4 ? 'ipv4' : 'ipv6')) return undefined;
+    return refusedRange(address);
+  }
+
+  function checkUrl(raw: string): URL {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new OutboundUrlError('must be an absolute URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundUrlError('must be an http or https URL');
+    if (url.username || url.password) throw new OutboundUrlError('must not carry a user name or password');
+    // The WHATWG parser already turned 2130706433, 0x7f.1 or 017700000001 into 127.0.0.1.
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const range = refusal(host);
+    if (range) throw new OutboundAddressRefusedError(host, range);
+    return url;
+  }
+
+  // Used by the socket for every connection it opens; Node skips it for literal IPs (checked above).
+  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    dns.lookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      // One refused address refuses the name: an honest receiver never mixes private and public ones.
+      for (const { address } of addresses) {
+        const range = refusal(address);
+        if (range) return callback(new OutboundAddressRefusedError(address, range), '', 0);
+      }
+      if (!addresses.length) return callback(new OutboundRequestError(`${hostname} has no address`), '', 0);
+      if (lookupOptions.all) return callback(null, addresses);
+      return callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
+
+  async function request(raw: string, options: OutboundRequest): Promise<OutboundResponse> {
+    const url = checkUrl(raw);
+    const maxBodyBytes = options.maxBodyBytes ?? 1024;
+    const send = url.protocol === 'https:' ? https.request : http.request;
+    return new Promise((resolve, reject) => {
+      // A fresh connection per request (agent: false): every socket goes through the lookup above.
+      const req = send(url, { method: options.method ?? 'GET', headers: options.headers, lookup, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        const finish = () => {
+          clearTimeout(timer);
+          res.destroy();
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, bodySnippet: Buffer.concat(chunks).toString('utf8') });
+        };
+        res.on('data', (chunk: Buffer) => {
+          const room = maxBodyBytes - kept;
+          if (room > 0) chunks.push(chunk.subarray(0, room));
+          kept += chunk.length;
+          if (kept >= maxBodyBytes) finish();
+        });
+        res.on('end', finish);
+        res.on('error', fail);
+      });
+      const timer = setTimeout(
+        () => req.destroy(new OutboundTimeoutError(`No complete answer from ${url.origin} within ${options.timeoutMs} ms`)),
+        options.timeoutMs,
+      );
+      function fail(error: Error) {
+        clearTimeout(timer);
+        reject(error);
+      }
+      req.on('error', fail);
+      req.end(options.body);
+    });
+  }
+
+  return { refusal, checkUrl, request };
+}

@@ -1,0 +1,36 @@
+// The events a webhook subscription can name (SPEC's list) and the data each one carries. Imported by
+// the API (validation, OpenAPI), the activities and the workflows, so it does no I/O.
+import type { TokenUsage } from './events.ts';
+
+export const WEBHOOK_EVENTS = [
+  'session.completed',
+  'session.failed',
+  'approval.requested',
+  'approval.answered',
+  'approval.expired',
+  'trigger.fired',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
+
+export function isWebhookEventType(value: string): value is WebhookEventType {
+  return (WEBHOOK_EVENTS as readonly string[]).includes(value);
+}
+
+interface TurnEndData {
+  sessionId: string;
+  agentId: string;
+  revision: number;
+  /** The id of the user message whose turn ended. */
+  turnId: string;
+}
+
+/** `data` of each event type; types not listed are not emitted yet. */
+export interface WebhookEventData {
+  /** A turn completed and no other turn is queued: the session is idle, waiting for its user. */
+  'session.completed': TurnEndData & { status: 'completed'; usage: TokenUsage; costUsd: number | null };
+  /** A turn failed (the model or a tool could not answer); its `turn.failed` event says the same. */
+  'session.failed': TurnEndData & { status: 'failed'; error: string };
+}
+
+export type PublishedEvent = { [T in keyof WebhookEventData]: { type: T; data: WebhookEventData[T] } }[keyof WebhookEventData];

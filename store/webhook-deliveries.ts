@@ -1,0 +1,155 @@
+// Webhook deliveries and their attempts: written by the publishing and delivery activities, read by
+// GET /webhook/:id/deliveries. Every write is idempotent, because Temporal may run an activity again.
+import type { Db, DbClient } from './db.ts';
+import { inTransaction } from './db.ts';
+import { newId } from '../lib/ids.ts';
+import type { SealedSecretColumns, SubscriptionStatus } from './webhook-subscriptions.ts';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
+
+export interface DeliveryAttempt {
+  attempt: number;
+  startedAt: Date;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface Delivery {
+  id: string;
+  subscriptionId: string;
+  type: string;
+  status: DeliveryStatus;
+  /** The event as sent: `{id, type, createdAt, data}`. */
+  payload: unknown;
+  createdAt: Date;
+  updatedAt: Date;
+  attempts: DeliveryAttempt[];
+}
+
+interface DeliveryRow {
+  id: string;
+  subscription_id: string;
+  event_type: string;
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * One delivery per active subscription of the user naming `type`, in one transaction. Runs again
+ * with the same `eventKey` find the deliveries made before instead of adding more.
+ */
+export async function createDeliveries(
+  db: Db,
+  input: { userId: string; type: string; eventKey: string; data: unknown },
+): Promise<Array<{ id: string; subscriptionId: string }>> {
+  return inTransaction(db, async (client) => {
+    const { rows: subscriptions } = await client.query<{ id: string }>(
+      `SELECT id FROM webhook_subscriptions WHERE user_id = $1 AND status = 'active' AND $2 = ANY(events) ORDER BY created_at, id`,
+      [input.userId, input.type],
+    );
+    const createdAt = new Date().toISOString();
+    for (const subscription of subscriptions) {
+      const id = newId('dlv');
+      const body = JSON.stringify({ id, type: input.type, createdAt, data: input.data });
+      await client.query(
+        `INSERT INTO webhook_deliveries (id, subscription_id, event_type, event_key, body) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (subscription_id, event_key) DO NOTHING`,
+        [id, subscription.id, input.type, input.eventKey, body],
+      );
+    }
+    const { rows } = await client.query<{ id: string; subscription_id: string }>(
+      `SELECT d.id, d.subscription_id FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+        WHERE s.user_id = $1 AND d.event_key = $2 ORDER BY d.created_at, d.id`,
+      [input.userId, input.eventKey],
+    );
+    return rows.map((row) => ({ id: row.id, subscriptionId: row.subscription_id }));
+  });
+}
+
+export interface DeliveryTarget extends SealedSecretColumns {
+  id: string;
+  subscription_id: string;
+  body: string;
+  status: DeliveryStatus;
+  url: string;
+  subscription_status: SubscriptionStatus;
+}
+
+/** What one attempt needs: the delivery, where it goes and the sealed secret. Undefined once its subscription is deleted. */
+export async function deliveryTarget(db: Db, deliveryId: string): Promise<DeliveryTarget | undefined> {
+  const { rows } = await db.query<DeliveryTarget>(
+    `SELECT d.id, d.subscription_id, d.body, d.status, s.url, s.status AS subscription_status,
+            s.secret_key_id, s.secret_nonce, s.secret_ciphertext, s.secret_auth_tag
+       FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+      WHERE d.id = $1`,
+    [deliveryId],
+  );
+  return rows[0];
+}
+
+/** Records an attempt and, unless it is `pending`, ends the delivery (a finished delivery stays as it is). */
+export async function recordAttempt(
+  db: Db,
+  input: { deliveryId: string; attempt: DeliveryAttempt; status: DeliveryStatus },
+): Promise<void> {
+  const { attempt } = input;
+  await inTransaction(db, async (client) => {
+    await client.query(
+      `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, status_code, error, duration_ms)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (delivery_id, attempt) DO NOTHING`,
+      [input.deliveryId, attempt.attempt, attempt.startedAt, attempt.statusCode, attempt.error, attempt.durationMs],
+    );
+    await client.query(
+      `UPDATE webhook_deliveries SET attempts = GREATEST(attempts, $2), status = $3, updated_at = now() WHERE id = $1 AND status = 'pending'`,
+      [input.deliveryId, attempt.attempt, input.status],
+    );
+  });
+}
+
+export async function finishDelivery(db: Db | DbClient, deliveryId: string, status: Exclude<DeliveryStatus, 'pending'>): Promise<void> {
+  await db.query(`UPDATE webhook_deliveries SET status = $2, updated_at = now() WHERE id = $1 AND status = 'pending'`, [
+    deliveryId,
+    status,
+  ]);
+}
+
+/** A subscription's deliveries, newest first, each with its attempts; `before` is the id of the last one of the previous page. */
+export async function listDeliveries(db: Db, subscriptionId: string, options: { limit: number; before?: string }): Promise<Delivery[]> {
+  const { rows } = await db.query<DeliveryRow>(
+    `SELECT id, subscription_id, event_type, body, status, attempts, created_at, updated_at FROM webhook_deliveries
+      WHERE subscription_id = $1
+        AND ($2::text IS NULL OR (created_at, id) < (SELECT created_at, id FROM webhook_deliveries WHERE id = $2 AND subscription_id = $1))
+      ORDER BY created_at DESC, id DESC LIMIT $3`,
+    [subscriptionId, options.before ?? null, options.limit],
+  );
+  const { rows: attempts } = await db.query<{
+    delivery_id: string;
+    attempt: number;
+    started_at: Date;
+    status_code: number | null;
+    error: string | null;
+    duration_ms: number;
+  }>('SELECT * FROM webhook_delivery_attempts WHERE delivery_id = ANY($1) ORDER BY attempt', [rows.map((row) => row.id)]);
+  return rows.map((row) => ({
+    id: row.id,
+    subscriptionId: row.subscription_id,
+    type: row.event_type,
+    status: row.status,
+    payload: JSON.parse(row.body) as unknown,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    attempts: attempts
+      .filter((attempt) => attempt.delivery_id === row.id)
+      .map((attempt) => ({
+        attempt: attempt.attempt,
+        startedAt: attempt.started_at,
+        statusCode: attempt.status_code,
+        error: attempt.error,
+        durationMs: attempt.duration_ms,
+      })),
+  }));
+}

@@ -1,0 +1,84 @@
+// Publishing webhook events from workflow code: an activity records one delivery per matching
+// subscription (in one transaction), then this workflow starts each delivery as an abandoned child
+// `delivery:<id>`. The ids come from the activity's recorded result, and a workflow id is never
+// reused, so a replay, a retried activity or a reset never delivers an event twice.
+import {
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  ParentClosePolicy,
+  WorkflowIdReusePolicy,
+  log,
+  patched,
+  proxyActivities,
+  startChild,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { Activities } from '../activities/index.ts';
+import type { PublishedEvent } from '../lib/webhook-events.ts';
+import { KindKey, UserIdKey } from '../lib/search-attributes.ts';
+import { deliveryWorkflow } from './delivery.ts';
+import { deliveryWorkflowId } from './delivery-types.ts';
+import type { SessionRef, TurnOutcome } from './turn-types.ts';
+
+const { publishWebhookEvent } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+
+/** Records the deliveries of one event and starts them. `eventKey` names the event once (see the activity). */
+export async function publishEvent(userId: string, event: PublishedEvent, eventKey: string): Promise<void> {
+  const { deliveries, settings } = await publishWebhookEvent({ userId, type: event.type, data: event.data, eventKey });
+  for (const delivery of deliveries) {
+    try {
+      await startChild(deliveryWorkflow, {
+        workflowId: deliveryWorkflowId(delivery.id),
+        args: [{ deliveryId: delivery.id, subscriptionId: delivery.subscriptionId, type: event.type, settings }],
+        // A delivery outlives the session workflow that published it (which ends when idle).
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        typedSearchAttributes: [
+          { key: UserIdKey, value: userId },
+          { key: KindKey, value: 'delivery' },
+        ],
+        staticSummary: `Webhook ${event.type} delivery ${delivery.id}`,
+        staticDetails: `Subscription ${delivery.subscriptionId}. Attempts: GET /webhook/${delivery.subscriptionId}/deliveries`,
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+  }
+}
+
+/** How a child turn ended, as the session workflow saw it. */
+export type TurnEnd = { outcome: TurnOutcome } | { error: unknown };
+
+/**
+ * After each turn: `session.completed` when it completed and no turn is queued, `session.failed`
+ * when it failed; nothing for an aborted turn. Never fails the session: a problem is logged.
+ */
+export async function publishTurnEnd(session: SessionRef, turnId: string, ended: TurnEnd, idle: boolean): Promise<void> {
+  // Session workflows that were running before this code existed replay without these commands.
+  if (!patched('webhook-turn-events')) return;
+  const base = { sessionId: session.sessionId, agentId: session.agentId, revision: session.revision, turnId };
+  try {
+    if ('outcome' in ended && ended.outcome.status === 'completed' && idle) {
+      const { usage, costUsd } = ended.outcome;
+      await publishEvent(
+        session.userId,
+        { type: 'session.completed', data: { ...base, status: 'completed', usage, costUsd } },
+        `session.completed:${turnId}`,
+      );
+    } else if ('error' in ended && isTurnFailure(ended.error)) {
+      const error = (ended.error.cause as ApplicationFailure).message;
+      await publishEvent(
+        session.userId,
+        { type: 'session.failed', data: { ...base, status: 'failed', error } },
+        `session.failed:${turnId}`,
+      );
+    }
+  } catch (error) {
+    log.error('could not publish webhook event', { sessionId: session.sessionId, turnId, error: String(error) });
+  }
+}
+
+/** The turn workflow fails with `TurnFailed` (see workflows/turn.ts); an abort is a cancellation. */
+function isTurnFailure(error: unknown): error is ChildWorkflowFailure {
+  return error instanceof ChildWorkflowFailure && error.cause instanceof ApplicationFailure && error.cause.type === 'TurnFailed';
+}
