@@ -9,7 +9,7 @@ import {
   WorkflowIdReusePolicy,
   log,
   patched,
-  proxyActivities,
+  proxyLocalActivities,
   startChild,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
@@ -20,7 +20,7 @@ import { deliveryWorkflow } from './delivery.ts';
 import { deliveryWorkflowId } from './delivery-types.ts';
 import type { SessionRef, TurnOutcome } from './turn-types.ts';
 
-const { publishWebhookEvent } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+const { publishWebhookEvent } = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
 
 /** Records the deliveries of one event and starts them. `eventKey` names the event once (see the activity). */
 export async function publishEvent(userId: string, event: PublishedEvent, eventKey: string): Promise<void> {

@@ -11,7 +11,7 @@ import {
   defineQuery,
   defineUpdate,
   executeChild,
-  proxyActivities,
+  proxyLocalActivities,
   setHandler,
   workflowInfo,
   ParentClosePolicy,
@@ -89,7 +89,8 @@ export function sessionWorkflowId(sessionId: string): string {
 }
 
 export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void> {
-  const { recordUserMessage, revertMessages } = proxyActivities<Activities>({
+  // Local activities: a send's recording runs inside the workflow task (one transaction, idempotent).
+  const { recordUserMessage, revertMessages } = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 10 },
   });
