@@ -1,5 +1,6 @@
 // The API's side of the session workflow: a send and a revert are Updates-with-Start (starting the
 // session's workflow if it is not running), an abort an Update. The API never runs a turn itself.
+import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import {
@@ -47,12 +48,13 @@ function updateProblem(error: unknown, busyMessage: string): ServiceError | unde
 }
 
 export function sendToSession(deps: ApiDeps, session: Session, send: SendInput): Promise<SendResult> {
-  return updateWithStart(deps, session, sendUpdate, [send], 'A turn is running in this session (ifBusy=reject)');
+  return updateWithStart(deps, session, sendUpdate, [send], `send:${send.messageId}`, 'A turn is running in this session (ifBusy=reject)');
 }
 
 /** Reverts (and with `regenerate`, runs the turn again) in order with the session's sends. */
 export function revertInSession(deps: ApiDeps, session: Session, revert: RevertInput): Promise<RevertResult> {
-  return updateWithStart(deps, session, revertUpdate, [revert], 'A turn is running in this session; try again when it has ended');
+  const updateId = revert.regenerate ? `regenerate:${revert.regenerate.turnId}` : `revert:${randomUUID()}`;
+  return updateWithStart(deps, session, revertUpdate, [revert], updateId, 'A turn is running in this session; try again when it has ended');
 }
 
 async function updateWithStart<Ret, Args extends [unknown]>(
@@ -60,6 +62,8 @@ async function updateWithStart<Ret, Args extends [unknown]>(
   session: Session,
   update: UpdateDefinition<Ret, Args>,
   args: Args,
+  /** The same on every retry of one request, so Temporal applies the Update once however often it is sent. */
+  updateId: string,
   busyMessage: string,
 ): Promise<Ret> {
   for (let attempt = 1; ; attempt++) {
@@ -86,7 +90,7 @@ async function updateWithStart<Ret, Args extends [unknown]>(
       staticDetails: `Orders the turns of session ${session.id} (agent ${session.agentId}, revision ${session.revision}).`,
     });
     try {
-      return await deps.temporal.client.workflow.executeUpdateWithStart(update, { args, startWorkflowOperation: start });
+      return await deps.temporal.client.workflow.executeUpdateWithStart(update, { args, updateId, startWorkflowOperation: start });
     } catch (error) {
       const problem = updateProblem(error, busyMessage);
       if (problem) throw problem;

@@ -29,11 +29,13 @@ export async function waitForEvent(
           lastSeq = events[events.length - 1]!.seq;
         }
       }
+      let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         wake = resolve;
-        setTimeout(resolve, Math.min(1_000, Math.max(0, deadline - Date.now())));
+        timer = setTimeout(resolve, Math.min(1_000, Math.max(0, deadline - Date.now())));
         if (woken) resolve();
       });
+      clearTimeout(timer);
       wake = undefined;
       // The timer is only a safety net against a missed wake.
       woken = true;

@@ -33,8 +33,20 @@ function supervise(name: string, file: string, env: NodeJS.ProcessEnv, isStoppin
       failures = Date.now() - started > 60_000 ? 1 : failures + 1;
       const delay = Math.min(30_000, 1_000 * 2 ** (failures - 1));
       say(`${name} exited (code ${code}); restarting in ${delay / 1000} s`);
-      setTimeout(() => run().catch((error: unknown) => say(`${name} could not restart: ${(error as Error).message}`)), delay);
+      setTimeout(() => void restart(), delay);
     });
+  };
+  // A restart that fails (e.g. PostgreSQL is briefly away) is tried again on the same backoff.
+  const restart = async (): Promise<void> => {
+    if (isStopping()) return;
+    try {
+      await run();
+    } catch (error) {
+      failures += 1;
+      const delay = Math.min(30_000, 1_000 * 2 ** (failures - 1));
+      say(`${name} could not restart (${(error as Error).message}); trying again in ${delay / 1000} s`);
+      setTimeout(() => void restart(), delay);
+    }
   };
   return run();
 }

@@ -46,3 +46,18 @@ export async function readEvents(db: Db | DbClient, sessionId: string, afterSeq:
   ]);
   return rows.map(toSessionEvent);
 }
+
+/**
+ * Locks the session row for the rest of the transaction (as an append would) and tells whether the
+ * session already has an event of one of `types` naming this turn. Checking under the lock makes a
+ * retried or racing writer see what the other committed, so a turn never gets two terminal events.
+ */
+export async function lockedTurnHasEvent(client: DbClient, sessionId: string, turnId: string, types: readonly string[]): Promise<boolean> {
+  await client.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [sessionId]);
+  const { rowCount } = await client.query(`SELECT 1 FROM events WHERE session_id = $1 AND type = ANY($2) AND data->>'turnId' = $3`, [
+    sessionId,
+    types,
+    turnId,
+  ]);
+  return (rowCount ?? 0) > 0;
+}

@@ -86,10 +86,18 @@ async function insertMessage(
 export async function recordUserMessage(
   db: Db,
   input: { sessionId: string; messageId: string; parts: MessagePart[] },
-): Promise<{ message: MessageView; seq: number }> {
+): Promise<{ message: MessageView; seq: number; turnStarted: boolean }> {
   return inTransaction(db, async (client) => {
     const existing = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1', [input.messageId]);
-    if (existing.rows[0]) return { message: toMessageView(existing.rows[0]), seq: existing.rows[0].position };
+    if (existing.rows[0]) {
+      // A send seen again (a client retry reaching a later run of the session workflow): its turn
+      // ran already if its turn.started exists.
+      const started = await client.query(`SELECT 1 FROM events WHERE session_id = $1 AND type = 'turn.started' AND data->>'turnId' = $2`, [
+        input.sessionId,
+        input.messageId,
+      ]);
+      return { message: toMessageView(existing.rows[0]), seq: existing.rows[0].position, turnStarted: (started.rowCount ?? 0) > 0 };
+    }
     const { message } = await insertMessage(client, {
       id: input.messageId,
       sessionId: input.sessionId,
@@ -99,7 +107,7 @@ export async function recordUserMessage(
       status: 'complete',
     });
     const { rows } = await client.query<{ position: number }>('SELECT position FROM messages WHERE id = $1', [input.messageId]);
-    return { message, seq: rows[0]!.position };
+    return { message, seq: rows[0]!.position, turnStarted: false };
   });
 }
 

@@ -3,8 +3,8 @@
 // tells readers of the log which messages to take away.
 import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
-import { appendEvents } from './events.ts';
-import type { MessageRole, MessageStatus } from '../lib/events.ts';
+import { appendEvents, lockedTurnHasEvent } from './events.ts';
+import { TERMINAL_TURN_EVENTS, type MessageRole, type MessageStatus } from '../lib/events.ts';
 
 export class MessageNotFoundError extends Error {
   override name = 'MessageNotFound';
@@ -50,14 +50,6 @@ async function findTarget(db: Db | DbClient, sessionId: string, messageId: strin
   return rows[0];
 }
 
-async function hasEnded(client: DbClient, sessionId: string, turnId: string): Promise<boolean> {
-  const { rowCount } = await client.query(
-    `SELECT 1 FROM events WHERE session_id = $1 AND type IN ('turn.completed', 'turn.failed', 'turn.aborted') AND data->>'turnId' = $2`,
-    [sessionId, turnId],
-  );
-  return (rowCount ?? 0) > 0;
-}
-
 /** A message of this session (reverted or not), or undefined. */
 export async function findSessionMessage(db: Db | DbClient, sessionId: string, messageId: string): Promise<SessionMessage | undefined> {
   const row = await findTarget(db, sessionId, messageId);
@@ -92,7 +84,10 @@ export async function revertFrom(
     const { rows: sessions } = await client.query<{ status: string }>('SELECT status FROM sessions WHERE id = $1 FOR UPDATE', [
       input.sessionId,
     ]);
-    if (sessions[0]?.status !== 'idle' || (input.runningTurnId && !(await hasEnded(client, input.sessionId, input.runningTurnId)))) {
+    if (
+      sessions[0]?.status !== 'idle' ||
+      (input.runningTurnId && !(await lockedTurnHasEvent(client, input.sessionId, input.runningTurnId, TERMINAL_TURN_EVENTS)))
+    ) {
       throw new SessionBusyError('A turn is running in this session');
     }
     const target = await findTarget(client, input.sessionId, input.messageId);

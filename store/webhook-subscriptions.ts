@@ -103,10 +103,15 @@ export async function deleteSubscription(db: Db, id: string): Promise<boolean> {
   return rowCount === 1;
 }
 
+/** Disables a subscription; its deliveries still waiting for an attempt end `cancelled` at once. */
 export async function disableSubscription(db: Db | DbClient, id: string, reason: string): Promise<void> {
   await db.query(
     `UPDATE webhook_subscriptions SET status = 'disabled', disabled_reason = $2, updated_at = now() WHERE id = $1 AND status = 'active'`,
     [id, reason],
+  );
+  await db.query(
+    `UPDATE webhook_deliveries SET status = 'cancelled', updated_at = now() WHERE subscription_id = $1 AND status = 'pending'`,
+    [id],
   );
 }
 

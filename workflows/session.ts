@@ -98,6 +98,8 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   let running: { turnId: string; scope: CancellationScope; cancelRequested: boolean } | undefined;
   // Sends are handled one after another so messages are recorded in the order they were accepted.
   let sendChain: Promise<unknown> = Promise.resolve();
+  /** Turns this run has queued: a send seen again never queues its turn twice. */
+  const accepted = new Set<string>();
 
   setHandler(stateQuery, () => ({ runningTurnId: running?.turnId ?? null, queued: queue.map((turn) => turn.turnId) }));
 
@@ -106,6 +108,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     (send) => {
       const result = sendChain.then(async () => {
         const recorded = await recordUserMessage({ sessionId: input.sessionId, messageId: send.messageId, parts: send.parts });
+        const known = accepted.has(send.messageId) || queue.some((queued) => queued.turnId === send.messageId) || recorded.turnStarted;
+        if (known) return { messageId: send.messageId, seq: recorded.seq };
+        accepted.add(send.messageId);
         const turn = { turnId: send.messageId, ...(send.model ? { model: send.model } : {}) };
         if (send.ifBusy === 'interrupt') {
           cancelRunning();

@@ -66,7 +66,10 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       return { status: 'aborted', usage, costUsd };
     }
     const message = describeFailure(error);
-    await book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated, outcome: 'failed', error: message });
+    // Not cancellable: an abort arriving now must not leave the turn without its terminal event.
+    await CancellationScope.nonCancellable(() =>
+      book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated, outcome: 'failed', error: message }),
+    );
     // Fail the workflow too, so operators see the failed turn as failed in the Web UI.
     throw ApplicationFailure.nonRetryable(message, 'TurnFailed');
   }

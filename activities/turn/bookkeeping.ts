@@ -2,22 +2,13 @@
 // transaction and idempotent, because Temporal may run an activity again after a crash.
 import type { Db } from '../../store/db.ts';
 import { inTransaction } from '../../store/db.ts';
-import { appendEvents } from '../../store/events.ts';
+import { appendEvents, lockedTurnHasEvent } from '../../store/events.ts';
 import { recordToolResults, recordUserMessage, toMessageView } from '../../store/messages.ts';
 import { setSessionStatus } from '../../store/sessions.ts';
 import { MessageNotFoundError, NotAnAssistantMessageError, revertFrom, SessionBusyError, type RevertOutcome } from '../../store/revert.ts';
 import { ApplicationFailure } from '@temporalio/common';
-import type { MessagePart, NewEvent, TokenUsage } from '../../lib/events.ts';
+import { TERMINAL_TURN_EVENTS, type MessagePart, type NewEvent, type TokenUsage } from '../../lib/events.ts';
 import type { ToolResultPart } from '../../workflows/turn-types.ts';
-
-async function hasEvent(db: Db, sessionId: string, type: string, turnId: string): Promise<boolean> {
-  const { rowCount } = await db.query(`SELECT 1 FROM events WHERE session_id = $1 AND type = $2 AND data->>'turnId' = $3`, [
-    sessionId,
-    type,
-    turnId,
-  ]);
-  return (rowCount ?? 0) > 0;
-}
 
 /**
  * The text a streaming message had reached: its deltas since its last `step.retry` (or since it was
@@ -37,15 +28,19 @@ async function streamedText(db: Db, sessionId: string, messageId: string): Promi
 export function turnBookkeeping(deps: { db: Db }) {
   const { db } = deps;
   return {
-    async recordUserMessage(input: { sessionId: string; messageId: string; parts: MessagePart[] }): Promise<{ seq: number }> {
-      const { seq } = await recordUserMessage(db, input);
-      return { seq };
+    async recordUserMessage(input: {
+      sessionId: string;
+      messageId: string;
+      parts: MessagePart[];
+    }): Promise<{ seq: number; turnStarted: boolean }> {
+      const { seq, turnStarted } = await recordUserMessage(db, input);
+      return { seq, turnStarted };
     },
 
     async startTurn(input: { sessionId: string; turnId: string; userMessageId?: string }): Promise<void> {
-      if (await hasEvent(db, input.sessionId, 'turn.started', input.turnId)) return;
       const { sessionId: _sessionId, ...data } = input;
       await inTransaction(db, async (client) => {
+        if (await lockedTurnHasEvent(client, input.sessionId, input.turnId, ['turn.started'])) return;
         await setSessionStatus(client, input.sessionId, 'running');
         await appendEvents(client, input.sessionId, [{ type: 'turn.started', data }]);
       });
@@ -74,8 +69,9 @@ export function turnBookkeeping(deps: { db: Db }) {
     },
 
     async completeTurn(input: { sessionId: string; turnId: string; usage: TokenUsage; costUsd: number | null }): Promise<void> {
-      if (await hasEvent(db, input.sessionId, 'turn.completed', input.turnId)) return;
       await inTransaction(db, async (client) => {
+        // An abort racing this write may have ended the turn already: exactly one terminal event.
+        if (await lockedTurnHasEvent(client, input.sessionId, input.turnId, TERMINAL_TURN_EVENTS)) return;
         await setSessionStatus(client, input.sessionId, 'idle');
         await appendEvents(client, input.sessionId, [
           { type: 'turn.completed', data: { turnId: input.turnId, usage: input.usage, costUsd: input.costUsd } },
@@ -91,14 +87,13 @@ export function turnBookkeeping(deps: { db: Db }) {
       outcome: 'failed' | 'aborted';
       error?: string;
     }): Promise<void> {
-      const type = input.outcome === 'failed' ? 'turn.failed' : 'turn.aborted';
-      if (await hasEvent(db, input.sessionId, type, input.turnId)) return;
       const { rows } = await db.query<{ id: string }>(
         `SELECT id FROM messages WHERE session_id = $1 AND turn_id = $2 AND status = 'streaming'`,
         [input.sessionId, input.userMessageId ?? input.turnId],
       );
       const salvaged = await Promise.all(rows.map(async (row) => ({ id: row.id, text: await streamedText(db, input.sessionId, row.id) })));
       await inTransaction(db, async (client) => {
+        if (await lockedTurnHasEvent(client, input.sessionId, input.turnId, TERMINAL_TURN_EVENTS)) return;
         const completed: NewEvent[] = [];
         for (const message of salvaged) {
           const parts: MessagePart[] = message.text ? [{ type: 'text', text: message.text }] : [];

@@ -20,7 +20,9 @@ export class DeltaWriter {
   push(text: string): void {
     if (this.failure) throw this.failure;
     this.buffer += text;
-    this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
+    // A failed timed write is kept in `failure` and raised by the next push() or flush(); it must not
+    // become an unhandled rejection, which would take the whole worker down.
+    this.timer ??= setTimeout(() => this.flush().catch(() => undefined), this.flushMs);
   }
 
   /** Writes what is buffered; resolves when every earlier write has committed. */

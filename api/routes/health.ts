@@ -2,6 +2,7 @@
 // Temporal both answer within the timeout; otherwise 503 naming the part that did not.
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 const CHECK_TIMEOUT_MS = 2_000;
 
@@ -19,12 +20,18 @@ async function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
 
 type Check = { ok: true } | { ok: false; error: string };
 
-async function check(work: () => Promise<unknown>, what: string): Promise<Check> {
+/**
+ * The route is public, so a failure is named but not detailed (driver messages carry internal
+ * addresses); the detail goes to the log under the request's trace id.
+ */
+async function check(work: () => Promise<unknown>, what: string, log: Logger): Promise<Check> {
   try {
     await withTimeout(work(), what);
     return { ok: true };
   } catch (error) {
-    return { ok: false, error: (error as Error).message };
+    log.warn({ err: error, part: what }, 'health check failed');
+    const timedOut = (error as Error).message.includes('did not answer within');
+    return { ok: false, error: timedOut ? `${what} did not answer within ${CHECK_TIMEOUT_MS} ms` : `${what} is not reachable` };
   }
 }
 
@@ -60,10 +67,10 @@ export function healthRoutes(deps: ApiDeps) {
           },
         },
       },
-      async handle() {
+      async handle({ req }) {
         const [postgres, temporal] = await Promise.all([
-          check(() => deps.db.query('SELECT 1'), 'PostgreSQL'),
-          check(() => deps.temporal.connection.workflowService.getSystemInfo({}), 'Temporal'),
+          check(() => deps.db.query('SELECT 1'), 'PostgreSQL', req.log),
+          check(() => deps.temporal.connection.workflowService.getSystemInfo({}), 'Temporal', req.log),
         ]);
         const ok = postgres.ok && temporal.ok;
         return { status: ok ? 200 : 503, body: { ok, checks: { postgres, temporal } }, headers: { 'cache-control': 'no-store' } };

@@ -1,0 +1,73 @@
+// Defences found in review, each proved: a zombie attempt's failed delta write does not crash the
+// worker, a turn gets exactly one terminal event however its ends race, and a send delivered twice
+// (a client retry) never runs its turn twice.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
+import { call } from '../helpers/request.ts';
+import { DeltaWriter } from '../../activities/turn/delta-writer.ts';
+import { turnBookkeeping } from '../../activities/turn/bookkeeping.ts';
+import { StaleAttemptError } from '../../store/messages.ts';
+import { readEvents } from '../../store/events.ts';
+import { sendUpdate, sessionWorkflowId } from '../../workflows/session.ts';
+
+let env: AgentEnv;
+beforeAll(async () => {
+  env = await startAgentEnv();
+});
+afterAll(async () => env?.close());
+
+test('a timed delta write refused to a stale attempt raises on the next push, not as an unhandled rejection', async () => {
+  const sessionId = await env.newSession();
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    // No message is owned by this attempt, as for an attempt whose step was taken over by a retry.
+    const writer = new DeltaWriter(env.api.db, { sessionId, messageId: `msg_${randomUUID()}`, attempt: 1 }, 5, () => undefined);
+    writer.push('lost ');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(unhandled).toEqual([]);
+    expect(() => writer.push('more')).toThrow(StaleAttemptError);
+    writer.close();
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
+
+test('completion and abort racing for one turn leave exactly one terminal event', async () => {
+  const book = turnBookkeeping({ db: env.api.db });
+  for (let round = 0; round < 10; round++) {
+    const sessionId = await env.newSession();
+    const turnId = `msg_${randomUUID().replace(/-/g, '')}`;
+    await book.startTurn({ sessionId, turnId });
+    await Promise.all([
+      book.completeTurn({ sessionId, turnId, usage: { inputTokens: 1, outputTokens: 1 }, costUsd: null }),
+      book.endTurn({ sessionId, turnId, outcome: 'aborted' }),
+      book.endTurn({ sessionId, turnId, outcome: 'failed', error: 'x' }),
+      book.completeTurn({ sessionId, turnId, usage: { inputTokens: 1, outputTokens: 1 }, costUsd: null }),
+    ]);
+    const events = await readEvents(env.api.db, sessionId, 0, 100);
+    expect(events.filter((event) => ['turn.completed', 'turn.failed', 'turn.aborted'].includes(event.type))).toHaveLength(1);
+    expect(events.filter((event) => event.type === 'turn.started')).toHaveLength(1);
+  }
+});
+
+test('a send delivered again after its turn ran does not run the turn twice', async () => {
+  const sessionId = await env.newSession();
+  const first = await call<{ messageId: string; status: string }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth, json: { parts: [{ type: 'text', text: 'once' }] } });
+  expect(first.body.status).toBe('completed');
+  const requests = env.fake.requests.length;
+  const before = await readEvents(env.api.db, sessionId, 0, 1000);
+
+  // The same send again, as a client retry reaching the session workflow under a new update id.
+  const handle = env.worker.client.workflow.getHandle(sessionWorkflowId(sessionId));
+  const again = await handle.executeUpdate(sendUpdate, {
+    args: [{ messageId: first.body.messageId, parts: [{ type: 'text', text: 'once' }], ifBusy: 'queue' }],
+    updateId: `retry-${randomUUID()}`,
+  });
+  expect(again.messageId).toBe(first.body.messageId);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(env.fake.requests.length).toBe(requests);
+  expect(await readEvents(env.api.db, sessionId, 0, 1000)).toEqual(before);
+});
