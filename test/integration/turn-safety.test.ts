@@ -55,7 +55,10 @@ test('completion and abort racing for one turn leave exactly one terminal event'
 
 test('a send delivered again after its turn ran does not run the turn twice', async () => {
   const sessionId = await env.newSession();
-  const first = await call<{ messageId: string; status: string }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth, json: { parts: [{ type: 'text', text: 'once' }] } });
+  const first = await call<{ messageId: string; status: string }>(`${env.api.url}/session/${sessionId}`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: 'once' }] },
+  });
   expect(first.body.status).toBe('completed');
   const requests = env.fake.requests.length;
   const before = await readEvents(env.api.db, sessionId, 0, 1000);
