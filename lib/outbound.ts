@@ -4,10 +4,17 @@
 // host names in the DNS lookup of the socket itself, so the address checked is the address connected
 // to and a name that re-resolves to 127.0.0.1 between a check and the request (DNS rebinding) cannot
 // slip through. Redirects are never followed: a 3xx is an answer like any other.
+//
+// `fetch` is the same guard behind the WHATWG fetch signature, for SDKs that take a `fetch` option
+// (model providers pointed at a user's base URL). It is built on node:http rather than an undici
+// Agent because undici is not a dependency (Node bundles it without exposing its Agent).
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type BlockList, type LookupFunction } from 'node:net';
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import zlib from 'node:zlib';
 import { parseCidrList, refusedRange } from './refused-addresses.ts';
 
 export class OutboundRequestError extends Error {
@@ -56,6 +63,18 @@ export interface OutboundClient {
   /** Parses and checks a URL without any network access: http(s), no credentials, no refused literal IP. */
   checkUrl(url: string): URL;
   request(url: string, options: OutboundRequest): Promise<OutboundResponse>;
+  /**
+   * The DNS lookup every guarded connection uses: it fails with OutboundAddressRefusedError when a
+   * name resolves to a refused address. For any client that opens sockets itself (`lookup` option).
+   */
+  lookup: LookupFunction;
+  /**
+   * A streaming `fetch` through the guard: the URL is checked first (OutboundUrlError,
+   * OutboundAddressRefusedError), host names are checked by `lookup` on the connection itself, one
+   * fresh connection per request, redirects are returned rather than followed, and the request's
+   * signal aborts the connection. No timeout of its own: the caller's signal bounds it.
+   */
+  fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
 }
 
 export function createOutboundClient(options: { allowCidrs: readonly string[] }): OutboundClient {
@@ -134,5 +153,65 @@ export function createOutboundClient(options: { allowCidrs: readonly string[] })
     });
   }
 
-  return { refusal, checkUrl, request };
+  async function guardedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    const incoming = new Request(input, init);
+    const url = checkUrl(incoming.url);
+    const signal = incoming.signal;
+    signal.throwIfAborted();
+    const body = incoming.body ? Buffer.from(await incoming.arrayBuffer()) : undefined;
+    const headers: Record<string, string> = Object.fromEntries(incoming.headers);
+    if (body) headers['content-length'] = String(body.length);
+    const send = url.protocol === 'https:' ? https.request : http.request;
+    return new Promise<Response>((resolve, reject) => {
+      let response: http.IncomingMessage | undefined;
+      const abort = () => {
+        const reason = signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
+        // Before a response this rejects the fetch; after it, the same error ends the body stream.
+        req.destroy(reason);
+        response?.destroy(reason);
+      };
+      const req = send(url, { method: incoming.method, headers, lookup, agent: false }, (res) => {
+        response = res;
+        res.on('close', () => signal.removeEventListener('abort', abort));
+        const responseHeaders = new Headers();
+        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        const status = res.statusCode ?? 0;
+        const noBody = incoming.method === 'HEAD' || status === 204 || status === 304;
+        try {
+          if (noBody) res.resume();
+          const stream = noBody ? null : (Readable.toWeb(decode(res, responseHeaders)) as NodeReadableStream as ReadableStream<Uint8Array>);
+          resolve(new Response(stream, { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
+        } catch (error) {
+          res.destroy();
+          reject(error as Error);
+        }
+      });
+      signal.addEventListener('abort', abort, { once: true });
+      req.on('error', (error) => {
+        signal.removeEventListener('abort', abort);
+        reject(error);
+      });
+      req.end(body);
+    });
+  }
+
+  return { refusal, checkUrl, request, lookup, fetch: guardedFetch };
+}
+
+/** The body as sent, decompressed when the server compressed it anyway (no Accept-Encoding is sent). */
+function decode(res: http.IncomingMessage, headers: Headers): Readable {
+  const encoding = headers.get('content-encoding')?.trim().toLowerCase();
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? zlib.createGunzip()
+      : encoding === 'deflate'
+        ? zlib.createInflate()
+        : encoding === 'br'
+          ? zlib.createBrotliDecompress()
+          : undefined;
+  if (!decoder) return res;
+  headers.delete('content-encoding');
+  headers.delete('content-length');
+  res.on('error', (error) => decoder.destroy(error));
+  return res.pipe(decoder);
 }

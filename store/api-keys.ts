@@ -18,6 +18,8 @@ export interface ApiKey {
 
 export interface Principal {
   keyId: string;
+  /** When the key was last recorded as used (at most once a minute; see touchKey). */
+  lastUsedAt: Date | null;
   userId: string;
   userName: string;
   isAdmin: boolean;
@@ -79,15 +81,29 @@ export async function deleteKey(db: Db, userId: string, keyId: string): Promise<
 }
 
 export async function authenticate(db: Db, key: string): Promise<Principal | undefined> {
-  const { rows } = await db.query<{ id: string; user_id: string; name: string; is_admin: boolean; scopes: Scope[] }>(
-    `SELECT k.id, k.user_id, u.name, u.is_admin, k.scopes
+  const { rows } = await db.query<{
+    id: string;
+    user_id: string;
+    name: string;
+    is_admin: boolean;
+    scopes: Scope[];
+    last_used_at: Date | null;
+  }>(
+    `SELECT k.id, k.user_id, u.name, u.is_admin, k.scopes, k.last_used_at
        FROM api_keys k JOIN users u ON u.id = k.user_id
       WHERE k.key_hash = $1`,
     [sha256Hex(key)],
   );
   const row = rows[0];
   if (!row) return undefined;
-  return { keyId: row.id, userId: row.user_id, userName: row.name, isAdmin: row.is_admin, scopes: row.scopes };
+  return {
+    keyId: row.id,
+    userId: row.user_id,
+    userName: row.name,
+    isAdmin: row.is_admin,
+    scopes: row.scopes,
+    lastUsedAt: row.last_used_at,
+  };
 }
 
 /** Records use at most once a minute per key, so a busy key does not write on every request. */

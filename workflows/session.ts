@@ -100,12 +100,15 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   let sendChain: Promise<unknown> = Promise.resolve();
   /** Turns this run has queued: a send seen again never queues its turn twice. */
   const accepted = new Set<string>();
+  /** Sends accepted but still being recorded: ifBusy=reject counts them as work ahead. */
+  let recording = 0;
 
   setHandler(stateQuery, () => ({ runningTurnId: running?.turnId ?? null, queued: queue.map((turn) => turn.turnId) }));
 
   setHandler(
     sendUpdate,
     (send) => {
+      recording += 1;
       const result = sendChain.then(async () => {
         const recorded = await recordUserMessage({ sessionId: input.sessionId, messageId: send.messageId, parts: send.parts });
         const known = accepted.has(send.messageId) || queue.some((queued) => queued.turnId === send.messageId) || recorded.turnStarted;
@@ -120,12 +123,13 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
         }
         return { messageId: send.messageId, seq: recorded.seq };
       });
-      sendChain = result.catch(() => undefined);
+      sendChain = result.catch(() => undefined).finally(() => (recording -= 1));
       return result;
     },
     {
       validator: (send) => {
-        if (send.ifBusy === 'reject' && (running || queue.length > 0)) throw new Error(`${BUSY_REJECTION}: a turn is running`);
+        if (send.ifBusy === 'reject' && (running || queue.length > 0 || recording > 0))
+          throw new Error(`${BUSY_REJECTION}: a turn is running`);
       },
     },
   );

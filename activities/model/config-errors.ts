@@ -58,3 +58,26 @@ export class InvalidBaseUrlError extends ModelConfigError {
     super(`The ${providerId} provider's base URL (${variable}) is not an http(s) URL.`);
   }
 }
+
+/**
+ * A base URL from the user's secret that the outbound guard refuses (lib/outbound.ts): it is, or
+ * resolves to, a private, loopback, link-local or metadata address, or it carries credentials.
+ */
+export class RefusedBaseUrlError extends ModelConfigError {
+  override name = 'RefusedBaseUrlError';
+  constructor(
+    readonly providerId: string,
+    readonly variable: string,
+    /** The refused range ("loopback", "private", ...), or why the URL itself was refused. */
+    readonly reason: { range: string } | { problem: string },
+  ) {
+    // Neither the URL nor the resolved address is echoed: the range says enough to fix it.
+    super(
+      'range' in reason
+        ? `The ${providerId} provider's base URL in your secret ${variable} points at a refused address (${reason.range}). ` +
+            `The service does not send requests to private, loopback, link-local or metadata addresses on a user's behalf ` +
+            `unless its operator allows them (OUTBOUND_ALLOW_CIDRS).`
+        : `The ${providerId} provider's base URL in your secret ${variable} was refused: it ${reason.problem}.`,
+    );
+  }
+}

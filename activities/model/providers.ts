@@ -7,6 +7,13 @@
 // Responses has its edge. Chat Completions keeps nothing at OpenAI by default, works with any
 // OpenAI-shaped gateway set as OPENAI_BASE_URL, and is what the fake model speaks, so the code
 // the tests run is the code production runs. The cost: Responses-only models are not reachable.
+//
+// A base URL from a user's secret is an address a user chose, so the provider reaches it only
+// through the outbound guard (lib/outbound.ts): private, loopback, link-local and metadata addresses
+// are refused unless OUTBOUND_ALLOW_CIDRS lists them, literal IPs when the model is built and host
+// names on the connection's own DNS lookup. A base URL from the environment is the operator's own
+// choice and keeps the plain global fetch: a model server on loopback or the private network is a
+// legitimate setup there, and the guard would only get in its way.
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
@@ -15,7 +22,14 @@ import { createOpenRouter } from '@openrouter/ai-sdk-provider';
 import type { LanguageModel } from 'ai';
 import { PROVIDER_IDS, type ProviderId } from '../../lib/bundle/constants.ts';
 import type { Config } from '../../lib/config.ts';
-import { InvalidBaseUrlError, MissingApiKeyError, MissingBaseUrlError, UnknownProviderError } from './config-errors.ts';
+import { createOutboundClient, OutboundAddressRefusedError, OutboundUrlError } from '../../lib/outbound.ts';
+import {
+  InvalidBaseUrlError,
+  MissingApiKeyError,
+  MissingBaseUrlError,
+  RefusedBaseUrlError,
+  UnknownProviderError,
+} from './config-errors.ts';
 
 /** Environment variables, and the user's secrets of the same names (lib/config.ts reads the same). */
 const VARIABLES: Record<ProviderId, { apiKey: string; baseUrl: string }> = {
@@ -37,8 +51,13 @@ export interface ProviderCredentials {
   apiKey?: string;
   /** Includes the version path (`.../v1`). Undefined means the provider's default. */
   baseUrl?: string;
-  /** The base URL came from the user's secret; then the key must come from their secrets too. */
+  /**
+   * The base URL came from the user's secret; then the key must come from their secrets too, and the
+   * provider reaches it only through the outbound guard.
+   */
   baseUrlFromSecret?: boolean;
+  /** OUTBOUND_ALLOW_CIDRS, for a base URL from a secret. Absent means none: every refused range stays refused. */
+  outboundAllowCidrs?: readonly string[];
 }
 
 export interface ModelReference {
@@ -70,25 +89,31 @@ export function credentialSecretNames(providerId: string): string[] {
 export function providerCredentials(
   providerId: string,
   secrets: ReadonlyMap<string, string>,
-  config: Pick<Config, 'providers'>,
+  config: Pick<Config, 'providers' | 'outbound'>,
 ): ProviderCredentials {
   const names = variablesOf(providerId);
   const env = config.providers[providerId as ProviderId];
   const secretKey = nonEmpty(secrets.get(names.apiKey));
   const secretBaseUrl = nonEmpty(secrets.get(names.baseUrl));
-  if (secretBaseUrl !== undefined) return { apiKey: secretKey, baseUrl: secretBaseUrl, baseUrlFromSecret: true };
+  if (secretBaseUrl !== undefined) {
+    return { apiKey: secretKey, baseUrl: secretBaseUrl, baseUrlFromSecret: true, outboundAllowCidrs: config.outbound.allowCidrs };
+  }
   return { apiKey: secretKey ?? env.apiKey, baseUrl: env.baseUrl };
 }
 
 /**
  * The AI SDK model for a reference. Model ids pass through unchanged (OpenRouter's
  * `anthropic/claude-sonnet-4` and `~anthropic/claude-sonnet-latest` included). Throws a
- * ModelConfigError when the provider is unknown or lacks what it needs.
+ * ModelConfigError when the provider is unknown or lacks what it needs, or when a base URL from a
+ * secret is a refused address; a host name that resolves to one fails the call with a
+ * RefusedBaseUrlError instead.
  */
 export function languageModel(ref: ModelReference, credentials: ProviderCredentials): LanguageModel {
   const names = variablesOf(ref.providerId);
   const providerId = ref.providerId as ProviderId;
   const baseURL = checkedBaseUrl(providerId, credentials, names.baseUrl) ?? DEFAULT_BASE_URLS[providerId];
+  // Undefined (the global fetch) unless the base URL came from a secret.
+  const guarded = credentials.baseUrlFromSecret ? guardedFetch(providerId, names.baseUrl, baseURL, credentials) : undefined;
   const apiKey = () => {
     if (credentials.apiKey) return credentials.apiKey;
     throw new MissingApiKeyError(providerId, names.apiKey, credentials.baseUrlFromSecret ? names.baseUrl : undefined);
@@ -96,11 +121,13 @@ export function languageModel(ref: ModelReference, credentials: ProviderCredenti
   switch (providerId) {
     case 'openrouter':
       // 'strict' asks for usage in the stream; usage.include makes OpenRouter report the cost too.
-      return createOpenRouter({ apiKey: apiKey(), baseURL, compatibility: 'strict' }).chat(ref.modelId, { usage: { include: true } });
+      return createOpenRouter({ apiKey: apiKey(), baseURL, fetch: guarded, compatibility: 'strict' }).chat(ref.modelId, {
+        usage: { include: true },
+      });
     case 'openai':
-      return createOpenAI({ apiKey: apiKey(), baseURL }).chat(ref.modelId);
+      return createOpenAI({ apiKey: apiKey(), baseURL, fetch: guarded }).chat(ref.modelId);
     case 'anthropic':
-      return createAnthropic({ apiKey: apiKey(), baseURL }).languageModel(ref.modelId);
+      return createAnthropic({ apiKey: apiKey(), baseURL, fetch: guarded }).languageModel(ref.modelId);
     case 'openai-compatible':
       // A local server often needs no key; without one, no Authorization header is sent.
       if (baseURL === undefined) throw new MissingBaseUrlError(providerId, names.baseUrl);
@@ -108,6 +135,7 @@ export function languageModel(ref: ModelReference, credentials: ProviderCredenti
         name: 'openai-compatible',
         baseURL,
         apiKey: credentials.apiKey || undefined,
+        fetch: guarded,
         includeUsage: true,
       }).chatModel(ref.modelId);
   }
@@ -118,6 +146,39 @@ function checkedBaseUrl(providerId: ProviderId, credentials: ProviderCredentials
   if (raw === undefined) return undefined;
   if (!isHttpUrl(raw)) throw new InvalidBaseUrlError(providerId, variable);
   return raw;
+}
+
+/**
+ * A fetch that reaches a user's base URL only through the outbound guard. The URL is checked here,
+ * before any request, so a literal refused address fails while the model is built; a host name
+ * that resolves to a refused address fails the call, as the same non-retryable RefusedBaseUrlError.
+ */
+function guardedFetch(
+  providerId: ProviderId,
+  variable: string,
+  baseUrl: string | undefined,
+  credentials: ProviderCredentials,
+): typeof globalThis.fetch {
+  const outbound = createOutboundClient({ allowCidrs: credentials.outboundAllowCidrs ?? [] });
+  const refused = (error: unknown): unknown => {
+    if (error instanceof OutboundAddressRefusedError) return new RefusedBaseUrlError(providerId, variable, { range: error.range });
+    if (error instanceof OutboundUrlError) return new RefusedBaseUrlError(providerId, variable, { problem: error.message });
+    return error;
+  };
+  if (baseUrl !== undefined) {
+    try {
+      outbound.checkUrl(baseUrl);
+    } catch (error) {
+      throw refused(error);
+    }
+  }
+  return async (input, init) => {
+    try {
+      return await outbound.fetch(input, init);
+    } catch (error) {
+      throw refused(error);
+    }
+  };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -58,10 +58,14 @@ export function modelStepActivities(deps: ModelStepDeps) {
       if (claimed.status !== 'streaming') return resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null);
 
       let model;
+      /** Masked wherever they might surface in an error message the user reads. */
+      const inUse: string[] = [];
       try {
         const granted = credentialSecretNames(ref.providerId).filter((name) => bundle.secretGrants.includes(name));
         const secrets = await readSecrets(deps.db, deps.masterKeys, input.userId, granted);
-        model = languageModel(ref, providerCredentials(ref.providerId, secrets, deps.config));
+        const credentials = providerCredentials(ref.providerId, secrets, deps.config);
+        inUse.push(...secrets.values(), ...(credentials.apiKey ? [credentials.apiKey] : []));
+        model = languageModel(ref, credentials);
       } catch (error) {
         throw ApplicationFailure.nonRetryable((error as Error).message, 'ModelConfigurationError');
       }
@@ -101,7 +105,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         await writer.flush();
         if (context.cancellationSignal.aborted) throw new CancelledFailure('The turn was aborted');
         if (streamError !== undefined) {
-          const { retryable, message } = classifyModelError(streamError, { providerId: ref.providerId });
+          const { retryable, message } = classifyModelError(streamError, { providerId: ref.providerId, secrets: inUse });
           throw retryable
             ? ApplicationFailure.retryable(message, 'ModelTransientError')
             : ApplicationFailure.nonRetryable(message, 'ModelRequestRejected');

@@ -11,6 +11,7 @@ import type { RateLimiter } from './rate-limit.ts';
 export type AuthRequirement = { kind: 'public' } | { kind: 'scope'; scope: Scope } | { kind: 'admin' };
 
 const BEARER = /^Bearer\s+(\S{1,200})$/i;
+const TOUCH_INTERVAL_MS = 60_000;
 
 export interface Authenticator {
   require(req: Request, requirement: AuthRequirement): Promise<Principal | undefined>;
@@ -27,7 +28,10 @@ export function createAuthenticator(options: { db: Db; failures: RateLimiter }):
         header ? 'The API key is invalid or has been deleted' : 'Send an API key as "Authorization: Bearer <key>"',
       );
     }
-    touchKey(options.db, principal.keyId).catch((error: unknown) => req.log.warn({ err: error }, 'could not record key use'));
+    // Recording use costs a write; the lookup already says whether the last record is fresh enough.
+    if (!principal.lastUsedAt || Date.now() - principal.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
+      touchKey(options.db, principal.keyId).catch((error: unknown) => req.log.warn({ err: error }, 'could not record key use'));
+    }
     return principal;
   }
 

@@ -7,7 +7,7 @@ import { call } from '../helpers/request.ts';
 let env: AgentEnv;
 beforeAll(async () => {
   // No provider key in the environment: the agent's granted secret must supply it.
-  env = await startAgentEnv({ OPENAI_COMPATIBLE_API_KEY: '', OPENROUTER_BASE_URL: '' });
+  env = await startAgentEnv({ OPENAI_COMPATIBLE_API_KEY: '', OPENROUTER_BASE_URL: '', OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
 });
 afterAll(async () => env?.close());
 

@@ -74,3 +74,20 @@ test('a send delivered again after its turn ran does not run the turn twice', as
   expect(env.fake.requests.length).toBe(requests);
   expect(await readEvents(env.api.db, sessionId, 0, 1000)).toEqual(before);
 });
+
+test('a provider error that echoes the key in use never shows it to the user', async () => {
+  const sessionId = await env.newSession();
+  const key = env.env.OPENAI_COMPATIBLE_API_KEY!;
+  env.fake.enqueue({
+    status: 401,
+    errorBody: { error: { message: `Incorrect API key provided: ${key}. Check it.`, type: 'invalid_request_error' } },
+  });
+  const response = await call<{ status: string; error: string }>(`${env.api.url}/session/${sessionId}`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: 'hi' }] },
+  });
+  expect(response.body.status).toBe('failed');
+  expect(response.body.error).toMatch(/Incorrect API key provided/);
+  expect(response.body.error).not.toContain(key);
+  expect(JSON.stringify(await readEvents(env.api.db, sessionId, 0, 100))).not.toContain(key);
+});

@@ -13,6 +13,7 @@ import {
   MissingApiKeyError,
   MissingBaseUrlError,
   ModelConfigError,
+  RefusedBaseUrlError,
   UnknownProviderError,
 } from '../../activities/model/config-errors.ts';
 import { classifyModelError } from '../../activities/model/errors.ts';
@@ -34,9 +35,9 @@ interface StreamOutcome {
   errors: unknown[];
 }
 
-async function run(model: LanguageModel): Promise<StreamOutcome> {
+async function run(model: LanguageModel, abortSignal?: AbortSignal): Promise<StreamOutcome> {
   // onError set so the SDK does not also log the error; the stream's error part is what we read.
-  const result = streamText({ model, prompt: 'Say hello', maxRetries: 0, onError: () => {} });
+  const result = streamText({ model, prompt: 'Say hello', maxRetries: 0, abortSignal, onError: () => {} });
   const outcome: StreamOutcome = { text: '', errors: [] };
   for await (const part of result.fullStream) {
     if (part.type === 'text-delta') outcome.text += part.text;
@@ -121,7 +122,7 @@ describe('credentials', () => {
   it("never pair the environment's key with a base URL from a secret", () => {
     const secrets = new Map([['OPENAI_BASE_URL', 'https://mine.example/v1']]);
     const credentials = providerCredentials('openai', secrets, config);
-    expect(credentials).toEqual({ apiKey: undefined, baseUrl: 'https://mine.example/v1', baseUrlFromSecret: true });
+    expect(credentials).toEqual({ apiKey: undefined, baseUrl: 'https://mine.example/v1', baseUrlFromSecret: true, outboundAllowCidrs: [] });
     expect(() => languageModel({ providerId: 'openai', modelId: 'gpt-4o' }, credentials)).toThrow(
       /no API key for the base URL in your secret OPENAI_BASE_URL.*store a secret named OPENAI_API_KEY/,
     );
@@ -132,9 +133,127 @@ describe('credentials', () => {
       ['OPENAI_COMPATIBLE_API_KEY', 'user-compatible-key'],
       ['OPENAI_COMPATIBLE_BASE_URL', fake.baseUrl],
     ]);
-    const outcome = await run(at('openai-compatible', 'fake-model', providerCredentials('openai-compatible', secrets, config)));
+    // The fake is on loopback, which a base URL from a secret may reach only when allowed.
+    const allowing = loadConfig({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
+    const outcome = await run(at('openai-compatible', 'fake-model', providerCredentials('openai-compatible', secrets, allowing)));
     expect(outcome.text).toBe('ok');
     expect(fake.requests[0]!.headers.authorization).toBe('Bearer user-compatible-key');
+  });
+});
+
+describe('a base URL from a secret goes through the outbound guard', () => {
+  const guarding = loadConfig({});
+  const allowing = loadConfig({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
+
+  function fromSecret(providerId: string, baseUrl: string, config = guarding): ProviderCredentials {
+    const [keyName, urlName] = credentialSecretNames(providerId);
+    return providerCredentials(
+      providerId,
+      new Map([
+        [keyName!, KEY],
+        [urlName!, baseUrl],
+      ]),
+      config,
+    );
+  }
+
+  it.each([
+    ['openai-compatible', 'fake-model'],
+    ['openai', 'gpt-4o'],
+    ['openrouter', 'openai/gpt-4o'],
+    ['anthropic', 'claude-sonnet-4'],
+  ])('%s: a loopback address is refused before any request, unless OUTBOUND_ALLOW_CIDRS lists it', async (providerId, modelId) => {
+    const error = catchError(() => at(providerId, modelId, fromSecret(providerId, fake.baseUrl)));
+    expect(error).toBeInstanceOf(RefusedBaseUrlError);
+    const [, urlName] = credentialSecretNames(providerId);
+    expect(error.message).toBe(
+      `The ${providerId} provider's base URL in your secret ${urlName} points at a refused address (loopback). The service ` +
+        `does not send requests to private, loopback, link-local or metadata addresses on a user's behalf unless its ` +
+        `operator allows them (OUTBOUND_ALLOW_CIDRS).`,
+    );
+    expect(error.message).not.toContain(String(fake.port));
+    expect(classifyModelError(error)).toEqual({ retryable: false, message: error.message });
+    expect(fake.requests).toHaveLength(0);
+
+    // Allowed, the same secret reaches the fake (anthropic speaks another API: built, not called).
+    const model = at(providerId, modelId, fromSecret(providerId, fake.baseUrl, allowing));
+    if (providerId === 'anthropic') return;
+    fake.enqueue({ text: 'through the guard', usage: { promptTokens: 3, completionTokens: 3 } });
+    const outcome = await run(model);
+    expect(outcome.errors).toEqual([]);
+    expect(outcome.text).toBe('through the guard');
+    expect(fake.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it.each(['http://169.254.169.254/v1', 'http://[::1]:8080/v1', 'http://10.0.0.1/v1', 'http://192.168.1.10/v1'])(
+    'refuses %s (allowing loopback IPv4 allows nothing else)',
+    (baseUrl) => {
+      expect(catchError(() => at('openai', 'gpt-4o', fromSecret('openai', baseUrl, allowing)))).toBeInstanceOf(RefusedBaseUrlError);
+    },
+  );
+
+  it('refuses loopback in any spelling', () => {
+    for (const baseUrl of ['http://2130706433/v1', 'http://0x7f.1/v1', 'http://127.1:8080/v1', 'http://[::ffff:127.0.0.1]/v1']) {
+      expect(
+        catchError(() => at('openai', 'gpt-4o', fromSecret('openai', baseUrl))),
+        baseUrl,
+      ).toBeInstanceOf(RefusedBaseUrlError);
+    }
+  });
+
+  it('refuses a base URL carrying a user name or password, without echoing it', () => {
+    const error = catchError(() => at('openai', 'gpt-4o', fromSecret('openai', 'https://me:hunter2@gateway.example/v1')));
+    expect(error).toBeInstanceOf(RefusedBaseUrlError);
+    expect(error.message).toBe(
+      "The openai provider's base URL in your secret OPENAI_BASE_URL was refused: it must not carry a user name or password.",
+    );
+  });
+
+  it('refuses a host name that resolves to loopback, on the connection, without reaching the server', async () => {
+    const model = at('openai-compatible', 'fake-model', fromSecret('openai-compatible', `http://localhost:${fake.port}/v1`));
+    const outcome = await run(model);
+    expect(outcome.errors).toHaveLength(1);
+    const error = outcome.errors[0];
+    expect(error).toBeInstanceOf(RefusedBaseUrlError);
+    expect((error as Error).message).toMatch(
+      /^The openai-compatible provider's base URL in your secret OPENAI_COMPATIBLE_BASE_URL points at a refused address \((loopback|IPv4-mapped IPv6)\)/,
+    );
+    // The turn fails at once with that message: not a network error to retry.
+    expect(classifyModelError(error, { providerId: 'openai-compatible' })).toEqual({ retryable: false, message: (error as Error).message });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('lets a host name through when every address it resolves to is allowed', async () => {
+    const config = loadConfig({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8,::1/128' });
+    const outcome = await run(
+      at('openai-compatible', 'fake-model', fromSecret('openai-compatible', `http://localhost:${fake.port}/v1`, config)),
+    );
+    expect(outcome.errors).toEqual([]);
+    expect(outcome.text).toBe('ok');
+  });
+
+  it('streams through the guarded fetch, and an abort closes its connection', async () => {
+    const model = at('openai-compatible', 'fake-model', fromSecret('openai-compatible', fake.baseUrl, allowing));
+    fake.enqueue({ text: ['one ', 'two ', 'three'], chunkDelayMs: 20 });
+    expect((await run(model)).text).toBe('one two three');
+
+    fake.enqueue({ text: ['first ', 'never'], stallAfterChunks: 1 });
+    const controller = new AbortController();
+    const outcome = run(model, controller.signal);
+    await fake.waitForRequests(2);
+    controller.abort();
+    await outcome;
+    await fake.waitForDisconnects(1);
+    expect(fake.requests[1]!.aborted).toBe(true);
+  });
+
+  it("leaves the environment's base URL alone: the operator may run a model server on loopback", async () => {
+    const config = loadConfig({ OPENAI_COMPATIBLE_BASE_URL: fake.baseUrl });
+    const credentials = providerCredentials('openai-compatible', new Map(), config);
+    expect(credentials).toEqual({ apiKey: undefined, baseUrl: fake.baseUrl });
+    const outcome = await run(at('openai-compatible', 'fake-model', credentials));
+    expect(outcome.errors).toEqual([]);
+    expect(outcome.text).toBe('ok');
   });
 });
 
