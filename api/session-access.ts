@@ -3,11 +3,21 @@
 import type { Db } from '../store/db.ts';
 import type { Principal } from '../store/api-keys.ts';
 import { getSession, type Session } from '../store/sessions.ts';
-import { ForbiddenError, NotFoundError } from '../lib/errors.ts';
+import { ForbiddenError, GoneError, NotFoundError } from '../lib/errors.ts';
+import { isAgentDeleted } from '../store/agents.ts';
 
 export async function loadOwnedSession(db: Db, principal: Principal | undefined, id: string): Promise<Session> {
   const session = await getSession(db, id);
   if (!session) throw new NotFoundError(`There is no session "${id}"`);
   if (session.userId !== principal?.userId) throw new ForbiddenError('This session belongs to another user');
+  return session;
+}
+
+/** A session that may still change: its owner's, and its agent not deleted (410: readable only). */
+export async function loadWritableSession(db: Db, principal: Principal | undefined, id: string): Promise<Session> {
+  const session = await loadOwnedSession(db, principal, id);
+  if (await isAgentDeleted(db, session.agentId)) {
+    throw new GoneError('The agent of this session was deleted; the session can be read but not changed');
+  }
   return session;
 }

@@ -2,7 +2,8 @@
 // nothing about others; a short prefix says what kind of thing it names.
 import { randomBytes } from 'node:crypto';
 
-const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
+/** Crockford base32, lower case: no i, l, o or u to misread. */
+export const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 /** `bits` of randomness as Crockford base32 (5 bits per character). */
 export function randomToken(bits = 128): string {

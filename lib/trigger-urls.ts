@@ -3,9 +3,8 @@
 // trigger's position: unguessable, stable across redeploys, and stored nowhere.
 import { hmacSha256 } from './crypto.ts';
 import type { MasterKey } from './master-key.ts';
+import { ALPHABET } from './ids.ts';
 import type { Trigger } from './bundle/index.ts';
-
-const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export function generatedSuffix(masterKey: MasterKey, agentId: string, index: number): string {
   const digest = hmacSha256(masterKey.derive('trigger-suffix-v1'), `${agentId}:${index}`);

@@ -4,12 +4,11 @@
 import { pipeline } from 'node:stream/promises';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
-import { isAgentDeleted } from '../../store/agents.ts';
 import { findMedia, insertMedia } from '../../store/media.ts';
-import { GoneError, NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { contentDisposition, displayFilename, isMediaKey, mediaKeyName, normalizeMediaType } from '../../lib/media-types.ts';
 import type { Storage } from '../../lib/storage.ts';
-import { loadOwnedSession } from '../session-access.ts';
+import { loadOwnedSession, loadWritableSession } from '../session-access.ts';
 import { createUploader } from '../upload.ts';
 
 const mediaSchema = {
@@ -51,8 +50,7 @@ export function mediaRoutes(deps: ApiDeps, storage: Storage) {
         415: { description: 'The body is not multipart/form-data' },
       },
       async handle({ req, res, params, principal }) {
-        const session = await loadOwnedSession(deps.db, principal, params.id!);
-        if (await isAgentDeleted(deps.db, session.agentId)) throw new GoneError('The agent of this session was deleted');
+        const session = await loadWritableSession(deps.db, principal, params.id!);
         const file = await uploader.receive(req, res);
         if (!file) {
           throw new ValidationError('Send the file as multipart/form-data in a part named "file", with a filename', [

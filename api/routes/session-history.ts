@@ -3,29 +3,19 @@
 // refused while a turn runs); a fork only reads its origin.
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
-import { isAgentDeleted } from '../../store/agents.ts';
 import { forkSession } from '../../store/fork.ts';
 import { findSessionMessage, type SessionMessage } from '../../store/revert.ts';
 import type { Session } from '../../store/sessions.ts';
-import type { Principal } from '../../store/api-keys.ts';
-import { ConflictError, GoneError, NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ModelOverride } from '../../workflows/turn-types.ts';
-import { loadOwnedSession } from '../session-access.ts';
+import { loadWritableSession } from '../session-access.ts';
 import { revertInSession } from '../session-workflows.ts';
 import { answerTurn, TURN_ACCEPTED_SCHEMA, TURN_ENDED_SCHEMA } from '../turn-answer.ts';
 import { MODEL_OVERRIDE_SCHEMA } from './sessions.ts';
 
 const messageIdSchema = { type: 'string', minLength: 1, maxLength: 100 };
 const revertedSchema = { type: 'array', items: { type: 'string' }, description: 'The messages that left the conversation, in order' };
-
-async function writableSession(deps: ApiDeps, principal: Principal | undefined, id: string): Promise<Session> {
-  const session = await loadOwnedSession(deps.db, principal, id);
-  if (await isAgentDeleted(deps.db, session.agentId)) {
-    throw new GoneError('The agent of this session was deleted; the session can be read but not changed');
-  }
-  return session;
-}
 
 /** The message to revert from, checked before the workflow is asked (which checks again, in order). */
 async function revertTarget(deps: ApiDeps, session: Session, messageId: string): Promise<SessionMessage> {
@@ -62,7 +52,7 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
         410: { description: 'The agent of this session was deleted' },
       },
       async handle({ params, principal }) {
-        const origin = await writableSession(deps, principal, params.id!);
+        const origin = await loadWritableSession(deps.db, principal, params.id!);
         const fork = await forkSession(deps.db, origin);
         return { status: 201, body: { id: fork.id, forkedFrom: origin.id } };
       },
@@ -87,7 +77,7 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
         410: { description: 'The agent of this session was deleted' },
       },
       async handle({ params, body, principal }) {
-        const session = await writableSession(deps, principal, params.id!);
+        const session = await loadWritableSession(deps.db, principal, params.id!);
         await revertTarget(deps, session, body.messageId);
         const { reverted } = await revertInSession(deps, session, { messageId: body.messageId });
         return { status: 200, body: { reverted } };
@@ -140,7 +130,7 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
         410: { description: 'The agent of this session was deleted' },
       },
       async handle({ req, res, params, body, query, principal }) {
-        const session = await writableSession(deps, principal, params.id!);
+        const session = await loadWritableSession(deps.db, principal, params.id!);
         const message = await revertTarget(deps, session, body.assistantMessageId);
         if (message.role !== 'assistant') {
           const detail = `Message "${message.id}" is a ${message.role} message; only an assistant reply can be regenerated`;

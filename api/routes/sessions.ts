@@ -1,15 +1,15 @@
 // Sessions: create, read, list, send (streamed, async or waiting) and abort.
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
-import { findAgent, isAgentDeleted } from '../../store/agents.ts';
+import { findAgent } from '../../store/agents.ts';
 import { createSession, listAgentSessions, type Session } from '../../store/sessions.ts';
 import { listMessages } from '../../store/messages.ts';
-import { GoneError, NotFoundError } from '../../lib/errors.ts';
+import { NotFoundError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { PROVIDER_IDS } from '../../lib/bundle/index.ts';
 import type { MessagePart } from '../../lib/events.ts';
 import type { IfBusy } from '../../workflows/session.ts';
-import { loadOwnedSession } from '../session-access.ts';
+import { loadOwnedSession, loadWritableSession } from '../session-access.ts';
 import { abortSession, sendToSession } from '../session-workflows.ts';
 import { answerTurn, TURN_ACCEPTED_SCHEMA, TURN_ENDED_SCHEMA } from '../turn-answer.ts';
 import { checkFileParts } from '../file-parts.ts';
@@ -182,9 +182,7 @@ export function sessionRoutes(deps: ApiDeps) {
         410: { description: 'The agent of this session was deleted' },
       },
       async handle({ req, res, params, body, query, principal }) {
-        const session = await loadOwnedSession(deps.db, principal, params.id!);
-        if (await isAgentDeleted(deps.db, session.agentId))
-          throw new GoneError('The agent of this session was deleted; the session can be read but not continued');
+        const session = await loadWritableSession(deps.db, principal, params.id!);
         const parts = await checkFileParts(deps.db, session.id, body.parts);
         const messageId = newId('msg');
         const { seq } = await sendToSession(deps, session, {
