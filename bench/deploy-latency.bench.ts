@@ -3,23 +3,12 @@
 // the same text alone, in the same run. The ratio says what the deploy adds to validation.
 // Every deploy but the first adds a revision to one agent, the common case of redeploying.
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../api/app.ts';
-import { createEventHub } from '../api/event-hub.ts';
 import { validateBundle } from '../lib/bundle/index.ts';
-import { loadConfig } from '../lib/config.ts';
-import { parseMasterKey } from '../lib/master-key.ts';
-import { SCOPES } from '../lib/scopes.ts';
-import { lazyTemporalClient } from '../lib/temporal.ts';
-import { insertKey } from '../store/api-keys.ts';
-import { createPool } from '../store/db.ts';
-import { createUser } from '../store/users.ts';
+import { startBenchApi } from './bench-api.ts';
 import type { Benchmark } from './benchmark.ts';
 import { generateBundle } from './deploy-bundle.ts';
 import { timedRequest } from './http-json.ts';
 import { keepAliveAgent, summarize } from './measure.ts';
-import { discardingLogger } from './temporal-runtime.ts';
 
 const TARGET_BYTES = 200 * 1024;
 const DEPLOYS = 200;
@@ -35,38 +24,13 @@ const deployLatency: Benchmark = {
   // Temporal too, so that whatever deploy reconciles there (cron schedules) is measured, not failed.
   needs: ['postgres', 'temporal'],
   async run({ infra, log }) {
-    const config = loadConfig({
-      NODE_ENV: 'development',
-      DATABASE_URL: infra.databaseUrl(),
-      TEMPORAL_ADDRESS: infra.temporalAddress(),
-      TEMPORAL_NAMESPACE: loadConfig().temporalNamespace,
-      DATA_DIR: infra.scratchDir,
-      LOG_LEVEL: 'info',
-      RATE_LIMIT_POINTS: '1000000000',
-      AUTH_FAILURE_LIMIT_POINTS: '1000000000',
-    });
-    const db = createPool(infra.databaseUrl(), 10);
-    const temporal = lazyTemporalClient(config);
-    const logger = discardingLogger();
-    const events = await createEventHub({ databaseUrl: infra.databaseUrl(), logger });
-    const masterKey = parseMasterKey(randomBytes(32).toString('base64url'));
-    const server: Server = createApp({ config, db, logger, masterKey, temporal, events }).app.listen(0, '127.0.0.1');
+    const api = await startBenchApi(infra, { temporal: true });
+    const { url } = api;
     const agent = keepAliveAgent();
     const name = `deploy-${randomBytes(4).toString('hex')}`;
-    let userId: string | undefined;
-    let cleanupAgent: (() => Promise<unknown>) | undefined;
+    const headers = { ...api.auth, 'content-type': 'application/jsonc' };
 
     try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('listening', resolve);
-        server.once('error', reject);
-      });
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      userId = (await createUser(db, { name: `bench-${randomBytes(4).toString('hex')}` })).id;
-      const { key } = await insertKey(db, { userId, name: 'bench', scopes: SCOPES });
-      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/jsonc' };
-      // The agent's own DELETE, so anything it keeps outside PostgreSQL (schedules) goes too.
-      cleanupAgent = () => fetch(`${url}/agent/${name}`, { method: 'DELETE', headers: { authorization: headers.authorization } });
       const bundle = generateBundle(name, TARGET_BYTES);
       log(`bundle: ${bundle.bytes} bytes, ${bundle.workspaceFiles} workspace files, ${bundle.customTools} custom tools`);
 
@@ -133,18 +97,12 @@ const deployLatency: Benchmark = {
       };
     } finally {
       agent.destroy();
-      await cleanupAgent?.().catch((error: unknown) => log(`DELETE /agent failed: ${(error as Error).message}`));
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await events.close();
-      // Agents, revisions and keys go with the user (ON DELETE CASCADE).
-      if (userId) {
-        await db
-          .query('DELETE FROM users WHERE id = $1', [userId])
-          .catch((error: unknown) => log(`cleanup failed: ${(error as Error).message}`));
-      }
-      await temporal.connection.close().catch(() => undefined);
-      await db.end();
+      // The agent's own DELETE, so anything it keeps outside PostgreSQL (schedules) goes too.
+      await fetch(`${url}/agent/${name}`, { method: 'DELETE', headers: api.auth }).catch((error: unknown) =>
+        log(`DELETE /agent failed: ${(error as Error).message}`),
+      );
+      // Agents and revisions go with the bench user.
+      await api.close();
     }
   },
 };

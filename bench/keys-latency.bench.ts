@@ -1,21 +1,10 @@
 // Authenticated `GET /key` through the real API (trace id, auth, PostgreSQL-backed rate limiter, key
 // listing, request log) beside a bare Express 5 route, measured the same way in the same run. The
 // ratio is the figure to compare across runs: the machine, the client and the loopback cancel out.
-import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import express, { type Express } from 'express';
-import { createApp } from '../api/app.ts';
-import { createEventHub } from '../api/event-hub.ts';
-import { loadConfig } from '../lib/config.ts';
-import { createLogger } from '../lib/logger.ts';
-import { parseMasterKey } from '../lib/master-key.ts';
-import { SCOPES } from '../lib/scopes.ts';
-import { lazyTemporalClient } from '../lib/temporal.ts';
-import { insertKey } from '../store/api-keys.ts';
-import { createPool } from '../store/db.ts';
-import { createUser } from '../store/users.ts';
+import { startBenchApi } from './bench-api.ts';
 import type { Benchmark } from './benchmark.ts';
 import { keepAliveAgent, summarize, timedGet } from './measure.ts';
 
@@ -57,31 +46,17 @@ const keysLatency: Benchmark = {
   description: `authenticated GET /key beside a bare Express route, ${REQUESTS} sequential keep-alive requests each`,
   needs: ['postgres'],
   async run({ infra, log }) {
-    const config = loadConfig({
-      NODE_ENV: 'development',
-      DATABASE_URL: infra.databaseUrl(),
-      DATA_DIR: infra.scratchDir,
-      LOG_LEVEL: 'info',
-      // Far above what the run sends, so the limiter does all its work but never answers 429.
-      RATE_LIMIT_POINTS: '1000000000',
-      AUTH_FAILURE_LIMIT_POINTS: '1000000000',
-    });
-    const db = createPool(infra.databaseUrl(), 10);
-    const temporal = lazyTemporalClient(config); // never dialled: GET /key does not use Temporal
-    // Request logs are written as in production (level info), then dropped, so stdout stays JSON.
-    const sink = new Writable({ write: (_chunk, _encoding, callback) => callback() });
-    const logger = createLogger({ level: config.logLevel }, sink);
-    const masterKey = parseMasterKey(randomBytes(32).toString('base64url'));
-    const events = await createEventHub({ databaseUrl: infra.databaseUrl(), logger });
-    const api = await listen(createApp({ config, db, logger, masterKey, temporal, events }).app);
+    // GET /key does not use Temporal: the client is never dialled.
+    const api = await startBenchApi(infra);
     const bareApp = express();
     bareApp.get('/bare', (_req, res) => res.json({ ok: true }));
-    const bare = await listen(bareApp);
-    const user = await createUser(db, { name: `bench-${randomBytes(4).toString('hex')}` });
+    const bare = await listen(bareApp).catch(async (error: unknown) => {
+      await api.close();
+      throw error;
+    });
 
     try {
-      const { key } = await insertKey(db, { userId: user.id, name: 'bench', scopes: SCOPES });
-      const headers = { authorization: `Bearer ${key}` };
+      const headers = api.auth;
       const listing = (await (await fetch(`${api.url}/key`, { headers })).json()) as { keys?: unknown[] };
       if (listing.keys?.length !== 1) throw new Error(`GET /key did not list the bench key: ${JSON.stringify(listing)}`);
 
@@ -109,13 +84,8 @@ const keysLatency: Benchmark = {
         ratioMean: ratio(apiLatency.meanMs, bareLatency.meanMs),
       };
     } finally {
-      await api.close();
       await bare.close();
-      // The user's keys go with it (ON DELETE CASCADE): a shared DATABASE_URL is left as it was found.
-      await db.query('DELETE FROM users WHERE id = $1', [user.id]).catch(() => undefined);
-      await temporal.connection.close().catch(() => undefined);
-      await events.close();
-      await db.end();
+      await api.close();
     }
   },
 };

@@ -4,25 +4,14 @@
 // compare across runs: the machine and PostgreSQL cancel out.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { createApp } from '../api/app.ts';
-import { createEventHub } from '../api/event-hub.ts';
 import { REPLAY_PAGE_SIZE } from '../api/sse.ts';
-import { loadConfig } from '../lib/config.ts';
 import type { NewEvent } from '../lib/events.ts';
-import { createLogger } from '../lib/logger.ts';
-import { parseMasterKey } from '../lib/master-key.ts';
-import { SCOPES } from '../lib/scopes.ts';
-import { lazyTemporalClient } from '../lib/temporal.ts';
 import type { Bundle } from '../lib/bundle/index.ts';
 import { deployRevision } from '../store/agents.ts';
-import { insertKey } from '../store/api-keys.ts';
-import { createPool, inTransaction, type Db } from '../store/db.ts';
+import { inTransaction, type Db } from '../store/db.ts';
 import { appendEvents } from '../store/events.ts';
 import { createSession } from '../store/sessions.ts';
-import { createUser } from '../store/users.ts';
+import { startBenchApi } from './bench-api.ts';
 import type { Benchmark } from './benchmark.ts';
 
 const EVENTS = 50_000;
@@ -131,40 +120,21 @@ const replay: Benchmark = {
   description: `SSE replay of a ${EVENTS}-event session from seq 0, beside the same rows read with plain SQL; ${RUNS} runs each`,
   needs: ['postgres'],
   async run({ infra, log }) {
-    const config = loadConfig({
-      NODE_ENV: 'development',
-      DATABASE_URL: infra.databaseUrl(),
-      DATA_DIR: infra.scratchDir,
-      LOG_LEVEL: 'info',
-      RATE_LIMIT_POINTS: '1000000000',
-      AUTH_FAILURE_LIMIT_POINTS: '1000000000',
-    });
-    const db = createPool(infra.databaseUrl(), 10);
-    const temporal = lazyTemporalClient(config); // never dialled: reading events does not use Temporal
-    const sink = new Writable({ write: (_chunk, _encoding, callback) => callback() });
-    const logger = createLogger({ level: config.logLevel }, sink);
-    const events = await createEventHub({ databaseUrl: infra.databaseUrl(), logger });
-    const masterKey = parseMasterKey(randomBytes(32).toString('base64url'));
-    const server: Server = createApp({ config, db, logger, masterKey, temporal, events }).app.listen(0, '127.0.0.1');
-    await new Promise<void>((resolve, reject) => {
-      server.once('listening', resolve);
-      server.once('error', reject);
-    });
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const user = await createUser(db, { name: `bench-${randomBytes(4).toString('hex')}` });
+    // Reading events does not use Temporal: the client is never dialled.
+    const api = await startBenchApi(infra);
+    const { db, url, userId } = api;
 
     try {
-      const { key } = await insertKey(db, { userId: user.id, name: 'bench', scopes: SCOPES });
       const { agent } = await deployRevision(db, {
-        userId: user.id,
+        userId,
         bundle: bundle(`replay-${randomBytes(4).toString('hex')}`),
         warnings: [],
       });
-      const session = await createSession(db, { userId: user.id, agentId: agent.id, revision: agent.revision });
+      const session = await createSession(db, { userId, agentId: agent.id, revision: agent.revision });
       log(`seeding ${EVENTS} events`);
       await seed(db, session.id);
 
-      const headers = { authorization: `Bearer ${key}` };
+      const headers = api.auth;
       const streamUrl = `${url}/session/${session.id}/events`;
       log('warming up (one run each)');
       await replayOverSse(streamUrl, headers);
@@ -197,15 +167,8 @@ const replay: Benchmark = {
         ratio: round(sqlRate / sseRate),
       };
     } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await events.close();
-      // Sessions, events, agents and keys go with the user (ON DELETE CASCADE).
-      await db
-        .query('DELETE FROM users WHERE id = $1', [user.id])
-        .catch((error: unknown) => log(`cleanup failed: ${(error as Error).message}`));
-      await temporal.connection.close().catch(() => undefined);
-      await db.end();
+      // Sessions, events and agents go with the bench user.
+      await api.close();
     }
   },
 };

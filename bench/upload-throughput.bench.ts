@@ -5,22 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createApp } from '../api/app.ts';
-import { createEventHub } from '../api/event-hub.ts';
-import { loadConfig } from '../lib/config.ts';
-import { parseMasterKey } from '../lib/master-key.ts';
-import { SCOPES } from '../lib/scopes.ts';
 import { createStorage } from '../lib/storage.ts';
-import { lazyTemporalClient } from '../lib/temporal.ts';
-import { insertKey } from '../store/api-keys.ts';
-import { createPool } from '../store/db.ts';
-import { createUser } from '../store/users.ts';
+import { startBenchApi } from './bench-api.ts';
 import type { Benchmark } from './benchmark.ts';
 import { expectStatus, jsonHeaders, timedRequest } from './http-json.ts';
 import { summarize } from './measure.ts';
-import { discardingLogger } from './temporal-runtime.ts';
 
 const FILE_BYTES = 20 * 1024 * 1024;
 const ROUNDS = 10;
@@ -116,34 +106,16 @@ const uploadThroughput: Benchmark = {
   description: `upload and download of a ${FILE_BYTES / 2 ** 20} MiB file through the API beside a plain copy, ${ROUNDS} rounds`,
   needs: ['postgres'],
   async run({ infra, log }) {
-    const config = loadConfig({
-      NODE_ENV: 'development',
-      DATABASE_URL: infra.databaseUrl(),
-      DATA_DIR: infra.scratchDir,
-      LOG_LEVEL: 'info',
-      RATE_LIMIT_POINTS: '1000000000',
-      AUTH_FAILURE_LIMIT_POINTS: '1000000000',
-    });
-    const db = createPool(infra.databaseUrl(), 10);
-    const temporal = lazyTemporalClient(config); // never dialled: uploads do not use Temporal
-    const logger = discardingLogger();
-    const events = await createEventHub({ databaseUrl: infra.databaseUrl(), logger });
-    const masterKey = parseMasterKey(randomBytes(32).toString('base64url'));
-    const storage = createStorage(config);
-    const server = createApp({ config, db, logger, masterKey, temporal, events, storage }).app.listen(0, '127.0.0.1');
+    // Uploads do not use Temporal: the client is never dialled.
+    const api = await startBenchApi(infra);
+    const { url } = api;
+    // The API's own storage is this one too (createApp's default), so the bench can delete what it uploaded.
+    const storage = createStorage(api.config);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const source = path.join(infra.scratchDir, 'upload-source.bin');
-    let userId: string | undefined;
 
     try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('listening', resolve);
-        server.once('error', reject);
-      });
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      userId = (await createUser(db, { name: `bench-${randomBytes(4).toString('hex')}` })).id;
-      const { key } = await insertKey(db, { userId, name: 'bench', scopes: SCOPES });
-      const auth = `Bearer ${key}`;
+      const auth = api.auth.authorization;
       const headers = jsonHeaders({ authorization: auth });
       const name = `upload-${randomBytes(4).toString('hex')}`;
       const bundle = JSON.stringify({ name, model: { providerId: 'openai-compatible', modelId: 'fake-model' } });
@@ -193,16 +165,9 @@ const uploadThroughput: Benchmark = {
       };
     } finally {
       agent.destroy();
-      await new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      });
-      // Sessions and their media rows go with the user (ON DELETE CASCADE).
-      if (userId) await db.query('DELETE FROM users WHERE id = $1', [userId]).catch(() => undefined);
       await fs.promises.rm(source, { force: true });
-      await temporal.connection.close().catch(() => undefined);
-      await events.close();
-      await db.end();
+      // Sessions and their media rows go with the bench user.
+      await api.close();
     }
   },
 };
