@@ -90,7 +90,7 @@ export function sessionWorkflowId(sessionId: string): string {
 
 export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void> {
   // Local activities: a send's recording runs inside the workflow task (one transaction, idempotent).
-  const { recordUserMessage, revertMessages } = proxyLocalActivities<Activities>({
+  const { recordUserMessage, revertMessages, endTurn } = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 10 },
   });
@@ -217,8 +217,17 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       );
       ended = { outcome };
     } catch (error) {
-      // A failed or aborted turn has already written its terminal event; the session goes on.
+      // A failed or aborted turn has written its terminal event already, and then this is a no-op.
+      // A turn that never could (terminated by an operator, timed out) gets its turn.failed here,
+      // so no reader waits forever and the session does not stay `running`.
       ended = { error };
+      await endTurn({
+        sessionId: input.sessionId,
+        turnId: turn.turnId,
+        ...(turn.userMessageId ? { userMessageId: turn.userMessageId } : {}),
+        outcome: 'failed',
+        error: 'The turn stopped before it finished (it was terminated or timed out)',
+      });
     } finally {
       running = undefined;
     }

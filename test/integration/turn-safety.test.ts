@@ -91,3 +91,32 @@ test('a provider error that echoes the key in use never shows it to the user', a
   expect(response.body.error).not.toContain(key);
   expect(JSON.stringify(await readEvents(env.api.db, sessionId, 0, 100))).not.toContain(key);
 });
+
+test('a turn terminated by an operator still ends, and the session takes sends again', async () => {
+  const sessionId = await env.newSession();
+  env.fake.enqueue({ text: ['never ', 'finished'], stallAfterChunks: 1 });
+  const accepted = await call<{ messageId: string }>(`${env.api.url}/session/${sessionId}?async=1`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: 'hang' }] },
+  });
+  const turnId = accepted.body.messageId;
+  await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
+  await env.worker.client.workflow.getHandle(`turn:${sessionId}:${turnId}`).terminate('operator test');
+
+  const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.failed'));
+  expect(events.filter((event) => ['turn.completed', 'turn.failed', 'turn.aborted'].includes(event.type))).toEqual([
+    expect.objectContaining({ type: 'turn.failed', turnId, error: expect.stringMatching(/terminated/) }),
+  ]);
+  const session = await call<{ status: string; messages: { role: string; status: string; parts: unknown[] }[] }>(
+    `${env.api.url}/session/${sessionId}`,
+    { headers: env.user.auth },
+  );
+  expect(session.body.status).toBe('idle');
+  expect(session.body.messages[1]).toMatchObject({ role: 'assistant', status: 'failed', parts: [{ type: 'text', text: 'never ' }] });
+  env.fake.enqueue({ text: 'alive' });
+  const next = await call<{ reply: string }>(`${env.api.url}/session/${sessionId}`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: 'again' }] },
+  });
+  expect(next.body.reply).toBe('alive');
+});
