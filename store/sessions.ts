@@ -75,9 +75,17 @@ export async function getSession(db: Db | DbClient, sessionId: string): Promise<
   return rows[0] && toSession(rows[0]);
 }
 
-export async function listAgentSessions(db: Db, agentId: string, options: { limit: number; before?: Date }): Promise<Session[]> {
+/**
+ * An agent's sessions, newest first. `before` is the id of the last session of the previous page:
+ * the page continues strictly after it in (created_at, id) order, so equal timestamps never make a
+ * session appear twice or not at all.
+ */
+export async function listAgentSessions(db: Db, agentId: string, options: { limit: number; before?: string }): Promise<Session[]> {
   const { rows } = await db.query<SessionRow>(
-    'SELECT * FROM sessions WHERE agent_id = $1 AND ($2::timestamptz IS NULL OR created_at < $2) ORDER BY created_at DESC, id LIMIT $3',
+    `SELECT * FROM sessions s
+      WHERE s.agent_id = $1
+        AND ($2::text IS NULL OR (s.created_at, s.id) < (SELECT created_at, id FROM sessions WHERE id = $2 AND agent_id = $1))
+      ORDER BY s.created_at DESC, s.id DESC LIMIT $3`,
     [agentId, options.before ?? null, options.limit],
   );
   return rows.map(toSession);

@@ -114,25 +114,42 @@ export function sessionRoutes(deps: ApiDeps) {
         return { status: 201, body: { id: session.id } };
       },
     }),
-    defineRoute<unknown, { limit: number }>({
+    defineRoute<unknown, { limit: number; before?: string }>({
       method: 'get',
       path: '/agent/:name/sessions',
-      summary: "An agent's sessions, newest first",
+      summary: "An agent's sessions, newest first; pass `next` as `before` for the following page",
       tag: 'sessions',
       auth: { kind: 'scope', scope: 'read' },
-      query: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } } },
+      query: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+          before: { type: 'string', maxLength: 64, description: 'The id of the last session of the previous page' },
+        },
+      },
       responses: {
         200: {
-          description: 'Sessions',
-          schema: { type: 'object', required: ['sessions'], properties: { sessions: { type: 'array', items: sessionSchema } } },
+          description: 'Sessions, and the cursor of the next page (null at the end)',
+          schema: {
+            type: 'object',
+            required: ['sessions', 'next'],
+            properties: { sessions: { type: 'array', items: sessionSchema }, next: { type: ['string', 'null'] } },
+          },
         },
         404: { description: 'You have no agent of that name' },
       },
       async handle({ params, query, principal }) {
         const agent = await findAgent(deps.db, principal!.userId, params.name!);
         if (!agent) throw new NotFoundError(`You have no agent named "${params.name}"`);
-        const sessions = await listAgentSessions(deps.db, agent.id, { limit: query.limit });
-        return { status: 200, body: { sessions: sessions.map(sessionView) } };
+        // One more than asked tells whether a next page exists.
+        const found = await listAgentSessions(deps.db, agent.id, {
+          limit: query.limit + 1,
+          ...(query.before ? { before: query.before } : {}),
+        });
+        const sessions = found.slice(0, query.limit);
+        const next = found.length > query.limit ? sessions.at(-1)!.id : null;
+        return { status: 200, body: { sessions: sessions.map(sessionView), next } };
       },
     }),
     defineRoute({
