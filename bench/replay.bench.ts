@@ -6,34 +6,18 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { REPLAY_PAGE_SIZE } from '../api/sse.ts';
 import type { NewEvent } from '../lib/events.ts';
-import type { Bundle } from '../lib/bundle/index.ts';
 import { deployRevision } from '../store/agents.ts';
 import { inTransaction, type Db } from '../store/db.ts';
 import { appendEvents } from '../store/events.ts';
 import { createSession } from '../store/sessions.ts';
 import { startBenchApi } from './bench-api.ts';
 import type { Benchmark } from './benchmark.ts';
+import { minimalBundle } from '../test/helpers/bundles.ts';
 
 const EVENTS = 50_000;
 /** Appended per transaction while seeding. */
 const SEED_BATCH = 2_000;
 const RUNS = 5;
-
-function bundle(name: string): Bundle {
-  return {
-    name,
-    model: { providerId: 'openai-compatible', modelId: 'bench-model' },
-    skills: [],
-    customTools: [],
-    workspaceFiles: {},
-    mcps: [],
-    triggers: [],
-    strictSecrets: false,
-    secretGrants: [],
-    userChannels: [],
-    workflows: {},
-  };
-}
 
 /** Streamed text as a model produces it: short deltas of one assistant message. */
 async function seed(db: Db, sessionId: string): Promise<void> {
@@ -127,7 +111,7 @@ const replay: Benchmark = {
     try {
       const { agent } = await deployRevision(db, {
         userId,
-        bundle: bundle(`replay-${randomBytes(4).toString('hex')}`),
+        bundle: minimalBundle(`replay-${randomBytes(4).toString('hex')}`, 'bench-model'),
         warnings: [],
       });
       const session = await createSession(db, { userId, agentId: agent.id, revision: agent.revision });

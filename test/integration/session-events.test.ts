@@ -15,9 +15,9 @@ import { deployRevision } from '../../store/agents.ts';
 import { createSession } from '../../store/sessions.ts';
 import { appendEvents } from '../../store/events.ts';
 import { TERMINAL_TURN_EVENTS, type NewEvent, type SessionEvent } from '../../lib/events.ts';
-import type { Bundle } from '../../lib/bundle/index.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { streamEvents } from '../../api/sse.ts';
+import { minimalBundle } from '../helpers/bundles.ts';
 
 let api: TestApi;
 let user: TestUser;
@@ -33,24 +33,12 @@ afterAll(async () => {
   await db?.end();
 });
 
-function bundle(name: string): Bundle {
-  return {
-    name,
-    model: { providerId: 'openai-compatible', modelId: 'fake-model' },
-    skills: [],
-    customTools: [],
-    workspaceFiles: {},
-    mcps: [],
-    triggers: [],
-    strictSecrets: false,
-    secretGrants: [],
-    userChannels: [],
-    workflows: {},
-  };
-}
-
 async function newSession(who: TestUser = user): Promise<string> {
-  const { agent } = await deployRevision(db, { userId: who.userId, bundle: bundle(`events-${randomUUID().slice(0, 8)}`), warnings: [] });
+  const { agent } = await deployRevision(db, {
+    userId: who.userId,
+    bundle: minimalBundle(`events-${randomUUID().slice(0, 8)}`),
+    warnings: [],
+  });
   const session = await createSession(db, { userId: who.userId, agentId: agent.id, revision: agent.revision });
   return session.id;
 }
