@@ -10,6 +10,7 @@ import { toolActivities } from './turn/tools.ts';
 import { revisionCache } from './turn/revision-cache.ts';
 import { createStorage } from '../lib/storage.ts';
 import { webhookActivities } from './webhooks.ts';
+import { approvalActivities } from './approvals.ts';
 
 export interface ActivityDeps {
   db: Db;
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...modelStepActivities({ ...deps, bundleOf, deltaFlushMs: deps.config.limits.deltaFlushMs, storage: createStorage(deps.config) }),
     ...toolActivities({ bundleOf }),
     ...webhookActivities(deps),
+    ...approvalActivities({ ...deps, bundleOf }),
   };
 }
 

@@ -20,6 +20,9 @@ import { sessionHistoryRoutes } from './routes/session-history.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { createStorage } from '../lib/storage.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
+import { approvalRoutes } from './routes/approvals.ts';
+import { approvalLinkRoutes } from './routes/approval-links.ts';
+import { inboundRoutes } from './routes/inbound.ts';
 
 export interface App {
   app: Express;
@@ -35,7 +38,11 @@ export function createApp(deps: ApiDeps): App {
   app.use(traceMiddleware({ logger: deps.logger }));
   // Bundles are parsed from their text (line/column errors, duplicate keys), so /deploy reads text.
   app.use('/deploy', express.text({ limit: limits.jsonBodyBytes, type: DEPLOY_CONTENT_TYPES }));
+  // Inbound provider replies are authenticated by signatures over the exact bytes received.
+  app.use('/inbound', express.raw({ limit: limits.jsonBodyBytes, type: () => true }));
   app.use(express.json({ limit: limits.jsonBodyBytes, type: ['application/json', 'application/*+json'] }));
+  // The answer page's buttons post an HTML form.
+  app.use('/approval', express.urlencoded({ limit: limits.jsonBodyBytes, extended: false }));
 
   const routes: RouteDef[] = [];
   routes.push(
@@ -50,6 +57,9 @@ export function createApp(deps: ApiDeps): App {
     ...sessionHistoryRoutes(deps),
     ...mediaRoutes(deps, deps.storage ?? createStorage(deps.config)),
     ...webhookRoutes(deps),
+    ...approvalRoutes(deps),
+    ...approvalLinkRoutes(deps),
+    ...inboundRoutes(deps),
     ...schemaRoutes(),
     ...metaRoutes(deps, () => routes),
   );

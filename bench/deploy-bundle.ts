@@ -110,7 +110,7 @@ export function generateBundle(name: string, targetBytes: number): GeneratedBund
     ],
     strictSecrets: false,
     secretGrants: ['SLACK_BOT_TOKEN'],
-    userChannels: [{ provider: 'slack', config: { token: '{{secrets.SLACK_BOT_TOKEN}}', channel: '#support' }, answerVia: 'reply' }],
+    userChannels: [{ provider: 'slack', config: { token: '{{secrets.SLACK_BOT_TOKEN}}', channel: '#support' }, answerVia: 'signed-url' }],
     workflows: {
       triage: {
         start: 'classify',

@@ -21,7 +21,26 @@ export interface RunningTemporal {
   stop(): Promise<void>;
 }
 
+/**
+ * On a busy machine a fresh SQLite file can be locked while the server creates its namespaces
+ * (SQLITE_BUSY), and the server exits. Nothing is half-made: another start succeeds.
+ */
+const START_ATTEMPTS = 3;
+
 export async function startTemporalDevServer(options: DevServerOptions): Promise<RunningTemporal> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      const busy = error instanceof Error && /SQLITE_BUSY|database is locked/.test(error.message);
+      if (!busy || attempt >= START_ATTEMPTS) throw error;
+      options.log?.(`the Temporal dev server found its database locked; starting it again (attempt ${attempt + 1})`);
+      await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+    }
+  }
+}
+
+async function startOnce(options: DevServerOptions): Promise<RunningTemporal> {
   if (await canConnect(options.port)) {
     throw new Error(`Port ${options.port} is already in use; set TEMPORAL_DEV_PORT or TEMPORAL_ADDRESS`);
   }

@@ -6,6 +6,8 @@ import { DEFAULT_TASK_QUEUE } from '../workers/task-queues.ts';
 import type { ProviderId } from './bundle/constants.ts';
 import type { TurnSettings } from '../workflows/turn-types.ts';
 import { parseCidrList } from './refused-addresses.ts';
+import type { ApprovalSettings } from './approvals.ts';
+import type { ChannelSettings } from '../activities/channels/types.ts';
 
 export interface Config {
   env: 'production' | 'development' | 'test';
@@ -30,6 +32,12 @@ export interface Config {
   /** Outbound requests to addresses users chose (webhooks, channels, tools): see lib/outbound.ts. */
   outbound: { allowCidrs: string[] };
   webhooks: WebhookSettings;
+  approvals: ApprovalSettings & {
+    /** Longest `?wait=` of GET /approval/<id>, in seconds. */
+    maxWaitSeconds: number;
+  };
+  /** Approval channel providers: API base URLs (so tests reach local fakes) and timeouts. */
+  channels: ChannelSettings;
 }
 
 export interface WebhookSettings {
@@ -114,6 +122,8 @@ function cidrList(env: Env, name: string): string[] {
   return entries;
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /** About a day in all: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h (ten attempts). */
 const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000];
 
@@ -122,6 +132,12 @@ function provider(env: Env, apiKeyName: string, baseUrlName: string): ProviderEn
 }
 
 export function loadConfig(env: Env = process.env): Config {
+  const approvalSettings: ApprovalSettings = {
+    defaultExpiryMs: int(env, 'APPROVAL_DEFAULT_EXPIRY_MS', 7 * DAY_MS, 1_000),
+    maxExpiryMs: int(env, 'APPROVAL_MAX_EXPIRY_MS', 30 * DAY_MS, 1_000),
+    dispatchMaxAttempts: int(env, 'APPROVAL_DISPATCH_MAX_ATTEMPTS', 5, 1),
+    dispatchRetryInitialMs: int(env, 'APPROVAL_DISPATCH_RETRY_INITIAL_MS', 2_000, 10),
+  };
   const nodeEnv = env.NODE_ENV === 'production' || env.NODE_ENV === 'test' ? env.NODE_ENV : 'development';
   const config: Config = {
     env: nodeEnv,
@@ -158,6 +174,7 @@ export function loadConfig(env: Env = process.env): Config {
       stepRetryInitialIntervalMs: int(env, 'MODEL_STEP_RETRY_INITIAL_MS', 2_000, 10),
       maxSteps: int(env, 'TURN_MAX_STEPS', 25, 1),
       sessionIdleMs: int(env, 'SESSION_IDLE_MS', 5 * 60_000, 1_000),
+      approvals: approvalSettings,
     },
     outbound: { allowCidrs: cidrList(env, 'OUTBOUND_ALLOW_CIDRS') },
     webhooks: {
@@ -165,7 +182,16 @@ export function loadConfig(env: Env = process.env): Config {
       attemptTimeoutMs: int(env, 'WEBHOOK_ATTEMPT_TIMEOUT_MS', 15_000, 100),
       maxSubscriptionsPerUser: int(env, 'WEBHOOK_SUBSCRIPTIONS_PER_USER', 20, 1),
     },
+    approvals: { ...approvalSettings, maxWaitSeconds: int(env, 'APPROVAL_MAX_WAIT_SECONDS', 60, 1) },
+    channels: {
+      slackApiBaseUrl: httpUrl(env, 'SLACK_API_BASE_URL') ?? 'https://slack.com/api',
+      telegramApiBaseUrl: httpUrl(env, 'TELEGRAM_API_BASE_URL') ?? 'https://api.telegram.org',
+      requestTimeoutMs: int(env, 'CHANNEL_REQUEST_TIMEOUT_MS', 15_000, 100),
+    },
   };
+  if (config.approvals.defaultExpiryMs > config.approvals.maxExpiryMs) {
+    throw new ConfigError('APPROVAL_DEFAULT_EXPIRY_MS must not exceed APPROVAL_MAX_EXPIRY_MS');
+  }
   if (config.env === 'production') {
     if (!config.serviceMasterKey) throw new ConfigError('SERVICE_MASTER_KEY is required when NODE_ENV=production');
     if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required when NODE_ENV=production');

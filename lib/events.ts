@@ -45,6 +45,19 @@ export interface EventData {
   'turn.aborted': { turnId: string };
   /** These messages left the conversation (revert or regenerate), in conversation order. */
   'messages.reverted': { messageIds: string[] };
+  /** A question to the user, now waiting for its answer; `links` answer it in one click each. */
+  'approval.requested': {
+    approvalId: string;
+    question: string;
+    options: string[];
+    expiresAt: string;
+    source: 'tool' | 'workflow' | 'api';
+    turnId?: string;
+    toolCallId?: string;
+    links: { page: string; options: Array<{ option: string; url: string }> };
+  };
+  'approval.answered': { approvalId: string; choice: string; note: string | null; via: string; answeredAt: string };
+  'approval.expired': { approvalId: string; expiredAt: string };
 }
 
 export type EventType = keyof EventData;

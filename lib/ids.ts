@@ -1,9 +1,9 @@
 // Identifiers. Every id a stranger might see is random (not sequential), so knowing one id tells
 // nothing about others; a short prefix says what kind of thing it names.
 import { randomBytes } from 'node:crypto';
+import { ALPHABET } from './id-alphabet.ts';
 
-/** Crockford base32, lower case: no i, l, o or u to misread. */
-export const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+export { ALPHABET };
 
 /** `bits` of randomness as Crockford base32 (5 bits per character). */
 export function randomToken(bits = 128): string {

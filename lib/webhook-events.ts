@@ -31,6 +31,22 @@ export interface WebhookEventData {
   'session.completed': TurnEndData & { status: 'completed'; usage: TokenUsage; costUsd: number | null };
   /** A turn failed (the model or a tool could not answer); its `turn.failed` event says the same. */
   'session.failed': TurnEndData & { status: 'failed'; error: string };
+  /** A question now waits for its user; `links` answer it (one per option, in order). */
+  'approval.requested': ApprovalData & {
+    question: string;
+    options: string[];
+    expiresAt: string;
+    links: { page: string; options: Array<{ option: string; url: string }> };
+  };
+  'approval.answered': ApprovalData & { choice: string; note: string | null; answeredAt: string };
+  'approval.expired': ApprovalData & { expiredAt: string };
+}
+
+interface ApprovalData {
+  approvalId: string;
+  /** The session that asked (null for approvals created by the API without one). */
+  sessionId: string | null;
+  agentId: string | null;
 }
 
 export type PublishedEvent = { [T in keyof WebhookEventData]: { type: T; data: WebhookEventData[T] } }[keyof WebhookEventData];

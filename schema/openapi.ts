@@ -81,6 +81,8 @@ function operation(route: RouteDef): Record<string, unknown> {
   if (route.description) op.description = route.description;
   if (route.auth.kind === 'public') op.security = [];
   else op['x-required-scope'] = route.auth.kind === 'admin' ? 'admin' : route.auth.scope;
+  // A path with a keyless form too (a signed token instead of an id): either way is allowed.
+  if (route.auth.kind === 'scope' && route.auth.publicWhen) op.security = [{}, { bearerAuth: [] }];
   if (route.body) {
     op.requestBody = {
       required: route.body.required ?? false,

@@ -4,3 +4,4 @@ export { systemCheckWorkflow } from './system-check.ts';
 export { sessionWorkflow } from './session.ts';
 export { turnWorkflow } from './turn.ts';
 export { deliveryWorkflow } from './delivery.ts';
+export { approvalWorkflow } from './approval.ts';

@@ -1,5 +1,6 @@
 // Types shared by the session and turn workflows and the activities they call. No I/O here.
 import type { MessagePart, TokenUsage } from '../lib/events.ts';
+import type { ApprovalSettings } from '../lib/approvals.ts';
 
 export interface ModelRef {
   providerId: string;
@@ -17,6 +18,8 @@ export interface TurnSettings {
   maxSteps: number;
   /** An idle session workflow completes after this long; the next send starts it again. */
   sessionIdleMs: number;
+  /** Defaults and limits of the approvals ask_my_user creates. */
+  approvals: ApprovalSettings;
 }
 
 export interface SessionRef {

@@ -11,7 +11,9 @@ import {
   uuid4,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { StepResult, ToolResultPart, TurnInput, TurnOutcome } from './turn-types.ts';
+import type { StepResult, ToolCall, ToolResultPart, TurnInput, TurnOutcome } from './turn-types.ts';
+import { ASK_MY_USER } from '../lib/ask-my-user.ts';
+import { askUser } from './ask-user.ts';
 
 /** Ids made in the workflow are deterministic (seeded uuid4) so a replay makes the same ones. */
 function messageId(): string {
@@ -50,9 +52,11 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       if (result.costUsd !== null) costUsd = (costUsd ?? 0) + result.costUsd;
       if (result.toolCalls.length === 0) break;
       const results: ToolResultPart[] = [];
-      for (const call of result.toolCalls) {
-        results.push(await tools.runBuiltinTool({ sessionId: input.sessionId, agentId: input.agentId, revision: input.revision, call }));
-      }
+      const runTool = (call: ToolCall): Promise<ToolResultPart> =>
+        call.toolName === ASK_MY_USER
+          ? askUser(input, call)
+          : tools.runBuiltinTool({ sessionId: input.sessionId, agentId: input.agentId, revision: input.revision, call });
+      for (const call of result.toolCalls) results.push(await runTool(call));
       const turnId = input.userMessageId ?? input.turnId;
       await book.recordToolResults({ sessionId: input.sessionId, turnId, messageId: messageId(), results });
     }

@@ -7,9 +7,13 @@
 import { jsonSchema, tool, type JSONSchema7, type Tool } from 'ai';
 import type { Bundle } from '../../lib/bundle/types.ts';
 import { builtinTools } from './builtin.ts';
+import { ASK_MY_USER, askMyUserDescription, askMyUserInputSchema } from '../../lib/ask-my-user.ts';
 
 export function modelToolSet(bundle: Pick<Bundle, 'mcps' | 'customTools'>): Record<string, Tool> {
-  const tools: Record<string, Tool> = {};
+  const tools: Record<string, Tool> = {
+    // Every agent can ask its user; the turn runs it as an approval (workflows/turn.ts).
+    [ASK_MY_USER]: tool({ description: askMyUserDescription, inputSchema: jsonSchema(askMyUserInputSchema as JSONSchema7) }),
+  };
   for (const builtin of builtinTools(bundle)) {
     tools[builtin.name] = tool({ description: builtin.description, inputSchema: jsonSchema(builtin.inputSchema as JSONSchema7) });
   }

@@ -8,7 +8,11 @@ import { ForbiddenError, UnauthorizedError } from '../../lib/errors.ts';
 import type { Scope } from '../../lib/scopes.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
-export type AuthRequirement = { kind: 'public' } | { kind: 'scope'; scope: Scope } | { kind: 'admin' };
+export type AuthRequirement =
+  | { kind: 'public' }
+  /** `publicWhen`: a path shared by a keyed and a keyless form (an approval id or a signed token). */
+  | { kind: 'scope'; scope: Scope; publicWhen?: (req: Request) => boolean }
+  | { kind: 'admin' };
 
 const BEARER = /^Bearer\s+(\S{1,200})$/i;
 const TOUCH_INTERVAL_MS = 60_000;
@@ -38,6 +42,7 @@ export function createAuthenticator(options: { db: Db; failures: RateLimiter }):
   return {
     async require(req, requirement) {
       if (requirement.kind === 'public') return undefined;
+      if (requirement.kind === 'scope' && requirement.publicWhen?.(req)) return undefined;
       const principal = await identify(req);
       if (requirement.kind === 'admin' && !principal.isAdmin) {
         throw new ForbiddenError('This operation needs an admin key');

@@ -5,6 +5,7 @@
 // Schema (shape, defaults), then checks no schema keyword can express, which look only at parts
 // the schema accepted.
 import type { FieldError } from '../errors.ts';
+import { checkChannels } from './check-channels.ts';
 import { checkFiles } from './check-files.ts';
 import { checkModels } from './check-models.ts';
 import { checkSecrets } from './check-secrets.ts';
@@ -45,6 +46,7 @@ export function validateBundle(text: string, context: BundleContext): BundleVali
   checkTools(value, report);
   checkFiles(value, report);
   checkSecrets(value, report, context.existingSecretKeys);
+  checkChannels(value, report);
   checkTriggers(value, report);
   checkWorkflows(value, report);
 

@@ -40,8 +40,10 @@ export async function startAgentEnv(
     SSE_HEARTBEAT_MS: '1000',
     ...overrides,
   };
-  let worker: TestWorker | undefined = options.inProcessWorker === false ? undefined : await startTestWorker(env);
+  // The API first: the worker writes links to it into the messages it sends (PUBLIC_BASE_URL).
   const api = await startTestApi(env);
+  (env as Record<string, string>).PUBLIC_BASE_URL ??= api.url;
+  let worker: TestWorker | undefined = options.inProcessWorker === false ? undefined : await startTestWorker(env);
   const user = await createTestUser(api.db);
 
   const self: AgentEnv = {

@@ -68,8 +68,8 @@ const FULL = `\uFEFF// service.jsonc: every field of the bundle
     "review": { "template": "Review \${1} with focus on \${2}", "agent": "reviewer", "model": { "providerId": "anthropic", "modelId": "claude-sonnet-4" }, "subtask": true },
   },
   "userChannels": [
-    { "provider": "slack", "config": { "token": "{{secrets.SLACK_TOKEN}}", "channel": "C123", "threaded": true, "retries": 3 } },
-    { "provider": "email", "config": { "to": "me@example.com" }, "answerVia": "reply" },
+    { "provider": "slack", "config": { "token": "{{secrets.SLACK_TOKEN}}", "channel": "C123" } },
+    { "provider": "email", "config": { "host": "smtp.example.com", "from": "bot@example.com", "to": "me@example.com", "replyAddress": "ok@in.example.com" }, "answerVia": "reply" },
   ],
   "workflows": {
     "triage": {
@@ -110,10 +110,14 @@ const cases: Case[] = [
       userChannels: [
         {
           provider: 'slack',
-          config: { token: '{{secrets.SLACK_TOKEN}}', channel: 'C123', threaded: true, retries: 3 },
+          config: { token: '{{secrets.SLACK_TOKEN}}', channel: 'C123' },
           answerVia: 'signed-url',
         },
-        { provider: 'email', config: { to: 'me@example.com' }, answerVia: 'reply' },
+        {
+          provider: 'email',
+          config: { host: 'smtp.example.com', from: 'bot@example.com', to: 'me@example.com', replyAddress: 'ok@in.example.com' },
+          answerVia: 'reply',
+        },
       ],
     },
     warnings: [],
@@ -510,8 +514,9 @@ const cases: Case[] = [
   {
     name: 'channel references to secrets that are not granted',
     text: withBase(`"secretGrants": ["BOT"], "userChannels": [{ "provider": "slack", "config": {
-      "token": "{{secrets.BOT}}", "signingSecret": "{{ secrets.SIGNING }}", "url": "https://x/{{secrets.A}}/{{secrets.B}}", "other": "{{secrets.}}" } }]`),
-    errors: ['/userChannels/0/config/signingSecret', '/userChannels/0/config/url', '/userChannels/0/config/other'],
+      "token": "{{secrets.BOT}}", "signingSecret": "{{ secrets.SIGNING }}", "channel": "{{secrets.A}}-{{secrets.B}}" } },
+      { "provider": "webhook", "config": { "url": "{{secrets.}}" } }]`),
+    errors: ['/userChannels/0/config/signingSecret', '/userChannels/0/config/channel', '/userChannels/1/config/url'],
     messages: [
       'references "SIGNING", not in secretGrants; grant it to use it here',
       'references "A", "B", not in secretGrants; grant them to use them here',

@@ -36,7 +36,7 @@ const VALID = {
   secretGrants: ['SLACK_TOKEN'],
   jsonReply: { schema: { type: 'object' }, retries: 2, defaults: {}, allowSubtasks: true },
   command: { review: { template: 'Review ${1}', agent: 'reviewer', model: { providerId: 'openai', modelId: 'gpt-4.1' }, subtask: false } },
-  userChannels: [{ provider: 'slack', config: { token: '{{secrets.SLACK_TOKEN}}', channel: 'C1' }, answerVia: 'reply' }],
+  userChannels: [{ provider: 'slack', config: { token: '{{secrets.SLACK_TOKEN}}', channel: 'C1' }, answerVia: 'signed-url' }],
   workflows: {
     triage: {
       start: 'draft',

@@ -180,15 +180,18 @@ describe('modelToolSet with a real streamText call', () => {
 
   it('declares built-in and custom tools, without execute', async () => {
     const tools = modelToolSet(withCustom);
-    expect(Object.keys(tools)).toEqual(['current_time', 'lookup_order']);
+    // ask_my_user is every agent's; the bundle adds the rest.
+    expect(Object.keys(tools)).toEqual(['ask_my_user', 'current_time', 'lookup_order']);
     for (const declared of Object.values(tools)) expect(declared.execute).toBeUndefined();
 
     fake.enqueue({ text: 'It is noon.' });
     await step(tools);
     const declared = fake.requests[0]!.body.tools!;
-    expect(declared.map((t) => t.function.name)).toEqual(['current_time', 'lookup_order']);
-    expect(declared[0]!.function.description).toMatch(/^Get the current date and time/);
-    expect(declared[1]!.function).toMatchObject({
+    expect(declared.map((t) => t.function.name)).toEqual(['ask_my_user', 'current_time', 'lookup_order']);
+    expect(declared[0]!.function.description).toMatch(/enough|all the context needed to decide without asking you again/);
+    expect(declared[0]!.function.parameters).toMatchObject({ required: ['question'] });
+    expect(declared[1]!.function.description).toMatch(/^Get the current date and time/);
+    expect(declared[2]!.function).toMatchObject({
       description: 'Look up an order by id',
       parameters: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
     });

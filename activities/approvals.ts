@@ -1,0 +1,195 @@
+// Activities of the approval workflow: writing the record (with its session event), the answer and
+// the expiry, and sending the question over one channel. Each write is one transaction guarded by
+// the approval's status, so Temporal running one again changes nothing the first run did.
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Db } from '../store/db.ts';
+import { inTransaction } from '../store/db.ts';
+import type { Config } from '../lib/config.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { MasterKey } from '../lib/master-key.ts';
+import type { Bundle } from '../lib/bundle/index.ts';
+import { appendEvents } from '../store/events.ts';
+import { getApproval, insertApproval, markAnswered, markExpired, recordDispatchAttempt, type Approval } from '../store/approvals.ts';
+import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/approvals.ts';
+import { approvalLinks, approvalToken, type ApprovalLinks } from '../lib/approval-token.ts';
+import { serviceBaseUrl } from '../lib/urls.ts';
+import { createOutboundClient } from '../lib/outbound.ts';
+import { resolveChannelConfig } from '../lib/channel-config.ts';
+import { channelProviders } from './channels/index.ts';
+import { ChannelPermanentError } from './channels/types.ts';
+
+export interface RecordedApproval {
+  expiresAt: string;
+  /** Channels of the asking agent's revision, in declared order: one dispatch each. */
+  channels: number;
+  links: ApprovalLinks;
+  /** The agent's name, for messages and the Web UI. */
+  agentName: string | null;
+}
+
+export interface ApprovalDeps {
+  db: Db;
+  logger: Logger;
+  config: Config;
+  masterKeys: readonly MasterKey[];
+  bundleOf: (agentId: string, revision: number) => Promise<Bundle>;
+}
+
+/** A session waits while its turn waits for an answer, and runs again when the answer (or expiry) comes. */
+async function setWaiting(client: Parameters<typeof appendEvents>[0], sessionId: string, waiting: boolean): Promise<void> {
+  await client.query(`UPDATE sessions SET status = $2, updated_at = now() WHERE id = $1 AND status = $3`, [
+    sessionId,
+    waiting ? 'waiting' : 'running',
+    waiting ? 'running' : 'waiting',
+  ]);
+}
+
+function waitsInTurn(approval: Pick<Approval, 'source' | 'sessionId'>): approval is Approval & { sessionId: string } {
+  return approval.sessionId !== null && (approval.source === 'tool' || approval.source === 'workflow');
+}
+
+export function approvalActivities(deps: ApprovalDeps) {
+  const { db, config } = deps;
+  const outbound = createOutboundClient({ allowCidrs: config.outbound.allowCidrs });
+  const linksOf = (approval: Pick<Approval, 'id' | 'options'>) =>
+    approvalLinks(serviceBaseUrl(config), approvalToken(deps.masterKeys[0]!, approval.id), approval.options);
+
+  return {
+    /** Writes the approval, its pending dispatches and `approval.requested`; idempotent. */
+    async recordApproval(input: ApprovalWorkflowInput & { createdAt: string; expiresAt: string }): Promise<RecordedApproval> {
+      const bundle =
+        input.agentId !== undefined && input.revision !== undefined ? await deps.bundleOf(input.agentId, input.revision) : undefined;
+      const channels = bundle?.userChannels ?? [];
+      const links = linksOf({ id: input.approvalId, options: input.request.options });
+      await inTransaction(db, async (client) => {
+        const { approval, created } = await insertApproval(client, {
+          id: input.approvalId,
+          userId: input.userId,
+          agentId: input.agentId ?? null,
+          revision: input.revision ?? null,
+          sessionId: input.sessionId ?? null,
+          source: input.source,
+          turnId: input.turnId ?? null,
+          toolCallId: input.toolCallId ?? null,
+          question: input.request.question,
+          options: input.request.options,
+          createdAt: new Date(input.createdAt),
+          expiresAt: new Date(input.expiresAt),
+          channels: channels.map((channel) => ({ provider: channel.provider, answerVia: channel.answerVia })),
+        });
+        if (!created || approval.sessionId === null) return;
+        if (waitsInTurn(approval)) await setWaiting(client, approval.sessionId, true);
+        await appendEvents(client, approval.sessionId, [
+          {
+            type: 'approval.requested',
+            data: {
+              approvalId: approval.id,
+              question: approval.question,
+              options: approval.options,
+              expiresAt: approval.expiresAt.toISOString(),
+              source: approval.source,
+              ...(approval.turnId ? { turnId: approval.turnId } : {}),
+              ...(approval.toolCallId ? { toolCallId: approval.toolCallId } : {}),
+              links,
+            },
+          },
+        ]);
+      });
+      return { expiresAt: input.expiresAt, channels: channels.length, links, agentName: bundle?.name ?? null };
+    },
+
+    /** Records the first answer; a later call (a replay) returns the answer that is stored. */
+    async recordAnswer(
+      input: { approvalId: string } & ApprovalAnswer,
+    ): Promise<{ answeredAt: string; choice: string; note: string | null }> {
+      return inTransaction(db, async (client) => {
+        const { approval, changed } = await markAnswered(client, input);
+        if (changed && approval.sessionId !== null) {
+          if (waitsInTurn(approval)) await setWaiting(client, approval.sessionId, false);
+          await appendEvents(client, approval.sessionId, [
+            {
+              type: 'approval.answered',
+              data: {
+                approvalId: approval.id,
+                choice: approval.choice!,
+                note: approval.note,
+                via: approval.answeredVia ?? input.via,
+                answeredAt: approval.answeredAt!.toISOString(),
+              },
+            },
+          ]);
+        }
+        if (approval.status !== 'answered') throw new Error(`Approval ${approval.id} is ${approval.status}; the answer was not recorded`);
+        return { answeredAt: approval.answeredAt!.toISOString(), choice: approval.choice!, note: approval.note };
+      });
+    },
+
+    async recordExpiry(input: { approvalId: string }): Promise<{ expiredAt: string }> {
+      return inTransaction(db, async (client) => {
+        const { approval, changed } = await markExpired(client, input.approvalId);
+        if (changed && approval.sessionId !== null) {
+          if (waitsInTurn(approval)) await setWaiting(client, approval.sessionId, false);
+          await appendEvents(client, approval.sessionId, [
+            { type: 'approval.expired', data: { approvalId: approval.id, expiredAt: approval.expiredAt!.toISOString() } },
+          ]);
+        }
+        if (approval.status !== 'expired') throw new Error(`Approval ${approval.id} is ${approval.status}; it cannot expire`);
+        return { expiredAt: approval.expiredAt!.toISOString() };
+      });
+    },
+
+    /**
+     * Sends the question over the agent's channel at `position`. Every attempt is recorded; the last
+     * one allowed (or a permanent failure) marks the dispatch failed, and the workflow moves on.
+     * Secrets are opened here, so they never enter workflow history.
+     */
+    async dispatchApproval(input: { approvalId: string; position: number; maxAttempts: number }): Promise<{ sent: boolean }> {
+      const attempt = Context.current().info.attempt;
+      const approval = await getApproval(db, input.approvalId);
+      if (!approval || approval.agentId === null || approval.revision === null)
+        throw ApplicationFailure.nonRetryable('The approval has no agent');
+      if (approval.status !== 'unanswered') return { sent: false };
+      const bundle = await deps.bundleOf(approval.agentId, approval.revision);
+      const channel = bundle.userChannels[input.position];
+      if (!channel) throw ApplicationFailure.nonRetryable(`The agent has no channel ${input.position}`);
+      const token = approvalToken(deps.masterKeys[0]!, approval.id);
+      try {
+        const resolved = await resolveChannelConfig(deps, { userId: approval.userId, grants: bundle.secretGrants, channel });
+        const { externalRef } = await channelProviders[channel.provider].send(
+          resolved,
+          {
+            approvalId: approval.id,
+            question: approval.question,
+            options: approval.options,
+            expiresAt: approval.expiresAt.toISOString(),
+            agentName: bundle.name,
+            ...(approval.sessionId ? { sessionId: approval.sessionId } : {}),
+            answerVia: channel.answerVia,
+            links: approvalLinks(serviceBaseUrl(config), token, approval.options),
+            token,
+            publicBaseUrl: serviceBaseUrl(config),
+          },
+          { outbound, settings: config.channels },
+        );
+        await recordDispatchAttempt(db, { approvalId: approval.id, position: input.position, status: 'sent', externalRef });
+        return { sent: true };
+      } catch (error) {
+        const permanent = error instanceof ChannelPermanentError || (error instanceof Error && error.name === 'ChannelSecretMissingError');
+        const message = error instanceof Error ? error.message : String(error);
+        const final = permanent || attempt >= input.maxAttempts;
+        await recordDispatchAttempt(db, {
+          approvalId: approval.id,
+          position: input.position,
+          status: final ? 'failed' : 'pending',
+          error: message,
+        });
+        deps.logger.warn(
+          { approvalId: approval.id, position: input.position, provider: channel.provider, attempt, err: message },
+          'channel dispatch failed',
+        );
+        if (permanent) throw ApplicationFailure.nonRetryable(message, 'ChannelPermanentError');
+        throw error;
+      }
+    },
+  };
+}

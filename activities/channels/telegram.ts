@@ -1,0 +1,90 @@
+// The Telegram channel: the approval as one bot message (sendMessage). Config:
+//   botToken     required; the token BotFather gave (`123456:ABC…`)
+//   chatId       required; the chat's id (a user's, a group's) or `@channelusername`
+//   secretToken  required when answerVia = reply; the secret_token given to setWebhook, which
+//                Telegram sends back in X-Telegram-Bot-Api-Secret-Token (api/inbound/telegram.ts)
+// Options are URL buttons (signed-url), or the message forces a reply (reply): the reply quotes
+// our message, which is named `<chat id>:<message_id>`. The bot token sits in the URL path, so no
+// error raised here carries a URL or an underlying error that could contain it.
+import { OutboundAddressRefusedError, OutboundUrlError, type OutboundResponse } from '../../lib/outbound.ts';
+import { approvalText } from '../../lib/approval-message.ts';
+import { ChannelPermanentError, type ApprovalMessage, type ChannelProviderImpl, type ResolvedChannelConfig } from './types.ts';
+
+/** Telegram's limits: characters of a message's text and of the reply field's placeholder. */
+const TEXT_CHARS = 4096;
+const PERMANENT_CODES = new Set([400, 401, 403, 404]);
+
+function setting(config: ResolvedChannelConfig, key: string): string | number {
+  const value = config[key];
+  if ((typeof value !== 'string' || value === '') && typeof value !== 'number')
+    throw new ChannelPermanentError(`The telegram channel has no "${key}"`);
+  return value;
+}
+
+export function telegramReplyMarkup(message: ApprovalMessage): object {
+  if (message.answerVia === 'reply') return { force_reply: true, input_field_placeholder: 'Option name or number, then a note' };
+  return { inline_keyboard: message.links.options.map(({ option, url }) => [{ text: option, url }]) };
+}
+
+interface SendMessageAnswer {
+  ok?: boolean;
+  error_code?: number;
+  description?: string;
+  parameters?: { retry_after?: number };
+  result?: { message_id?: number; chat?: { id?: number | string } };
+}
+
+export const telegramProvider: ChannelProviderImpl = {
+  provider: 'telegram',
+  async send(config, message, ctx) {
+    const botToken = String(setting(config, 'botToken'));
+    const chatId = setting(config, 'chatId');
+    const hide = (text: string) => text.split(botToken).join('<bot token>');
+    const body = JSON.stringify({
+      chat_id: chatId,
+      text: approvalText(message, { linksAs: 'buttons', maxChars: TEXT_CHARS }),
+      reply_markup: telegramReplyMarkup(message),
+      // The links answer the approval: no preview fetches them (the answer page ignores fetchers anyway).
+      link_preview_options: { is_disabled: true },
+    });
+    const url = `${ctx.settings.telegramApiBaseUrl.replace(/\/+$/, '')}/bot${botToken}/sendMessage`;
+    let response: OutboundResponse;
+    try {
+      response = await ctx.outbound.request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        timeoutMs: ctx.settings.requestTimeoutMs,
+        maxBodyBytes: 256 * 1024,
+      });
+    } catch (error) {
+      // A fresh error without a cause: the original's message or stack might name the URL.
+      const detail = hide(`${(error as Error).name}: ${(error as Error).message}`);
+      if (error instanceof OutboundUrlError || error instanceof OutboundAddressRefusedError)
+        throw new ChannelPermanentError(`The Telegram API address is refused (${detail})`);
+      throw new Error(`The Telegram API could not be reached (${detail})`);
+    }
+    return { externalRef: readAnswer(response, hide) };
+  },
+};
+
+function readAnswer(response: OutboundResponse, hide: (text: string) => string): string | null {
+  let answer: SendMessageAnswer | undefined;
+  try {
+    answer = JSON.parse(response.bodySnippet) as SendMessageAnswer;
+  } catch {
+    answer = undefined;
+  }
+  if (answer?.ok === true) {
+    const chat = answer.result?.chat?.id;
+    const messageId = answer.result?.message_id;
+    // Sent: without the ids replies cannot be matched, but a retry would send it twice.
+    return chat !== undefined && messageId !== undefined ? `${chat}:${messageId}` : null;
+  }
+  const code = typeof answer?.error_code === 'number' ? answer.error_code : response.status;
+  const description = typeof answer?.description === 'string' ? `: ${hide(answer.description)}` : '';
+  if (PERMANENT_CODES.has(code)) throw new ChannelPermanentError(`Telegram refused sendMessage (${code})${description}`);
+  const retryAfter = answer?.parameters?.retry_after;
+  const wait = typeof retryAfter === 'number' ? ` (retry after ${retryAfter} s)` : '';
+  throw new Error(`Telegram did not take sendMessage (${code})${description}${wait}`);
+}

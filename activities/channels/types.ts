@@ -1,0 +1,57 @@
+// The contract every approval channel provider honours. A provider turns one approval into one
+// message on its service (Slack, Telegram, email, a webhook receiver) and says how that service
+// will refer to the message, so a reply in its thread can be matched back (see api/routes/inbound.ts).
+import type { OutboundClient } from '../../lib/outbound.ts';
+import type { ApprovalLinks } from '../../lib/approval-token.ts';
+import type { ChannelProvider } from '../../lib/bundle/types.ts';
+
+/** A channel's config with every `{{secrets.KEY}}` replaced by the secret's value. */
+export type ResolvedChannelConfig = Record<string, string | number | boolean>;
+
+/** What the person is asked, and every way they can answer. */
+export interface ApprovalMessage {
+  approvalId: string;
+  question: string;
+  options: string[];
+  expiresAt: string;
+  /** The asking agent's name, when an agent asked. */
+  agentName?: string;
+  sessionId?: string;
+  answerVia: 'reply' | 'signed-url';
+  /** Signed one-click links (always present: a reply channel may still show the answer page). */
+  links: ApprovalLinks;
+  /** The signed token the links carry; email's reply address embeds it. */
+  token: string;
+  /** Where inbound replies are posted: `${publicBaseUrl}/inbound/<provider>`. */
+  publicBaseUrl: string;
+}
+
+export interface ChannelSettings {
+  slackApiBaseUrl: string;
+  telegramApiBaseUrl: string;
+  /** One request to a provider's API (or one SMTP exchange). */
+  requestTimeoutMs: number;
+}
+
+export interface ChannelContext {
+  outbound: OutboundClient;
+  settings: ChannelSettings;
+}
+
+export interface SendResult {
+  /** How the provider names the sent message, for reply matching; null when replies cannot be matched by thread. */
+  externalRef: string | null;
+}
+
+/**
+ * A failure worth no retry (the provider refused the credentials or the request, the config is
+ * unusable): the dispatch is recorded as failed at once. Any other error is retried.
+ */
+export class ChannelPermanentError extends Error {
+  override name = 'ChannelPermanentError';
+}
+
+export interface ChannelProviderImpl {
+  provider: ChannelProvider;
+  send(config: ResolvedChannelConfig, message: ApprovalMessage, context: ChannelContext): Promise<SendResult>;
+}

@@ -1,0 +1,76 @@
+// The API's side of approvals: creating one starts its workflow (Update-with-Start, returning once
+// the record is written), answering one is an Update, whichever path the answer came by (the API,
+// a signed link, a provider's reply). The workflow decides; this file turns its verdict into HTTP.
+import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { ApiDeps } from './context.ts';
+import { answerUpdate, recordedUpdate, type AnsweredOutcome, type approvalWorkflow } from '../workflows/approval.ts';
+import type { RecordedApproval } from '../activities/approvals.ts';
+import { ANSWER_REJECTIONS, approvalWorkflowId, matchOption, type ApprovalAnswer, type ApprovalWorkflowInput } from '../lib/approvals.ts';
+import { getApproval, type Approval } from '../store/approvals.ts';
+import { ConflictError, DependencyUnavailableError, GoneError, ValidationError, type ServiceError } from '../lib/errors.ts';
+import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attributes.ts';
+import { approvalSummary } from '../workflows/ask-user.ts';
+
+export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput): Promise<RecordedApproval> {
+  const start = new WithStartWorkflowOperation<typeof approvalWorkflow>('approvalWorkflow', {
+    workflowId: approvalWorkflowId(input.approvalId),
+    taskQueue: deps.config.taskQueue,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    args: [input],
+    typedSearchAttributes: [
+      { key: UserIdKey, value: input.userId },
+      { key: KindKey, value: 'approval' },
+      ...(input.sessionId ? [{ key: SessionIdKey, value: input.sessionId }] : []),
+      ...(input.agentId ? [{ key: AgentIdKey, value: input.agentId }] : []),
+    ],
+    staticSummary: approvalSummary(input.request.question),
+    staticDetails: `Created with POST /approval. Answer: POST /approval/${input.approvalId}/answer`,
+  });
+  return deps.temporal.client.workflow.executeUpdateWithStart(recordedUpdate, {
+    updateId: `recorded:${input.approvalId}`,
+    startWorkflowOperation: start,
+  });
+}
+
+function messageChain(error: unknown): string {
+  let text = '';
+  for (let current: unknown = error; current instanceof Error; current = current.cause) text += ` ${current.message}`;
+  return text;
+}
+
+/** The verdict of the stored record, for an answer that reached no running workflow. */
+function verdictOf(approval: Approval | undefined): ServiceError {
+  if (approval?.status === 'answered') return new ConflictError(`This approval was already answered ("${approval.choice}")`);
+  if (approval?.status === 'expired') return new GoneError('This approval has expired');
+  return new DependencyUnavailableError('The approval is not reachable right now; try again shortly');
+}
+
+function invalidChoice(approval: Approval, choice: string): ValidationError {
+  const detail = `"${choice}" is not one of the options: ${approval.options.map((option) => `"${option}"`).join(', ')}`;
+  return new ValidationError(detail, [{ path: '/choice', message: detail }]);
+}
+
+/**
+ * Answers an approval: the first valid answer wins (200 with the outcome); then 409 for any other,
+ * 410 once expired, 400 for a choice outside the options. Callers check ownership first.
+ */
+export async function answerApproval(deps: ApiDeps, approval: Approval, answer: ApprovalAnswer): Promise<AnsweredOutcome> {
+  // Settled ones are answered from the record without a round trip to Temporal.
+  if (approval.status !== 'unanswered') throw verdictOf(approval);
+  if (matchOption(approval.options, answer.choice) === undefined) throw invalidChoice(approval, answer.choice);
+  try {
+    return await deps.temporal.client.workflow.getHandle(approvalWorkflowId(approval.id)).executeUpdate(answerUpdate, { args: [answer] });
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError) {
+      const reason = messageChain(error);
+      if (reason.includes(ANSWER_REJECTIONS.answered)) throw verdictOf(await getApproval(deps.db, approval.id));
+      if (reason.includes(ANSWER_REJECTIONS.expired)) throw new GoneError('This approval has expired');
+      if (reason.includes(ANSWER_REJECTIONS.invalidChoice)) throw invalidChoice(approval, answer.choice);
+    }
+    // The workflow ended between our read and the Update (answered or expired meanwhile).
+    if (error instanceof WorkflowNotFoundError || /already completed|not found/i.test(messageChain(error))) {
+      throw verdictOf(await getApproval(deps.db, approval.id));
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,68 @@
+// The small HTML pages a person sees after following an approval link: the question with a
+// button per option, the recorded answer, or why nothing was recorded. Everything user-given is
+// escaped; the pages load nothing and run no script (the CSP in approval-links.ts says so too).
+import type { Approval } from '../../store/approvals.ts';
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow"><title>${escapeHtml(title)}</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1f2328}
+.question{white-space:pre-wrap;background:#f6f8fa;border-radius:8px;padding:1rem;margin:1rem 0}
+.options{display:flex;flex-wrap:wrap;gap:.5rem}
+button{font:inherit;padding:.5rem 1.25rem;border-radius:6px;border:1px solid #1f6feb;background:#1f6feb;color:#fff;cursor:pointer}
+textarea{font:inherit;width:100%;box-sizing:border-box;margin:.5rem 0;min-height:4rem}
+.muted{color:#59636e;font-size:.9rem}
+</style></head><body>${body}</body></html>`;
+}
+
+function questionBlock(approval: Approval): string {
+  return `<div class="question">${escapeHtml(approval.question)}</div>`;
+}
+
+/** The question and one button per option; `preselected` asks to confirm one option only. */
+export function questionPage(approval: Approval, actionUrl: string, preselected?: string): string {
+  const options = preselected ? [preselected] : approval.options;
+  const heading = preselected ? `Confirm your answer: “${escapeHtml(preselected)}”` : 'Your answer is needed';
+  const buttons = options
+    .map((option) => `<button type="submit" name="choice" value="${escapeHtml(option)}">${escapeHtml(option)}</button>`)
+    .join('');
+  return layout(
+    'Answer needed',
+    `<h1>${heading}</h1>${questionBlock(approval)}
+<form method="post" action="${escapeHtml(actionUrl)}">
+<label for="note" class="muted">Note (optional)</label><textarea id="note" name="note" maxlength="4000"></textarea>
+<div class="options">${buttons}</div></form>
+<p class="muted">Expires ${escapeHtml(approval.expiresAt.toUTCString())}.</p>`,
+  );
+}
+
+export function answeredPage(approval: Approval, choice: string, mine: boolean): string {
+  const headline = mine
+    ? `Thank you: “${escapeHtml(choice)}” is recorded.`
+    : `This question was already answered: “${escapeHtml(choice)}”.`;
+  return layout('Answered', `<h1>${headline}</h1>${questionBlock(approval)}<p class="muted">You can close this page.</p>`);
+}
+
+export function expiredPage(approval: Approval): string {
+  return layout(
+    'Expired',
+    `<h1>This question has expired.</h1>${questionBlock(approval)}<p class="muted">No answer can be recorded any more; it expired ${escapeHtml(approval.expiresAt.toUTCString())}.</p>`,
+  );
+}
+
+export function invalidChoicePage(approval: Approval, actionUrl: string, choice: string): string {
+  return questionPage(approval, actionUrl).replace(
+    '<h1>Your answer is needed</h1>',
+    `<h1>“${escapeHtml(choice)}” is not one of the answers. Choose one:</h1>`,
+  );
+}
+
+export function notFoundPage(): string {
+  return layout('Link not valid', '<h1>This link is not valid.</h1><p class="muted">Check that it was copied whole.</p>');
+}

@@ -1,0 +1,123 @@
+// The public answer links: `/approval/<token>/answer?choice=<option>`, signed (lib/approval-token.ts)
+// and sent to people over their channels. A browser's GET answers in one click; HEAD and link
+// previews (chat unfurlers, mail scanners) only ever see the page, whose button answers with POST.
+// Pages are HTML for browsers and JSON for clients that ask for it; the status codes are the same.
+import type { Request, Response } from 'express';
+import { defineRoute, type HandlerInput, type Reply } from '../route.ts';
+import type { ApiDeps } from '../context.ts';
+import { verifyApprovalToken } from '../../lib/approval-token.ts';
+import { isLinkPreviewFetcher } from '../../lib/link-preview.ts';
+import { APPROVAL_LIMITS, matchOption } from '../../lib/approvals.ts';
+import { getApproval, type Approval } from '../../store/approvals.ts';
+import { ConflictError, GoneError, NotFoundError, ServiceError, ValidationError } from '../../lib/errors.ts';
+import { answerApproval } from '../approval-workflows.ts';
+import { answeredPage, expiredPage, invalidChoicePage, notFoundPage, questionPage } from '../approvals/pages.ts';
+
+export const ANSWER_PAGE_DESCRIPTION =
+  'With a signed token (from an approval’s `links` or `token`) it is public: `choice` comes from the query or the body ' +
+  '(JSON or an HTML form), `note` from the body. Browsers get small HTML pages, `Accept: application/json` gets JSON.';
+
+const PAGE_HEADERS = {
+  'Cache-Control': 'no-store',
+  // The token is in the URL: never send it onwards as a referrer.
+  'Referrer-Policy': 'no-referrer',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+};
+
+function wantsHtml(req: Request): boolean {
+  return req.accepts(['html', 'json']) === 'html';
+}
+
+async function approvalOfToken(deps: ApiDeps, token: string): Promise<Approval | undefined> {
+  const approvalId = verifyApprovalToken([deps.masterKey], token);
+  return approvalId ? getApproval(deps.db, approvalId) : undefined;
+}
+
+function sendPage(res: Response, status: number, html: string): undefined {
+  res.status(status).set(PAGE_HEADERS).type('html').send(html);
+  return undefined;
+}
+
+/** Renders the outcome of answering by link: a page for browsers, JSON (or problem+json) otherwise. */
+async function answerAndShow(deps: ApiDeps, req: Request, res: Response, approval: Approval, choice: string, note: string | null) {
+  const actionUrl = req.originalUrl.split('?')[0]!;
+  try {
+    const outcome = await answerApproval(deps, approval, { choice, note, via: 'link' });
+    if (!wantsHtml(req)) return { status: 200, body: { id: approval.id, ...outcome } } satisfies Reply;
+    return sendPage(res, 200, answeredPage(approval, outcome.choice, true));
+  } catch (error) {
+    if (!(error instanceof ServiceError) || !wantsHtml(req)) throw error;
+    const current = (await getApproval(deps.db, approval.id)) ?? approval;
+    if (error instanceof ConflictError) return sendPage(res, 409, answeredPage(current, current.choice ?? '', false));
+    if (error instanceof GoneError) return sendPage(res, 410, expiredPage(current));
+    if (error instanceof ValidationError) return sendPage(res, 400, invalidChoicePage(current, actionUrl, choice));
+    throw error;
+  }
+}
+
+function notFound(req: Request, res: Response): undefined {
+  if (wantsHtml(req)) return sendPage(res, 404, notFoundPage());
+  throw new NotFoundError('This approval link is not valid');
+}
+
+function bodyField(body: unknown, field: string): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const value = (body as Record<string, unknown>)[field];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** POST /approval/<token>/answer: always records (a person pressed a button, or a client posted). */
+export async function answerByToken(deps: ApiDeps, input: HandlerInput<unknown, { choice?: string }>): Promise<Reply | undefined> {
+  const { req, res, params, query } = input;
+  const approval = await approvalOfToken(deps, params.ref!);
+  if (!approval) return notFound(req, res);
+  const choice = bodyField(req.body, 'choice') ?? query.choice;
+  const note = bodyField(req.body, 'note')?.trim().slice(0, APPROVAL_LIMITS.noteChars) || null;
+  if (!choice) {
+    if (wantsHtml(req)) return sendPage(res, 400, invalidChoicePage(approval, req.originalUrl.split('?')[0]!, ''));
+    throw new ValidationError('Give a choice', [{ path: '/choice', message: 'is required' }]);
+  }
+  return answerAndShow(deps, req, res, approval, choice, note);
+}
+
+export function approvalLinkRoutes(deps: ApiDeps) {
+  return [
+    defineRoute<unknown, { choice?: string }>({
+      method: 'get',
+      path: '/approval/:ref/answer',
+      summary: 'The public answer link: a browser GET with ?choice= answers; HEAD and link previews never do',
+      description:
+        'Public, by signed token. Without `choice` (and for HEAD, and for link-preview fetchers such as Slackbot, ' +
+        'TelegramBot, facebookexternalhit, mail scanners, or a request without User-Agent) it shows the question with a ' +
+        'button per option, which answers with POST. With `choice`, a browser records the answer: 200, then 409 for a ' +
+        'later answer, 410 once expired, 400 for a choice outside the options. A token that is malformed or not signed ' +
+        'by this service is 404 and writes nothing.',
+      tag: 'approvals',
+      auth: { kind: 'public' },
+      query: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { choice: { type: 'string', maxLength: APPROVAL_LIMITS.optionChars } },
+      },
+      responses: {
+        200: { description: 'The page (HTML), or the recorded answer', contentType: 'text/html' },
+        404: { description: 'Not a valid approval link' },
+        409: { description: 'Already answered' },
+        410: { description: 'Expired' },
+      },
+      async handle({ req, res, params, query }) {
+        const approval = await approvalOfToken(deps, params.ref!);
+        if (!approval) return notFound(req, res);
+        const actionUrl = req.originalUrl.split('?')[0]!;
+        const person = req.method === 'GET' && !isLinkPreviewFetcher(req.get('user-agent'));
+        if (query.choice && person) return answerAndShow(deps, req, res, approval, query.choice, null);
+        // Looking is not answering: the page shows the state and, if still open, the buttons.
+        if (approval.status === 'answered') return sendPage(res, 200, answeredPage(approval, approval.choice ?? '', false));
+        if (approval.status === 'expired') return sendPage(res, 200, expiredPage(approval));
+        const preselected = query.choice ? matchOption(approval.options, query.choice) : undefined;
+        return sendPage(res, 200, questionPage(approval, actionUrl, preselected));
+      },
+    }),
+  ];
+}

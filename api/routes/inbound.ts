@@ -1,0 +1,132 @@
+// Inbound replies to approvals: `POST /inbound/<provider>`. The provider's parser (api/inbound/)
+// reads the raw body and says which approval the reply is about (a thread reference, a signed
+// address, an approval id) and how to check it is authentic; here the candidates are found, the
+// request is authenticated with the secrets of the channel that sent the question (only a request
+// signed for that channel counts), the reply is matched to an option, and the approval answered.
+// Chat providers (Slack, Telegram) always get 200 for an authentic request, so they do not retry
+// a reply that simply named no option; email and webhook replies get the answer's real status.
+import { defineRoute } from '../route.ts';
+import type { ApiDeps } from '../context.ts';
+import { inboundParsers } from '../inbound/index.ts';
+import type { InboundLookup } from '../inbound/types.ts';
+import type { ChannelProvider } from '../../lib/bundle/types.ts';
+import { getRevision } from '../../store/agents.ts';
+import { findDispatchesByRef, findDispatchesOfApproval, getApproval, type DispatchMatch } from '../../store/approvals.ts';
+import { verifyApprovalToken } from '../../lib/approval-token.ts';
+import { resolveChannelConfig } from '../../lib/channel-config.ts';
+import { matchReply } from '../../lib/reply-matching.ts';
+import { ConflictError, GoneError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors.ts';
+import { answerApproval } from '../approval-workflows.ts';
+
+const PROVIDERS: readonly ChannelProvider[] = ['slack', 'telegram', 'email', 'webhook'];
+const CHAT: ReadonlySet<ChannelProvider> = new Set(['slack', 'telegram']);
+
+async function candidates(deps: ApiDeps, provider: ChannelProvider, lookup: InboundLookup): Promise<DispatchMatch[]> {
+  if (lookup.kind === 'ref') return findDispatchesByRef(deps.db, provider, lookup.externalRef);
+  const approvalId = lookup.kind === 'token' ? verifyApprovalToken([deps.masterKey], lookup.token) : lookup.approvalId;
+  if (!approvalId) throw new UnauthorizedError('The reply address is not a valid approval address');
+  return findDispatchesOfApproval(deps.db, approvalId, provider);
+}
+
+/** The first candidate whose channel's secrets authenticate the request. */
+async function authentic(
+  deps: ApiDeps,
+  found: DispatchMatch[],
+  authenticate: (config: Record<string, string | number | boolean>) => boolean,
+): Promise<DispatchMatch | undefined> {
+  for (const match of found) {
+    if (match.agentId === null || match.revision === null) continue;
+    const revision = await getRevision(deps.db, match.agentId, match.revision);
+    const channel = revision?.bundle.userChannels[match.position];
+    if (!revision || !channel) continue;
+    try {
+      const config = await resolveChannelConfig(
+        { db: deps.db, masterKeys: [deps.masterKey] },
+        {
+          userId: match.userId,
+          grants: revision.bundle.secretGrants,
+          channel,
+        },
+      );
+      if (authenticate(config)) return match;
+    } catch {
+      // A channel whose secret is gone cannot authenticate anything.
+    }
+  }
+  return undefined;
+}
+
+export function inboundRoutes(deps: ApiDeps) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/inbound/:provider',
+      summary: 'Replies to approvals from a channel provider (slack, telegram, email, webhook)',
+      description:
+        'Public; each provider is authenticated its own way with the secrets of the channel that sent the question: ' +
+        'Slack by `X-Slack-Signature` (the channel config `signingSecret`, 5-minute timestamp window), Telegram by ' +
+        '`X-Telegram-Bot-Api-Secret-Token` (`secretToken`), email by the signed reply address (`<local>+<token>@…`) the ' +
+        'question was sent with, webhook by a Standard Webhooks signature with the channel `secret`. A reply matches ' +
+        'an option by its name or number on its first line; the rest of that line is kept as the note. Slack and ' +
+        'Telegram get 200 for every authentic request (with `answered: false` and a reason when nothing was recorded).',
+      tag: 'approvals',
+      auth: { kind: 'public' },
+      body: {
+        documentOnly: true,
+        contentTypes: ['application/json', 'application/x-www-form-urlencoded'],
+        schema: { type: 'object', description: "The provider's own payload" },
+      },
+      responses: {
+        200: { description: 'Handled (see `answered`)' },
+        401: { description: 'Not authentic for the channel it names' },
+        404: { description: 'Unknown provider, or no question was sent to this channel' },
+        409: { description: 'Already answered (email, webhook)' },
+        410: { description: 'Expired (email, webhook)' },
+      },
+      async handle({ req, params }) {
+        const provider = params.provider as ChannelProvider;
+        if (!PROVIDERS.includes(provider)) throw new NotFoundError(`There is no inbound provider "${params.provider}"`);
+        const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+        const parsed = inboundParsers[provider].parse({
+          rawBody,
+          headers: req.headers,
+          contentType: req.get('content-type'),
+          now: Date.now(),
+        });
+        if (parsed.kind === 'respond') return { status: parsed.status, body: parsed.body };
+        if (parsed.kind === 'invalid') {
+          if (parsed.status === 401) throw new UnauthorizedError(parsed.detail);
+          throw new ValidationError(parsed.detail, [{ path: '', message: parsed.detail }]);
+        }
+        const found = await candidates(deps, provider, parsed.lookup);
+        const chat = CHAT.has(provider);
+        // A chat message in a thread we never started is not ours to judge: acknowledge and ignore.
+        if (found.length === 0) {
+          if (chat) return { status: 200, body: { ok: true, answered: false, reason: 'not a reply to a question' } };
+          throw new NotFoundError(`No question was sent over ${provider} for this reply`);
+        }
+        const match = await authentic(deps, found, parsed.authenticate);
+        if (!match) throw new UnauthorizedError(`The request is not authentic for the ${provider} channel it replies to`);
+        const approval = (await getApproval(deps.db, match.approvalId))!;
+        const answer =
+          parsed.choice !== undefined
+            ? { choice: parsed.choice, note: parsed.note ?? null }
+            : matchReply(approval.options, parsed.text ?? '');
+        if (!answer) {
+          const reason = `the reply names none of the options: ${approval.options.join(', ')}`;
+          if (chat) return { status: 200, body: { ok: true, answered: false, approvalId: approval.id, reason } };
+          throw new ValidationError(`The reply names none of the options`, [{ path: '', message: reason }]);
+        }
+        try {
+          const outcome = await answerApproval(deps, approval, { ...answer, via: provider });
+          return { status: 200, body: { ok: true, answered: true, approvalId: approval.id, ...outcome } };
+        } catch (error) {
+          if (chat && (error instanceof ConflictError || error instanceof GoneError || error instanceof ValidationError)) {
+            return { status: 200, body: { ok: true, answered: false, approvalId: approval.id, reason: error.message } };
+          }
+          throw error;
+        }
+      },
+    }),
+  ];
+}

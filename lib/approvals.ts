@@ -1,0 +1,123 @@
+// Approvals as every part sees them: the request (from the ask_my_user tool, a workflow node or the
+// API), its limits, its record and its answer. Pure code: the approval and turn workflows import it.
+
+export type ApprovalStatus = 'unanswered' | 'answered' | 'expired';
+export type ApprovalSource = 'tool' | 'workflow' | 'api';
+/** How an answer arrived: the authenticated API, a signed link, or a provider's reply. */
+export type AnswerVia = 'api' | 'link' | 'slack' | 'telegram' | 'email' | 'webhook';
+
+export const APPROVAL_LIMITS = {
+  questionChars: 4000,
+  options: 10,
+  optionChars: 100,
+  noteChars: 4000,
+  minExpiryMs: 1_000,
+} as const;
+
+/** Without options, a question is answered yes or no (a note carries anything more). */
+export const DEFAULT_OPTIONS: readonly string[] = ['yes', 'no'];
+
+/** Timings of approvals, from configuration, carried in workflow input (deterministic). */
+export interface ApprovalSettings {
+  defaultExpiryMs: number;
+  maxExpiryMs: number;
+  /** Attempts of one channel's dispatch before it is recorded as failed and the next one goes. */
+  dispatchMaxAttempts: number;
+  dispatchRetryInitialMs: number;
+}
+
+export interface ApprovalRequest {
+  question: string;
+  options: string[];
+  expiresInMs: number;
+}
+
+export type ParsedRequest = { ok: true; request: ApprovalRequest } | { ok: false; error: string };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks `{question, options?, expiresInMs?}` and applies defaults. The error is a sentence a model
+ * (tool input) or a person (API) can act on. Options are trimmed, must be distinct ignoring case
+ * (replies are matched that way), and may not be bare numbers (a reply "2" means the second one).
+ */
+export function parseApprovalRequest(input: unknown, settings: Pick<ApprovalSettings, 'defaultExpiryMs' | 'maxExpiryMs'>): ParsedRequest {
+  if (!isRecord(input)) return { ok: false, error: 'Give an object {question, options?, expiresInMs?}.' };
+  const unknown = Object.keys(input).filter((key) => !['question', 'options', 'expiresInMs'].includes(key));
+  if (unknown.length > 0)
+    return { ok: false, error: `Unknown field(s): ${unknown.join(', ')}. Give question, options and expiresInMs only.` };
+  const question = typeof input.question === 'string' ? input.question.trim() : '';
+  if (!question) return { ok: false, error: 'question must be a non-empty string.' };
+  if (question.length > APPROVAL_LIMITS.questionChars)
+    return { ok: false, error: `question must be at most ${APPROVAL_LIMITS.questionChars} characters.` };
+
+  let options = [...DEFAULT_OPTIONS];
+  if (input.options !== undefined) {
+    if (!Array.isArray(input.options) || input.options.length < 1 || input.options.length > APPROVAL_LIMITS.options)
+      return { ok: false, error: `options must be an array of 1 to ${APPROVAL_LIMITS.options} strings.` };
+    options = [];
+    for (const raw of input.options) {
+      const option = typeof raw === 'string' ? raw.trim() : '';
+      if (!option || option.length > APPROVAL_LIMITS.optionChars)
+        return { ok: false, error: `Each option must be a non-empty string of at most ${APPROVAL_LIMITS.optionChars} characters.` };
+      if (/^\d+$/.test(option))
+        return { ok: false, error: `Option "${option}" is a bare number; replies name options by number, so use words.` };
+      if (options.some((known) => known.toLowerCase() === option.toLowerCase()))
+        return { ok: false, error: `Option "${option}" is given twice (options are compared ignoring case).` };
+      options.push(option);
+    }
+  }
+
+  let expiresInMs = settings.defaultExpiryMs;
+  if (input.expiresInMs !== undefined) {
+    const value = input.expiresInMs;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < APPROVAL_LIMITS.minExpiryMs || value > settings.maxExpiryMs)
+      return { ok: false, error: `expiresInMs must be an integer from ${APPROVAL_LIMITS.minExpiryMs} to ${settings.maxExpiryMs}.` };
+    expiresInMs = value;
+  }
+  return { ok: true, request: { question, options, expiresInMs } };
+}
+
+/** The option a choice names, compared ignoring case and surrounding space; undefined if none. */
+export function matchOption(options: readonly string[], choice: string): string | undefined {
+  const wanted = choice.trim().toLowerCase();
+  return options.find((option) => option.toLowerCase() === wanted);
+}
+
+export function approvalWorkflowId(approvalId: string): string {
+  return `approval:${approvalId}`;
+}
+
+/** What the approval workflow is started with. The record is written by its first activity. */
+export interface ApprovalWorkflowInput {
+  approvalId: string;
+  userId: string;
+  source: ApprovalSource;
+  /** The agent whose channels carry the question; without one, only the API and links answer it. */
+  agentId?: string;
+  revision?: number;
+  sessionId?: string;
+  turnId?: string;
+  toolCallId?: string;
+  request: ApprovalRequest;
+  settings: ApprovalSettings;
+}
+
+export interface ApprovalAnswer {
+  choice: string;
+  note: string | null;
+  via: AnswerVia;
+}
+
+/** The approval workflow's result: what the asking turn or workflow node continues with. */
+export type ApprovalOutcome =
+  { status: 'answered'; choice: string; note: string | null; answeredAt: string } | { status: 'expired'; expiredAt: string };
+
+/** Rejection reasons of the answer Update; the API maps them to 409, 410 and 400. */
+export const ANSWER_REJECTIONS = {
+  answered: 'ApprovalAlreadyAnswered',
+  expired: 'ApprovalExpired',
+  invalidChoice: 'ApprovalInvalidChoice',
+} as const;

@@ -1,0 +1,188 @@
+// User channels: each provider's settings (activities/channels/<provider>.ts documents them), so a
+// channel that could never send, or never authenticate a reply, fails the deploy instead of the
+// first approval. Values written as {{secrets.KEY}} are only known inside the activity; they are
+// checked for presence here, their form at send time. Messages never repeat a value: it may be a
+// credential written in clear text.
+import { CHANNEL_PROVIDERS } from './constants.ts';
+import { childPointer } from './pointer.ts';
+import { isRecord, type Json, type Report } from './report.ts';
+import type { ChannelProvider } from './types.ts';
+
+type Kind =
+  | 'string'
+  | 'url'
+  | 'webhookSecret'
+  | 'botToken'
+  | 'secretToken'
+  | 'chat'
+  | 'host'
+  | 'port'
+  | 'boolean'
+  | 'address'
+  | 'addresses'
+  | 'replyAddress';
+
+interface Rules {
+  /** Every setting the provider reads, in the order the error message lists them. */
+  settings: Record<string, Kind>;
+  required: readonly string[];
+  /** The setting replies cannot do without, and why. */
+  reply: { key: string; why: string };
+}
+
+const RULES: Record<ChannelProvider, Rules> = {
+  webhook: {
+    settings: { url: 'url', secret: 'webhookSecret' },
+    required: ['url'],
+    reply: { key: 'secret', why: 'it authenticates the replies posted to /inbound/webhook' },
+  },
+  slack: {
+    settings: { token: 'string', channel: 'string', signingSecret: 'string' },
+    required: ['token', 'channel'],
+    reply: { key: 'signingSecret', why: "it authenticates Slack's events that carry the replies" },
+  },
+  telegram: {
+    settings: { botToken: 'botToken', chatId: 'chat', secretToken: 'secretToken' },
+    required: ['botToken', 'chatId'],
+    reply: { key: 'secretToken', why: "it is setWebhook's secret_token, which Telegram sends back with every reply" },
+  },
+  email: {
+    settings: {
+      host: 'host',
+      port: 'port',
+      secure: 'boolean',
+      user: 'string',
+      pass: 'string',
+      from: 'address',
+      to: 'addresses',
+      replyAddress: 'replyAddress',
+    },
+    required: ['host', 'from', 'to'],
+    reply: { key: 'replyAddress', why: 'replies are sent to it, with the approval token after a "+"' },
+  },
+};
+
+/** An approval token (`apr_` + 26 + `.` + 20 characters) and the `+` before it share the 64 characters of a local part. */
+export const MAX_REPLY_LOCAL_PART = 64 - 1 - 51;
+
+const SECRET_REFERENCE = /\{\{/;
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?$|^\[?[0-9A-Fa-f:.]+\]?$/;
+const ADDRESS = /^[^\s@<>,"]+@[^\s@<>,"]+$/;
+/** Telegram's rule for setWebhook's secret_token. */
+const TELEGRAM_SECRET = /^[A-Za-z0-9_-]{1,256}$/;
+const TELEGRAM_BOT_TOKEN = /^\d+:[A-Za-z0-9_-]+$/;
+
+export function checkChannels(bundle: Json, report: Report): void {
+  if (!Array.isArray(bundle.userChannels)) return;
+  bundle.userChannels.forEach((channel: unknown, index) => {
+    const base = `/userChannels/${index}`;
+    if (!isRecord(channel) || !isRecord(channel.config)) return;
+    const provider = report.string(channel.provider, `${base}/provider`);
+    if (!provider || !(CHANNEL_PROVIDERS as readonly string[]).includes(provider)) return;
+    const rules = RULES[provider as ChannelProvider];
+    const configPath = `${base}/config`;
+    const config = channel.config;
+
+    if (report.clean(configPath)) {
+      for (const key of rules.required) {
+        if (!Object.hasOwn(config, key)) report.error(configPath, `lacks "${key}", which the ${provider} channel requires`);
+      }
+      const answerVia = report.string(channel.answerVia, `${base}/answerVia`) ?? 'signed-url';
+      if (answerVia === 'reply' && !Object.hasOwn(config, rules.reply.key))
+        report.error(configPath, `lacks "${rules.reply.key}", which answerVia "reply" requires: ${rules.reply.why}`);
+    }
+    const known = Object.keys(rules.settings);
+    for (const [key, value] of Object.entries(config)) {
+      const path = childPointer(configPath, key);
+      if (!report.clean(path)) continue;
+      // Own keys only: `constructor` or `toString` must not pass for settings.
+      const kind = Object.hasOwn(rules.settings, key) ? rules.settings[key] : undefined;
+      if (kind === undefined) report.error(path, `is not a setting of the ${provider} channel (known: ${known.join(', ')})`);
+      else {
+        const problem = valueProblem(kind, value);
+        if (problem) report.error(path, problem);
+      }
+    }
+  });
+}
+
+/** What is wrong with a setting's value, if anything. */
+function valueProblem(kind: Kind, value: unknown): string | undefined {
+  if (kind === 'port') {
+    if (typeof value === 'string' && SECRET_REFERENCE.test(value)) return undefined;
+    const port = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+    return Number.isInteger(port) && port >= 1 && port <= 65535 ? undefined : 'must be an integer from 1 to 65535';
+  }
+  if (kind === 'boolean') {
+    if (typeof value === 'boolean' || (typeof value === 'string' && SECRET_REFERENCE.test(value))) return undefined;
+    return 'must be true or false';
+  }
+  if (kind === 'chat' && typeof value === 'number')
+    return Number.isInteger(value) ? undefined : 'must be a chat id (an integer) or @channelusername';
+  if (typeof value !== 'string') return 'must be a string';
+  if (value.trim() === '') return 'must not be empty';
+  if (SECRET_REFERENCE.test(value)) return undefined;
+  return literalProblem(kind, value.trim());
+}
+
+function literalProblem(kind: Kind, value: string): string | undefined {
+  switch (kind) {
+    case 'url':
+      return /^https?:$/.test(urlProtocol(value) ?? '') ? undefined : 'must be an absolute http or https URL';
+    case 'webhookSecret':
+      return isWebhookSecret(value) ? undefined : 'must be "whsec_" followed by base64 of at least 16 bytes (POST /webhook returns one)';
+    case 'botToken':
+      return TELEGRAM_BOT_TOKEN.test(value) ? undefined : 'must be a bot token of the form 123456:ABC-DEF… (from BotFather)';
+    case 'secretToken':
+      return TELEGRAM_SECRET.test(value) ? undefined : "must be 1 to 256 characters of A-Z, a-z, 0-9, '_' and '-' (Telegram's rule)";
+    case 'host':
+      return HOST.test(value) ? undefined : 'must be a host name or an IP address, without a scheme or a port';
+    case 'address':
+      return ADDRESS.test(bareAddress(value)) ? undefined : 'must be an email address, bare or as Name <address>';
+    case 'addresses':
+      return addressList(value).every((address) => ADDRESS.test(bareAddress(address)))
+        ? undefined
+        : 'must be email addresses, separated by commas';
+    case 'replyAddress':
+      return replyAddressProblem(bareAddress(value));
+    default:
+      return undefined;
+  }
+}
+
+function urlProtocol(value: string): string | undefined {
+  try {
+    return new URL(value).protocol;
+  } catch {
+    return undefined;
+  }
+}
+
+function isWebhookSecret(value: string): boolean {
+  const encoded = value.startsWith('whsec_') ? value.slice(6) : '';
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) && Buffer.from(encoded, 'base64').length >= 16;
+}
+
+function bareAddress(value: string): string {
+  const angled = /<([^<>]*)>\s*$/.exec(value);
+  return (angled ? angled[1]! : value).trim();
+}
+
+/** Comma-separated addresses; commas inside a quoted display name do not separate. */
+function addressList(value: string): string[] {
+  return value
+    .replace(/"[^"]*"/g, '""')
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+}
+
+function replyAddressProblem(address: string): string | undefined {
+  if (!ADDRESS.test(address)) return 'must be an email address such as approvals@in.example.com';
+  const local = address.slice(0, address.lastIndexOf('@'));
+  if (local.includes('+')) return 'must not contain "+" before the "@": replies go to <local>+<token>@<domain>';
+  if (local.length > MAX_REPLY_LOCAL_PART)
+    return `has a local part of ${local.length} characters; at most ${MAX_REPLY_LOCAL_PART} fit beside the 51-character token in the 64 an address allows`;
+  return undefined;
+}

@@ -1,0 +1,50 @@
+// A channel's config as declared holds `{{secrets.KEY}}` references; the activity that sends (and
+// the API route that authenticates an inbound reply) replaces them with the user's secret values.
+// Only secrets the agent is granted are read, whatever the config says: deploy checks the same.
+import type { Db } from '../store/db.ts';
+import type { MasterKey } from './master-key.ts';
+import { readSecrets } from '../store/secrets.ts';
+import type { UserChannel } from './bundle/types.ts';
+
+export type ResolvedConfig = Record<string, string | number | boolean>;
+
+const REFERENCE = /\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]{0,127})\s*\}\}/g;
+
+export function secretReferences(config: UserChannel['config']): string[] {
+  const names = new Set<string>();
+  for (const value of Object.values(config)) {
+    if (typeof value !== 'string') continue;
+    for (const match of value.matchAll(REFERENCE)) names.add(match[1]!);
+  }
+  return [...names];
+}
+
+export class ChannelSecretMissingError extends Error {
+  override name = 'ChannelSecretMissingError';
+}
+
+/** Replaces every reference; a referenced secret that is missing or not granted is an error naming it. */
+export function substituteSecrets(config: UserChannel['config'], secrets: ReadonlyMap<string, string>): ResolvedConfig {
+  const resolved: ResolvedConfig = {};
+  for (const [field, value] of Object.entries(config)) {
+    resolved[field] =
+      typeof value === 'string'
+        ? value.replace(REFERENCE, (_whole, name: string) => {
+            const secret = secrets.get(name);
+            if (secret === undefined)
+              throw new ChannelSecretMissingError(`config.${field} references secret "${name}", which is not set or not granted`);
+            return secret;
+          })
+        : value;
+  }
+  return resolved;
+}
+
+export async function resolveChannelConfig(
+  deps: { db: Db; masterKeys: readonly MasterKey[] },
+  input: { userId: string; grants: readonly string[]; channel: UserChannel },
+): Promise<ResolvedConfig> {
+  const names = secretReferences(input.channel.config).filter((name) => input.grants.includes(name));
+  const secrets = names.length > 0 ? await readSecrets(deps.db, deps.masterKeys, input.userId, names) : new Map<string, string>();
+  return substituteSecrets(input.channel.config, secrets);
+}

@@ -1,0 +1,292 @@
+// Approvals and their dispatches. Written by the approval workflow's activities (every write
+// idempotent and guarded by the current status, so a replayed or racing write changes nothing),
+// read by the API. A change of status is announced on the events channel as `<approvalId>:0`, so
+// a `GET /approval/<id>?wait=` held by any API process wakes at once.
+import type { Db, DbClient } from './db.ts';
+import { EVENTS_CHANNEL } from '../lib/events.ts';
+import type { AnswerVia, ApprovalSource, ApprovalStatus } from '../lib/approvals.ts';
+
+export interface Dispatch {
+  position: number;
+  provider: string;
+  answerVia: 'reply' | 'signed-url';
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  externalRef: string | null;
+  error: string | null;
+  updatedAt: Date;
+}
+
+export interface Approval {
+  id: string;
+  userId: string;
+  agentId: string | null;
+  revision: number | null;
+  sessionId: string | null;
+  source: ApprovalSource;
+  turnId: string | null;
+  toolCallId: string | null;
+  question: string;
+  options: string[];
+  status: ApprovalStatus;
+  choice: string | null;
+  note: string | null;
+  answeredVia: AnswerVia | null;
+  createdAt: Date;
+  expiresAt: Date;
+  answeredAt: Date | null;
+  expiredAt: Date | null;
+}
+
+interface ApprovalRow {
+  id: string;
+  user_id: string;
+  agent_id: string | null;
+  revision: number | null;
+  session_id: string | null;
+  source: ApprovalSource;
+  turn_id: string | null;
+  tool_call_id: string | null;
+  question: string;
+  options: string[];
+  status: ApprovalStatus;
+  choice: string | null;
+  note: string | null;
+  answered_via: AnswerVia | null;
+  created_at: Date;
+  expires_at: Date;
+  answered_at: Date | null;
+  expired_at: Date | null;
+}
+
+function toApproval(row: ApprovalRow): Approval {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    agentId: row.agent_id,
+    revision: row.revision,
+    sessionId: row.session_id,
+    source: row.source,
+    turnId: row.turn_id,
+    toolCallId: row.tool_call_id,
+    question: row.question,
+    options: row.options,
+    status: row.status,
+    choice: row.choice,
+    note: row.note,
+    answeredVia: row.answered_via,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    answeredAt: row.answered_at,
+    expiredAt: row.expired_at,
+  };
+}
+
+export interface NewApproval {
+  id: string;
+  userId: string;
+  agentId: string | null;
+  revision: number | null;
+  sessionId: string | null;
+  source: ApprovalSource;
+  turnId: string | null;
+  toolCallId: string | null;
+  question: string;
+  options: string[];
+  createdAt: Date;
+  expiresAt: Date;
+  /** The asking agent's channels, in declared order: one pending dispatch each. */
+  channels: Array<{ provider: string; answerVia: 'reply' | 'signed-url' }>;
+}
+
+/** Inserts the approval and its pending dispatches; `created` is false when it existed already. */
+export async function insertApproval(client: DbClient, approval: NewApproval): Promise<{ approval: Approval; created: boolean }> {
+  const { rows } = await client.query<ApprovalRow>(
+    `INSERT INTO approvals (id, user_id, agent_id, revision, session_id, source, turn_id, tool_call_id, question, options, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+     ON CONFLICT (id) DO NOTHING RETURNING *`,
+    [
+      approval.id,
+      approval.userId,
+      approval.agentId,
+      approval.revision,
+      approval.sessionId,
+      approval.source,
+      approval.turnId,
+      approval.toolCallId,
+      approval.question,
+      JSON.stringify(approval.options),
+      approval.createdAt,
+      approval.expiresAt,
+    ],
+  );
+  if (!rows[0]) return { approval: (await getApproval(client, approval.id))!, created: false };
+  for (const [position, channel] of approval.channels.entries()) {
+    await client.query('INSERT INTO approval_dispatches (approval_id, position, provider, answer_via) VALUES ($1, $2, $3, $4)', [
+      approval.id,
+      position,
+      channel.provider,
+      channel.answerVia,
+    ]);
+  }
+  return { approval: toApproval(rows[0]), created: true };
+}
+
+export async function getApproval(db: Db | DbClient, id: string): Promise<Approval | undefined> {
+  const { rows } = await db.query<ApprovalRow>('SELECT * FROM approvals WHERE id = $1', [id]);
+  return rows[0] && toApproval(rows[0]);
+}
+
+export async function getDispatches(db: Db | DbClient, approvalId: string): Promise<Dispatch[]> {
+  const { rows } = await db.query<{
+    position: number;
+    provider: string;
+    answer_via: 'reply' | 'signed-url';
+    status: Dispatch['status'];
+    attempts: number;
+    external_ref: string | null;
+    error: string | null;
+    updated_at: Date;
+  }>('SELECT * FROM approval_dispatches WHERE approval_id = $1 ORDER BY position', [approvalId]);
+  return rows.map((row) => ({
+    position: row.position,
+    provider: row.provider,
+    answerVia: row.answer_via,
+    status: row.status,
+    attempts: row.attempts,
+    externalRef: row.external_ref,
+    error: row.error,
+    updatedAt: row.updated_at,
+  }));
+}
+
+export interface ApprovalPage {
+  approvals: Approval[];
+  /** Cursor for the next page (the last approval's id), or null at the end. */
+  next: string | null;
+}
+
+/** A user's approvals, newest first, paged by (created_at, id) after the approval `before`. */
+export async function listApprovals(
+  db: Db,
+  userId: string,
+  filter: { status?: ApprovalStatus; sessionId?: string; before?: string; limit: number },
+): Promise<ApprovalPage> {
+  const { rows } = await db.query<ApprovalRow>(
+    `SELECT a.* FROM approvals a
+      WHERE a.user_id = $1
+        AND ($2::text IS NULL OR a.status = $2)
+        AND ($3::text IS NULL OR a.session_id = $3)
+        AND ($4::text IS NULL OR (a.created_at, a.id) < (SELECT created_at, id FROM approvals WHERE id = $4 AND user_id = $1))
+      ORDER BY a.created_at DESC, a.id DESC
+      LIMIT $5`,
+    [userId, filter.status ?? null, filter.sessionId ?? null, filter.before ?? null, filter.limit + 1],
+  );
+  const page = rows.slice(0, filter.limit).map(toApproval);
+  return { approvals: page, next: rows.length > filter.limit ? page[page.length - 1]!.id : null };
+}
+
+async function announce(client: DbClient, approvalId: string): Promise<void> {
+  await client.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, `${approvalId}:0`]);
+}
+
+/**
+ * Records the answer if the approval is still unanswered. Returns the approval as it now stands,
+ * with `changed` telling whether this call answered it.
+ */
+export async function markAnswered(
+  client: DbClient,
+  input: { approvalId: string; choice: string; note: string | null; via: AnswerVia },
+): Promise<{ approval: Approval; changed: boolean }> {
+  const { rows } = await client.query<ApprovalRow>(
+    `UPDATE approvals SET status = 'answered', choice = $2, note = $3, answered_via = $4, answered_at = now()
+      WHERE id = $1 AND status = 'unanswered' RETURNING *`,
+    [input.approvalId, input.choice, input.note, input.via],
+  );
+  if (rows[0]) {
+    await announce(client, input.approvalId);
+    return { approval: toApproval(rows[0]), changed: true };
+  }
+  return { approval: (await getApproval(client, input.approvalId))!, changed: false };
+}
+
+export async function markExpired(client: DbClient, approvalId: string): Promise<{ approval: Approval; changed: boolean }> {
+  const { rows } = await client.query<ApprovalRow>(
+    `UPDATE approvals SET status = 'expired', expired_at = now() WHERE id = $1 AND status = 'unanswered' RETURNING *`,
+    [approvalId],
+  );
+  if (rows[0]) {
+    await announce(client, approvalId);
+    return { approval: toApproval(rows[0]), changed: true };
+  }
+  return { approval: (await getApproval(client, approvalId))!, changed: false };
+}
+
+/** One attempt at one channel: `sent` with the provider's reference, or its error (`failed` once final). */
+export async function recordDispatchAttempt(
+  db: Db,
+  input: { approvalId: string; position: number; status: Dispatch['status']; externalRef?: string | null; error?: string | null },
+): Promise<void> {
+  await db.query(
+    `UPDATE approval_dispatches
+        SET status = CASE WHEN status = 'sent' THEN status ELSE $3 END,
+            attempts = attempts + 1, external_ref = COALESCE($4, external_ref), error = $5, updated_at = now()
+      WHERE approval_id = $1 AND position = $2`,
+    [input.approvalId, input.position, input.status, input.externalRef ?? null, input.error ?? null],
+  );
+}
+
+export interface DispatchMatch {
+  approvalId: string;
+  position: number;
+  userId: string;
+  agentId: string | null;
+  revision: number | null;
+}
+
+/** The dispatches a provider's reference names. Usually one; two tenants' bots can share a chat's numbering. */
+export async function findDispatchesByRef(db: Db, provider: string, externalRef: string): Promise<DispatchMatch[]> {
+  const { rows } = await db.query<{
+    approval_id: string;
+    position: number;
+    user_id: string;
+    agent_id: string | null;
+    revision: number | null;
+  }>(
+    `SELECT d.approval_id, d.position, a.user_id, a.agent_id, a.revision
+       FROM approval_dispatches d JOIN approvals a ON a.id = d.approval_id
+      WHERE d.provider = $1 AND d.external_ref = $2
+      ORDER BY a.created_at DESC LIMIT 10`,
+    [provider, externalRef],
+  );
+  return rows.map((row) => ({
+    approvalId: row.approval_id,
+    position: row.position,
+    userId: row.user_id,
+    agentId: row.agent_id,
+    revision: row.revision,
+  }));
+}
+
+/** The dispatches of one approval over one provider (inbound email and webhook replies name the approval). */
+export async function findDispatchesOfApproval(db: Db, approvalId: string, provider: string): Promise<DispatchMatch[]> {
+  const { rows } = await db.query<{
+    approval_id: string;
+    position: number;
+    user_id: string;
+    agent_id: string | null;
+    revision: number | null;
+  }>(
+    `SELECT d.approval_id, d.position, a.user_id, a.agent_id, a.revision
+       FROM approval_dispatches d JOIN approvals a ON a.id = d.approval_id
+      WHERE d.approval_id = $1 AND d.provider = $2 ORDER BY d.position`,
+    [approvalId, provider],
+  );
+  return rows.map((row) => ({
+    approvalId: row.approval_id,
+    position: row.position,
+    userId: row.user_id,
+    agentId: row.agent_id,
+    revision: row.revision,
+  }));
+}

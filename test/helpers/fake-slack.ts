@@ -1,0 +1,84 @@
+// A fake Slack Web API for tests: a real HTTP server on 127.0.0.1 that records every
+// chat.postMessage call (headers and JSON body) and answers like Slack, `{ok: true, channel, ts}`
+// with increasing timestamps, or with scripted answers (`{ok: false, error}`, an HTTP status).
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SlackCall {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body (undefined when it is not JSON). */
+  body: Record<string, unknown> | undefined;
+  raw: string;
+}
+
+export interface SlackAnswer {
+  status?: number;
+  body: unknown;
+}
+
+export interface FakeSlack {
+  /** What SLACK_API_BASE_URL would be: `http://127.0.0.1:<port>/api`. */
+  baseUrl: string;
+  calls: SlackCall[];
+  /** Answers for the next chat.postMessage calls, in order; success once the script runs out. */
+  enqueue(...answers: SlackAnswer[]): void;
+  waitForCalls(count: number, timeoutMs?: number): Promise<SlackCall[]>;
+  close(): Promise<void>;
+}
+
+/** Slack's answer to a refused call: HTTP 200 with `{ok: false, error}`. */
+export function slackError(error: string, status = 200): SlackAnswer {
+  return { status, body: { ok: false, error } };
+}
+
+export async function startFakeSlack(): Promise<FakeSlack> {
+  const calls: SlackCall[] = [];
+  const script: SlackAnswer[] = [];
+  let posted = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: Record<string, unknown> | undefined;
+      try {
+        body = JSON.parse(raw) as Record<string, unknown>;
+      } catch {
+        body = undefined;
+      }
+      const reply = (status: number, answer: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      if (req.method !== 'POST' || req.url !== '/api/chat.postMessage') return reply(404, { ok: false, error: 'unknown_method' });
+      calls.push({ method: req.method, path: req.url, headers: req.headers, body, raw });
+      const scripted = script.shift();
+      if (scripted) return reply(scripted.status ?? 200, scripted.body);
+      posted += 1;
+      const ts = `1700000000.${String(posted * 100).padStart(6, '0')}`;
+      reply(200, { ok: true, channel: body?.channel, ts, message: { type: 'message', text: body?.text, ts } });
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/api`,
+    calls,
+    enqueue(...answers) {
+      script.push(...answers);
+    },
+    async waitForCalls(count, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (calls.length < count) {
+        if (Date.now() > deadline) throw new Error(`fake Slack got ${calls.length} calls, not ${count}, within ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      return calls.slice(0, count);
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

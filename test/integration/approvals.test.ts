@@ -1,0 +1,264 @@
+// Durable approvals end to end, through real turns: the model calls ask_my_user, the session waits,
+// the answer (API or signed link) resumes the turn and the model's next step sees the choice.
+// Also: the approvals API, expiry, signed-link safety against tampering and link previews, and
+// webhook events.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { createTestUser } from '../helpers/users.ts';
+import { call } from '../helpers/request.ts';
+import type { SessionEvent } from '../../lib/events.ts';
+import { verifyWebhook, type WebhookEvent } from '../../lib/webhook-signature.ts';
+import { approvalToken } from '../../lib/approval-token.ts';
+import { parseMasterKey } from '../../lib/master-key.ts';
+
+let env: AgentEnv;
+let hooks: WebhookReceiver;
+let hookSecret: string;
+beforeAll(async () => {
+  env = await startAgentEnv({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '300,300' });
+  hooks = await startWebhookReceiver();
+  const created = await call<{ secret: string }>(`${env.api.url}/webhook`, {
+    headers: env.user.auth,
+    json: { url: hooks.url, events: ['approval.requested', 'approval.answered', 'approval.expired'] },
+  });
+  hookSecret = created.body.secret;
+});
+afterAll(async () => {
+  await hooks?.close();
+  await env?.close();
+});
+
+interface ApprovalBody {
+  id: string;
+  status: string;
+  choice: string | null;
+  note: string | null;
+  answeredVia: string | null;
+  options: string[];
+  token: string;
+  links: { page: string; options: Array<{ option: string; url: string }> };
+}
+
+const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
+
+/** Sends a message whose turn calls ask_my_user with `input`, then answers with `reply`; returns the approval event. */
+async function askInSession(input: Record<string, unknown>, reply = 'Done.') {
+  const sessionId = await env.newSession();
+  env.fake.enqueue({ toolCalls: [{ id: 'call_ask', name: 'ask_my_user', arguments: input }] }, { text: reply });
+  const sent = await call(`${env.api.url}/session/${sessionId}?async=1`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: 'Go' }] },
+  });
+  expect(sent.status).toBe(202);
+  const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'approval.requested'));
+  const requested = events.find((event) => event.type === 'approval.requested') as Extract<SessionEvent, { type: 'approval.requested' }>;
+  return { sessionId, requested };
+}
+
+const getApproval = (id: string, query = '') => call<ApprovalBody>(`${env.api.url}/approval/${id}${query}`, { headers: env.user.auth });
+const answer = (id: string, body: unknown, headers = env.user.auth) =>
+  call<ApprovalBody & { answeredAt: string }>(`${env.api.url}/approval/${id}/answer`, { headers, json: body });
+
+/** The tool message the model received in its step after the approval. */
+function toolMessageSeenByModel(toolCallId: string): unknown {
+  for (const request of [...env.fake.requests].reverse()) {
+    const message = request.body.messages.find((item) => item.role === 'tool' && item.tool_call_id === toolCallId);
+    if (message) return typeof message.content === 'string' ? JSON.parse(message.content) : message.content;
+  }
+  return undefined;
+}
+
+describe('ask_my_user in a turn', () => {
+  test('the session waits; an API answer resumes the turn and the model sees the choice', async () => {
+    const { sessionId, requested } = await askInSession(
+      { question: 'Deploy v2 to production now? It changes billing for 40 customers.', options: ['approve', 'reject'] },
+      'Deployed.',
+    );
+    expect(requested).toMatchObject({ question: expect.stringContaining('Deploy v2'), options: ['approve', 'reject'], source: 'tool' });
+    expect(requested.links.options.map((link) => link.option)).toEqual(['approve', 'reject']);
+    const declared = env.fake.requests.at(-1)!.body.tools!.map((tool) => tool.function.name);
+    expect(declared).toContain('ask_my_user');
+
+    const session = await call<{ status: string }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
+    expect(session.body.status).toBe('waiting');
+    const pending = await getApproval(requested.approvalId);
+    expect(pending.body).toMatchObject({ status: 'unanswered', options: ['approve', 'reject'], sessionId });
+
+    const first = await answer(requested.approvalId, { choice: 'Approve', note: 'go ahead' });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ status: 'answered', choice: 'approve', note: 'go ahead' });
+    const second = await answer(requested.approvalId, { choice: 'reject' });
+    expect(second.status).toBe(409);
+
+    const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+    const types = events.map((event) => event.type);
+    expect(types.indexOf('approval.answered')).toBeGreaterThan(types.indexOf('approval.requested'));
+    expect(events.find((event) => event.type === 'tool.result')).toMatchObject({ output: { choice: 'approve', note: 'go ahead' } });
+    expect(toolMessageSeenByModel('call_ask')).toEqual({ choice: 'approve', note: 'go ahead' });
+    const stored = await getApproval(requested.approvalId);
+    expect(stored.body).toMatchObject({ status: 'answered', choice: 'approve', answeredVia: 'api' });
+    const after = await call<{ status: string }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
+    expect(after.body.status).toBe('idle');
+  });
+
+  test('expiry: the model is told, a later answer is 410', async () => {
+    const { sessionId, requested } = await askInSession({ question: 'Approve the refund of 20 EUR to order 1234?', expiresInMs: 1500 });
+    expect(requested.options).toEqual(['yes', 'no']);
+    const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+    expect(events.some((event) => event.type === 'approval.expired')).toBe(true);
+    expect(toolMessageSeenByModel('call_ask')).toMatchObject({ status: 'expired' });
+    expect((await getApproval(requested.approvalId)).body.status).toBe('expired');
+    expect((await answer(requested.approvalId, { choice: 'yes' })).status).toBe(410);
+    expect((await call(requested.links.options[0]!.url, { headers: { 'user-agent': BROWSER } })).status).toBe(410);
+  });
+
+  test('input the tool cannot take is an error result the model reads, and nothing waits', async () => {
+    const sessionId = await env.newSession();
+    env.fake.enqueue(
+      { toolCalls: [{ id: 'call_bad', name: 'ask_my_user', arguments: { question: 'Pick', options: ['1', '2'] } }] },
+      { text: 'ok' },
+    );
+    await call(`${env.api.url}/session/${sessionId}?async=1`, { headers: env.user.auth, json: { parts: [{ type: 'text', text: 'Go' }] } });
+    const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+    expect(events.some((event) => event.type === 'approval.requested')).toBe(false);
+    expect(events.find((event) => event.type === 'tool.result')).toMatchObject({
+      isError: true,
+      output: { error: expect.stringContaining('bare number') },
+    });
+  });
+});
+
+describe('the approvals API', () => {
+  test('create, wait, answer; 400 outside the options; 403 for another user; 404 unknown', async () => {
+    const created = await call<ApprovalBody & { expiresAt: string }>(`${env.api.url}/approval`, {
+      headers: env.user.auth,
+      json: { question: 'Send the quarterly report to the board?', options: ['send', 'hold'], expiresInMs: 60_000 },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: 'unanswered', options: ['send', 'hold'] });
+    const id = created.body.id;
+    expect(Date.parse(created.body.expiresAt) - Date.now()).toBeGreaterThan(50_000);
+
+    const quick = await getApproval(id, '?wait=0');
+    expect(quick.body.status).toBe('unanswered');
+    const waiting = getApproval(id, '?wait=20');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await answer(id, { choice: 'maybe' })).status).toBe(400);
+    const other = await createTestUser(env.api.db);
+    expect((await answer(id, { choice: 'send' }, other.auth)).status).toBe(403);
+    expect((await call(`${env.api.url}/approval/${id}`, { headers: other.auth })).status).toBe(403);
+    expect((await answer(id, { choice: 'send' })).status).toBe(200);
+    const waited = await waiting;
+    expect(waited.body).toMatchObject({ status: 'answered', choice: 'send' });
+
+    expect((await getApproval('apr_0000000000000000000000000')).status).toBe(404);
+    const listed = await call<{ approvals: ApprovalBody[] }>(`${env.api.url}/approval?status=answered`, { headers: env.user.auth });
+    expect(listed.body.approvals.map((approval) => approval.id)).toContain(id);
+    expect(listed.body.approvals.every((approval) => approval.status === 'answered')).toBe(true);
+  });
+
+  test('bad requests are 400 with the reason', async () => {
+    const bad = [
+      { question: '' },
+      { question: 'ok?', options: [] },
+      { question: 'ok?', options: ['Yes', 'yes'] },
+      { question: 'ok?', expiresInMs: 10 },
+      { question: 'ok?', unknown: true },
+    ];
+    for (const body of bad) {
+      const response = await call(`${env.api.url}/approval`, { headers: env.user.auth, json: body });
+      expect(response.status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await call(`${env.api.url}/approval`, { headers: env.user.auth, json: { question: 'ok?', agent: 'nope' } })).status).toBe(404);
+  });
+});
+
+describe('signed links', () => {
+  async function create(question = 'Publish the blog post "Q3 results" now?') {
+    const created = await call<ApprovalBody>(`${env.api.url}/approval`, { headers: env.user.auth, json: { question } });
+    return created.body;
+  }
+
+  test('a browser GET answers in one click; the page shows the question; a second click is 409', async () => {
+    const approval = await create();
+    const page = await fetch(approval.links.page, { headers: { 'user-agent': BROWSER } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Publish the blog post &#34;Q3 results&#34; now?');
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+
+    const yes = await fetch(approval.links.options[0]!.url, { headers: { 'user-agent': BROWSER } });
+    expect(yes.status).toBe(200);
+    expect(await yes.text()).toContain('is recorded');
+    const no = await fetch(approval.links.options[1]!.url, { headers: { 'user-agent': BROWSER } });
+    expect(no.status).toBe(409);
+    expect((await getApproval(approval.id)).body).toMatchObject({ status: 'answered', choice: 'yes', answeredVia: 'link' });
+  });
+
+  test('the page form posts the answer with a note', async () => {
+    const approval = await create();
+    const response = await fetch(approval.links.page, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': BROWSER },
+      body: 'choice=no&note=not+before+Monday',
+    });
+    expect(response.status).toBe(200);
+    expect((await getApproval(approval.id)).body).toMatchObject({ choice: 'no', note: 'not before Monday' });
+  });
+
+  test('link previews and HEAD never answer', async () => {
+    const approval = await create();
+    const url = approval.links.options[0]!.url;
+    for (let i = 0; i < 5; i++) {
+      expect((await fetch(url, { method: 'HEAD', headers: { 'user-agent': BROWSER } })).status).toBe(200);
+    }
+    const previews = [
+      'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+      'TelegramBot (like TwitterBot)',
+      'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
+      'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)',
+      'WhatsApp/2.23.20.0',
+    ];
+    for (const agent of previews) {
+      const response = await fetch(url, { headers: { 'user-agent': agent } });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toContain('Confirm your answer');
+    }
+    expect((await getApproval(approval.id)).body.status).toBe('unanswered');
+  });
+
+  test('a tampered or foreign token is 404 and writes nothing', async () => {
+    const approval = await create();
+    const [id, signature] = approval.token.split('.') as [string, string];
+    const flipped = signature.slice(0, -1) + (signature.endsWith('a') ? 'b' : 'a');
+    const foreign = approvalToken(parseMasterKey('another-service-master-key-0123456789abcdef'), approval.id);
+    for (const token of [`${id}.${flipped}`, foreign, 'not-a-token', `${id}.${signature}x`, `${id.toUpperCase()}.${flipped}`]) {
+      const url = `${env.api.url}/approval/${encodeURIComponent(token)}/answer?choice=yes`;
+      expect((await fetch(url, { headers: { 'user-agent': BROWSER } })).status, token).toBe(404);
+      expect((await fetch(url, { method: 'POST', headers: { accept: 'application/json' } })).status, token).toBe(404);
+    }
+    // A bare id is the keyed form of the same path: without a key it is 401, not an answer.
+    expect((await fetch(`${env.api.url}/approval/${id}/answer?choice=yes`, { method: 'POST' })).status).toBe(401);
+    expect((await fetch(`${env.api.url}/approval/${id}/answer?choice=yes`, { headers: { 'user-agent': BROWSER } })).status).toBe(404);
+    expect((await getApproval(approval.id)).body.status).toBe('unanswered');
+  });
+});
+
+describe('webhook events', () => {
+  test('approval.requested and approval.answered are delivered, signed', async () => {
+    const created = await call<ApprovalBody>(`${env.api.url}/approval`, { headers: env.user.auth, json: { question: 'Webhook check?' } });
+    await answer(created.body.id, { choice: 'no' });
+    const deadline = Date.now() + 15_000;
+    let mine: WebhookEvent[] = [];
+    while (Date.now() < deadline) {
+      mine = hooks.requests
+        .map((request) => verifyWebhook({ secret: hookSecret, headers: request.headers, body: request.body }))
+        .filter((event) => (event.data as { approvalId?: string }).approvalId === created.body.id);
+      if (mine.length >= 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(mine.map((event) => event.type).sort()).toEqual(['approval.answered', 'approval.requested']);
+    expect(mine.find((event) => event.type === 'approval.answered')!.data).toMatchObject({ choice: 'no', sessionId: null });
+  });
+});

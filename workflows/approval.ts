@@ -1,0 +1,124 @@
+// One approval (`approval:<id>`): record it, send it over the asking agent's channels in declared
+// order, then wait for the first valid answer (an Update) or the expiry (a timer), whichever comes
+// first. The answer Update's validator rejects a second answer, an answer after expiry and a
+// choice outside the options, so a rejected answer never enters history and exactly one wins.
+// Started as an abandoned child of a turn (or a workflow run, or by the API), it outlives them all.
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  condition,
+  defineQuery,
+  defineUpdate,
+  log,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import { ANSWER_REJECTIONS, matchOption, type ApprovalAnswer, type ApprovalOutcome, type ApprovalWorkflowInput } from '../lib/approvals.ts';
+import type { RecordedApproval } from '../activities/approvals.ts';
+import { publishEvent } from './publish.ts';
+
+export type AnsweredOutcome = Extract<ApprovalOutcome, { status: 'answered' }>;
+
+export const answerUpdate = defineUpdate<AnsweredOutcome, [ApprovalAnswer]>('answer');
+/** The record as written: what the API's create call returns once it exists. */
+export const recordedUpdate = defineUpdate<RecordedApproval>('recorded');
+export const approvalStatusQuery = defineQuery<'unanswered' | 'answered' | 'expired'>('status');
+
+export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<ApprovalOutcome> {
+  const { approvalId, request, settings } = input;
+  const book = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+  const channels = proxyActivities<Activities>({
+    startToCloseTimeout: '2 minutes',
+    retry: {
+      initialInterval: settings.dispatchRetryInitialMs,
+      backoffCoefficient: 2,
+      maximumAttempts: settings.dispatchMaxAttempts,
+      nonRetryableErrorTypes: ['ChannelPermanentError'],
+    },
+  });
+
+  // Workflow time is deterministic: a replay computes the same expiry.
+  const createdAt = Date.now();
+  const expiresAt = createdAt + request.expiresInMs;
+  let decided: 'answered' | 'expired' | undefined;
+  let outcome: ApprovalOutcome | undefined;
+  // Set once the record is written; handlers that arrive earlier wait for it.
+  const record: { written?: RecordedApproval } = {};
+
+  setHandler(approvalStatusQuery, () => (outcome ? outcome.status : 'unanswered'));
+  setHandler(recordedUpdate, async () => {
+    await condition(() => record.written !== undefined);
+    return record.written!;
+  });
+  setHandler(
+    answerUpdate,
+    async (answer) => {
+      // Decided before the first await, so an answer arriving meanwhile is rejected by the validator.
+      decided = 'answered';
+      const choice = matchOption(request.options, answer.choice)!;
+      await condition(() => record.written !== undefined);
+      const stored = await book.recordAnswer({ approvalId, choice, note: answer.note, via: answer.via });
+      const answered: AnsweredOutcome = { status: 'answered', choice: stored.choice, note: stored.note, answeredAt: stored.answeredAt };
+      outcome = answered;
+      return answered;
+    },
+    {
+      validator: (answer) => {
+        if (decided === 'answered') throw new Error(`${ANSWER_REJECTIONS.answered}: this approval is already answered`);
+        if (decided === 'expired') throw new Error(`${ANSWER_REJECTIONS.expired}: this approval has expired`);
+        if (matchOption(request.options, answer.choice) === undefined)
+          throw new Error(`${ANSWER_REJECTIONS.invalidChoice}: choose one of ${request.options.map((option) => `"${option}"`).join(', ')}`);
+      },
+    },
+  );
+
+  const recorded = await book.recordApproval({
+    ...input,
+    createdAt: new Date(createdAt).toISOString(),
+    expiresAt: new Date(expiresAt).toISOString(),
+  });
+  record.written = recorded;
+  const base = { approvalId, sessionId: input.sessionId ?? null, agentId: input.agentId ?? null };
+  await publishEvent(
+    input.userId,
+    {
+      type: 'approval.requested',
+      data: { ...base, question: request.question, options: request.options, expiresAt: recorded.expiresAt, links: recorded.links },
+    },
+    `approval.requested:${approvalId}`,
+  );
+
+  // Channels go one after another in declared order; a failed one is recorded and the next goes.
+  // Answers are taken meanwhile: a quick answer ends the wait without waiting for slow channels.
+  const channelCount = recorded.channels;
+  void (async () => {
+    for (let position = 0; position < channelCount && !decided; position++) {
+      try {
+        await channels.dispatchApproval({ approvalId, position, maxAttempts: settings.dispatchMaxAttempts });
+      } catch (error) {
+        const reason = error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
+        log.warn('channel dispatch failed', { approvalId, position, error: reason });
+      }
+    }
+  })();
+
+  await condition(() => decided !== undefined, expiresAt - Date.now());
+  if (decided === undefined) {
+    decided = 'expired';
+    const { expiredAt } = await book.recordExpiry({ approvalId });
+    outcome = { status: 'expired', expiredAt };
+    await publishEvent(input.userId, { type: 'approval.expired', data: { ...base, expiredAt } }, `approval.expired:${approvalId}`);
+  } else {
+    await condition(() => outcome !== undefined);
+    const answered = outcome as unknown as AnsweredOutcome;
+    await publishEvent(
+      input.userId,
+      { type: 'approval.answered', data: { ...base, choice: answered.choice, note: answered.note, answeredAt: answered.answeredAt } },
+      `approval.answered:${approvalId}`,
+    );
+  }
+  await condition(allHandlersFinished);
+  return outcome!;
+}

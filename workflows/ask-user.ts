@@ -1,0 +1,60 @@
+// The ask_my_user tool inside a turn: the question becomes an approval child workflow, and the turn
+// waits for its outcome, however many days that takes, holding nothing but a timer-free await.
+// The child is abandoned rather than cancelled when the turn ends early (an abort): the approval
+// record outlives the turn, and an answer is still recorded, it just resumes nothing.
+import { ChildWorkflowCancellationType, executeChild, ParentClosePolicy, uuid4, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import { approvalWorkflowId, parseApprovalRequest } from '../lib/approvals.ts';
+import { idCharsFromHex } from '../lib/id-alphabet.ts';
+import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attributes.ts';
+import { approvalWorkflow } from './approval.ts';
+import type { ToolCall, ToolResultPart, TurnInput } from './turn-types.ts';
+
+/** Seeded workflow randomness, so a replay makes the same id. */
+export function newApprovalId(): string {
+  return `apr_${idCharsFromHex(uuid4().replace(/-/g, '') + uuid4().replace(/-/g, ''))}`;
+}
+
+export function approvalSummary(question: string): string {
+  const oneLine = question.replace(/\s+/g, ' ');
+  return `Approval: ${oneLine.length > 120 ? `${oneLine.slice(0, 119)}…` : oneLine}`;
+}
+
+export async function askUser(turn: TurnInput, call: ToolCall): Promise<ToolResultPart> {
+  const { toolCallId, toolName } = call;
+  const parsed = parseApprovalRequest(call.input, turn.settings.approvals);
+  if (!parsed.ok) return { type: 'tool-result', toolCallId, toolName, output: { error: parsed.error }, isError: true };
+  const approvalId = newApprovalId();
+  const outcome = await executeChild(approvalWorkflow, {
+    workflowId: approvalWorkflowId(approvalId),
+    args: [
+      {
+        approvalId,
+        userId: turn.userId,
+        source: 'tool',
+        agentId: turn.agentId,
+        revision: turn.revision,
+        sessionId: turn.sessionId,
+        turnId: turn.turnId,
+        toolCallId,
+        request: parsed.request,
+        settings: turn.settings.approvals,
+      },
+    ],
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    cancellationType: ChildWorkflowCancellationType.ABANDON,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    typedSearchAttributes: [
+      { key: SessionIdKey, value: turn.sessionId },
+      { key: AgentIdKey, value: turn.agentId },
+      { key: UserIdKey, value: turn.userId },
+      { key: KindKey, value: 'approval' },
+    ],
+    staticSummary: approvalSummary(parsed.request.question),
+    staticDetails: `Asked by the ask_my_user tool in turn ${turn.turnId} of session ${turn.sessionId}. Answer: POST /approval/${approvalId}/answer`,
+  });
+  const output =
+    outcome.status === 'answered'
+      ? { choice: outcome.choice, note: outcome.note }
+      : { status: 'expired', message: 'The user did not answer before the question expired. Do not assume their agreement.' };
+  return { type: 'tool-result', toolCallId, toolName, output };
+}
