@@ -35,12 +35,27 @@ export interface ApprovalDeps {
   bundleOf: (agentId: string, revision: number) => Promise<Bundle>;
 }
 
-/** A session waits while its turn waits for an answer, and runs again when the answer (or expiry) comes. */
-async function setWaiting(client: Parameters<typeof appendEvents>[0], sessionId: string, waiting: boolean): Promise<void> {
-  await client.query(`UPDATE sessions SET status = $2, updated_at = now() WHERE id = $1 AND status = $3`, [
-    sessionId,
-    waiting ? 'waiting' : 'running',
-    waiting ? 'running' : 'waiting',
+/**
+ * A session waits while its turn (or its workflow run) waits for an answer. When the answer (or the
+ * expiry) comes, a turn's session runs again; a run's session is idle until its next node starts.
+ */
+async function setWaiting(
+  client: Parameters<typeof appendEvents>[0],
+  approval: Approval & { sessionId: string },
+  waiting: boolean,
+): Promise<void> {
+  const [to, from] =
+    approval.source === 'tool'
+      ? waiting
+        ? ['waiting', ['running']]
+        : ['running', ['waiting']]
+      : waiting
+        ? ['waiting', ['idle', 'running']]
+        : ['idle', ['waiting']];
+  await client.query(`UPDATE sessions SET status = $2, updated_at = now() WHERE id = $1 AND status = ANY($3)`, [
+    approval.sessionId,
+    to,
+    from,
   ]);
 }
 
@@ -78,7 +93,7 @@ export function approvalActivities(deps: ApprovalDeps) {
           channels: channels.map((channel) => ({ provider: channel.provider, answerVia: channel.answerVia })),
         });
         if (!created || approval.sessionId === null) return;
-        if (waitsInTurn(approval)) await setWaiting(client, approval.sessionId, true);
+        if (waitsInTurn(approval)) await setWaiting(client, approval, true);
         await appendEvents(client, approval.sessionId, [
           {
             type: 'approval.requested',
@@ -105,7 +120,7 @@ export function approvalActivities(deps: ApprovalDeps) {
       return inTransaction(db, async (client) => {
         const { approval, changed } = await markAnswered(client, input);
         if (changed && approval.sessionId !== null) {
-          if (waitsInTurn(approval)) await setWaiting(client, approval.sessionId, false);
+          if (waitsInTurn(approval)) await setWaiting(client, approval, false);
           await appendEvents(client, approval.sessionId, [
             {
               type: 'approval.answered',
@@ -128,7 +143,7 @@ export function approvalActivities(deps: ApprovalDeps) {
       return inTransaction(db, async (client) => {
         const { approval, changed } = await markExpired(client, input.approvalId);
         if (changed && approval.sessionId !== null) {
-          if (waitsInTurn(approval)) await setWaiting(client, approval.sessionId, false);
+          if (waitsInTurn(approval)) await setWaiting(client, approval, false);
           await appendEvents(client, approval.sessionId, [
             { type: 'approval.expired', data: { approvalId: approval.id, expiredAt: approval.expiredAt!.toISOString() } },
           ]);

@@ -11,6 +11,8 @@ import { revisionCache } from './turn/revision-cache.ts';
 import { createStorage } from '../lib/storage.ts';
 import { webhookActivities } from './webhooks.ts';
 import { approvalActivities } from './approvals.ts';
+import { scheduleActivities } from './schedules.ts';
+import { triggerActivities } from './triggers.ts';
 
 export interface ActivityDeps {
   db: Db;
@@ -29,6 +31,8 @@ export function createActivities(deps: ActivityDeps) {
     ...toolActivities({ bundleOf }),
     ...webhookActivities(deps),
     ...approvalActivities({ ...deps, bundleOf }),
+    ...scheduleActivities(deps),
+    ...triggerActivities({ db: deps.db, taskQueue: deps.config.taskQueue, bundleOf }),
   };
 }
 

@@ -23,6 +23,7 @@ import { webhookRoutes } from './routes/webhooks.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { approvalLinkRoutes } from './routes/approval-links.ts';
 import { inboundRoutes } from './routes/inbound.ts';
+import { triggerRoutes } from './routes/triggers.ts';
 
 export interface App {
   app: Express;
@@ -40,6 +41,8 @@ export function createApp(deps: ApiDeps): App {
   app.use('/deploy', express.text({ limit: limits.jsonBodyBytes, type: DEPLOY_CONTENT_TYPES }));
   // Inbound provider replies are authenticated by signatures over the exact bytes received.
   app.use('/inbound', express.raw({ limit: limits.jsonBodyBytes, type: () => true }));
+  // A webhook trigger takes any text body; it is decoded (and JSON checked) by its route.
+  app.use('/trigger', express.raw({ limit: deps.config.triggers.bodyBytes, type: () => true }));
   app.use(express.json({ limit: limits.jsonBodyBytes, type: ['application/json', 'application/*+json'] }));
   // The answer page's buttons post an HTML form.
   app.use('/approval', express.urlencoded({ limit: limits.jsonBodyBytes, extended: false }));
@@ -60,6 +63,7 @@ export function createApp(deps: ApiDeps): App {
     ...approvalRoutes(deps),
     ...approvalLinkRoutes(deps),
     ...inboundRoutes(deps),
+    ...triggerRoutes(deps),
     ...schemaRoutes(),
     ...metaRoutes(deps, () => routes),
   );

@@ -78,7 +78,7 @@ export function mountRoutes(router: Router, routes: RouteDef[], options: MountOp
       let body: unknown = undefined;
       if (checkBody) {
         const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
-        if (hasBody && !req.is(contentTypes)) {
+        if (hasBody && !contentTypes.includes('*/*') && !req.is(contentTypes)) {
           throw new UnsupportedMediaTypeError(`Send the body as ${contentTypes.join(' or ')}`);
         }
         body = checkBody(hasBody ? req.body : route.body?.required ? undefined : {});

@@ -3,8 +3,9 @@
 import type { Db } from '../store/db.ts';
 import type { Principal } from '../store/api-keys.ts';
 import { getSession, type Session } from '../store/sessions.ts';
-import { ForbiddenError, GoneError, NotFoundError } from '../lib/errors.ts';
+import { ConflictError, ForbiddenError, GoneError, NotFoundError } from '../lib/errors.ts';
 import { isAgentDeleted } from '../store/agents.ts';
+import { runningRunOfSession } from '../store/workflow-runs.ts';
 
 export async function loadOwnedSession(db: Db, principal: Principal | undefined, id: string): Promise<Session> {
   const session = await getSession(db, id);
@@ -19,5 +20,13 @@ export async function loadWritableSession(db: Db, principal: Principal | undefin
   if (await isAgentDeleted(db, session.agentId)) {
     throw new GoneError('The agent of this session was deleted; the session can be read but not changed');
   }
+  return session;
+}
+
+/** A session that takes sends, reverts and regenerations: writable, and not driven by a running workflow run. */
+export async function loadSendableSession(db: Db, principal: Principal | undefined, id: string): Promise<Session> {
+  const session = await loadWritableSession(db, principal, id);
+  const run = await runningRunOfSession(db, session.id);
+  if (run) throw new ConflictError(`Workflow run ${run.id} drives this session until it ends (GET /run/${run.id})`);
   return session;
 }

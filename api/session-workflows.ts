@@ -1,7 +1,8 @@
 // The API's side of the session workflow: a send and a revert are Updates-with-Start (starting the
 // session's workflow if it is not running), an abort an Update. The API never runs a turn itself.
 import { randomUUID } from 'node:crypto';
-import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { updateSessionWithStart } from '../lib/session-client.ts';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import {
   abortUpdate,
@@ -14,14 +15,9 @@ import {
   type SendInput,
   type SendResult,
 } from '../workflows/session.ts';
-import type { sessionWorkflow } from '../workflows/session.ts';
 import type { ApiDeps } from './context.ts';
 import type { Session } from '../store/sessions.ts';
 import { ConflictError, NotFoundError, ValidationError, type ServiceError } from '../lib/errors.ts';
-import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attributes.ts';
-
-/** A send can race with the session workflow ending on its idle timer; a retry starts a new run. */
-const SEND_ATTEMPTS = 3;
 
 function causeMessage(error: unknown): string {
   let current: unknown = error;
@@ -66,36 +62,11 @@ async function updateWithStart<Ret, Args extends [unknown]>(
   updateId: string,
   busyMessage: string,
 ): Promise<Ret> {
-  for (let attempt = 1; ; attempt++) {
-    const start = new WithStartWorkflowOperation<typeof sessionWorkflow>('sessionWorkflow', {
-      workflowId: sessionWorkflowId(session.id),
-      taskQueue: deps.config.taskQueue,
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      args: [
-        {
-          sessionId: session.id,
-          userId: session.userId,
-          agentId: session.agentId,
-          revision: session.revision,
-          settings: deps.config.turns,
-        },
-      ],
-      typedSearchAttributes: [
-        { key: SessionIdKey, value: session.id },
-        { key: AgentIdKey, value: session.agentId },
-        { key: UserIdKey, value: session.userId },
-        { key: KindKey, value: 'session' },
-      ],
-      staticSummary: `Session ${session.id}`,
-      staticDetails: `Orders the turns of session ${session.id} (agent ${session.agentId}, revision ${session.revision}).`,
-    });
-    try {
-      return await deps.temporal.client.workflow.executeUpdateWithStart(update, { args, updateId, startWorkflowOperation: start });
-    } catch (error) {
-      const problem = updateProblem(error, busyMessage);
-      if (problem) throw problem;
-      if (attempt >= SEND_ATTEMPTS) throw error;
-    }
+  const target = { client: deps.temporal.client, taskQueue: deps.config.taskQueue, settings: deps.config.turns };
+  try {
+    return await updateSessionWithStart(target, session, update, args, updateId);
+  } catch (error) {
+    throw updateProblem(error, busyMessage) ?? error;
   }
 }
 

@@ -38,6 +38,9 @@ export interface Config {
   };
   /** Approval channel providers: API base URLs (so tests reach local fakes) and timeouts. */
   channels: ChannelSettings;
+  schedules: { catchupWindowMs: number };
+  /** Webhook triggers: the largest body, and firings per trigger in one rate-limit window. */
+  triggers: { bodyBytes: number; rateLimitPoints: number };
 }
 
 export interface WebhookSettings {
@@ -183,6 +186,11 @@ export function loadConfig(env: Env = process.env): Config {
       maxSubscriptionsPerUser: int(env, 'WEBHOOK_SUBSCRIPTIONS_PER_USER', 20, 1),
     },
     approvals: { ...approvalSettings, maxWaitSeconds: int(env, 'APPROVAL_MAX_WAIT_SECONDS', 60, 1) },
+    schedules: { catchupWindowMs: int(env, 'SCHEDULE_CATCHUP_WINDOW_MS', 5 * 60_000, 1_000) },
+    triggers: {
+      bodyBytes: int(env, 'TRIGGER_BODY_LIMIT_BYTES', 1024 * 1024, 1),
+      rateLimitPoints: int(env, 'TRIGGER_RATE_LIMIT_POINTS', 60, 1),
+    },
     channels: {
       slackApiBaseUrl: httpUrl(env, 'SLACK_API_BASE_URL') ?? 'https://slack.com/api',
       telegramApiBaseUrl: httpUrl(env, 'TELEGRAM_API_BASE_URL') ?? 'https://api.telegram.org',

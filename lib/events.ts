@@ -58,6 +58,18 @@ export interface EventData {
   };
   'approval.answered': { approvalId: string; choice: string; note: string | null; via: string; answeredAt: string };
   'approval.expired': { approvalId: string; expiredAt: string };
+  /** The session was opened by a trigger (cron or webhook) or a workflow run started through the API. */
+  'trigger.fired': {
+    trigger: { kind: 'cron' | 'webhook' | 'api'; index?: number; expression?: string; timezone?: string };
+    firedAt: string;
+    workflow?: string;
+    runId?: string;
+  };
+  'workflow.started': { runId: string; workflow: string; input: string | null };
+  /** The run entered a node. */
+  'workflow.node': { runId: string; nodeId: string; nodeType: 'agent' | 'approval' | 'end' };
+  'workflow.completed': { runId: string; outputs: Record<string, unknown> };
+  'workflow.failed': { runId: string; error: string };
 }
 
 export type EventType = keyof EventData;

@@ -5,6 +5,7 @@ import { hmacSha256 } from './crypto.ts';
 import type { MasterKey } from './master-key.ts';
 import { ALPHABET } from './ids.ts';
 import type { Trigger } from './bundle/index.ts';
+import { scheduleId } from './triggers.ts';
 
 export function generatedSuffix(masterKey: MasterKey, agentId: string, index: number): string {
   const digest = hmacSha256(masterKey.derive('trigger-suffix-v1'), `${agentId}:${index}`);
@@ -19,6 +20,7 @@ export interface TriggerView {
   expression?: string;
   timezone?: string;
   workflow?: string;
+  scheduleId?: string;
 }
 
 export function describeTriggers(
@@ -30,7 +32,13 @@ export function describeTriggers(
   return triggers.map((trigger, index) => {
     const workflow = trigger.workflow ? { workflow: trigger.workflow } : {};
     if (trigger.kind === 'cron') {
-      return { kind: 'cron', expression: trigger.expression, ...(trigger.timezone ? { timezone: trigger.timezone } : {}), ...workflow };
+      return {
+        kind: 'cron',
+        expression: trigger.expression,
+        timezone: trigger.timezone ?? 'UTC',
+        scheduleId: scheduleId(ids.agentId, index),
+        ...workflow,
+      };
     }
     const suffix = trigger.suffix ?? generatedSuffix(masterKey, ids.agentId, index);
     return { kind: 'webhook', url: `${baseUrl}/trigger/${ids.userId}/${ids.agentId}/${suffix}`, ...workflow };

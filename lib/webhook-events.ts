@@ -40,6 +40,15 @@ export interface WebhookEventData {
   };
   'approval.answered': ApprovalData & { choice: string; note: string | null; answeredAt: string };
   'approval.expired': ApprovalData & { expiredAt: string };
+  /** A cron or webhook trigger fired (or a run was started): a fresh session is working on it. */
+  'trigger.fired': {
+    agentId: string;
+    sessionId: string;
+    trigger: { kind: 'cron' | 'webhook' | 'api'; index?: number; expression?: string; timezone?: string };
+    firedAt: string;
+    workflow: string | null;
+    runId: string | null;
+  };
 }
 
 interface ApprovalData {

@@ -58,11 +58,11 @@ export async function createSession(db: Db, input: { userId: string; agentId: st
 /** Inserts a session and its `session.created` event (naming its origin when it is a fork), in the caller's transaction. */
 export async function insertSession(
   client: DbClient,
-  input: { userId: string; agentId: string; revision: number; forkedFrom?: string },
+  input: { userId: string; agentId: string; revision: number; forkedFrom?: string; id?: string },
 ): Promise<Session> {
   const { rows } = await client.query<SessionRow>(
     'INSERT INTO sessions (id, user_id, agent_id, revision, forked_from) VALUES ($1, $2, $3, $4, $5) RETURNING *',
-    [newId('ses'), input.userId, input.agentId, input.revision, input.forkedFrom ?? null],
+    [input.id ?? newId('ses'), input.userId, input.agentId, input.revision, input.forkedFrom ?? null],
   );
   const session = rows[0]!;
   const data = { agentId: input.agentId, revision: input.revision, ...(input.forkedFrom ? { forkedFrom: input.forkedFrom } : {}) };

@@ -5,3 +5,6 @@ export { sessionWorkflow } from './session.ts';
 export { turnWorkflow } from './turn.ts';
 export { deliveryWorkflow } from './delivery.ts';
 export { approvalWorkflow } from './approval.ts';
+export { triggerRunWorkflow } from './trigger.ts';
+export { graphRunWorkflow } from './graph.ts';
+export { schedulesWorkflow } from './schedules.ts';

@@ -67,4 +67,6 @@ export interface TurnOutcome {
   status: 'completed' | 'failed' | 'aborted';
   usage: TokenUsage;
   costUsd: number | null;
+  /** The text of the turn's last model step: its answer (a workflow graph passes it on). */
+  reply?: string;
 }

@@ -41,6 +41,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
 
   const usage = { inputTokens: 0, outputTokens: 0 };
   let costUsd: number | null = null;
+  let reply = '';
   // Messages belong to the user message's turn (see TurnInput.userMessageId); events name turnId.
   const regenerated = input.userMessageId ? { userMessageId: input.userMessageId } : {};
   try {
@@ -50,6 +51,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       usage.inputTokens += result.usage.inputTokens;
       usage.outputTokens += result.usage.outputTokens;
       if (result.costUsd !== null) costUsd = (costUsd ?? 0) + result.costUsd;
+      reply = result.text;
       if (result.toolCalls.length === 0) break;
       const results: ToolResultPart[] = [];
       const runTool = (call: ToolCall): Promise<ToolResultPart> =>
@@ -61,7 +63,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       await book.recordToolResults({ sessionId: input.sessionId, turnId, messageId: messageId(), results });
     }
     await book.completeTurn({ sessionId: input.sessionId, turnId: input.turnId, usage, costUsd });
-    return { status: 'completed', usage, costUsd };
+    return { status: 'completed', usage, costUsd, reply };
   } catch (error) {
     if (isCancellation(error)) {
       await CancellationScope.nonCancellable(() =>

@@ -5,6 +5,7 @@ import { deleteAgent, findAgent, getRevision, listAgents, listRevisions, type Ag
 import { NotFoundError } from '../../lib/errors.ts';
 import { describeTriggers } from '../../lib/trigger-urls.ts';
 import { publicBaseUrl } from '../public-url.ts';
+import { reconcileSchedules } from '../schedule-reconcile.ts';
 import type { Principal } from '../../store/api-keys.ts';
 
 const agentSummary = {
@@ -79,7 +80,14 @@ export function agentRoutes(deps: ApiDeps) {
                 type: 'array',
                 items: {
                   type: 'object',
-                  properties: { kind: { enum: ['webhook', 'cron'] }, url: { type: 'string' }, expression: { type: 'string' } },
+                  properties: {
+                    kind: { enum: ['webhook', 'cron'] },
+                    url: { type: 'string', description: 'Webhook triggers: POST here (no key; the URL is the secret)' },
+                    expression: { type: 'string' },
+                    timezone: { type: 'string' },
+                    scheduleId: { type: 'string', description: 'Cron triggers: the Temporal Schedule (Web UI, Schedules)' },
+                    workflow: { type: 'string' },
+                  },
                 },
               },
             },
@@ -161,6 +169,8 @@ export function agentRoutes(deps: ApiDeps) {
         const agent = await deleteAgent(deps.db, principal!.userId, params.name!);
         if (!agent) throw new NotFoundError(`You have no agent named "${params.name}"`);
         req.log.info({ agentId: agent.id }, 'agent deleted');
+        const deleted = await getRevision(deps.db, agent.id, agent.revision);
+        await reconcileSchedules(deps, agent.id, [deleted?.bundle], 'The agent is deleted');
         return { status: 204 };
       },
     }),

@@ -4,7 +4,8 @@
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { validateBundle } from '../../lib/bundle/index.ts';
-import { deployRevision } from '../../store/agents.ts';
+import { deployRevision, getRevision } from '../../store/agents.ts';
+import { reconcileSchedules } from '../schedule-reconcile.ts';
 import { secretKeys } from '../../store/secrets.ts';
 import { PROBLEM_CONTENT_TYPE } from '../middleware/problem.ts';
 
@@ -70,6 +71,8 @@ export function deployRoutes(deps: ApiDeps) {
           warnings: result.warnings,
         });
         req.log.info({ agentId: agent.id, revision: agent.revision }, 'deployed');
+        const replaced = created ? undefined : await getRevision(deps.db, agent.id, agent.revision - 1);
+        await reconcileSchedules(deps, agent.id, [result.bundle, replaced?.bundle], `Revision ${agent.revision} is stored`);
         return { status: created ? 201 : 200, body: { ok: true, agentId: agent.id, revision: agent.revision, warnings: result.warnings } };
       },
     }),

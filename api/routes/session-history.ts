@@ -9,7 +9,7 @@ import type { Session } from '../../store/sessions.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ModelOverride } from '../../workflows/turn-types.ts';
-import { loadWritableSession } from '../session-access.ts';
+import { loadSendableSession, loadWritableSession } from '../session-access.ts';
 import { revertInSession } from '../session-workflows.ts';
 import { answerTurn, TURN_ACCEPTED_SCHEMA, TURN_ENDED_SCHEMA } from '../turn-answer.ts';
 import { MODEL_OVERRIDE_SCHEMA } from './sessions.ts';
@@ -77,7 +77,7 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
         410: { description: 'The agent of this session was deleted' },
       },
       async handle({ params, body, principal }) {
-        const session = await loadWritableSession(deps.db, principal, params.id!);
+        const session = await loadSendableSession(deps.db, principal, params.id!);
         await revertTarget(deps, session, body.messageId);
         const { reverted } = await revertInSession(deps, session, { messageId: body.messageId });
         return { status: 200, body: { reverted } };
@@ -130,7 +130,7 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
         410: { description: 'The agent of this session was deleted' },
       },
       async handle({ req, res, params, body, query, principal }) {
-        const session = await loadWritableSession(deps.db, principal, params.id!);
+        const session = await loadSendableSession(deps.db, principal, params.id!);
         const message = await revertTarget(deps, session, body.assistantMessageId);
         if (message.role !== 'assistant') {
           const detail = `Message "${message.id}" is a ${message.role} message; only an assistant reply can be regenerated`;

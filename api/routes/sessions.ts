@@ -9,7 +9,7 @@ import { newId } from '../../lib/ids.ts';
 import { PROVIDER_IDS } from '../../lib/bundle/index.ts';
 import type { MessagePart } from '../../lib/events.ts';
 import type { IfBusy } from '../../workflows/session.ts';
-import { loadOwnedSession, loadWritableSession } from '../session-access.ts';
+import { loadOwnedSession, loadSendableSession } from '../session-access.ts';
 import { abortSession, sendToSession } from '../session-workflows.ts';
 import { answerTurn, TURN_ACCEPTED_SCHEMA, TURN_ENDED_SCHEMA } from '../turn-answer.ts';
 import { checkFileParts } from '../file-parts.ts';
@@ -199,7 +199,7 @@ export function sessionRoutes(deps: ApiDeps) {
         410: { description: 'The agent of this session was deleted' },
       },
       async handle({ req, res, params, body, query, principal }) {
-        const session = await loadWritableSession(deps.db, principal, params.id!);
+        const session = await loadSendableSession(deps.db, principal, params.id!);
         const parts = await checkFileParts(deps.db, session.id, body.parts);
         const messageId = newId('msg');
         const { seq } = await sendToSession(deps, session, {

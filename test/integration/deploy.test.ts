@@ -126,7 +126,7 @@ describe('deploy', () => {
     const prefix = `/trigger/${user.userId}/${deployed.body.agentId}/`;
     expect(first[0]!.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+${prefix}hook-1$`));
     expect(first[1]!.url).toMatch(new RegExp(`${prefix}[0-9a-z]{26}$`));
-    expect(first[2]).toEqual({ kind: 'cron', expression: '@daily' });
+    expect(first[2]).toEqual({ kind: 'cron', expression: '@daily', timezone: 'UTC', scheduleId: `cron:${deployed.body.agentId}:2` });
     await deploy(bundleText(name, `${triggers} "instructions": "v2",`));
     expect((await read())[1]!.url).toBe(first[1]!.url);
   });

@@ -1,0 +1,142 @@
+// Reconciling an agent's cron triggers with Temporal Schedules: the desired set is the current
+// revision's cron triggers (none once the agent is deleted), one schedule each with a deterministic
+// id. agent_schedules remembers every schedule that may exist: a row goes in before its schedule is
+// created and out after it is deleted, so a reconcile cut short anywhere is finished by the next.
+import { Context } from '@temporalio/activity';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleOptionsAction,
+} from '@temporalio/client';
+import type { Db } from '../store/db.ts';
+import type { Config } from '../lib/config.ts';
+import { getRevision } from '../store/agents.ts';
+import { parseCron } from '../lib/cron.ts';
+import { scheduleId, type TriggerRunInput } from '../lib/triggers.ts';
+import { AgentIdKey, KindKey, UserIdKey } from '../lib/search-attributes.ts';
+
+interface DesiredSchedule {
+  id: string;
+  expression: string;
+  timezone: string;
+  note: string;
+  input: TriggerRunInput;
+}
+
+async function desiredSchedules(db: Db, config: Config, agentId: string): Promise<DesiredSchedule[]> {
+  const { rows } = await db.query<{ user_id: string; name: string; current_revision: number; deleted: boolean }>(
+    'SELECT user_id, name, current_revision, deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1',
+    [agentId],
+  );
+  const agent = rows[0];
+  if (!agent || agent.deleted) return [];
+  const revision = await getRevision(db, agentId, agent.current_revision);
+  if (!revision) return [];
+  const desired: DesiredSchedule[] = [];
+  revision.bundle.triggers.forEach((trigger, index) => {
+    if (trigger.kind !== 'cron') return;
+    const parsed = parseCron(trigger.expression);
+    if (!parsed.ok) return;
+    const timezone = trigger.timezone ?? 'UTC';
+    desired.push({
+      id: scheduleId(agentId, index),
+      expression: parsed.canonical,
+      timezone,
+      note: `Cron trigger ${index} of agent "${agent.name}" (revision ${revision.revision}): ${trigger.expression} ${timezone}`,
+      input: {
+        userId: agent.user_id,
+        agentId,
+        revision: revision.revision,
+        trigger: { kind: 'cron', index, expression: trigger.expression, timezone },
+        payload: trigger.message ?? null,
+        ...(trigger.workflow ? { workflow: trigger.workflow } : {}),
+        settings: config.turns,
+      },
+    });
+  });
+  return desired;
+}
+
+function action(config: Config, schedule: DesiredSchedule): ScheduleOptionsAction {
+  return {
+    type: 'startWorkflow',
+    workflowType: 'triggerRunWorkflow',
+    // Temporal appends the nominal time, so every firing has an id of its own.
+    workflowId: `trigger:${schedule.id}`,
+    taskQueue: config.taskQueue,
+    args: [schedule.input],
+    typedSearchAttributes: [
+      { key: AgentIdKey, value: schedule.input.agentId },
+      { key: UserIdKey, value: schedule.input.userId },
+      { key: KindKey, value: 'trigger' },
+    ],
+    staticSummary: schedule.note,
+  };
+}
+
+export function scheduleActivities(deps: { db: Db; config: Config }) {
+  const { db, config } = deps;
+  const policies = {
+    // Each firing opens a session of its own, so firings never get in each other's way.
+    overlap: ScheduleOverlapPolicy.ALLOW_ALL,
+    // After an outage, firings missed by longer than this are skipped rather than run late in a burst.
+    catchupWindow: config.schedules.catchupWindowMs,
+  };
+
+  return {
+    /** Makes the agent's schedules match its current revision; safe to run any number of times. */
+    async reconcileSchedules(input: { agentId: string }): Promise<{ active: string[]; removed: string[] }> {
+      const client: Client = Context.current().client;
+      const desired = await desiredSchedules(db, config, input.agentId);
+      const { rows } = await db.query<{ schedule_id: string }>('SELECT schedule_id FROM agent_schedules WHERE agent_id = $1', [
+        input.agentId,
+      ]);
+      for (const schedule of desired) {
+        await db.query('INSERT INTO agent_schedules (agent_id, schedule_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+          input.agentId,
+          schedule.id,
+        ]);
+        const spec = { cronExpressions: [schedule.expression], timezone: schedule.timezone };
+        try {
+          await client.schedule.create({
+            scheduleId: schedule.id,
+            spec,
+            action: action(config, schedule),
+            policies,
+            typedSearchAttributes: [
+              { key: AgentIdKey, value: schedule.input.agentId },
+              { key: UserIdKey, value: schedule.input.userId },
+              { key: KindKey, value: 'schedule' },
+            ],
+            state: { note: schedule.note },
+          });
+        } catch (error) {
+          if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+          // Updated in place: an operator's pause in the Web UI is kept.
+          await client.schedule.getHandle(schedule.id).update((previous) => ({
+            ...previous,
+            spec,
+            action: action(config, schedule),
+            policies,
+            state: { ...previous.state, note: schedule.note },
+          }));
+        }
+      }
+      const wanted = new Set(desired.map((schedule) => schedule.id));
+      const removed: string[] = [];
+      for (const { schedule_id: id } of rows) {
+        if (wanted.has(id)) continue;
+        try {
+          await client.schedule.getHandle(id).delete();
+        } catch (error) {
+          if (!(error instanceof ScheduleNotFoundError)) throw error;
+        }
+        await db.query('DELETE FROM agent_schedules WHERE agent_id = $1 AND schedule_id = $2', [input.agentId, id]);
+        removed.push(id);
+      }
+      return { active: [...wanted], removed };
+    },
+  };
+}

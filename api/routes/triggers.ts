@@ -1,0 +1,232 @@
+// Firing an agent from outside: webhook trigger URLs (public: the URL is the secret) and runs of a
+// workflow graph through the API. Either way a fresh session is opened here, so the ids answered
+// are readable at once, and a trigger workflow (`trigger:<sessionId>`) does the rest durably:
+// `trigger.fired`, then the first message or the run.
+import type { Request } from 'express';
+import { defineRoute } from '../route.ts';
+import type { ApiDeps } from '../context.ts';
+import { findAgent, getRevision } from '../../store/agents.ts';
+import { openTriggeredSession } from '../../store/triggered-sessions.ts';
+import { getRun } from '../../store/workflow-runs.ts';
+import { ForbiddenError, NotFoundError, UnsupportedMediaTypeError, ValidationError } from '../../lib/errors.ts';
+import { isId, newId } from '../../lib/ids.ts';
+import { safeEqual } from '../../lib/crypto.ts';
+import { generatedSuffix } from '../../lib/trigger-urls.ts';
+import { triggerRunWorkflowId, type TriggerRef, type TriggerRunInput } from '../../lib/triggers.ts';
+import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../../lib/search-attributes.ts';
+import type { triggerRunWorkflow } from '../../workflows/trigger.ts';
+import { createRateLimiter } from '../middleware/rate-limit.ts';
+
+/** One answer for every wrong part, so a stranger learns nothing about which part was wrong. */
+const UNKNOWN_TRIGGER = 'There is no trigger at this address';
+
+const MAX_RUN_INPUT_CHARS = 200_000;
+
+/** The body as text: JSON stays the JSON text it was; bytes that are not UTF-8 are refused. */
+function bodyText(req: Request): string | null {
+  const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  if (raw.length === 0) return null;
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    throw new UnsupportedMediaTypeError('The body must be text (UTF-8), e.g. JSON, plain text or a form');
+  }
+  if (req.is(['application/json', 'application/*+json'])) {
+    try {
+      JSON.parse(text);
+    } catch {
+      throw new ValidationError('The body is not valid JSON', [{ path: '', message: 'is not valid JSON' }]);
+    }
+  }
+  return text;
+}
+
+export function triggerRoutes(deps: ApiDeps) {
+  const perTrigger = createRateLimiter({
+    db: deps.db,
+    points: deps.config.triggers.rateLimitPoints,
+    windowSeconds: deps.config.limits.rateLimitWindowSeconds,
+    prefix: 'trigger',
+  });
+
+  async function fire(input: Omit<TriggerRunInput, 'sessionId' | 'settings'> & { firedAt: string }) {
+    const sessionId = newId('ses');
+    const runId = input.workflow ? newId('run') : undefined;
+    const messageId = input.workflow ? undefined : newId('msg');
+    await openTriggeredSession(deps.db, {
+      sessionId,
+      userId: input.userId,
+      agentId: input.agentId,
+      revision: input.revision,
+      fired: {
+        trigger: input.trigger,
+        firedAt: input.firedAt,
+        ...(input.workflow ? { workflow: input.workflow } : {}),
+        ...(runId ? { runId } : {}),
+      },
+      ...(input.workflow && runId ? { run: { runId, workflow: input.workflow, input: input.payload } } : {}),
+    });
+    await deps.temporal.client.workflow.start<typeof triggerRunWorkflow>('triggerRunWorkflow', {
+      workflowId: triggerRunWorkflowId(sessionId),
+      taskQueue: deps.config.taskQueue,
+      args: [{ ...input, sessionId, ...(runId ? { runId } : {}), ...(messageId ? { messageId } : {}), settings: deps.config.turns }],
+      typedSearchAttributes: [
+        { key: SessionIdKey, value: sessionId },
+        { key: AgentIdKey, value: input.agentId },
+        { key: UserIdKey, value: input.userId },
+        { key: KindKey, value: 'trigger' },
+      ],
+      staticSummary: `${input.trigger.kind} trigger of agent ${input.agentId} → session ${sessionId}`,
+    });
+    return { sessionId, ...(messageId ? { messageId } : {}), ...(runId ? { runId } : {}) };
+  }
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/trigger/:userId/:agentId/:suffix',
+      summary: 'Fire a webhook trigger: the body becomes the first user message of a fresh session',
+      description:
+        'Public: the URL is the secret (GET /agent/<name> lists it). Any text body (JSON is kept as its JSON text, ' +
+        'malformed JSON with a JSON content type is 400, bytes that are not UTF-8 are 415); an empty body still fires. ' +
+        'Answers 202 {sessionId, messageId} (with a trigger that names a workflow, {sessionId, runId}). ' +
+        'A wrong user id, agent id or suffix is the same 404. Rate limited per trigger (TRIGGER_RATE_LIMIT_POINTS per ' +
+        'window) and per address; bodies beyond TRIGGER_BODY_LIMIT_BYTES are 413.',
+      tag: 'triggers',
+      auth: { kind: 'public' },
+      body: { documentOnly: true, contentTypes: ['*/*'], schema: { description: 'Any text' } },
+      responses: {
+        202: {
+          description: 'Fired; the session works on it',
+          schema: {
+            type: 'object',
+            required: ['sessionId'],
+            properties: { sessionId: { type: 'string' }, messageId: { type: 'string' }, runId: { type: 'string' } },
+          },
+        },
+        404: { description: 'No trigger at this address' },
+        413: { description: 'The body is too large' },
+        415: { description: 'The body is not text' },
+      },
+      async handle({ req, params }) {
+        const { userId, agentId, suffix } = params as { userId: string; agentId: string; suffix: string };
+        if (!isId('usr', userId) || !isId('agt', agentId) || suffix.length > 200) throw new NotFoundError(UNKNOWN_TRIGGER);
+        const { rows } = await deps.db.query<{ user_id: string; current_revision: number; deleted: boolean }>(
+          'SELECT user_id, current_revision, deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1',
+          [agentId],
+        );
+        const agent = rows[0];
+        if (!agent || agent.deleted || agent.user_id !== userId) throw new NotFoundError(UNKNOWN_TRIGGER);
+        const revision = (await getRevision(deps.db, agentId, agent.current_revision))!;
+        const index = revision.bundle.triggers.findIndex(
+          (trigger, position) =>
+            trigger.kind === 'webhook' && safeEqual(trigger.suffix ?? generatedSuffix(deps.masterKey, agentId, position), suffix),
+        );
+        if (index === -1) throw new NotFoundError(UNKNOWN_TRIGGER);
+        await perTrigger.consume(`${agentId}:${index}`);
+        const payload = bodyText(req);
+        const trigger = revision.bundle.triggers[index]!;
+        const ref: TriggerRef = { kind: 'webhook', index };
+        const fired = await fire({
+          userId,
+          agentId,
+          revision: revision.revision,
+          trigger: ref,
+          payload,
+          ...(trigger.workflow ? { workflow: trigger.workflow } : {}),
+          firedAt: new Date().toISOString(),
+        });
+        req.log.info({ agentId, sessionId: fired.sessionId }, 'webhook trigger fired');
+        return { status: 202, body: fired };
+      },
+    }),
+    defineRoute<{ input?: unknown }>({
+      method: 'post',
+      path: '/agent/:name/workflow/:workflow',
+      summary: 'Run a workflow graph of the agent in a fresh session',
+      description:
+        "Runs the graph of the agent's current revision (the run keeps following that revision). `input` (a string, or " +
+        'any JSON, which is passed on as its JSON text) is what prompts reach as {{input}}. Answers 202 {sessionId, runId}; ' +
+        "the run's events (workflow.started, workflow.node, the turns, approvals, workflow.completed or workflow.failed) " +
+        'go to that session, and GET /run/<runId> shows where it is.',
+      tag: 'triggers',
+      auth: { kind: 'scope', scope: 'sessions:write' },
+      body: { schema: { type: 'object', additionalProperties: false, properties: { input: { description: 'Text or JSON' } } } },
+      responses: {
+        202: {
+          description: 'Started',
+          schema: {
+            type: 'object',
+            required: ['sessionId', 'runId'],
+            properties: { sessionId: { type: 'string' }, runId: { type: 'string' } },
+          },
+        },
+        404: { description: 'No such agent or workflow' },
+      },
+      async handle({ body, params, principal }) {
+        const agent = await findAgent(deps.db, principal!.userId, params.name!);
+        if (!agent) throw new NotFoundError(`You have no agent named "${params.name}"`);
+        const revision = (await getRevision(deps.db, agent.id, agent.revision))!;
+        if (!Object.hasOwn(revision.bundle.workflows, params.workflow!))
+          throw new NotFoundError(`Agent "${agent.name}" has no workflow "${params.workflow}"`);
+        const input =
+          body.input === undefined || body.input === null ? null : typeof body.input === 'string' ? body.input : JSON.stringify(body.input);
+        if (input !== null && input.length > MAX_RUN_INPUT_CHARS)
+          throw new ValidationError(`input is longer than ${MAX_RUN_INPUT_CHARS} characters`, [{ path: '/input', message: 'is too long' }]);
+        const fired = await fire({
+          userId: agent.userId,
+          agentId: agent.id,
+          revision: agent.revision,
+          trigger: { kind: 'api' },
+          payload: input,
+          workflow: params.workflow!,
+          firedAt: new Date().toISOString(),
+        });
+        return { status: 202, body: { sessionId: fired.sessionId, runId: fired.runId! } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/run/:id',
+      summary: 'A run of a workflow graph: its status, the node it is at, and what each node gave',
+      tag: 'triggers',
+      auth: { kind: 'scope', scope: 'read' },
+      responses: {
+        200: {
+          description: 'The run',
+          schema: {
+            type: 'object',
+            required: ['id', 'status', 'sessionId', 'workflow', 'revision', 'outputs'],
+            properties: {
+              id: { type: 'string' },
+              status: { enum: ['running', 'completed', 'failed'] },
+              sessionId: { type: 'string' },
+              agentId: { type: 'string' },
+              workflow: { type: 'string' },
+              revision: { type: 'integer' },
+              currentNode: { type: ['string', 'null'] },
+              input: { type: ['string', 'null'] },
+              outputs: {
+                type: 'object',
+                description: 'By node id: {output} of agent nodes, {choice, note} or {expired} of approval nodes',
+              },
+              error: { type: ['string', 'null'] },
+              createdAt: { type: 'string', format: 'date-time' },
+              endedAt: { type: ['string', 'null'], format: 'date-time' },
+            },
+          },
+        },
+        403: { description: "Another user's run" },
+        404: { description: 'No such run' },
+      },
+      async handle({ params, principal }) {
+        const run = isId('run', params.id!) ? await getRun(deps.db, params.id!) : undefined;
+        if (!run) throw new NotFoundError(`There is no run "${params.id}"`);
+        if (run.userId !== principal?.userId) throw new ForbiddenError('This run belongs to another user');
+        const { userId: _userId, ...view } = run;
+        return { status: 200, body: { ...view, createdAt: run.createdAt.toISOString(), endedAt: run.endedAt?.toISOString() ?? null } };
+      },
+    }),
+  ];
+}

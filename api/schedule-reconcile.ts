@@ -1,0 +1,48 @@
+// After a deploy or a deletion, the agent's cron schedules are reconciled by its schedules workflow
+// (`schedules:<agentId>`). The API signals it (Signal-with-Start) and answers: from then on Temporal
+// guarantees the pass, even if this process or the worker restarts. Only when Temporal cannot be
+// reached does the request fail (503); a pass always converges on the current revision, so
+// deploying (or deleting) again finishes the job.
+import type { Bundle } from '../lib/bundle/index.ts';
+import type { ApiDeps } from './context.ts';
+import { reconcileSignal, schedulesWorkflowId, type schedulesWorkflow } from '../workflows/schedules.ts';
+import { AgentIdKey, KindKey } from '../lib/search-attributes.ts';
+import { DependencyUnavailableError } from '../lib/errors.ts';
+
+async function hasSchedules(deps: ApiDeps, agentId: string): Promise<boolean> {
+  const { rowCount } = await deps.db.query('SELECT 1 FROM agent_schedules WHERE agent_id = $1 LIMIT 1', [agentId]);
+  return (rowCount ?? 0) > 0;
+}
+
+/**
+ * Asks for a reconcile when there may be anything to do: one of `bundles` (the new revision and the
+ * one it replaces, or the one just deleted) has cron triggers, or schedules are known from before.
+ * The replaced revision counts because its own reconcile may not have written its rows yet.
+ */
+export async function reconcileSchedules(
+  deps: ApiDeps,
+  agentId: string,
+  bundles: ReadonlyArray<Bundle | undefined>,
+  what: string,
+): Promise<void> {
+  const cron = bundles.some((bundle) => bundle?.triggers.some((trigger) => trigger.kind === 'cron'));
+  if (!cron && !(await hasSchedules(deps, agentId))) return;
+  try {
+    await deps.temporal.client.workflow.signalWithStart<typeof schedulesWorkflow>('schedulesWorkflow', {
+      workflowId: schedulesWorkflowId(agentId),
+      taskQueue: deps.config.taskQueue,
+      args: [{ agentId }],
+      signal: reconcileSignal,
+      typedSearchAttributes: [
+        { key: AgentIdKey, value: agentId },
+        { key: KindKey, value: 'schedules' },
+      ],
+      staticSummary: `Cron schedules of agent ${agentId}`,
+    });
+  } catch (error) {
+    throw new DependencyUnavailableError(
+      `${what}, but its cron schedules could not be updated (${error instanceof Error ? error.message : String(error)}); ` +
+        'deploy again (or delete again) to bring them in line',
+    );
+  }
+}

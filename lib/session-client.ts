@@ -1,0 +1,65 @@
+// Sending to a session's workflow from outside it: an Update-with-Start, so the session workflow is
+// started if it is not running (it ends when idle). Shared by the API (sends, reverts) and by the
+// activities that open sessions for triggers; they map the failures to their own errors.
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { UpdateDefinition } from '@temporalio/common';
+import { sendUpdate, sessionWorkflowId, type SendInput, type SendResult, type sessionWorkflow } from '../workflows/session.ts';
+import type { TurnSettings } from '../workflows/turn-types.ts';
+import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from './search-attributes.ts';
+
+/** A send can race with the session workflow ending on its idle timer; a retry starts a new run. */
+const ATTEMPTS = 3;
+
+export interface SessionTarget {
+  id: string;
+  userId: string;
+  agentId: string;
+  revision: number;
+}
+
+export interface SessionClient {
+  client: Client;
+  taskQueue: string;
+  settings: TurnSettings;
+}
+
+/**
+ * Runs `update` on the session's workflow, starting it if needed. A failed Update (the workflow
+ * refused it) is thrown at once; anything else is tried again, with the same `updateId`, so
+ * Temporal applies the Update once however often it is sent.
+ */
+export async function updateSessionWithStart<Ret, Args extends [unknown]>(
+  target: SessionClient,
+  session: SessionTarget,
+  update: UpdateDefinition<Ret, Args>,
+  args: Args,
+  updateId: string,
+): Promise<Ret> {
+  for (let attempt = 1; ; attempt++) {
+    const start = new WithStartWorkflowOperation<typeof sessionWorkflow>('sessionWorkflow', {
+      workflowId: sessionWorkflowId(session.id),
+      taskQueue: target.taskQueue,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      args: [
+        { sessionId: session.id, userId: session.userId, agentId: session.agentId, revision: session.revision, settings: target.settings },
+      ],
+      typedSearchAttributes: [
+        { key: SessionIdKey, value: session.id },
+        { key: AgentIdKey, value: session.agentId },
+        { key: UserIdKey, value: session.userId },
+        { key: KindKey, value: 'session' },
+      ],
+      staticSummary: `Session ${session.id}`,
+      staticDetails: `Orders the turns of session ${session.id} (agent ${session.agentId}, revision ${session.revision}).`,
+    });
+    try {
+      return await target.client.workflow.executeUpdateWithStart(update, { args, updateId, startWorkflowOperation: start });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError || attempt >= ATTEMPTS) throw error;
+    }
+  }
+}
+
+export function sendToSessionWorkflow(target: SessionClient, session: SessionTarget, send: SendInput): Promise<SendResult> {
+  return updateSessionWithStart(target, session, sendUpdate, [send], `send:${send.messageId}`);
+}

@@ -1,0 +1,142 @@
+// Webhook triggers: POST /trigger/<userId>/<agentId>/<suffix> without a key opens a fresh session
+// whose first user message is the body (JSON kept as its text), answers 202 {sessionId, messageId},
+// and the agent's turn runs. Wrong parts of the URL are all the same 404; limits are enforced.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { call } from '../helpers/request.ts';
+import { verifyWebhook } from '../../lib/webhook-signature.ts';
+import type { SessionEvent } from '../../lib/events.ts';
+
+let env: AgentEnv;
+let hooks: WebhookReceiver;
+let hookSecret: string;
+beforeAll(async () => {
+  env = await startAgentEnv({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', TRIGGER_RATE_LIMIT_POINTS: '3', RATE_LIMIT_WINDOW_SECONDS: '60' });
+  hooks = await startWebhookReceiver();
+  const created = await call<{ secret: string }>(`${env.api.url}/webhook`, {
+    headers: env.user.auth,
+    json: { url: hooks.url, events: ['trigger.fired'] },
+  });
+  hookSecret = created.body.secret;
+});
+afterAll(async () => {
+  await hooks?.close();
+  await env?.close();
+});
+
+async function deployWithTrigger(trigger: Record<string, unknown> = { kind: 'webhook' }) {
+  const { name, agentId } = await env.deploy({ triggers: [trigger] });
+  const agent = await call<{ triggers: Array<{ kind: string; url: string }> }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
+  return { name, agentId, url: agent.body.triggers[0]!.url };
+}
+
+async function fire(url: string, body: string | undefined, contentType?: string) {
+  return call<{ sessionId: string; messageId: string }>(url, {
+    method: 'POST',
+    headers: contentType ? { 'content-type': contentType } : {},
+    ...(body !== undefined ? { body } : {}),
+  });
+}
+
+function firstUserText(events: SessionEvent[]): string | undefined {
+  const created = events.find((event) => event.type === 'message.created' && event.message.role === 'user');
+  if (created?.type !== 'message.created') return undefined;
+  const part = created.message.parts[0];
+  return part?.type === 'text' ? part.text : undefined;
+}
+
+describe('webhook triggers', () => {
+  test('a JSON body becomes the first user message, as its JSON text, and the turn runs', async () => {
+    const { url } = await deployWithTrigger();
+    expect(url).toMatch(new RegExp(`/trigger/${env.user.userId}/agt_[0-9a-z]{26}/[0-9a-z]{26}$`));
+    env.fake.enqueue({ text: 'Order noted.' });
+    const body = '{"order": 1042, "items": ["lamp"]}';
+    const response = await fire(url, body, 'application/json');
+    expect(response.status).toBe(202);
+    expect(response.body).toEqual({ sessionId: expect.stringMatching(/^ses_/), messageId: expect.stringMatching(/^msg_/) });
+    const { sessionId, messageId } = response.body;
+    const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+    expect(events[0]!.type).toBe('session.created');
+    expect(events[1]).toMatchObject({ type: 'trigger.fired', trigger: { kind: 'webhook', index: 0 } });
+    const user = events.find((event) => event.type === 'message.created' && event.message.role === 'user');
+    expect(user).toMatchObject({ message: { id: messageId } });
+    expect(firstUserText(events)).toBe(body);
+    const session = await call<{ messages: unknown[] }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
+    expect(session.status).toBe(200);
+  });
+
+  test('a text body and an empty body', async () => {
+    const { url } = await deployWithTrigger({ kind: 'webhook', suffix: 'plain-text-hook' });
+    expect(url.endsWith('/plain-text-hook')).toBe(true);
+    const text = await fire(url, 'Disk almost full on db-1', 'text/plain');
+    expect(text.status).toBe(202);
+    const textEvents = await env.waitForEvents(text.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+    expect(firstUserText(textEvents)).toBe('Disk almost full on db-1');
+
+    const empty = await fire(url, undefined);
+    expect(empty.status).toBe(202);
+    const emptyEvents = await env.waitForEvents(empty.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+    expect(firstUserText(emptyEvents)).toBe('Webhook trigger fired with an empty body.');
+  });
+
+  test('a wrong suffix, agent id or user id is the same 404; a deleted agent too', async () => {
+    const { name, agentId, url } = await deployWithTrigger();
+    const base = url.slice(0, url.lastIndexOf('/'));
+    const wrongSuffix = await fire(`${base}/aaaaaaaaaaaaaaaaaaaaaaaaaa`, 'x', 'text/plain');
+    const wrongUser = await fire(url.replace(env.user.userId, 'usr_aaaaaaaaaaaaaaaaaaaaaaaaaa'), 'x', 'text/plain');
+    const wrongAgent = await fire(url.replace(agentId, 'agt_aaaaaaaaaaaaaaaaaaaaaaaaaa'), 'x', 'text/plain');
+    for (const response of [wrongSuffix, wrongUser, wrongAgent]) {
+      expect(response.status).toBe(404);
+      expect(response.body).toMatchObject({ detail: 'There is no trigger at this address' });
+    }
+    expect((await call(`${env.api.url}/agent/${name}`, { method: 'DELETE', headers: env.user.auth })).status).toBe(204);
+    expect((await fire(url, 'x', 'text/plain')).status).toBe(404);
+  });
+
+  test('limits: 2 MiB is 413, bytes that are not UTF-8 are 415, malformed JSON is 400', async () => {
+    const { url } = await deployWithTrigger();
+    expect((await fire(url, 'x'.repeat(2 * 1024 * 1024), 'text/plain')).status).toBe(413);
+    const binary = await call(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: Buffer.from([0xff, 0xfe, 0x00, 0x80]),
+    });
+    expect(binary.status).toBe(415);
+    expect((await fire(url, '{"broken": ', 'application/json')).status).toBe(400);
+  });
+
+  test('each trigger has its own rate limit', async () => {
+    const first = await deployWithTrigger();
+    const second = await deployWithTrigger();
+    // TRIGGER_RATE_LIMIT_POINTS is 3 here.
+    const responses = [];
+    for (let i = 0; i < 4; i++) responses.push(await fire(first.url, `event ${i}`, 'text/plain'));
+    expect(responses.map((response) => response.status)).toEqual([202, 202, 202, 429]);
+    const other = await fire(second.url, 'other trigger', 'text/plain');
+    expect(other.status).toBe(202);
+    const fired = [...responses.slice(0, 3), other].map((response) => response.body.sessionId);
+    await Promise.all(fired.map((id) => env.waitForEvents(id, (all) => all.some((event) => event.type === 'turn.completed'))));
+  });
+
+  test('trigger.fired is delivered as a webhook event', async () => {
+    const { agentId, url } = await deployWithTrigger();
+    const response = await fire(url, 'ping', 'text/plain');
+    const deadline = Date.now() + 15_000;
+    let found: { type: string; data: Record<string, unknown> } | undefined;
+    while (!found && Date.now() < deadline) {
+      found = hooks.requests
+        .map((request) =>
+          verifyWebhook<{ type: string; data: Record<string, unknown> }>({
+            secret: hookSecret,
+            headers: request.headers,
+            body: request.body,
+          }),
+        )
+        .find((event) => event.data.sessionId === response.body.sessionId);
+      if (!found) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(found).toMatchObject({ type: 'trigger.fired', data: { agentId, trigger: { kind: 'webhook', index: 0 }, workflow: null } });
+    await env.waitForEvents(response.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+  });
+});

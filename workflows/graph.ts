@@ -1,0 +1,141 @@
+// A run of a workflow graph (`run:<runId>`): the graph of the revision it started on, walked node by
+// node in the run's own session. An agent node is one turn (a child turn workflow, as a session
+// runs them); an approval node is an approval (same record, channels, links and API as ask_my_user)
+// that may wait for days, then follows `next[choice]`, or `onExpired`; an end node, or a node with
+// nowhere to go, completes the run. A failed turn fails the run.
+import {
+  ApplicationFailure,
+  ChildWorkflowCancellationType,
+  executeChild,
+  ParentClosePolicy,
+  proxyActivities,
+  proxyLocalActivities,
+  uuid4,
+  WorkflowIdReusePolicy,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import type { Workflow, WorkflowNode } from '../lib/bundle/types.ts';
+import { renderTemplate, type NodeOutput } from '../lib/graph-template.ts';
+import { approvalWorkflowId } from '../lib/approvals.ts';
+import { idCharsFromHex } from '../lib/id-alphabet.ts';
+import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attributes.ts';
+import { approvalWorkflow } from './approval.ts';
+import { approvalSummary, newApprovalId } from './ask-user.ts';
+import { turnWorkflow } from './turn.ts';
+import type { TurnSettings } from './turn-types.ts';
+
+export interface GraphRunInput {
+  runId: string;
+  userId: string;
+  agentId: string;
+  revision: number;
+  sessionId: string;
+  workflow: string;
+  input: string | null;
+  settings: TurnSettings;
+}
+
+/** A graph may loop (revise, check again); a run that visits this many nodes has lost its way. */
+const MAX_VISITS = 200;
+
+function newMessageId(): string {
+  return `msg_${idCharsFromHex(uuid4().replace(/-/g, '') + uuid4().replace(/-/g, ''))}`;
+}
+
+export async function graphRunWorkflow(
+  run: GraphRunInput,
+): Promise<{ status: 'completed' | 'failed'; outputs: Record<string, NodeOutput> }> {
+  const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
+  const book = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+  const ref = { runId: run.runId, sessionId: run.sessionId };
+  const outputs: Record<string, NodeOutput> = {};
+  const graph: Workflow = await acts.startRun({
+    ...ref,
+    userId: run.userId,
+    agentId: run.agentId,
+    revision: run.revision,
+    workflow: run.workflow,
+    input: run.input,
+  });
+  const attributes = [
+    { key: SessionIdKey, value: run.sessionId },
+    { key: AgentIdKey, value: run.agentId },
+    { key: UserIdKey, value: run.userId },
+  ];
+
+  async function agentNode(nodeId: string, node: Extract<WorkflowNode, { type: 'agent' }>): Promise<string | undefined> {
+    const turnId = newMessageId();
+    const prompt = renderTemplate(node.prompt, { input: run.input, outputs });
+    await book.recordUserMessage({ sessionId: run.sessionId, messageId: turnId, parts: [{ type: 'text', text: prompt }] });
+    const outcome = await executeChild(turnWorkflow, {
+      workflowId: `turn:${run.sessionId}:${turnId}`,
+      args: [
+        { sessionId: run.sessionId, userId: run.userId, agentId: run.agentId, revision: run.revision, turnId, settings: run.settings },
+      ],
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      typedSearchAttributes: [...attributes, { key: KindKey, value: 'turn' }],
+      staticSummary: `Node ${nodeId} of run ${run.runId} (workflow ${run.workflow})`,
+    });
+    if (outcome.status !== 'completed')
+      throw ApplicationFailure.nonRetryable(`Node "${nodeId}": the turn ended ${outcome.status}`, 'NodeFailed');
+    outputs[nodeId] = { output: outcome.reply ?? '' };
+    return node.next;
+  }
+
+  async function approvalNode(nodeId: string, node: Extract<WorkflowNode, { type: 'approval' }>): Promise<string | undefined> {
+    const approvalId = newApprovalId();
+    const question = renderTemplate(node.question, { input: run.input, outputs });
+    const outcome = await executeChild(approvalWorkflow, {
+      workflowId: approvalWorkflowId(approvalId),
+      args: [
+        {
+          approvalId,
+          userId: run.userId,
+          source: 'workflow',
+          agentId: run.agentId,
+          revision: run.revision,
+          sessionId: run.sessionId,
+          request: { question, options: node.options, expiresInMs: node.expiresInMs ?? run.settings.approvals.defaultExpiryMs },
+          settings: run.settings.approvals,
+        },
+      ],
+      // The record outlives the run, as it outlives a turn.
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      cancellationType: ChildWorkflowCancellationType.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [...attributes, { key: KindKey, value: 'approval' }],
+      staticSummary: approvalSummary(question),
+      staticDetails: `Node ${nodeId} of run ${run.runId} (workflow ${run.workflow}). Answer: POST /approval/${approvalId}/answer`,
+    });
+    if (outcome.status === 'expired') {
+      outputs[nodeId] = { expired: true };
+      return node.onExpired;
+    }
+    outputs[nodeId] = { choice: outcome.choice, note: outcome.note };
+    return Object.hasOwn(node.next, outcome.choice) ? node.next[outcome.choice] : undefined;
+  }
+
+  try {
+    let nodeId: string | undefined = graph.start;
+    for (let visits = 1; nodeId !== undefined; visits++) {
+      if (visits > MAX_VISITS) throw ApplicationFailure.nonRetryable(`The run visited ${MAX_VISITS} nodes without ending`, 'RunTooLong');
+      const node: WorkflowNode | undefined = graph.nodes[nodeId];
+      if (!node) throw ApplicationFailure.nonRetryable(`The graph has no node "${nodeId}"`, 'UnknownNode');
+      await book.enterNode({ ...ref, nodeId, nodeType: node.type, outputs });
+      if (node.type === 'end') break;
+      nodeId = node.type === 'agent' ? await agentNode(nodeId, node) : await approvalNode(nodeId, node);
+    }
+  } catch (error) {
+    const message = describe(error);
+    await book.finishRun({ ...ref, status: 'failed', outputs, error: message });
+    return { status: 'failed', outputs };
+  }
+  await book.finishRun({ ...ref, status: 'completed', outputs });
+  return { status: 'completed', outputs };
+}
+
+function describe(error: unknown): string {
+  let current: unknown = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(error);
+}
