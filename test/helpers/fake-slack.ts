@@ -3,6 +3,7 @@
 // with increasing timestamps, or with scripted answers (`{ok: false, error}`, an HTTP status).
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer, waitForCount } from './recorded.ts';
 
 export interface SlackCall {
   method: string;
@@ -68,17 +69,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     enqueue(...answers) {
       script.push(...answers);
     },
-    async waitForCalls(count, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (calls.length < count) {
-        if (Date.now() > deadline) throw new Error(`fake Slack got ${calls.length} calls, not ${count}, within ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      return calls.slice(0, count);
+    waitForCalls(count, timeoutMs = 10_000) {
+      return waitForCount(calls, count, timeoutMs, 'fake Slack');
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeServer(server),
   };
 }

@@ -4,6 +4,7 @@
 // failures (`{ok: false, error_code, description}` under the same HTTP status).
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer, waitForCount } from './recorded.ts';
 
 export interface TelegramCall {
   /** The bot token taken from the path. */
@@ -85,17 +86,9 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     enqueue(...answers) {
       script.push(...answers);
     },
-    async waitForCalls(count, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (calls.length < count) {
-        if (Date.now() > deadline) throw new Error(`fake Telegram got ${calls.length} calls, not ${count}, within ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      return calls.slice(0, count);
+    waitForCalls(count, timeoutMs = 10_000) {
+      return waitForCount(calls, count, timeoutMs, 'fake Telegram');
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeServer(server),
   };
 }

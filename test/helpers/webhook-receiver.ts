@@ -2,6 +2,7 @@
 // body, headers, arrival time) and answers with scripted statuses, 200 once the script runs out.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer, waitForCount } from './recorded.ts';
 
 export interface ReceivedRequest {
   method: string;
@@ -53,17 +54,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     enqueue(...answers) {
       script.push(...answers.map((answer) => (typeof answer === 'number' ? { status: answer } : answer)));
     },
-    async waitForRequests(count, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (requests.length < count) {
-        if (Date.now() > deadline) throw new Error(`the receiver got ${requests.length} requests, not ${count}, within ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      return requests.slice(0, count);
+    waitForRequests(count, timeoutMs = 20_000) {
+      return waitForCount(requests, count, timeoutMs, 'the receiver');
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeServer(server),
   };
 }

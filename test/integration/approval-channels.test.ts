@@ -13,10 +13,10 @@ import { FIRST_MESSAGE_ID, startFakeTelegram, type FakeTelegram, type TelegramCa
 import { startSmtpSink, type SinkMail, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { call } from '../helpers/request.ts';
-import type { SessionEvent } from '../../lib/events.ts';
 import { REPLY_INSTRUCTIONS } from '../../lib/approval-message.ts';
 import { generateWebhookSecret, signWebhook, verifyWebhookSignature } from '../../lib/webhook-signature.ts';
 import { slackSignature } from '../../api/inbound/slack.ts';
+import { askInTurn as askInSharedTurn } from '../helpers/ask-in-turn.ts';
 
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 /** The Slack channel whose fake answers invalid_auth: its calls take no ts from the fake's numbering. */
@@ -114,18 +114,9 @@ interface Asked {
 
 /** A new agent with these channels and grants, a session, and a turn whose model calls ask_my_user. */
 async function askInTurn(bundle: Record<string, unknown>, question: string, options: string[]): Promise<Asked> {
-  const callId = `call_${unique()}`;
-  const sessionId = await env.newSession(bundle);
-  env.fake.enqueue({ toolCalls: [{ id: callId, name: 'ask_my_user', arguments: { question, options } }] }, { text: 'Noted.' });
-  const sent = await call(`${env.api.url}/session/${sessionId}?async=1`, {
-    headers: env.user.auth,
-    json: { parts: [{ type: 'text', text: 'Ask me.' }] },
-  });
-  expect(sent.status).toBe(202);
-  const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'approval.requested'));
-  const requested = events.find((event) => event.type === 'approval.requested') as Extract<SessionEvent, { type: 'approval.requested' }>;
-  expect(requested).toMatchObject({ question, options });
-  return { sessionId, approvalId: requested.approvalId, callId };
+  const asked = await askInSharedTurn(env, { bundle, input: { question, options }, callId: `call_${unique()}`, reply: 'Noted.' });
+  expect(asked.requested).toMatchObject({ question, options });
+  return { sessionId: asked.sessionId, approvalId: asked.requested.approvalId, callId: asked.callId };
 }
 
 /** An approval asked through the API on behalf of a newly deployed agent (no turn, no model). */

@@ -7,10 +7,10 @@ import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { createTestUser } from '../helpers/users.ts';
 import { call } from '../helpers/request.ts';
-import type { SessionEvent } from '../../lib/events.ts';
 import { verifyWebhook, type WebhookEvent } from '../../lib/webhook-signature.ts';
 import { approvalToken } from '../../lib/approval-token.ts';
 import { parseMasterKey } from '../../lib/master-key.ts';
+import { askInTurn } from '../helpers/ask-in-turn.ts';
 
 let env: AgentEnv;
 let hooks: WebhookReceiver;
@@ -42,19 +42,8 @@ interface ApprovalBody {
 
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 
-/** Sends a message whose turn calls ask_my_user with `input`, then answers with `reply`; returns the approval event. */
-async function askInSession(input: Record<string, unknown>, reply = 'Done.') {
-  const sessionId = await env.newSession();
-  env.fake.enqueue({ toolCalls: [{ id: 'call_ask', name: 'ask_my_user', arguments: input }] }, { text: reply });
-  const sent = await call(`${env.api.url}/session/${sessionId}?async=1`, {
-    headers: env.user.auth,
-    json: { parts: [{ type: 'text', text: 'Go' }] },
-  });
-  expect(sent.status).toBe(202);
-  const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'approval.requested'));
-  const requested = events.find((event) => event.type === 'approval.requested') as Extract<SessionEvent, { type: 'approval.requested' }>;
-  return { sessionId, requested };
-}
+/** A session whose turn calls ask_my_user with `input`, then (resumed) says `reply`. */
+const askInSession = (input: Record<string, unknown>, reply = 'Done.') => askInTurn(env, { input, reply });
 
 const getApproval = (id: string, query = '') => call<ApprovalBody>(`${env.api.url}/approval/${id}${query}`, { headers: env.user.auth });
 const answer = (id: string, body: unknown, headers = env.user.auth) =>
