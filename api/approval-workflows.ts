@@ -26,10 +26,23 @@ export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput)
     staticSummary: approvalSummary(input.request.question),
     staticDetails: `Created with POST /approval. Answer: POST /approval/${input.approvalId}/answer`,
   });
-  return deps.temporal.client.workflow.executeUpdateWithStart(recordedUpdate, {
-    updateId: `recorded:${input.approvalId}`,
-    startWorkflowOperation: start,
-  });
+  try {
+    return await deps.temporal.client.withDeadline(Date.now() + deps.config.approvals.confirmTimeoutMs, () =>
+      deps.temporal.client.workflow.executeUpdateWithStart(recordedUpdate, {
+        updateId: `recorded:${input.approvalId}`,
+        startWorkflowOperation: start,
+      }),
+    );
+  } catch (error) {
+    if (!isDeadline(error)) throw error;
+    throw new DependencyUnavailableError(
+      `Approval ${input.approvalId} was not confirmed in time (are the workers running?); it is recorded and sent once they are`,
+    );
+  }
+}
+
+function isDeadline(error: unknown): boolean {
+  return /deadline|DEADLINE_EXCEEDED/i.test(messageChain(error)) || (error instanceof Error && error.name === 'TimeoutError');
 }
 
 function messageChain(error: unknown): string {
@@ -59,8 +72,12 @@ export async function answerApproval(deps: ApiDeps, approval: Approval, answer: 
   if (approval.status !== 'unanswered') throw verdictOf(approval);
   if (matchOption(approval.options, answer.choice) === undefined) throw invalidChoice(approval, answer.choice);
   try {
-    return await deps.temporal.client.workflow.getHandle(approvalWorkflowId(approval.id)).executeUpdate(answerUpdate, { args: [answer] });
+    return await deps.temporal.client.withDeadline(Date.now() + deps.config.approvals.confirmTimeoutMs, () =>
+      deps.temporal.client.workflow.getHandle(approvalWorkflowId(approval.id)).executeUpdate(answerUpdate, { args: [answer] }),
+    );
   } catch (error) {
+    if (isDeadline(error))
+      throw new DependencyUnavailableError('The answer was not confirmed in time (are the workers running?); send it again');
     if (error instanceof WorkflowUpdateFailedError) {
       const reason = messageChain(error);
       if (reason.includes(ANSWER_REJECTIONS.answered)) throw verdictOf(await getApproval(deps.db, approval.id));

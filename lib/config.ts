@@ -35,6 +35,8 @@ export interface Config {
   approvals: ApprovalSettings & {
     /** Longest `?wait=` of GET /approval/<id>, in seconds. */
     maxWaitSeconds: number;
+    /** How long the API waits for the approval workflow to confirm a create or an answer (503 beyond). */
+    confirmTimeoutMs: number;
   };
   /** Approval channel providers: API base URLs (so tests reach local fakes) and timeouts. */
   channels: ChannelSettings;
@@ -185,7 +187,11 @@ export function loadConfig(env: Env = process.env): Config {
       attemptTimeoutMs: int(env, 'WEBHOOK_ATTEMPT_TIMEOUT_MS', 15_000, 100),
       maxSubscriptionsPerUser: int(env, 'WEBHOOK_SUBSCRIPTIONS_PER_USER', 20, 1),
     },
-    approvals: { ...approvalSettings, maxWaitSeconds: int(env, 'APPROVAL_MAX_WAIT_SECONDS', 60, 1) },
+    approvals: {
+      ...approvalSettings,
+      maxWaitSeconds: int(env, 'APPROVAL_MAX_WAIT_SECONDS', 60, 1),
+      confirmTimeoutMs: int(env, 'APPROVAL_CONFIRM_TIMEOUT_MS', 20_000, 100),
+    },
     schedules: { catchupWindowMs: int(env, 'SCHEDULE_CATCHUP_WINDOW_MS', 5 * 60_000, 1_000) },
     triggers: {
       bodyBytes: int(env, 'TRIGGER_BODY_LIMIT_BYTES', 1024 * 1024, 1),

@@ -11,6 +11,7 @@ import { verifyWebhook, type WebhookEvent } from '../../lib/webhook-signature.ts
 import { approvalToken } from '../../lib/approval-token.ts';
 import { parseMasterKey } from '../../lib/master-key.ts';
 import { askInTurn } from '../helpers/ask-in-turn.ts';
+import { startTestApi } from '../helpers/api.ts';
 
 let env: AgentEnv;
 let hooks: WebhookReceiver;
@@ -249,5 +250,19 @@ describe('webhook events', () => {
     }
     expect(mine.map((event) => event.type).sort()).toEqual(['approval.answered', 'approval.requested']);
     expect(mine.find((event) => event.type === 'approval.answered')!.data).toMatchObject({ choice: 'no', sessionId: null });
+  });
+});
+
+describe('without a worker', () => {
+  test('creating or answering an approval that no worker confirms is 503 naming the approval, not a hung request', async () => {
+    const lonely = await startTestApi({ TASK_QUEUE: `no-worker-${Date.now()}`, APPROVAL_CONFIRM_TIMEOUT_MS: '1500' });
+    try {
+      const user = await createTestUser(lonely.db);
+      const created = await call<{ detail: string }>(`${lonely.url}/approval`, { headers: user.auth, json: { question: 'Anyone there?' } });
+      expect(created.status).toBe(503);
+      expect(created.body.detail).toMatch(/^Approval apr_[0-9a-z]{26} was not confirmed in time/);
+    } finally {
+      await lonely.close();
+    }
   });
 });
