@@ -19,3 +19,8 @@ export function renderTemplate(template: string, context: { input: string | null
     return typeof value === 'string' ? value : '';
   });
 }
+
+/** The node ids a template refers to, for deploy-time checks. */
+export function templateNodeReferences(template: string): string[] {
+  return [...template.matchAll(REFERENCE)].flatMap((match) => (match[2] ? [match[2]] : []));
+}

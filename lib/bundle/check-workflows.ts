@@ -2,6 +2,7 @@
 // nodes nothing leads to are pointed out (a warning: a half-built graph may still be deployed).
 import { childPointer } from './pointer.ts';
 import { isRecord, type Json, type Report } from './report.ts';
+import { templateNodeReferences } from '../graph-template.ts';
 
 export function checkWorkflows(bundle: Json, report: Report): void {
   if (!isRecord(bundle.workflows)) return;
@@ -22,11 +23,23 @@ function checkGraph(name: string, workflow: Json, nodes: Json, report: Report): 
     return undefined;
   };
 
+  /** `{{nodes.<id>.…}}` in a prompt or question must name a node of this workflow. */
+  const checkTemplate = (value: unknown, path: string): void => {
+    const text = typeof value === 'string' ? report.string(value, path) : undefined;
+    if (text === undefined) return;
+    const unknown = [...new Set(templateNodeReferences(text).filter((id) => !Object.hasOwn(nodes, id)))];
+    if (unknown.length > 0) report.error(path, `refers to ${unknown.map((id) => `"${id}"`).join(', ')}, not a node of workflow "${name}"`);
+  };
+
   const start = target(workflow.start, `${base}/start`);
   for (const [id, node] of Object.entries(nodes)) {
     if (!isRecord(node)) continue;
     const at = childPointer(base, 'nodes', id);
     const next: (string | undefined)[] = [];
+    checkTemplate(
+      node.type === 'agent' ? node.prompt : node.type === 'approval' ? node.question : undefined,
+      `${at}/${node.type === 'agent' ? 'prompt' : 'question'}`,
+    );
     if (node.type === 'agent') next.push(target(node.next, `${at}/next`));
     if (node.type === 'approval') {
       const options = report.strings(node.options, `${at}/options`);

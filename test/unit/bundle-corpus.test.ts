@@ -591,6 +591,18 @@ const cases: Case[] = [
     ],
   },
   {
+    name: 'prompts and questions may only refer to nodes of their workflow',
+    text: withBase(`"workflows": {
+      "w": { "start": "a", "nodes": {
+        "a": { "type": "agent", "prompt": "Go on from {{ nodes.b.choice }} and {{input}}", "next": "b" },
+        "b": { "type": "approval", "question": "Keep {{nodes.a.output}}? {{nodes.draft.output}} {{nodes.x.note}}", "options": ["yes"], "next": { "yes": "c" } },
+        "c": { "type": "end" }
+      } }
+    }`),
+    errors: ['/workflows/w/nodes/b/question'],
+    messages: ['refers to "draft", "x", not a node of workflow "w"'],
+  },
+  {
     name: 'workflow nodes of the wrong shape',
     text: withBase(`"workflows": {
       "w": { "start": "a", "nodes": {
