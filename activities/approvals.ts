@@ -9,7 +9,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { MasterKey } from '../lib/master-key.ts';
 import type { Bundle } from '../lib/bundle/index.ts';
 import { appendEvents } from '../store/events.ts';
-import { getApproval, insertApproval, markAnswered, markExpired, recordDispatchAttempt, type Approval } from '../store/approvals.ts';
+import { getApproval, getDispatches, insertApproval, markAnswered, markExpired, recordDispatchAttempt, type Approval } from '../store/approvals.ts';
 import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/approvals.ts';
 import { approvalLinks, approvalToken, type ApprovalLinks } from '../lib/approval-token.ts';
 import { serviceBaseUrl } from '../lib/urls.ts';
@@ -25,6 +25,12 @@ export interface RecordedApproval {
   links: ApprovalLinks;
   /** The agent's name, for messages and the Web UI. */
   agentName: string | null;
+  /** Some channel has threads (Slack, Telegram) where a note about the outcome belongs. */
+  threaded: boolean;
+}
+
+function isThreaded(provider: string): boolean {
+  return Object.hasOwn(channelProviders, provider) && channelProviders[provider as keyof typeof channelProviders].notify !== undefined;
 }
 
 export interface ApprovalDeps {
@@ -110,7 +116,13 @@ export function approvalActivities(deps: ApprovalDeps) {
           },
         ]);
       });
-      return { expiresAt: input.expiresAt, channels: channels.length, links, agentName: bundle?.name ?? null };
+      return {
+        expiresAt: input.expiresAt,
+        channels: channels.length,
+        links,
+        agentName: bundle?.name ?? null,
+        threaded: channels.some((channel) => channelProviders[channel.provider].notify !== undefined),
+      };
     },
 
     /** Records the first answer; a later call (a replay) returns the answer that is stored. */
@@ -151,6 +163,32 @@ export function approvalActivities(deps: ApprovalDeps) {
         if (approval.status !== 'expired') throw new Error(`Approval ${approval.id} is ${approval.status}; it cannot expire`);
         return { expiredAt: approval.expiredAt!.toISOString() };
       });
+    },
+
+    /** Positions of the dispatches that were sent into a thread (Slack, Telegram): where notes go. */
+    async threadedDispatches(input: { approvalId: string }): Promise<number[]> {
+      const dispatches = await getDispatches(db, input.approvalId);
+      return dispatches
+        .filter((dispatch) => dispatch.status === 'sent' && dispatch.externalRef !== null && isThreaded(dispatch.provider))
+        .map((dispatch) => dispatch.position);
+    },
+
+    /** A note in the thread of the question sent at `position`: the outcome, or why a reply was not taken. */
+    async postApprovalNotice(input: { approvalId: string; position: number; text: string }): Promise<void> {
+      const approval = await getApproval(db, input.approvalId);
+      const dispatch = (await getDispatches(db, input.approvalId)).find((row) => row.position === input.position);
+      if (!approval || approval.agentId === null || approval.revision === null || !dispatch?.externalRef) return;
+      const bundle = await deps.bundleOf(approval.agentId, approval.revision);
+      const channel = bundle.userChannels[input.position];
+      const notify = channel && channelProviders[channel.provider].notify;
+      if (!channel || !notify) return;
+      try {
+        const resolved = await resolveChannelConfig(deps, { userId: approval.userId, grants: bundle.secretGrants, channel });
+        await notify(resolved, dispatch.externalRef, input.text, { outbound, settings: config.channels });
+      } catch (error) {
+        if (error instanceof ChannelPermanentError) throw ApplicationFailure.nonRetryable(error.message, 'ChannelPermanentError');
+        throw error;
+      }
     },
 
     /**

@@ -10,6 +10,8 @@ import { getApproval, type Approval } from '../store/approvals.ts';
 import { ConflictError, DependencyUnavailableError, GoneError, ValidationError, type ServiceError } from '../lib/errors.ts';
 import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attributes.ts';
 import { approvalSummary } from '../workflows/ask-user.ts';
+import { approvalNoticeWorkflowId, type approvalNoticeWorkflow } from '../workflows/approval-notice.ts';
+import { randomUUID } from 'node:crypto';
 
 export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput): Promise<RecordedApproval> {
   const start = new WithStartWorkflowOperation<typeof approvalWorkflow>('approvalWorkflow', {
@@ -89,5 +91,26 @@ export async function answerApproval(deps: ApiDeps, approval: Approval, answer: 
       throw verdictOf(await getApproval(deps.db, approval.id));
     }
     throw error;
+  }
+}
+
+/**
+ * A note in one chat thread of the approval (why a reply was not taken). Best effort: the reply was
+ * handled either way, so a failure to start the note is logged, not answered.
+ */
+export async function noteInThread(deps: ApiDeps, approval: Approval, position: number, text: string): Promise<void> {
+  try {
+    await deps.temporal.client.workflow.start<typeof approvalNoticeWorkflow>('approvalNoticeWorkflow', {
+      workflowId: approvalNoticeWorkflowId(approval.id, randomUUID()),
+      taskQueue: deps.config.taskQueue,
+      args: [{ approvalId: approval.id, positions: [position], text }],
+      typedSearchAttributes: [
+        { key: UserIdKey, value: approval.userId },
+        { key: KindKey, value: 'notice' },
+      ],
+      staticSummary: `A note in a chat thread of approval ${approval.id}`,
+    });
+  } catch (error) {
+    deps.logger.warn({ err: error, approvalId: approval.id }, 'could not start an approval notice');
   }
 }

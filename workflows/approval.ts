@@ -10,10 +10,16 @@ import {
   defineQuery,
   defineUpdate,
   log,
+  ParentClosePolicy,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  startChild,
+  WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { KindKey, UserIdKey } from '../lib/search-attributes.ts';
+import { approvalNoticeWorkflow, approvalNoticeWorkflowId, outcomeNotice } from './approval-notice.ts';
 import type { Activities } from '../activities/index.ts';
 import { ANSWER_REJECTIONS, matchOption, type ApprovalAnswer, type ApprovalOutcome, type ApprovalWorkflowInput } from '../lib/approvals.ts';
 import type { RecordedApproval } from '../activities/approvals.ts';
@@ -44,6 +50,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   const expiresAt = createdAt + request.expiresInMs;
   let decided: 'answered' | 'expired' | undefined;
   let outcome: ApprovalOutcome | undefined;
+  let answeredVia: string | null = null;
   // Set once the record is written; handlers that arrive earlier wait for it.
   const record: { written?: RecordedApproval } = {};
 
@@ -57,6 +64,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
     async (answer) => {
       // Decided before the first await, so an answer arriving meanwhile is rejected by the validator.
       decided = 'answered';
+      answeredVia = answer.via;
       const choice = matchOption(request.options, answer.choice)!;
       await condition(() => record.written !== undefined);
       const stored = await book.recordAnswer({ approvalId, choice, note: answer.note, via: answer.via });
@@ -119,6 +127,26 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
       `approval.answered:${approvalId}`,
     );
   }
+  if (recorded.threaded) await startNotice(input.userId, approvalId, outcomeNotice(outcome!, answeredVia));
   await condition(allHandlersFinished);
   return outcome!;
+}
+
+/** The outcome, noted in the question's chat threads by a workflow of its own, so nothing here waits on Slack. */
+async function startNotice(userId: string, approvalId: string, text: string): Promise<void> {
+  try {
+    await startChild(approvalNoticeWorkflow, {
+      workflowId: approvalNoticeWorkflowId(approvalId, 'outcome'),
+      args: [{ approvalId, text }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [
+        { key: UserIdKey, value: userId },
+        { key: KindKey, value: 'notice' },
+      ],
+      staticSummary: `Outcome of approval ${approvalId}, noted in its chat threads`,
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
 }

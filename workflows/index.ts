@@ -8,3 +8,4 @@ export { approvalWorkflow } from './approval.ts';
 export { triggerRunWorkflow } from './trigger.ts';
 export { graphRunWorkflow } from './graph.ts';
 export { schedulesWorkflow } from './schedules.ts';
+export { approvalNoticeWorkflow } from './approval-notice.ts';

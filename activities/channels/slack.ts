@@ -8,7 +8,13 @@
 // `{ok: false, error}`, so the error code decides whether a retry can help.
 import { OutboundAddressRefusedError, OutboundUrlError, type OutboundResponse } from '../../lib/outbound.ts';
 import { approvalHeading, approvalText, expiryLine, numberedOptions, REPLY_INSTRUCTIONS } from '../../lib/approval-message.ts';
-import { ChannelPermanentError, type ApprovalMessage, type ChannelProviderImpl, type ResolvedChannelConfig } from './types.ts';
+import {
+  ChannelPermanentError,
+  type ApprovalMessage,
+  type ChannelContext,
+  type ChannelProviderImpl,
+  type ResolvedChannelConfig,
+} from './types.ts';
 
 /** Slack's limits: characters of a section's text and of a button's label. */
 const SECTION_CHARS = 3000;
@@ -92,36 +98,43 @@ interface PostMessageAnswer {
   ts?: string;
 }
 
+/** One chat.postMessage call; answers `<channel>:<ts>` of the posted message. */
+async function postMessage(config: ResolvedChannelConfig, message: Record<string, unknown>, ctx: ChannelContext): Promise<string | null> {
+  const token = setting(config, 'token');
+  const url = `${ctx.settings.slackApiBaseUrl.replace(/\/+$/, '')}/chat.postMessage`;
+  let response: OutboundResponse;
+  try {
+    response = await ctx.outbound.request(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' },
+      // The links answer the approval: no preview fetches them (the answer page ignores fetchers anyway).
+      body: JSON.stringify({ ...message, unfurl_links: false, unfurl_media: false }),
+      timeoutMs: ctx.settings.requestTimeoutMs,
+      // The answer echoes the whole message; a cut answer could not be read, and the message is posted.
+      maxBodyBytes: 1024 * 1024,
+    });
+  } catch (error) {
+    if (error instanceof OutboundUrlError || error instanceof OutboundAddressRefusedError)
+      throw new ChannelPermanentError(`The Slack API address is refused: ${error.message}`, { cause: error });
+    throw error;
+  }
+  return readAnswer(response);
+}
+
 export const slackProvider: ChannelProviderImpl = {
   provider: 'slack',
   async send(config, message, ctx) {
-    const token = setting(config, 'token');
     const channel = setting(config, 'channel');
-    const body = JSON.stringify({
-      channel,
-      text: escapeSlack(approvalText(message)),
-      blocks: slackBlocks(message),
-      // The links answer the approval: no preview fetches them (the answer page ignores fetchers anyway).
-      unfurl_links: false,
-      unfurl_media: false,
-    });
-    const url = `${ctx.settings.slackApiBaseUrl.replace(/\/+$/, '')}/chat.postMessage`;
-    let response: OutboundResponse;
-    try {
-      response = await ctx.outbound.request(url, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' },
-        body,
-        timeoutMs: ctx.settings.requestTimeoutMs,
-        // The answer echoes the whole message; a cut answer could not be read, and the message is posted.
-        maxBodyBytes: 1024 * 1024,
-      });
-    } catch (error) {
-      if (error instanceof OutboundUrlError || error instanceof OutboundAddressRefusedError)
-        throw new ChannelPermanentError(`The Slack API address is refused: ${error.message}`, { cause: error });
-      throw error;
-    }
-    return { externalRef: readAnswer(response) };
+    const externalRef = await postMessage(config, { channel, text: escapeSlack(approvalText(message)), blocks: slackBlocks(message) }, ctx);
+    return { externalRef };
+  },
+  async notify(config, externalRef, text, ctx) {
+    const colon = externalRef.indexOf(':');
+    await postMessage(
+      config,
+      { channel: externalRef.slice(0, colon), thread_ts: externalRef.slice(colon + 1), text: escapeSlack(text) },
+      ctx,
+    );
   },
 };
 

@@ -8,7 +8,13 @@
 // error raised here carries a URL or an underlying error that could contain it.
 import { OutboundAddressRefusedError, OutboundUrlError, type OutboundResponse } from '../../lib/outbound.ts';
 import { approvalText } from '../../lib/approval-message.ts';
-import { ChannelPermanentError, type ApprovalMessage, type ChannelProviderImpl, type ResolvedChannelConfig } from './types.ts';
+import {
+  ChannelPermanentError,
+  type ApprovalMessage,
+  type ChannelContext,
+  type ChannelProviderImpl,
+  type ResolvedChannelConfig,
+} from './types.ts';
 
 /** Telegram's limits: characters of a message's text and of the reply field's placeholder. */
 const TEXT_CHARS = 4096;
@@ -34,37 +40,58 @@ interface SendMessageAnswer {
   result?: { message_id?: number; chat?: { id?: number | string } };
 }
 
+/** One sendMessage call; answers `<chat id>:<message_id>` of the sent message. */
+async function sendMessage(config: ResolvedChannelConfig, message: Record<string, unknown>, ctx: ChannelContext): Promise<string | null> {
+  const botToken = String(setting(config, 'botToken'));
+  const hide = (text: string) => text.split(botToken).join('<bot token>');
+  const url = `${ctx.settings.telegramApiBaseUrl.replace(/\/+$/, '')}/bot${botToken}/sendMessage`;
+  let response: OutboundResponse;
+  try {
+    response = await ctx.outbound.request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      // The links answer the approval: no preview fetches them (the answer page ignores fetchers anyway).
+      body: JSON.stringify({ ...message, link_preview_options: { is_disabled: true } }),
+      timeoutMs: ctx.settings.requestTimeoutMs,
+      maxBodyBytes: 256 * 1024,
+    });
+  } catch (error) {
+    // A fresh error without a cause: the original's message or stack might name the URL.
+    const detail = hide(`${(error as Error).name}: ${(error as Error).message}`);
+    if (error instanceof OutboundUrlError || error instanceof OutboundAddressRefusedError)
+      throw new ChannelPermanentError(`The Telegram API address is refused (${detail})`);
+    throw new Error(`The Telegram API could not be reached (${detail})`);
+  }
+  return readAnswer(response, hide);
+}
+
 export const telegramProvider: ChannelProviderImpl = {
   provider: 'telegram',
   async send(config, message, ctx) {
-    const botToken = String(setting(config, 'botToken'));
-    const chatId = setting(config, 'chatId');
-    const hide = (text: string) => text.split(botToken).join('<bot token>');
-    const body = JSON.stringify({
-      chat_id: chatId,
-      text: approvalText(message, { linksAs: 'buttons', maxChars: TEXT_CHARS }),
-      reply_markup: telegramReplyMarkup(message),
-      // The links answer the approval: no preview fetches them (the answer page ignores fetchers anyway).
-      link_preview_options: { is_disabled: true },
-    });
-    const url = `${ctx.settings.telegramApiBaseUrl.replace(/\/+$/, '')}/bot${botToken}/sendMessage`;
-    let response: OutboundResponse;
-    try {
-      response = await ctx.outbound.request(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-        timeoutMs: ctx.settings.requestTimeoutMs,
-        maxBodyBytes: 256 * 1024,
-      });
-    } catch (error) {
-      // A fresh error without a cause: the original's message or stack might name the URL.
-      const detail = hide(`${(error as Error).name}: ${(error as Error).message}`);
-      if (error instanceof OutboundUrlError || error instanceof OutboundAddressRefusedError)
-        throw new ChannelPermanentError(`The Telegram API address is refused (${detail})`);
-      throw new Error(`The Telegram API could not be reached (${detail})`);
-    }
-    return { externalRef: readAnswer(response, hide) };
+    const externalRef = await sendMessage(
+      config,
+      {
+        chat_id: setting(config, 'chatId'),
+        text: approvalText(message, { linksAs: 'buttons', maxChars: TEXT_CHARS }),
+        reply_markup: telegramReplyMarkup(message),
+      },
+      ctx,
+    );
+    return { externalRef };
+  },
+  async notify(config, externalRef, text, ctx) {
+    // Chat ids may be negative (groups): the message id follows the last colon.
+    const colon = externalRef.lastIndexOf(':');
+    const chatId = externalRef.slice(0, colon);
+    await sendMessage(
+      config,
+      {
+        chat_id: /^-?\d+$/.test(chatId) ? Number(chatId) : chatId,
+        text: text.slice(0, TEXT_CHARS),
+        reply_parameters: { message_id: Number(externalRef.slice(colon + 1)) },
+      },
+      ctx,
+    );
   },
 };
 

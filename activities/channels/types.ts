@@ -54,4 +54,9 @@ export class ChannelPermanentError extends Error {
 export interface ChannelProviderImpl {
   provider: ChannelProvider;
   send(config: ResolvedChannelConfig, message: ApprovalMessage, context: ChannelContext): Promise<SendResult>;
+  /**
+   * A short note in the thread of a sent question (`externalRef`): the answer that was recorded, or
+   * why a reply was not taken. Chat providers have threads; the others have no such thing.
+   */
+  notify?(config: ResolvedChannelConfig, externalRef: string, text: string, context: ChannelContext): Promise<void>;
 }

@@ -16,7 +16,12 @@ import { verifyApprovalToken } from '../../lib/approval-token.ts';
 import { resolveChannelConfig } from '../../lib/channel-config.ts';
 import { matchReply } from '../../lib/reply-matching.ts';
 import { ConflictError, GoneError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors.ts';
-import { answerApproval } from '../approval-workflows.ts';
+import { answerApproval, noteInThread } from '../approval-workflows.ts';
+
+function unmatchedNotice(options: readonly string[]): string {
+  const numbered = options.map((option, index) => `${index + 1}. ${option}`).join(', ');
+  return `Your reply did not name an option, so nothing was recorded. Reply with one of: ${numbered} (its name or number; anything after it on the same line is kept as a note).`;
+}
 
 const PROVIDERS: readonly ChannelProvider[] = ['slack', 'telegram', 'email', 'webhook'];
 const CHAT: ReadonlySet<ChannelProvider> = new Set(['slack', 'telegram']);
@@ -114,14 +119,17 @@ export function inboundRoutes(deps: ApiDeps) {
             : matchReply(approval.options, parsed.text ?? '');
         if (!answer) {
           const reason = `the reply names none of the options: ${approval.options.join(', ')}`;
-          if (chat) return { status: 200, body: { ok: true, answered: false, approvalId: approval.id, reason } };
-          throw new ValidationError(`The reply names none of the options`, [{ path: '', message: reason }]);
+          if (!chat) throw new ValidationError(`The reply names none of the options`, [{ path: '', message: reason }]);
+          // Said in the thread too: whoever replied sees at once that nothing was recorded.
+          await noteInThread(deps, approval, match.position, unmatchedNotice(approval.options));
+          return { status: 200, body: { ok: true, answered: false, approvalId: approval.id, reason } };
         }
         try {
           const outcome = await answerApproval(deps, approval, { ...answer, via: provider });
           return { status: 200, body: { ok: true, answered: true, approvalId: approval.id, ...outcome } };
         } catch (error) {
           if (chat && (error instanceof ConflictError || error instanceof GoneError || error instanceof ValidationError)) {
+            await noteInThread(deps, approval, match.position, error.message);
             return { status: 200, body: { ok: true, answered: false, approvalId: approval.id, reason: error.message } };
           }
           throw error;

@@ -12,6 +12,8 @@ export interface SlackCall {
   /** The parsed JSON body (undefined when it is not JSON). */
   body: Record<string, unknown> | undefined;
   raw: string;
+  /** What the fake answered, once it has: `{ok, channel, ts, …}` or the scripted body. */
+  answer?: unknown;
 }
 
 export interface SlackAnswer {
@@ -49,8 +51,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       } catch {
         body = undefined;
       }
-      const reply = (status: number, answer: unknown) =>
+      const reply = (status: number, answer: unknown) => {
+        const call = calls.at(-1);
+        if (call && call.raw === raw) call.answer = answer;
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      };
       if (req.method !== 'POST' || req.url !== '/api/chat.postMessage') return reply(404, { ok: false, error: 'unknown_method' });
       calls.push({ method: req.method, path: req.url, headers: req.headers, body, raw });
       const scripted = script.shift();

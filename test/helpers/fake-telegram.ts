@@ -14,6 +14,8 @@ export interface TelegramCall {
   headers: IncomingHttpHeaders;
   body: Record<string, unknown> | undefined;
   raw: string;
+  /** What the fake answered, once it has: `{ok, result: {message_id, chat}}` or the scripted body. */
+  answer?: unknown;
 }
 
 export interface TelegramAnswer {
@@ -58,8 +60,11 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       } catch {
         body = undefined;
       }
-      const reply = (status: number, answer: unknown) =>
+      const reply = (status: number, answer: unknown) => {
+        const call = calls.at(-1);
+        if (call && call.raw === raw) call.answer = answer;
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      };
       const match = /^\/bot([^/]+)\/sendMessage$/.exec(req.url ?? '');
       if (req.method !== 'POST' || !match) return reply(404, { ok: false, error_code: 404, description: 'Not Found' });
       calls.push({ token: decodeURIComponent(match[1]!), method: req.method, path: req.url ?? '', headers: req.headers, body, raw });

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
 import { slackError, startFakeSlack, type FakeSlack, type SlackCall } from '../helpers/fake-slack.ts';
-import { FIRST_MESSAGE_ID, startFakeTelegram, type FakeTelegram, type TelegramCall } from '../helpers/fake-telegram.ts';
+import { startFakeTelegram, type FakeTelegram, type TelegramCall } from '../helpers/fake-telegram.ts';
 import { startSmtpSink, type SinkMail, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { call } from '../helpers/request.ts';
@@ -184,16 +184,26 @@ const hookFor = (approvalId: string) =>
   );
 
 /** The ts the fake Slack answered for this call: it numbers its successful posts 100, 200, … */
+/** The ts the fake Slack answered for this call. */
 function slackTs(posted: SlackCall): string {
-  const successful = slack.calls.filter((item) => item.body?.channel !== FAILING_SLACK_CHANNEL);
-  const index = successful.indexOf(posted);
-  expect(index).toBeGreaterThanOrEqual(0);
-  return `1700000000.${String((index + 1) * 100).padStart(6, '0')}`;
+  return (posted.answer as { ts: string }).ts;
 }
 
-/** The message_id the fake Telegram answered for this call (no test scripts a Telegram failure). */
+/** The message_id the fake Telegram answered for this call. */
 function telegramMessageId(sent: TelegramCall): number {
-  return FIRST_MESSAGE_ID + telegram.calls.indexOf(sent);
+  return (sent.answer as { result: { message_id: number } }).result.message_id;
+}
+
+/** What the service said in a question's thread (Slack), once `count` notes arrived. */
+async function slackThreadNotes(channel: string, ts: string, count: number): Promise<string[]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const notes = slack.calls
+      .filter((item) => item.body?.channel === channel && item.body?.thread_ts === ts)
+      .map((item) => String(item.body!.text));
+    if (notes.length >= count || Date.now() > deadline) return notes;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 interface SlackButton {
@@ -353,6 +363,15 @@ describe('answerVia signed-url: the question arrives with one-click links that a
     await click(keyboard[1]![0]!.url);
     expect(await resumedTurnToolMessage(asked)).toEqual({ choice: 'skip', note: null });
     expect(await getApproval(asked.approvalId)).toMatchObject({ status: 'answered', choice: 'skip', answeredVia: 'link' });
+    // The chat hears what was decided, as a reply to the question.
+    const messageId = telegramMessageId(sent);
+    const deadline = Date.now() + 15_000;
+    let note: TelegramCall | undefined;
+    while (!note && Date.now() < deadline) {
+      note = telegram.calls.find((item) => (item.body?.reply_parameters as { message_id?: number } | undefined)?.message_id === messageId);
+      if (!note) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(note?.body).toMatchObject({ chat_id: 310001, text: 'Answered: "skip" (via link).' });
   });
 
   test('email: the text and HTML bodies carry the links; one answers', async () => {
@@ -551,10 +570,22 @@ describe('replies that answer nothing', () => {
     });
     expect(await getApproval(approvalId)).toMatchObject({ status: 'unanswered', choice: null });
 
-    // Still answerable by an authentic reply.
+    // Whoever replied is told in the thread that nothing was recorded, and how to answer.
+    expect(await slackThreadNotes('C0NEGATIVE', ts, 1)).toEqual([
+      'Your reply did not name an option, so nothing was recorded. Reply with one of: 1. delete, 2. keep ' +
+        '(its name or number; anything after it on the same line is kept as a note).',
+    ]);
+
+    // Still answerable by an authentic reply; the thread then says what was recorded.
     const good = slackReply('C0NEGATIVE', ts, 'keep');
     expect((await postInbound('slack', good, slackHeaders(signingSecret, good))).body).toMatchObject({ answered: true });
     expect(await getApproval(approvalId)).toMatchObject({ status: 'answered', choice: 'keep', note: null, answeredVia: 'slack' });
+    expect((await slackThreadNotes('C0NEGATIVE', ts, 2))[1]).toBe('Answered: "keep" (via slack).');
+
+    // A later reply is told the question is settled.
+    const late = slackReply('C0NEGATIVE', ts, 'delete');
+    expect((await postInbound('slack', late, slackHeaders(signingSecret, late))).body).toMatchObject({ answered: false });
+    expect((await slackThreadNotes('C0NEGATIVE', ts, 3))[2]).toBe('This approval was already answered ("keep")');
   });
 
   test('telegram: a wrong or missing secret header is 401 and answers nothing', async () => {

@@ -1,0 +1,41 @@
+// Notes in the chat threads of an approval's question (Slack, Telegram): the answer once recorded
+// ("Answered: yes, via email"), the expiry, or why a reply was not taken. A courtesy: each thread is
+// tried a few times and a failure is logged, never felt by the approval or the turn that waits on it.
+import { log, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import type { ApprovalOutcome } from '../lib/approvals.ts';
+
+export interface ApprovalNoticeInput {
+  approvalId: string;
+  text: string;
+  /** Only these threads; all threaded dispatches of the approval without it. */
+  positions?: number[];
+}
+
+export function approvalNoticeWorkflowId(approvalId: string, what: string): string {
+  return `notice:${approvalId}:${what}`;
+}
+
+export function outcomeNotice(outcome: ApprovalOutcome, via: string | null): string {
+  if (outcome.status === 'expired') return 'This question expired without an answer.';
+  const note = outcome.note ? ` Note: ${outcome.note}` : '';
+  return `Answered: "${outcome.choice}"${via ? ` (via ${via})` : ''}.${note}`;
+}
+
+export async function approvalNoticeWorkflow(input: ApprovalNoticeInput): Promise<{ posted: number }> {
+  const acts = proxyActivities<Activities>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '2 seconds', maximumAttempts: 3, nonRetryableErrorTypes: ['ChannelPermanentError'] },
+  });
+  const positions = input.positions ?? (await acts.threadedDispatches({ approvalId: input.approvalId }));
+  let posted = 0;
+  for (const position of positions) {
+    try {
+      await acts.postApprovalNotice({ approvalId: input.approvalId, position, text: input.text });
+      posted++;
+    } catch (error) {
+      log.warn('could not post an approval notice', { approvalId: input.approvalId, position, error: String(error) });
+    }
+  }
+  return { posted };
+}
