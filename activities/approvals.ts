@@ -9,7 +9,16 @@ import type { Logger } from '../lib/logger.ts';
 import type { MasterKey } from '../lib/master-key.ts';
 import type { Bundle } from '../lib/bundle/index.ts';
 import { appendEvents } from '../store/events.ts';
-import { getApproval, getDispatches, insertApproval, markAnswered, markExpired, recordDispatchAttempt, type Approval } from '../store/approvals.ts';
+import {
+  closePendingDispatches,
+  getApproval,
+  getDispatches,
+  insertApproval,
+  markAnswered,
+  markExpired,
+  recordDispatchAttempt,
+  type Approval,
+} from '../store/approvals.ts';
 import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/approvals.ts';
 import { approvalLinks, approvalToken, type ApprovalLinks } from '../lib/approval-token.ts';
 import { serviceBaseUrl } from '../lib/urls.ts';
@@ -58,11 +67,14 @@ async function setWaiting(
       : waiting
         ? ['waiting', ['idle', 'running']]
         : ['idle', ['waiting']];
-  await client.query(`UPDATE sessions SET status = $2, updated_at = now() WHERE id = $1 AND status = ANY($3)`, [
-    approval.sessionId,
-    to,
-    from,
-  ]);
+  // A tool's approval moves its session only while its own turn is the session's latest: the answer
+  // to an approval abandoned by an aborted turn must not change the status of the turn after it.
+  await client.query(
+    `UPDATE sessions SET status = $2, updated_at = now()
+      WHERE id = $1 AND status = ANY($3)
+        AND ($4::text IS NULL OR $4 = (SELECT data->>'turnId' FROM events WHERE session_id = $1 AND type = 'turn.started' ORDER BY seq DESC LIMIT 1))`,
+    [approval.sessionId, to, from, approval.source === 'tool' ? approval.turnId : null],
+  );
 }
 
 function waitsInTurn(approval: Pick<Approval, 'source' | 'sessionId'>): approval is Approval & { sessionId: string } {
@@ -111,7 +123,6 @@ export function approvalActivities(deps: ApprovalDeps) {
               source: approval.source,
               ...(approval.turnId ? { turnId: approval.turnId } : {}),
               ...(approval.toolCallId ? { toolCallId: approval.toolCallId } : {}),
-              links,
             },
           },
         ]);
@@ -165,6 +176,16 @@ export function approvalActivities(deps: ApprovalDeps) {
       });
     },
 
+    /** A channel given up on whose last attempt never reported (it timed out): failed, not pending. */
+    async failDispatch(input: { approvalId: string; position: number }): Promise<void> {
+      await closePendingDispatches(db, { ...input, status: 'failed', error: 'the last attempt did not finish in time' });
+    },
+
+    /** Once the approval is decided: channels not reached yet are skipped, not pending. */
+    async skipUnsentDispatches(input: { approvalId: string }): Promise<void> {
+      await closePendingDispatches(db, { ...input, status: 'skipped', error: 'not sent: the approval was decided first' });
+    },
+
     /** Positions of the dispatches that were sent into a thread (Slack, Telegram): where notes go. */
     async threadedDispatches(input: { approvalId: string }): Promise<number[]> {
       const dispatches = await getDispatches(db, input.approvalId);
@@ -201,7 +222,15 @@ export function approvalActivities(deps: ApprovalDeps) {
       const approval = await getApproval(db, input.approvalId);
       if (!approval || approval.agentId === null || approval.revision === null)
         throw ApplicationFailure.nonRetryable('The approval has no agent');
-      if (approval.status !== 'unanswered') return { sent: false };
+      if (approval.status !== 'unanswered') {
+        await closePendingDispatches(db, {
+          approvalId: approval.id,
+          status: 'skipped',
+          error: `not sent: the approval was ${approval.status} first`,
+          position: input.position,
+        });
+        return { sent: false };
+      }
       const bundle = await deps.bundleOf(approval.agentId, approval.revision);
       const channel = bundle.userChannels[input.position];
       if (!channel) throw ApplicationFailure.nonRetryable(`The agent has no channel ${input.position}`);

@@ -6,11 +6,12 @@ import { inTransaction } from '../store/db.ts';
 import type { Bundle, Workflow } from '../lib/bundle/index.ts';
 import type { EventData } from '../lib/events.ts';
 import { appendEvents } from '../store/events.ts';
-import { setSessionStatus } from '../store/sessions.ts';
 import { openTriggeredSession, type TriggeredSession } from '../store/triggered-sessions.ts';
-import { endRun, insertRun, setRunNode } from '../store/workflow-runs.ts';
+import { finishRun, insertRun, setRunNode } from '../store/workflow-runs.ts';
 import { sendToSessionWorkflow, type SessionTarget } from '../lib/session-client.ts';
 import type { TurnSettings } from '../workflows/turn-types.ts';
+import type { TriggerRef } from '../lib/triggers.ts';
+import { reconcileSignal, schedulesWorkflowId } from '../workflows/schedules.ts';
 
 export interface RunRef {
   runId: string;
@@ -20,6 +21,35 @@ export interface RunRef {
 export function triggerActivities(deps: { db: Db; taskQueue: string; bundleOf: (agentId: string, revision: number) => Promise<Bundle> }) {
   const { db } = deps;
   return {
+    /**
+     * Before a scheduled firing: does the agent still have this cron trigger? A schedule can outlive
+     * its trigger when a reconcile could not run (Temporal was unreachable at a deploy or deletion):
+     * then the firing is skipped and a reconcile asked for, so a stale schedule removes itself.
+     */
+    async checkScheduledFiring(input: {
+      agentId: string;
+      revision: number;
+      trigger: Extract<TriggerRef, { kind: 'cron' }>;
+    }): Promise<{ fire: boolean; revision: number }> {
+      const { rows } = await db.query<{ current_revision: number; deleted: boolean }>(
+        'SELECT current_revision, deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1',
+        [input.agentId],
+      );
+      const agent = rows[0];
+      if (agent && !agent.deleted && agent.current_revision === input.revision) return { fire: true, revision: input.revision };
+      const current = agent && !agent.deleted ? await deps.bundleOf(input.agentId, agent.current_revision) : undefined;
+      const same = current?.triggers[input.trigger.index];
+      const stillThere =
+        same?.kind === 'cron' && same.expression === input.trigger.expression && (same.timezone ?? 'UTC') === input.trigger.timezone;
+      await Context.current().client.workflow.signalWithStart('schedulesWorkflow', {
+        workflowId: schedulesWorkflowId(input.agentId),
+        taskQueue: deps.taskQueue,
+        args: [{ agentId: input.agentId }],
+        signal: reconcileSignal,
+      });
+      return stillThere && agent ? { fire: true, revision: agent.current_revision } : { fire: false, revision: input.revision };
+    },
+
     async openSessionForTrigger(input: TriggeredSession): Promise<{ created: boolean }> {
       const { created } = await openTriggeredSession(db, input);
       return { created };
@@ -71,34 +101,25 @@ export function triggerActivities(deps: { db: Db; taskQueue: string; bundleOf: (
     },
 
     async enterNode(
-      input: RunRef & { nodeId: string; nodeType: EventData['workflow.node']['nodeType']; outputs: Record<string, unknown> },
+      input: RunRef & { visit: number; nodeId: string; nodeType: EventData['workflow.node']['nodeType']; outputs: Record<string, unknown> },
     ): Promise<void> {
       await inTransaction(db, async (client) => {
-        // Once per node visit: a retried call finds the run already at this node with these outputs.
-        const { rows } = await client.query<{ current_node: string | null; outputs: Record<string, unknown> }>(
-          'SELECT current_node, outputs FROM workflow_runs WHERE id = $1 FOR UPDATE',
-          [input.runId],
+        // Once per visit: a re-executed call finds the event of its visit (nodes may be visited again).
+        await client.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [input.sessionId]);
+        const { rowCount } = await client.query(
+          `SELECT 1 FROM events WHERE session_id = $1 AND type = 'workflow.node' AND data->>'runId' = $2 AND (data->>'visit')::int = $3`,
+          [input.sessionId, input.runId, input.visit],
         );
-        const row = rows[0];
-        if (row && row.current_node === input.nodeId && JSON.stringify(row.outputs) === JSON.stringify(input.outputs)) return;
+        if (rowCount) return;
         await setRunNode(client, input.runId, input.nodeId, input.outputs);
         await appendEvents(client, input.sessionId, [
-          { type: 'workflow.node', data: { runId: input.runId, nodeId: input.nodeId, nodeType: input.nodeType } },
+          { type: 'workflow.node', data: { runId: input.runId, visit: input.visit, nodeId: input.nodeId, nodeType: input.nodeType } },
         ]);
       });
     },
 
     async finishRun(input: RunRef & { status: 'completed' | 'failed'; outputs: Record<string, unknown>; error?: string }): Promise<void> {
-      await inTransaction(db, async (client) => {
-        const ended = await endRun(client, input.runId, input);
-        if (!ended) return;
-        await setSessionStatus(client, input.sessionId, 'idle');
-        await appendEvents(client, input.sessionId, [
-          input.status === 'completed'
-            ? { type: 'workflow.completed', data: { runId: input.runId, outputs: input.outputs } }
-            : { type: 'workflow.failed', data: { runId: input.runId, error: input.error ?? 'The run failed' } },
-        ]);
-      });
+      await finishRun(db, input);
     },
   };
 }

@@ -43,8 +43,12 @@ export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput)
   }
 }
 
+/** The call ran out of its deadline: gRPC status 4 (DEADLINE_EXCEEDED) anywhere in the cause chain, or its words. */
 function isDeadline(error: unknown): boolean {
-  return /deadline|DEADLINE_EXCEEDED/i.test(messageChain(error)) || (error instanceof Error && error.name === 'TimeoutError');
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    if ((current as { code?: unknown }).code === 4 || current.name === 'TimeoutError') return true;
+  }
+  return /deadline/i.test(messageChain(error));
 }
 
 function messageChain(error: unknown): string {

@@ -5,7 +5,9 @@ import type { Principal } from '../store/api-keys.ts';
 import { getSession, type Session } from '../store/sessions.ts';
 import { ConflictError, ForbiddenError, GoneError, NotFoundError } from '../lib/errors.ts';
 import { isAgentDeleted } from '../store/agents.ts';
-import { runningRunOfSession } from '../store/workflow-runs.ts';
+import { finishRun, runningRunOfSession } from '../store/workflow-runs.ts';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { graphRunWorkflowId } from '../lib/triggers.ts';
 
 export async function loadOwnedSession(db: Db, principal: Principal | undefined, id: string): Promise<Session> {
   const session = await getSession(db, id);
@@ -23,10 +25,39 @@ export async function loadWritableSession(db: Db, principal: Principal | undefin
   return session;
 }
 
-/** A session that takes sends, reverts and regenerations: writable, and not driven by a running workflow run. */
-export async function loadSendableSession(db: Db, principal: Principal | undefined, id: string): Promise<Session> {
-  const session = await loadWritableSession(db, principal, id);
-  const run = await runningRunOfSession(db, session.id);
-  if (run) throw new ConflictError(`Workflow run ${run.id} drives this session until it ends (GET /run/${run.id})`);
+const RUN_START_GRACE_MS = 60_000;
+
+/**
+ * A session that takes sends, reverts and regenerations: writable, and not driven by a running
+ * workflow run. A run recorded as running whose workflow is gone (terminated by an operator, say)
+ * is closed here as failed, so its session is not held forever.
+ */
+export async function loadSendableSession(
+  deps: { db: Db; temporal: { client: Client } },
+  principal: Principal | undefined,
+  id: string,
+): Promise<Session> {
+  const session = await loadWritableSession(deps.db, principal, id);
+  const run = await runningRunOfSession(deps.db, session.id);
+  if (!run) return session;
+  let state: string | undefined;
+  try {
+    state = (await deps.temporal.client.workflow.getHandle(graphRunWorkflowId(run.id)).describe()).status.name;
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError))
+      throw new ConflictError(`Workflow run ${run.id} drives this session until it ends (GET /run/${run.id})`);
+    state = 'NOT_FOUND';
+  }
+  // A run is recorded a moment before its workflow starts: not finding it yet is not a stopped run.
+  const starting = state === 'NOT_FOUND' && Date.now() - run.createdAt.getTime() < RUN_START_GRACE_MS;
+  if (state === 'RUNNING' || starting)
+    throw new ConflictError(`Workflow run ${run.id} drives this session until it ends (GET /run/${run.id})`);
+  await finishRun(deps.db, {
+    runId: run.id,
+    sessionId: session.id,
+    status: 'failed',
+    outputs: run.outputs,
+    error: `The run stopped (${state})`,
+  });
   return session;
 }

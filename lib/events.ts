@@ -45,7 +45,10 @@ export interface EventData {
   'turn.aborted': { turnId: string };
   /** These messages left the conversation (revert or regenerate), in conversation order. */
   'messages.reverted': { messageIds: string[] };
-  /** A question to the user, now waiting for its answer; `links` answer it in one click each. */
+  /**
+   * A question to the user, now waiting for its answer. Its answer links are not here: events are
+   * readable with `read`, and a link answers; GET /approval/<id> shows them to keys that may answer.
+   */
   'approval.requested': {
     approvalId: string;
     question: string;
@@ -54,7 +57,6 @@ export interface EventData {
     source: 'tool' | 'workflow' | 'api';
     turnId?: string;
     toolCallId?: string;
-    links: { page: string; options: Array<{ option: string; url: string }> };
   };
   'approval.answered': { approvalId: string; choice: string; note: string | null; via: string; answeredAt: string };
   'approval.expired': { approvalId: string; expiredAt: string };
@@ -66,8 +68,8 @@ export interface EventData {
     runId?: string;
   };
   'workflow.started': { runId: string; workflow: string; input: string | null };
-  /** The run entered a node. */
-  'workflow.node': { runId: string; nodeId: string; nodeType: 'agent' | 'approval' | 'end' };
+  /** The run entered a node; `visit` counts the nodes entered so far (1 for the start node). */
+  'workflow.node': { runId: string; visit: number; nodeId: string; nodeType: 'agent' | 'approval' | 'end' };
   'workflow.completed': { runId: string; outputs: Record<string, unknown> };
   'workflow.failed': { runId: string; error: string };
 }

@@ -10,7 +10,7 @@ export interface Dispatch {
   position: number;
   provider: string;
   answerVia: 'reply' | 'signed-url';
-  status: 'pending' | 'sent' | 'failed';
+  status: 'pending' | 'sent' | 'failed' | 'skipped';
   attempts: number;
   externalRef: string | null;
   error: string | null;
@@ -289,4 +289,19 @@ export async function findDispatchesOfApproval(db: Db, approvalId: string, provi
     agentId: row.agent_id,
     revision: row.revision,
   }));
+}
+
+/**
+ * Dispatches left `pending`: never sent because the approval was decided first (`skipped`), or whose
+ * last attempt never reported, e.g. it timed out (`failed`). `position` narrows it to one.
+ */
+export async function closePendingDispatches(
+  db: Db,
+  input: { approvalId: string; status: 'skipped' | 'failed'; error: string; position?: number },
+): Promise<void> {
+  await db.query(
+    `UPDATE approval_dispatches SET status = $2, error = COALESCE(error, $3), updated_at = now()
+      WHERE approval_id = $1 AND status = 'pending' AND ($4::int IS NULL OR position = $4)`,
+    [input.approvalId, input.status, input.error, input.position ?? null],
+  );
 }

@@ -1,5 +1,8 @@
 // Runs of workflow graphs: written by the graph workflow's activities (idempotent), read by the API.
 import type { Db, DbClient } from './db.ts';
+import { inTransaction } from './db.ts';
+import { appendEvents } from './events.ts';
+import { setSessionStatus } from './sessions.ts';
 
 export type RunStatus = 'running' | 'completed' | 'failed';
 
@@ -96,4 +99,22 @@ export async function endRun(
     [runId, end.status, JSON.stringify(end.outputs), end.error ?? null],
   );
   return rowCount === 1;
+}
+
+/** Ends the run with its closing event (`workflow.completed` or `workflow.failed`), and frees its session. */
+export async function finishRun(
+  db: Db,
+  input: { runId: string; sessionId: string; status: 'completed' | 'failed'; outputs: Record<string, unknown>; error?: string },
+): Promise<boolean> {
+  return inTransaction(db, async (client) => {
+    const ended = await endRun(client, input.runId, input);
+    if (!ended) return false;
+    await setSessionStatus(client, input.sessionId, 'idle');
+    await appendEvents(client, input.sessionId, [
+      input.status === 'completed'
+        ? { type: 'workflow.completed', data: { runId: input.runId, outputs: input.outputs } }
+        : { type: 'workflow.failed', data: { runId: input.runId, error: input.error ?? 'The run failed' } },
+    ]);
+    return true;
+  });
 }

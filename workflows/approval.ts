@@ -34,7 +34,8 @@ export const approvalStatusQuery = defineQuery<'unanswered' | 'answered' | 'expi
 
 export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<ApprovalOutcome> {
   const { approvalId, request, settings } = input;
-  const book = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+  // The record's writes are idempotent and must happen: retried for as long as PostgreSQL is away.
+  const book = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '1 minute' } });
   const channels = proxyActivities<Activities>({
     startToCloseTimeout: '2 minutes',
     retry: {
@@ -51,6 +52,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   let decided: 'answered' | 'expired' | undefined;
   let outcome: ApprovalOutcome | undefined;
   let answeredVia: string | null = null;
+  const settledOutcome = (): ApprovalOutcome | undefined => outcome;
   // Set once the record is written; handlers that arrive earlier wait for it.
   const record: { written?: RecordedApproval } = {};
 
@@ -67,7 +69,14 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
       answeredVia = answer.via;
       const choice = matchOption(request.options, answer.choice)!;
       await condition(() => record.written !== undefined);
-      const stored = await book.recordAnswer({ approvalId, choice, note: answer.note, via: answer.via });
+      let stored: Awaited<ReturnType<typeof book.recordAnswer>>;
+      try {
+        stored = await book.recordAnswer({ approvalId, choice, note: answer.note, via: answer.via });
+      } catch (error) {
+        // Not recorded: the approval is open again for the next answer (and for its expiry).
+        if (decided === 'answered') decided = undefined;
+        throw error;
+      }
       const answered: AnsweredOutcome = { status: 'answered', choice: stored.choice, note: stored.note, answeredAt: stored.answeredAt };
       outcome = answered;
       return answered;
@@ -108,25 +117,40 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
       } catch (error) {
         const reason = error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
         log.warn('channel dispatch failed', { approvalId, position, error: reason });
+        await book.failDispatch({ approvalId, position });
       }
     }
   })();
 
-  await condition(() => decided !== undefined, expiresAt - Date.now());
-  if (decided === undefined) {
-    decided = 'expired';
-    const { expiredAt } = await book.recordExpiry({ approvalId });
-    outcome = { status: 'expired', expiredAt };
-    await publishEvent(input.userId, { type: 'approval.expired', data: { ...base, expiredAt } }, `approval.expired:${approvalId}`);
-  } else {
-    await condition(() => outcome !== undefined);
-    const answered = outcome as unknown as AnsweredOutcome;
+  // Until an answer is recorded or the time is up. An answer whose write failed opens the wait again.
+  // An answer may have been recorded already (it can come as soon as the record is written).
+  while (settledOutcome() === undefined) {
+    await condition(() => decided !== undefined, Math.max(expiresAt - Date.now(), 1));
+    if (decided === undefined) {
+      decided = 'expired';
+      const { expiredAt } = await book.recordExpiry({ approvalId });
+      outcome = { status: 'expired', expiredAt };
+      break;
+    }
+    await condition(() => outcome !== undefined || decided === undefined);
+  }
+  // Read through a function: TypeScript cannot see that the handler set it.
+  const settled = settledOutcome()!;
+  if (settled.status === 'answered') {
+    const { choice, note, answeredAt } = settled;
     await publishEvent(
       input.userId,
-      { type: 'approval.answered', data: { ...base, choice: answered.choice, note: answered.note, answeredAt: answered.answeredAt } },
+      { type: 'approval.answered', data: { ...base, choice, note, answeredAt } },
       `approval.answered:${approvalId}`,
     );
+  } else {
+    await publishEvent(
+      input.userId,
+      { type: 'approval.expired', data: { ...base, expiredAt: settled.expiredAt } },
+      `approval.expired:${approvalId}`,
+    );
   }
+  if (channelCount > 0) await book.skipUnsentDispatches({ approvalId });
   if (recorded.threaded) await startNotice(input.userId, approvalId, outcomeNotice(outcome!, answeredVia));
   await condition(allHandlersFinished);
   return outcome!;

@@ -5,7 +5,9 @@
 // nowhere to go, completes the run. A failed turn fails the run.
 import {
   ApplicationFailure,
+  CancellationScope,
   ChildWorkflowCancellationType,
+  isCancellation,
   executeChild,
   ParentClosePolicy,
   proxyActivities,
@@ -16,7 +18,7 @@ import {
 import type { Activities } from '../activities/index.ts';
 import type { Workflow, WorkflowNode } from '../lib/bundle/types.ts';
 import { renderTemplate, type NodeOutput } from '../lib/graph-template.ts';
-import { approvalWorkflowId } from '../lib/approvals.ts';
+import { approvalWorkflowId, parseApprovalRequest } from '../lib/approvals.ts';
 import { idCharsFromHex } from '../lib/id-alphabet.ts';
 import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attributes.ts';
 import { approvalWorkflow } from './approval.ts';
@@ -49,14 +51,6 @@ export async function graphRunWorkflow(
   const book = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
   const ref = { runId: run.runId, sessionId: run.sessionId };
   const outputs: Record<string, NodeOutput> = {};
-  const graph: Workflow = await acts.startRun({
-    ...ref,
-    userId: run.userId,
-    agentId: run.agentId,
-    revision: run.revision,
-    workflow: run.workflow,
-    input: run.input,
-  });
   const attributes = [
     { key: SessionIdKey, value: run.sessionId },
     { key: AgentIdKey, value: run.agentId },
@@ -85,6 +79,12 @@ export async function graphRunWorkflow(
   async function approvalNode(nodeId: string, node: Extract<WorkflowNode, { type: 'approval' }>): Promise<string | undefined> {
     const approvalId = newApprovalId();
     const question = renderTemplate(node.question, { input: run.input, outputs });
+    // The same rules as ask_my_user; a rendered question may have grown past its limit.
+    const parsed = parseApprovalRequest(
+      { question, options: node.options, ...(node.expiresInMs !== undefined ? { expiresInMs: node.expiresInMs } : {}) },
+      run.settings.approvals,
+    );
+    if (!parsed.ok) throw ApplicationFailure.nonRetryable(`Node "${nodeId}": ${parsed.error}`, 'InvalidApprovalNode');
     const outcome = await executeChild(approvalWorkflow, {
       workflowId: approvalWorkflowId(approvalId),
       args: [
@@ -95,7 +95,7 @@ export async function graphRunWorkflow(
           agentId: run.agentId,
           revision: run.revision,
           sessionId: run.sessionId,
-          request: { question, options: node.options, expiresInMs: node.expiresInMs ?? run.settings.approvals.defaultExpiryMs },
+          request: parsed.request,
           settings: run.settings.approvals,
         },
       ],
@@ -104,7 +104,7 @@ export async function graphRunWorkflow(
       cancellationType: ChildWorkflowCancellationType.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       typedSearchAttributes: [...attributes, { key: KindKey, value: 'approval' }],
-      staticSummary: approvalSummary(question),
+      staticSummary: approvalSummary(parsed.request.question),
       staticDetails: `Node ${nodeId} of run ${run.runId} (workflow ${run.workflow}). Answer: POST /approval/${approvalId}/answer`,
     });
     if (outcome.status === 'expired') {
@@ -115,22 +115,33 @@ export async function graphRunWorkflow(
     return Object.hasOwn(node.next, outcome.choice) ? node.next[outcome.choice] : undefined;
   }
 
+  // The run's record must end whatever happens, a cancellation included (else its session stays held).
+  const finish = (status: 'completed' | 'failed', error?: string) =>
+    CancellationScope.nonCancellable(() => book.finishRun({ ...ref, status, outputs, ...(error !== undefined ? { error } : {}) }));
   try {
+    const graph: Workflow = await acts.startRun({
+      ...ref,
+      userId: run.userId,
+      agentId: run.agentId,
+      revision: run.revision,
+      workflow: run.workflow,
+      input: run.input,
+    });
     let nodeId: string | undefined = graph.start;
-    for (let visits = 1; nodeId !== undefined; visits++) {
-      if (visits > MAX_VISITS) throw ApplicationFailure.nonRetryable(`The run visited ${MAX_VISITS} nodes without ending`, 'RunTooLong');
+    for (let visit = 1; nodeId !== undefined; visit++) {
+      if (visit > MAX_VISITS) throw ApplicationFailure.nonRetryable(`The run visited ${MAX_VISITS} nodes without ending`, 'RunTooLong');
       const node: WorkflowNode | undefined = graph.nodes[nodeId];
       if (!node) throw ApplicationFailure.nonRetryable(`The graph has no node "${nodeId}"`, 'UnknownNode');
-      await book.enterNode({ ...ref, nodeId, nodeType: node.type, outputs });
+      await book.enterNode({ ...ref, visit, nodeId, nodeType: node.type, outputs });
       if (node.type === 'end') break;
       nodeId = node.type === 'agent' ? await agentNode(nodeId, node) : await approvalNode(nodeId, node);
     }
   } catch (error) {
-    const message = describe(error);
-    await book.finishRun({ ...ref, status: 'failed', outputs, error: message });
+    await finish('failed', isCancellation(error) ? 'The run was cancelled' : describe(error));
+    if (isCancellation(error)) throw error;
     return { status: 'failed', outputs };
   }
-  await book.finishRun({ ...ref, status: 'completed', outputs });
+  await finish('completed');
   return { status: 'completed', outputs };
 }
 

@@ -27,10 +27,18 @@ function newId(kind: 'ses' | 'msg' | 'run'): string {
   return `${kind}_${idCharsFromHex(uuid4().replace(/-/g, '') + uuid4().replace(/-/g, ''))}`;
 }
 
-export async function triggerRunWorkflow(input: TriggerRunInput): Promise<{ sessionId: string; messageId?: string; runId?: string }> {
+export async function triggerRunWorkflow(
+  input: TriggerRunInput,
+): Promise<{ sessionId: string; messageId?: string; runId?: string } | { skipped: true }> {
   const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 20 } });
   const nominal: Date | undefined = workflowInfo().typedSearchAttributes.get(ScheduledStartTimeKey);
   const firedAt = input.firedAt ?? (nominal ? new Date(nominal) : new Date(Date.now())).toISOString();
+  let revision = input.revision;
+  if (input.trigger.kind === 'cron') {
+    const check = await acts.checkScheduledFiring({ agentId: input.agentId, revision: input.revision, trigger: input.trigger });
+    if (!check.fire) return { skipped: true };
+    revision = check.revision;
+  }
   const sessionId = input.sessionId ?? newId('ses');
   if (!input.sessionId) upsertSearchAttributes([{ key: SessionIdKey, value: sessionId }]);
 
@@ -45,7 +53,7 @@ export async function triggerRunWorkflow(input: TriggerRunInput): Promise<{ sess
     sessionId,
     userId: input.userId,
     agentId: input.agentId,
-    revision: input.revision,
+    revision,
     fired,
     ...(input.workflow && runId ? { run: { runId, workflow: input.workflow, input: input.payload } } : {}),
   });
@@ -67,7 +75,7 @@ export async function triggerRunWorkflow(input: TriggerRunInput): Promise<{ sess
             runId,
             userId: input.userId,
             agentId: input.agentId,
-            revision: input.revision,
+            revision,
             sessionId,
             workflow: input.workflow,
             input: input.payload,
@@ -84,7 +92,7 @@ export async function triggerRunWorkflow(input: TriggerRunInput): Promise<{ sess
           { key: KindKey, value: 'run' },
         ],
         staticSummary: `Run ${runId} of workflow ${input.workflow}`,
-        staticDetails: `Agent ${input.agentId} revision ${input.revision}. Events: GET /session/${sessionId}/events`,
+        staticDetails: `Agent ${input.agentId} revision ${revision}. Events: GET /session/${sessionId}/events`,
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
@@ -95,7 +103,7 @@ export async function triggerRunWorkflow(input: TriggerRunInput): Promise<{ sess
   const messageId = input.messageId ?? newId('msg');
   const text = input.trigger.kind === 'cron' ? cronMessage(input.trigger, firedAt, input.payload) : webhookMessage(input.payload);
   await acts.sendFirstMessage({
-    session: { id: sessionId, userId: input.userId, agentId: input.agentId, revision: input.revision },
+    session: { id: sessionId, userId: input.userId, agentId: input.agentId, revision },
     messageId,
     text,
     settings: input.settings,

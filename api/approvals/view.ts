@@ -1,11 +1,17 @@
 // How an approval is shown to its owner, and the JSON Schema of that view in /openapi.json. The
-// token and links answer it without a key, so only the owner ever sees them.
+// token and links answer it without a key, so only a key that may answer (approvals:answer) sees
+// them; a read-only key would otherwise hold an answer it was not granted.
 import type { Approval, Dispatch } from '../../store/approvals.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
 import { approvalLinks, approvalToken } from '../../lib/approval-token.ts';
 
-export function approvalView(approval: Approval, context: { masterKey: MasterKey; baseUrl: string }, dispatches?: Dispatch[]) {
+export function approvalView(
+  approval: Approval,
+  context: { masterKey: MasterKey; baseUrl: string; mayAnswer: boolean },
+  dispatches?: Dispatch[],
+) {
   const token = approvalToken(context.masterKey, approval.id);
+  const answering = context.mayAnswer ? { token, links: approvalLinks(context.baseUrl, token, approval.options) } : {};
   return {
     id: approval.id,
     status: approval.status,
@@ -23,8 +29,7 @@ export function approvalView(approval: Approval, context: { masterKey: MasterKey
     expiresAt: approval.expiresAt.toISOString(),
     answeredAt: approval.answeredAt?.toISOString() ?? null,
     expiredAt: approval.expiredAt?.toISOString() ?? null,
-    token,
-    links: approvalLinks(context.baseUrl, token, approval.options),
+    ...answering,
     ...(dispatches
       ? {
           dispatches: dispatches.map((dispatch) => ({
@@ -59,7 +64,7 @@ export const linksSchema = {
 
 export const approvalSchema = {
   type: 'object',
-  required: ['id', 'status', 'question', 'options', 'createdAt', 'expiresAt', 'token', 'links'],
+  required: ['id', 'status', 'question', 'options', 'createdAt', 'expiresAt'],
   properties: {
     id: { type: 'string' },
     status: { enum: ['unanswered', 'answered', 'expired'] },
@@ -77,8 +82,12 @@ export const approvalSchema = {
     expiresAt: { type: 'string', format: 'date-time' },
     answeredAt: nullableTime,
     expiredAt: nullableTime,
-    token: { type: 'string', description: 'Signed token of the public answer links; it answers this approval, keep it private' },
-    links: linksSchema,
+    token: {
+      type: 'string',
+      description:
+        'Signed token of the public answer links; it answers this approval, keep it private. Only for keys with approvals:answer',
+    },
+    links: { ...linksSchema, description: 'The answer page and one one-click link per option. Only for keys with approvals:answer' },
     dispatches: {
       type: 'array',
       description: 'One per channel of the asking agent, in declared order (GET /approval/<id> only)',
@@ -88,7 +97,7 @@ export const approvalSchema = {
           position: { type: 'integer' },
           provider: { type: 'string' },
           answerVia: { enum: ['reply', 'signed-url'] },
-          status: { enum: ['pending', 'sent', 'failed'] },
+          status: { enum: ['pending', 'sent', 'failed', 'skipped'] },
           attempts: { type: 'integer' },
           error: nullableString,
           updatedAt: { type: 'string', format: 'date-time' },

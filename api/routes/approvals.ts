@@ -50,9 +50,10 @@ const answeredSchema = {
 
 export function approvalRoutes(deps: ApiDeps) {
   const { approvals: settings } = deps.config;
-  const viewContext = (req: Parameters<typeof publicBaseUrl>[1]) => ({
+  const viewContext = (req: Parameters<typeof publicBaseUrl>[1], principal: Principal | undefined) => ({
     masterKey: deps.masterKey,
     baseUrl: publicBaseUrl(deps.config, req),
+    mayAnswer: principal?.scopes.includes('approvals:answer') ?? false,
   });
 
   return [
@@ -119,7 +120,7 @@ export function approvalRoutes(deps: ApiDeps) {
           settings,
         });
         const approval = (await getApproval(deps.db, approvalId))!;
-        return { status: 201, body: approvalView(approval, viewContext(req)) };
+        return { status: 201, body: approvalView(approval, viewContext(req, principal)) };
       },
     }),
     defineRoute<unknown, { status?: ApprovalStatus; sessionId?: string; limit: number; before?: string }>({
@@ -150,7 +151,7 @@ export function approvalRoutes(deps: ApiDeps) {
       },
       async handle({ req, query, principal }) {
         const page = await listApprovals(deps.db, principal!.userId, query);
-        const context = viewContext(req);
+        const context = viewContext(req, principal);
         return { status: 200, body: { approvals: page.approvals.map((approval) => approvalView(approval, context)), next: page.next } };
       },
     }),
@@ -173,7 +174,7 @@ export function approvalRoutes(deps: ApiDeps) {
       async handle({ req, res, params, query, principal }) {
         const found = await loadOwnedApproval(deps, principal, params.id!);
         const approval = await waitForSettled(deps, res, found, query.wait);
-        return { status: 200, body: approvalView(approval, viewContext(req), await getDispatches(deps.db, approval.id)) };
+        return { status: 200, body: approvalView(approval, viewContext(req, principal), await getDispatches(deps.db, approval.id)) };
       },
     }),
     defineRoute<AnswerBody | Record<string, unknown>, { choice?: string }>({

@@ -15,6 +15,7 @@ import { findDispatchesByRef, findDispatchesOfApproval, getApproval, type Dispat
 import { verifyApprovalToken } from '../../lib/approval-token.ts';
 import { resolveChannelConfig } from '../../lib/channel-config.ts';
 import { matchReply } from '../../lib/reply-matching.ts';
+import { APPROVAL_LIMITS } from '../../lib/approvals.ts';
 import { ConflictError, GoneError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors.ts';
 import { answerApproval, noteInThread } from '../approval-workflows.ts';
 
@@ -113,6 +114,10 @@ export function inboundRoutes(deps: ApiDeps) {
         const match = await authentic(deps, found, parsed.authenticate);
         if (!match) throw new UnauthorizedError(`The request is not authentic for the ${provider} channel it replies to`);
         const approval = (await getApproval(deps.db, match.approvalId))!;
+        if ((parsed.note?.length ?? 0) > APPROVAL_LIMITS.noteChars) {
+          const detail = `The note is longer than ${APPROVAL_LIMITS.noteChars} characters`;
+          throw new ValidationError(detail, [{ path: '/note', message: detail }]);
+        }
         const answer =
           parsed.choice !== undefined
             ? { choice: parsed.choice, note: parsed.note ?? null }

@@ -77,7 +77,7 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
         410: { description: 'The agent of this session was deleted' },
       },
       async handle({ params, body, principal }) {
-        const session = await loadSendableSession(deps.db, principal, params.id!);
+        const session = await loadSendableSession(deps, principal, params.id!);
         await revertTarget(deps, session, body.messageId);
         const { reverted } = await revertInSession(deps, session, { messageId: body.messageId });
         return { status: 200, body: { reverted } };
@@ -130,7 +130,7 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
         410: { description: 'The agent of this session was deleted' },
       },
       async handle({ req, res, params, body, query, principal }) {
-        const session = await loadSendableSession(deps.db, principal, params.id!);
+        const session = await loadSendableSession(deps, principal, params.id!);
         const message = await revertTarget(deps, session, body.assistantMessageId);
         if (message.role !== 'assistant') {
           const detail = `Message "${message.id}" is a ${message.role} message; only an assistant reply can be regenerated`;

@@ -199,7 +199,7 @@ export function sessionRoutes(deps: ApiDeps) {
         410: { description: 'The agent of this session was deleted' },
       },
       async handle({ req, res, params, body, query, principal }) {
-        const session = await loadSendableSession(deps.db, principal, params.id!);
+        const session = await loadSendableSession(deps, principal, params.id!);
         const parts = await checkFileParts(deps.db, session.id, body.parts);
         const messageId = newId('msg');
         const { seq } = await sendToSession(deps, session, {

@@ -7,8 +7,8 @@ import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { findAgent, getRevision } from '../../store/agents.ts';
 import { openTriggeredSession } from '../../store/triggered-sessions.ts';
-import { getRun } from '../../store/workflow-runs.ts';
-import { ForbiddenError, NotFoundError, UnsupportedMediaTypeError, ValidationError } from '../../lib/errors.ts';
+import { finishRun, getRun } from '../../store/workflow-runs.ts';
+import { DependencyUnavailableError, ForbiddenError, NotFoundError, UnsupportedMediaTypeError, ValidationError } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
 import { safeEqual } from '../../lib/crypto.ts';
 import { generatedSuffix } from '../../lib/trigger-urls.ts';
@@ -67,18 +67,28 @@ export function triggerRoutes(deps: ApiDeps) {
       },
       ...(input.workflow && runId ? { run: { runId, workflow: input.workflow, input: input.payload } } : {}),
     });
-    await deps.temporal.client.workflow.start<typeof triggerRunWorkflow>('triggerRunWorkflow', {
-      workflowId: triggerRunWorkflowId(sessionId),
-      taskQueue: deps.config.taskQueue,
-      args: [{ ...input, sessionId, ...(runId ? { runId } : {}), ...(messageId ? { messageId } : {}), settings: deps.config.turns }],
-      typedSearchAttributes: [
-        { key: SessionIdKey, value: sessionId },
-        { key: AgentIdKey, value: input.agentId },
-        { key: UserIdKey, value: input.userId },
-        { key: KindKey, value: 'trigger' },
-      ],
-      staticSummary: `${input.trigger.kind} trigger of agent ${input.agentId} → session ${sessionId}`,
-    });
+    try {
+      await deps.temporal.client.workflow.start<typeof triggerRunWorkflow>('triggerRunWorkflow', {
+        workflowId: triggerRunWorkflowId(sessionId),
+        taskQueue: deps.config.taskQueue,
+        args: [{ ...input, sessionId, ...(runId ? { runId } : {}), ...(messageId ? { messageId } : {}), settings: deps.config.turns }],
+        typedSearchAttributes: [
+          { key: SessionIdKey, value: sessionId },
+          { key: AgentIdKey, value: input.agentId },
+          { key: UserIdKey, value: input.userId },
+          { key: KindKey, value: 'trigger' },
+        ],
+        staticSummary: `${input.trigger.kind} trigger of agent ${input.agentId} → session ${sessionId}`,
+      });
+    } catch (error) {
+      // Nothing will drive the session: say so in it, and free it.
+      if (runId) {
+        await finishRun(deps.db, { runId, sessionId, status: 'failed', outputs: {}, error: 'The run could not be started' });
+      }
+      throw new DependencyUnavailableError(
+        `The trigger could not be started (${error instanceof Error ? error.message : String(error)}); try again`,
+      );
+    }
     return { sessionId, ...(messageId ? { messageId } : {}), ...(runId ? { runId } : {}) };
   }
 

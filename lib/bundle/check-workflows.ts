@@ -3,6 +3,7 @@
 import { childPointer } from './pointer.ts';
 import { isRecord, type Json, type Report } from './report.ts';
 import { templateNodeReferences } from '../graph-template.ts';
+import { parseApprovalRequest } from '../approvals.ts';
 
 export function checkWorkflows(bundle: Json, report: Report): void {
   if (!isRecord(bundle.workflows)) return;
@@ -43,6 +44,7 @@ function checkGraph(name: string, workflow: Json, nodes: Json, report: Report): 
     if (node.type === 'agent') next.push(target(node.next, `${at}/next`));
     if (node.type === 'approval') {
       const options = report.strings(node.options, `${at}/options`);
+      if (options) checkOptions(options, `${at}/options`, report);
       const branches = isRecord(node.next) ? node.next : {};
       for (const [option, value] of Object.entries(branches)) {
         const path = childPointer(at, 'next', option);
@@ -75,4 +77,18 @@ function checkGraph(name: string, workflow: Json, nodes: Json, report: Report): 
   for (const id of Object.keys(nodes)) {
     if (!reached.has(id)) report.warn(childPointer(base, 'nodes', id), `is not reachable from the start node "${start}"`);
   }
+}
+
+/** The option rules of every approval (lib/approvals.ts): replies are matched by name ignoring case, or by number. */
+function checkOptions(options: readonly string[], path: string, report: Report): void {
+  const parsed = parseApprovalRequest(
+    { question: 'q', options: [...options] },
+    { defaultExpiryMs: 1_000, maxExpiryMs: Number.MAX_SAFE_INTEGER },
+  );
+  if (!parsed.ok) {
+    report.error(path, parsed.error);
+    return;
+  }
+  const untrimmed = options.find((option) => option !== option.trim());
+  if (untrimmed !== undefined) report.error(path, `option "${untrimmed}" has surrounding spaces`);
 }

@@ -66,7 +66,7 @@ describe('ask_my_user in a turn', () => {
       'Deployed.',
     );
     expect(requested).toMatchObject({ question: expect.stringContaining('Deploy v2'), options: ['approve', 'reject'], source: 'tool' });
-    expect(requested.links.options.map((link) => link.option)).toEqual(['approve', 'reject']);
+    expect(requested).not.toHaveProperty('links');
     const declared = env.fake.requests.at(-1)!.body.tools!.map((tool) => tool.function.name);
     expect(declared).toContain('ask_my_user');
 
@@ -100,7 +100,8 @@ describe('ask_my_user in a turn', () => {
     expect(toolMessageSeenByModel('call_ask')).toMatchObject({ status: 'expired' });
     expect((await getApproval(requested.approvalId)).body.status).toBe('expired');
     expect((await answer(requested.approvalId, { choice: 'yes' })).status).toBe(410);
-    expect((await call(requested.links.options[0]!.url, { headers: { 'user-agent': BROWSER } })).status).toBe(410);
+    const { links } = (await getApproval(requested.approvalId)).body;
+    expect((await call(links.options[0]!.url, { headers: { 'user-agent': BROWSER } })).status).toBe(410);
   });
 
   test('input the tool cannot take is an error result the model reads, and nothing waits', async () => {
@@ -141,6 +142,20 @@ describe('the approvals API', () => {
     expect((await answer(id, { choice: 'send' })).status).toBe(200);
     const waited = await waiting;
     expect(waited.body).toMatchObject({ status: 'answered', choice: 'send' });
+
+    // A key that may read but not answer never sees what would answer.
+    const reader = await call<{ apiKey?: string; key: string }>(`${env.api.url}/key`, {
+      headers: env.user.auth,
+      json: { scopes: ['read'] },
+    });
+    const readOnly = await call<Record<string, unknown>>(`${env.api.url}/approval/${id}`, {
+      headers: { authorization: `Bearer ${reader.body.key}` },
+    });
+    expect(readOnly.status).toBe(200);
+    expect(readOnly.body).toMatchObject({ id, status: 'answered' });
+    expect(readOnly.body).not.toHaveProperty('token');
+    expect(readOnly.body).not.toHaveProperty('links');
+    expect((await getApproval(id)).body.token).toMatch(/^apr_[0-9a-z]{26}\.[0-9a-z]{20}$/);
 
     expect((await getApproval('apr_0000000000000000000000000')).status).toBe(404);
     const listed = await call<{ approvals: ApprovalBody[] }>(`${env.api.url}/approval?status=answered`, { headers: env.user.auth });
@@ -259,7 +274,7 @@ describe('without a worker', () => {
     try {
       const user = await createTestUser(lonely.db);
       const created = await call<{ detail: string }>(`${lonely.url}/approval`, { headers: user.auth, json: { question: 'Anyone there?' } });
-      expect(created.status).toBe(503);
+      expect(created.status, created.text).toBe(503);
       expect(created.body.detail).toMatch(/^Approval apr_[0-9a-z]{26} was not confirmed in time/);
     } finally {
       await lonely.close();

@@ -302,6 +302,19 @@ describe('cron triggers', () => {
     expect((await call(`${env.api.url}/agent/${name}`, { headers: env.user.auth })).status).toBe(404);
   });
 
+  test('a schedule that outlived its agent (its reconcile never ran) removes itself at its next firing', async () => {
+    const name = `agent-${randomUUID().slice(0, 8)}`;
+    const { agentId } = await deploy(name, [{ kind: 'cron', expression: NEVER }]);
+    const id = cronId(agentId, 0);
+    await exists(id);
+    // As if the deletion's reconcile could not be asked for (Temporal unreachable at that moment).
+    await env.api.db.query('UPDATE agents SET deleted_at = now() WHERE id = $1', [agentId]);
+    await env.worker.client.schedule.getHandle(id).trigger();
+    await deleted(id);
+    const { rows } = await env.api.db.query<{ count: string }>('SELECT count(*) FROM sessions WHERE agent_id = $1', [agentId]);
+    expect(Number(rows[0]!.count)).toBe(0);
+  });
+
   test('two cron triggers are two schedules; dropping the second leaves only the first', async () => {
     const name = `agent-${randomUUID().slice(0, 8)}`;
     const { agentId } = await deploy(name, [

@@ -123,7 +123,7 @@ describe('workflow graph runs', () => {
 
     const requested = await waitForApproval(sessionId);
     expect(requested).toMatchObject({ question: `Send this draft? ${draft}`, options: ['yes', 'no'], source: 'workflow' });
-    expect(requested.links.options.map((link) => link.option)).toEqual(['yes', 'no']);
+    expect(requested).not.toHaveProperty('links');
 
     // The run waits: its session is waiting and takes no sends.
     const waitingRun = await getRun(runId);
@@ -324,6 +324,34 @@ describe('workflow graph runs', () => {
     expect(run.body.endedAt).not.toBeNull();
     const session = await call<{ status: string }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
     expect(session.body.status).toBe('idle');
+  });
+
+  test('a run cancelled or terminated by an operator ends failed and frees its session', async () => {
+    const { name } = await env.deploy(reviewBundle());
+    const cancelled = await startRun(name, 'cancel me');
+    await waitForApproval(cancelled.body.sessionId);
+    await env.worker.client.workflow.getHandle(`run:${cancelled.body.runId}`).cancel();
+    const events = await waitForRunEnd(cancelled.body.sessionId);
+    expect(events.at(-1)).toMatchObject({ type: 'workflow.failed', runId: cancelled.body.runId, error: 'The run was cancelled' });
+    expect((await getRun(cancelled.body.runId)).body).toMatchObject({ status: 'failed', error: 'The run was cancelled' });
+    const afterCancel = await call(`${env.api.url}/session/${cancelled.body.sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'Still there?' }] },
+    });
+    expect(afterCancel.status).toBe(202);
+
+    // Terminated: the run cannot write its own end; the next send finds it gone and closes it.
+    const terminated = await startRun(name, 'terminate me');
+    await waitForApproval(terminated.body.sessionId);
+    await env.worker.client.workflow.getHandle(`run:${terminated.body.runId}`).terminate('operator');
+    const afterTerminate = await call(`${env.api.url}/session/${terminated.body.sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'Anyone?' }] },
+    });
+    expect(afterTerminate.status).toBe(202);
+    expect((await getRun(terminated.body.runId)).body).toMatchObject({ status: 'failed', error: 'The run stopped (TERMINATED)' });
+    await env.waitForEvents(terminated.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+    await env.waitForEvents(cancelled.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
   });
 
   test('404 for an unknown workflow or agent; GET /run is 403 for another user and 404 for an unknown id', async () => {

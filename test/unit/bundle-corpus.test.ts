@@ -591,6 +591,22 @@ const cases: Case[] = [
     ],
   },
   {
+    name: 'approval node options follow the rules of every approval',
+    text: withBase(`"workflows": {
+      "w": { "start": "a", "nodes": {
+        "a": { "type": "approval", "question": "q", "options": ["yes", "YES"], "next": {} },
+        "b": { "type": "approval", "question": "q", "options": ["1", "2"], "next": {} },
+        "c": { "type": "approval", "question": "q", "options": [" yes", "no"], "next": {} }
+      } }
+    }`),
+    errors: ['/workflows/w/nodes/a/options', '/workflows/w/nodes/b/options', '/workflows/w/nodes/c/options'],
+    messages: [
+      'Option "YES" is given twice (options are compared ignoring case).',
+      'Option "1" is a bare number; replies name options by number, so use words.',
+      'option " yes" has surrounding spaces',
+    ],
+  },
+  {
     name: 'prompts and questions may only refer to nodes of their workflow',
     text: withBase(`"workflows": {
       "w": { "start": "a", "nodes": {
