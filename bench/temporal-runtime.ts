@@ -11,7 +11,11 @@ let installed = false;
 /** The SDK's own warnings and errors go to stderr; stdout carries only the bench document. */
 export function installTemporalRuntime(): void {
   if (installed) return;
-  Runtime.install({ logger: temporalLogger(createLogger({ level: 'warn', name: 'temporal' }, process.stderr)), shutdownSignals: [] });
+  Runtime.install({
+    telemetryOptions: { logging: { forward: {} } },
+    logger: temporalLogger(createLogger({ level: 'warn', name: 'temporal' }, process.stderr)),
+    shutdownSignals: [],
+  });
   installed = true;
 }
 

@@ -10,7 +10,12 @@ import { loadMasterKey } from '../lib/master-key.ts';
 async function main(): Promise<void> {
   const { config, logger, db } = await startProcessBase('worker');
   // Signals are handled by onShutdown below, which stops the worker in order.
-  Runtime.install({ logger: temporalLogger(logger.child({ component: 'temporal' })), shutdownSignals: [] });
+  // Core (Rust) logs are forwarded to our logger too, so every line the worker writes is JSON.
+  Runtime.install({
+    telemetryOptions: { logging: { forward: {} } },
+    logger: temporalLogger(logger.child({ component: 'temporal' })),
+    shutdownSignals: [],
+  });
   const connection = await NativeConnection.connect({ address: temporalAddress(config) });
   const taskQueue = config.taskQueue;
   const worker = await createWorker({

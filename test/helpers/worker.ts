@@ -24,7 +24,7 @@ let runtimeInstalled = false;
 export async function startTestWorker(env: Record<string, string> = {}): Promise<TestWorker> {
   if (!runtimeInstalled) {
     // Once per process: route the SDK's own logs to a silent logger instead of stderr.
-    Runtime.install({ logger: temporalLogger(createLogger({ level: 'silent' })) });
+    Runtime.install({ telemetryOptions: { logging: { forward: {} } }, logger: temporalLogger(createLogger({ level: 'silent' })) });
     runtimeInstalled = true;
   }
   const taskQueue = env.TASK_QUEUE ?? `test-${randomUUID()}`;
