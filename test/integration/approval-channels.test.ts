@@ -149,8 +149,11 @@ async function answeredEvent(sessionId: string) {
 async function click(url: string): Promise<void> {
   expect(url.startsWith(`${env.api.url}/approval/`), url).toBe(true);
   const response = await fetch(url, { headers: { 'user-agent': BROWSER } });
-  expect(response.status).toBe(200);
-  expect(await response.text()).toContain('is recorded');
+  const text = await response.text();
+  // On a failure, the API's own account of it (its error log lines) says why.
+  const errors = env.api.logs.filter((line) => Number(line.level) >= 50);
+  expect(response.status, `${text}\n${JSON.stringify(errors.slice(-3), null, 2)}`).toBe(200);
+  expect(text).toContain('is recorded');
 }
 
 const postInbound = (provider: string, body: string, headers: Record<string, string>) =>
