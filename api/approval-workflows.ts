@@ -1,7 +1,13 @@
 // The API's side of approvals: creating one starts its workflow (Update-with-Start, returning once
 // the record is written), answering one is an Update, whichever path the answer came by (the API,
 // a signed link, a provider's reply). The workflow decides; this file turns its verdict into HTTP.
-import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  ServiceError as TemporalServiceError,
+  WithStartWorkflowOperation,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
 import type { ApiDeps } from './context.ts';
 import { answerUpdate, recordedUpdate, type AnsweredOutcome, type approvalWorkflow } from '../workflows/approval.ts';
 import type { RecordedApproval } from '../activities/approvals.ts';
@@ -43,9 +49,13 @@ export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput)
   }
 }
 
-/** The call ran out of its deadline: gRPC status 4 (DEADLINE_EXCEEDED) anywhere in the cause chain, or its words. */
+/**
+ * Temporal did not confirm in time: the call ran out of its deadline (gRPC DEADLINE_EXCEEDED, or the
+ * client gave up waiting for the Update), or Temporal could not be reached at all.
+ */
 function isDeadline(error: unknown): boolean {
   for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    if (current instanceof WorkflowUpdateRPCTimeoutOrCancelledError || current instanceof TemporalServiceError) return true;
     if ((current as { code?: unknown }).code === 4 || current.name === 'TimeoutError') return true;
   }
   return /deadline/i.test(messageChain(error));
@@ -82,8 +92,6 @@ export async function answerApproval(deps: ApiDeps, approval: Approval, answer: 
       deps.temporal.client.workflow.getHandle(approvalWorkflowId(approval.id)).executeUpdate(answerUpdate, { args: [answer] }),
     );
   } catch (error) {
-    if (isDeadline(error))
-      throw new DependencyUnavailableError('The answer was not confirmed in time (are the workers running?); send it again');
     if (error instanceof WorkflowUpdateFailedError) {
       const reason = messageChain(error);
       if (reason.includes(ANSWER_REJECTIONS.answered)) throw verdictOf(await getApproval(deps.db, approval.id));
@@ -94,6 +102,8 @@ export async function answerApproval(deps: ApiDeps, approval: Approval, answer: 
     if (error instanceof WorkflowNotFoundError || /already completed|not found/i.test(messageChain(error))) {
       throw verdictOf(await getApproval(deps.db, approval.id));
     }
+    if (isDeadline(error))
+      throw new DependencyUnavailableError('The answer was not confirmed in time (are the workers running?); send it again');
     throw error;
   }
 }

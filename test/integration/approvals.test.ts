@@ -274,7 +274,8 @@ describe('without a worker', () => {
     try {
       const user = await createTestUser(lonely.db);
       const created = await call<{ detail: string }>(`${lonely.url}/approval`, { headers: user.auth, json: { question: 'Anyone there?' } });
-      expect(created.status, created.text).toBe(503);
+      const errors = lonely.logs.filter((line) => Number(line.level) >= 50);
+      expect(created.status, `${created.text}\n${JSON.stringify(errors, null, 2)}`).toBe(503);
       expect(created.body.detail).toMatch(/^Approval apr_[0-9a-z]{26} was not confirmed in time/);
     } finally {
       await lonely.close();

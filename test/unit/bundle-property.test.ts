@@ -118,7 +118,10 @@ function paths(value: unknown, prefix: Token[] = []): Token[][] {
   return here;
 }
 
-function mutate(root: unknown, { pick, op, key, value }: Mutation): unknown {
+function mutate(root: unknown, { pick, op, key, value: generated }: Mutation): unknown {
+  // A copy: later steps change the tree in place, and fast-check reuses its values (shrinking,
+  // replays), so changing them would feed it cyclic or altered values.
+  const value = structuredClone(generated);
   const all = paths(root);
   const path = all[pick % all.length] ?? [];
   if (path.length === 0) return op === 'replace' ? value : root;
