@@ -82,22 +82,24 @@ function toApproval(row: ApprovalRow): Approval {
   };
 }
 
-export interface NewApproval {
-  id: string;
-  userId: string;
-  agentId: string | null;
-  revision: number | null;
-  sessionId: string | null;
-  source: ApprovalSource;
-  turnId: string | null;
-  toolCallId: string | null;
-  question: string;
-  options: string[];
-  createdAt: Date;
-  expiresAt: Date;
+export type NewApproval = Pick<
+  Approval,
+  | 'id'
+  | 'userId'
+  | 'agentId'
+  | 'revision'
+  | 'sessionId'
+  | 'source'
+  | 'turnId'
+  | 'toolCallId'
+  | 'question'
+  | 'options'
+  | 'createdAt'
+  | 'expiresAt'
+> & {
   /** The asking agent's channels, in declared order: one pending dispatch each. */
   channels: Array<{ provider: string; answerVia: 'reply' | 'signed-url' }>;
-}
+};
 
 /** Inserts the approval and its pending dispatches; `created` is false when it existed already. */
 export async function insertApproval(client: DbClient, approval: NewApproval): Promise<{ approval: Approval; created: boolean }> {

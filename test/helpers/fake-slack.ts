@@ -3,7 +3,7 @@
 // with increasing timestamps, or with scripted answers (`{ok: false, error}`, an HTTP status).
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeServer, waitForCount } from './recorded.ts';
+import { closeServer, readJsonRequest, sendJson, waitForCount } from './recorded.ts';
 
 export interface SlackCall {
   method: string;
@@ -41,20 +41,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const script: SlackAnswer[] = [];
   let posted = 0;
   const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: Record<string, unknown> | undefined;
-      try {
-        body = JSON.parse(raw) as Record<string, unknown>;
-      } catch {
-        body = undefined;
-      }
+    void readJsonRequest(req).then(({ raw, body }) => {
       const reply = (status: number, answer: unknown) => {
         const call = calls.at(-1);
         if (call && call.raw === raw) call.answer = answer;
-        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+        sendJson(res, status, answer);
       };
       if (req.method !== 'POST' || req.url !== '/api/chat.postMessage') return reply(404, { ok: false, error: 'unknown_method' });
       calls.push({ method: req.method, path: req.url, headers: req.headers, body, raw });

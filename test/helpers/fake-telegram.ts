@@ -4,7 +4,7 @@
 // failures (`{ok: false, error_code, description}` under the same HTTP status).
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeServer, waitForCount } from './recorded.ts';
+import { closeServer, readJsonRequest, sendJson, waitForCount } from './recorded.ts';
 
 export interface TelegramCall {
   /** The bot token taken from the path. */
@@ -50,20 +50,11 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
   const script: TelegramAnswer[] = [];
   let nextMessageId = FIRST_MESSAGE_ID;
   const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: Record<string, unknown> | undefined;
-      try {
-        body = JSON.parse(raw) as Record<string, unknown>;
-      } catch {
-        body = undefined;
-      }
+    void readJsonRequest(req).then(({ raw, body }) => {
       const reply = (status: number, answer: unknown) => {
         const call = calls.at(-1);
         if (call && call.raw === raw) call.answer = answer;
-        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+        sendJson(res, status, answer);
       };
       const match = /^\/bot([^/]+)\/sendMessage$/.exec(req.url ?? '');
       if (req.method !== 'POST' || !match) return reply(404, { ok: false, error_code: 404, description: 'Not Found' });
