@@ -246,8 +246,8 @@ export interface DispatchMatch {
   revision: number | null;
 }
 
-/** The dispatches a provider's reference names. Usually one; two tenants' bots can share a chat's numbering. */
-export async function findDispatchesByRef(db: Db, provider: string, externalRef: string): Promise<DispatchMatch[]> {
+/** Dispatches with their approval's owner and agent, as the inbound route needs them. */
+async function findDispatches(db: Db, where: string, params: unknown[], order: string): Promise<DispatchMatch[]> {
   const { rows } = await db.query<{
     approval_id: string;
     position: number;
@@ -257,9 +257,8 @@ export async function findDispatchesByRef(db: Db, provider: string, externalRef:
   }>(
     `SELECT d.approval_id, d.position, a.user_id, a.agent_id, a.revision
        FROM approval_dispatches d JOIN approvals a ON a.id = d.approval_id
-      WHERE d.provider = $1 AND d.external_ref = $2
-      ORDER BY a.created_at DESC LIMIT 10`,
-    [provider, externalRef],
+      WHERE ${where} ORDER BY ${order} LIMIT 10`,
+    params,
   );
   return rows.map((row) => ({
     approvalId: row.approval_id,
@@ -270,27 +269,14 @@ export async function findDispatchesByRef(db: Db, provider: string, externalRef:
   }));
 }
 
+/** The dispatches a provider's reference names. Usually one; two tenants' bots can share a chat's numbering. */
+export function findDispatchesByRef(db: Db, provider: string, externalRef: string): Promise<DispatchMatch[]> {
+  return findDispatches(db, 'd.provider = $1 AND d.external_ref = $2', [provider, externalRef], 'a.created_at DESC');
+}
+
 /** The dispatches of one approval over one provider (inbound email and webhook replies name the approval). */
-export async function findDispatchesOfApproval(db: Db, approvalId: string, provider: string): Promise<DispatchMatch[]> {
-  const { rows } = await db.query<{
-    approval_id: string;
-    position: number;
-    user_id: string;
-    agent_id: string | null;
-    revision: number | null;
-  }>(
-    `SELECT d.approval_id, d.position, a.user_id, a.agent_id, a.revision
-       FROM approval_dispatches d JOIN approvals a ON a.id = d.approval_id
-      WHERE d.approval_id = $1 AND d.provider = $2 ORDER BY d.position`,
-    [approvalId, provider],
-  );
-  return rows.map((row) => ({
-    approvalId: row.approval_id,
-    position: row.position,
-    userId: row.user_id,
-    agentId: row.agent_id,
-    revision: row.revision,
-  }));
+export function findDispatchesOfApproval(db: Db, approvalId: string, provider: string): Promise<DispatchMatch[]> {
+  return findDispatches(db, 'd.approval_id = $1 AND d.provider = $2', [approvalId, provider], 'd.position');
 }
 
 /**
