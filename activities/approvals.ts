@@ -20,18 +20,22 @@ import {
   type Approval,
 } from '../store/approvals.ts';
 import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/approvals.ts';
-import { approvalLinks, approvalToken, type ApprovalLinks } from '../lib/approval-token.ts';
+import { approvalLinks, approvalToken } from '../lib/approval-token.ts';
 import { serviceBaseUrl } from '../lib/urls.ts';
 import { createOutboundClient } from '../lib/outbound.ts';
 import { resolveChannelConfig } from '../lib/channel-config.ts';
 import { channelProviders } from './channels/index.ts';
 import { ChannelPermanentError } from './channels/types.ts';
 
+/**
+ * What the approval workflow learns from writing the record. No token and no link: a result is kept in
+ * Temporal history, readable in the Web UI, and a link answers the approval. The sending activity
+ * and the API (for keys with approvals:answer) derive them from the master key when they need them.
+ */
 export interface RecordedApproval {
   expiresAt: string;
   /** Channels of the asking agent's revision, in declared order: one dispatch each. */
   channels: number;
-  links: ApprovalLinks;
   /** The agent's name, for messages and the Web UI. */
   agentName: string | null;
   /** Some channel has threads (Slack, Telegram) where a note about the outcome belongs. */
@@ -77,6 +81,16 @@ async function setWaiting(
   );
 }
 
+/** Every message and stack of an error and of its causes: what Temporal would keep of it. */
+function failureText(error: unknown): string {
+  let text = '';
+  for (let current: unknown = error; current !== undefined && current !== null; current = (current as { cause?: unknown }).cause) {
+    text += current instanceof Error ? `${current.message}\n${current.stack ?? ''}\n` : `${String(current)}\n`;
+    if (!(current instanceof Error)) break;
+  }
+  return text;
+}
+
 function waitsInTurn(approval: Pick<Approval, 'source' | 'sessionId'>): approval is Approval & { sessionId: string } {
   return approval.sessionId !== null && (approval.source === 'tool' || approval.source === 'workflow');
 }
@@ -84,8 +98,6 @@ function waitsInTurn(approval: Pick<Approval, 'source' | 'sessionId'>): approval
 export function approvalActivities(deps: ApprovalDeps) {
   const { db, config } = deps;
   const outbound = createOutboundClient({ allowCidrs: config.outbound.allowCidrs });
-  const linksOf = (approval: Pick<Approval, 'id' | 'options'>) =>
-    approvalLinks(serviceBaseUrl(config), approvalToken(deps.masterKeys[0]!, approval.id), approval.options);
 
   return {
     /** Writes the approval, its pending dispatches and `approval.requested`; idempotent. */
@@ -93,7 +105,6 @@ export function approvalActivities(deps: ApprovalDeps) {
       const bundle =
         input.agentId !== undefined && input.revision !== undefined ? await deps.bundleOf(input.agentId, input.revision) : undefined;
       const channels = bundle?.userChannels ?? [];
-      const links = linksOf({ id: input.approvalId, options: input.request.options });
       await inTransaction(db, async (client) => {
         const { approval, created } = await insertApproval(client, {
           id: input.approvalId,
@@ -130,7 +141,6 @@ export function approvalActivities(deps: ApprovalDeps) {
       return {
         expiresAt: input.expiresAt,
         channels: channels.length,
-        links,
         agentName: bundle?.name ?? null,
         threaded: channels.some((channel) => channelProviders[channel.provider].notify !== undefined),
       };
@@ -257,7 +267,11 @@ export function approvalActivities(deps: ApprovalDeps) {
         return { sent: true };
       } catch (error) {
         const permanent = error instanceof ChannelPermanentError || (error instanceof Error && error.name === 'ChannelSecretMissingError');
-        const message = error instanceof Error ? error.message : String(error);
+        // A provider's error may quote what it was sent. The message is stored in the dispatch (readable
+        // with `read`) and, thrown, in Temporal history: neither may hold what answers the approval.
+        const raw = error instanceof Error ? error.message : String(error);
+        const quotesToken = failureText(error).includes(token);
+        const message = quotesToken ? raw.replaceAll(token, '[token]') : raw;
         const final = permanent || attempt >= input.maxAttempts;
         await recordDispatchAttempt(db, {
           approvalId: approval.id,
@@ -270,6 +284,8 @@ export function approvalActivities(deps: ApprovalDeps) {
           'channel dispatch failed',
         );
         if (permanent) throw ApplicationFailure.nonRetryable(message, 'ChannelPermanentError');
+        // Not the error itself: its stack and causes would carry the token into history.
+        if (quotesToken) throw ApplicationFailure.retryable(message, error instanceof Error ? error.name : 'Error');
         throw error;
       }
     },

@@ -4,6 +4,7 @@ import type { ApiDeps } from './context.ts';
 import { traceMiddleware } from './middleware/trace.ts';
 import { notFoundHandler, problemHandler } from './middleware/problem.ts';
 import { createRateLimiter } from './middleware/rate-limit.ts';
+import { createStreamLimiter } from './stream-limiter.ts';
 import { createAuthenticator } from './middleware/auth.ts';
 import { mountRoutes, type RouteDef } from './route.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -81,7 +82,8 @@ export function createApp(deps: ApiDeps): App {
     prefix: 'authfail',
   });
   const router = express.Router();
-  mountRoutes(router, routes, { auth: createAuthenticator({ db: deps.db, failures }), limiter });
+  const streams = createStreamLimiter({ perKey: limits.sseStreamsPerKey });
+  mountRoutes(router, routes, { auth: createAuthenticator({ db: deps.db, failures }), limiter, streams });
   app.use(router);
 
   app.use(notFoundHandler);

@@ -6,7 +6,6 @@ import {
   WithStartWorkflowOperation,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import type { ApiDeps } from './context.ts';
 import { answerUpdate, recordedUpdate, type AnsweredOutcome, type approvalWorkflow } from '../workflows/approval.ts';
@@ -18,6 +17,7 @@ import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attr
 import { approvalSummary } from '../workflows/ask-user.ts';
 import { approvalNoticeWorkflowId, type approvalNoticeWorkflow } from '../workflows/approval-notice.ts';
 import { randomUUID } from 'node:crypto';
+import { callTemporal } from './temporal-call.ts';
 
 export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput): Promise<RecordedApproval> {
   const start = new WithStartWorkflowOperation<typeof approvalWorkflow>('approvalWorkflow', {
@@ -34,31 +34,27 @@ export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput)
     staticSummary: approvalSummary(input.request.question),
     staticDetails: `Created with POST /approval. Answer: POST /approval/${input.approvalId}/answer`,
   });
+  const unavailable = `Approval ${input.approvalId} was not confirmed in time (are the workers running?); it is recorded and sent once they are`;
   try {
-    return await deps.temporal.client.withDeadline(Date.now() + deps.config.approvals.confirmTimeoutMs, () =>
-      deps.temporal.client.workflow.executeUpdateWithStart(recordedUpdate, {
-        updateId: `recorded:${input.approvalId}`,
-        startWorkflowOperation: start,
-      }),
+    return await callTemporal(
+      deps,
+      () =>
+        deps.temporal.client.workflow.executeUpdateWithStart(recordedUpdate, {
+          updateId: `recorded:${input.approvalId}`,
+          startWorkflowOperation: start,
+        }),
+      { timeoutMs: deps.config.approvals.confirmTimeoutMs, unavailable },
     );
   } catch (error) {
-    if (!isDeadline(error)) throw error;
-    throw new DependencyUnavailableError(
-      `Approval ${input.approvalId} was not confirmed in time (are the workers running?); it is recorded and sent once they are`,
-    );
+    throw unconfirmed(deps, error, unavailable);
   }
 }
 
-/**
- * Temporal did not confirm in time: the call ran out of its deadline (gRPC DEADLINE_EXCEEDED, or the
- * client gave up waiting for the Update), or Temporal could not be reached at all.
- */
-function isDeadline(error: unknown): boolean {
-  for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    if (current instanceof WorkflowUpdateRPCTimeoutOrCancelledError || current instanceof TemporalServiceError) return true;
-    if ((current as { code?: unknown }).code === 4 || current.name === 'TimeoutError') return true;
-  }
-  return /deadline/i.test(messageChain(error));
+/** Any other failed RPC also left the approval unconfirmed: 503 with the caller's words, the raw text logged. */
+function unconfirmed(deps: ApiDeps, error: unknown, message: string): unknown {
+  if (!(error instanceof TemporalServiceError)) return error;
+  deps.logger.warn({ err: error }, 'Temporal did not confirm an approval');
+  return new DependencyUnavailableError(message);
 }
 
 function messageChain(error: unknown): string {
@@ -87,9 +83,12 @@ export async function answerApproval(deps: ApiDeps, approval: Approval, answer: 
   // Settled ones are answered from the record without a round trip to Temporal.
   if (approval.status !== 'unanswered') throw verdictOf(approval);
   if (matchOption(approval.options, answer.choice) === undefined) throw invalidChoice(approval, answer.choice);
+  const unavailable = 'The answer was not confirmed in time (are the workers running?); send it again';
   try {
-    return await deps.temporal.client.withDeadline(Date.now() + deps.config.approvals.confirmTimeoutMs, () =>
-      deps.temporal.client.workflow.getHandle(approvalWorkflowId(approval.id)).executeUpdate(answerUpdate, { args: [answer] }),
+    return await callTemporal(
+      deps,
+      () => deps.temporal.client.workflow.getHandle(approvalWorkflowId(approval.id)).executeUpdate(answerUpdate, { args: [answer] }),
+      { timeoutMs: deps.config.approvals.confirmTimeoutMs, unavailable },
     );
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) {
@@ -102,9 +101,7 @@ export async function answerApproval(deps: ApiDeps, approval: Approval, answer: 
     if (error instanceof WorkflowNotFoundError || /already completed|not found/i.test(messageChain(error))) {
       throw verdictOf(await getApproval(deps.db, approval.id));
     }
-    if (isDeadline(error))
-      throw new DependencyUnavailableError('The answer was not confirmed in time (are the workers running?); send it again');
-    throw error;
+    throw unconfirmed(deps, error, unavailable);
   }
 }
 
@@ -114,16 +111,18 @@ export async function answerApproval(deps: ApiDeps, approval: Approval, answer: 
  */
 export async function noteInThread(deps: ApiDeps, approval: Approval, position: number, text: string): Promise<void> {
   try {
-    await deps.temporal.client.workflow.start<typeof approvalNoticeWorkflow>('approvalNoticeWorkflow', {
-      workflowId: approvalNoticeWorkflowId(approval.id, randomUUID()),
-      taskQueue: deps.config.taskQueue,
-      args: [{ approvalId: approval.id, positions: [position], text }],
-      typedSearchAttributes: [
-        { key: UserIdKey, value: approval.userId },
-        { key: KindKey, value: 'notice' },
-      ],
-      staticSummary: `A note in a chat thread of approval ${approval.id}`,
-    });
+    await callTemporal(deps, () =>
+      deps.temporal.client.workflow.start<typeof approvalNoticeWorkflow>('approvalNoticeWorkflow', {
+        workflowId: approvalNoticeWorkflowId(approval.id, randomUUID()),
+        taskQueue: deps.config.taskQueue,
+        args: [{ approvalId: approval.id, positions: [position], text }],
+        typedSearchAttributes: [
+          { key: UserIdKey, value: approval.userId },
+          { key: KindKey, value: 'notice' },
+        ],
+        staticSummary: `A note in a chat thread of approval ${approval.id}`,
+      }),
+    );
   } catch (error) {
     deps.logger.warn({ err: error, approvalId: approval.id }, 'could not start an approval notice');
   }

@@ -2,11 +2,16 @@
 // "look again": readers always re-read PostgreSQL after their last seq, so a wake that is lost,
 // doubled or late costs a query, never an event. That is why a dropped connection needs no replay
 // of what was missed: after re-LISTENing, every subscriber is woken and catches up by itself.
+// Event streams follow sessions through the hub's feed (api/event-feed.ts): one read per session per
+// wake, shared by every stream of that session in this process.
 import pg from 'pg';
 import type { Logger } from '../lib/logger.ts';
 import { EVENTS_CHANNEL } from '../lib/events.ts';
+import type { Db } from '../store/db.ts';
+import { createEventFeed, type EventFeed } from './event-feed.ts';
+import type { TailLimits } from './session-tail.ts';
 
-export interface EventHub {
+export interface EventHub extends EventFeed {
   /** Calls `onWake` whenever `sessionId` may have new events; returns the unsubscribe function. */
   subscribe(sessionId: string, onWake: () => void): () => void;
   close(): Promise<void>;
@@ -14,7 +19,11 @@ export interface EventHub {
 
 export interface EventHubOptions {
   databaseUrl: string;
+  /** The pool the feed reads events with. */
+  db: Db;
   logger: Logger;
+  /** The bounds of each session's shared buffer of recent events. */
+  tailLimits?: TailLimits;
   /** Shown in pg_stat_activity, so operators (and tests) can find the LISTEN connection. */
   applicationName?: string;
   /** How often to compare sessions.last_seq with what was announced, for NOTIFYs that never came. */
@@ -182,20 +191,25 @@ export async function createEventHub(options: EventHubOptions): Promise<EventHub
   const pollTimer = setInterval(() => void poll(), safetyPollMs);
   pollTimer.unref();
 
+  function subscribe(sessionId: string, onWake: () => void): () => void {
+    let set = subscribers.get(sessionId);
+    if (!set) subscribers.set(sessionId, (set = new Set()));
+    // A wrapper per call, so subscribing the same function twice needs two unsubscribes.
+    const entry = () => onWake();
+    set.add(entry);
+    return () => {
+      const current = subscribers.get(sessionId);
+      if (!current?.delete(entry) || current.size > 0) return;
+      subscribers.delete(sessionId);
+      announced.delete(sessionId);
+    };
+  }
+  const feed = createEventFeed({ db: options.db, subscribe, logger, ...(options.tailLimits ? { limits: options.tailLimits } : {}) });
+
   return {
-    subscribe(sessionId, onWake) {
-      let set = subscribers.get(sessionId);
-      if (!set) subscribers.set(sessionId, (set = new Set()));
-      // A wrapper per call, so subscribing the same function twice needs two unsubscribes.
-      const entry = () => onWake();
-      set.add(entry);
-      return () => {
-        const current = subscribers.get(sessionId);
-        if (!current?.delete(entry) || current.size > 0) return;
-        subscribers.delete(sessionId);
-        announced.delete(sessionId);
-      };
-    },
+    subscribe,
+    follow: feed.follow,
+    stats: feed.stats,
     async close() {
       if (closed) return;
       closed = true;

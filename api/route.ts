@@ -5,6 +5,7 @@ import type { Request, Response, Router } from 'express';
 import type { Principal } from '../store/api-keys.ts';
 import type { AuthRequirement, Authenticator } from './middleware/auth.ts';
 import type { RateLimiter } from './middleware/rate-limit.ts';
+import type { StreamLimiter } from './stream-limiter.ts';
 import { ajv, queryAjv, validator, type JsonSchema } from './validation.ts';
 import { UnsupportedMediaTypeError } from '../lib/errors.ts';
 
@@ -23,6 +24,9 @@ export interface Reply {
   body?: unknown;
   headers?: Record<string, string>;
 }
+
+/** Request headers a route reads, by name: validated when present, and published in /openapi.json. */
+export type HeaderSpecs = Record<string, { description: string; schema: JsonSchema }>;
 
 export interface HandlerInput<B, Q> {
   req: Request;
@@ -47,6 +51,13 @@ export interface RouteDef<B = unknown, Q = Record<string, unknown>> {
    */
   body?: { schema: JsonSchema; required?: boolean; contentTypes?: string[]; documentOnly?: boolean };
   query?: JsonSchema;
+  headers?: HeaderSpecs;
+  /**
+   * Whether this request will be answered with an SSE stream (given its parsed query). Such a request
+   * counts against the key's SSE_STREAMS_PER_KEY until it closes, checked before the handler runs,
+   * so a refused streamed send starts nothing.
+   */
+  opensStream?: (req: Request, query: Record<string, unknown>) => boolean;
   responses: Record<number, ResponseSpec>;
   handle(input: HandlerInput<B, Q>): Promise<Reply | undefined> | Reply | undefined;
 }
@@ -59,6 +70,7 @@ export function defineRoute<B = unknown, Q = Record<string, unknown>>(route: Rou
 export interface MountOptions {
   auth: Authenticator;
   limiter: RateLimiter;
+  streams: StreamLimiter;
 }
 
 export function mountRoutes(router: Router, routes: RouteDef[], options: MountOptions): void {
@@ -70,6 +82,10 @@ export function mountRoutes(router: Router, routes: RouteDef[], options: MountOp
       : undefined;
     const checkQuery = route.query ? validator<Record<string, unknown>>(queryAjv.compile(route.query), 'query') : undefined;
     const contentTypes = route.body?.contentTypes ?? ['application/json'];
+    const checkHeaders = Object.entries(route.headers ?? {}).map(([name, spec]) => ({
+      name,
+      check: validator<string>(ajv.compile(spec.schema), `${name} header`),
+    }));
 
     router[route.method](route.path, async (req: Request, res: Response) => {
       const principal = await options.auth.require(req, route.auth);
@@ -83,8 +99,13 @@ export function mountRoutes(router: Router, routes: RouteDef[], options: MountOp
         }
         body = checkBody(hasBody ? req.body : route.body?.required ? undefined : {});
       }
+      for (const { name, check } of checkHeaders) {
+        const value = req.get(name);
+        if (value !== undefined) check(value);
+      }
       // Express 5 exposes req.query as a getter; copy it so defaults can be applied.
       const query = checkQuery ? checkQuery({ ...(req.query as Record<string, unknown>) }) : {};
+      if (principal && route.opensStream?.(req, query)) options.streams.hold(principal.keyId, res);
       const reply = await route.handle({ req, res, body, query, params: req.params as Record<string, string>, principal });
       if (!reply) return;
       if (reply.headers) res.set(reply.headers);

@@ -8,6 +8,7 @@ import type { ApiDeps } from './context.ts';
 import { reconcileSignal, schedulesWorkflowId, type schedulesWorkflow } from '../workflows/schedules.ts';
 import { AgentIdKey, KindKey } from '../lib/search-attributes.ts';
 import { DependencyUnavailableError } from '../lib/errors.ts';
+import { callTemporal } from './temporal-call.ts';
 
 async function hasSchedules(deps: ApiDeps, agentId: string): Promise<boolean> {
   const { rowCount } = await deps.db.query('SELECT 1 FROM agent_schedules WHERE agent_id = $1 LIMIT 1', [agentId]);
@@ -27,22 +28,28 @@ export async function reconcileSchedules(
 ): Promise<void> {
   const cron = bundles.some((bundle) => bundle?.triggers.some((trigger) => trigger.kind === 'cron'));
   if (!cron && !(await hasSchedules(deps, agentId))) return;
+  const unavailable = `${what}, but its cron schedules could not be updated (the workflow engine did not answer); deploy again (or delete again) to bring them in line`;
   try {
-    await deps.temporal.client.workflow.signalWithStart<typeof schedulesWorkflow>('schedulesWorkflow', {
-      workflowId: schedulesWorkflowId(agentId),
-      taskQueue: deps.config.taskQueue,
-      args: [{ agentId }],
-      signal: reconcileSignal,
-      typedSearchAttributes: [
-        { key: AgentIdKey, value: agentId },
-        { key: KindKey, value: 'schedules' },
-      ],
-      staticSummary: `Cron schedules of agent ${agentId}`,
-    });
-  } catch (error) {
-    throw new DependencyUnavailableError(
-      `${what}, but its cron schedules could not be updated (${error instanceof Error ? error.message : String(error)}); ` +
-        'deploy again (or delete again) to bring them in line',
+    await callTemporal(
+      deps,
+      () =>
+        deps.temporal.client.workflow.signalWithStart<typeof schedulesWorkflow>('schedulesWorkflow', {
+          workflowId: schedulesWorkflowId(agentId),
+          taskQueue: deps.config.taskQueue,
+          args: [{ agentId }],
+          signal: reconcileSignal,
+          typedSearchAttributes: [
+            { key: AgentIdKey, value: agentId },
+            { key: KindKey, value: 'schedules' },
+          ],
+          staticSummary: `Cron schedules of agent ${agentId}`,
+        }),
+      { unavailable },
     );
+  } catch (error) {
+    if (error instanceof DependencyUnavailableError) throw error;
+    // The raw text may name Temporal's address: it goes to the log, the client reads what to do.
+    deps.logger.warn({ err: error, agentId }, 'could not signal the schedules workflow');
+    throw new DependencyUnavailableError(unavailable);
   }
 }

@@ -5,6 +5,8 @@ import { loadMasterKey } from '../lib/master-key.ts';
 import { lazyTemporalClient } from '../lib/temporal.ts';
 import { bootstrapAdmin } from '../store/bootstrap.ts';
 import { createEventHub } from './event-hub.ts';
+import { createStorage } from '../lib/storage.ts';
+import { startHousekeeping } from './housekeeping.ts';
 
 async function main(): Promise<void> {
   const { config, logger, db } = await startProcessBase('api');
@@ -15,8 +17,10 @@ async function main(): Promise<void> {
   }
   const temporal = lazyTemporalClient(config);
   // startProcessBase has checked DATABASE_URL and migrated through it.
-  const events = await createEventHub({ databaseUrl: config.databaseUrl!, logger });
-  const { app } = createApp({ config, db, logger, masterKey: loadMasterKey(config), temporal, events });
+  const events = await createEventHub({ databaseUrl: config.databaseUrl!, db, logger });
+  const storage = createStorage(config);
+  const { app } = createApp({ config, db, logger, masterKey: loadMasterKey(config), temporal, events, storage });
+  const housekeeping = startHousekeeping({ config, db, logger, storage });
   const server = app.listen(config.port, config.host, () => {
     logger.info({ url: `http://${config.host}:${config.port}` }, 'API listening');
     process.send?.({ type: 'ready', url: `http://${config.host}:${config.port}` });
@@ -30,6 +34,7 @@ async function main(): Promise<void> {
       // reconnect to another API process with Last-Event-ID.
       setTimeout(() => server.closeAllConnections(), 5_000).unref();
     });
+    await housekeeping.stop();
     // After the server: until then, the streams still being served need their wakes.
     await events.close();
     await temporal.connection.close().catch(() => undefined);

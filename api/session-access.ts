@@ -3,11 +3,13 @@
 import type { Db } from '../store/db.ts';
 import type { Principal } from '../store/api-keys.ts';
 import { getSession, type Session } from '../store/sessions.ts';
-import { ConflictError, ForbiddenError, GoneError, NotFoundError } from '../lib/errors.ts';
+import { ConflictError, DependencyUnavailableError, ForbiddenError, GoneError, NotFoundError } from '../lib/errors.ts';
 import { isAgentDeleted } from '../store/agents.ts';
 import { finishRun, runningRunOfSession } from '../store/workflow-runs.ts';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { graphRunWorkflowId } from '../lib/triggers.ts';
+import type { ApiDeps } from './context.ts';
+import { callTemporal } from './temporal-call.ts';
 
 export async function loadOwnedSession(db: Db, principal: Principal | undefined, id: string): Promise<Session> {
   const session = await getSession(db, id);
@@ -33,7 +35,7 @@ const RUN_START_GRACE_MS = 60_000;
  * is closed here as failed, so its session is not held forever.
  */
 export async function loadSendableSession(
-  deps: { db: Db; temporal: { client: Client } },
+  deps: Pick<ApiDeps, 'db' | 'temporal' | 'config' | 'logger'>,
   principal: Principal | undefined,
   id: string,
 ): Promise<Session> {
@@ -42,8 +44,9 @@ export async function loadSendableSession(
   if (!run) return session;
   let state: string | undefined;
   try {
-    state = (await deps.temporal.client.workflow.getHandle(graphRunWorkflowId(run.id)).describe()).status.name;
+    state = (await callTemporal(deps, () => deps.temporal.client.workflow.getHandle(graphRunWorkflowId(run.id)).describe())).status.name;
   } catch (error) {
+    if (error instanceof DependencyUnavailableError) throw error;
     if (!(error instanceof WorkflowNotFoundError))
       throw new ConflictError(`Workflow run ${run.id} drives this session until it ends (GET /run/${run.id})`);
     state = 'NOT_FOUND';

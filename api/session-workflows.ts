@@ -1,8 +1,11 @@
 // The API's side of the session workflow: a send and a revert are Updates-with-Start (starting the
-// session's workflow if it is not running), an abort an Update. The API never runs a turn itself.
+// session's workflow if it is not running), an async send a Signal-with-Start, an abort an Update.
+// The API never runs a turn itself. Every call has a deadline (api/temporal-call.ts): an Update waits
+// for a worker, so with none running it answers 503 rather than hold the request forever.
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { updateSessionWithStart } from '../lib/session-client.ts';
+import { signalSessionWithStart, updateSessionWithStart, type SessionClient } from '../lib/session-client.ts';
+import { callTemporal } from './temporal-call.ts';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import {
   abortUpdate,
@@ -12,6 +15,7 @@ import {
   sessionWorkflowId,
   type RevertInput,
   type RevertResult,
+  type AsyncSendInput,
   type SendInput,
   type SendResult,
 } from '../workflows/session.ts';
@@ -43,8 +47,27 @@ function updateProblem(error: unknown, busyMessage: string): ServiceError | unde
   return undefined;
 }
 
+/** What a 503 of a send or revert says: the request may still be taken once the workers are back. */
+function notConfirmed(sessionId: string): string {
+  return (
+    'The session did not confirm this in time (are the workers running?). It may still be carried out once they are: ' +
+    `check GET /session/${sessionId} before trying again`
+  );
+}
+
 export function sendToSession(deps: ApiDeps, session: Session, send: SendInput): Promise<SendResult> {
   return updateWithStart(deps, session, sendUpdate, [send], `send:${send.messageId}`, 'A turn is running in this session (ifBusy=reject)');
+}
+
+/** `?async=1`: accepted once Temporal has it, whether or not a worker is running. */
+export async function sendToSessionAsync(deps: ApiDeps, session: Session, send: AsyncSendInput): Promise<void> {
+  await callTemporal(deps, () => signalSessionWithStart(sessionClient(deps), session, send), {
+    unavailable: 'The message could not be handed to the workflow engine in time; it was not sent, so send it again shortly',
+  });
+}
+
+function sessionClient(deps: ApiDeps): SessionClient {
+  return { client: deps.temporal.client, taskQueue: deps.config.taskQueue, settings: deps.config.turns };
 }
 
 /** Reverts (and with `regenerate`, runs the turn again) in order with the session's sends. */
@@ -62,9 +85,10 @@ async function updateWithStart<Ret, Args extends [unknown]>(
   updateId: string,
   busyMessage: string,
 ): Promise<Ret> {
-  const target = { client: deps.temporal.client, taskQueue: deps.config.taskQueue, settings: deps.config.turns };
   try {
-    return await updateSessionWithStart(target, session, update, args, updateId);
+    return await callTemporal(deps, () => updateSessionWithStart(sessionClient(deps), session, update, args, updateId), {
+      unavailable: notConfirmed(session.id),
+    });
   } catch (error) {
     throw updateProblem(error, busyMessage) ?? error;
   }
@@ -72,7 +96,11 @@ async function updateWithStart<Ret, Args extends [unknown]>(
 
 export async function abortSession(deps: ApiDeps, sessionId: string): Promise<boolean> {
   try {
-    const result = await deps.temporal.client.workflow.getHandle(sessionWorkflowId(sessionId)).executeUpdate(abortUpdate);
+    const result = await callTemporal(
+      deps,
+      () => deps.temporal.client.workflow.getHandle(sessionWorkflowId(sessionId)).executeUpdate(abortUpdate),
+      { unavailable: 'The session did not confirm the abort in time (are the workers running?); try again shortly' },
+    );
     return result.aborted;
   } catch (error) {
     // No running session workflow: nothing to abort.

@@ -1,15 +1,18 @@
 // Streams a session's events as Server-Sent Events: a replay from PostgreSQL after a given seq, then
-// live events as the event hub wakes the stream. PostgreSQL is the only source of events; a wake
-// just means "read again after the last seq sent". One read runs at a time per stream and the
-// position only moves forward, so every event is sent once and in order, however wakes race reads.
+// live events, both through the event hub's feed (api/event-feed.ts). PostgreSQL is the only source
+// of events; the feed hands them over in order, each once, with no gap between replay and live, and
+// this stream pulls the next batch only once the previous one is written, so a slow client holds its
+// own stream back (and reads PostgreSQL itself when it falls behind), never the process's memory.
 import type { Request, Response } from 'express';
-import type { Db } from '../store/db.ts';
-import { readEvents } from '../store/events.ts';
 import type { SessionEvent } from '../lib/events.ts';
 import type { EventHub } from './event-hub.ts';
+import { sseFrame } from './sse-frame.ts';
+import { DEFAULT_TAIL_LIMITS } from './session-tail.ts';
+
+export { sseFrame };
 
 /** Rows per replay query: large enough for a fast replay, small enough to hold in memory. */
-export const REPLAY_PAGE_SIZE = 1_000;
+export const REPLAY_PAGE_SIZE = DEFAULT_TAIL_LIMITS.pageSize;
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -21,7 +24,6 @@ export const SSE_HEADERS = {
 export interface StreamEventsOptions {
   req: Request;
   res: Response;
-  db: Db;
   hub: EventHub;
   sessionId: string;
   /** Events with a seq above this are sent. */
@@ -46,34 +48,24 @@ export interface StreamEnd {
   reason: 'until' | 'client-closed' | 'error';
 }
 
-export function sseFrame(event: SessionEvent): string {
-  // JSON.stringify escapes line breaks inside strings, so the data is always one line.
-  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+/** Whether the client asked for an SSE stream rather than JSON. */
+export function acceptsEventStream(req: Request): boolean {
+  return req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream';
+}
+
+/** Whether a request that starts a turn (a send, a regenerate) is answered with the turn's SSE stream. */
+export function streamsTurn(req: Request, query: { async?: unknown }): boolean {
+  return acceptsEventStream(req) && query.async !== '1' && query.async !== 'true';
 }
 
 /** Writes the SSE response; resolves when it has ended, whichever way. */
 export async function streamEvents(options: StreamEventsOptions): Promise<StreamEnd> {
-  const { req, res, db, hub, sessionId, filter, until } = options;
+  const { req, res, hub, sessionId, filter, until } = options;
   let lastSeq = options.afterSeq;
-  let done = false;
-  let woken = false;
-  let resume: (() => void) | undefined;
+  const closed = new AbortController();
 
-  const gone = () => done || res.destroyed || res.writableEnded || !res.socket || res.socket.destroyed;
-  const onClose = () => {
-    done = true;
-    resume?.();
-  };
-  const wakeUp = () => {
-    woken = true;
-    resume?.();
-  };
-  /** Resolves at the next wake, at once if one came since the last read began, or on close. */
-  const nextWake = () =>
-    new Promise<void>((resolve) => {
-      if (woken || gone()) return resolve();
-      resume = resolve;
-    }).finally(() => (resume = undefined));
+  const gone = () => closed.signal.aborted || res.destroyed || res.writableEnded || !res.socket || res.socket.destroyed;
+  const onClose = () => closed.abort();
 
   /** Writes and honours backpressure: a slow client holds the stream, not the process's memory. */
   const write = async (chunk: string): Promise<void> => {
@@ -93,9 +85,6 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
   res.on('close', onClose);
   res.writeHead(200, SSE_HEADERS);
   res.flushHeaders();
-  // Subscribed before the first read: an event committed between the replay and the wait below
-  // wakes us, so nothing falls between replay and live.
-  const unsubscribe = hub.subscribe(sessionId, wakeUp);
   const heartbeat = setInterval(() => {
     // Skipped while backpressured: the client is evidently still connected and the buffer is full.
     if (!gone() && !res.writableNeedDrain) res.write(': keep-alive\n\n');
@@ -103,31 +92,25 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
 
   let reason: StreamEnd['reason'] = 'client-closed';
   try {
-    while (!gone()) {
-      woken = false;
-      let page: SessionEvent[];
-      do {
-        page = await readEvents(db, sessionId, lastSeq, REPLAY_PAGE_SIZE);
-        if (gone()) break;
-        // A page goes out as one write; a stop event cuts it short.
-        let chunk = '';
-        let stop = false;
-        for (const event of page) {
-          if (!filter || filter(event)) chunk += sseFrame(event);
-          lastSeq = event.seq;
-          if (until?.(event)) {
-            stop = true;
-            break;
-          }
+    for await (const batch of hub.follow(sessionId, lastSeq, closed.signal)) {
+      if (gone()) break;
+      // A batch goes out as one write; a stop event cuts it short.
+      let chunk = '';
+      let stop = false;
+      for (const event of batch) {
+        if (!filter || filter(event)) chunk += sseFrame(event);
+        lastSeq = event.seq;
+        if (until?.(event)) {
+          stop = true;
+          break;
         }
-        if (chunk) await write(chunk);
-        if (stop) {
-          reason = 'until';
-          if (!gone()) res.end();
-          return { lastSeq, reason };
-        }
-      } while (page.length === REPLAY_PAGE_SIZE && !gone());
-      await nextWake();
+      }
+      if (chunk) await write(chunk);
+      if (stop) {
+        reason = 'until';
+        if (!gone()) res.end();
+        break;
+      }
     }
   } catch (error) {
     // The client reconnects with Last-Event-ID and loses nothing; ending beats hanging.
@@ -135,8 +118,7 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
     req.log.warn({ err: error, sessionId, lastSeq }, 'event stream failed');
     if (!gone()) res.end();
   } finally {
-    done = true;
-    unsubscribe();
+    closed.abort();
     clearInterval(heartbeat);
     res.off('close', onClose);
   }

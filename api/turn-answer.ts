@@ -1,23 +1,28 @@
 // How a request that starts a turn (a send, a regenerate) answers: `?async=1` at once with 202, with
-// `Accept: text/event-stream` the SSE stream of that turn until its terminal event, otherwise it
-// waits for the turn to end and answers with the reply (202 after WAIT_LIMIT_MS).
+// `Accept: text/event-stream` the SSE stream of that turn until its terminal event (questions to the
+// user, their answers and the resumed turn included), otherwise it waits for the turn to end and
+// answers with the reply; or, as soon as the turn waits on someone (a person answering an approval),
+// with what it waits for, rather than holding the connection for days (202 after WAIT_LIMIT_MS).
 import type { Request, Response } from 'express';
 import type { ApiDeps } from './context.ts';
 import type { Reply } from './route.ts';
 import type { MessageView, SessionEvent } from '../lib/events.ts';
+import { getApproval } from '../store/approvals.ts';
 import { turnMessages } from '../store/messages.ts';
 import { streamEvents } from './sse.ts';
-import { isTurnEnd, turnEventFilter } from './turn-events.ts';
+import { isTurnEnd, isTurnQuestion, turnEventFilter } from './turn-events.ts';
 import { waitForEvent } from './wait-for-event.ts';
 
 /** Longest a waiting request holds the connection before answering 202 with the message id. */
 const WAIT_LIMIT_MS = 10 * 60_000;
 
+const MESSAGE_ID = { type: 'string', description: 'The user message the turn answers' };
+
 export const TURN_ENDED_SCHEMA = {
   type: 'object',
   required: ['messageId', 'reply', 'status'],
   properties: {
-    messageId: { type: 'string', description: 'The user message the turn answers' },
+    messageId: MESSAGE_ID,
     reply: { type: 'string', description: 'Text of the final assistant message' },
     replyMessageId: { type: ['string', 'null'] },
     status: { enum: ['completed', 'failed', 'aborted'] },
@@ -25,10 +30,58 @@ export const TURN_ENDED_SCHEMA = {
   },
 };
 
+/**
+ * What a waiting turn waits for, told apart by `kind`. Only `approval` exists today; a kind for a
+ * tool the client executes will be added beside it, so clients should treat an unknown kind as
+ * "waiting on something this client does not handle" rather than as an error.
+ */
+export const WAITING_FOR_SCHEMA = {
+  description:
+    'What the turn waits for, by `kind`. `approval`: a question to the user, answered with `POST /approval/<approvalId>/answer` ' +
+    '(or a link or channel reply), or expiring at `expiresAt`. More kinds may be added; treat an unknown one as waiting.',
+  oneOf: [
+    {
+      type: 'object',
+      required: ['kind', 'approvalId', 'question', 'options', 'expiresAt'],
+      properties: {
+        kind: { const: 'approval' },
+        approvalId: { type: 'string' },
+        question: { type: 'string' },
+        options: { type: 'array', items: { type: 'string' } },
+        expiresAt: { type: 'string', format: 'date-time' },
+      },
+    },
+  ],
+};
+
+export const TURN_WAITING_SCHEMA = {
+  type: 'object',
+  required: ['messageId', 'status', 'waitingFor'],
+  description: 'The turn waits on someone; it goes on once they answer (follow it with GET /session/<id>/events)',
+  properties: { messageId: MESSAGE_ID, status: { const: 'waiting' }, waitingFor: WAITING_FOR_SCHEMA },
+};
+
+interface SchemaMembers {
+  required: string[];
+  properties: Record<string, unknown>;
+}
+
+/** The 200 answer of a waiting request, by `status`: the turn ended, or it waits; `extra` joins both. */
+export function turnReplySchema(extra: SchemaMembers = { required: [], properties: {} }) {
+  const join = (schema: SchemaMembers) => ({
+    ...schema,
+    required: [...schema.required, ...extra.required],
+    properties: { ...schema.properties, ...extra.properties },
+  });
+  return { oneOf: [join(TURN_ENDED_SCHEMA), join(TURN_WAITING_SCHEMA)] };
+}
+
+export const TURN_REPLY_SCHEMA = turnReplySchema();
+
 export const TURN_ACCEPTED_SCHEMA = {
   type: 'object',
   required: ['messageId'],
-  properties: { messageId: { type: 'string', description: 'The user message the turn answers' } },
+  properties: { messageId: MESSAGE_ID },
 };
 
 export interface TurnAnswer {
@@ -66,12 +119,12 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
     await streamEvents({
       req,
       res,
-      db: deps.db,
       hub: deps.events,
       sessionId,
       afterSeq: answer.firstSeq - 1,
       heartbeatMs: deps.config.limits.sseHeartbeatMs,
-      filter: alsoStream ? (event) => alsoStream(event) || turnEvents(event) : turnEvents,
+      // The turn's filter sees every event (it keeps state), whatever `alsoStream` says.
+      filter: alsoStream ? (event) => turnEvents(event) || alsoStream(event) : turnEvents,
       until: isTurnEnd(turnId),
     });
     return undefined;
@@ -79,11 +132,15 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
 
   const closed = new AbortController();
   res.on('close', () => closed.abort());
-  const end = await waitForEvent(
-    { db: deps.db, hub: deps.events, sessionId, afterSeq: answer.firstSeq, timeoutMs: WAIT_LIMIT_MS, signal: closed.signal },
-    isTurnEnd(turnId),
-  );
+  const end = await waitForTurn(deps, sessionId, turnId, answer.firstSeq, closed.signal);
   if (!end) return { status: 202, body: accepted };
+  if (end.type === 'approval.requested') {
+    const { approvalId, question, options, expiresAt } = end;
+    return {
+      status: 200,
+      body: { ...accepted, status: 'waiting', waitingFor: { kind: 'approval', approvalId, question, options, expiresAt } },
+    };
+  }
   const reply = replyOf(await turnMessages(deps.db, sessionId, userMessageId));
   const status = end.type === 'turn.completed' ? 'completed' : end.type === 'turn.failed' ? 'failed' : 'aborted';
   return {
@@ -96,4 +153,29 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
       ...(end.type === 'turn.failed' ? { error: end.error } : {}),
     },
   };
+}
+
+/**
+ * The turn's terminal event, or the question it waits on (still unanswered when read: one answered
+ * in the meantime no longer holds the turn, so the wait goes on past it); undefined at the limit.
+ */
+async function waitForTurn(
+  deps: ApiDeps,
+  sessionId: string,
+  turnId: string,
+  afterSeq: number,
+  signal: AbortSignal,
+): Promise<SessionEvent | undefined> {
+  const deadline = Date.now() + WAIT_LIMIT_MS;
+  const ended = isTurnEnd(turnId);
+  const asked = isTurnQuestion(turnId);
+  for (let after = afterSeq; ;) {
+    const event = await waitForEvent(
+      { hub: deps.events, sessionId, afterSeq: after, timeoutMs: Math.max(0, deadline - Date.now()), signal },
+      (candidate) => ended(candidate) || asked(candidate),
+    );
+    if (!event || !asked(event)) return event;
+    if ((await getApproval(deps.db, event.approvalId))?.status === 'unanswered') return event;
+    after = event.seq;
+  }
 }

@@ -1,48 +1,24 @@
-// Waits for the first event matching a predicate, reading PostgreSQL after each wake of the hub.
-import type { Db } from '../store/db.ts';
-import { readEvents } from '../store/events.ts';
+// Waits for the first event matching a predicate, following the session through the event hub's
+// feed: the same shared read per wake that serves the session's SSE streams.
 import type { SessionEvent } from '../lib/events.ts';
 import type { EventHub } from './event-hub.ts';
 
 export async function waitForEvent(
-  options: { db: Db; hub: EventHub; sessionId: string; afterSeq: number; timeoutMs: number; signal?: AbortSignal },
+  options: { hub: EventHub; sessionId: string; afterSeq: number; timeoutMs: number; signal?: AbortSignal },
   matches: (event: SessionEvent) => boolean,
 ): Promise<SessionEvent | undefined> {
-  let lastSeq = options.afterSeq;
-  let wake: (() => void) | undefined;
-  let woken = true;
-  const unsubscribe = options.hub.subscribe(options.sessionId, () => {
-    woken = true;
-    wake?.();
-  });
-  const deadline = Date.now() + options.timeoutMs;
-  const onAbort = () => wake?.();
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), options.timeoutMs);
+  const onAbort = () => stop.abort();
+  if (options.signal?.aborted) stop.abort();
   options.signal?.addEventListener('abort', onAbort);
   try {
-    while (Date.now() < deadline && !options.signal?.aborted) {
-      if (woken) {
-        woken = false;
-        for (;;) {
-          const events = await readEvents(options.db, options.sessionId, lastSeq, 1_000);
-          for (const event of events) if (matches(event)) return event;
-          if (events.length === 0) break;
-          lastSeq = events[events.length - 1]!.seq;
-        }
-      }
-      let timer: NodeJS.Timeout | undefined;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, Math.min(1_000, Math.max(0, deadline - Date.now())));
-        if (woken) resolve();
-      });
-      clearTimeout(timer);
-      wake = undefined;
-      // The timer is only a safety net against a missed wake.
-      woken = true;
+    for await (const batch of options.hub.follow(options.sessionId, options.afterSeq, stop.signal)) {
+      for (const event of batch) if (matches(event)) return event;
     }
     return undefined;
   } finally {
-    unsubscribe();
+    clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -12,7 +12,7 @@ import { createApp } from '../api/app.ts';
 import { createEventHub } from '../api/event-hub.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
 import { loadMasterKey } from '../lib/master-key.ts';
-import { SCOPES } from '../lib/scopes.ts';
+import { scopesFor } from '../lib/scopes.ts';
 import { lazyTemporalClient } from '../lib/temporal.ts';
 import { insertKey } from '../store/api-keys.ts';
 import { createPool } from '../store/db.ts';
@@ -118,7 +118,7 @@ export async function startAgentStack(infra: Infra, log: (line: string) => void,
     cleanups.push(['API pool', () => apiDb.end()]);
     const temporal = lazyTemporalClient(config);
     cleanups.push(['API Temporal connection', () => temporal.connection.close()]);
-    const events = await createEventHub({ databaseUrl: infra.databaseUrl(), logger });
+    const events = await createEventHub({ databaseUrl: infra.databaseUrl(), db: apiDb, logger });
     cleanups.push(['event hub', () => events.close()]);
     const server = createApp({ config, db: apiDb, logger, masterKey, temporal, events }).app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve, reject) => {
@@ -138,7 +138,7 @@ export async function startAgentStack(infra: Infra, log: (line: string) => void,
     const user = await createUser(apiDb, { name: `bench-${randomBytes(4).toString('hex')}` });
     // Agents, sessions, messages and events go with the user (ON DELETE CASCADE).
     cleanups.push(['bench user', () => apiDb.query('DELETE FROM users WHERE id = $1', [user.id])]);
-    const { key } = await insertKey(apiDb, { userId: user.id, name: 'bench', scopes: SCOPES });
+    const { key } = await insertKey(apiDb, { userId: user.id, name: 'bench', scopes: scopesFor(user) });
     const headers = jsonHeaders({ authorization: `Bearer ${key}` });
 
     const clientConnection = await Connection.connect({ address: infra.temporalAddress() });

@@ -9,7 +9,7 @@ import { createApp } from '../api/app.ts';
 import { createEventHub } from '../api/event-hub.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
 import { parseMasterKey } from '../lib/master-key.ts';
-import { SCOPES } from '../lib/scopes.ts';
+import { scopesFor } from '../lib/scopes.ts';
 import { lazyTemporalClient } from '../lib/temporal.ts';
 import { insertKey } from '../store/api-keys.ts';
 import { createPool, type Db } from '../store/db.ts';
@@ -82,7 +82,7 @@ export async function startBenchApi(infra: Infra, options: BenchApiOptions = {})
   };
 
   try {
-    events = await createEventHub({ databaseUrl: infra.databaseUrl(), logger });
+    events = await createEventHub({ databaseUrl: infra.databaseUrl(), db, logger });
     const masterKey = parseMasterKey(randomBytes(32).toString('base64url'));
     const listening = createApp({ config, db, logger, masterKey, temporal, events }).app.listen(0, '127.0.0.1');
     server = listening;
@@ -91,8 +91,9 @@ export async function startBenchApi(infra: Infra, options: BenchApiOptions = {})
       listening.once('error', reject);
     });
     const url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
-    userId = (await createUser(db, { name: `bench-${randomBytes(4).toString('hex')}` })).id;
-    const { key } = await insertKey(db, { userId, name: 'bench', scopes: SCOPES });
+    const user = await createUser(db, { name: `bench-${randomBytes(4).toString('hex')}` });
+    userId = user.id;
+    const { key } = await insertKey(db, { userId, name: 'bench', scopes: scopesFor(user) });
     return { url, db, config, userId, key, auth: { authorization: `Bearer ${key}` }, close };
   } catch (error) {
     await close();

@@ -17,6 +17,10 @@ export interface Config {
   databaseUrl: string | undefined;
   temporalAddress: string | undefined;
   temporalNamespace: string;
+  /** Deadline of every call the API makes to Temporal (503 with Retry-After beyond). */
+  temporalCallTimeoutMs: number;
+  /** PostgreSQL pool bounds: a stalled database answers 503 instead of queueing requests forever. */
+  database: { connectTimeoutMs: number; statementTimeoutMs: number };
   /** The task queue workers poll and the API starts workflows on. */
   taskQueue: string;
   publicBaseUrl: string | undefined;
@@ -43,6 +47,8 @@ export interface Config {
   schedules: { catchupWindowMs: number };
   /** Webhook triggers: the largest body, and firings per trigger in one rate-limit window. */
   triggers: { bodyBytes: number; rateLimitPoints: number };
+  /** The API's periodic clean-up: uploaded files no row names (after a grace period), expired Idempotency-Keys. */
+  housekeeping: { intervalMs: number; mediaOrphanGraceMs: number };
 }
 
 export interface WebhookSettings {
@@ -67,6 +73,15 @@ export interface Limits {
   sseHeartbeatMs: number;
   /** Largest uploaded file, in bytes (413 beyond). */
   uploadBytes: number;
+  /** SSE streams (event streams and streamed sends) one key may hold open in one API process (429 beyond). */
+  sseStreamsPerKey: number;
+  /** Bytes of files (images, PDFs, text) the model is sent in one step: the files of the whole conversation. */
+  turnFileBytes: number;
+  /** What one model step may stream: output tokens (each streamed piece counts as one) and bytes; the turn fails beyond. */
+  stepOutputTokens: number;
+  stepOutputBytes: number;
+  /** Whether `stepOutputTokens` is also sent to the provider as its output limit (only when the operator set it). */
+  sendStepOutputTokens: boolean;
 }
 
 export interface ProviderEnv {
@@ -132,6 +147,21 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** About a day in all: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h (ten attempts). */
 const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000];
 
+/** Shortest ADMIN_API_KEY: an operator-chosen key must not be guessable (a generated one has 130 bits). */
+export const ADMIN_API_KEY_MIN_CHARS = 32;
+
+/** ADMIN_API_KEY, refused when it is short or could never be sent as one bearer token (see api/middleware/auth.ts). */
+function adminApiKey(env: Env): string | undefined {
+  const key = str(env, 'ADMIN_API_KEY');
+  if (key === undefined) return undefined;
+  if (key.length < ADMIN_API_KEY_MIN_CHARS)
+    throw new ConfigError(
+      `ADMIN_API_KEY must have at least ${ADMIN_API_KEY_MIN_CHARS} characters, got ${key.length} (generate one with \`openssl rand -hex 32\`)`,
+    );
+  if (key.length > 200 || /\s/.test(key)) throw new ConfigError('ADMIN_API_KEY must be at most 200 characters without whitespace');
+  return key;
+}
+
 function provider(env: Env, apiKeyName: string, baseUrlName: string): ProviderEnv {
   return { apiKey: str(env, apiKeyName), baseUrl: httpUrl(env, baseUrlName) };
 }
@@ -143,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     dispatchMaxAttempts: int(env, 'APPROVAL_DISPATCH_MAX_ATTEMPTS', 5, 1),
     dispatchRetryInitialMs: int(env, 'APPROVAL_DISPATCH_RETRY_INITIAL_MS', 2_000, 10),
   };
+  const temporalCallTimeoutMs = int(env, 'TEMPORAL_CALL_TIMEOUT_MS', 10_000, 100);
   const nodeEnv = env.NODE_ENV === 'production' || env.NODE_ENV === 'test' ? env.NODE_ENV : 'development';
   const config: Config = {
     env: nodeEnv,
@@ -152,9 +183,14 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: str(env, 'DATABASE_URL'),
     temporalAddress: str(env, 'TEMPORAL_ADDRESS'),
     temporalNamespace: str(env, 'TEMPORAL_NAMESPACE') ?? 'default',
+    temporalCallTimeoutMs,
+    database: {
+      connectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100),
+      statementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0),
+    },
     taskQueue: str(env, 'TASK_QUEUE') ?? DEFAULT_TASK_QUEUE,
     publicBaseUrl: str(env, 'PUBLIC_BASE_URL'),
-    adminApiKey: str(env, 'ADMIN_API_KEY'),
+    adminApiKey: adminApiKey(env),
     serviceMasterKey: str(env, 'SERVICE_MASTER_KEY'),
     logLevel: str(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     trustProxy: int(env, 'TRUST_PROXY_HOPS', 0),
@@ -172,6 +208,13 @@ export function loadConfig(env: Env = process.env): Config {
       deltaFlushMs: int(env, 'DELTA_FLUSH_MS', 40, 1),
       sseHeartbeatMs: int(env, 'SSE_HEARTBEAT_MS', 15_000, 50),
       uploadBytes: int(env, 'UPLOAD_LIMIT_BYTES', 25 * 1024 * 1024, 1),
+      sseStreamsPerKey: int(env, 'SSE_STREAMS_PER_KEY', 50, 1),
+      turnFileBytes: int(env, 'TURN_FILE_BYTES_LIMIT', 50 * 1024 * 1024, 1),
+      stepOutputTokens: int(env, 'MODEL_STEP_MAX_OUTPUT_TOKENS', 32_768, 1),
+      stepOutputBytes: int(env, 'MODEL_STEP_MAX_OUTPUT_BYTES', 1024 * 1024, 1),
+      // Providers refuse a max_tokens above a model's own limit (16384 for gpt-4o), so the default is
+      // enforced here only; an operator who sets it chooses a value their models accept.
+      sendStepOutputTokens: str(env, 'MODEL_STEP_MAX_OUTPUT_TOKENS') !== undefined,
     },
     turns: {
       stepHeartbeatTimeoutMs: int(env, 'MODEL_STEP_HEARTBEAT_TIMEOUT_MS', 30_000, 1_000),
@@ -190,12 +233,16 @@ export function loadConfig(env: Env = process.env): Config {
     approvals: {
       ...approvalSettings,
       maxWaitSeconds: int(env, 'APPROVAL_MAX_WAIT_SECONDS', 60, 1),
-      confirmTimeoutMs: int(env, 'APPROVAL_CONFIRM_TIMEOUT_MS', 20_000, 100),
+      confirmTimeoutMs: int(env, 'APPROVAL_CONFIRM_TIMEOUT_MS', temporalCallTimeoutMs, 100),
     },
     schedules: { catchupWindowMs: int(env, 'SCHEDULE_CATCHUP_WINDOW_MS', 5 * 60_000, 1_000) },
     triggers: {
       bodyBytes: int(env, 'TRIGGER_BODY_LIMIT_BYTES', 1024 * 1024, 1),
       rateLimitPoints: int(env, 'TRIGGER_RATE_LIMIT_POINTS', 60, 1),
+    },
+    housekeeping: {
+      intervalMs: int(env, 'HOUSEKEEPING_INTERVAL_MS', 10 * 60_000, 0),
+      mediaOrphanGraceMs: int(env, 'MEDIA_ORPHAN_GRACE_MS', 60 * 60_000, 1_000),
     },
     channels: {
       slackApiBaseUrl: httpUrl(env, 'SLACK_API_BASE_URL') ?? 'https://slack.com/api',

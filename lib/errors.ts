@@ -81,6 +81,14 @@ export class GoneError extends ServiceError {
   readonly title = 'No longer available';
 }
 
+/** An Idempotency-Key already used (within its 24 h) by a request with another body or target. */
+export class IdempotencyKeyReusedError extends ServiceError {
+  override name = 'IdempotencyKeyReusedError';
+  readonly status = 422;
+  readonly type = problemType('idempotency-key-reused');
+  readonly title = 'The Idempotency-Key was used for another request';
+}
+
 export class PayloadTooLargeError extends ServiceError {
   override name = 'PayloadTooLargeError';
   readonly status = 413;
@@ -108,9 +116,21 @@ export class RateLimitedError extends ServiceError {
   }
 }
 
+/** Seconds a client is asked to wait before trying again when a dependency is down (`Retry-After`). */
+export const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * 503: PostgreSQL or Temporal did not answer in time, or no worker took the work. The message is
+ * written for the client and names no internal address; the cause goes to the server's log only.
+ */
 export class DependencyUnavailableError extends ServiceError {
   override name = 'DependencyUnavailableError';
   readonly status = 503;
   readonly type = problemType('unavailable');
   readonly title = 'A part of the service is unavailable';
+  readonly retryAfterSeconds: number;
+  constructor(message: string, options: ErrorOptions & { retryAfterSeconds?: number } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.retryAfterSeconds = options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
+  }
 }

@@ -26,14 +26,21 @@ export class OutboundUrlError extends OutboundRequestError {
   override name = 'OutboundUrlError';
 }
 
-/** The destination is (or resolved to) a refused address. */
+/**
+ * The destination is (or resolved to) a refused address. The message names the kind of range only:
+ * it reaches delivery logs and answers that users read, and a resolved address would show them the
+ * service's own network. `address` and `range` are for the server's log.
+ */
 export class OutboundAddressRefusedError extends OutboundRequestError {
   override name = 'OutboundAddressRefusedError';
   constructor(
     readonly address: string,
     readonly range: string,
   ) {
-    super(`Refused to connect to ${address} (${range}); OUTBOUND_ALLOW_CIDRS can allow it`);
+    super(
+      `Refused: the receiver's address is ${range.replace(/\s*\(.*\)$/, '')}, not public ` +
+        '(private, loopback and link-local addresses are refused unless OUTBOUND_ALLOW_CIDRS allows them)',
+    );
   }
 }
 

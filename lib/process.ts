@@ -17,7 +17,7 @@ export async function startProcessBase(name: string): Promise<ProcessBase> {
   if (!config.databaseUrl) {
     throw new Error(`DATABASE_URL is not set. Run "npm start" for a self-contained service, or set DATABASE_URL for "npm run ${name}".`);
   }
-  const db = createPool(config.databaseUrl);
+  const db = createPool(config.databaseUrl, 10, config.database);
   const applied = await migrate(db);
   if (applied.length) logger.info({ applied }, 'applied migrations');
   return { config, logger, db };

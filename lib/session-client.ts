@@ -1,9 +1,18 @@
 // Sending to a session's workflow from outside it: an Update-with-Start, so the session workflow is
-// started if it is not running (it ends when idle). Shared by the API (sends, reverts) and by the
-// activities that open sessions for triggers; they map the failures to their own errors.
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+// started if it is not running (it ends when idle), or for async sends a Signal-with-Start, which the
+// server accepts with no worker running. Shared by the API (sends, reverts) and by the activities that
+// open sessions for triggers; they map the failures to their own errors.
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
-import { sendUpdate, sessionWorkflowId, type SendInput, type SendResult, type sessionWorkflow } from '../workflows/session.ts';
+import {
+  sendSignal,
+  sendUpdate,
+  sessionWorkflowId,
+  type AsyncSendInput,
+  type SendInput,
+  type SendResult,
+  type sessionWorkflow,
+} from '../workflows/session.ts';
 import type { TurnSettings } from '../workflows/turn-types.ts';
 import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from './search-attributes.ts';
 
@@ -23,6 +32,24 @@ export interface SessionClient {
   settings: TurnSettings;
 }
 
+function startOptions(target: SessionClient, session: SessionTarget): WorkflowStartOptions<typeof sessionWorkflow> {
+  return {
+    workflowId: sessionWorkflowId(session.id),
+    taskQueue: target.taskQueue,
+    args: [
+      { sessionId: session.id, userId: session.userId, agentId: session.agentId, revision: session.revision, settings: target.settings },
+    ],
+    typedSearchAttributes: [
+      { key: SessionIdKey, value: session.id },
+      { key: AgentIdKey, value: session.agentId },
+      { key: UserIdKey, value: session.userId },
+      { key: KindKey, value: 'session' },
+    ],
+    staticSummary: `Session ${session.id}`,
+    staticDetails: `Orders the turns of session ${session.id} (agent ${session.agentId}, revision ${session.revision}).`,
+  };
+}
+
 /**
  * Runs `update` on the session's workflow, starting it if needed. A failed Update (the workflow
  * refused it) is thrown at once; anything else is tried again, with the same `updateId`, so
@@ -37,20 +64,8 @@ export async function updateSessionWithStart<Ret, Args extends [unknown]>(
 ): Promise<Ret> {
   for (let attempt = 1; ; attempt++) {
     const start = new WithStartWorkflowOperation<typeof sessionWorkflow>('sessionWorkflow', {
-      workflowId: sessionWorkflowId(session.id),
-      taskQueue: target.taskQueue,
+      ...startOptions(target, session),
       workflowIdConflictPolicy: 'USE_EXISTING',
-      args: [
-        { sessionId: session.id, userId: session.userId, agentId: session.agentId, revision: session.revision, settings: target.settings },
-      ],
-      typedSearchAttributes: [
-        { key: SessionIdKey, value: session.id },
-        { key: AgentIdKey, value: session.agentId },
-        { key: UserIdKey, value: session.userId },
-        { key: KindKey, value: 'session' },
-      ],
-      staticSummary: `Session ${session.id}`,
-      staticDetails: `Orders the turns of session ${session.id} (agent ${session.agentId}, revision ${session.revision}).`,
     });
     try {
       return await target.client.workflow.executeUpdateWithStart(update, { args, updateId, startWorkflowOperation: start });
@@ -62,4 +77,17 @@ export async function updateSessionWithStart<Ret, Args extends [unknown]>(
 
 export function sendToSessionWorkflow(target: SessionClient, session: SessionTarget, send: SendInput): Promise<SendResult> {
   return updateSessionWithStart(target, session, sendUpdate, [send], `send:${send.messageId}`);
+}
+
+/**
+ * Hands a send to the session's workflow without waiting for it: once this returns, the send is in
+ * the workflow's history and is recorded when a worker takes it, however long that is. The workflow
+ * drops a send it has seen before (same messageId), so sending again is safe.
+ */
+export async function signalSessionWithStart(target: SessionClient, session: SessionTarget, send: AsyncSendInput): Promise<void> {
+  await target.client.workflow.signalWithStart<typeof sessionWorkflow, [AsyncSendInput]>('sessionWorkflow', {
+    ...startOptions(target, session),
+    signal: sendSignal,
+    signalArgs: [send],
+  });
 }

@@ -22,6 +22,18 @@ export interface Storage {
   stat(key: string): Promise<ObjectInfo | undefined>;
   /** Removes the object; a missing object is not an error. */
   delete(key: string): Promise<void>;
+  /** Every stored object, in no particular order, with when it was last written. */
+  list(): AsyncIterable<StoredObject>;
+  /**
+   * Removes what writes that never finished (a process that died mid-upload) left behind, if last
+   * touched before `olderThan`; answers how many. An object store would abort stale multipart uploads.
+   */
+  removeUnfinishedWrites(olderThan: Date): Promise<number>;
+}
+
+export interface StoredObject extends ObjectInfo {
+  key: string;
+  modifiedAt: Date;
 }
 
 export class InvalidObjectKeyError extends Error {
@@ -109,6 +121,47 @@ export class LocalDiskStorage implements Storage {
 
   async delete(key: string): Promise<void> {
     await fs.promises.rm(this.pathOf(key), { force: true });
+  }
+
+  async *list(): AsyncIterable<StoredObject> {
+    let entries: fs.Dirent[];
+    try {
+      entries = await fs.promises.readdir(this.root, { recursive: true, withFileTypes: true });
+    } catch (error) {
+      if (isMissing(error)) return;
+      throw error;
+    }
+    for (const entry of entries) {
+      if (!entry.isFile()) continue;
+      const key = path.relative(this.root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
+      // Unfinished writes are not objects; neither is anything else no key could name.
+      if (!OBJECT_KEY.test(key)) continue;
+      try {
+        const stat = await fs.promises.stat(path.join(this.root, key));
+        yield { key, size: stat.size, modifiedAt: stat.mtime };
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    }
+  }
+
+  async removeUnfinishedWrites(olderThan: Date): Promise<number> {
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(this.tmpDir);
+    } catch (error) {
+      if (isMissing(error)) return 0;
+      throw error;
+    }
+    let removed = 0;
+    for (const name of names) {
+      const file = path.join(this.tmpDir, name);
+      const stat = await fs.promises.stat(file).catch(() => undefined);
+      if (!stat?.isFile() || stat.mtime >= olderThan) continue;
+      await fs.promises.rm(file, { force: true });
+      removed += 1;
+    }
+    return removed;
   }
 }
 

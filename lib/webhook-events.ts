@@ -31,13 +31,12 @@ export interface WebhookEventData {
   'session.completed': TurnEndData & { status: 'completed'; usage: TokenUsage; costUsd: number | null };
   /** A turn failed (the model or a tool could not answer); its `turn.failed` event says the same. */
   'session.failed': TurnEndData & { status: 'failed'; error: string };
-  /** A question now waits for its user; `links` answer it (one per option, in order). */
-  'approval.requested': ApprovalData & {
-    question: string;
-    options: string[];
-    expiresAt: string;
-    links: { page: string; options: Array<{ option: string; url: string }> };
-  };
+  /**
+   * A question now waits for its user. Never its answer links or token: the delivery log is readable
+   * with `read`, and a link answers. Links go only to the agent's channels (e.g. a `webhook` userChannel
+   * with answerVia signed-url) and to keys with approvals:answer (GET /approval/<id>).
+   */
+  'approval.requested': ApprovalData & { question: string; options: string[]; expiresAt: string };
   'approval.answered': ApprovalData & { choice: string; note: string | null; answeredAt: string };
   'approval.expired': ApprovalData & { expiredAt: string };
   /** A cron or webhook trigger fired (or a run was started): a fresh session is working on it. */

@@ -48,7 +48,14 @@ function parameters(route: RouteDef): unknown[] {
     schema,
     ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
   }));
-  return [...pathParams, ...queryParams];
+  const headerParams = Object.entries(route.headers ?? {}).map(([name, spec]) => ({
+    name,
+    in: 'header',
+    required: false,
+    description: spec.description,
+    schema: spec.schema,
+  }));
+  return [...pathParams, ...queryParams, ...headerParams];
 }
 
 function operation(route: RouteDef): Record<string, unknown> {
@@ -58,16 +65,27 @@ function operation(route: RouteDef): Record<string, unknown> {
       ? { description: spec.description, content: { [spec.contentType ?? 'application/json']: { schema: spec.schema } } }
       : { description: spec.description };
   }
-  if (route.body || route.query) responses['400'] ??= problem('The request is not valid');
+  if (route.body || route.query || route.headers) responses['400'] ??= problem('The request is not valid');
   if (route.auth.kind !== 'public') {
     responses['401'] ??= problem('Missing or invalid API key');
     responses['403'] ??= problem('The key lacks the scope or role this operation needs');
   }
   responses['429'] ??= {
-    ...problem('Rate limited; retry after the number of seconds in Retry-After'),
+    ...problem(
+      route.opensStream
+        ? 'Rate limited, or (for an SSE answer) the key already holds SSE_STREAMS_PER_KEY open streams; retry after the number of seconds in Retry-After'
+        : 'Rate limited; retry after the number of seconds in Retry-After',
+    ),
     headers: { 'Retry-After': { schema: { type: 'integer' } } },
   };
   responses['500'] ??= problem('Server error; the body carries a trace id');
+  // PostgreSQL or Temporal down, or no worker answering: any route may answer so, within its deadline.
+  if (!route.responses[503]?.schema) {
+    responses['503'] = {
+      ...problem(route.responses[503]?.description ?? 'A dependency did not answer in time; retry after the seconds in Retry-After'),
+      headers: { 'Retry-After': { schema: { type: 'integer' } } },
+    };
+  }
 
   const op: Record<string, unknown> = {
     operationId: `${route.method}${toOpenApiPath(route.path)

@@ -1,6 +1,7 @@
 // API keys. The key itself is shown once, at creation; only its SHA-256 hash is stored. A key is
-// `sk_` + 26 random base32 characters (130 bits), so hashing without a salt is safe: there is no
-// dictionary to attack.
+// `sk_` + 32 random base32 characters (160 bits), so hashing without a salt is safe: there is no
+// dictionary to attack. 35 characters in all, so a generated key is always a valid ADMIN_API_KEY
+// (at least 32); keys made before, with 26 characters, still authenticate (only the hash is compared).
 import type { Db, DbClient } from './db.ts';
 import { newId, randomToken } from '../lib/ids.ts';
 import { sha256Hex } from '../lib/crypto.ts';
@@ -53,7 +54,7 @@ function toApiKey(row: KeyRow): ApiKey {
 }
 
 export function generateKey(): string {
-  return KEY_PREFIX + randomToken(130);
+  return KEY_PREFIX + randomToken(160);
 }
 
 export async function insertKey(

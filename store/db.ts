@@ -7,8 +7,27 @@ export type DbClient = pg.PoolClient;
 // BIGINT columns (event seq, byte counts) come back as numbers; they stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-export function createPool(connectionString: string, max = 10): Db {
-  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000 });
+export interface DbTimeouts {
+  /** Opening a connection, and waiting for a free one when the pool is full. */
+  connectTimeoutMs: number;
+  /** Server-side `statement_timeout` of every pooled connection (lock waits included); 0 for none. */
+  statementTimeoutMs: number;
+}
+
+/** The defaults of DATABASE_CONNECT_TIMEOUT_MS and DATABASE_STATEMENT_TIMEOUT_MS (lib/config.ts). */
+export const DEFAULT_DB_TIMEOUTS: DbTimeouts = { connectTimeoutMs: 5_000, statementTimeoutMs: 30_000 };
+
+/** Without both bounds a stalled database would queue every request forever instead of answering 503. */
+export function createPool(connectionString: string, max = 10, timeouts: DbTimeouts = DEFAULT_DB_TIMEOUTS): Db {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: timeouts.connectTimeoutMs,
+    ...(timeouts.statementTimeoutMs > 0 ? { statement_timeout: timeouts.statementTimeoutMs } : {}),
+    // A connection dropped without a FIN (a host gone, a network cut) is noticed instead of waited on.
+    keepAlive: true,
+  });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   return pool;
@@ -27,4 +46,34 @@ export async function inTransaction<T>(db: Db, work: (client: DbClient) => Promi
   } finally {
     client.release();
   }
+}
+
+/** PostgreSQL error codes that mean "not now" rather than "wrong": class 08, shutdowns, too many clients. */
+const UNAVAILABLE_CODES = /^(08...|57P0[123]|53300|57014)$/;
+/** Node's socket errors, and pg's own words for a connection it gave up on. */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+const GAVE_UP = /timeout exceeded when trying to connect|connection timeout|timeout expired|Connection terminated|Query read timeout/i;
+
+/**
+ * The database did not answer in time or could not be reached: a connect or statement timeout
+ * (57014, also raised when a lock wait outlasts the statement timeout), a refused or reset
+ * connection, a server shutting down. Such a request is answered 503, never 500.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && (UNAVAILABLE_CODES.test(code) || NETWORK_CODES.has(code))) return true;
+    if (current instanceof AggregateError && current.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
+    if (GAVE_UP.test(current.message)) return true;
+  }
+  return false;
 }

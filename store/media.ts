@@ -64,3 +64,26 @@ export async function copyMedia(client: DbClient, fromSessionId: string, toSessi
     [fromSessionId, toSessionId],
   );
 }
+
+/** Which of these objects some media row still names (an object may be deleted only once none does). */
+export async function objectKeysInUse(db: Db | DbClient, objectKeys: readonly string[]): Promise<Set<string>> {
+  if (objectKeys.length === 0) return new Set();
+  const { rows } = await db.query<{ object_key: string }>('SELECT DISTINCT object_key FROM media WHERE object_key = ANY($1::text[])', [
+    objectKeys,
+  ]);
+  return new Set(rows.map((row) => row.object_key));
+}
+
+/**
+ * The media named by file parts of the session's conversation (user messages not reverted, queued
+ * ones included): what every model step of the session's next turns is sent, each file once.
+ */
+export async function conversationMedia(db: Db | DbClient, sessionId: string): Promise<Media[]> {
+  const { rows } = await db.query<MediaRow>(
+    `SELECT * FROM media WHERE session_id = $1 AND key IN (
+       SELECT part->>'url' FROM messages m CROSS JOIN LATERAL jsonb_array_elements(m.parts) AS part
+        WHERE m.session_id = $1 AND m.role = 'user' AND NOT m.reverted AND part->>'type' = 'file')`,
+    [sessionId],
+  );
+  return rows.map(toMedia);
+}

@@ -265,3 +265,9 @@ export async function turnMessages(db: Db | DbClient, sessionId: string, turnId:
   const { rows } = await db.query<MessageRow>(sql, [sessionId, turnId]);
   return rows.map(toMessageView);
 }
+
+/** Whether the session has recorded this message (a retried send finds its first attempt's). */
+export async function hasMessage(db: Db | DbClient, sessionId: string, messageId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM messages WHERE session_id = $1 AND id = $2', [sessionId, messageId]);
+  return (rowCount ?? 0) > 0;
+}

@@ -35,6 +35,8 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
 export async function migrate(db: Db, migrations = readMigrations()): Promise<number[]> {
   const client = await db.connect();
   try {
+    // Waiting for another process's migrations, and a long migration, may outlast the pool's statement timeout.
+    await client.query('SET statement_timeout = 0');
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_ID]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
@@ -57,6 +59,7 @@ export async function migrate(db: Db, migrations = readMigrations()): Promise<nu
     return applied;
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]).catch(() => undefined);
+    await client.query('RESET statement_timeout').catch(() => undefined);
     client.release();
   }
 }

@@ -59,7 +59,10 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   setHandler(approvalStatusQuery, () => (outcome ? outcome.status : 'unanswered'));
   setHandler(recordedUpdate, async () => {
     await condition(() => record.written !== undefined);
-    return record.written!;
+    // Field by field: a record written by an earlier version carried answer links, which must not
+    // enter history again as this Update's result.
+    const { expiresAt, channels, agentName, threaded } = record.written!;
+    return { expiresAt, channels, agentName, threaded };
   });
   setHandler(
     answerUpdate,
@@ -102,7 +105,8 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
     input.userId,
     {
       type: 'approval.requested',
-      data: { ...base, question: request.question, options: request.options, expiresAt: recorded.expiresAt, links: recorded.links },
+      // No links: webhook payloads are readable with `read` (the delivery log), and a link answers.
+      data: { ...base, question: request.question, options: request.options, expiresAt: recorded.expiresAt },
     },
     `approval.requested:${approvalId}`,
   );

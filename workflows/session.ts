@@ -1,7 +1,8 @@
 // One workflow per session (`session:<id>`) orders its turns: a send is an Update that records the
 // user message and queues its turn; turns run one at a time as child workflows. `ifBusy` can reject
 // a send while busy or interrupt the running turn. An idle session workflow ends; the next send
-// starts it again (update-with-start), so nothing waits in memory between conversations.
+// starts it again (update-with-start, or signal-with-start for async sends), so nothing waits in
+// memory between conversations.
 import {
   allHandlersFinished,
   ApplicationFailure,
@@ -9,7 +10,9 @@ import {
   condition,
   continueAsNew,
   defineQuery,
+  defineSignal,
   defineUpdate,
+  log,
   executeChild,
   proxyLocalActivities,
   setHandler,
@@ -44,6 +47,13 @@ export interface SessionState {
 }
 
 export const sendUpdate = defineUpdate<SendResult, [SendInput]>('send');
+/**
+ * The same send for `?async=1`: a signal (Signal-with-Start) is accepted by the server with no worker
+ * running, so the API answers 202 at once; the message is recorded when a worker takes it. It cannot
+ * answer, so `ifBusy=reject` (which needs the workflow's verdict) stays an Update.
+ */
+export const sendSignal = defineSignal<[AsyncSendInput]>('sendAsync');
+export type AsyncSendInput = Omit<SendInput, 'ifBusy'> & { ifBusy: Exclude<IfBusy, 'reject'> };
 export const abortUpdate = defineUpdate<{ aborted: boolean }>('abort');
 
 export interface RevertInput {
@@ -94,6 +104,12 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     startToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 10 },
   });
+  // A signalled send has no caller to tell of a failure: it keeps trying (the database may be down)
+  // rather than drop the message.
+  const { recordUserMessage: recordSignalledMessage } = proxyLocalActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { maximumInterval: '1 minute' },
+  });
   const queue: QueuedTurn[] = [...(input.queue ?? [])];
   let running: { turnId: string; scope: CancellationScope; cancelRequested: boolean } | undefined;
   // Sends are handled one after another so messages are recorded in the order they were accepted.
@@ -105,34 +121,43 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
 
   setHandler(stateQuery, () => ({ runningTurnId: running?.turnId ?? null, queued: queue.map((turn) => turn.turnId) }));
 
-  setHandler(
-    sendUpdate,
-    (send) => {
-      recording += 1;
-      const result = sendChain.then(async () => {
-        const recorded = await recordUserMessage({ sessionId: input.sessionId, messageId: send.messageId, parts: send.parts });
-        const known = accepted.has(send.messageId) || queue.some((queued) => queued.turnId === send.messageId) || recorded.turnStarted;
-        if (known) return { messageId: send.messageId, seq: recorded.seq };
-        accepted.add(send.messageId);
-        const turn = { turnId: send.messageId, ...(send.model ? { model: send.model } : {}) };
-        if (send.ifBusy === 'interrupt') {
-          cancelRunning();
-          queue.unshift(turn);
-        } else {
-          queue.push(turn);
-        }
-        return { messageId: send.messageId, seq: recorded.seq };
-      });
-      sendChain = result.catch(() => undefined).finally(() => (recording -= 1));
-      return result;
+  /** Records a send after the ones before it and queues its turn once, however often it arrives. */
+  function acceptSend(send: SendInput, record: typeof recordUserMessage): Promise<SendResult> {
+    recording += 1;
+    const result = sendChain.then(async () => {
+      const recorded = await record({ sessionId: input.sessionId, messageId: send.messageId, parts: send.parts });
+      const known = accepted.has(send.messageId) || queue.some((queued) => queued.turnId === send.messageId) || recorded.turnStarted;
+      if (known) return { messageId: send.messageId, seq: recorded.seq };
+      accepted.add(send.messageId);
+      const turn = { turnId: send.messageId, ...(send.model ? { model: send.model } : {}) };
+      if (send.ifBusy === 'interrupt') {
+        cancelRunning();
+        queue.unshift(turn);
+      } else {
+        queue.push(turn);
+      }
+      return { messageId: send.messageId, seq: recorded.seq };
+    });
+    sendChain = result.catch(() => undefined).finally(() => (recording -= 1));
+    return result;
+  }
+
+  setHandler(sendSignal, async (send) => {
+    try {
+      await acceptSend(send, recordSignalledMessage);
+    } catch (error) {
+      // Only a refusal the activity marks non-retryable, or a cancelled workflow, gets here: logged, as a
+      // failing signal handler would fail the whole session workflow.
+      log.warn('a signalled send was not recorded', { messageId: send.messageId, error: String(error) });
+    }
+  });
+
+  setHandler(sendUpdate, (send) => acceptSend(send, recordUserMessage), {
+    validator: (send) => {
+      if (send.ifBusy === 'reject' && (running || queue.length > 0 || recording > 0))
+        throw new Error(`${BUSY_REJECTION}: a turn is running`);
     },
-    {
-      validator: (send) => {
-        if (send.ifBusy === 'reject' && (running || queue.length > 0 || recording > 0))
-          throw new Error(`${BUSY_REJECTION}: a turn is running`);
-      },
-    },
-  );
+  });
 
   /** Cancels the running turn; false when there is none, or it is already being cancelled. */
   function cancelRunning(): boolean {

@@ -2,6 +2,8 @@
 // SDK (no SDK retries: Temporal retries the whole step), stream its text into delta events, and
 // store the finished assistant message. A retried attempt announces `step.retry` first and takes
 // the message over; the previous attempt, if it still runs somewhere, can no longer write to it.
+// What a step holds is bounded: its output (MODEL_STEP_MAX_OUTPUT_*, see output-limit.ts) and the
+// files it sends (TURN_FILE_BYTES_LIMIT, read once per turn on this worker, see turn-files.ts).
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { streamText } from 'ai';
@@ -20,6 +22,8 @@ import { toModelMessages } from '../model/history.ts';
 import { modelToolSet } from '../tools/index.ts';
 import { DeltaWriter } from './delta-writer.ts';
 import { conversationFiles } from './media-files.ts';
+import { OUTPUT_LIMIT_ERROR_TYPE, OutputMeter } from './output-limit.ts';
+import { TurnFiles } from './turn-files.ts';
 import type { Storage } from '../../lib/storage.ts';
 import type { Bundle } from '../../lib/bundle/index.ts';
 
@@ -36,6 +40,8 @@ export interface ModelStepDeps {
 
 export function modelStepActivities(deps: ModelStepDeps) {
   const { bundleOf } = deps;
+  const { limits } = deps.config;
+  const turnFiles = new TurnFiles();
 
   return {
     async runModelStep(input: TurnInput & { messageId: string; step: number }): Promise<StepResult> {
@@ -70,20 +76,30 @@ export function modelStepActivities(deps: ModelStepDeps) {
         throw ApplicationFailure.nonRetryable((error as Error).message, 'ModelConfigurationError');
       }
 
+      const turnKey = `${input.sessionId}:${input.turnId}`;
+      // Stops the model call once its output passes a limit; an abort of the turn stops it too.
+      const overLimit = new AbortController();
+      const meter = new OutputMeter({ maxTokens: limits.stepOutputTokens, maxBytes: limits.stepOutputBytes });
+      let keepFiles = false;
       const heartbeat = setInterval(() => context.heartbeat(), 250);
       const writer = new DeltaWriter(deps.db, { sessionId: input.sessionId, messageId: input.messageId, attempt }, deps.deltaFlushMs, () =>
         context.heartbeat(),
       );
       try {
         const history = await conversation(deps.db, input.sessionId, turnId);
-        const resolveFile = await conversationFiles(deps, input.sessionId, history);
+        const resolveFile = await conversationFiles(deps, input.sessionId, history, {
+          limitBytes: limits.turnFileBytes,
+          files: turnFiles,
+          turnKey,
+        });
         const stream = streamText({
           model,
           instructions: systemPrompt(bundle),
           messages: toModelMessages(history, { resolveFile }),
           tools: modelToolSet(bundle),
           maxRetries: 0,
-          abortSignal: context.cancellationSignal,
+          ...(limits.sendStepOutputTokens ? { maxOutputTokens: limits.stepOutputTokens } : {}),
+          abortSignal: AbortSignal.any([context.cancellationSignal, overLimit.signal]),
           // Errors arrive as `error` parts below; without this the SDK also prints them, request
           // body (the conversation) included, to stderr.
           onError: () => undefined,
@@ -91,7 +107,13 @@ export function modelStepActivities(deps: ModelStepDeps) {
         let text = '';
         const toolCalls: ToolCall[] = [];
         let streamError: unknown;
+        let limitError: string | undefined;
         for await (const part of stream.fullStream) {
+          limitError = meter.count(part);
+          if (limitError) {
+            overLimit.abort();
+            break;
+          }
           if (part.type === 'text-delta') {
             text += part.text;
             writer.push(part.text);
@@ -104,8 +126,11 @@ export function modelStepActivities(deps: ModelStepDeps) {
         // Whatever was streamed before an abort or error stays readable: flush it first.
         await writer.flush();
         if (context.cancellationSignal.aborted) throw new CancelledFailure('The turn was aborted');
+        if (limitError) throw ApplicationFailure.nonRetryable(limitError, OUTPUT_LIMIT_ERROR_TYPE);
         if (streamError !== undefined) {
           const { retryable, message } = classifyModelError(streamError, { providerId: ref.providerId, secrets: inUse });
+          // Another attempt of this step, here most likely, sends the same files.
+          keepFiles = retryable;
           throw retryable
             ? ApplicationFailure.retryable(message, 'ModelTransientError')
             : ApplicationFailure.nonRetryable(message, 'ModelRequestRejected');
@@ -128,10 +153,13 @@ export function modelStepActivities(deps: ModelStepDeps) {
           costUsd: cost,
           events: () => toolCalls.map((call) => ({ type: 'tool.call' as const, data: { messageId: input.messageId, ...call } })),
         });
+        // A step that called tools is followed by another step of this turn, with the same files.
+        keepFiles = toolCalls.length > 0;
         return { ...resultOf(message.id, message.parts, message.usage, message.costUsd ?? null), finishReason: await stream.finishReason };
       } finally {
         clearInterval(heartbeat);
         writer.close();
+        if (!keepFiles) turnFiles.release(turnKey);
       }
     },
   };

@@ -1,5 +1,6 @@
 // Bearer-key authentication and authorisation. 401 when the key is missing, malformed, unknown or
-// deleted; 403 when a valid key lacks the scope (or the admin role) the route needs. Failed
+// deleted; 403 when a valid key lacks the scope the route needs. Admin routes need both: a key of an
+// admin user, holding the `admin` scope (so an admin's key narrowed to `read` administers nothing). Failed
 // attempts are rate limited per client address, so keys cannot be guessed at speed.
 import type { Request } from 'express';
 import type { Db } from '../../store/db.ts';
@@ -12,6 +13,7 @@ export type AuthRequirement =
   | { kind: 'public' }
   /** `publicWhen`: a path shared by a keyed and a keyless form (an approval id or a signed token). */
   | { kind: 'scope'; scope: Scope; publicWhen?: (req: Request) => boolean }
+  /** A key of an admin user with the `admin` scope. */
   | { kind: 'admin' };
 
 const BEARER = /^Bearer\s+(\S{1,200})$/i;
@@ -44,8 +46,9 @@ export function createAuthenticator(options: { db: Db; failures: RateLimiter }):
       if (requirement.kind === 'public') return undefined;
       if (requirement.kind === 'scope' && requirement.publicWhen?.(req)) return undefined;
       const principal = await identify(req);
-      if (requirement.kind === 'admin' && !principal.isAdmin) {
-        throw new ForbiddenError('This operation needs an admin key');
+      if (requirement.kind === 'admin') {
+        if (!principal.isAdmin) throw new ForbiddenError('This operation needs a key of an admin user');
+        if (!principal.scopes.includes('admin')) throw new ForbiddenError('This operation needs the "admin" scope');
       }
       if (requirement.kind === 'scope' && !principal.scopes.includes(requirement.scope)) {
         throw new ForbiddenError(`This operation needs the "${requirement.scope}" scope`);

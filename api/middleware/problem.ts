@@ -2,6 +2,7 @@
 // logged with their stack and answered with a bare 500: a stack never reaches the client.
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import {
+  DependencyUnavailableError,
   MalformedBodyError,
   NotFoundError,
   PayloadTooLargeError,
@@ -9,11 +10,14 @@ import {
   ServiceError,
   UnsupportedMediaTypeError,
 } from '../../lib/errors.ts';
+import { isDatabaseUnavailable } from '../../store/db.ts';
+import { isTemporalUnavailable, TEMPORAL_UNAVAILABLE } from '../temporal-call.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 export function sendProblem(res: Response, error: ServiceError, traceId: string): void {
-  if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  if (error instanceof RateLimitedError || error instanceof DependencyUnavailableError)
+    res.setHeader('Retry-After', String(error.retryAfterSeconds));
   res
     .status(error.status)
     .type(PROBLEM_CONTENT_TYPE)
@@ -47,6 +51,16 @@ function fromBodyParser(error: { type?: unknown; status?: unknown; limit?: unkno
   }
 }
 
+/**
+ * A dependency that is down or stalled is 503, not 500. The raw error (pg's or gRPC's text, which
+ * may name an internal host:port) is logged; the client reads only which part is unavailable.
+ */
+function fromDependency(error: unknown): ServiceError | undefined {
+  if (isDatabaseUnavailable(error)) return new DependencyUnavailableError('The database did not answer in time; try again shortly');
+  if (isTemporalUnavailable(error)) return new DependencyUnavailableError(TEMPORAL_UNAVAILABLE);
+  return undefined;
+}
+
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new NotFoundError(`No route for ${req.method} ${req.path}`));
 };
@@ -65,6 +79,12 @@ export const problemHandler: ErrorRequestHandler = (error: unknown, req, res, _n
   }
   if (known) {
     sendProblem(res, known, req.traceId);
+    return;
+  }
+  const unavailable = fromDependency(error);
+  if (unavailable) {
+    req.log.warn({ err: error }, 'a dependency did not answer');
+    sendProblem(res, unavailable, req.traceId);
     return;
   }
   req.log.error({ err: error }, 'unhandled error');

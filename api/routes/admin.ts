@@ -1,10 +1,10 @@
-// Administration: creating users. Only keys of an admin user may call these.
+// Administration: creating users. Only keys of an admin user holding the `admin` scope may call these.
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { createUser } from '../../store/users.ts';
 import { insertKey } from '../../store/api-keys.ts';
 import { inTransaction } from '../../store/db.ts';
-import { SCOPES } from '../../lib/scopes.ts';
+import { scopesFor } from '../../lib/scopes.ts';
 
 export function adminRoutes(deps: ApiDeps) {
   return [
@@ -12,7 +12,9 @@ export function adminRoutes(deps: ApiDeps) {
       method: 'post',
       path: '/admin/users',
       summary: 'Create a user with a first API key (admin only)',
-      description: 'The key has every scope and is shown only in this response.',
+      description:
+        'Needs a key of an admin user with the `admin` scope. The new user is not an admin: its key has every scope ' +
+        'but `admin`, and is shown only in this response.',
       tag: 'admin',
       auth: { kind: 'admin' },
       body: {
@@ -37,7 +39,7 @@ export function adminRoutes(deps: ApiDeps) {
       async handle({ body }) {
         const { user, key } = await inTransaction(deps.db, async (client) => {
           const created = await createUser(client, { name: body.name });
-          const { key: apiKey } = await insertKey(client, { userId: created.id, name: 'first key', scopes: SCOPES });
+          const { key: apiKey } = await insertKey(client, { userId: created.id, name: 'first key', scopes: scopesFor(created) });
           return { user: created, key: apiKey };
         });
         return { status: 201, body: { id: user.id, name: user.name, apiKey: key } };

@@ -15,6 +15,7 @@ import { answerApproval, startApproval } from '../approval-workflows.ts';
 import { approvalSchema, approvalView } from '../approvals/view.ts';
 import { waitForSettled } from '../approvals/wait.ts';
 import { answerByToken, ANSWER_PAGE_DESCRIPTION } from './approval-links.ts';
+import { IDEMPOTENCY_KEY_HEADERS, idempotentIds } from '../idempotency.ts';
 
 export async function loadOwnedApproval(deps: ApiDeps, principal: Principal | undefined, id: string): Promise<Approval> {
   const approval = isId('apr', id) ? await getApproval(deps.db, id) : undefined;
@@ -89,9 +90,11 @@ export function approvalRoutes(deps: ApiDeps) {
           },
         },
       },
+      headers: IDEMPOTENCY_KEY_HEADERS,
       responses: {
         201: { description: 'Created and being sent', schema: approvalSchema },
         404: { description: 'No such agent or session' },
+        422: { description: 'The Idempotency-Key was used for a different request' },
       },
       async handle({ req, body, principal }) {
         const { agent: agentName, sessionId, ...request } = body;
@@ -109,17 +112,28 @@ export function approvalRoutes(deps: ApiDeps) {
           }
           target = session ? target : { agentId: agent.id, revision: agent.revision };
         }
-        const approvalId = newId('apr');
-        await startApproval(deps, {
-          approvalId,
+        const { ids, replayed } = await idempotentIds(deps.db, req, {
           userId: principal!.userId,
-          source: 'api',
-          ...(target ?? {}),
-          ...(session ? { sessionId: session.id } : {}),
-          request: parsed.request,
-          settings,
+          route: 'POST /approval',
+          request: body,
+          fresh: () => ({ approvalId: newId('apr') }),
         });
-        const approval = (await getApproval(deps.db, approvalId))!;
+        const { approvalId } = ids;
+        // A retry of a recorded approval answers it as it stands; one not recorded yet (the first
+        // request was not confirmed in time) joins the same approval workflow, which records it once.
+        const recorded = replayed ? await getApproval(deps.db, approvalId) : undefined;
+        if (!recorded) {
+          await startApproval(deps, {
+            approvalId,
+            userId: principal!.userId,
+            source: 'api',
+            ...(target ?? {}),
+            ...(session ? { sessionId: session.id } : {}),
+            request: parsed.request,
+            settings,
+          });
+        }
+        const approval = recorded ?? (await getApproval(deps.db, approvalId))!;
         return { status: 201, body: approvalView(approval, viewContext(req, principal)) };
       },
     }),

@@ -3,7 +3,7 @@ import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { deleteKey, insertKey, listKeys, type ApiKey } from '../../store/api-keys.ts';
 import { ForbiddenError, NotFoundError } from '../../lib/errors.ts';
-import { SCOPES, type Scope } from '../../lib/scopes.ts';
+import { SCOPES, scopesFor, type Scope } from '../../lib/scopes.ts';
 
 const keyFields = {
   id: { type: 'string' },
@@ -56,7 +56,8 @@ export function keyRoutes(deps: ApiDeps) {
       summary: 'Create an API key',
       description:
         'The key is in this response only. Without `scopes` the new key has every scope of the calling key; ' +
-        'a key can never grant a scope it does not hold itself (403).',
+        'a key can never grant a scope it does not hold itself (403). `admin` is held only by keys of an admin user: ' +
+        "a new key of an admin user has it unless `scopes` leaves it out, another user's key can never have it (403).",
       tag: 'keys',
       auth: { kind: 'scope', scope: 'keys:write' },
       body: {
@@ -81,7 +82,10 @@ export function keyRoutes(deps: ApiDeps) {
       },
       async handle({ body, principal }) {
         const caller = principal!;
-        const scopes = body.scopes ?? caller.scopes;
+        const allowed = scopesFor(caller);
+        if (body.scopes?.includes('admin') && !allowed.includes('admin'))
+          throw new ForbiddenError('Only keys of an admin user may hold the "admin" scope');
+        const scopes = (body.scopes ?? caller.scopes).filter((scope) => allowed.includes(scope));
         const beyond = scopes.filter((scope) => !caller.scopes.includes(scope));
         if (beyond.length) throw new ForbiddenError(`The calling key cannot grant scopes it lacks: ${beyond.join(', ')}`);
         const { apiKey, key } = await insertKey(deps.db, { userId: caller.userId, name: body.name ?? 'unnamed', scopes });

@@ -3,7 +3,7 @@
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { loadOwnedSession } from '../session-access.ts';
-import { streamEvents } from '../sse.ts';
+import { acceptsEventStream, streamEvents } from '../sse.ts';
 import { readEvents } from '../../store/events.ts';
 import { ValidationError } from '../../lib/errors.ts';
 
@@ -47,10 +47,12 @@ export function sessionEventRoutes(deps: ApiDeps) {
       description:
         'With `Accept: text/event-stream`: an SSE stream of the events with `seq` above `Last-Event-ID` (header) or ' +
         '`after`, then new events as they happen; frames are `id: <seq>`, `event: <type>`, `data: <event JSON>`, with ' +
-        'a `: keep-alive` comment at least every SSE_HEARTBEAT_MS. Otherwise one JSON page of events after `after`; ' +
-        '`next` is the `after` of the following page, or null when this page reached the last event.',
+        'a `: keep-alive` comment at least every SSE_HEARTBEAT_MS. A key holds at most SSE_STREAMS_PER_KEY open streams ' +
+        '(streamed sends included) per API process; one more is a 429 with Retry-After. Otherwise one JSON page of events ' +
+        'after `after`; `next` is the `after` of the following page, or null when this page reached the last event.',
       tag: 'sessions',
       auth: { kind: 'scope', scope: 'read' },
+      opensStream: acceptsEventStream,
       query: {
         type: 'object',
         properties: {
@@ -74,14 +76,13 @@ export function sessionEventRoutes(deps: ApiDeps) {
         404: { description: 'There is no such session' },
       },
       async handle({ req, res, params, query, principal }) {
-        const wantsStream = req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream';
+        const wantsStream = acceptsEventStream(req);
         const after = wantsStream ? replayStart(req.get('last-event-id'), query.after) : (query.after ?? 0);
         const session = await loadOwnedSession(deps.db, principal, params.id!);
         if (wantsStream) {
           await streamEvents({
             req,
             res,
-            db: deps.db,
             hub: deps.events,
             sessionId: session.id,
             afterSeq: after,

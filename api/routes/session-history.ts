@@ -11,8 +11,9 @@ import { newId } from '../../lib/ids.ts';
 import type { ModelOverride } from '../../workflows/turn-types.ts';
 import { loadSendableSession, loadWritableSession } from '../session-access.ts';
 import { revertInSession } from '../session-workflows.ts';
-import { answerTurn, TURN_ACCEPTED_SCHEMA, TURN_ENDED_SCHEMA } from '../turn-answer.ts';
+import { answerTurn, TURN_ACCEPTED_SCHEMA, turnReplySchema } from '../turn-answer.ts';
 import { MODEL_OVERRIDE_SCHEMA } from './sessions.ts';
+import { streamsTurn } from '../sse.ts';
 
 const messageIdSchema = { type: 'string', minLength: 1, maxLength: 100 };
 const revertedSchema = { type: 'array', items: { type: 'string' }, description: 'The messages that left the conversation, in order' };
@@ -90,7 +91,8 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
       description:
         'The new turn answers the same user message with a turn id of its own (`turnId`, also in `turn.started`, which names the ' +
         '`userMessageId`); its messages belong to that user message. By default it uses the model that made the old reply. ' +
-        'Answers like a send: SSE (`messages.reverted`, then the new turn), `?async=1`, or waiting for the reply. 409 while a turn runs.',
+        'Answers like a send: SSE (`messages.reverted`, then the new turn), `?async=1`, or waiting for the reply (or for what the ' +
+        'turn waits on, `status: waiting`). 409 while a turn runs.',
       tag: 'sessions',
       auth: { kind: 'scope', scope: 'sessions:write' },
       body: {
@@ -102,6 +104,7 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
           properties: { assistantMessageId: messageIdSchema, model: MODEL_OVERRIDE_SCHEMA },
         },
       },
+      opensStream: streamsTurn,
       query: {
         type: 'object',
         additionalProperties: false,
@@ -109,12 +112,11 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
       },
       responses: {
         200: {
-          description: 'The new turn ended (waiting form)',
-          schema: {
-            ...TURN_ENDED_SCHEMA,
-            required: [...TURN_ENDED_SCHEMA.required, 'turnId', 'reverted'],
-            properties: { ...TURN_ENDED_SCHEMA.properties, turnId: { type: 'string' }, reverted: revertedSchema },
-          },
+          description: 'The new turn ended, or waits on someone (waiting form; by `status`, as for a send)',
+          schema: turnReplySchema({
+            required: ['turnId', 'reverted'],
+            properties: { turnId: { type: 'string' }, reverted: revertedSchema },
+          }),
         },
         202: {
           description: 'Accepted (async form, or the wait limit passed)',

@@ -5,14 +5,16 @@ import { findAgent } from '../../store/agents.ts';
 import { createSession, listAgentSessions, type Session } from '../../store/sessions.ts';
 import { listMessages } from '../../store/messages.ts';
 import { NotFoundError } from '../../lib/errors.ts';
-import { newId } from '../../lib/ids.ts';
 import { PROVIDER_IDS } from '../../lib/bundle/index.ts';
 import type { MessagePart } from '../../lib/events.ts';
 import type { IfBusy } from '../../workflows/session.ts';
 import { loadOwnedSession, loadSendableSession } from '../session-access.ts';
-import { abortSession, sendToSession } from '../session-workflows.ts';
-import { answerTurn, TURN_ACCEPTED_SCHEMA, TURN_ENDED_SCHEMA } from '../turn-answer.ts';
+import { abortSession, sendToSession, sendToSessionAsync } from '../session-workflows.ts';
+import { answerTurn, TURN_ACCEPTED_SCHEMA, TURN_REPLY_SCHEMA } from '../turn-answer.ts';
 import { checkFileParts } from '../file-parts.ts';
+import { streamsTurn } from '../sse.ts';
+import { IDEMPOTENCY_KEY_HEADERS } from '../idempotency.ts';
+import { sendIds } from '../idempotent-send.ts';
 
 export const MAX_TEXT_PART_CHARS = 200_000;
 
@@ -178,36 +180,56 @@ export function sessionRoutes(deps: ApiDeps) {
       description:
         'A send while a turn runs is queued and runs after it, in order; `ifBusy=reject` answers 409 instead, `ifBusy=interrupt` ' +
         'aborts the running turn first. With `Accept: text/event-stream` the answer is the SSE stream of this turn, ending after ' +
-        'its terminal event (`turn.completed`, `turn.failed` or `turn.aborted`).',
+        'its terminal event (`turn.completed`, `turn.failed` or `turn.aborted`), questions to the user (`approval.requested`, ' +
+        '`.answered`, `.expired`) and the resumed turn included, with a comment line while it waits. Waiting (neither SSE nor ' +
+        '`async`), it answers 200 when the turn ends, or at once when the turn starts waiting on someone: `status: waiting` ' +
+        'with `waitingFor`; the turn goes on once answered.',
       tag: 'sessions',
       auth: { kind: 'scope', scope: 'sessions:write' },
       body: { required: true, schema: sendBodySchema },
+      headers: IDEMPOTENCY_KEY_HEADERS,
+      opensStream: streamsTurn,
       query: {
         type: 'object',
         additionalProperties: false,
         properties: {
-          async: { enum: ['1', 'true', '0', 'false'], description: '1: answer 202 {messageId} at once' },
+          async: {
+            enum: ['1', 'true', '0', 'false'],
+            description:
+              '1: answer 202 {messageId} at once, whether or not a worker is running (the message is recorded and its turn ' +
+              'runs when one takes it; resending with the same Idempotency-Key never runs it twice). With ifBusy=reject the ' +
+              "session's verdict is awaited: 202, 409, or 503 when no worker answers within TEMPORAL_CALL_TIMEOUT_MS",
+          },
           ifBusy: { enum: ['queue', 'reject', 'interrupt'], default: 'queue' },
         },
       },
       responses: {
-        200: { description: 'The turn ended (waiting form)', schema: TURN_ENDED_SCHEMA },
+        200: { description: 'The turn ended, or waits on someone (waiting form; by `status`)', schema: TURN_REPLY_SCHEMA },
         202: { description: 'Accepted (async form, or the wait limit passed)', schema: TURN_ACCEPTED_SCHEMA },
         403: { description: "Another user's session" },
         404: { description: 'No such session' },
         409: { description: 'ifBusy=reject and a turn is running' },
         410: { description: 'The agent of this session was deleted' },
+        422: { description: 'The Idempotency-Key was used for a different request' },
+        503: {
+          description:
+            'Temporal, a worker or the database did not answer in time (TEMPORAL_CALL_TIMEOUT_MS); Retry-After says when to try ' +
+            'again. A waiting or streamed send may still run once the workers are back: check the session before sending again',
+        },
       },
       async handle({ req, res, params, body, query, principal }) {
         const session = await loadSendableSession(deps, principal, params.id!);
-        const parts = await checkFileParts(deps.db, session.id, body.parts);
-        const messageId = newId('msg');
-        const { seq } = await sendToSession(deps, session, {
-          messageId,
-          parts,
-          ifBusy: query.ifBusy,
-          ...(body.model ? { model: body.model } : {}),
-        });
+        const parts = await checkFileParts(deps.db, session.id, body.parts, deps.config.limits.turnFileBytes);
+        const { messageId, ifBusy } = await sendIds(deps, req, session, { body, ifBusy: query.ifBusy });
+        const send = { messageId, parts, ...(body.model ? { model: body.model } : {}) };
+        const async = query.async === '1' || query.async === 'true';
+        // Async needs no answer from the session: a signal, taken by Temporal with no worker running.
+        // ifBusy=reject needs the session's verdict, so it stays an Update (503 when no worker answers).
+        if (async && ifBusy !== 'reject') {
+          await sendToSessionAsync(deps, session, { ...send, ifBusy });
+          return { status: 202, body: { messageId } };
+        }
+        const { seq } = await sendToSession(deps, session, { ...send, ifBusy });
 
         return answerTurn(deps, {
           req,
@@ -216,7 +238,7 @@ export function sessionRoutes(deps: ApiDeps) {
           turnId: messageId,
           userMessageId: messageId,
           firstSeq: seq,
-          async: query.async === '1' || query.async === 'true',
+          async,
         });
       },
     }),
@@ -231,6 +253,7 @@ export function sessionRoutes(deps: ApiDeps) {
           description: 'Whether a turn was running',
           schema: { type: 'object', required: ['aborted'], properties: { aborted: { type: 'boolean' } } },
         },
+        503: { description: 'The session did not confirm the abort within TEMPORAL_CALL_TIMEOUT_MS (no worker running); Retry-After' },
       },
       async handle({ params, principal }) {
         const session = await loadOwnedSession(deps.db, principal, params.id!);

@@ -1,13 +1,14 @@
 // Firing an agent from outside: webhook trigger URLs (public: the URL is the secret) and runs of a
-// workflow graph through the API. Either way a fresh session is opened here, so the ids answered
-// are readable at once, and a trigger workflow (`trigger:<sessionId>`) does the rest durably:
-// `trigger.fired`, then the first message or the run.
+// workflow graph through the API. Either way a trigger workflow (`trigger:<sessionId>`) is started
+// with ids fixed here and does the firing durably: the fresh session with `trigger.fired`, then the
+// first message or the run. Once it has started, the session is opened here as well, so the ids
+// answered are readable at once.
 import type { Request } from 'express';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { findAgent, getRevision } from '../../store/agents.ts';
 import { openTriggeredSession } from '../../store/triggered-sessions.ts';
-import { finishRun, getRun } from '../../store/workflow-runs.ts';
+import { getRun } from '../../store/workflow-runs.ts';
 import { DependencyUnavailableError, ForbiddenError, NotFoundError, UnsupportedMediaTypeError, ValidationError } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
 import { safeEqual } from '../../lib/crypto.ts';
@@ -16,6 +17,7 @@ import { triggerRunWorkflowId, type TriggerRef, type TriggerRunInput } from '../
 import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../../lib/search-attributes.ts';
 import type { triggerRunWorkflow } from '../../workflows/trigger.ts';
 import { createRateLimiter } from '../middleware/rate-limit.ts';
+import { callTemporal } from '../temporal-call.ts';
 
 /** One answer for every wrong part, so a stranger learns nothing about which part was wrong. */
 const UNKNOWN_TRIGGER = 'There is no trigger at this address';
@@ -51,9 +53,34 @@ export function triggerRoutes(deps: ApiDeps) {
   });
 
   async function fire(input: Omit<TriggerRunInput, 'sessionId' | 'settings'> & { firedAt: string }) {
+    // The ids are fixed here, so the workflow (`trigger:<sessionId>`) is the one unit of this firing:
+    // started, it opens the session and sends its first message (each step idempotent); not started,
+    // nothing was written, and a retry by the caller is a fresh firing, not a second empty session.
     const sessionId = newId('ses');
     const runId = input.workflow ? newId('run') : undefined;
     const messageId = input.workflow ? undefined : newId('msg');
+    try {
+      await callTemporal(deps, () =>
+        deps.temporal.client.workflow.start<typeof triggerRunWorkflow>('triggerRunWorkflow', {
+          workflowId: triggerRunWorkflowId(sessionId),
+          taskQueue: deps.config.taskQueue,
+          args: [{ ...input, sessionId, ...(runId ? { runId } : {}), ...(messageId ? { messageId } : {}), settings: deps.config.turns }],
+          typedSearchAttributes: [
+            { key: SessionIdKey, value: sessionId },
+            { key: AgentIdKey, value: input.agentId },
+            { key: UserIdKey, value: input.userId },
+            { key: KindKey, value: 'trigger' },
+          ],
+          staticSummary: `${input.trigger.kind} trigger of agent ${input.agentId} → session ${sessionId}`,
+        }),
+      );
+    } catch (error) {
+      // Temporal's raw text names its address: the log keeps it, the caller (maybe a stranger) reads none of it.
+      if (!(error instanceof DependencyUnavailableError)) deps.logger.warn({ err: error, sessionId }, 'could not start a trigger workflow');
+      throw new DependencyUnavailableError('The trigger could not be fired right now; try again shortly');
+    }
+    // Opened here too, as the workflow opens it (the same rows), so the ids answered are readable at
+    // once rather than when a worker gets to it. If this fails the workflow still opens it.
     await openTriggeredSession(deps.db, {
       sessionId,
       userId: input.userId,
@@ -66,29 +93,7 @@ export function triggerRoutes(deps: ApiDeps) {
         ...(runId ? { runId } : {}),
       },
       ...(input.workflow && runId ? { run: { runId, workflow: input.workflow, input: input.payload } } : {}),
-    });
-    try {
-      await deps.temporal.client.workflow.start<typeof triggerRunWorkflow>('triggerRunWorkflow', {
-        workflowId: triggerRunWorkflowId(sessionId),
-        taskQueue: deps.config.taskQueue,
-        args: [{ ...input, sessionId, ...(runId ? { runId } : {}), ...(messageId ? { messageId } : {}), settings: deps.config.turns }],
-        typedSearchAttributes: [
-          { key: SessionIdKey, value: sessionId },
-          { key: AgentIdKey, value: input.agentId },
-          { key: UserIdKey, value: input.userId },
-          { key: KindKey, value: 'trigger' },
-        ],
-        staticSummary: `${input.trigger.kind} trigger of agent ${input.agentId} → session ${sessionId}`,
-      });
-    } catch (error) {
-      // Nothing will drive the session: say so in it, and free it.
-      if (runId) {
-        await finishRun(deps.db, { runId, sessionId, status: 'failed', outputs: {}, error: 'The run could not be started' });
-      }
-      throw new DependencyUnavailableError(
-        `The trigger could not be started (${error instanceof Error ? error.message : String(error)}); try again`,
-      );
-    }
+    }).catch((error: unknown) => deps.logger.warn({ err: error, sessionId }, 'could not open a triggered session; its workflow will'));
     return { sessionId, ...(messageId ? { messageId } : {}), ...(runId ? { runId } : {}) };
   }
 
@@ -102,7 +107,8 @@ export function triggerRoutes(deps: ApiDeps) {
         'malformed JSON with a JSON content type is 400, bytes that are not UTF-8 are 415); an empty body still fires. ' +
         'Answers 202 {sessionId, messageId} (with a trigger that names a workflow, {sessionId, runId}). ' +
         'A wrong user id, agent id or suffix is the same 404. Rate limited per trigger (TRIGGER_RATE_LIMIT_POINTS per ' +
-        'window) and per address; bodies beyond TRIGGER_BODY_LIMIT_BYTES are 413.',
+        'window) and per address; bodies beyond TRIGGER_BODY_LIMIT_BYTES are 413. A firing is one unit: a 503 (it could ' +
+        'not be started) leaves no session behind, so retrying is safe.',
       tag: 'triggers',
       auth: { kind: 'public' },
       body: { documentOnly: true, contentTypes: ['*/*'], schema: { description: 'Any text' } },

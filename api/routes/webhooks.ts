@@ -50,7 +50,9 @@ export function webhookRoutes(deps: ApiDeps) {
         'The answer carries the signing secret (`whsec_` + base64, Standard Webhooks) once; keep it to verify deliveries. ' +
         `\`url\` is an http(s) URL of at most ${MAX_URL_LENGTH} characters; a literal private, loopback, link-local or ` +
         'metadata address is refused (a host name is checked when each delivery connects). ' +
-        `At most ${limit} webhooks per user (409 beyond).`,
+        `At most ${limit} webhooks per user (409 beyond). ` +
+        'Event payloads never carry approval answer links or tokens (the delivery log is readable with `read`, and a ' +
+        'link answers): to receive links over HTTP, give the agent a `webhook` userChannel with answerVia signed-url.',
       tag: 'webhooks',
       auth: { kind: 'scope', scope: 'webhooks:write' },
       body: {
@@ -139,7 +141,8 @@ export function webhookRoutes(deps: ApiDeps) {
       summary: "A webhook's deliveries, newest first, each with its attempts",
       description:
         'Each attempt has its start time, the HTTP status the receiver answered or the network error instead (refused ' +
-        'address, timeout, reset), and its duration. Page with `before`: the `next` of the previous page.',
+        'address, timeout, reset), and its duration. Page with `before`: the `next` of the previous page. ' +
+        '`payload` is the body as sent, which never holds an approval answer link or token.',
       tag: 'webhooks',
       auth: { kind: 'scope', scope: 'read' },
       query: {

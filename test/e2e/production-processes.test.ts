@@ -26,6 +26,8 @@ const production = () => ({
   SERVICE_MASTER_KEY: 'production-test-master-key-0123456789abcdefghij',
   ADMIN_API_KEY: '',
   LOG_LEVEL: 'info',
+  // No DATA_DIR of its own here: the upload sweep must not judge .data's files by the test database.
+  HOUSEKEEPING_INTERVAL_MS: '0',
 });
 
 test('the API process serves, logs JSON lines, and stops cleanly on SIGTERM', { timeout: 60_000 }, async () => {
@@ -63,4 +65,11 @@ test.each([
   const started = run(script, { ...production(), [missing]: '' });
   expect(await started.exited).toBe(1);
   expect(started.output()).toContain(missing);
+});
+
+test('the API process refuses to start with an ADMIN_API_KEY shorter than 32 characters, without echoing it', async () => {
+  const started = run('api/server.ts', { ...production(), ADMIN_API_KEY: 'short-admin-key-0123' });
+  expect(await started.exited).toBe(1);
+  expect(started.output()).toContain('ADMIN_API_KEY must have at least 32 characters');
+  expect(started.output()).not.toContain('short-admin-key-0123');
 });

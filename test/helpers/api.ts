@@ -5,6 +5,8 @@ import { Writable } from 'node:stream';
 import type { Express } from 'express';
 import { createApp } from '../../api/app.ts';
 import { createEventHub, type EventHub } from '../../api/event-hub.ts';
+import { startHousekeeping } from '../../api/housekeeping.ts';
+import { createStorage } from '../../lib/storage.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { loadMasterKey } from '../../lib/master-key.ts';
 import { lazyTemporalClient } from '../../lib/temporal.ts';
@@ -26,7 +28,8 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+/** `wrapDb` wraps the API's pool (e.g. to count its queries); everything in the API uses the wrapper. */
+export async function startTestApi(env: Record<string, string> = {}, options: { wrapDb?: (db: Db) => Db } = {}): Promise<TestApi> {
   const config = testConfig({ LOG_LEVEL: 'info', ...env });
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -36,11 +39,14 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     },
   });
   const logger = createLogger({ level: config.logLevel }, sink);
-  const db = createPool(config.databaseUrl!, 5);
+  const pool = createPool(config.databaseUrl!, 5, config.database);
+  const db = options.wrapDb ? options.wrapDb(pool) : pool;
   const temporal = lazyTemporalClient(config);
   const eventsApplicationName = `test-events-${randomUUID().slice(0, 8)}`;
-  const events = await createEventHub({ databaseUrl: config.databaseUrl!, logger, applicationName: eventsApplicationName });
-  const { app } = createApp({ config, db, logger, masterKey: loadMasterKey(config), temporal, events });
+  const events = await createEventHub({ databaseUrl: config.databaseUrl!, db, logger, applicationName: eventsApplicationName });
+  const storage = createStorage(config);
+  const { app } = createApp({ config, db, logger, masterKey: loadMasterKey(config), temporal, events, storage });
+  const housekeeping = startHousekeeping({ config, db, logger, storage });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
@@ -55,6 +61,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await housekeeping.stop();
       await events.close();
       await temporal.connection.close().catch(() => undefined);
       await db.end();

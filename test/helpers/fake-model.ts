@@ -45,6 +45,11 @@ export interface FakeScript {
    * On a non-streaming request, hang before answering at all.
    */
   stallAfterChunks?: number;
+  /**
+   * Stream the text chunks over and over, never finishing, until the client disconnects or the server
+   * closes: a provider that streams without end. `chunkDelayMs` paces it (a macrotask at least).
+   */
+  endless?: boolean;
   /** Extra response headers, e.g. `retry-after`. */
   headers?: Record<string, string>;
   /**
@@ -374,6 +379,18 @@ async function stream(res: ServerResponse, body: ChatRequestBody, script: FakeSc
       ...fragments(call.arguments, 3).map((part) => ({ tool_calls: [{ index, function: { arguments: part } }] })),
     ]),
   ];
+  if (script.endless) {
+    const pieces = reply.text.length > 0 ? reply.text : ['more '];
+    for (let position = 0; !gone.aborted; position++) {
+      const piece = pieces[position % pieces.length]!;
+      send({
+        choices: [{ index: 0, delta: position === 0 ? { role: 'assistant', content: piece } : { content: piece }, finish_reason: null }],
+      });
+      script.onChunk?.(position, performance.now());
+      if (!(await pause(script.chunkDelayMs ?? 0, gone))) return;
+    }
+    return;
+  }
   for (const [position, delta] of deltas.entries()) {
     if (script.stallAfterChunks !== undefined && position >= script.stallAfterChunks) return hang(gone);
     if (position > 0 && script.chunkDelayMs && !(await pause(script.chunkDelayMs, gone))) return;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../store/db.ts';
 import { createUser } from '../../store/users.ts';
 import { insertKey } from '../../store/api-keys.ts';
-import { SCOPES, type Scope } from '../../lib/scopes.ts';
+import { scopesFor, type Scope } from '../../lib/scopes.ts';
 
 export interface TestUser {
   userId: string;
@@ -14,6 +14,6 @@ export interface TestUser {
 
 export async function createTestUser(db: Db, options: { admin?: boolean; scopes?: Scope[]; name?: string } = {}): Promise<TestUser> {
   const user = await createUser(db, { name: options.name ?? `test-${randomUUID().slice(0, 8)}`, isAdmin: options.admin ?? false });
-  const { key } = await insertKey(db, { userId: user.id, name: 'test', scopes: options.scopes ?? SCOPES });
+  const { key } = await insertKey(db, { userId: user.id, name: 'test', scopes: options.scopes ?? scopesFor(user) });
   return { userId: user.id, apiKey: key, auth: { authorization: `Bearer ${key}` } };
 }

@@ -30,7 +30,7 @@ export async function startTestWorker(env: Record<string, string> = {}): Promise
   const taskQueue = env.TASK_QUEUE ?? `test-${randomUUID()}`;
   const config = testConfig({ ...env, TASK_QUEUE: taskQueue });
   const address = inject('temporalAddress');
-  const db = createPool(inject('databaseUrl'), 5);
+  const db = createPool(inject('databaseUrl'), 5, config.database);
   const nativeConnection = await NativeConnection.connect({ address });
   const worker = await createWorker({
     connection: nativeConnection,

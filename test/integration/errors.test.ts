@@ -103,14 +103,15 @@ describe('health', () => {
 });
 
 describe('server errors', () => {
-  test('a 500 carries a trace id and no stack or internal detail', async () => {
+  test('a database that refuses connections is a 503 with Retry-After, a trace id and no stack or internal detail', async () => {
     const broken = await startTestApi({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
     try {
       const response = await call(`${broken.url}/key`, { headers: user.auth });
-      expectProblem(response, 500);
-      expect(response.text).not.toMatch(/ECONNREFUSED|\bat \S+ \(|node_modules|\.ts:\d+/);
+      expectProblem(response, 503);
+      expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      expect(response.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|\bat \S+ \(|node_modules|\.ts:\d+/);
       // The operator finds the cause in the log under the same trace id.
-      const line = broken.logs.find((log) => log.msg === 'unhandled error');
+      const line = broken.logs.find((log) => log.msg === 'a dependency did not answer');
       expect(line).toMatchObject({ traceId: response.headers.get('x-trace-id') });
     } finally {
       await broken.close();

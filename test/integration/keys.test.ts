@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.ts';
 import { createTestUser, type TestUser } from '../helpers/users.ts';
 import { call } from '../helpers/request.ts';
+import { SCOPES } from '../../lib/scopes.ts';
 
 let api: TestApi;
 let admin: TestUser;
@@ -32,6 +33,49 @@ describe('admin users', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   });
 
+  test("the new user's key has every scope but admin, and cannot administer", async () => {
+    const created = await call<{ apiKey: string }>(`${api.url}/admin/users`, { headers: admin.auth, json: { name: 'carol' } });
+    const carol = { authorization: `Bearer ${created.body.apiKey}` };
+    const listed = await call<{ keys: Array<{ scopes: string[] }> }>(`${api.url}/key`, { headers: carol });
+    expect(listed.body.keys[0]!.scopes).toEqual(SCOPES.filter((scope) => scope !== 'admin'));
+    expect((await call(`${api.url}/admin/users`, { headers: carol, json: { name: 'dave' } })).status).toBe(403);
+    // A key cannot grant what its user may not hold, whatever it asks for.
+    const asked = await call<{ detail: string }>(`${api.url}/key`, { headers: carol, json: { scopes: ['read', 'admin'] } });
+    expect(asked.status).toBe(403);
+    expect(asked.body.detail).toContain('admin');
+  });
+
+  test("an admin's key narrowed to read gets 403 on admin routes; an unnarrowed one inherits admin", async () => {
+    const narrowed = await call<{ key: string; scopes: string[] }>(`${api.url}/key`, { headers: admin.auth, json: { scopes: ['read'] } });
+    expect(narrowed.body.scopes).toEqual(['read']);
+    const refused = await call<{ detail: string }>(`${api.url}/admin/users`, {
+      headers: { authorization: `Bearer ${narrowed.body.key}` },
+      json: { name: 'eve' },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail).toContain('"admin" scope');
+
+    // Narrowed to everything but admin: still no admin.
+    const almost = await call<{ key: string }>(`${api.url}/key`, {
+      headers: admin.auth,
+      json: { scopes: SCOPES.filter((scope) => scope !== 'admin') },
+    });
+    expect(
+      (await call(`${api.url}/admin/users`, { headers: { authorization: `Bearer ${almost.body.key}` }, json: { name: 'eve' } })).status,
+    ).toBe(403);
+    // A key without admin cannot mint one with it.
+    const widened = await call(`${api.url}/key`, { headers: { authorization: `Bearer ${almost.body.key}` }, json: { scopes: ['admin'] } });
+    expect(widened.status).toBe(403);
+
+    const full = await call<{ key: string; scopes: string[] }>(`${api.url}/key`, { headers: admin.auth, json: {} });
+    expect(full.body.scopes).toContain('admin');
+    const allowed = await call(`${api.url}/admin/users`, {
+      headers: { authorization: `Bearer ${full.body.key}` },
+      json: { name: 'frank' },
+    });
+    expect(allowed.status).toBe(201);
+  });
+
   test('a user needs a name', async () => {
     const response = await call(`${api.url}/admin/users`, { headers: admin.auth, json: {} });
     expect(response.status).toBe(400);
@@ -56,7 +100,7 @@ describe('keys', () => {
     expect(minted.status).toBe(201);
     expect(minted.body).toEqual({
       id: expect.stringMatching(/^key_/),
-      key: expect.stringMatching(/^sk_[0-9a-z]{26}$/),
+      key: expect.stringMatching(/^sk_[0-9a-z]{32}$/),
       name: 'ci',
       scopes: ['read'],
       createdAt: expect.any(String),

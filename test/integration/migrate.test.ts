@@ -27,7 +27,7 @@ test('three processes migrating a fresh database at once apply each migration ex
   await server.query(`CREATE DATABASE ${name}`);
   const results = await Promise.all([migrate(poolFor(name)), migrate(poolFor(name)), migrate(poolFor(name))]);
   const all = readMigrations().map((migration) => migration.version);
-  expect(results.flat().sort()).toEqual(all);
+  expect(results.flat().sort((a, b) => a - b)).toEqual(all);
   const { rows } = await poolFor(name).query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
   expect(rows.map((row) => row.version)).toEqual(all);
   // A later start finds nothing to do.

@@ -249,7 +249,6 @@ describe('SSE live', () => {
       await streamEvents({
         req,
         res,
-        db,
         hub: api.events,
         sessionId,
         afterSeq: 1,

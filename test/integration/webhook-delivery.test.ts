@@ -222,7 +222,7 @@ describe('without OUTBOUND_ALLOW_CIDRS', () => {
   });
   afterAll(async () => strict?.stop());
 
-  test('a receiver on loopback, named by a host name, receives nothing; the attempts record why', async () => {
+  test('a receiver on loopback, named by a host name, receives nothing; the attempts record why, naming no address', async () => {
     const hooks = await receiver();
     // The API checks literal addresses only; a name is checked when each attempt connects.
     const webhook = await subscribe(hooks.url.replace('127.0.0.1', 'localhost'));
@@ -235,8 +235,18 @@ describe('without OUTBOUND_ALLOW_CIDRS', () => {
       expect(logged!.attempts).toHaveLength(2);
       for (const attempt of logged!.attempts) {
         expect(attempt.statusCode).toBeNull();
-        expect(attempt.error).toMatch(/OutboundAddressRefusedError: Refused to connect to (127\.0\.0\.1|::1)/);
+        expect(attempt.error).toMatch(
+          /^OutboundAddressRefusedError: Refused: the receiver's address is loopback, not public .*OUTBOUND_ALLOW_CIDRS/,
+        );
       }
+      // What a `read` key sees names no resolved address: the name resolved to loopback, and that is all it says.
+      const reader = await call<{ key: string }>(`${env.api.url}/key`, { headers: env.user.auth, json: { scopes: ['read'] } });
+      const seen = await call(`${env.api.url}/webhook/${webhook.id}/deliveries`, {
+        headers: { authorization: `Bearer ${reader.body.key}` },
+      });
+      expect(seen.status).toBe(200);
+      expect(seen.text).toContain('OutboundAddressRefusedError');
+      expect(seen.text).not.toMatch(/127\.0\.0\.1|::1|\b\d{1,3}(\.\d{1,3}){3}\b/);
     } finally {
       await unsubscribe(webhook.id);
     }

@@ -2,7 +2,9 @@
 // whose first user message is the body (JSON kept as its text), answers 202 {sessionId, messageId},
 // and the agent's turn runs. Wrong parts of the URL are all the same 404; limits are enforced.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
+import { startTestApi } from '../helpers/api.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { call } from '../helpers/request.ts';
 import { verifyWebhook } from '../../lib/webhook-signature.ts';
@@ -138,5 +140,33 @@ describe('webhook triggers', () => {
     }
     expect(found).toMatchObject({ type: 'trigger.fired', data: { agentId, trigger: { kind: 'webhook', index: 0 }, workflow: null } });
     await env.waitForEvents(response.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+  });
+});
+
+describe('a firing is one unit: its session appears with its workflow, or not at all', () => {
+  test('when the workflow cannot be started the firing is 503 and leaves no session; a working firing is readable at once', async () => {
+    const { name, url } = await deployWithTrigger();
+    // Same database, but a Temporal namespace that does not exist: every start fails.
+    const broken = await startTestApi({ ...env.env, TEMPORAL_NAMESPACE: `no-such-namespace-${randomUUID()}` });
+    try {
+      const path = new URL(url).pathname;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const failed = await fire(`${broken.url}${path}`, 'lost in the crash window?', 'text/plain');
+        expect(failed.status, failed.text).toBe(503);
+      }
+    } finally {
+      await broken.close();
+    }
+    const listed = await call<{ sessions: unknown[] }>(`${env.api.url}/agent/${name}/sessions`, { headers: env.user.auth });
+    expect(listed.body.sessions).toEqual([]);
+
+    const fired = await fire(url, 'this one works', 'text/plain');
+    expect(fired.status).toBe(202);
+    const session = await call(`${env.api.url}/session/${fired.body.sessionId}`, { headers: env.user.auth });
+    expect(session.status).toBe(200);
+    const events = await env.waitForEvents(fired.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+    expect(events.find((event) => event.type === 'message.created')).toMatchObject({ message: { id: fired.body.messageId } });
+    const after = await call<{ sessions: Array<{ id: string }> }>(`${env.api.url}/agent/${name}/sessions`, { headers: env.user.auth });
+    expect(after.body.sessions.map((listedSession) => listedSession.id)).toEqual([fired.body.sessionId]);
   });
 });

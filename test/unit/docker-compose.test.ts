@@ -1,6 +1,7 @@
 // docker-compose.yml cannot run here (no Docker engine), so this is what keeps it honest: it parses,
-// it has the production topology, and its api and worker take only the variables README.md documents,
-// spelled as lib/config.ts reads them. The checks are plain functions, first shown to catch mistakes
+// it has the production topology, its api and worker take only the variables README.md documents,
+// spelled as lib/config.ts reads them, and it publishes no port on every interface of the host (the
+// Temporal Web UI has no login; the API belongs behind a TLS proxy). The checks are plain functions, first shown to catch mistakes
 // in small inline files, then run on the real ones.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,6 +23,8 @@ interface ComposeService {
   command?: string | string[];
   entrypoint?: string | string[];
   environment?: Record<string, string | number | boolean | null> | string[];
+  ports?: Array<string | number | { target?: number | string; published?: number | string; host_ip?: string }>;
+  network_mode?: string;
 }
 
 interface ComposeFile {
@@ -90,6 +93,44 @@ function configurationProblems(compose: ComposeFile, readme: string, configSourc
       // A value passed through from the host (`NAME: ${NAME:-default}`) must keep its name there too.
       const passed = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-?+].*)?\}$/s.exec(value ?? '');
       if (passed && passed[1] !== name) problems.push(`${serviceName} sets ${name} from the host's ${passed[1]}`);
+    }
+  }
+  return problems;
+}
+
+const EVERY_INTERFACE = new Set(['', '0.0.0.0', '::', '[::]']);
+
+/** `${NAME:-default}` / `${NAME-default}` as Compose would expand it with NAME unset; undefined for `${NAME}`. */
+function withDefaults(value: string): string | undefined {
+  let unresolved = false;
+  const expanded = value.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*(?::?-([^}]*))?\}/g, (_, fallback: string | undefined) => {
+    if (fallback === undefined) unresolved = true;
+    return fallback ?? '';
+  });
+  return unresolved ? undefined : expanded;
+}
+
+/** The host address of a published port, '' when the entry names none (Compose then binds every interface). */
+function hostAddressOf(port: NonNullable<ComposeService['ports']>[number]): string | undefined {
+  if (typeof port === 'object') return port.host_ip === undefined ? '' : withDefaults(port.host_ip);
+  const spec = withDefaults(String(port).replace(/\/(tcp|udp|sctp)$/, ''));
+  if (spec === undefined) return undefined;
+  if (spec.startsWith('[')) return spec.slice(0, spec.indexOf(']') + 1);
+  const parts = spec.split(':');
+  // CONTAINER or HOST:CONTAINER publish on every interface; IP:HOST:CONTAINER on IP only.
+  return parts.length >= 3 ? parts.slice(0, -2).join(':') : '';
+}
+
+/** Every service that publishes a port on every interface of the host (or whose address cannot be told). */
+function publishedEverywhere(compose: ComposeFile): string[] {
+  const problems: string[] = [];
+  for (const [name, service] of Object.entries(compose.services ?? {})) {
+    if (service.network_mode === 'host') problems.push(`${name} uses the host's network: every port it listens on is published`);
+    for (const port of service.ports ?? []) {
+      const address = hostAddressOf(port);
+      const shown = typeof port === 'object' ? JSON.stringify(port) : String(port);
+      if (address === undefined) problems.push(`${name} publishes ${shown} on an address that depends on the host's environment`);
+      else if (EVERY_INTERFACE.has(address)) problems.push(`${name} publishes ${shown} on every interface`);
     }
   }
   return problems;
@@ -174,6 +215,32 @@ describe('the compose checks', () => {
     ]);
   });
 
+  it('reject a port published on every interface, in each form Compose takes', () => {
+    const withPorts = (...ports: string[]) =>
+      parseCompose(`services:\n  ui:\n    ports:\n${ports.map((port) => `      - ${port}\n`).join('')}`);
+    expect(publishedEverywhere(withPorts("'127.0.0.1:8080:8080'", "'[::1]:8081:8081'", "'10.1.2.3:53:53/udp'"))).toEqual([]);
+    expect(publishedEverywhere(withPorts("'${UI_ADDRESS:-127.0.0.1}:8080:8080'"))).toEqual([]);
+    expect(
+      publishedEverywhere(withPorts("'8080:8080'", '8081', "'0.0.0.0:8082:8082'", "'[::]:8083:8083'", "'9000-9001:9000-9001/tcp'")),
+    ).toEqual([
+      'ui publishes 8080:8080 on every interface',
+      'ui publishes 8081 on every interface',
+      'ui publishes 0.0.0.0:8082:8082 on every interface',
+      'ui publishes [::]:8083:8083 on every interface',
+      'ui publishes 9000-9001:9000-9001/tcp on every interface',
+    ]);
+    expect(publishedEverywhere(withPorts("'${UI_ADDRESS}:8080:8080'"))).toEqual([
+      "ui publishes ${UI_ADDRESS}:8080:8080 on an address that depends on the host's environment",
+    ]);
+    const long = parseCompose(
+      'services:\n  ui:\n    ports:\n      - { target: 8080, published: 8080 }\n      - { target: 8081, published: 8081, host_ip: 127.0.0.1 }\n',
+    );
+    expect(publishedEverywhere(long)).toEqual(['ui publishes {"target":8080,"published":8080} on every interface']);
+    expect(publishedEverywhere(parseCompose('services:\n  api:\n    network_mode: host\n'))).toEqual([
+      "api uses the host's network: every port it listens on is published",
+    ]);
+  });
+
   it('reject YAML that Compose would reject', () => {
     expect(() => parseCompose('services:\n  api: {}\n  api: {}\n')).toThrow(/docker-compose.yml/);
   });
@@ -208,6 +275,11 @@ describe('docker-compose.yml', () => {
       expect(words(service.command)).toBe(`npm run ${name}`);
       expect(scripts[name]).toBeDefined();
     }
+  });
+
+  it('publishes no port on every interface: the Web UI and the API answer on 127.0.0.1 only', () => {
+    expect(publishedEverywhere(compose)).toEqual([]);
+    expect(services['temporal-ui']?.ports?.map((port) => hostAddressOf(port))).toEqual(['127.0.0.1']);
   });
 
   it('registers the namespace and every search attribute the workflows set', () => {

@@ -1,0 +1,54 @@
+// The API's periodic clean-up: uploaded files that no media row names (older than
+// MEDIA_ORPHAN_GRACE_MS) and Idempotency-Keys past their 24 h. A pass runs at start and then every
+// HOUSEKEEPING_INTERVAL_MS (0: never). Every API process runs it: a pass only deletes what nothing
+// uses, so two processes sweeping at once merely repeat each other's deletes.
+import type { Config } from '../lib/config.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Storage } from '../lib/storage.ts';
+import type { Db } from '../store/db.ts';
+import { deleteExpiredIdempotencyKeys } from '../store/idempotency-keys.ts';
+import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency.ts';
+import { sweepOrphanMedia } from './orphan-media.ts';
+
+export interface Housekeeping {
+  /** Stops the timer and waits for a pass under way. */
+  stop(): Promise<void>;
+}
+
+export function startHousekeeping(deps: { config: Config; db: Db; logger: Logger; storage: Storage }): Housekeeping {
+  const { intervalMs, mediaOrphanGraceMs } = deps.config.housekeeping;
+  if (intervalMs === 0) return { stop: async () => undefined };
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+
+  async function pass(): Promise<void> {
+    try {
+      const media = await sweepOrphanMedia(deps.db, deps.storage, mediaOrphanGraceMs);
+      const keys = await deleteExpiredIdempotencyKeys(deps.db, IDEMPOTENCY_KEY_TTL_MS);
+      if (media.removed > 0 || keys > 0) deps.logger.info({ orphanFiles: media.removed, expiredIdempotencyKeys: keys }, 'housekeeping');
+    } catch (error) {
+      deps.logger.warn({ err: error }, 'housekeeping pass failed; the next one tries again');
+    }
+  }
+
+  function schedule(delayMs: number): void {
+    timer = setTimeout(() => {
+      running = pass().finally(() => {
+        running = undefined;
+        if (!stopped) schedule(intervalMs);
+      });
+    }, delayMs);
+    // Never what keeps a process alive.
+    timer.unref();
+  }
+  schedule(0);
+
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,152 @@
+// The newest events of one session, shared by every reader of it in this API process: on each wake
+// it reads PostgreSQL once, after the highest seq it has, and keeps a bounded buffer of what it read
+// for the readers that are caught up. A reader behind the buffer (a replay, or a slow client whose
+// position the buffer has moved past) is told so and pages from PostgreSQL itself; the buffer never
+// waits for anyone, so a slow reader costs queries, never this process's memory.
+import type { SessionEvent } from '../lib/events.ts';
+import { sseFrame } from './sse-frame.ts';
+
+export interface TailLimits {
+  /** Rows per read. */
+  pageSize: number;
+  /** The buffer keeps at most this many events... */
+  maxEvents: number;
+  /** ...and at most this many characters (about bytes) of their SSE frames. */
+  maxBytes: number;
+}
+
+export const DEFAULT_TAIL_LIMITS: TailLimits = { pageSize: 1_000, maxEvents: 1_000, maxBytes: 1024 * 1024 };
+
+/** Reads the events with a seq above `afterSeq`, in order, at most `limit`. */
+export type ReadAfter = (afterSeq: number, limit: number) => Promise<SessionEvent[]>;
+
+export class SessionTail {
+  /** The buffered events, from `entries[head]` on; compacted now and then rather than shifted each time. */
+  private entries: SessionEvent[] = [];
+  private head = 0;
+  private bytes = 0;
+  /** The highest seq read; undefined until a reader tells where the log ended (see `caughtUp`). */
+  private position: number | undefined;
+  private woken = false;
+  private reading = false;
+  private closed = false;
+  private waiters = new Set<() => void>();
+
+  constructor(
+    private readonly read: ReadAfter,
+    private readonly limits: TailLimits = DEFAULT_TAIL_LIMITS,
+    private readonly onError: (error: unknown) => void = () => undefined,
+  ) {}
+
+  /**
+   * The buffered events after `seq`, possibly none yet; or undefined when the buffer does not reach
+   * back to `seq`, and the caller must read PostgreSQL itself.
+   */
+  after(seq: number): SessionEvent[] | undefined {
+    if (this.position === undefined) return undefined;
+    const first = this.entries[this.head];
+    // With an empty buffer everything up to `position` has been read and nothing is kept.
+    const floor = first ? first.seq - 1 : this.position;
+    if (seq < floor) return undefined;
+    if (seq >= this.position) return [];
+    // Buffered seqs are consecutive, so the first event after `seq` is at a known index.
+    return this.entries.slice(this.head + (seq - floor));
+  }
+
+  /** A reader read PostgreSQL to its end at `seq`: a tail without a position starts there. */
+  caughtUp(seq: number): void {
+    if (this.position !== undefined || this.closed) return;
+    this.reset(seq);
+    // A wake that came before the position was known is read for now.
+    if (this.woken) void this.run();
+  }
+
+  /** The hub's wake: new events may have been committed. */
+  wake(): void {
+    this.woken = true;
+    if (this.position !== undefined) void this.run();
+  }
+
+  /** Resolves at the next change of the tail, or when `signal` aborts. */
+  changed(signal: AbortSignal): Promise<void> {
+    if (signal.aborted || this.closed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        signal.removeEventListener('abort', done);
+        this.waiters.delete(done);
+        resolve();
+      };
+      this.waiters.add(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Drops the buffer and releases every waiter: the last reader has gone. */
+  close(): void {
+    this.closed = true;
+    this.reset(undefined);
+    this.notify();
+  }
+
+  /** For tests and metrics. */
+  get buffered(): { events: number; bytes: number } {
+    return { events: this.entries.length - this.head, bytes: this.bytes };
+  }
+
+  /** One read at a time; a wake during a read makes another read after it, so none is lost. */
+  private async run(): Promise<void> {
+    if (this.reading) return;
+    this.reading = true;
+    try {
+      while (this.woken && !this.closed) {
+        this.woken = false;
+        let page: SessionEvent[];
+        do {
+          page = await this.read(this.position!, this.limits.pageSize);
+          if (this.closed) return;
+          if (page.length > 0) this.append(page);
+        } while (page.length === this.limits.pageSize);
+      }
+    } catch (error) {
+      // What this read would have brought must not wait for the next wake: the tail forgets its
+      // position, so every reader reads PostgreSQL itself once and the next caught-up one re-positions it.
+      this.onError(error);
+      this.reset(undefined);
+      this.notify();
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  private append(page: SessionEvent[]): void {
+    for (const event of page) {
+      // A page comes from `position` on, so it continues the buffer with no gap.
+      this.entries.push(event);
+      this.bytes += sseFrame(event).length;
+    }
+    this.position = page[page.length - 1]!.seq;
+    while (
+      this.head < this.entries.length &&
+      (this.entries.length - this.head > this.limits.maxEvents || this.bytes > this.limits.maxBytes)
+    ) {
+      this.bytes -= sseFrame(this.entries[this.head]!).length;
+      this.entries[this.head++] = undefined as unknown as SessionEvent;
+    }
+    if (this.head > 0 && this.head >= this.entries.length / 2) {
+      this.entries = this.entries.slice(this.head);
+      this.head = 0;
+    }
+    this.notify();
+  }
+
+  private notify(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  private reset(position: number | undefined): void {
+    this.position = position;
+    this.entries = [];
+    this.head = 0;
+    this.bytes = 0;
+  }
+}

@@ -1,0 +1,50 @@
+// Every call the API makes to Temporal goes through here. Each gets a deadline (TEMPORAL_CALL_TIMEOUT_MS
+// unless the caller names its own), because without one a call waits forever: an Update waits for a
+// worker, and an unreachable server is retried by the client. A Temporal that cannot be reached, or
+// that does not confirm in time, becomes a 503 with Retry-After whose message names no address: the
+// raw gRPC text (host:port included) goes to the server's log only.
+import { WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import type { ApiDeps } from './context.ts';
+import { DependencyUnavailableError } from '../lib/errors.ts';
+
+/**
+ * gRPC status codes that mean "not now": CANCELLED (1), DEADLINE_EXCEEDED (4), RESOURCE_EXHAUSTED (8)
+ * and UNAVAILABLE (14, the server cannot be reached).
+ */
+const UNAVAILABLE_CODES: ReadonlySet<unknown> = new Set([1, 4, 8, 14]);
+
+export const TEMPORAL_UNAVAILABLE = 'The workflow engine did not answer in time; try again shortly';
+
+/**
+ * Temporal could not be reached or did not answer within the call's deadline. Other failed RPCs (a
+ * workflow already completed, say) are left to the caller, which knows what they mean.
+ */
+export function isTemporalUnavailable(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (current instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
+    if (UNAVAILABLE_CODES.has((current as { code?: unknown }).code)) return true;
+  }
+  return false;
+}
+
+export interface TemporalCallOptions {
+  /** The deadline of the whole call, retries included; default TEMPORAL_CALL_TIMEOUT_MS. */
+  timeoutMs?: number;
+  /** What the 503 tells the client (what did not happen, and what to do). */
+  unavailable?: string;
+}
+
+export async function callTemporal<T>(
+  deps: Pick<ApiDeps, 'temporal' | 'config' | 'logger'>,
+  call: () => Promise<T>,
+  options: TemporalCallOptions = {},
+): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? deps.config.temporalCallTimeoutMs;
+  try {
+    return await deps.temporal.client.withDeadline(Date.now() + timeoutMs, call);
+  } catch (error) {
+    if (!isTemporalUnavailable(error)) throw error;
+    deps.logger.warn({ err: error, timeoutMs }, 'Temporal did not answer in time');
+    throw new DependencyUnavailableError(options.unavailable ?? TEMPORAL_UNAVAILABLE);
+  }
+}

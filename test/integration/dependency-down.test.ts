@@ -1,0 +1,182 @@
+// When a dependency is down the API answers, and answers clearly: `?async=1` is 202 with no worker
+// running (and the message runs once one starts), every other call to Temporal is a 503 with
+// Retry-After within TEMPORAL_CALL_TIMEOUT_MS, a stalled PostgreSQL is a 503 within its timeouts, and
+// no 503 names an internal address or carries raw driver text.
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import pg from 'pg';
+import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
+import { startTestApi, type TestApi } from '../helpers/api.ts';
+import { createTestUser, type TestUser } from '../helpers/users.ts';
+import { call } from '../helpers/request.ts';
+import { freePort } from '../../dev/ports.ts';
+
+/** Longest a request may go unanswered before the test calls it hung (well above every deadline set here). */
+const HUNG_MS = 20_000;
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: Record<string, unknown>;
+}
+
+/** A request that fails the test, instead of hanging it, when the API never answers. */
+async function request(url: string, init: { method?: string; headers?: Record<string, string>; json?: unknown } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.json !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: init.method ?? (init.json === undefined ? 'GET' : 'POST'),
+      headers,
+      ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
+      signal: AbortSignal.timeout(HUNG_MS),
+    });
+  } catch (error) {
+    throw new Error(`${init.method ?? 'POST'} ${url} got no answer within ${HUNG_MS} ms (${String(error)})`);
+  }
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** A 503 problem with an integer Retry-After, naming no address and carrying no raw gRPC or pg text. */
+function expectUnavailable(answer: Answer, hidden: RegExp[] = []): void {
+  expect(answer.status, answer.text).toBe(503);
+  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(answer.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+  expect(answer.body).toMatchObject({ status: 503, title: expect.any(String), detail: expect.any(String) });
+  const raw = [
+    /\d{1,3}(\.\d{1,3}){3}/,
+    /localhost/i,
+    /[a-z0-9\]]:\d{2,5}\b/i,
+    /UNAVAILABLE|DEADLINE_EXCEEDED|ECONN/,
+    /grpc|Failed to|timeout exceeded|canceling statement/i,
+  ];
+  for (const pattern of [...raw, ...hidden]) expect(answer.text).not.toMatch(pattern);
+}
+
+const sendBody = (text: string) => ({ parts: [{ type: 'text', text }] });
+
+describe('no worker polls the task queue', () => {
+  let env: AgentEnv;
+  beforeAll(async () => {
+    // The queue is the env's own: nothing polls it until the test starts a worker on it.
+    env = await startAgentEnv({ TEMPORAL_CALL_TIMEOUT_MS: '1500' }, { inProcessWorker: false });
+  });
+  afterAll(async () => env?.close());
+
+  test('an async send is 202 at once and runs when a worker starts; abort and a waiting send are 503 with Retry-After', async () => {
+    const sessionId = await env.newSession();
+    const auth = env.user.auth;
+    env.fake.enqueue({ text: 'Taken up later.' });
+
+    const accepted = await request(`${env.api.url}/session/${sessionId}?async=1`, { headers: auth, json: sendBody('hello?') });
+    expect(accepted.status, accepted.text).toBe(202);
+    const messageId = accepted.body.messageId as string;
+    expect(messageId).toMatch(/^msg_/);
+
+    expectUnavailable(await request(`${env.api.url}/session/${sessionId}/abort`, { headers: auth, method: 'POST' }));
+    expectUnavailable(await request(`${env.api.url}/session/${sessionId}`, { headers: auth, json: sendBody('and now?') }));
+    // ifBusy=reject needs the session's verdict, so it is the waiting form's 503 too.
+    expectUnavailable(await request(`${env.api.url}/session/${sessionId}?async=1&ifBusy=reject`, { headers: auth, json: sendBody('no') }));
+
+    // The message was not lost: a worker on that queue records it and runs its turn.
+    await env.restartWorker();
+    const events = await env.waitForEvents(sessionId, (all) =>
+      all.some((event) => event.type === 'turn.completed' && event.turnId === messageId),
+    );
+    const user = events.find((event) => event.type === 'message.created' && event.message.id === messageId);
+    expect(user).toBeDefined();
+    const read = await call<{ messages: { id: string; role: string }[] }>(`${env.api.url}/session/${sessionId}`, { headers: auth });
+    expect(read.body.messages.filter((message) => message.id === messageId)).toHaveLength(1);
+  });
+});
+
+describe('Temporal cannot be reached', () => {
+  let api: TestApi;
+  let user: TestUser;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    api = await startTestApi({
+      TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
+      TEMPORAL_CALL_TIMEOUT_MS: '1000',
+      OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:9/v1',
+    });
+    user = await createTestUser(api.db);
+  });
+  afterAll(async () => api?.close());
+
+  async function deploy(bundle: Record<string, unknown> = {}): Promise<string> {
+    const name = `down-${Math.random().toString(36).slice(2, 10)}`;
+    const deployed = await call(`${api.url}/deploy`, {
+      headers: user.auth,
+      json: { name, model: { providerId: 'openai-compatible', modelId: 'fake-model' }, ...bundle },
+    });
+    expect(deployed.body, deployed.text).toMatchObject({ ok: true });
+    return name;
+  }
+
+  test('a send, waiting or async, is 503 naming no address', async () => {
+    const name = await deploy();
+    const session = await call<{ id: string }>(`${api.url}/agent/${name}/session`, { headers: user.auth, json: {} });
+    const portText = new RegExp(String(port));
+    expectUnavailable(await request(`${api.url}/session/${session.body.id}`, { headers: user.auth, json: sendBody('hi') }), [portText]);
+    expectUnavailable(await request(`${api.url}/session/${session.body.id}?async=1`, { headers: user.auth, json: sendBody('hi') }), [
+      portText,
+    ]);
+  });
+
+  test("the public trigger route's 503 carries none of Temporal's text", async () => {
+    const name = await deploy({ triggers: [{ kind: 'webhook' }] });
+    const agent = await call<{ triggers: Array<{ url: string }> }>(`${api.url}/agent/${name}`, { headers: user.auth });
+    const path = agent.body.triggers[0]!.url.replace(/^https?:\/\/[^/]+/, '');
+    const fired = await request(`${api.url}${path}`, { method: 'POST', json: { order: 1 } });
+    expectUnavailable(fired, [new RegExp(String(port)), /workflow|temporal/i]);
+  });
+});
+
+describe('PostgreSQL stalls', () => {
+  test('a database that accepts connections and never answers is 503 within the connect timeout', async () => {
+    // A black hole: it accepts the TCP connection and never says a word, as a stalled server does.
+    const sockets = new Set<net.Socket>();
+    const blackHole = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+    const { port } = blackHole.address() as net.AddressInfo;
+    const url = new URL(inject('databaseUrl'));
+    url.host = `127.0.0.1:${port}`;
+    const api = await startTestApi({ DATABASE_URL: url.toString(), DATABASE_CONNECT_TIMEOUT_MS: '500' });
+    try {
+      const answer = await request(`${api.url}/agent`, { headers: { authorization: 'Bearer sk_00000000000000000000000000' } });
+      expectUnavailable(answer, [new RegExp(String(port))]);
+    } finally {
+      await api.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => blackHole.close(resolve));
+    }
+  });
+
+  test('a statement held up past the statement timeout is 503, and the next one goes through', async () => {
+    const api = await startTestApi({ DATABASE_STATEMENT_TIMEOUT_MS: '500' });
+    const blocker = new pg.Client({ connectionString: inject('databaseUrl') });
+    await blocker.connect();
+    try {
+      const user = await createTestUser(api.db);
+      const put = (value: string) => request(`${api.url}/secret/STALL_TEST`, { method: 'PUT', headers: user.auth, json: { value } });
+      expect((await put('first')).status).toBeLessThan(300);
+      // Another transaction holds the secret's row, as a long or stuck one would.
+      await blocker.query('BEGIN');
+      await blocker.query("SELECT 1 FROM secrets WHERE user_id = $1 AND key = 'STALL_TEST' FOR UPDATE", [user.userId]);
+      expectUnavailable(await put('second'));
+      await blocker.query('ROLLBACK');
+      expect((await put('third')).status).toBeLessThan(300);
+    } finally {
+      await blocker.end();
+      await api.close();
+    }
+  });
+});

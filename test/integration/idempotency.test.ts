@@ -1,0 +1,198 @@
+// Idempotency-Key on sends and on POST /approval, through the HTTP API: a retry with the same key
+// re-uses the first request's message or approval and answers for it, never acting twice; the same
+// key with another body is 422; keys belong to one user; a bad key is 400.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
+import { startTestApi } from '../helpers/api.ts';
+import { startTestWorker } from '../helpers/worker.ts';
+import { collectSse } from '../helpers/http.ts';
+import { call } from '../helpers/request.ts';
+import { createTestUser, type TestUser } from '../helpers/users.ts';
+import { lastUserText } from '../helpers/fake-model.ts';
+import type { SessionEvent } from '../../lib/events.ts';
+
+let env: AgentEnv;
+beforeAll(async () => {
+  env = await startAgentEnv();
+});
+afterAll(async () => env?.close());
+
+const send = (sessionId: string, text: string, key: string | undefined, query = '', headers: Record<string, string> = {}) =>
+  call<{ messageId: string; reply?: string; status?: string; detail?: string; type?: string }>(
+    `${env.api.url}/session/${sessionId}${query}`,
+    {
+      headers: { ...env.user.auth, ...(key === undefined ? {} : { 'idempotency-key': key }), ...headers },
+      json: { parts: [{ type: 'text', text }] },
+    },
+  );
+
+const userMessages = (events: SessionEvent[]) =>
+  events.flatMap((event) => (event.type === 'message.created' && event.message.role === 'user' ? [event.message.id] : []));
+const turnsStarted = (events: SessionEvent[]) => events.filter((event) => event.type === 'turn.started').length;
+const modelCallsFor = (text: string) => env.fake.requests.filter((request) => lastUserText(request) === text).length;
+
+describe('Idempotency-Key on sends', () => {
+  test('a retried send re-uses the first messageId: one user message, one turn; each form answers for that turn', async () => {
+    const sessionId = await env.newSession();
+    const key = randomUUID();
+    const text = `retry me ${key}`;
+    env.fake.enqueue({ text: 'Only once.' });
+    const first = await send(sessionId, text, key);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body).toMatchObject({ reply: 'Only once.', status: 'completed' });
+
+    const waiting = await send(sessionId, text, key);
+    expect(waiting.status, waiting.text).toBe(200);
+    expect(waiting.body).toMatchObject({ messageId: first.body.messageId, reply: 'Only once.', status: 'completed' });
+
+    const asynchronous = await send(sessionId, text, key, '?async=1');
+    expect(asynchronous.status).toBe(202);
+    expect(asynchronous.body.messageId).toBe(first.body.messageId);
+
+    const streamed = await fetch(`${env.api.url}/session/${sessionId}`, {
+      method: 'POST',
+      headers: { ...env.user.auth, 'idempotency-key': key, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ parts: [{ type: 'text', text }] }),
+    });
+    expect(streamed.status).toBe(200);
+    const frames = (await collectSse(streamed)).map((frame) => JSON.parse(frame.data) as SessionEvent);
+    expect(frames[0]).toMatchObject({ type: 'message.created', message: { id: first.body.messageId } });
+    expect(frames.at(-1)).toMatchObject({ type: 'turn.completed', turnId: first.body.messageId });
+
+    const events = await env.events(sessionId);
+    expect(userMessages(events)).toEqual([first.body.messageId]);
+    expect(turnsStarted(events)).toBe(1);
+    expect(modelCallsFor(text)).toBe(1);
+  });
+
+  test('concurrent sends with the same key act once', async () => {
+    const sessionId = await env.newSession();
+    const key = randomUUID();
+    const text = `twins ${key}`;
+    const answers = await Promise.all([1, 2, 3].map(() => send(sessionId, text, key, '?async=1')));
+    expect(answers.map((answer) => answer.status)).toEqual([202, 202, 202]);
+    const ids = new Set(answers.map((answer) => answer.body.messageId));
+    expect(ids.size).toBe(1);
+    const [messageId] = [...ids];
+    const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+    expect(userMessages(events)).toEqual([messageId]);
+    expect(turnsStarted(events)).toBe(1);
+  });
+
+  test('the same key with another body, or on another session, is 422 and sends nothing', async () => {
+    const sessionId = await env.newSession();
+    const otherSession = await env.newSession();
+    const key = randomUUID();
+    const first = await send(sessionId, 'first body', key, '?async=1');
+    expect(first.status).toBe(202);
+
+    const changed = await send(sessionId, 'another body', key, '?async=1');
+    expect(changed.status, changed.text).toBe(422);
+    expect(changed.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(changed.body.type).toMatch(/idempotency-key-reused$/);
+    expect(changed.body.detail).toMatch(/Idempotency-Key/);
+    const elsewhere = await send(otherSession, 'first body', key, '?async=1');
+    expect(elsewhere.status).toBe(422);
+
+    const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+    expect(userMessages(events)).toEqual([first.body.messageId]);
+    expect(userMessages(await env.events(otherSession))).toEqual([]);
+  });
+
+  test('a key longer than 255 characters or with characters beyond printable ASCII is 400', async () => {
+    const sessionId = await env.newSession();
+    for (const key of ['k'.repeat(256), 'caf\u00e9']) {
+      const response = await send(sessionId, 'bad key', key, '?async=1');
+      expect(response.status, key).toBe(400);
+      expect(response.body.detail).toMatch(/Idempotency-Key header/);
+    }
+    expect((await send(sessionId, 'good key', 'k'.repeat(255), '?async=1')).status).toBe(202);
+  });
+});
+
+interface ApprovalBody {
+  id: string;
+  status: string;
+  detail?: string;
+}
+
+const createApproval = (url: string, user: TestUser, key: string | undefined, question: string) =>
+  call<ApprovalBody>(`${url}/approval`, {
+    headers: { ...user.auth, ...(key === undefined ? {} : { 'idempotency-key': key }) },
+    json: { question, options: ['yes', 'no'] },
+  });
+
+async function approvalsOf(user: TestUser): Promise<string[]> {
+  const list = await call<{ approvals: ApprovalBody[] }>(`${env.api.url}/approval?limit=200`, { headers: user.auth });
+  return list.body.approvals.map((approval) => approval.id);
+}
+
+describe('Idempotency-Key on POST /approval', () => {
+  test('the same key twice: one approval, the same id; another body is 422', async () => {
+    const user = await createTestUser(env.api.db);
+    const key = randomUUID();
+    const first = await createApproval(env.api.url, user, key, 'Ship it?');
+    expect(first.status, first.text).toBe(201);
+    const again = await createApproval(env.api.url, user, key, 'Ship it?');
+    expect(again.status, again.text).toBe(201);
+    expect(again.body.id).toBe(first.body.id);
+    expect(await approvalsOf(user)).toEqual([first.body.id]);
+
+    const changed = await createApproval(env.api.url, user, key, 'Ship something else?');
+    expect(changed.status).toBe(422);
+    expect(await approvalsOf(user)).toEqual([first.body.id]);
+  });
+
+  test('different users with the same key are independent', async () => {
+    const [alice, bob] = await Promise.all([createTestUser(env.api.db), createTestUser(env.api.db)]);
+    const key = `shared-${randomUUID()}`;
+    const fromAlice = await createApproval(env.api.url, alice, key, 'Same question?');
+    const aliceAgain = await createApproval(env.api.url, alice, key, 'Same question?');
+    const fromBob = await createApproval(env.api.url, bob, key, 'Same question?');
+    expect([fromAlice.status, aliceAgain.status, fromBob.status]).toEqual([201, 201, 201]);
+    expect(aliceAgain.body.id).toBe(fromAlice.body.id);
+    expect(fromBob.body.id).not.toBe(fromAlice.body.id);
+    expect(await approvalsOf(alice)).toEqual([fromAlice.body.id]);
+    expect(await approvalsOf(bob)).toEqual([fromBob.body.id]);
+  });
+
+  test('a retry after a 503 (no worker confirmed in time) joins the same approval once a worker runs', async () => {
+    const taskQueue = `idem-late-worker-${randomUUID()}`;
+    const lonely = await startTestApi({ TASK_QUEUE: taskQueue, APPROVAL_CONFIRM_TIMEOUT_MS: '1500' });
+    try {
+      const user = await createTestUser(lonely.db);
+      const key = randomUUID();
+      const first = await createApproval(lonely.url, user, key, 'Anyone there?');
+      expect(first.status, first.text).toBe(503);
+      const worker = await startTestWorker({ TASK_QUEUE: taskQueue });
+      try {
+        const retried = await createApproval(lonely.url, user, key, 'Anyone there?');
+        expect(retried.status, retried.text).toBe(201);
+        expect(await approvalsOf(user)).toEqual([retried.body.id]);
+        const again = await createApproval(lonely.url, user, key, 'Anyone there?');
+        expect(again.body.id).toBe(retried.body.id);
+      } finally {
+        await worker.stop();
+      }
+    } finally {
+      await lonely.close();
+    }
+  });
+});
+
+describe('/openapi.json', () => {
+  test('declares the Idempotency-Key header on sends and on POST /approval', async () => {
+    const { body } = await call<{ paths: Record<string, Record<string, { parameters: Array<{ name: string; in: string }> }>> }>(
+      `${env.api.url}/openapi.json`,
+    );
+    for (const [path, method] of [
+      ['/session/{id}', 'post'],
+      ['/approval', 'post'],
+    ] as const) {
+      expect(body.paths[path]![method]!.parameters).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]),
+      );
+    }
+  });
+});

@@ -1,0 +1,203 @@
+// The event feed against an in-memory event log: many followers of one session share one read per
+// wake, every follower gets every event once and in order, a slow follower falls behind the bounded
+// buffer and reads for itself, a wake before the tail knows its position is not lost, and a failed
+// tail read costs queries, not events.
+import { describe, expect, test } from 'vitest';
+import { createEventFeed, type EventFeed } from '../../api/event-feed.ts';
+import type { TailLimits } from '../../api/session-tail.ts';
+import type { Db } from '../../store/db.ts';
+import { createLogger } from '../../lib/logger.ts';
+
+const SESSION = 'ses_feed';
+
+interface Row {
+  session_id: string;
+  seq: number;
+  type: string;
+  at: Date;
+  data: Record<string, unknown>;
+}
+
+/** An event log with the hub's wake, and a pool whose reads can be counted, held or failed. */
+function fakeLog(limits: TailLimits) {
+  const rows: Row[] = [];
+  const subscribers = new Set<() => void>();
+  const state = {
+    reads: 0,
+    /** While set, reads take their rows at once but answer only when it resolves. */
+    hold: undefined as Promise<void> | undefined,
+    /** Reads (counted from 1) that fail. */
+    failing: new Set<number>(),
+  };
+  const db = {
+    async query(_sql: string, [sessionId, afterSeq, limit]: [string, number, number]) {
+      const number = ++state.reads;
+      const found = rows.filter((row) => row.session_id === sessionId && row.seq > afterSeq).slice(0, limit);
+      if (state.hold) await state.hold;
+      if (state.failing.has(number)) throw new Error('connection lost');
+      return { rows: found };
+    },
+  } as unknown as Db;
+  const feed = createEventFeed({
+    db,
+    logger: createLogger({ level: 'silent' }),
+    limits,
+    subscribe: (_sessionId, onWake) => {
+      subscribers.add(onWake);
+      return () => subscribers.delete(onWake);
+    },
+  });
+  return {
+    feed,
+    state,
+    subscribers,
+    /** Commits `count` events (with `size` characters of text each) and wakes the feed, as NOTIFY would. */
+    append(count = 1, size = 10, wake = true) {
+      for (let i = 0; i < count; i++) {
+        const seq = rows.length + 1;
+        rows.push({
+          session_id: SESSION,
+          seq,
+          type: 'message.part.delta',
+          at: new Date(0),
+          data: { messageId: 'm', delta: 'x'.repeat(size) },
+        });
+      }
+      if (wake) for (const onWake of [...subscribers]) onWake();
+    },
+  };
+}
+
+/** Pulls batches while `paused` is false, recording seqs. */
+function follower(feed: EventFeed, afterSeq = 0) {
+  const stop = new AbortController();
+  const seqs: number[] = [];
+  const control = { paused: false, resume: () => undefined as void };
+  const done = (async () => {
+    for await (const batch of feed.follow(SESSION, afterSeq, stop.signal)) {
+      seqs.push(...batch.map((event) => event.seq));
+      while (control.paused) await new Promise<void>((resolve) => (control.resume = resolve));
+    }
+  })();
+  return {
+    seqs,
+    pause: () => (control.paused = true),
+    resume: () => {
+      control.paused = false;
+      control.resume();
+    },
+    async close() {
+      stop.abort();
+      await done;
+    },
+  };
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 2_000; i++) {
+    if (check()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`not reached: ${what}`);
+}
+
+const LIMITS: TailLimits = { pageSize: 5, maxEvents: 10, maxBytes: 1024 * 1024 };
+
+describe('event feed', () => {
+  test('20 followers: every event once and in order, one read per wake for all of them', async () => {
+    const log = fakeLog(LIMITS);
+    log.append(7);
+    const followers = Array.from({ length: 20 }, () => follower(log.feed));
+    await until(() => followers.every((f) => f.seqs.length === 7), 'replay');
+    expect(log.subscribers.size).toBe(1);
+
+    log.state.reads = 0;
+    for (let seq = 8; seq <= 27; seq++) {
+      log.append();
+      await until(() => followers.every((f) => f.seqs.at(-1) === seq), `seq ${seq}`);
+    }
+    expect(log.state.reads).toBe(20);
+    for (const f of followers) expect(f.seqs).toEqual(range(1, 27));
+
+    await Promise.all(followers.map((f) => f.close()));
+    expect(log.subscribers.size).toBe(0);
+    expect(log.feed.stats()).toEqual({ sessions: 0, readers: 0, bufferedEvents: 0, bufferedBytes: 0 });
+  });
+
+  test('a follower behind the buffer pages the log itself, then joins the tail', async () => {
+    const log = fakeLog(LIMITS);
+    log.append(3);
+    const ahead = follower(log.feed);
+    await until(() => ahead.seqs.length === 3, 'first follower');
+    log.append(30);
+    await until(() => ahead.seqs.length === 33, 'first follower live');
+    const late = follower(log.feed, 0);
+    await until(() => late.seqs.length === 33, 'late replay');
+    log.append(2);
+    await until(() => late.seqs.length === 35 && ahead.seqs.length === 35, 'both live');
+    expect(late.seqs).toEqual(range(1, 35));
+    expect(ahead.seqs).toEqual(range(1, 35));
+    await Promise.all([ahead.close(), late.close()]);
+  });
+
+  test('a slow follower does not grow the buffer: it falls behind and reads for itself', async () => {
+    const log = fakeLog({ pageSize: 5, maxEvents: 10, maxBytes: 2_000 });
+    log.append(1);
+    const fast = follower(log.feed);
+    const slow = follower(log.feed);
+    await until(() => fast.seqs.length === 1 && slow.seqs.length === 1, 'start');
+    slow.pause();
+    log.append();
+    await until(() => fast.seqs.length === 2, 'fast got 2');
+    let largest = { events: 0, bytes: 0 };
+    for (let i = 0; i < 60; i++) {
+      log.append(1, 200);
+      await until(() => fast.seqs.at(-1) === 3 + i, `fast got ${3 + i}`);
+      const { bufferedEvents, bufferedBytes } = log.feed.stats();
+      largest = { events: Math.max(largest.events, bufferedEvents), bytes: Math.max(largest.bytes, bufferedBytes) };
+    }
+    expect(largest.events).toBeLessThanOrEqual(10);
+    expect(largest.bytes).toBeLessThanOrEqual(2_000);
+    const readsBefore = log.state.reads;
+    slow.resume();
+    await until(() => slow.seqs.length === 62, 'slow caught up');
+    expect(slow.seqs).toEqual(range(1, 62));
+    expect(fast.seqs).toEqual(range(1, 62));
+    // The slow follower read the events the buffer no longer held from the log itself.
+    expect(log.state.reads).toBeGreaterThan(readsBefore);
+    await Promise.all([fast.close(), slow.close()]);
+  });
+
+  test('a wake that comes while the first follower is still reading is not lost', async () => {
+    const log = fakeLog(LIMITS);
+    log.append(3);
+    let release!: () => void;
+    log.state.hold = new Promise<void>((resolve) => (release = resolve));
+    const f = follower(log.feed);
+    await until(() => log.state.reads === 1, 'first read started');
+    // Committed after the follower's read took its rows, before the tail knows where the log ended.
+    log.append(1);
+    log.state.hold = undefined;
+    release();
+    await until(() => f.seqs.length === 4, 'the event committed during the read');
+    expect(f.seqs).toEqual(range(1, 4));
+    await f.close();
+  });
+
+  test('a failed read of the tail costs queries, not events: the followers read for themselves and go on', async () => {
+    const log = fakeLog(LIMITS);
+    const followers = [follower(log.feed), follower(log.feed)];
+    await until(() => followers.every((f) => f.seqs.length === 0) && log.state.reads >= 2, 'start');
+    log.append(1);
+    await until(() => followers.every((f) => f.seqs.length === 1), 'first event');
+    log.state.failing.add(log.state.reads + 1);
+    log.append(1);
+    await until(() => followers.every((f) => f.seqs.length === 2), 'the event whose tail read failed');
+    log.append(1);
+    await until(() => followers.every((f) => f.seqs.length === 3), 'after the failure');
+    for (const f of followers) expect(f.seqs).toEqual(range(1, 3));
+    await Promise.all(followers.map((f) => f.close()));
+  });
+});
