@@ -187,6 +187,18 @@ describe('open streams per key', () => {
     expect(problem).toMatchObject({ status: 429, detail: expect.stringContaining('SSE_STREAMS_PER_KEY') });
   };
 
+  /** The server sees a close a moment later; until then a new stream is still a 429. */
+  const streamOnceAccepted = async (sessionId: string, what: string): Promise<Response> => {
+    let accepted: Response | undefined;
+    await until(async () => {
+      const response = await openSse(env.api.url, sessionId, env.user);
+      if (response.status === 200) accepted = response;
+      else await response.body?.cancel();
+      return accepted !== undefined;
+    }, what);
+    return accepted!;
+  };
+
   test('a stream past SSE_STREAMS_PER_KEY is a 429 (a streamed send too, which then starts nothing); one closing frees a place', async () => {
     const sessionId = await env.newSession();
     const first = await reader((signal) => openSse(env.api.url, sessionId, env.user, {}, signal));
@@ -209,15 +221,7 @@ describe('open streams per key', () => {
       await otherStream.body?.cancel();
 
       await first.close();
-      // The server sees the close a moment later; until then the answer is still 429.
-      let again: Response | undefined;
-      await until(async () => {
-        const response = await openSse(env.api.url, sessionId, env.user);
-        if (response.status === 200) again = response;
-        else await response.body?.cancel();
-        return again !== undefined;
-      }, 'a stream is accepted again');
-      await again!.body?.cancel();
+      await (await streamOnceAccepted(sessionId, 'a stream is accepted again')).body?.cancel();
     } finally {
       await Promise.all([first.close(), second.close()]);
     }
@@ -240,14 +244,7 @@ describe('open streams per key', () => {
       await expectStreamLimit(await openSse(env.api.url, sessionId, env.user));
       // Aborting ends the turn, and with it the streamed send's stream.
       expect((await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth })).status).toBe(200);
-      let again: Response | undefined;
-      await until(async () => {
-        const response = await openSse(env.api.url, sessionId, env.user);
-        if (response.status === 200) again = response;
-        else await response.body?.cancel();
-        return again !== undefined;
-      }, 'a stream is accepted once the streamed send ended');
-      await again!.body?.cancel();
+      await (await streamOnceAccepted(sessionId, 'a stream is accepted once the streamed send ended')).body?.cancel();
     } finally {
       await Promise.all([streamed.close(), watcher.close()]);
     }

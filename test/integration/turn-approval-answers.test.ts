@@ -56,6 +56,8 @@ const answer = (approvalId: string, choice: string) =>
   call(`${env.api.url}/approval/${approvalId}/answer`, { headers: env.user.auth, json: { choice } });
 
 const types = (events: SessionEvent[]) => events.map((event) => event.type);
+/** After an answer, a turn's stream goes on with these (deltas aside) and ends. */
+const RESUMED_TURN = ['approval.answered', 'message.created', 'tool.result', 'message.created', 'message.completed', 'turn.completed'];
 const isType =
   <T extends SessionEvent['type']>(type: T) =>
   (event: SessionEvent): event is Extract<SessionEvent, { type: T }> =>
@@ -89,14 +91,7 @@ describe('a streamed send whose agent asks its user', () => {
     const approvalId = (requested as { approvalId: string }).approvalId;
     expect((await answer(approvalId, 'ship')).status).toBe(200);
     const rest = await stream.toEnd();
-    expect(types(rest).filter((type) => type !== 'message.part.delta')).toEqual([
-      'approval.answered',
-      'message.created',
-      'tool.result',
-      'message.created',
-      'message.completed',
-      'turn.completed',
-    ]);
+    expect(types(rest).filter((type) => type !== 'message.part.delta')).toEqual(RESUMED_TURN);
     expect(rest[0]).toMatchObject({ approvalId, choice: 'ship' });
     expect(rest[2]).toMatchObject({ toolCallId: 'call_ship', output: { choice: 'ship' } });
     expect(rest.find(isType('message.completed'))?.message.parts).toEqual([{ type: 'text', text: 'Shipped v2.' }]);
@@ -246,13 +241,6 @@ test('a streamed regenerate whose agent asks its user shows the question, the an
   await heartbeatWhileWaiting(stream);
   expect((await answer((requested as { approvalId: string }).approvalId, 'yes')).status).toBe(200);
   const rest = (await stream.toEnd()).filter((event) => event.type !== 'message.part.delta');
-  expect(types(rest)).toEqual([
-    'approval.answered',
-    'message.created',
-    'tool.result',
-    'message.created',
-    'message.completed',
-    'turn.completed',
-  ]);
+  expect(types(rest)).toEqual(RESUMED_TURN);
   expect(rest.at(-1)).toMatchObject({ turnId: started?.turnId });
 });
