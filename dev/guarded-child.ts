@@ -7,11 +7,13 @@ export interface Started {
 }
 
 export function runGuarded(name: string, start: () => Promise<Started>): void {
-  let started: Started | undefined;
   let stopping = false;
   const stop = async (reason: string) => {
     if (stopping) return;
     stopping = true;
+    // A stop during start-up waits for the start to finish, so that the server it spawned is
+    // stopped too rather than left running (the launcher kills this group if that takes too long).
+    const started = await starting.catch(() => undefined);
     try {
       await started?.stop();
     } catch (error) {
@@ -22,13 +24,15 @@ export function runGuarded(name: string, start: () => Promise<Started>): void {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('disconnect', () => void stop('launcher exited'));
-  start().then(
+  // After the handlers (which run only later, once it is set): what starts can tell them from
+  // listeners it adds itself (see embedded-postgres.ts).
+  const starting = start();
+  starting.then(
     (result) => {
-      started = result;
-      if (stopping) void result.stop().finally(() => process.exit(0));
-      else process.send?.({ type: 'ready', ...result.info });
+      if (!stopping) process.send?.({ type: 'ready', ...result.info });
     },
     (error: unknown) => {
+      if (stopping) return;
       process.send?.({ type: 'failed', error: (error as Error).message });
       process.exit(1);
     },

@@ -2,6 +2,11 @@
 // PostgreSQL under DATA_DIR; without TEMPORAL_ADDRESS a Temporal dev server (SQLite under DATA_DIR,
 // Web UI on). Then migrations, the API and a worker. State lives under DATA_DIR and survives
 // restarts, including a launcher killed with SIGKILL.
+// The start script is `exec node --import tsx dev/main.ts`: no shell (which dies at once on a SIGTERM
+// to the terminal's process group, and npm with it) and no tsx wrapper (which SIGKILLs its child
+// when it does not acknowledge a relayed signal within ~60 ms) stand between npm and this process,
+// so npm, and with it the terminal's prompt, waits for this process, which exits only once every
+// child has.
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../lib/config.ts';
@@ -9,8 +14,8 @@ import { createPool } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { bootstrapAdmin } from '../store/bootstrap.ts';
 import { obtainTemporalCli } from './temporal-cli.ts';
-import { startChild, stopChild, type Child } from './supervisor.ts';
-import { acquireLaunchLock } from './launch-lock.ts';
+import { forkChild, stopChild, type Child, type ChildOptions } from './supervisor.ts';
+import { acquireLaunchLock, type LaunchLock } from './launch-lock.ts';
 import { waitFor } from './ports.ts';
 
 const say = (line: string) => console.log(`[launcher] ${line}`);
@@ -21,13 +26,16 @@ function portFromEnv(name: string, fallback: number): number {
   return value;
 }
 
+/** The servers the API and worker depend on: stopped last. */
+const SERVERS = ['temporal', 'postgres'];
+
 /** Runs the API or the worker, restarting it (with backoff) if it dies on its own. */
-function supervise(name: string, file: string, env: NodeJS.ProcessEnv, isStopping: () => boolean, children: Map<string, Child>) {
+function supervise(name: string, file: string, env: NodeJS.ProcessEnv, isStopping: () => boolean, start: (options: ChildOptions) => Child) {
   let failures = 0;
   const run = async (): Promise<void> => {
     const started = Date.now();
-    const child = await startChild({ name, file, env, readyTimeoutMs: 120_000 });
-    children.set(name, child);
+    const child = start({ name, file, env, preload: ['dev/exit-with-launcher.cjs'], readyTimeoutMs: 120_000 });
+    await child.ready;
     void child.exited.then((code) => {
       if (isStopping()) return;
       failures = Date.now() - started > 60_000 ? 1 : failures + 1;
@@ -42,6 +50,7 @@ function supervise(name: string, file: string, env: NodeJS.ProcessEnv, isStoppin
     try {
       await run();
     } catch (error) {
+      if (isStopping()) return;
       failures += 1;
       const delay = Math.min(30_000, 1_000 * 2 ** (failures - 1));
       say(`${name} could not restart (${(error as Error).message}); trying again in ${delay / 1000} s`);
@@ -54,34 +63,33 @@ function supervise(name: string, file: string, env: NodeJS.ProcessEnv, isStoppin
 async function main(): Promise<void> {
   const config = loadConfig();
   fs.mkdirSync(config.dataDir, { recursive: true });
-  let releaseLock: () => void;
+  let lock: LaunchLock;
   try {
-    releaseLock = acquireLaunchLock(config.dataDir);
+    lock = await acquireLaunchLock(config.dataDir, say);
   } catch (error) {
     say((error as Error).message);
     process.exit(1);
   }
+  // Every child from the moment it is forked, so that a stop during start-up reaches it too.
   const children = new Map<string, Child>();
-  let stopping = false;
+  const stopped = new AbortController();
+  const stopping = () => stopped.signal.aborted;
+  const start = (options: ChildOptions): Child => {
+    if (stopping()) throw new Error('the launcher is stopping');
+    const child = forkChild(options);
+    children.set(options.name, child);
+    return child;
+  };
 
   const shutdown = async (reason: string, code: number) => {
-    if (stopping) return;
-    stopping = true;
+    if (stopping()) return;
+    stopped.abort();
+    lock.setState('stopping');
     say(`stopping (${reason})...`);
     // Dependents first: the API and worker finish their work while the servers still run.
-    await Promise.all(
-      ['api', 'worker']
-        .map((name) => children.get(name))
-        .filter((child) => child !== undefined)
-        .map((child) => stopChild(child)),
-    );
-    await Promise.all(
-      ['temporal', 'postgres']
-        .map((name) => children.get(name))
-        .filter((child) => child !== undefined)
-        .map((child) => stopChild(child)),
-    );
-    releaseLock();
+    const all = [...children.values()];
+    await Promise.all(all.filter((child) => !SERVERS.includes(child.name)).map((child) => stopChild(child)));
+    await Promise.all(all.filter((child) => SERVERS.includes(child.name)).map((child) => stopChild(child)));
     say('stopped');
     process.exit(code);
   };
@@ -93,14 +101,13 @@ async function main(): Promise<void> {
     if (!databaseUrl) {
       const port = portFromEnv('EMBEDDED_PG_PORT', 5433);
       say(`starting embedded PostgreSQL on 127.0.0.1:${port} (data in ${path.join(config.dataDir, 'postgres')})`);
-      const postgres = await startChild({
+      const postgres = start({
         name: 'postgres',
         file: 'dev/child-postgres.ts',
         args: [JSON.stringify({ dataDir: path.join(config.dataDir, 'postgres'), port })],
         readyTimeoutMs: 120_000,
       });
-      children.set('postgres', postgres);
-      databaseUrl = String(postgres.info.databaseUrl);
+      databaseUrl = String((await postgres.ready).databaseUrl);
     }
 
     const db = createPool(databaseUrl, 2);
@@ -112,11 +119,11 @@ async function main(): Promise<void> {
     let temporalAddress = config.temporalAddress;
     let uiUrl: string | undefined;
     if (!temporalAddress) {
-      const cli = await obtainTemporalCli(config.dataDir, say);
+      const cli = await obtainTemporalCli(config.dataDir, say, stopped.signal);
       const port = portFromEnv('TEMPORAL_DEV_PORT', 7233);
       const uiPort = portFromEnv('TEMPORAL_UI_PORT', 8233);
       say(`starting the Temporal dev server on 127.0.0.1:${port} (state in ${path.join(config.dataDir, 'temporal.db')})`);
-      const temporal = await startChild({
+      const temporal = start({
         name: 'temporal',
         file: 'dev/child-temporal.ts',
         args: [
@@ -124,18 +131,20 @@ async function main(): Promise<void> {
         ],
         readyTimeoutMs: 120_000,
       });
-      children.set('temporal', temporal);
-      temporalAddress = String(temporal.info.address);
-      uiUrl = String(temporal.info.uiUrl);
+      const info = await temporal.ready;
+      temporalAddress = String(info.address);
+      uiUrl = String(info.uiUrl);
     }
 
     const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, DATA_DIR: config.dataDir };
     await Promise.all([
-      supervise('api', 'api/server.ts', env, () => stopping, children),
-      supervise('worker', 'workers/main.ts', env, () => stopping, children),
+      supervise('api', 'api/server.ts', env, stopping, start),
+      supervise('worker', 'workers/main.ts', env, stopping, start),
     ]);
     const apiUrl = `http://${config.host}:${config.port}`;
     await waitFor(async () => (await fetch(`${apiUrl}/auth/health`).catch(() => undefined))?.ok === true, 60_000, 'The API');
+    if (stopping()) return;
+    lock.setState('running');
 
     console.log('');
     say(`API:             ${apiUrl}   (OpenAPI: ${apiUrl}/openapi.json)`);
@@ -147,6 +156,8 @@ async function main(): Promise<void> {
     }
     say('ready. Ctrl-C stops everything.');
   } catch (error) {
+    // A stop during start-up makes what was starting fail; the stop itself reports.
+    if (stopping()) return;
     say(`could not start: ${(error as Error).message}`);
     await shutdown('start-up failed', 1);
   }

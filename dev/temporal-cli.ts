@@ -34,7 +34,8 @@ export function findTemporalCli(dataDir: string, env = process.env): string | un
   return onPath('temporal', env.PATH) ?? [path.join(dataDir, 'bin', 'temporal')].find(isExecutable);
 }
 
-export async function obtainTemporalCli(dataDir: string, say: (line: string) => void): Promise<string> {
+/** `signal` (the launcher stopping) ends a build in progress. */
+export async function obtainTemporalCli(dataDir: string, say: (line: string) => void, signal?: AbortSignal): Promise<string> {
   const found = findTemporalCli(dataDir);
   if (found) return found;
   const go = onPath('go');
@@ -55,6 +56,7 @@ export async function obtainTemporalCli(dataDir: string, say: (line: string) => 
       const child = spawn(go, ['install', TEMPORAL_CLI_MODULE], {
         env: { ...process.env, GOBIN: binDir },
         stdio: ['ignore', 'inherit', 'inherit'],
+        signal,
       });
       child.on('error', reject);
       child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`go install exited with code ${code}`))));

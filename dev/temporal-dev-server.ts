@@ -40,10 +40,13 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   }
 }
 
+/** The server of a launcher killed moments ago (SIGKILL) may still be stopping on the port. */
+const PORT_RELEASE_WAIT_MS = 15_000;
+
 async function startOnce(options: DevServerOptions): Promise<RunningTemporal> {
-  if (await canConnect(options.port)) {
+  await waitFor(async () => !(await canConnect(options.port)), PORT_RELEASE_WAIT_MS, `Port ${options.port} to be free`).catch(() => {
     throw new Error(`Port ${options.port} is already in use; set TEMPORAL_DEV_PORT or TEMPORAL_ADDRESS`);
-  }
+  });
   const args = [
     'server',
     'start-dev',

@@ -1,5 +1,6 @@
 // Runs `npm start`'s launcher (dev/main.ts) as a separate process on free ports and a DATA_DIR of
-// its own, and reads its console.
+// its own, and reads its console: either the launcher itself, or `npm start` in a process group of
+// its own, as a terminal runs it (a Ctrl-C there is a SIGINT to the whole group).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../../dev/ports.ts';
@@ -17,35 +18,55 @@ export interface RunningLauncher {
   output(): string;
   /** Resolves with the console output once a line matches, rejects if the launcher exits first. */
   waitForOutput(pattern: RegExp, timeoutMs: number): Promise<string>;
+  /** As a terminal does: `npm start` gets the signal with its whole process group. */
+  interrupt(signal?: NodeJS.Signals): void;
   exited: Promise<number | null>;
 }
+
+export const READY = /ready\. Ctrl-C stops everything/;
 
 export async function pickLauncherPorts(): Promise<LauncherPorts> {
   return { api: await freePort(), postgres: await freePort(), temporal: await freePort(), ui: await freePort() };
 }
 
-export function startLauncher(dataDir: string, ports: LauncherPorts, env: Record<string, string> = {}): RunningLauncher {
+export function launcherEnv(dataDir: string, ports: LauncherPorts, env: Record<string, string> = {}): NodeJS.ProcessEnv {
   const cli = findTemporalCli(path.resolve('.data'));
   if (!cli) throw new Error('The Temporal CLI should have been obtained by the global setup');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'dev/main.ts'], {
+  return {
+    ...process.env,
+    NODE_ENV: 'development',
+    DATA_DIR: dataDir,
+    PORT: String(ports.api),
+    EMBEDDED_PG_PORT: String(ports.postgres),
+    TEMPORAL_DEV_PORT: String(ports.temporal),
+    TEMPORAL_UI_PORT: String(ports.ui),
+    TEMPORAL_CLI_PATH: cli,
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: '',
+    TEMPORAL_ADDRESS: '',
+    ADMIN_API_KEY: '',
+    ...env,
+  };
+}
+
+export function startLauncher(
+  dataDir: string,
+  ports: LauncherPorts,
+  env: Record<string, string> = {},
+  options: { via?: 'node' | 'npm' } = {},
+): RunningLauncher {
+  const viaNpm = options.via === 'npm';
+  const child = spawn(viaNpm ? 'npm' : process.execPath, viaNpm ? ['start'] : ['--import', 'tsx', 'dev/main.ts'], {
     cwd: path.resolve('.'),
-    env: {
-      ...process.env,
-      NODE_ENV: 'development',
-      DATA_DIR: dataDir,
-      PORT: String(ports.api),
-      EMBEDDED_PG_PORT: String(ports.postgres),
-      TEMPORAL_DEV_PORT: String(ports.temporal),
-      TEMPORAL_UI_PORT: String(ports.ui),
-      TEMPORAL_CLI_PATH: cli,
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: '',
-      TEMPORAL_ADDRESS: '',
-      ADMIN_API_KEY: '',
-      ...env,
-    },
+    env: launcherEnv(dataDir, ports, env),
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: viaNpm,
   });
+  return watchLauncher(child, viaNpm);
+}
+
+/** Collects the console of a launcher started some other way (`inGroup`: it leads its process group). */
+export function watchLauncher(child: ChildProcess, inGroup = false): RunningLauncher {
   let output = '';
   const listeners = new Set<() => void>();
   const append = (chunk: Buffer) => {
@@ -59,6 +80,11 @@ export function startLauncher(dataDir: string, ports: LauncherPorts, env: Record
     process: child,
     output: () => output,
     exited,
+    interrupt(signal = 'SIGINT') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (inGroup) process.kill(-child.pid!, signal);
+      else child.kill(signal);
+    },
     waitForOutput(pattern, timeoutMs) {
       return new Promise((resolve, reject) => {
         const check = () => {
