@@ -1,5 +1,7 @@
 # The image of the api and worker services (docker-compose.yml): the TypeScript sources run with tsx,
 # exactly as `npm run api` / `npm run worker` run them outside a container, so there is no build step.
+# Those scripts exec `node --import tsx`: no shell and no tsx wrapper process stand between npm and the
+# service, so `docker stop`'s SIGTERM reaches it and it drains (a wrapper may SIGKILL it instead).
 FROM node:20-bookworm-slim
 
 ENV NODE_ENV=production
