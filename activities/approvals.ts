@@ -22,7 +22,7 @@ import {
 import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/approvals.ts';
 import { approvalLinks, approvalToken } from '../lib/approval-token.ts';
 import { serviceBaseUrl } from '../lib/urls.ts';
-import { createOutboundClient } from '../lib/outbound.ts';
+import { createOutboundClient, outboundErrorText } from '../lib/outbound.ts';
 import { resolveChannelConfig } from '../lib/channel-config.ts';
 import { channelProviders } from './channels/index.ts';
 import { ChannelPermanentError } from './channels/types.ts';
@@ -268,8 +268,9 @@ export function approvalActivities(deps: ApprovalDeps) {
       } catch (error) {
         const permanent = error instanceof ChannelPermanentError || (error instanceof Error && error.name === 'ChannelSecretMissingError');
         // A provider's error may quote what it was sent. The message is stored in the dispatch (readable
-        // with `read`) and, thrown, in Temporal history: neither may hold what answers the approval.
-        const raw = error instanceof Error ? error.message : String(error);
+        // with `read`) and, thrown, in Temporal history: neither may hold what answers the approval. Nor
+        // may the dispatch show the address a socket error names (as a webhook delivery's log does not).
+        const raw = outboundErrorText(error);
         const quotesToken = failureText(error).includes(token);
         const message = quotesToken ? raw.replaceAll(token, '[token]') : raw;
         const final = permanent || attempt >= input.maxAttempts;
@@ -279,8 +280,10 @@ export function approvalActivities(deps: ApprovalDeps) {
           status: final ? 'failed' : 'pending',
           error: message,
         });
+        // The server's log keeps the whole text (an address helps an operator), the token still hidden.
+        const logged = (error instanceof Error ? error.message : String(error)).replaceAll(token, '[token]');
         deps.logger.warn(
-          { approvalId: approval.id, position: input.position, provider: channel.provider, attempt, err: message },
+          { approvalId: approval.id, position: input.position, provider: channel.provider, attempt, err: logged },
           'channel dispatch failed',
         );
         if (permanent) throw ApplicationFailure.nonRetryable(message, 'ChannelPermanentError');

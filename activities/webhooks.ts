@@ -5,7 +5,7 @@ import type { Db } from '../store/db.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Config } from '../lib/config.ts';
 import type { MasterKey } from '../lib/master-key.ts';
-import { createOutboundClient, OutboundAddressRefusedError } from '../lib/outbound.ts';
+import { createOutboundClient, OutboundAddressRefusedError, outboundErrorText } from '../lib/outbound.ts';
 import { signWebhook } from '../lib/webhook-signature.ts';
 import { SERVICE_VERSION } from '../lib/version.ts';
 import { createDeliveries, deliveryTarget, finishDelivery, recordAttempt } from '../store/webhook-deliveries.ts';
@@ -18,12 +18,6 @@ export interface PublishInput {
   data: unknown;
   /** Names the event once (e.g. `session.completed:<turnId>`), so a rerun finds its deliveries. */
   eventKey: string;
-}
-
-/** An attempt's failure as the delivery log shows it: a socket error by its syscall and code, not the `ip:port` Node appends. */
-function attemptError(error: Error & { code?: unknown; syscall?: unknown }): string {
-  if (typeof error.code === 'string' && typeof error.syscall === 'string') return `${error.name}: ${error.syscall} ${error.code}`;
-  return `${error.name}: ${error.message}`;
 }
 
 export function webhookActivities(deps: { db: Db; logger: Logger; config: Config; masterKeys: readonly MasterKey[] }) {
@@ -74,7 +68,7 @@ export function webhookActivities(deps: { db: Db; logger: Logger; config: Config
         statusCode = response.status;
       } catch (caught) {
         // Stored for `read` keys to see, so it names no resolved address; the operator's log has it.
-        error = attemptError(caught as Error);
+        error = outboundErrorText(caught);
         if (caught instanceof OutboundAddressRefusedError)
           deps.logger.warn({ deliveryId: target.id, address: caught.address, range: caught.range }, 'webhook receiver address refused');
       }

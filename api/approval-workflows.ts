@@ -14,6 +14,7 @@ import { ANSWER_REJECTIONS, approvalWorkflowId, matchOption, type ApprovalAnswer
 import { getApproval, type Approval } from '../store/approvals.ts';
 import { ConflictError, DependencyUnavailableError, GoneError, ValidationError, type ServiceError } from '../lib/errors.ts';
 import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attributes.ts';
+import { assertStorableText } from '../lib/storable-text.ts';
 import { approvalSummary } from '../workflows/ask-user.ts';
 import { approvalNoticeWorkflowId, type approvalNoticeWorkflow } from '../workflows/approval-notice.ts';
 import { randomUUID } from 'node:crypto';
@@ -34,7 +35,9 @@ export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput)
     staticSummary: approvalSummary(input.request.question),
     staticDetails: `Created with POST /approval. Answer: POST /approval/${input.approvalId}/answer`,
   });
-  const unavailable = `Approval ${input.approvalId} was not confirmed in time (are the workers running?); it is recorded and sent once they are`;
+  const unavailable =
+    `Approval ${input.approvalId} was not confirmed in time (are the workers running?): it may or may not have been accepted ` +
+    '(if it was, it is recorded and sent once they are). Retry with the same Idempotency-Key to be safe: its person is then asked once';
   try {
     return await callTemporal(
       deps,
@@ -80,10 +83,15 @@ function invalidChoice(approval: Approval, choice: string): ValidationError {
  * 410 once expired, 400 for a choice outside the options. Callers check ownership first.
  */
 export async function answerApproval(deps: ApiDeps, approval: Approval, answer: ApprovalAnswer): Promise<AnsweredOutcome> {
+  // Every way of answering (API, link, channel reply) comes here; a note PostgreSQL cannot store would
+  // fail the workflow's write of the answer on every retry.
+  if (answer.note) assertStorableText(answer.note, 'answer', '/note');
   // Settled ones are answered from the record without a round trip to Temporal.
   if (approval.status !== 'unanswered') throw verdictOf(approval);
   if (matchOption(approval.options, answer.choice) === undefined) throw invalidChoice(approval, answer.choice);
-  const unavailable = 'The answer was not confirmed in time (are the workers running?); send it again';
+  const unavailable =
+    'The answer was not confirmed in time (are the workers running?): it may or may not have been taken. Send it again: ' +
+    'if it was taken, that is a 409 naming the choice recorded';
   try {
     return await callTemporal(
       deps,

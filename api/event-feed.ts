@@ -3,7 +3,7 @@
 // it is behind that tail (a replay from an older Last-Event-ID, or a client too slow to keep up),
 // then joins it. With 500 readers of a busy session, a delta costs one query, not 500.
 import type { Db } from '../store/db.ts';
-import { readEvents } from '../store/events.ts';
+import { lastSeqOf, readEvents } from '../store/events.ts';
 import type { SessionEvent } from '../lib/events.ts';
 import type { Logger } from '../lib/logger.ts';
 import { DEFAULT_TAIL_LIMITS, SessionTail, type TailLimits } from './session-tail.ts';
@@ -68,14 +68,29 @@ export function createEventFeed(options: EventFeedOptions): EventFeed {
       const { tail } = entry;
       try {
         let lastSeq = afterSeq;
+        // Whether `lastSeq` is a position in the log (0, a seq read, or one the tail has reached): only such
+        // a position may join the tail or position it. A start beyond them all is checked against PostgreSQL.
+        let inLog = afterSeq === 0;
         while (!signal.aborted) {
-          const buffered = tail.after(lastSeq);
+          if (!inLog && tail.reached(lastSeq)) inLog = true;
+          const buffered = inLog ? tail.after(lastSeq) : undefined;
           if (buffered === undefined) {
+            const changes = tail.changes;
             const page = await readEvents(db, sessionId, lastSeq, limits.pageSize);
-            if (page.length > 0) lastSeq = page[page.length - 1]!.seq;
+            if (page.length > 0) {
+              lastSeq = page[page.length - 1]!.seq;
+              inLog = true;
+            } else if (!inLog) {
+              // A start beyond the end of the log is taken as its end: this reader gets what comes next.
+              lastSeq = Math.min(lastSeq, await lastSeqOf(db, sessionId));
+              inLog = true;
+            }
             // The end of the log as of this read: from here the tail serves this reader.
             if (page.length < limits.pageSize) tail.caughtUp(lastSeq);
             if (page.length > 0) yield page;
+            // Nothing to read, yet the tail is beyond this reader: reading again at once would spin, so
+            // wait for the tail to move (at once if it moved during the read).
+            else if (tail.after(lastSeq) === undefined) await tail.changed(signal, changes);
           } else if (buffered.length > 0) {
             lastSeq = buffered[buffered.length - 1]!.seq;
             yield buffered;

@@ -8,6 +8,7 @@ import type { RateLimiter } from './middleware/rate-limit.ts';
 import type { StreamLimiter } from './stream-limiter.ts';
 import { ajv, queryAjv, validator, type JsonSchema } from './validation.ts';
 import { UnsupportedMediaTypeError } from '../lib/errors.ts';
+import { assertStorableText } from '../lib/storable-text.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
@@ -98,6 +99,11 @@ export function mountRoutes(router: Router, routes: RouteDef[], options: MountOp
           throw new UnsupportedMediaTypeError(`Send the body as ${contentTypes.join(' or ')}`);
         }
         body = checkBody(hasBody ? req.body : route.body?.required ? undefined : {});
+        // Parsed JSON and forms (raw and text bodies are their routes' own business): text PostgreSQL
+        // cannot store is refused here, for every route, rather than failing the writes it would reach.
+        if (hasBody && typeof req.body === 'object' && req.body !== null && !Buffer.isBuffer(req.body)) {
+          assertStorableText(req.body, 'request body');
+        }
       }
       for (const { name, check } of checkHeaders) {
         const value = req.get(name);

@@ -28,7 +28,7 @@ export async function reconcileSchedules(
 ): Promise<void> {
   const cron = bundles.some((bundle) => bundle?.triggers.some((trigger) => trigger.kind === 'cron'));
   if (!cron && !(await hasSchedules(deps, agentId))) return;
-  const unavailable = `${what}, but its cron schedules could not be updated (the workflow engine did not answer); deploy again (or delete again) to bring them in line`;
+  const unavailable = `${what}, but its cron schedules may not have been updated (the workflow engine did not confirm in time); deploy again (or delete again) to bring them in line`;
   try {
     await callTemporal(
       deps,

@@ -28,6 +28,7 @@ export class SessionTail {
   /** The highest seq read; undefined until a reader tells where the log ended (see `caughtUp`). */
   private position: number | undefined;
   private woken = false;
+  private changeCount = 0;
   private reading = false;
   private closed = false;
   private waiters = new Set<() => void>();
@@ -53,10 +54,22 @@ export class SessionTail {
     return this.entries.slice(this.head + (seq - floor));
   }
 
-  /** A reader read PostgreSQL to its end at `seq`: a tail without a position starts there. */
+  /** Whether the tail has read up to `seq`, which is then a position in the log. */
+  reached(seq: number): boolean {
+    return this.position !== undefined && seq <= this.position;
+  }
+
+  /**
+   * A reader read PostgreSQL to its end at `seq`: a tail without a position starts there. `seq` must be
+   * a seq of the log (one the reader read, or the session's last_seq), never a position a client
+   * named: a position past the end would leave every reader of the session behind the tail for good.
+   */
   caughtUp(seq: number): void {
     if (this.position !== undefined || this.closed) return;
     this.reset(seq);
+    // A change like any other: a reader whose own read ended empty while this reader saw further waits
+    // for the tail only if nothing changed during its read, so it must learn of this and read again.
+    this.notify();
     // A wake that came before the position was known is read for now.
     if (this.woken) void this.run();
   }
@@ -67,9 +80,17 @@ export class SessionTail {
     if (this.position !== undefined) void this.run();
   }
 
-  /** Resolves at the next change of the tail, or when `signal` aborts. */
-  changed(signal: AbortSignal): Promise<void> {
-    if (signal.aborted || this.closed) return Promise.resolve();
+  /** Counts the tail's changes: a reader notes it before a read, to learn whether the tail moved during it. */
+  get changes(): number {
+    return this.changeCount;
+  }
+
+  /**
+   * Resolves at the next change of the tail, or when `signal` aborts; at once if the tail changed since
+   * `since` (a value of `changes`), so a change during the caller's own read is not waited for in vain.
+   */
+  changed(signal: AbortSignal, since?: number): Promise<void> {
+    if (signal.aborted || this.closed || (since !== undefined && since !== this.changeCount)) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const done = () => {
         signal.removeEventListener('abort', done);
@@ -110,8 +131,11 @@ export class SessionTail {
     } catch (error) {
       // What this read would have brought must not wait for the next wake: the tail forgets its
       // position, so every reader reads PostgreSQL itself once and the next caught-up one re-positions it.
+      // That reader's own read may have begun before the events this read was woken for were committed,
+      // and their wake is spent: the tail reads again as soon as it is positioned.
       this.onError(error);
       this.reset(undefined);
+      this.woken = true;
       this.notify();
     } finally {
       this.reading = false;
@@ -140,6 +164,7 @@ export class SessionTail {
   }
 
   private notify(): void {
+    this.changeCount++;
     for (const waiter of [...this.waiters]) waiter();
   }
 

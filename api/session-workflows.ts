@@ -47,22 +47,37 @@ function updateProblem(error: unknown, busyMessage: string): ServiceError | unde
   return undefined;
 }
 
-/** What a 503 of a send or revert says: the request may still be taken once the workers are back. */
-function notConfirmed(sessionId: string): string {
+// A deadline that expires, or a connection that drops, says nothing about whether Temporal took the
+// call: it may be in the workflow's history already. So a 503 of a call that acts says the outcome is
+// unknown, and how to retry without doing it twice.
+
+/** A send's 503: it may have been taken; the same Idempotency-Key makes the retry safe. */
+function sendUnknown(sessionId: string, what: string): string {
   return (
-    'The session did not confirm this in time (are the workers running?). It may still be carried out once they are: ' +
-    `check GET /session/${sessionId} before trying again`
+    `${what}: the message may or may not have been accepted. Retry with the same Idempotency-Key to be safe (it is then ` +
+    `sent once); without one, check GET /session/${sessionId} before sending it again`
+  );
+}
+
+/** A revert's 503: it may still be carried out once the workers are back. */
+function revertUnknown(sessionId: string): string {
+  return (
+    'The session did not confirm this in time (are the workers running?): it may or may not have been accepted, and may ' +
+    `still be carried out once they are. Check GET /session/${sessionId} before trying again`
   );
 }
 
 export function sendToSession(deps: ApiDeps, session: Session, send: SendInput): Promise<SendResult> {
-  return updateWithStart(deps, session, sendUpdate, [send], `send:${send.messageId}`, 'A turn is running in this session (ifBusy=reject)');
+  return updateWithStart(deps, session, sendUpdate, [send], `send:${send.messageId}`, {
+    busy: 'A turn is running in this session (ifBusy=reject)',
+    unavailable: sendUnknown(session.id, 'The session did not confirm this send in time (are the workers running?)'),
+  });
 }
 
 /** `?async=1`: accepted once Temporal has it, whether or not a worker is running. */
 export async function sendToSessionAsync(deps: ApiDeps, session: Session, send: AsyncSendInput): Promise<void> {
   await callTemporal(deps, () => signalSessionWithStart(sessionClient(deps), session, send), {
-    unavailable: 'The message could not be handed to the workflow engine in time; it was not sent, so send it again shortly',
+    unavailable: sendUnknown(session.id, 'The workflow engine did not confirm the message in time'),
   });
 }
 
@@ -73,7 +88,10 @@ function sessionClient(deps: ApiDeps): SessionClient {
 /** Reverts (and with `regenerate`, runs the turn again) in order with the session's sends. */
 export function revertInSession(deps: ApiDeps, session: Session, revert: RevertInput): Promise<RevertResult> {
   const updateId = revert.regenerate ? `regenerate:${revert.regenerate.turnId}` : `revert:${randomUUID()}`;
-  return updateWithStart(deps, session, revertUpdate, [revert], updateId, 'A turn is running in this session; try again when it has ended');
+  return updateWithStart(deps, session, revertUpdate, [revert], updateId, {
+    busy: 'A turn is running in this session; try again when it has ended',
+    unavailable: revertUnknown(session.id),
+  });
 }
 
 async function updateWithStart<Ret, Args extends [unknown]>(
@@ -83,14 +101,14 @@ async function updateWithStart<Ret, Args extends [unknown]>(
   args: Args,
   /** The same on every retry of one request, so Temporal applies the Update once however often it is sent. */
   updateId: string,
-  busyMessage: string,
+  messages: { busy: string; unavailable: string },
 ): Promise<Ret> {
   try {
     return await callTemporal(deps, () => updateSessionWithStart(sessionClient(deps), session, update, args, updateId), {
-      unavailable: notConfirmed(session.id),
+      unavailable: messages.unavailable,
     });
   } catch (error) {
-    throw updateProblem(error, busyMessage) ?? error;
+    throw updateProblem(error, messages.busy) ?? error;
   }
 }
 

@@ -2,7 +2,10 @@
 // unless the caller names its own), because without one a call waits forever: an Update waits for a
 // worker, and an unreachable server is retried by the client. A Temporal that cannot be reached, or
 // that does not confirm in time, becomes a 503 with Retry-After whose message names no address: the
-// raw gRPC text (host:port included) goes to the server's log only.
+// raw gRPC text (host:port included) goes to the server's log only. Such a 503 does not say whether
+// Temporal carried the call out: a deadline that expires (or a connection that drops) after the request
+// went out leaves it possibly in history, and the client's own retries of UNAVAILABLE hide whether an
+// earlier attempt got through. So a call that acts words its 503 as "may or may not", with a safe retry.
 import { WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import type { ApiDeps } from './context.ts';
 import { DependencyUnavailableError } from '../lib/errors.ts';
@@ -27,10 +30,25 @@ export function isTemporalUnavailable(error: unknown): boolean {
   return false;
 }
 
+/**
+ * gRPC status codes with which Temporal refuses a call outright, having done nothing: INVALID_ARGUMENT
+ * (3), NOT_FOUND (5, e.g. no such namespace), PERMISSION_DENIED (7), FAILED_PRECONDITION (9) and
+ * UNAUTHENTICATED (16). Such a call certainly did not happen, and an earlier attempt of it did not either.
+ */
+const REFUSAL_CODES: ReadonlySet<unknown> = new Set([3, 5, 7, 9, 16]);
+
+/** Temporal refused the call without acting on it (see REFUSAL_CODES). */
+export function isTemporalRefusal(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (REFUSAL_CODES.has((current as { code?: unknown }).code)) return true;
+  }
+  return false;
+}
+
 export interface TemporalCallOptions {
   /** The deadline of the whole call, retries included; default TEMPORAL_CALL_TIMEOUT_MS. */
   timeoutMs?: number;
-  /** What the 503 tells the client (what did not happen, and what to do). */
+  /** What the 503 tells the client: for a call that acts, that it may or may not have happened, and how to retry safely. */
   unavailable?: string;
 }
 

@@ -77,6 +77,8 @@ export interface Limits {
   sseStreamsPerKey: number;
   /** Bytes of files (images, PDFs, text) the model is sent in one step: the files of the whole conversation. */
   turnFileBytes: number;
+  /** Bytes of files one worker keeps between the model steps of its turns, all turns together (0: none kept). */
+  workerFileCacheBytes: number;
   /** What one model step may stream: output tokens (each streamed piece counts as one) and bytes; the turn fails beyond. */
   stepOutputTokens: number;
   stepOutputBytes: number;
@@ -210,6 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
       uploadBytes: int(env, 'UPLOAD_LIMIT_BYTES', 25 * 1024 * 1024, 1),
       sseStreamsPerKey: int(env, 'SSE_STREAMS_PER_KEY', 50, 1),
       turnFileBytes: int(env, 'TURN_FILE_BYTES_LIMIT', 50 * 1024 * 1024, 1),
+      workerFileCacheBytes: int(env, 'WORKER_FILE_CACHE_BYTES', 256 * 1024 * 1024, 0),
       stepOutputTokens: int(env, 'MODEL_STEP_MAX_OUTPUT_TOKENS', 32_768, 1),
       stepOutputBytes: int(env, 'MODEL_STEP_MAX_OUTPUT_BYTES', 1024 * 1024, 1),
       // Providers refuse a max_tokens above a model's own limit (16384 for gpt-4o), so the default is

@@ -89,6 +89,26 @@ export class IdempotencyKeyReusedError extends ServiceError {
   readonly title = 'The Idempotency-Key was used for another request';
 }
 
+/**
+ * The definitive refusal (a 4xx, e.g. 409 for ifBusy=reject) that the first request with an
+ * Idempotency-Key got, answered again, as it was, to a retry with the key: the retry does nothing else.
+ */
+export class RepeatedRefusalError extends ServiceError {
+  override name = 'RepeatedRefusalError';
+  readonly status: number;
+  readonly type: string;
+  readonly title: string;
+  constructor(private readonly problem: { status: number; type: string; title: string; detail: string; extra?: Record<string, unknown> }) {
+    super(problem.detail);
+    this.status = problem.status;
+    this.type = problem.type;
+    this.title = problem.title;
+  }
+  override extra(): Record<string, unknown> {
+    return this.problem.extra ?? {};
+  }
+}
+
 export class PayloadTooLargeError extends ServiceError {
   override name = 'PayloadTooLargeError';
   readonly status = 413;

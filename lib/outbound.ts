@@ -48,6 +48,18 @@ export class OutboundTimeoutError extends OutboundRequestError {
   override name = 'OutboundTimeoutError';
 }
 
+/**
+ * A failed outbound request as users may read it (webhook delivery logs, channel dispatch records): a
+ * socket error by its syscall and code, never the `ip:port` Node appends to its message, which would
+ * show them an address the service resolved (maybe one of its own network).
+ */
+export function outboundErrorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  if (typeof code === 'string' && typeof syscall === 'string') return `${error.name}: ${syscall} ${code}`;
+  return `${error.name}: ${error.message}`;
+}
+
 export interface OutboundRequest {
   method?: string;
   headers?: Record<string, string>;

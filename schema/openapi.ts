@@ -65,7 +65,14 @@ function operation(route: RouteDef): Record<string, unknown> {
       ? { description: spec.description, content: { [spec.contentType ?? 'application/json']: { schema: spec.schema } } }
       : { description: spec.description };
   }
-  if (route.body || route.query || route.headers) responses['400'] ??= problem('The request is not valid');
+  if (route.body || route.query || route.headers) {
+    // Every parsed body is also checked for text PostgreSQL cannot store (api/route.ts).
+    responses['400'] ??= problem(
+      route.body
+        ? 'The request is not valid (`errors` points at each problem; a string holding NUL or an unpaired surrogate is one)'
+        : 'The request is not valid',
+    );
+  }
   if (route.auth.kind !== 'public') {
     responses['401'] ??= problem('Missing or invalid API key');
     responses['403'] ??= problem('The key lacks the scope or role this operation needs');

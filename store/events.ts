@@ -47,6 +47,12 @@ export async function readEvents(db: Db | DbClient, sessionId: string, afterSeq:
   return rows.map(toSessionEvent);
 }
 
+/** The seq of the session's newest event (0 for a session that does not exist). */
+export async function lastSeqOf(db: Db | DbClient, sessionId: string): Promise<number> {
+  const { rows } = await db.query<{ last_seq: string | number }>('SELECT last_seq FROM sessions WHERE id = $1', [sessionId]);
+  return rows[0] ? Number(rows[0].last_seq) : 0;
+}
+
 /**
  * Locks the session row for the rest of the transaction (as an append would) and tells whether the
  * session already has an event of one of `types` naming this turn. Checking under the lock makes a

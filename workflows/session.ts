@@ -105,7 +105,8 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     retry: { maximumAttempts: 10 },
   });
   // A signalled send has no caller to tell of a failure: it keeps trying (the database may be down)
-  // rather than drop the message.
+  // rather than drop the message. Only a message the database can never store (the activity's
+  // non-retryable UnstorableMessage) is dropped, with a warning, so the sends after it go on.
   const { recordUserMessage: recordSignalledMessage } = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry: { maximumInterval: '1 minute' },

@@ -6,7 +6,7 @@
 // Options are URL buttons (signed-url), or the message forces a reply (reply): the reply quotes
 // our message, which is named `<chat id>:<message_id>`. The bot token sits in the URL path, so no
 // error raised here carries a URL or an underlying error that could contain it.
-import { OutboundAddressRefusedError, OutboundUrlError, type OutboundResponse } from '../../lib/outbound.ts';
+import { OutboundAddressRefusedError, OutboundUrlError, outboundErrorText, type OutboundResponse } from '../../lib/outbound.ts';
 import { approvalText } from '../../lib/approval-message.ts';
 import {
   ChannelPermanentError,
@@ -56,8 +56,8 @@ async function sendMessage(config: ResolvedChannelConfig, message: Record<string
       maxBodyBytes: 256 * 1024,
     });
   } catch (error) {
-    // A fresh error without a cause: the original's message or stack might name the URL.
-    const detail = hide(`${(error as Error).name}: ${(error as Error).message}`);
+    // A fresh error without a cause: the original's message or stack might name the URL, or the address.
+    const detail = hide(outboundErrorText(error));
     if (error instanceof OutboundUrlError || error instanceof OutboundAddressRefusedError)
       throw new ChannelPermanentError(`The Telegram API address is refused (${detail})`);
     throw new Error(`The Telegram API could not be reached (${detail})`);

@@ -22,3 +22,12 @@ export function builtinTools(bundle: Pick<Bundle, 'mcps'>): BuiltinTool[] {
 export function findBuiltinTool(bundle: Pick<Bundle, 'mcps'>, name: string): BuiltinTool | undefined {
   return builtinTools(bundle).find((tool) => tool.name === name);
 }
+
+/**
+ * Whether the service itself runs every one of these tool calls, at once (enabled built-in tools), so
+ * the turn's next model step follows within moments. False when any call waits on a person
+ * (ask_my_user) or a client (custom tools), or names no built-in tool.
+ */
+export function allRunByService(bundle: Pick<Bundle, 'mcps'>, calls: readonly { toolName: string }[]): boolean {
+  return calls.length > 0 && calls.every((call) => findBuiltinTool(bundle, call.toolName) !== undefined);
+}

@@ -1,5 +1,5 @@
 // Tools the service knows: built-in tool servers, and the tool set declared to the model.
-export { builtinTools, findBuiltinTool } from './builtin.ts';
+export { allRunByService, builtinTools, findBuiltinTool } from './builtin.ts';
 export { modelToolSet } from './tool-set.ts';
 export { toolInputProblem } from './validate-input.ts';
 export type { BuiltinTool, ToolContext, ToolOutcome } from './types.ts';

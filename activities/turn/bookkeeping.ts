@@ -9,6 +9,10 @@ import { MessageNotFoundError, NotAnAssistantMessageError, revertFrom, SessionBu
 import { ApplicationFailure } from '@temporalio/common';
 import { TERMINAL_TURN_EVENTS, type MessagePart, type NewEvent, type TokenUsage } from '../../lib/events.ts';
 import type { ToolResultPart } from '../../workflows/turn-types.ts';
+import { isDataException } from '../../store/data-errors.ts';
+
+/** The failure type of a user message PostgreSQL refuses to store (not retried). */
+export const UNSTORABLE_MESSAGE = 'UnstorableMessage';
 
 /**
  * The text a streaming message had reached: its deltas since its last `step.retry` (or since it was
@@ -33,8 +37,17 @@ export function turnBookkeeping(deps: { db: Db }) {
       messageId: string;
       parts: MessagePart[];
     }): Promise<{ seq: number; turnStarted: boolean }> {
-      const { seq, turnStarted } = await recordUserMessage(db, input);
-      return { seq, turnStarted };
+      try {
+        const { seq, turnStarted } = await recordUserMessage(db, input);
+        return { seq, turnStarted };
+      } catch (error) {
+        // A message PostgreSQL refuses (the API refuses such text; this is the backstop) fails the same way
+        // every time: retried, a signalled send would never settle and would hold its session for good.
+        if (isDataException(error)) {
+          throw ApplicationFailure.nonRetryable(`The message cannot be stored: ${error.message}`, UNSTORABLE_MESSAGE);
+        }
+        throw error;
+      }
     },
 
     async startTurn(input: { sessionId: string; turnId: string; userMessageId?: string }): Promise<void> {

@@ -2,8 +2,8 @@
 // wants them synchronously). Only this session's media rows are consulted, and only types a model can
 // read are loaded; any other file stays a `[file: name]` note. One step loads at most `limitBytes`
 // (TURN_FILE_BYTES_LIMIT), newest files first: sends are refused at that limit already, so older files
-// become notes only when the limit was lowered after they were sent. Reads go through the turn's kept
-// files, so each file is read once per turn on this worker.
+// become notes only when the limit was lowered after they were sent. Reads go through the worker's
+// kept files (turn-files.ts), so a file is read once per turn while the worker has room to keep it.
 import type { Db } from '../../store/db.ts';
 import { findMediaByKeys, type Media } from '../../store/media.ts';
 import { readObject, type Storage } from '../../lib/storage.ts';
@@ -34,7 +34,7 @@ export async function conversationFiles(
   );
   const bytes = await options.files.read(
     options.turnKey,
-    chosen.map((item) => item.objectKey),
+    chosen.map((item) => ({ objectKey: item.objectKey, size: item.size })),
     (objectKey) => readObject(deps.storage, objectKey),
   );
   const files = new Map<string, ResolvedFile>();

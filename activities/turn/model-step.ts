@@ -3,7 +3,8 @@
 // store the finished assistant message. A retried attempt announces `step.retry` first and takes
 // the message over; the previous attempt, if it still runs somewhere, can no longer write to it.
 // What a step holds is bounded: its output (MODEL_STEP_MAX_OUTPUT_*, see output-limit.ts) and the
-// files it sends (TURN_FILE_BYTES_LIMIT, read once per turn on this worker, see turn-files.ts).
+// files it sends (TURN_FILE_BYTES_LIMIT), read once per turn while the worker's WORKER_FILE_CACHE_BYTES
+// has room for them (see turn-files.ts).
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { streamText } from 'ai';
@@ -19,7 +20,7 @@ import { classifyModelError } from '../model/errors.ts';
 import { costUsd } from '../model/pricing.ts';
 import { systemPrompt } from '../model/system-prompt.ts';
 import { toModelMessages } from '../model/history.ts';
-import { modelToolSet } from '../tools/index.ts';
+import { allRunByService, modelToolSet } from '../tools/index.ts';
 import { DeltaWriter } from './delta-writer.ts';
 import { conversationFiles } from './media-files.ts';
 import { OUTPUT_LIMIT_ERROR_TYPE, OutputMeter } from './output-limit.ts';
@@ -41,7 +42,7 @@ export interface ModelStepDeps {
 export function modelStepActivities(deps: ModelStepDeps) {
   const { bundleOf } = deps;
   const { limits } = deps.config;
-  const turnFiles = new TurnFiles();
+  const turnFiles = new TurnFiles({ budgetBytes: limits.workerFileCacheBytes });
 
   return {
     async runModelStep(input: TurnInput & { messageId: string; step: number }): Promise<StepResult> {
@@ -153,13 +154,15 @@ export function modelStepActivities(deps: ModelStepDeps) {
           costUsd: cost,
           events: () => toolCalls.map((call) => ({ type: 'tool.call' as const, data: { messageId: input.messageId, ...call } })),
         });
-        // A step that called tools is followed by another step of this turn, with the same files.
-        keepFiles = toolCalls.length > 0;
+        // The next step sends the same files; keep them only if it follows at once. A question to a
+        // person (or a client's tool) may take days, and the files are read again then.
+        keepFiles = allRunByService(bundle, toolCalls);
         return { ...resultOf(message.id, message.parts, message.usage, message.costUsd ?? null), finishReason: await stream.finishReason };
       } finally {
         clearInterval(heartbeat);
         writer.close();
-        if (!keepFiles) turnFiles.release(turnKey);
+        if (keepFiles) turnFiles.keep(turnKey);
+        else turnFiles.release(turnKey);
       }
     },
   };

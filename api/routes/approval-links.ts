@@ -73,7 +73,12 @@ export async function answerByToken(deps: ApiDeps, input: HandlerInput<unknown, 
   const approval = await approvalOfToken(deps, params.ref!);
   if (!approval) return notFound(req, res);
   const choice = bodyField(req.body, 'choice') ?? query.choice;
-  const note = bodyField(req.body, 'note')?.trim().slice(0, APPROVAL_LIMITS.noteChars) || null;
+  // Cut at a whole character: half of a surrogate pair could not be stored.
+  const note =
+    bodyField(req.body, 'note')
+      ?.trim()
+      .slice(0, APPROVAL_LIMITS.noteChars)
+      .replace(/[\uD800-\uDBFF]$/, '') || null;
   if (!choice) {
     if (wantsHtml(req)) return sendPage(res, 400, invalidChoicePage(approval, req.originalUrl.split('?')[0]!, ''));
     throw new ValidationError('Give a choice', [{ path: '/choice', message: 'is required' }]);

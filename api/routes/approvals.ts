@@ -15,7 +15,7 @@ import { answerApproval, startApproval } from '../approval-workflows.ts';
 import { approvalSchema, approvalView } from '../approvals/view.ts';
 import { waitForSettled } from '../approvals/wait.ts';
 import { answerByToken, ANSWER_PAGE_DESCRIPTION } from './approval-links.ts';
-import { IDEMPOTENCY_KEY_HEADERS, idempotentIds } from '../idempotency.ts';
+import { actIdempotently, IDEMPOTENCY_KEY_HEADERS } from '../idempotency.ts';
 
 export async function loadOwnedApproval(deps: ApiDeps, principal: Principal | undefined, id: string): Promise<Approval> {
   const approval = isId('apr', id) ? await getApproval(deps.db, id) : undefined;
@@ -112,28 +112,27 @@ export function approvalRoutes(deps: ApiDeps) {
           }
           target = session ? target : { agentId: agent.id, revision: agent.revision };
         }
-        const { ids, replayed } = await idempotentIds(deps.db, req, {
-          userId: principal!.userId,
-          route: 'POST /approval',
-          request: body,
-          fresh: () => ({ approvalId: newId('apr') }),
-        });
-        const { approvalId } = ids;
-        // A retry of a recorded approval answers it as it stands; one not recorded yet (the first
-        // request was not confirmed in time) joins the same approval workflow, which records it once.
-        const recorded = replayed ? await getApproval(deps.db, approvalId) : undefined;
-        if (!recorded) {
-          await startApproval(deps, {
-            approvalId,
-            userId: principal!.userId,
-            source: 'api',
-            ...(target ?? {}),
-            ...(session ? { sessionId: session.id } : {}),
-            request: parsed.request,
-            settings,
-          });
-        }
-        const approval = recorded ?? (await getApproval(deps.db, approvalId))!;
+        const approval = await actIdempotently(
+          deps.db,
+          req,
+          { userId: principal!.userId, route: 'POST /approval', request: body, fresh: () => ({ approvalId: newId('apr') }) },
+          async ({ ids: { approvalId }, replayed }) => {
+            // A retry of a recorded approval answers it as it stands; one not recorded yet (the first
+            // request was not confirmed in time) joins the same approval workflow, which records it once.
+            const recorded = replayed ? await getApproval(deps.db, approvalId) : undefined;
+            if (recorded) return recorded;
+            await startApproval(deps, {
+              approvalId,
+              userId: principal!.userId,
+              source: 'api',
+              ...(target ?? {}),
+              ...(session ? { sessionId: session.id } : {}),
+              request: parsed.request,
+              settings,
+            });
+            return (await getApproval(deps.db, approvalId))!;
+          },
+        );
         return { status: 201, body: approvalView(approval, viewContext(req, principal)) };
       },
     }),

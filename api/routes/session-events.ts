@@ -47,8 +47,10 @@ export function sessionEventRoutes(deps: ApiDeps) {
       description:
         'With `Accept: text/event-stream`: an SSE stream of the events with `seq` above `Last-Event-ID` (header) or ' +
         '`after`, then new events as they happen; frames are `id: <seq>`, `event: <type>`, `data: <event JSON>`, with ' +
-        'a `: keep-alive` comment at least every SSE_HEARTBEAT_MS. A key holds at most SSE_STREAMS_PER_KEY open streams ' +
-        '(streamed sends included) per API process; one more is a 429 with Retry-After. Otherwise one JSON page of events ' +
+        "a `: keep-alive` comment at least every SSE_HEARTBEAT_MS. A `Last-Event-ID` (or `after`) beyond the session's " +
+        'last event is taken as that last event: the stream then carries the events that come next. A key holds at most ' +
+        'SSE_STREAMS_PER_KEY open streams (streamed sends included) per API process; one more is a 429 with Retry-After. ' +
+        'Otherwise one JSON page of events ' +
         'after `after`; `next` is the `after` of the following page, or null when this page reached the last event.',
       tag: 'sessions',
       auth: { kind: 'scope', scope: 'read' },
@@ -85,7 +87,8 @@ export function sessionEventRoutes(deps: ApiDeps) {
             res,
             hub: deps.events,
             sessionId: session.id,
-            afterSeq: after,
+            // A position past the end (a client's own Last-Event-ID) is taken as the end, as documented above.
+            afterSeq: Math.min(after, session.lastSeq),
             heartbeatMs: deps.config.limits.sseHeartbeatMs,
           });
           return undefined;

@@ -14,7 +14,7 @@ import { answerTurn, TURN_ACCEPTED_SCHEMA, TURN_REPLY_SCHEMA } from '../turn-ans
 import { checkFileParts } from '../file-parts.ts';
 import { streamsTurn } from '../sse.ts';
 import { IDEMPOTENCY_KEY_HEADERS } from '../idempotency.ts';
-import { sendIds } from '../idempotent-send.ts';
+import { sendIdempotently } from '../idempotent-send.ts';
 
 export const MAX_TEXT_PART_CHARS = 200_000;
 
@@ -208,28 +208,35 @@ export function sessionRoutes(deps: ApiDeps) {
         202: { description: 'Accepted (async form, or the wait limit passed)', schema: TURN_ACCEPTED_SCHEMA },
         403: { description: "Another user's session" },
         404: { description: 'No such session' },
-        409: { description: 'ifBusy=reject and a turn is running' },
+        409: {
+          description:
+            'ifBusy=reject and a turn is running; answered again to every retry with the same Idempotency-Key (within 24 h), ' +
+            'even once the session is free',
+        },
         410: { description: 'The agent of this session was deleted' },
         422: { description: 'The Idempotency-Key was used for a different request' },
         503: {
           description:
             'Temporal, a worker or the database did not answer in time (TEMPORAL_CALL_TIMEOUT_MS); Retry-After says when to try ' +
-            'again. A waiting or streamed send may still run once the workers are back: check the session before sending again',
+            'again. The send may or may not have been accepted (it may still run once the workers are back): retry with the ' +
+            'same Idempotency-Key to be safe; without one, check the session before sending again',
         },
       },
       async handle({ req, res, params, body, query, principal }) {
         const session = await loadSendableSession(deps, principal, params.id!);
         const parts = await checkFileParts(deps.db, session.id, body.parts, deps.config.limits.turnFileBytes);
-        const { messageId, ifBusy } = await sendIds(deps, req, session, { body, ifBusy: query.ifBusy });
-        const send = { messageId, parts, ...(body.model ? { model: body.model } : {}) };
         const async = query.async === '1' || query.async === 'true';
-        // Async needs no answer from the session: a signal, taken by Temporal with no worker running.
-        // ifBusy=reject needs the session's verdict, so it stays an Update (503 when no worker answers).
-        if (async && ifBusy !== 'reject') {
-          await sendToSessionAsync(deps, session, { ...send, ifBusy });
-          return { status: 202, body: { messageId } };
-        }
-        const { seq } = await sendToSession(deps, session, { ...send, ifBusy });
+        const { messageId, seq } = await sendIdempotently(deps, req, session, { body, ifBusy: query.ifBusy }, async (ids) => {
+          const send = { ...ids, parts, ...(body.model ? { model: body.model } : {}) };
+          // Async needs no answer from the session: a signal, taken by Temporal with no worker running.
+          // ifBusy=reject needs the session's verdict, so it stays an Update (503 when no worker answers).
+          if (async && ids.ifBusy !== 'reject') {
+            await sendToSessionAsync(deps, session, { ...send, ifBusy: ids.ifBusy });
+            return { messageId: ids.messageId, seq: undefined };
+          }
+          return { messageId: ids.messageId, seq: (await sendToSession(deps, session, send)).seq };
+        });
+        if (seq === undefined) return { status: 202, body: { messageId } };
 
         return answerTurn(deps, {
           req,

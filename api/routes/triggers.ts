@@ -2,8 +2,10 @@
 // workflow graph through the API. Either way a trigger workflow (`trigger:<sessionId>`) is started
 // with ids fixed here and does the firing durably: the fresh session with `trigger.fired`, then the
 // first message or the run. Once it has started, the session is opened here as well, so the ids
-// answered are readable at once.
+// answered are readable at once. Under an Idempotency-Key (or a webhook sender's delivery id) a retry
+// fires with the first firing's ids, so its start finds that workflow and fires nothing more.
 import type { Request } from 'express';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { findAgent, getRevision } from '../../store/agents.ts';
@@ -11,18 +13,43 @@ import { openTriggeredSession } from '../../store/triggered-sessions.ts';
 import { getRun } from '../../store/workflow-runs.ts';
 import { DependencyUnavailableError, ForbiddenError, NotFoundError, UnsupportedMediaTypeError, ValidationError } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
+import { assertStorableText } from '../../lib/storable-text.ts';
 import { safeEqual } from '../../lib/crypto.ts';
 import { generatedSuffix } from '../../lib/trigger-urls.ts';
 import { triggerRunWorkflowId, type TriggerRef, type TriggerRunInput } from '../../lib/triggers.ts';
 import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../../lib/search-attributes.ts';
 import type { triggerRunWorkflow } from '../../workflows/trigger.ts';
 import { createRateLimiter } from '../middleware/rate-limit.ts';
-import { callTemporal } from '../temporal-call.ts';
+import { callTemporal, isTemporalRefusal } from '../temporal-call.ts';
+import { actIdempotently, IDEMPOTENCY_KEY_HEADERS } from '../idempotency.ts';
+import { firingKey, firingScope, TRIGGER_IDEMPOTENCY_HEADERS } from '../trigger-idempotency.ts';
 
 /** One answer for every wrong part, so a stranger learns nothing about which part was wrong. */
 const UNKNOWN_TRIGGER = 'There is no trigger at this address';
 
 const MAX_RUN_INPUT_CHARS = 200_000;
+
+/**
+ * A start that may have been taken (a deadline or a dropped connection): a retry must re-use its ids.
+ * Public: it names no part of the service.
+ */
+const FIRING_UNKNOWN =
+  'This firing was not confirmed in time: it may or may not have been accepted (if it was, it goes on in full). Retry ' +
+  'with the same Idempotency-Key to be safe, and it fires once; a retry without one may fire it twice';
+
+/** Temporal refused the start outright: nothing was started and nothing written. */
+const NOT_FIRED = 'The trigger could not be fired right now (nothing was started); try again shortly';
+
+/** The ids a firing answers with: a first message's or a run's. */
+interface FiringIds {
+  sessionId: string;
+  messageId?: string;
+  runId?: string;
+}
+
+function freshFiringIds(workflow: string | undefined): FiringIds {
+  return workflow ? { sessionId: newId('ses'), runId: newId('run') } : { sessionId: newId('ses'), messageId: newId('msg') };
+}
 
 /** The body as text: JSON stays the JSON text it was; bytes that are not UTF-8 are refused. */
 function bodyText(req: Request): string | null {
@@ -41,6 +68,7 @@ function bodyText(req: Request): string | null {
       throw new ValidationError('The body is not valid JSON', [{ path: '', message: 'is not valid JSON' }]);
     }
   }
+  assertStorableText(text, 'body');
   return text;
 }
 
@@ -52,32 +80,45 @@ export function triggerRoutes(deps: ApiDeps) {
     prefix: 'trigger',
   });
 
-  async function fire(input: Omit<TriggerRunInput, 'sessionId' | 'settings'> & { firedAt: string }) {
+  async function fire(
+    input: Omit<TriggerRunInput, 'sessionId' | 'settings'> & { firedAt: string },
+    ids: FiringIds = freshFiringIds(input.workflow),
+  ): Promise<FiringIds> {
     // The ids are fixed here, so the workflow (`trigger:<sessionId>`) is the one unit of this firing:
     // started, it opens the session and sends its first message (each step idempotent); not started,
-    // nothing was written, and a retry by the caller is a fresh firing, not a second empty session.
-    const sessionId = newId('ses');
-    const runId = input.workflow ? newId('run') : undefined;
-    const messageId = input.workflow ? undefined : newId('msg');
+    // nothing was written. A retry with the same ids (same Idempotency-Key) finds it started, and
+    // that is the firing: it answers the same ids and starts nothing.
+    const { sessionId } = ids;
+    const runId = input.workflow ? (ids.runId ?? newId('run')) : undefined;
+    const messageId = input.workflow ? undefined : (ids.messageId ?? newId('msg'));
     try {
-      await callTemporal(deps, () =>
-        deps.temporal.client.workflow.start<typeof triggerRunWorkflow>('triggerRunWorkflow', {
-          workflowId: triggerRunWorkflowId(sessionId),
-          taskQueue: deps.config.taskQueue,
-          args: [{ ...input, sessionId, ...(runId ? { runId } : {}), ...(messageId ? { messageId } : {}), settings: deps.config.turns }],
-          typedSearchAttributes: [
-            { key: SessionIdKey, value: sessionId },
-            { key: AgentIdKey, value: input.agentId },
-            { key: UserIdKey, value: input.userId },
-            { key: KindKey, value: 'trigger' },
-          ],
-          staticSummary: `${input.trigger.kind} trigger of agent ${input.agentId} → session ${sessionId}`,
-        }),
+      await callTemporal(
+        deps,
+        () =>
+          deps.temporal.client.workflow.start<typeof triggerRunWorkflow>('triggerRunWorkflow', {
+            workflowId: triggerRunWorkflowId(sessionId),
+            // Also once it has ended: a late retry must not run the firing again.
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            taskQueue: deps.config.taskQueue,
+            args: [{ ...input, sessionId, ...(runId ? { runId } : {}), ...(messageId ? { messageId } : {}), settings: deps.config.turns }],
+            typedSearchAttributes: [
+              { key: SessionIdKey, value: sessionId },
+              { key: AgentIdKey, value: input.agentId },
+              { key: UserIdKey, value: input.userId },
+              { key: KindKey, value: 'trigger' },
+            ],
+            staticSummary: `${input.trigger.kind} trigger of agent ${input.agentId} → session ${sessionId}`,
+          }),
+        { unavailable: FIRING_UNKNOWN },
       );
     } catch (error) {
+      // The first firing with these ids was taken, though perhaps never confirmed: it opens its session
+      // with its own input, and this retry answers its ids.
+      if (error instanceof WorkflowExecutionAlreadyStartedError) return ids;
+      if (error instanceof DependencyUnavailableError) throw error;
       // Temporal's raw text names its address: the log keeps it, the caller (maybe a stranger) reads none of it.
-      if (!(error instanceof DependencyUnavailableError)) deps.logger.warn({ err: error, sessionId }, 'could not start a trigger workflow');
-      throw new DependencyUnavailableError('The trigger could not be fired right now; try again shortly');
+      deps.logger.warn({ err: error, sessionId }, 'could not start a trigger workflow');
+      throw new DependencyUnavailableError(isTemporalRefusal(error) ? NOT_FIRED : FIRING_UNKNOWN);
     }
     // Opened here too, as the workflow opens it (the same rows), so the ids answered are readable at
     // once rather than when a worker gets to it. If this fails the workflow still opens it.
@@ -104,14 +145,19 @@ export function triggerRoutes(deps: ApiDeps) {
       summary: 'Fire a webhook trigger: the body becomes the first user message of a fresh session',
       description:
         'Public: the URL is the secret (GET /agent/<name> lists it). Any text body (JSON is kept as its JSON text, ' +
-        'malformed JSON with a JSON content type is 400, bytes that are not UTF-8 are 415); an empty body still fires. ' +
+        'malformed JSON with a JSON content type is 400, text with a NUL character is 400, bytes that are not UTF-8 are ' +
+        '415); an empty body still fires. ' +
         'Answers 202 {sessionId, messageId} (with a trigger that names a workflow, {sessionId, runId}). ' +
         'A wrong user id, agent id or suffix is the same 404. Rate limited per trigger (TRIGGER_RATE_LIMIT_POINTS per ' +
-        'window) and per address; bodies beyond TRIGGER_BODY_LIMIT_BYTES are 413. A firing is one unit: a 503 (it could ' +
-        'not be started) leaves no session behind, so retrying is safe.',
+        'window) and per address; bodies beyond TRIGGER_BODY_LIMIT_BYTES are 413. A firing is one unit: its session ' +
+        'appears with its first message, or not at all. A 503 may or may not have fired (the start was not confirmed in ' +
+        'time): retry with the same Idempotency-Key, scoped to this trigger URL, and the retry answers the first ' +
+        "firing's 202 (same sessionId) rather than fire again. Without that header, a sender's delivery id (webhook-id, " +
+        'svix-id, X-GitHub-Delivery) is the key, so their redeliveries fire once. The same key with another body is 422.',
       tag: 'triggers',
       auth: { kind: 'public' },
       body: { documentOnly: true, contentTypes: ['*/*'], schema: { description: 'Any text' } },
+      headers: TRIGGER_IDEMPOTENCY_HEADERS,
       responses: {
         202: {
           description: 'Fired; the session works on it',
@@ -121,9 +167,12 @@ export function triggerRoutes(deps: ApiDeps) {
             properties: { sessionId: { type: 'string' }, messageId: { type: 'string' }, runId: { type: 'string' } },
           },
         },
+        400: { description: 'Malformed JSON with a JSON content type, or text with a NUL character' },
         404: { description: 'No trigger at this address' },
         413: { description: 'The body is too large' },
         415: { description: 'The body is not text' },
+        422: { description: 'The Idempotency-Key (or delivery id) was used on this trigger for another body' },
+        503: { description: 'Not confirmed in time: it may or may not have fired; retry with the same Idempotency-Key' },
       },
       async handle({ req, params }) {
         const { userId, agentId, suffix } = params as { userId: string; agentId: string; suffix: string };
@@ -144,15 +193,30 @@ export function triggerRoutes(deps: ApiDeps) {
         const payload = bodyText(req);
         const trigger = revision.bundle.triggers[index]!;
         const ref: TriggerRef = { kind: 'webhook', index };
-        const fired = await fire({
-          userId,
-          agentId,
-          revision: revision.revision,
-          trigger: ref,
-          payload,
-          ...(trigger.workflow ? { workflow: trigger.workflow } : {}),
-          firedAt: new Date().toISOString(),
-        });
+        const fired = await actIdempotently(
+          deps.db,
+          req,
+          {
+            userId,
+            route: firingScope(agentId, suffix),
+            request: { payload },
+            fresh: () => freshFiringIds(trigger.workflow),
+            key: firingKey(req),
+          },
+          ({ ids }) =>
+            fire(
+              {
+                userId,
+                agentId,
+                revision: revision.revision,
+                trigger: ref,
+                payload,
+                ...(trigger.workflow ? { workflow: trigger.workflow } : {}),
+                firedAt: new Date().toISOString(),
+              },
+              ids,
+            ),
+        );
         req.log.info({ agentId, sessionId: fired.sessionId }, 'webhook trigger fired');
         return { status: 202, body: fired };
       },
@@ -165,10 +229,12 @@ export function triggerRoutes(deps: ApiDeps) {
         "Runs the graph of the agent's current revision (the run keeps following that revision). `input` (a string, or " +
         'any JSON, which is passed on as its JSON text) is what prompts reach as {{input}}. Answers 202 {sessionId, runId}; ' +
         "the run's events (workflow.started, workflow.node, the turns, approvals, workflow.completed or workflow.failed) " +
-        'go to that session, and GET /run/<runId> shows where it is.',
+        'go to that session, and GET /run/<runId> shows where it is. A 503 may or may not have started it: retry with the ' +
+        'same Idempotency-Key, and the retry answers the same run rather than start another.',
       tag: 'triggers',
       auth: { kind: 'scope', scope: 'sessions:write' },
       body: { schema: { type: 'object', additionalProperties: false, properties: { input: { description: 'Text or JSON' } } } },
+      headers: IDEMPOTENCY_KEY_HEADERS,
       responses: {
         202: {
           description: 'Started',
@@ -179,8 +245,9 @@ export function triggerRoutes(deps: ApiDeps) {
           },
         },
         404: { description: 'No such agent or workflow' },
+        422: { description: 'The Idempotency-Key was used for a different request' },
       },
-      async handle({ body, params, principal }) {
+      async handle({ req, body, params, principal }) {
         const agent = await findAgent(deps.db, principal!.userId, params.name!);
         if (!agent) throw new NotFoundError(`You have no agent named "${params.name}"`);
         const revision = (await getRevision(deps.db, agent.id, agent.revision))!;
@@ -190,15 +257,29 @@ export function triggerRoutes(deps: ApiDeps) {
           body.input === undefined || body.input === null ? null : typeof body.input === 'string' ? body.input : JSON.stringify(body.input);
         if (input !== null && input.length > MAX_RUN_INPUT_CHARS)
           throw new ValidationError(`input is longer than ${MAX_RUN_INPUT_CHARS} characters`, [{ path: '/input', message: 'is too long' }]);
-        const fired = await fire({
-          userId: agent.userId,
-          agentId: agent.id,
-          revision: agent.revision,
-          trigger: { kind: 'api' },
-          payload: input,
-          workflow: params.workflow!,
-          firedAt: new Date().toISOString(),
-        });
+        const fired = await actIdempotently(
+          deps.db,
+          req,
+          {
+            userId: agent.userId,
+            route: 'POST /agent/:name/workflow/:workflow',
+            request: { agentId: agent.id, workflow: params.workflow, input },
+            fresh: () => freshFiringIds(params.workflow),
+          },
+          ({ ids }) =>
+            fire(
+              {
+                userId: agent.userId,
+                agentId: agent.id,
+                revision: agent.revision,
+                trigger: { kind: 'api' },
+                payload: input,
+                workflow: params.workflow!,
+                firedAt: new Date().toISOString(),
+              },
+              ids,
+            ),
+        );
         return { status: 202, body: { sessionId: fired.sessionId, runId: fired.runId! } };
       },
     }),

@@ -6,6 +6,7 @@ import { createScanner, parseTree, printParseErrorCode, type Node, type ParseErr
 import type { FieldError } from '../errors.ts';
 import { MAX_COLLECTION_ENTRIES, MAX_NESTING_DEPTH } from './constants.ts';
 import { childPointer } from './pointer.ts';
+import { unstorableText } from '../storable-text.ts';
 
 export type JsoncResult =
   /** `problems` are errors found in a document that did parse; the value is still usable. */
@@ -37,10 +38,6 @@ const SYNTAX_MESSAGES: Record<ReturnType<typeof printParseErrorCode>, string> = 
   InvalidCharacter: 'control characters must be escaped inside strings',
   '<unknown ParseErrorCode>': 'syntax error',
 };
-
-// eslint-disable-next-line no-control-regex -- finding NUL is the point
-const SUSPECT_TEXT = /[\u0000\uD800-\uDFFF]/;
-const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export function parseJsonc(input: string): JsoncResult {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
@@ -155,10 +152,8 @@ function toValue(node: Node, path: string, problems: FieldError[], lines: LineIn
 }
 
 function checkText(value: string, path: string, problems: FieldError[], what: 'key' | 'string'): void {
-  // One cheap scan first: few strings hold a NUL or a surrogate at all.
-  if (!SUSPECT_TEXT.test(value)) return;
-  if (value.includes('\u0000')) problems.push({ path, message: `${what} must not contain the NUL character (\\u0000)` });
-  else if (UNPAIRED_SURROGATE.test(value)) problems.push({ path, message: `${what} contains an unpaired surrogate (invalid Unicode)` });
+  const problem = unstorableText(value, what);
+  if (problem) problems.push({ path, message: problem });
 }
 
 /**

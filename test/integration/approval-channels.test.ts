@@ -17,6 +17,7 @@ import { REPLY_INSTRUCTIONS } from '../../lib/approval-message.ts';
 import { generateWebhookSecret, signWebhook, verifyWebhookSignature } from '../../lib/webhook-signature.ts';
 import { slackSignature } from '../../api/inbound/slack.ts';
 import { askInTurn as askInSharedTurn } from '../helpers/ask-in-turn.ts';
+import { freePort } from '../../dev/ports.ts';
 
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 /** The Slack channel whose fake answers invalid_auth: its calls take no ts from the fake's numbering. */
@@ -684,5 +685,24 @@ describe('dispatch', () => {
     const keyboard = (sent.body!.reply_markup as { inline_keyboard: Array<Array<{ url: string }>> }).inline_keyboard;
     await click(keyboard[0]![0]!.url);
     expect(await resumedTurnToolMessage(asked)).toEqual({ choice: 'upgrade', note: null });
+  });
+
+  test('a receiver that refuses the connection: the dispatch records the socket error, naming no address or port', async () => {
+    const port = await freePort();
+    const approvalId = await askThroughApi(
+      { userChannels: [{ provider: 'webhook', config: { url: `http://127.0.0.1:${port}/hook` } }] },
+      `Restart the queue? (${unique()})`,
+      ['yes', 'no'],
+    );
+    const [dispatch] = await settledDispatches(approvalId);
+    expect(dispatch).toMatchObject({ provider: 'webhook', status: 'failed', attempts: 2 });
+    expect(dispatch!.error).toBe('Error: connect ECONNREFUSED');
+    // What a `read` key reads of it.
+    const reader = await call<{ key: string }>(`${env.api.url}/key`, { headers: env.user.auth, json: { scopes: ['read'] } });
+    const seen = await call(`${env.api.url}/approval/${approvalId}`, { headers: { authorization: `Bearer ${reader.body.key}` } });
+    expect(seen.status).toBe(200);
+    expect(seen.text).toContain('ECONNREFUSED');
+    expect(seen.text).not.toMatch(/127\.0\.0\.1|\b\d{1,3}(\.\d{1,3}){3}\b/);
+    expect(seen.text).not.toContain(`:${port}`);
   });
 });

@@ -347,11 +347,11 @@ describe('telegram', () => {
     expect(error.message).toBe('Telegram refused sendMessage (401): Unauthorized: bot<bot token> is not known');
   });
 
-  test('network failures and refused addresses never carry the URL', async () => {
+  test('network failures and refused addresses never carry the URL, nor the address connected to', async () => {
     const unreachable = { ...context, settings: { ...context.settings, telegramApiBaseUrl: `http://127.0.0.1:${closedPort}` } };
     const refused = await failure(send({}, unreachable));
     expect(refused).not.toBeInstanceOf(ChannelPermanentError);
-    expect(refused.message).toMatch(/^The Telegram API could not be reached \(Error: connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/);
+    expect(refused.message).toBe('The Telegram API could not be reached (Error: connect ECONNREFUSED)');
     expect(refused.cause).toBeUndefined();
 
     const slow = {

@@ -1,11 +1,13 @@
 // Idempotency-Key on sends and on POST /approval, through the HTTP API: a retry with the same key
 // re-uses the first request's message or approval and answers for it, never acting twice; the same
-// key with another body is 422; keys belong to one user; a bad key is 400.
+// key with another body is 422; keys belong to one user; a bad key is 400. A definitive refusal (409,
+// ifBusy=reject) is answered again to a retry with the key, and a 503 whose outcome is unknown says so.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
 import { startTestApi } from '../helpers/api.ts';
 import { startTestWorker } from '../helpers/worker.ts';
+import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { collectSse } from '../helpers/http.ts';
 import { call } from '../helpers/request.ts';
 import { createTestUser, type TestUser } from '../helpers/users.ts';
@@ -100,6 +102,115 @@ describe('Idempotency-Key on sends', () => {
     expect(userMessages(await env.events(otherSession))).toEqual([]);
   });
 
+  test('a send refused with 409 (ifBusy=reject while a turn runs) is refused again for its key, even once the session is free', async () => {
+    const sessionId = await env.newSession();
+    env.fake.enqueue({ text: ['still ', 'thinking ', 'about it'], stallAfterChunks: 1 });
+    const running = await send(sessionId, 'a long one', undefined, '?async=1');
+    await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
+    const key = randomUUID();
+    const text = `refused ${key}`;
+    const refused = await send(sessionId, text, key, '?async=1&ifBusy=reject');
+    expect(refused.status, refused.text).toBe(409);
+
+    const aborted = await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth });
+    expect(aborted.body).toEqual({ aborted: true });
+    // The session takes ifBusy=reject sends again: a send without a key goes through.
+    env.fake.enqueue({ text: 'free again' });
+    let probe = await send(sessionId, 'are you free?', undefined, '?ifBusy=reject');
+    for (let tries = 0; probe.status === 409 && tries < 50; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      probe = await send(sessionId, 'are you free?', undefined, '?ifBusy=reject');
+    }
+    expect(probe.body, probe.text).toMatchObject({ reply: 'free again', status: 'completed' });
+
+    for (const query of ['?async=1&ifBusy=reject', '?ifBusy=reject']) {
+      const retried = await send(sessionId, text, key, query);
+      expect(retried.status, retried.text).toBe(409);
+      expect(retried.body).toMatchObject({ type: refused.body.type, detail: refused.body.detail });
+    }
+    const events = await env.events(sessionId);
+    expect(userMessages(events)).toEqual([running.body.messageId, probe.body.messageId]);
+    expect(modelCallsFor(text)).toBe(0);
+  });
+
+  test('a twin of an ifBusy=reject send refused with 409 answers that 409, although the session freed up while it waited', async () => {
+    // The first send goes through an API whose answers from Temporal are held: Temporal refuses it (the
+    // session is busy) while the test frees the session and sends its twin, then the 409 is let through.
+    const proxy = await startTcpProxy(env.api.config.temporalAddress!);
+    const held = await startTestApi({ ...env.env, TEMPORAL_ADDRESS: proxy.address, TEMPORAL_CALL_TIMEOUT_MS: '20000' });
+    try {
+      expect((await call(`${held.url}/auth/health`)).status).toBe(200);
+      const sessionId = await env.newSession();
+      env.fake.enqueue({ text: ['busy ', 'for ', 'now'], stallAfterChunks: 1 });
+      const running = await send(sessionId, 'a long one', undefined, '?async=1');
+      await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
+      const key = randomUUID();
+      const text = `twin ${key}`;
+      proxy.holdReplies();
+      const first = call<{ detail: string }>(`${held.url}/session/${sessionId}?async=1&ifBusy=reject`, {
+        headers: { ...env.user.auth, 'idempotency-key': key },
+        json: { parts: [{ type: 'text', text }] },
+      });
+      await proxy.answersHeld();
+
+      await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth });
+      env.fake.enqueue({ text: 'free again' });
+      let probe = await send(sessionId, 'are you free?', undefined, '?ifBusy=reject');
+      for (let tries = 0; probe.status === 409 && tries < 50; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        probe = await send(sessionId, 'are you free?', undefined, '?ifBusy=reject');
+      }
+      expect(probe.body, probe.text).toMatchObject({ status: 'completed' });
+
+      // The twin finds the first one still acting: it must answer what the first one gets, not act on its own.
+      const twin = send(sessionId, text, key, '?async=1&ifBusy=reject');
+      await Promise.race([twin, new Promise((resolve) => setTimeout(resolve, 1000))]);
+      proxy.releaseReplies();
+      const [firstAnswer, twinAnswer] = await Promise.all([first, twin]);
+      expect(firstAnswer.status, firstAnswer.text).toBe(409);
+      expect(twinAnswer.status, twinAnswer.text).toBe(409);
+      expect(twinAnswer.body.detail).toBe(firstAnswer.body.detail);
+      expect(userMessages(await env.events(sessionId))).toEqual([running.body.messageId, probe.body.messageId]);
+      expect(modelCallsFor(text)).toBe(0);
+    } finally {
+      proxy.releaseReplies();
+      await held.close();
+      await proxy.close();
+    }
+  });
+
+  test('an async send that Temporal took but did not confirm in time: the 503 says it may have been accepted; a retry with the key sends it once', async () => {
+    const proxy = await startTcpProxy(env.api.config.temporalAddress!);
+    const slow = await startTestApi({ ...env.env, TEMPORAL_ADDRESS: proxy.address, TEMPORAL_CALL_TIMEOUT_MS: '1500' });
+    try {
+      expect((await call(`${slow.url}/auth/health`)).status).toBe(200);
+      const sessionId = await env.newSession();
+      const key = randomUUID();
+      const text = `unconfirmed ${key}`;
+      env.fake.enqueue({ text: 'Taken once.' });
+      proxy.holdReplies();
+      const unconfirmed = await call<{ detail: string }>(`${slow.url}/session/${sessionId}?async=1`, {
+        headers: { ...env.user.auth, 'idempotency-key': key },
+        json: { parts: [{ type: 'text', text }] },
+      });
+      proxy.releaseReplies();
+      expect(unconfirmed.status, unconfirmed.text).toBe(503);
+      expect(unconfirmed.body.detail).toMatch(/may or may not have been accepted/);
+      expect(unconfirmed.body.detail).toMatch(/same Idempotency-Key/);
+      expect(unconfirmed.body.detail).not.toMatch(/not sent/);
+
+      const retried = await send(sessionId, text, key, '?async=1');
+      expect(retried.status, retried.text).toBe(202);
+      const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+      expect(userMessages(events)).toEqual([retried.body.messageId]);
+      expect(turnsStarted(events)).toBe(1);
+      expect(modelCallsFor(text)).toBe(1);
+    } finally {
+      await slow.close();
+      await proxy.close();
+    }
+  });
+
   test('a key longer than 255 characters or with characters beyond printable ASCII is 400', async () => {
     const sessionId = await env.newSession();
     for (const key of ['k'.repeat(256), 'caf\u00e9']) {
@@ -182,17 +293,21 @@ describe('Idempotency-Key on POST /approval', () => {
 });
 
 describe('/openapi.json', () => {
-  test('declares the Idempotency-Key header on sends and on POST /approval', async () => {
+  test('declares the Idempotency-Key header on sends, POST /approval, runs and trigger firings', async () => {
     const { body } = await call<{ paths: Record<string, Record<string, { parameters: Array<{ name: string; in: string }> }>> }>(
       `${env.api.url}/openapi.json`,
     );
     for (const [path, method] of [
       ['/session/{id}', 'post'],
       ['/approval', 'post'],
+      ['/agent/{name}/workflow/{workflow}', 'post'],
+      ['/trigger/{userId}/{agentId}/{suffix}', 'post'],
     ] as const) {
       expect(body.paths[path]![method]!.parameters).toEqual(
         expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]),
       );
     }
+    const trigger = body.paths['/trigger/{userId}/{agentId}/{suffix}']!.post!.parameters.map((parameter) => parameter.name);
+    expect(trigger).toEqual(expect.arrayContaining(['webhook-id', 'svix-id', 'X-GitHub-Delivery']));
   });
 });

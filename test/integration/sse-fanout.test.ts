@@ -1,6 +1,7 @@
 // Many SSE readers of one session, and open streams per key, through the HTTP API against a real
 // PostgreSQL: 50 readers of a busy session each get every event once and in order while the API
-// reads the session's events about once per wake (not once per reader), and a key holds at most
+// reads the session's events about once per wake (not once per reader), even with a reader whose
+// Last-Event-ID is beyond the end of the log, and a key holds at most
 // SSE_STREAMS_PER_KEY open streams (event streams and streamed sends alike): 429 beyond, accepted
 // again once one closes.
 import { randomUUID } from 'node:crypto';
@@ -134,6 +135,27 @@ describe('one read per session per wake', () => {
       await Promise.all(readers.map((r) => r.close()));
     }
     await until(() => api.events.stats().sessions === 0, 'the tail is released with its last reader');
+  });
+
+  test('a Last-Event-ID beyond the end is taken as the end: that stream gets new events, the others go on, no query loop', async () => {
+    const sessionId = await newSession(user);
+    // First, so that its stream is the one that finds where the session's log ends.
+    const beyond = await reader((signal) => openSse(api.url, sessionId, user, { 'last-event-id': '999999999' }, signal));
+    const normal = await reader((signal) => openSse(api.url, sessionId, user, {}, signal));
+    try {
+      await until(() => normal.seqs.length === 1, 'the normal reader has session.created');
+      eventReads.set(sessionId, 0);
+      const wakes = 10;
+      for (let i = 0; i < wakes; i++) {
+        await append(sessionId, 1, `b${i}-`);
+        await until(() => normal.seqs.at(-1) === i + 2 && beyond.seqs.at(-1) === i + 2, `both readers have seq ${i + 2}`);
+      }
+      expect(normal.seqs).toEqual(range(1, wakes + 1));
+      expect(beyond.seqs).toEqual(range(2, wakes + 1));
+      expect(eventReads.get(sessionId)).toBeLessThanOrEqual(wakes + 5);
+    } finally {
+      await Promise.all([beyond.close(), normal.close()]);
+    }
   });
 
   test('a busy session: racing appenders, 50 live readers and one replaying from the start all see 1..N once, in order', async () => {

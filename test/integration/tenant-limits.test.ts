@@ -1,7 +1,8 @@
 // What one tenant can make a worker hold, through the HTTP API: a model step's output is capped
 // (MODEL_STEP_MAX_OUTPUT_BYTES / _TOKENS: the turn fails at once, with no retry), the files a
 // conversation sends its model are capped at send time (TURN_FILE_BYTES_LIMIT: 400), and a turn
-// with tool round trips reads each file once, not once per step.
+// with tool round trips the service runs reads each file once, not once per step, while a step that
+// waits on a person (ask_my_user) keeps none of them.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -180,5 +181,52 @@ describe('files per turn', () => {
       const user = request.body.messages.find((message) => message.role === 'user');
       expect(messageText(user)).toContain(note);
     }
+  });
+
+  test('a step that asks the user keeps nothing: the turn resumed after the answer reads its files again', async () => {
+    const sessionId = await env.newSession();
+    const note = 'The code word is heron.';
+    const url = await upload(sessionId, 'note.txt', 'text/plain', note);
+    const { rows } = await env.api.db.query<{ object_key: string }>('SELECT object_key FROM media WHERE session_id = $1 AND key = $2', [
+      sessionId,
+      url,
+    ]);
+    const stored = path.join(dataDir, 'media', rows[0]!.object_key);
+
+    env.fake.setHandler((request) => {
+      if (request.index === 0) {
+        // Gone from storage once the first step has read it: a later step sees it only if it was kept.
+        fs.rmSync(stored);
+        return { toolCalls: [{ id: 'call_ask', name: 'ask_my_user', arguments: { question: 'May I say the code word?' } }] };
+      }
+      return { text: 'I may not read it any more.' };
+    });
+    const sent = await call(`${env.api.url}/session/${sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: {
+        parts: [
+          { type: 'text', text: 'What is the code word? Ask me first.' },
+          { type: 'file', url },
+        ],
+      },
+    });
+    expect(sent.status).toBe(202);
+    const asked = await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'approval.requested'));
+    const requested = asked.find((event) => event.type === 'approval.requested');
+    if (requested?.type !== 'approval.requested') throw new Error('no approval.requested');
+    const answered = await call(`${env.api.url}/approval/${requested.approvalId}/answer`, {
+      headers: env.user.auth,
+      json: { choice: 'yes' },
+    });
+    expect(answered.status).toBe(200);
+    const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+    expect(events.filter((event) => event.type === 'turn.failed')).toEqual([]);
+
+    expect(env.fake.requests).toHaveLength(2);
+    const userText = (index: number) => messageText(env.fake.requests[index]!.body.messages.find((message) => message.role === 'user'));
+    expect(userText(0)).toContain(note);
+    // The resumed step read the conversation's files from storage again, finding the file gone.
+    expect(userText(1)).toContain('[file: note.txt]');
+    expect(userText(1)).not.toContain(note);
   });
 });

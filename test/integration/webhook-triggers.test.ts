@@ -1,11 +1,14 @@
 // Webhook triggers: POST /trigger/<userId>/<agentId>/<suffix> without a key opens a fresh session
 // whose first user message is the body (JSON kept as its text), answers 202 {sessionId, messageId},
-// and the agent's turn runs. Wrong parts of the URL are all the same 404; limits are enforced.
+// and the agent's turn runs. Wrong parts of the URL are all the same 404; limits are enforced. A retry
+// with the same Idempotency-Key (or a sender's delivery id) answers the first firing and fires nothing.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
 import { startTestApi } from '../helpers/api.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+import { lastUserText } from '../helpers/fake-model.ts';
 import { call } from '../helpers/request.ts';
 import { verifyWebhook } from '../../lib/webhook-signature.ts';
 import type { SessionEvent } from '../../lib/events.ts';
@@ -168,5 +171,114 @@ describe('a firing is one unit: its session appears with its workflow, or not at
     expect(events.find((event) => event.type === 'message.created')).toMatchObject({ message: { id: fired.body.messageId } });
     const after = await call<{ sessions: Array<{ id: string }> }>(`${env.api.url}/agent/${name}/sessions`, { headers: env.user.auth });
     expect(after.body.sessions.map((listedSession) => listedSession.id)).toEqual([fired.body.sessionId]);
+  });
+});
+
+describe('a retried firing (the same Idempotency-Key, or a sender delivery id) fires once', () => {
+  const sessionsOf = async (name: string) =>
+    (
+      await call<{ sessions: Array<{ id: string }> }>(`${env.api.url}/agent/${name}/sessions`, { headers: env.user.auth })
+    ).body.sessions.map((session) => session.id);
+  const userMessageIds = (events: SessionEvent[]) =>
+    events.flatMap((event) => (event.type === 'message.created' && event.message.role === 'user' ? [event.message.id] : []));
+
+  test('the same Idempotency-Key answers the first 202 and opens no second session; another body is 422', async () => {
+    const { name, url } = await deployWithTrigger();
+    const key = randomUUID();
+    const headers = { 'content-type': 'text/plain', 'idempotency-key': key };
+    const first = await call<{ sessionId: string; messageId: string }>(url, { method: 'POST', headers, body: 'deploy finished' });
+    expect(first.status, first.text).toBe(202);
+    const again = await call<{ sessionId: string; messageId: string }>(url, { method: 'POST', headers, body: 'deploy finished' });
+    expect(again.status, again.text).toBe(202);
+    expect(again.body).toEqual(first.body);
+    const other = await call<{ type: string }>(url, { method: 'POST', headers, body: 'another event' });
+    expect(other.status, other.text).toBe(422);
+    expect(other.body.type).toMatch(/idempotency-key-reused$/);
+
+    const events = await env.waitForEvents(first.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+    expect(userMessageIds(events)).toEqual([first.body.messageId]);
+    expect(await sessionsOf(name)).toEqual([first.body.sessionId]);
+  });
+
+  test("a sender's delivery id (X-GitHub-Delivery, webhook-id) is the key when no Idempotency-Key is given", async () => {
+    const { name, url } = await deployWithTrigger();
+    const delivery = randomUUID();
+    const github = (id: string) => call<{ sessionId: string }>(url, { method: 'POST', headers: { 'x-github-delivery': id }, body: 'push' });
+    const first = await github(delivery);
+    const redelivered = await github(delivery);
+    const next = await github(randomUUID());
+    expect([first.status, redelivered.status, next.status]).toEqual([202, 202, 202]);
+    expect(redelivered.body.sessionId).toBe(first.body.sessionId);
+    expect(next.body.sessionId).not.toBe(first.body.sessionId);
+
+    const standard = await deployWithTrigger();
+    const messageId = `msg_${randomUUID()}`;
+    const viaStandard = () =>
+      call<{ sessionId: string }>(standard.url, { method: 'POST', headers: { 'webhook-id': messageId }, json: { type: 'user.created' } });
+    const [one, two] = [await viaStandard(), await viaStandard()];
+    expect([one.status, two.status]).toEqual([202, 202]);
+    expect(two.body.sessionId).toBe(one.body.sessionId);
+
+    await Promise.all(
+      [first, next, one].map((fired) =>
+        env.waitForEvents(fired.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed')),
+      ),
+    );
+    expect((await sessionsOf(name)).sort()).toEqual([first.body.sessionId, next.body.sessionId].sort());
+    expect(await sessionsOf(standard.name)).toEqual([one.body.sessionId]);
+  });
+
+  test('a firing Temporal took but did not confirm in time: a 503 saying it may have fired, and a retry with the key fires nothing more', async () => {
+    const { name, url } = await deployWithTrigger();
+    // Temporal's answers to this API are held back: its start of the trigger workflow is carried out, unconfirmed.
+    const proxy = await startTcpProxy(env.api.config.temporalAddress!);
+    const slow = await startTestApi({ ...env.env, TEMPORAL_ADDRESS: proxy.address, TEMPORAL_CALL_TIMEOUT_MS: '1500' });
+    const key = randomUUID();
+    const body = `unconfirmed ${key}`;
+    try {
+      expect((await call(`${slow.url}/auth/health`)).status).toBe(200);
+      proxy.holdReplies();
+      const unconfirmed = await call<{ detail: string }>(`${slow.url}${new URL(url).pathname}`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', 'idempotency-key': key },
+        body,
+      });
+      proxy.releaseReplies();
+      expect(unconfirmed.status, unconfirmed.text).toBe(503);
+      expect(unconfirmed.body.detail).toMatch(/may or may not have been accepted/);
+      expect(unconfirmed.body.detail).toMatch(/same Idempotency-Key/);
+    } finally {
+      proxy.releaseReplies();
+      await slow.close();
+      await proxy.close();
+    }
+
+    const retried = await call<{ sessionId: string; messageId: string }>(url, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'idempotency-key': key },
+      body,
+    });
+    expect(retried.status, retried.text).toBe(202);
+    const events = await env.waitForEvents(retried.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+    expect(userMessageIds(events)).toEqual([retried.body.messageId]);
+    expect(await sessionsOf(name)).toEqual([retried.body.sessionId]);
+    expect(env.fake.requests.filter((request) => lastUserText(request) === body)).toHaveLength(1);
+  });
+
+  test('a workflow run started through the API with an Idempotency-Key runs once', async () => {
+    const { name } = await env.deploy({
+      workflows: { once: { start: 'work', nodes: { work: { type: 'agent', prompt: 'Work on {{input}}' } } } },
+    });
+    const key = randomUUID();
+    const start = () =>
+      call<{ sessionId: string; runId: string }>(`${env.api.url}/agent/${name}/workflow/once`, {
+        headers: { ...env.user.auth, 'idempotency-key': key },
+        json: { input: 'the report' },
+      });
+    const [first, again] = [await start(), await start()];
+    expect([first.status, again.status]).toEqual([202, 202]);
+    expect(again.body).toEqual(first.body);
+    await env.waitForEvents(first.body.sessionId, (all) => all.some((event) => event.type === 'workflow.completed'));
+    expect(await sessionsOf(name)).toEqual([first.body.sessionId]);
   });
 });

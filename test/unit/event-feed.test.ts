@@ -1,7 +1,8 @@
 // The event feed against an in-memory event log: many followers of one session share one read per
 // wake, every follower gets every event once and in order, a slow follower falls behind the bounded
-// buffer and reads for itself, a wake before the tail knows its position is not lost, and a failed
-// tail read costs queries, not events.
+// buffer and reads for itself, a wake before the tail knows its position is not lost, a failed
+// tail read costs queries, not events (nor a stall), and a follower starting past the end of the log
+// neither spins nor misplaces the tail that the others share.
 import { describe, expect, test } from 'vitest';
 import { createEventFeed, type EventFeed } from '../../api/event-feed.ts';
 import type { TailLimits } from '../../api/session-tail.ts';
@@ -28,12 +29,20 @@ function fakeLog(limits: TailLimits) {
     hold: undefined as Promise<void> | undefined,
     /** Reads (counted from 1) that fail. */
     failing: new Set<number>(),
+    /** Reads (counted from 1) that take their rows at once but answer only when their promise resolves. */
+    held: new Map<number, Promise<void>>(),
   };
   const db = {
-    async query(_sql: string, [sessionId, afterSeq, limit]: [string, number, number]) {
+    async query(sql: string, [sessionId, afterSeq, limit]: [string, number, number]) {
+      if (sql.includes('FROM sessions')) {
+        return { rows: [{ last_seq: rows.length }] };
+      }
       const number = ++state.reads;
       const found = rows.filter((row) => row.session_id === sessionId && row.seq > afterSeq).slice(0, limit);
+      // A read answers in a later turn of the event loop, as a real one does: a reader reading in a loop cannot starve the test.
+      await new Promise((resolve) => setImmediate(resolve));
       if (state.hold) await state.hold;
+      await state.held.get(number);
       if (state.failing.has(number)) throw new Error('connection lost');
       return { rows: found };
     },
@@ -91,6 +100,13 @@ function follower(feed: EventFeed, afterSeq = 0) {
       await done;
     },
   };
+}
+
+/** A promise and the function that resolves it. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -199,5 +215,71 @@ describe('event feed', () => {
     await until(() => followers.every((f) => f.seqs.length === 3), 'after the failure');
     for (const f of followers) expect(f.seqs).toEqual(range(1, 3));
     await Promise.all(followers.map((f) => f.close()));
+  });
+
+  test('a failed tail read does not stall a follower whose own read began before the event it was woken for', async () => {
+    const log = fakeLog(LIMITS);
+    log.append(3);
+    const first = follower(log.feed);
+    await until(() => first.seqs.length === 3, 'the first follower positioned the tail at 3');
+    expect(log.state.reads).toBe(1);
+
+    // A second follower replays from the start; its read takes seqs 1..3 and is held.
+    const secondRead = gate();
+    log.state.held.set(2, secondRead.opened);
+    const second = follower(log.feed, 0);
+    await until(() => log.state.reads === 2, 'the second follower is reading');
+
+    // Seq 4 is committed and woken for; the tail's read of it fails, and the first follower (behind
+    // the reset tail) reads for itself, slowly.
+    const firstRead = gate();
+    log.state.failing.add(3);
+    log.state.held.set(4, firstRead.opened);
+    log.append(1);
+    await until(() => log.state.reads === 4, "the tail's read failed and the first follower reads for itself");
+
+    // The second follower's read ends first: the tail is positioned at 3, and the wake for 4 is spent.
+    secondRead.open();
+    await until(() => second.seqs.length >= 3, 'the second follower replayed 1..3');
+    firstRead.open();
+    await until(() => first.seqs.length === 4, 'the first follower read 4');
+    await until(() => second.seqs.length === 4, 'the second follower gets 4 without another event');
+    expect(second.seqs).toEqual(range(1, 4));
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  test('a follower starting past the end of the log gets what comes next; the others go on, with one read per wake', async () => {
+    const log = fakeLog(LIMITS);
+    log.append(3);
+    // First, so that its read is the one that finds the end of the log for the shared tail.
+    const beyond = follower(log.feed, 999_999_999);
+    await until(() => log.state.reads === 1, 'the follower beyond the end read');
+    const normal = follower(log.feed);
+    await until(() => normal.seqs.length === 3, 'the normal follower replayed');
+    log.state.reads = 0;
+    for (let seq = 4; seq <= 8; seq++) {
+      log.append();
+      await until(() => normal.seqs.at(-1) === seq && beyond.seqs.at(-1) === seq, `seq ${seq}`);
+    }
+    expect(normal.seqs).toEqual(range(1, 8));
+    expect(beyond.seqs).toEqual(range(4, 8));
+    // One read per wake for both: neither re-reads an empty page in a loop.
+    expect(log.state.reads).toBe(5);
+    await Promise.all([normal.close(), beyond.close()]);
+  });
+
+  test('a follower whose read ended empty while another positioned the tail further reads again', async () => {
+    const log = fakeLog(LIMITS);
+    const slowRead = gate();
+    log.state.held.set(1, slowRead.opened);
+    const slow = follower(log.feed);
+    await until(() => log.state.reads === 1, 'the slow follower read the empty log');
+    // Committed after that read; a second follower reads it itself and positions the tail after it.
+    log.append(1);
+    const quick = follower(log.feed);
+    await until(() => quick.seqs.length === 1, 'the quick follower has seq 1');
+    slowRead.open();
+    await until(() => slow.seqs.length === 1, 'the slow follower has seq 1 without another event');
+    await Promise.all([slow.close(), quick.close()]);
   });
 });
