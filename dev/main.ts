@@ -17,12 +17,20 @@ import { obtainTemporalCli } from './temporal-cli.ts';
 import { forkChild, stopChild, type Child, type ChildOptions } from './supervisor.ts';
 import { acquireLaunchLock, type LaunchLock } from './launch-lock.ts';
 import { waitFor } from './ports.ts';
+import type { DevServerSynchronous } from './temporal-dev-server.ts';
 
 const say = (line: string) => console.log(`[launcher] ${line}`);
 
 function portFromEnv(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
   if (!Number.isInteger(value) || value <= 0 || value > 65535) throw new Error(`${name} must be a TCP port`);
+  return value;
+}
+
+/** TEMPORAL_DEV_SYNCHRONOUS: how hard the dev server's SQLite file syncs (see dev/temporal-dev-server.ts). */
+function synchronousFromEnv(): DevServerSynchronous {
+  const value = process.env.TEMPORAL_DEV_SYNCHRONOUS ?? 'normal';
+  if (value !== 'normal' && value !== 'full') throw new Error('TEMPORAL_DEV_SYNCHRONOUS must be normal or full');
   return value;
 }
 
@@ -127,7 +135,14 @@ async function main(): Promise<void> {
         name: 'temporal',
         file: 'dev/child-temporal.ts',
         args: [
-          JSON.stringify({ cli, dbFile: path.join(config.dataDir, 'temporal.db'), port, uiPort, namespace: config.temporalNamespace }),
+          JSON.stringify({
+            cli,
+            dbFile: path.join(config.dataDir, 'temporal.db'),
+            port,
+            uiPort,
+            namespace: config.temporalNamespace,
+            synchronous: synchronousFromEnv(),
+          }),
         ],
         readyTimeoutMs: 120_000,
       });
