@@ -2,12 +2,12 @@
 // worker, a turn gets exactly one terminal event however its ends race, and a send delivered twice
 // (a client retry) never runs its turn twice.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
 import { call } from '../helpers/request.ts';
 import { DeltaWriter } from '../../activities/turn/delta-writer.ts';
 import { turnBookkeeping } from '../../activities/turn/bookkeeping.ts';
-import { StaleAttemptError } from '../../store/messages.ts';
+import { claimAssistantMessage, StaleAttemptError } from '../../store/messages.ts';
 import { readEvents } from '../../store/events.ts';
 import { sendUpdate, sessionWorkflowId } from '../../workflows/session.ts';
 
@@ -32,6 +32,34 @@ test('a timed delta write refused to a stale attempt raises on the next push, no
     writer.close();
   } finally {
     process.off('unhandledRejection', onUnhandled);
+  }
+});
+
+test('an idle stream writes its first text at once; while it streams, at most one delta event per window', async () => {
+  const sessionId = await env.newSession();
+  const messageId = `msg_${randomUUID().replace(/-/g, '')}`;
+  await claimAssistantMessage(env.api.db, {
+    sessionId,
+    turnId: messageId,
+    messageId,
+    attempt: 1,
+    model: { providerId: 'openai', modelId: 'm' },
+  });
+  const deltas = async () => (await readEvents(env.api.db, sessionId, 0, 100)).filter((event) => event.type === 'message.part.delta');
+  // A window far longer than the test: the first text must not wait for it.
+  const writer = new DeltaWriter(env.api.db, { sessionId, messageId, attempt: 1 }, 600_000, () => undefined);
+  try {
+    writer.push('Hel');
+    writer.push('lo');
+    await vi.waitFor(async () => expect(await deltas()).toHaveLength(1), { timeout: 20_000 });
+    // Within the window the next text is held (one event per window), and written by the step's flush.
+    writer.push(', world');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await deltas()).toHaveLength(1);
+    await writer.flush();
+    expect((await deltas()).map((event) => (event as { delta: string }).delta)).toEqual(['Hello', ', world']);
+  } finally {
+    writer.close();
   }
 });
 
