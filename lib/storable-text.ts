@@ -52,3 +52,15 @@ export function assertStorableText(value: unknown, what: string, path = ''): voi
   const first = problems[0];
   if (first) throw new ValidationError(`The ${what} is not valid: ${first.path || '(root)'} ${first.message}`, problems);
 }
+
+// eslint-disable-next-line no-control-regex -- finding NUL is the point
+const UNSTORABLE_CHARACTERS = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * `value` with each character PostgreSQL cannot store replaced by U+FFFD, for text the service does
+ * not refuse but receives, such as a model's output: stored as it streams and again whole, it must
+ * read the same both times.
+ */
+export function storableText(value: string): string {
+  return SUSPECT_TEXT.test(value) ? value.replace(UNSTORABLE_CHARACTERS, '\uFFFD') : value;
+}

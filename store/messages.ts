@@ -161,14 +161,6 @@ async function lockOwned(client: DbClient, messageId: string, attempt: number): 
   return row;
 }
 
-/** Appends streamed text as one `message.part.delta` event, if this attempt still owns the message. */
-export async function appendDelta(db: Db, input: { sessionId: string; messageId: string; attempt: number; delta: string }): Promise<void> {
-  await inTransaction(db, async (client) => {
-    await lockOwned(client, input.messageId, input.attempt);
-    await appendEvents(client, input.sessionId, [{ type: 'message.part.delta', data: { messageId: input.messageId, delta: input.delta } }]);
-  });
-}
-
 /**
  * Stores the step's final message (idempotently: a message already finished is returned as is),
  * adds its usage to the session's totals, and appends message.completed plus any extra events.

@@ -1,22 +1,31 @@
-// Batches streamed text into `message.part.delta` events: at most one event per flush window instead
-// of one per token, written in order, each write heartbeating the activity (which is also how a
-// cancellation reaches a streaming step quickly). A stream that has not written for a whole window
-// writes at once (its first token does not wait for the window); while it streams it writes at most
-// once per window, so under load a stream costs no more writes than a fixed window would.
+// Turns a step's streamed text into `message.part.delta` events, written in order, each write
+// heartbeating the activity (which is also how a cancellation reaches a streaming step quickly).
+//
+// How often a stream writes is a token bucket: one write per DELTA_FLUSH_MS on average, with a burst
+// of BURST_WRITES. Text arriving while the stream has credit is written at once (the next macrotask,
+// so text arriving together goes in one event); without credit it waits for the next one and goes
+// with whatever arrived meanwhile. A model writing a token every 50 ms therefore has each token
+// written as it comes, even when a busy event loop hands them over unevenly, while a fast model
+// costs no more than one event per window. The writes go through the worker's DeltaCommits, which
+// puts every stream's writes of the moment in one transaction; a stream has at most one write there
+// at a time, so its events keep their order and nothing it writes after a failed write is stored.
 import { performance } from 'node:perf_hooks';
-import type { Db } from '../../store/db.ts';
-import { appendDelta } from '../../store/messages.ts';
+import type { DeltaCommits } from './delta-commits.ts';
+
+/** Writes a stream may make back to back before the window spaces them. */
+export const BURST_WRITES = 4;
 
 export class DeltaWriter {
   private buffer = '';
-  private timer: NodeJS.Timeout | undefined;
+  private pending: { cancel(): void } | undefined;
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown;
-  /** When the last write was issued (performance.now()); none yet: the first push writes at once. */
-  private lastWriteAt = Number.NEGATIVE_INFINITY;
+  /** Writes the stream may make now, and when that was counted (performance.now()). */
+  private credit = BURST_WRITES;
+  private creditAt = performance.now();
 
   constructor(
-    private readonly db: Db,
+    private readonly commits: DeltaCommits,
     private readonly target: { sessionId: string; messageId: string; attempt: number },
     private readonly flushMs: number,
     private readonly onFlush: () => void,
@@ -25,26 +34,33 @@ export class DeltaWriter {
   push(text: string): void {
     if (this.failure) throw this.failure;
     this.buffer += text;
-    if (this.timer) return;
-    // Zero when idle: the next macrotask, so tokens that arrive together still go in one event.
+    if (this.pending) return;
     // A failed timed write is kept in `failure` and raised by the next push() or flush(); it must not
     // become an unhandled rejection, which would take the whole worker down.
-    const wait = Math.max(0, this.lastWriteAt + this.flushMs - performance.now());
-    this.timer = setTimeout(() => this.flush().catch(() => undefined), wait);
+    const write = () => void this.flush().catch(() => undefined);
+    const wait = (1 - this.refill()) * this.flushMs;
+    if (wait <= 0) {
+      const immediate = setImmediate(write);
+      this.pending = { cancel: () => clearImmediate(immediate) };
+    } else {
+      const timer = setTimeout(write, wait);
+      this.pending = { cancel: () => clearTimeout(timer) };
+    }
   }
 
   /** Writes what is buffered; resolves when every earlier write has committed. */
   flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.pending?.cancel();
+    this.pending = undefined;
     const delta = this.buffer;
     this.buffer = '';
     if (delta) {
-      this.lastWriteAt = performance.now();
+      // A final flush may write without credit: the bucket only spaces a stream's writes.
+      this.credit = Math.max(0, this.refill() - 1);
       this.chain = this.chain.then(async () => {
         if (this.failure) return;
         try {
-          await appendDelta(this.db, { ...this.target, delta });
+          await this.commits.commit({ ...this.target, delta });
           this.onFlush();
         } catch (error) {
           this.failure = error;
@@ -57,6 +73,15 @@ export class DeltaWriter {
   }
 
   close(): void {
-    clearTimeout(this.timer);
+    this.pending?.cancel();
+    this.pending = undefined;
+  }
+
+  /** Adds the credit earned since it was last counted; answers the credit now. */
+  private refill(): number {
+    const now = performance.now();
+    this.credit = Math.min(BURST_WRITES, this.credit + (now - this.creditAt) / this.flushMs);
+    this.creditAt = now;
+    return this.credit;
   }
 }

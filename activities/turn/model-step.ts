@@ -21,11 +21,13 @@ import { costUsd } from '../model/pricing.ts';
 import { systemPrompt } from '../model/system-prompt.ts';
 import { toModelMessages } from '../model/history.ts';
 import { allRunByService, modelToolSet } from '../tools/index.ts';
+import { DeltaCommits } from './delta-commits.ts';
 import { DeltaWriter } from './delta-writer.ts';
 import { conversationFiles } from './media-files.ts';
 import { OUTPUT_LIMIT_ERROR_TYPE, OutputMeter } from './output-limit.ts';
 import { TurnFiles } from './turn-files.ts';
 import type { Storage } from '../../lib/storage.ts';
+import { storableText } from '../../lib/storable-text.ts';
 import type { Bundle } from '../../lib/bundle/index.ts';
 
 export interface ModelStepDeps {
@@ -43,6 +45,8 @@ export function modelStepActivities(deps: ModelStepDeps) {
   const { bundleOf } = deps;
   const { limits } = deps.config;
   const turnFiles = new TurnFiles({ budgetBytes: limits.workerFileCacheBytes });
+  // One per worker: every stream's delta writes of the moment share a transaction.
+  const deltaCommits = new DeltaCommits(deps.db);
 
   return {
     async runModelStep(input: TurnInput & { messageId: string; step: number }): Promise<StepResult> {
@@ -83,8 +87,11 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const meter = new OutputMeter({ maxTokens: limits.stepOutputTokens, maxBytes: limits.stepOutputBytes });
       let keepFiles = false;
       const heartbeat = setInterval(() => context.heartbeat(), 250);
-      const writer = new DeltaWriter(deps.db, { sessionId: input.sessionId, messageId: input.messageId, attempt }, deps.deltaFlushMs, () =>
-        context.heartbeat(),
+      const writer = new DeltaWriter(
+        deltaCommits,
+        { sessionId: input.sessionId, messageId: input.messageId, attempt },
+        deps.deltaFlushMs,
+        () => context.heartbeat(),
       );
       try {
         const history = await conversation(deps.db, input.sessionId, turnId);
@@ -116,8 +123,11 @@ export function modelStepActivities(deps: ModelStepDeps) {
             break;
           }
           if (part.type === 'text-delta') {
-            text += part.text;
-            writer.push(part.text);
+            // A NUL in a model's output would fail every write of this step, and of the steps
+            // sharing its delta transaction; the same replacement keeps deltas and final text equal.
+            const piece = storableText(part.text);
+            text += piece;
+            writer.push(piece);
           } else if (part.type === 'tool-call') {
             toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
           } else if (part.type === 'error') {

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
 import { call } from '../helpers/request.ts';
-import { DeltaWriter } from '../../activities/turn/delta-writer.ts';
+import { DeltaCommits } from '../../activities/turn/delta-commits.ts';
+import { BURST_WRITES, DeltaWriter } from '../../activities/turn/delta-writer.ts';
 import { turnBookkeeping } from '../../activities/turn/bookkeeping.ts';
 import { claimAssistantMessage, StaleAttemptError } from '../../store/messages.ts';
 import { readEvents } from '../../store/events.ts';
@@ -24,7 +25,12 @@ test('a timed delta write refused to a stale attempt raises on the next push, no
   process.on('unhandledRejection', onUnhandled);
   try {
     // No message is owned by this attempt, as for an attempt whose step was taken over by a retry.
-    const writer = new DeltaWriter(env.api.db, { sessionId, messageId: `msg_${randomUUID()}`, attempt: 1 }, 5, () => undefined);
+    const writer = new DeltaWriter(
+      new DeltaCommits(env.api.db),
+      { sessionId, messageId: `msg_${randomUUID()}`, attempt: 1 },
+      5,
+      () => undefined,
+    );
     writer.push('lost ');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(unhandled).toEqual([]);
@@ -35,7 +41,7 @@ test('a timed delta write refused to a stale attempt raises on the next push, no
   }
 });
 
-test('an idle stream writes its first text at once; while it streams, at most one delta event per window', async () => {
+test('a stream writes at once while it has credit (a burst of BURST_WRITES), then at most one event per window', async () => {
   const sessionId = await env.newSession();
   const messageId = `msg_${randomUUID().replace(/-/g, '')}`;
   await claimAssistantMessage(env.api.db, {
@@ -45,19 +51,28 @@ test('an idle stream writes its first text at once; while it streams, at most on
     attempt: 1,
     model: { providerId: 'openai', modelId: 'm' },
   });
-  const deltas = async () => (await readEvents(env.api.db, sessionId, 0, 100)).filter((event) => event.type === 'message.part.delta');
-  // A window far longer than the test: the first text must not wait for it.
-  const writer = new DeltaWriter(env.api.db, { sessionId, messageId, attempt: 1 }, 600_000, () => undefined);
+  const deltas = async () =>
+    (await readEvents(env.api.db, sessionId, 0, 100)).filter((event) => event.type === 'message.part.delta').map((event) => event.delta);
+  // A window far longer than the test: no write may wait for it while there is credit.
+  const writer = new DeltaWriter(new DeltaCommits(env.api.db), { sessionId, messageId, attempt: 1 }, 600_000, () => undefined);
   try {
+    // Text pushed together is one event.
     writer.push('Hel');
     writer.push('lo');
-    await vi.waitFor(async () => expect(await deltas()).toHaveLength(1), { timeout: 20_000 });
-    // Within the window the next text is held (one event per window), and written by the step's flush.
+    await vi.waitFor(async () => expect(await deltas()).toEqual(['Hello']), { timeout: 20_000 });
+    const expected = ['Hello'];
+    for (let write = 2; write <= BURST_WRITES; write++) {
+      writer.push(` ${write}`);
+      expected.push(` ${write}`);
+      await vi.waitFor(async () => expect(await deltas()).toEqual(expected), { timeout: 20_000 });
+    }
+    // The credit is spent: the next text is held for the window, and written by the step's flush.
     writer.push(', world');
+    writer.push('!');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await deltas()).toHaveLength(1);
+    expect(await deltas()).toEqual(expected);
     await writer.flush();
-    expect((await deltas()).map((event) => (event as { delta: string }).delta)).toEqual(['Hello', ', world']);
+    expect(await deltas()).toEqual([...expected, ', world!']);
   } finally {
     writer.close();
   }

@@ -2,11 +2,12 @@
 // client hands it in: a 400 whose `errors` point at it, for sends (async included), approvals, their
 // answers and webhook trigger bodies; a link answer's note cut at its limit keeps whole characters.
 // Behind that, a message that reaches the recording activity anyway fails there once, not forever:
-// the signalled send is dropped and the session goes on.
+// the signalled send is dropped and the session goes on. A model's output is not refused but kept,
+// with U+FFFD for what cannot be stored.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
+import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/agent-env.ts';
 import { call } from '../helpers/request.ts';
 import { newId } from '../../lib/ids.ts';
 import { getSession } from '../../store/sessions.ts';
@@ -143,6 +144,22 @@ describe('behind the API', () => {
     expect(ok.status, ok.text).toBe(200);
     const events = await env.events(sessionId);
     expect(userMessages(events)).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: 'turn.completed' });
+  });
+
+  test("a model's output PostgreSQL cannot store streams and is kept with U+FFFD in its place, the same in deltas and message", async () => {
+    const sessionId = await env.newSession();
+    env.fake.enqueue({ text: ['a NUL ', NUL, ' and ', LONE_SURROGATE, ' end'] });
+    const sent = await send(sessionId, 'reply with odd text');
+    expect(sent.status, sent.text).toBe(200);
+    const events = await env.events(sessionId);
+    const completed = events.flatMap((event) =>
+      event.type === 'message.completed' && event.message.role === 'assistant' ? [event.message] : [],
+    );
+    expect(completed).toHaveLength(1);
+    const expected = 'a NUL before\uFFFDafter and half of a pair: \uFFFD end';
+    expect(completed[0]!.parts).toEqual([{ type: 'text', text: expected }]);
+    expect(textFromEvents(events, completed[0]!.id)).toBe(expected);
     expect(events.at(-1)).toMatchObject({ type: 'turn.completed' });
   });
 });

@@ -1,0 +1,124 @@
+// The worker's group commit of streamed text (activities/turn/delta-commits.ts): many streams'
+// writes of one moment go in one transaction, each session's events stay numbered without gaps and
+// are announced, and a write that cannot be stored fails only its own stream.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
+import { DeltaCommits } from '../../activities/turn/delta-commits.ts';
+import { EVENTS_CHANNEL } from '../../lib/events.ts';
+import { claimAssistantMessage, StaleAttemptError } from '../../store/messages.ts';
+import { readEvents } from '../../store/events.ts';
+
+let env: AgentEnv;
+beforeAll(async () => {
+  env = await startAgentEnv();
+});
+afterAll(async () => env?.close());
+
+const newId = () => `msg_${randomUUID().replace(/-/g, '')}`;
+
+/** A session with a streaming assistant message owned by `attempt`. */
+async function streamingMessage(attempt = 1, sessionId?: string) {
+  const session = sessionId ?? (await env.newSession());
+  const messageId = newId();
+  await claimAssistantMessage(env.api.db, {
+    sessionId: session,
+    turnId: messageId,
+    messageId,
+    attempt,
+    model: { providerId: 'openai', modelId: 'm' },
+  });
+  return { sessionId: session, messageId, attempt };
+}
+
+async function deltaRows(sessionId: string) {
+  const { rows } = await env.api.db.query<{ seq: number; data: { messageId: string; delta: string }; tx: string }>(
+    `SELECT seq, data, xmin::text AS tx FROM events WHERE session_id = $1 AND type = 'message.part.delta' ORDER BY seq`,
+    [sessionId],
+  );
+  return rows;
+}
+
+test("twenty streams' writes of one moment commit in one transaction, each session numbered without gaps and announced", async () => {
+  const streams = await Promise.all(Array.from({ length: 20 }, () => streamingMessage()));
+  const before = new Map(
+    await Promise.all(streams.map(async (s) => [s.sessionId, (await readEvents(env.api.db, s.sessionId, 0, 100)).length] as const)),
+  );
+  const listener = new pg.Client({ connectionString: env.api.config.databaseUrl });
+  await listener.connect();
+  const notices: string[] = [];
+  listener.on('notification', (message) => notices.push(message.payload ?? ''));
+  await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
+  try {
+    const commits = new DeltaCommits(env.api.db);
+    await Promise.all(streams.map((stream, index) => commits.commit({ ...stream, delta: `text ${index}` })));
+
+    const transactions = new Set<string>();
+    for (const [index, stream] of streams.entries()) {
+      const events = await readEvents(env.api.db, stream.sessionId, 0, 100);
+      // The delta follows the session's earlier events at the next seq.
+      expect(events.map((event) => event.seq)).toEqual(events.map((_, i) => i + 1));
+      expect(events).toHaveLength(before.get(stream.sessionId)! + 1);
+      expect(events.at(-1)).toMatchObject({ type: 'message.part.delta', messageId: stream.messageId, delta: `text ${index}` });
+      for (const row of await deltaRows(stream.sessionId)) transactions.add(row.tx);
+    }
+    expect(transactions.size).toBe(1);
+    await expect.poll(() => notices.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(streams.length);
+    for (const stream of streams) {
+      expect(notices).toContain(`${stream.sessionId}:${before.get(stream.sessionId)! + 1}`);
+    }
+  } finally {
+    await listener.end();
+  }
+});
+
+test("one stream's writes queued together become one event, in order; what follows goes in the next transaction", async () => {
+  const stream = await streamingMessage();
+  const commits = new DeltaCommits(env.api.db);
+  await Promise.all(['a', 'b', 'c'].map((delta) => commits.commit({ ...stream, delta })));
+  await commits.commit({ ...stream, delta: 'd' });
+  const rows = await deltaRows(stream.sessionId);
+  expect(rows.map((row) => row.data.delta)).toEqual(['abc', 'd']);
+  expect(rows[1]!.seq).toBe(rows[0]!.seq + 1);
+});
+
+test('a stale attempt sharing a transaction with live streams fails alone, even for the same message', async () => {
+  const live = await streamingMessage(2);
+  const other = await streamingMessage();
+  const commits = new DeltaCommits(env.api.db);
+  const results = await Promise.allSettled([
+    commits.commit({ ...live, attempt: 1, delta: 'from a zombie attempt' }),
+    commits.commit({ ...live, delta: 'live' }),
+    commits.commit({ ...other, delta: 'other' }),
+    commits.commit({ sessionId: other.sessionId, messageId: newId(), attempt: 1, delta: 'no such message' }),
+  ]);
+  expect(results.map((result) => result.status)).toEqual(['rejected', 'fulfilled', 'fulfilled', 'rejected']);
+  expect((results[0] as PromiseRejectedResult).reason).toBeInstanceOf(StaleAttemptError);
+  expect((results[3] as PromiseRejectedResult).reason).toBeInstanceOf(StaleAttemptError);
+  expect((await deltaRows(live.sessionId)).map((row) => row.data.delta)).toEqual(['live']);
+  expect((await deltaRows(other.sessionId)).map((row) => row.data.delta)).toEqual(['other']);
+});
+
+test('a write PostgreSQL refuses fails its own stream only; the others in its transaction are stored', async () => {
+  const good = await streamingMessage();
+  const bad = await streamingMessage();
+  const commits = new DeltaCommits(env.api.db);
+  // DeltaEntry requires storable text; this one breaks that promise on purpose.
+  const results = await Promise.allSettled([
+    commits.commit({ ...good, delta: 'fine' }),
+    commits.commit({ ...bad, delta: 'nul \u0000 here' }),
+  ]);
+  expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected']);
+  expect((await deltaRows(good.sessionId)).map((row) => row.data.delta)).toEqual(['fine']);
+  expect(await deltaRows(bad.sessionId)).toEqual([]);
+});
+
+test('a transaction holds at most the configured number of events; the rest follow at once', async () => {
+  const streams = await Promise.all(Array.from({ length: 5 }, () => streamingMessage()));
+  const commits = new DeltaCommits(env.api.db, { maxEvents: 2, maxChars: 1_000_000 });
+  await Promise.all(streams.map((stream) => commits.commit({ ...stream, delta: 'x' })));
+  const transactions = new Set<string>();
+  for (const stream of streams) for (const row of await deltaRows(stream.sessionId)) transactions.add(row.tx);
+  expect(transactions.size).toBe(3);
+});
