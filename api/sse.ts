@@ -3,6 +3,7 @@
 // of events; the feed hands them over in order, each once, with no gap between replay and live, and
 // this stream pulls the next batch only once the previous one is written, so a slow client holds its
 // own stream back (and reads PostgreSQL itself when it falls behind), never the process's memory.
+// A stream with no filter takes its batches as SSE text, so a replay's pages are framed by PostgreSQL.
 import type { Request, Response } from 'express';
 import type { SessionEvent } from '../lib/events.ts';
 import type { EventHub } from './event-hub.ts';
@@ -92,24 +93,34 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
 
   let reason: StreamEnd['reason'] = 'client-closed';
   try {
-    for await (const batch of hub.follow(sessionId, lastSeq, closed.signal)) {
-      if (gone()) break;
-      // A batch goes out as one write; a stop event cuts it short.
-      let chunk = '';
-      let stop = false;
-      for (const event of batch) {
-        if (!filter || filter(event)) chunk += sseFrame(event);
-        lastSeq = event.seq;
-        if (until?.(event)) {
-          stop = true;
+    if (!filter && !until) {
+      // Every event is written and none ends the stream: the events need not be objects here, and a
+      // replay's pages arrive as SSE text made by PostgreSQL. One write per batch, drained before the next.
+      for await (const batch of hub.follow(sessionId, lastSeq, closed.signal, 'frames')) {
+        if (gone()) break;
+        lastSeq = batch.lastSeq;
+        await write(batch.text);
+      }
+    } else {
+      for await (const batch of hub.follow(sessionId, lastSeq, closed.signal)) {
+        if (gone()) break;
+        // A batch goes out as one write; a stop event cuts it short.
+        let chunk = '';
+        let stop = false;
+        for (const event of batch) {
+          if (!filter || filter(event)) chunk += sseFrame(event);
+          lastSeq = event.seq;
+          if (until?.(event)) {
+            stop = true;
+            break;
+          }
+        }
+        if (chunk) await write(chunk);
+        if (stop) {
+          reason = 'until';
+          if (!gone()) res.end();
           break;
         }
-      }
-      if (chunk) await write(chunk);
-      if (stop) {
-        reason = 'until';
-        if (!gone()) res.end();
-        break;
       }
     }
   } catch (error) {

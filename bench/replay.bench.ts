@@ -1,7 +1,9 @@
 // Replay rate of a 50,000-event session: GET /session/:id/events over SSE from seq 0 through the
 // real API (auth, rate limiter, ownership check, paged reads, framing, backpressure), beside reading
 // the same rows with plain SQL in the same pages through the same driver. The ratio is the figure to
-// compare across runs: the machine and PostgreSQL cancel out.
+// compare across runs: the machine and PostgreSQL cancel out. Two more floors, same run: the rows
+// with the replay's bounded page query (the plan the replay gets, without its framing), and the
+// replay's own page reads (frames made by PostgreSQL, store/event-frames.ts) without HTTP.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { REPLAY_PAGE_SIZE } from '../api/sse.ts';
@@ -9,6 +11,7 @@ import type { NewEvent } from '../lib/events.ts';
 import { deployRevision } from '../store/agents.ts';
 import { inTransaction, type Db } from '../store/db.ts';
 import { appendEvents } from '../store/events.ts';
+import { readEventFrames } from '../store/event-frames.ts';
 import { createSession } from '../store/sessions.ts';
 import { startBenchApi } from './bench-api.ts';
 import type { Benchmark } from './benchmark.ts';
@@ -79,19 +82,32 @@ function countOf(text: string, needle: string): number {
   return count;
 }
 
+/** Plain keyset pages of the session's rows, parsed by pg; `seq <= after + page` is the bound the replay uses. */
+const ROWS = 'SELECT * FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3';
+const ROWS_BOUNDED = 'SELECT * FROM events WHERE session_id = $1 AND seq > $2 AND seq <= $2 + $3 ORDER BY seq LIMIT $3';
+
 /** The floor: the same keyset pages of the same rows, straight from the pool, parsed by pg. */
-async function replayOverSql(db: Db, sessionId: string): Promise<{ ms: number; rows: number }> {
+async function replayOverSql(db: Db, sessionId: string, query = ROWS): Promise<{ ms: number; rows: number }> {
   const started = process.hrtime.bigint();
   let rows = 0;
   for (let after = 0; ;) {
-    const page = await db.query<{ seq: number }>('SELECT * FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [
-      sessionId,
-      after,
-      REPLAY_PAGE_SIZE,
-    ]);
+    const page = await db.query<{ seq: number }>(query, [sessionId, after, REPLAY_PAGE_SIZE]);
     rows += page.rows.length;
     if (page.rows.length < REPLAY_PAGE_SIZE) break;
     after = page.rows[page.rows.length - 1]!.seq;
+  }
+  return { ms: Number(process.hrtime.bigint() - started) / 1e6, rows };
+}
+
+/** The replay's own reads: every page as SSE text made by PostgreSQL, with no HTTP around them. */
+async function replayFramesOverSql(db: Db, sessionId: string): Promise<{ ms: number; rows: number }> {
+  const started = process.hrtime.bigint();
+  let rows = 0;
+  for (let after = 0; ;) {
+    const page = await readEventFrames(db, sessionId, after, REPLAY_PAGE_SIZE);
+    rows += page.count;
+    if (page.count < REPLAY_PAGE_SIZE) break;
+    after = page.lastSeq;
   }
   return { ms: Number(process.hrtime.bigint() - started) / 1e6, rows };
 }
@@ -123,32 +139,57 @@ const replay: Benchmark = {
       log('warming up (one run each)');
       await replayOverSse(streamUrl, headers);
       await replayOverSql(db, session.id);
+      await replayOverSql(db, session.id, ROWS_BOUNDED);
+      await replayFramesOverSql(db, session.id);
 
       const sse: number[] = [];
       const sql: number[] = [];
+      const sqlBounded: number[] = [];
+      const sqlFrames: number[] = [];
       let bytes = 0;
       for (let run = 0; run < RUNS; run++) {
         const streamed = await replayOverSse(streamUrl, headers);
         if (streamed.frames !== EVENTS) throw new Error(`SSE replay delivered ${streamed.frames} frames, expected ${EVENTS}`);
-        const read = await replayOverSql(db, session.id);
-        if (read.rows !== EVENTS) throw new Error(`SQL read ${read.rows} rows, expected ${EVENTS}`);
+        const floors = [
+          await replayOverSql(db, session.id),
+          await replayOverSql(db, session.id, ROWS_BOUNDED),
+          await replayFramesOverSql(db, session.id),
+        ];
+        for (const read of floors) if (read.rows !== EVENTS) throw new Error(`SQL read ${read.rows} rows, expected ${EVENTS}`);
         sse.push(streamed.ms);
-        sql.push(read.ms);
+        sql.push(floors[0]!.ms);
+        sqlBounded.push(floors[1]!.ms);
+        sqlFrames.push(floors[2]!.ms);
         bytes = streamed.bytes;
-        log(`run ${run + 1}: SSE ${streamed.ms.toFixed(0)} ms, SQL ${read.ms.toFixed(0)} ms`);
+        log(
+          `run ${run + 1}: SSE ${streamed.ms.toFixed(0)} ms, SQL ${floors[0]!.ms.toFixed(0)} ms, ` +
+            `bounded SQL ${floors[1]!.ms.toFixed(0)} ms, SQL frames ${floors[2]!.ms.toFixed(0)} ms`,
+        );
       }
 
-      const sseRate = EVENTS / (median(sse) / 1000);
-      const sqlRate = EVENTS / (median(sql) / 1000);
+      const rate = (runs: number[]) => EVENTS / (median(runs) / 1000);
+      const figures = (runs: number[]) => ({
+        eventsPerSecond: Math.round(rate(runs)),
+        medianMs: round(median(runs)),
+        runsMs: runs.map((ms) => round(ms)),
+      });
       return {
         events: EVENTS,
         runs: RUNS,
         pageSize: REPLAY_PAGE_SIZE,
         method: 'one client at a time; SSE timed from the request to the frame with the last id; medians of the runs',
-        sse: { eventsPerSecond: Math.round(sseRate), medianMs: round(median(sse)), bytes, runsMs: sse.map((ms) => round(ms)) },
-        sql: { eventsPerSecond: Math.round(sqlRate), medianMs: round(median(sql)), runsMs: sql.map((ms) => round(ms)) },
-        // How many times slower the SSE replay is than the bare query: 1 would be free framing.
-        ratio: round(sqlRate / sseRate),
+        sse: { ...figures(sse), bytes },
+        sql: figures(sql),
+        // The rows of the replay's page query (seq bounded by the page), parsed by pg: its plan, no framing.
+        sqlBounded: figures(sqlBounded),
+        // The replay's page reads alone: PostgreSQL making the frames, no HTTP, no client.
+        sqlFrames: figures(sqlFrames),
+        // How many times slower the SSE replay is than the bare query (below 1: faster than pg making
+        // objects of the rows, which the replay no longer does), then than the bounded one.
+        ratio: round(rate(sql) / rate(sse)),
+        ratioToBounded: round(rate(sqlBounded) / rate(sse)),
+        // What HTTP, the feed and the client add to the replay's own reads.
+        ratioToFrames: round(rate(sqlFrames) / rate(sse)),
       };
     } finally {
       // Sessions, events and agents go with the bench user.

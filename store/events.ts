@@ -38,12 +38,16 @@ export async function appendEvents(client: DbClient, sessionId: string, events: 
   return inserted.rows.sort((a, b) => a.seq - b.seq).map(toSessionEvent);
 }
 
+/**
+ * The events after `afterSeq`, in order, at most `limit`. A session's seqs have no gap, so the page is
+ * exactly the seqs up to `afterSeq + limit`: saying so keeps the plan an index range scan even when the
+ * statistics of a freshly written session would have PostgreSQL read and sort every row after `afterSeq`.
+ */
 export async function readEvents(db: Db | DbClient, sessionId: string, afterSeq: number, limit: number): Promise<SessionEvent[]> {
-  const { rows } = await db.query<EventRow>('SELECT * FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [
-    sessionId,
-    afterSeq,
-    limit,
-  ]);
+  const { rows } = await db.query<EventRow>(
+    'SELECT * FROM events WHERE session_id = $1 AND seq > $2 AND seq <= $2 + $3 ORDER BY seq LIMIT $3',
+    [sessionId, afterSeq, limit],
+  );
   return rows.map(toSessionEvent);
 }
 
