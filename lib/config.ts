@@ -67,7 +67,7 @@ export interface Limits {
   rateLimitWindowSeconds: number;
   /** Failed authentications per client address in one window before 429. */
   authFailuresPerWindow: number;
-  /** Streamed model text is batched this long into one message.part.delta event. */
+  /** A stream writes one message.part.delta event per this many ms on average (bursts of a few at once). */
   deltaFlushMs: number;
   /** Milliseconds between keep-alive comments on SSE streams, so proxies do not time them out. */
   sseHeartbeatMs: number;
@@ -79,6 +79,8 @@ export interface Limits {
   turnFileBytes: number;
   /** Bytes of files one worker keeps between the model steps of its turns, all turns together (0: none kept). */
   workerFileCacheBytes: number;
+  /** Activities one worker runs at once; a streaming model step holds one for its whole stream. */
+  workerConcurrentActivities: number;
   /** What one model step may stream: output tokens (each streamed piece counts as one) and bytes; the turn fails beyond. */
   stepOutputTokens: number;
   stepOutputBytes: number;
@@ -213,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
       sseStreamsPerKey: int(env, 'SSE_STREAMS_PER_KEY', 50, 1),
       turnFileBytes: int(env, 'TURN_FILE_BYTES_LIMIT', 50 * 1024 * 1024, 1),
       workerFileCacheBytes: int(env, 'WORKER_FILE_CACHE_BYTES', 256 * 1024 * 1024, 0),
+      workerConcurrentActivities: int(env, 'WORKER_MAX_CONCURRENT_ACTIVITIES', 200, 1),
       stepOutputTokens: int(env, 'MODEL_STEP_MAX_OUTPUT_TOKENS', 32_768, 1),
       stepOutputBytes: int(env, 'MODEL_STEP_MAX_OUTPUT_BYTES', 1024 * 1024, 1),
       // Providers refuse a max_tokens above a model's own limit (16384 for gpt-4o), so the default is

@@ -27,5 +27,9 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     // a streaming model step within a second.
     maxHeartbeatThrottleInterval: '500 milliseconds',
     defaultHeartbeatThrottleInterval: '500 milliseconds',
+    // Temporal's default is 100. A model step holds its slot for its whole stream, mostly waiting on
+    // the provider, so the default capped a worker at 100 replies streaming at once; beyond the cap
+    // a turn waits to start rather than sharing the worker's CPU with the streams already running.
+    maxConcurrentActivityTaskExecutions: setup.deps.config.limits.workerConcurrentActivities,
   });
 }
