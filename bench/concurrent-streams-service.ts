@@ -22,6 +22,8 @@ import { expectStatus, jsonHeaders, timedRequest } from './http-json.ts';
 import type { Infra } from './infra.ts';
 
 export interface ServiceTarget extends StreamTarget {
+  /** The API's base URL, for requests the StreamTarget methods do not make. */
+  url: string;
   deltaFlushMs: number;
   /** Warnings and errors the API and the worker have logged so far. */
   logWarnings(): Record<string, { count: number; first?: string }>;
@@ -130,6 +132,7 @@ export async function startService(infra: Infra, fakeBaseUrl: string, log: (line
     };
 
     return {
+      url,
       deltaFlushMs,
       headers,
       pids: { api: api.pid, worker: worker.pid },

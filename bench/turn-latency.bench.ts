@@ -97,7 +97,10 @@ const turnLatency: Benchmark = {
         ratioMean: ratio(reusedLatency.meanMs, floorLatency.meanMs),
         freshRatioP50: ratio(freshLatency.p50Ms, floorLatency.p50Ms),
         freshRatioP99: ratio(freshLatency.p99Ms, floorLatency.p99Ms),
-        goal: 'ratio under 2',
+        // A turn is two workflows (the session's and the turn's) and a model step: about three floors of
+        // tasks in a row. Since the dev server's floor fell from 150 to ~40 ms the ratio says less than the
+        // turn's own latency, which the performance goal names.
+        goal: 'p50 under 100 ms with this zero-delay model; ratio under 3',
         reusedSessionPhases: phases,
       };
     } finally {
