@@ -1,5 +1,5 @@
-// Turns a step's streamed text into `message.part.delta` events, written in order, each write
-// heartbeating the activity (which is also how a cancellation reaches a streaming step quickly).
+// Turns a step's streamed text into `message.part.delta` events, written in order. (The step
+// heartbeats on a timer of its own: a heartbeat per write cost the worker more than the write.)
 //
 // How often a stream writes is a token bucket: one write per DELTA_FLUSH_MS on average, with a burst
 // of BURST_WRITES. Text arriving while the stream has credit is written at once (the next macrotask,
@@ -28,7 +28,6 @@ export class DeltaWriter {
     private readonly commits: DeltaCommits,
     private readonly target: { sessionId: string; messageId: string; attempt: number },
     private readonly flushMs: number,
-    private readonly onFlush: () => void,
   ) {}
 
   push(text: string): void {
@@ -61,7 +60,6 @@ export class DeltaWriter {
         if (this.failure) return;
         try {
           await this.commits.commit({ ...this.target, delta });
-          this.onFlush();
         } catch (error) {
           this.failure = error;
         }

@@ -86,13 +86,11 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const overLimit = new AbortController();
       const meter = new OutputMeter({ maxTokens: limits.stepOutputTokens, maxBytes: limits.stepOutputBytes });
       let keepFiles = false;
+      // Every 250 ms, below the worker's 500 ms heartbeat throttle: how a cancellation reaches the step
+      // within a second. Each call costs the worker some work (an encoded payload through its heartbeat
+      // pipeline), so the step's writes do not heartbeat too.
       const heartbeat = setInterval(() => context.heartbeat(), 250);
-      const writer = new DeltaWriter(
-        deltaCommits,
-        { sessionId: input.sessionId, messageId: input.messageId, attempt },
-        deps.deltaFlushMs,
-        () => context.heartbeat(),
-      );
+      const writer = new DeltaWriter(deltaCommits, { sessionId: input.sessionId, messageId: input.messageId, attempt }, deps.deltaFlushMs);
       try {
         const history = await conversation(deps.db, input.sessionId, turnId);
         const resolveFile = await conversationFiles(deps, input.sessionId, history, {

@@ -25,12 +25,7 @@ test('a timed delta write refused to a stale attempt raises on the next push, no
   process.on('unhandledRejection', onUnhandled);
   try {
     // No message is owned by this attempt, as for an attempt whose step was taken over by a retry.
-    const writer = new DeltaWriter(
-      new DeltaCommits(env.api.db),
-      { sessionId, messageId: `msg_${randomUUID()}`, attempt: 1 },
-      5,
-      () => undefined,
-    );
+    const writer = new DeltaWriter(new DeltaCommits(env.api.db), { sessionId, messageId: `msg_${randomUUID()}`, attempt: 1 }, 5);
     writer.push('lost ');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(unhandled).toEqual([]);
@@ -54,7 +49,7 @@ test('a stream writes at once while it has credit (a burst of BURST_WRITES), the
   const deltas = async () =>
     (await readEvents(env.api.db, sessionId, 0, 100)).filter((event) => event.type === 'message.part.delta').map((event) => event.delta);
   // A window far longer than the test: no write may wait for it while there is credit.
-  const writer = new DeltaWriter(new DeltaCommits(env.api.db), { sessionId, messageId, attempt: 1 }, 600_000, () => undefined);
+  const writer = new DeltaWriter(new DeltaCommits(env.api.db), { sessionId, messageId, attempt: 1 }, 600_000);
   try {
     // Text pushed together is one event.
     writer.push('Hel');
