@@ -2,13 +2,12 @@
 // ONE round trip: what lets a worker streaming fifty replies at once commit a few times per window
 // instead of once per reply per window (each commit a file sync, and NOTIFY serialises commits).
 //
-// The query is a multi-statement simple query, which PostgreSQL runs as one implicit transaction:
-// it locks the messages, then the sessions, each in id order (so two batches, or a batch and a
-// single-row writer such as finishAssistantMessage, which locks a message before its session, never
-// wait on each other in a cycle), then appends, numbers and announces the events. A message no
-// longer written by the entry's attempt (its step was taken over by a retry, or finished) gets no
-// event: the caller learns which messages were written and fails the others.
-import { escapeLiteral } from 'pg';
+// It is one prepared statement (one round trip, planned once per connection). It locks the
+// messages, then the sessions, each in id order (so two batches, or a batch and a single-row writer
+// such as finishAssistantMessage, which locks a message before its session, never wait on each other
+// in a cycle), then appends, numbers and announces the events. A message no longer written by the
+// entry's attempt (its step was taken over by a retry, or finished) gets no event: the caller learns
+// which messages were written and fails the others.
 import type { Db } from './db.ts';
 import { EVENTS_CHANNEL } from '../lib/events.ts';
 
@@ -20,26 +19,23 @@ export interface DeltaEntry {
   delta: string;
 }
 
-const idList = (ids: Iterable<string>) => `ARRAY[${[...new Set(ids)].map(escapeLiteral).join(',')}]::text[]`;
-
-/**
- * Appends one delta event per entry, in order within each session; answers which message attempts
- * (`<messageId>:<attempt>`) were written: all of an attempt's entries, or none of them.
- */
-export async function appendDeltaBatch(db: Db, entries: readonly DeltaEntry[]): Promise<Set<string>> {
-  if (entries.length === 0) return new Set();
-  const input = escapeLiteral(JSON.stringify(entries.map((entry, index) => ({ ...entry, ord: index }))));
-  const text = `
-SELECT 1 FROM messages WHERE id = ANY(${idList(entries.map((entry) => entry.messageId))}) ORDER BY id FOR UPDATE;
-SELECT 1 FROM sessions WHERE id = ANY(${idList(entries.map((entry) => entry.sessionId))}) ORDER BY id FOR UPDATE;
+// Each locking CTE is MATERIALIZED and sorted before its rows are locked, so locks are taken in id
+// order; the sessions' CTE reads `owned`, which needs every message lock first. Under READ COMMITTED a
+// row locked after a concurrent change is re-read, so `locked` holds each message's current attempt.
+const APPEND_DELTAS = `
 WITH input AS (
-  SELECT * FROM jsonb_to_recordset(${input}::jsonb) AS e("sessionId" text, "messageId" text, attempt int, delta text, ord int)
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS e("sessionId" text, "messageId" text, attempt int, delta text, ord int)
+), locked AS MATERIALIZED (
+  SELECT m.id, m.attempt, m.status FROM messages m WHERE m.id IN (SELECT "messageId" FROM input) ORDER BY m.id FOR UPDATE
 ), owned AS (
-  SELECT i.* FROM input i JOIN messages m ON m.id = i."messageId" AND m.attempt = i.attempt AND m.status = 'streaming'
+  SELECT i.* FROM input i JOIN locked m ON m.id = i."messageId" AND m.attempt = i.attempt AND m.status = 'streaming'
+), locked_sessions AS MATERIALIZED (
+  SELECT s.id FROM sessions s WHERE s.id IN (SELECT "sessionId" FROM owned) ORDER BY s.id FOR UPDATE
 ), counts AS (
   SELECT "sessionId", count(*)::bigint AS n FROM owned GROUP BY "sessionId"
 ), bumped AS (
-  UPDATE sessions s SET last_seq = s.last_seq + c.n, updated_at = now() FROM counts c WHERE s.id = c."sessionId"
+  UPDATE sessions s SET last_seq = s.last_seq + c.n, updated_at = now()
+    FROM counts c WHERE s.id = c."sessionId" AND s.id IN (SELECT id FROM locked_sessions)
   RETURNING s.id, s.last_seq, c.n
 ), inserted AS (
   INSERT INTO events (session_id, seq, type, data)
@@ -50,9 +46,19 @@ WITH input AS (
 )
 SELECT (SELECT coalesce(array_agg(DISTINCT "messageId" || ':' || attempt), '{}') FROM owned) AS written,
        -- pg_notify is volatile: PostgreSQL evaluates it for every row even though only the count is read.
-       (SELECT count(*) FROM (SELECT pg_notify(${escapeLiteral(EVENTS_CHANNEL)}, session_id || ':' || max(seq)) FROM inserted GROUP BY session_id) n)
-         AS sessions;`;
-  // Several statements answer several results; the last one holds the written messages.
-  const results = (await db.query(text)) as unknown as Array<{ rows: Array<{ written: string[] }> }>;
-  return new Set(results[results.length - 1]!.rows[0]!.written);
+       (SELECT count(*) FROM (SELECT pg_notify($2, session_id || ':' || max(seq)) FROM inserted GROUP BY session_id) n)
+         AS sessions`;
+
+/**
+ * Appends one delta event per entry, in order within each session; answers which message attempts
+ * (`<messageId>:<attempt>`) were written: all of an attempt's entries, or none of them.
+ */
+export async function appendDeltaBatch(db: Db, entries: readonly DeltaEntry[]): Promise<Set<string>> {
+  if (entries.length === 0) return new Set();
+  const { rows } = await db.query<{ written: string[] }>({
+    name: 'append-delta-batch',
+    text: APPEND_DELTAS,
+    values: [JSON.stringify(entries.map((entry, index) => ({ ...entry, ord: index }))), EVENTS_CHANNEL],
+  });
+  return new Set(rows[0]!.written);
 }

@@ -8,7 +8,8 @@ import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
 import { DeltaCommits } from '../../activities/turn/delta-commits.ts';
 import { EVENTS_CHANNEL } from '../../lib/events.ts';
 import { claimAssistantMessage, StaleAttemptError } from '../../store/messages.ts';
-import { readEvents } from '../../store/events.ts';
+import { appendEvents, readEvents } from '../../store/events.ts';
+import { inTransaction } from '../../store/db.ts';
 
 let env: AgentEnv;
 beforeAll(async () => {
@@ -121,4 +122,27 @@ test('a transaction holds at most the configured number of events; the rest foll
   const transactions = new Set<string>();
   for (const stream of streams) for (const row of await deltaRows(stream.sessionId)) transactions.add(row.tx);
   expect(transactions.size).toBe(3);
+});
+
+test('batches racing with the other writers of their sessions leave each session numbered without gaps or repeats', async () => {
+  const streams = await Promise.all(Array.from({ length: 4 }, () => streamingMessage()));
+  const commits = new DeltaCommits(env.api.db);
+  const work: Promise<unknown>[] = [];
+  for (let round = 0; round < 25; round++) {
+    for (const stream of streams) {
+      work.push(commits.commit({ ...stream, delta: `${round} ` }));
+      work.push(
+        inTransaction(env.api.db, (client) =>
+          appendEvents(client, stream.sessionId, [{ type: 'approval.answered', data: { approvalId: `apr_${round}` } } as never]),
+        ),
+      );
+    }
+  }
+  await Promise.all(work);
+  for (const stream of streams) {
+    const events = await readEvents(env.api.db, stream.sessionId, 0, 1000);
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, i) => i + 1));
+    const text = events.flatMap((event) => (event.type === 'message.part.delta' ? [event.delta] : [])).join('');
+    expect(text).toBe(Array.from({ length: 25 }, (_, round) => `${round} `).join(''));
+  }
 });
