@@ -37,12 +37,27 @@ function synchronousFromEnv(): DevServerSynchronous {
 /** The servers the API and worker depend on: stopped last. */
 const SERVERS = ['temporal', 'postgres'];
 
+/**
+ * The worker's V8 settings, as `npm run worker` sets them. Streaming replies allocate a great deal of
+ * short-lived garbage (the AI SDK's web streams); a 64 MiB young generation halved the worker's GC
+ * time at 50 concurrent streams (profiled: 0.79 -> 0.35 s of CPU in an 8 s window), for at most
+ * about 100 MiB more memory.
+ */
+const WORKER_NODE_FLAGS = ['--max-semi-space-size=64'];
+
 /** Runs the API or the worker, restarting it (with backoff) if it dies on its own. */
-function supervise(name: string, file: string, env: NodeJS.ProcessEnv, isStopping: () => boolean, start: (options: ChildOptions) => Child) {
+function supervise(
+  name: string,
+  file: string,
+  env: NodeJS.ProcessEnv,
+  isStopping: () => boolean,
+  start: (options: ChildOptions) => Child,
+  nodeFlags: readonly string[] = [],
+) {
   let failures = 0;
   const run = async (): Promise<void> => {
     const started = Date.now();
-    const child = start({ name, file, env, preload: ['dev/exit-with-launcher.cjs'], readyTimeoutMs: 120_000 });
+    const child = start({ name, file, env, nodeFlags, preload: ['dev/exit-with-launcher.cjs'], readyTimeoutMs: 120_000 });
     await child.ready;
     void child.exited.then((code) => {
       if (isStopping()) return;
@@ -154,7 +169,7 @@ async function main(): Promise<void> {
     const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, DATA_DIR: config.dataDir };
     await Promise.all([
       supervise('api', 'api/server.ts', env, stopping, start),
-      supervise('worker', 'workers/main.ts', env, stopping, start),
+      supervise('worker', 'workers/main.ts', env, stopping, start, WORKER_NODE_FLAGS),
     ]);
     const apiUrl = `http://${config.host}:${config.port}`;
     await waitFor(async () => (await fetch(`${apiUrl}/auth/health`).catch(() => undefined))?.ok === true, 60_000, 'The API');

@@ -23,6 +23,8 @@ export interface ChildOptions {
   env?: NodeJS.ProcessEnv;
   /** CommonJS modules loaded first, before the event loop runs. */
   preload?: string[];
+  /** Flags for node itself (V8 settings). */
+  nodeFlags?: readonly string[];
   /** How long to wait for the child's `ready` message. */
   readyTimeoutMs: number;
 }
@@ -46,7 +48,12 @@ export function forkChild(options: ChildOptions): Child {
   const child = fork(path.join(ROOT, options.file), options.args ?? [], {
     cwd: ROOT,
     env: options.env ?? process.env,
-    execArgv: [...(options.preload ?? []).flatMap((file) => ['--require', path.join(ROOT, file)]), '--import', 'tsx'],
+    execArgv: [
+      ...(options.nodeFlags ?? []),
+      ...(options.preload ?? []).flatMap((file) => ['--require', path.join(ROOT, file)]),
+      '--import',
+      'tsx',
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     detached: true,
   });
