@@ -193,7 +193,8 @@ export async function startAgentStack(infra: Infra, log: (line: string) => void,
   }
 }
 
-async function terminateAll(client: Client, sessionIds: readonly string[]): Promise<void> {
+/** Ends the session workflows a benchmark started, 20 at a time. */
+export async function terminateAll(client: Client, sessionIds: readonly string[]): Promise<void> {
   const batch = 20;
   for (let at = 0; at < sessionIds.length; at += batch) {
     await Promise.all(

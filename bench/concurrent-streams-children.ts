@@ -44,6 +44,8 @@ export function forkBenchChild(options: {
   file: string;
   args?: string[];
   env: NodeJS.ProcessEnv;
+  /** Flags for node itself, before the preload. */
+  nodeFlags?: readonly string[];
   logDir: string;
   readyTimeoutMs: number;
 }): BenchChild {
@@ -54,7 +56,7 @@ export function forkBenchChild(options: {
     child = fork(path.join(ROOT, options.file), options.args ?? [], {
       cwd: ROOT,
       env: options.env,
-      execArgv: ['--require', path.join(ROOT, 'dev/exit-with-launcher.cjs'), '--import', 'tsx'],
+      execArgv: [...(options.nodeFlags ?? []), '--require', path.join(ROOT, 'dev/exit-with-launcher.cjs'), '--import', 'tsx'],
       stdio: ['ignore', log, log, 'ipc'],
       detached: true,
     });

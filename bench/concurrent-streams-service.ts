@@ -15,7 +15,8 @@ import { scopesFor } from '../lib/scopes.ts';
 import { insertKey } from '../store/api-keys.ts';
 import { createPool } from '../store/db.ts';
 import { createUser, findFirstAdmin } from '../store/users.ts';
-import { sessionWorkflowId } from '../workflows/session.ts';
+import { WORKER_NODE_FLAGS } from '../workers/node-flags.ts';
+import { terminateAll } from './agent-stack.ts';
 import { forkBenchChild, logWarnings, type BenchChild } from './concurrent-streams-children.ts';
 import type { StreamTarget } from './concurrent-streams-round.ts';
 import { expectStatus, jsonHeaders, timedRequest } from './http-json.ts';
@@ -83,7 +84,9 @@ export async function startService(infra: Infra, fakeBaseUrl: string, log: (line
     const deltaFlushMs = loadConfig(env).limits.deltaFlushMs;
 
     const startChild = (name: string, file: string): BenchChild => {
-      const child = forkBenchChild({ name, file, env, logDir: infra.scratchDir, readyTimeoutMs: 120_000 });
+      // The worker as `npm run worker` runs it.
+      const nodeFlags = file === 'workers/main.ts' ? WORKER_NODE_FLAGS : [];
+      const child = forkBenchChild({ name, file, env, nodeFlags, logDir: infra.scratchDir, readyTimeoutMs: 120_000 });
       cleanups.push([name, () => child.stop()]);
       return child;
     };
@@ -163,20 +166,5 @@ export async function startService(infra: Infra, fakeBaseUrl: string, log: (line
   } catch (error) {
     await close();
     throw error;
-  }
-}
-
-async function terminateAll(client: Client, sessionIds: readonly string[]): Promise<void> {
-  const batch = 20;
-  for (let at = 0; at < sessionIds.length; at += batch) {
-    await Promise.all(
-      sessionIds.slice(at, at + batch).map((id) =>
-        client.workflow
-          .getHandle(sessionWorkflowId(id))
-          .terminate('benchmark finished')
-          // Already ended, or never started: nothing to do.
-          .catch(() => undefined),
-      ),
-    );
   }
 }

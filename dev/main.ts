@@ -18,6 +18,7 @@ import { forkChild, stopChild, type Child, type ChildOptions } from './superviso
 import { acquireLaunchLock, type LaunchLock } from './launch-lock.ts';
 import { waitFor } from './ports.ts';
 import type { DevServerSynchronous } from './temporal-dev-server.ts';
+import { WORKER_NODE_FLAGS } from '../workers/node-flags.ts';
 
 const say = (line: string) => console.log(`[launcher] ${line}`);
 
@@ -36,14 +37,6 @@ function synchronousFromEnv(): DevServerSynchronous {
 
 /** The servers the API and worker depend on: stopped last. */
 const SERVERS = ['temporal', 'postgres'];
-
-/**
- * The worker's V8 settings, as `npm run worker` sets them. Streaming replies allocate a great deal of
- * short-lived garbage (the AI SDK's web streams); a 64 MiB young generation halved the worker's GC
- * time at 50 concurrent streams (profiled: 0.79 -> 0.35 s of CPU in an 8 s window), for at most
- * about 100 MiB more memory.
- */
-const WORKER_NODE_FLAGS = ['--max-semi-space-size=64'];
 
 /** Runs the API or the worker, restarting it (with backoff) if it dies on its own. */
 function supervise(
