@@ -21,6 +21,7 @@ import { startFakeModel, type FakeModel, type FakeModelOptions } from '../test/h
 import { sessionWorkflowId } from '../workflows/session.ts';
 import { createWorker, WORKFLOWS_PATH } from '../workers/create-worker.ts';
 import type { Infra } from './infra.ts';
+import { cleanups } from './cleanups.ts';
 import { expectStatus, jsonHeaders, timedRequest, type TimedResponse } from './http-json.ts';
 import { discardingLogger, installTemporalRuntime, workflowBundle } from './temporal-runtime.ts';
 
@@ -60,18 +61,12 @@ export interface AgentStackOptions {
 
 export async function startAgentStack(infra: Infra, log: (line: string) => void, options: AgentStackOptions = {}): Promise<AgentStack> {
   installTemporalRuntime();
-  const cleanups: Array<[string, () => Promise<unknown>]> = [];
-  const close = async () => {
-    // Last started, first stopped; a failing step is reported and the rest still run.
-    for (const [what, cleanup] of cleanups.reverse()) {
-      await cleanup().catch((error: unknown) => log(`cleanup (${what}) failed: ${(error as Error).message}`));
-    }
-    cleanups.length = 0;
-  };
+  const undo = cleanups(log);
+  const close = () => undo.run();
 
   try {
     const fake = await startFakeModel(options.fake);
-    cleanups.push(['fake model', () => fake.close()]);
+    undo.push('fake model', () => fake.close());
     const config = loadConfig({
       NODE_ENV: 'development',
       DATABASE_URL: infra.databaseUrl(),
@@ -93,9 +88,9 @@ export async function startAgentStack(infra: Infra, log: (line: string) => void,
     const logger = discardingLogger();
 
     const workerDb = createPool(infra.databaseUrl(), options.poolSize);
-    cleanups.push(['worker pool', () => workerDb.end()]);
+    undo.push('worker pool', () => workerDb.end());
     const nativeConnection = await NativeConnection.connect({ address: infra.temporalAddress() });
-    cleanups.push(['worker connection', () => nativeConnection.close()]);
+    undo.push('worker connection', () => nativeConnection.close());
     const worker: Worker = await createWorker({
       connection: nativeConnection,
       namespace,
@@ -106,51 +101,48 @@ export async function startAgentStack(infra: Infra, log: (line: string) => void,
     const running = worker.run();
     // A worker that dies mid-run is reported at once; the turns waiting on it then time out.
     running.catch((error: unknown) => log(`the worker stopped: ${(error as Error).message}`));
-    cleanups.push([
-      'worker',
-      async () => {
-        worker.shutdown();
-        await running;
-      },
-    ]);
+    undo.push('worker', async () => {
+      worker.shutdown();
+      await running;
+    });
 
     const apiDb = createPool(infra.databaseUrl(), options.poolSize);
-    cleanups.push(['API pool', () => apiDb.end()]);
+    undo.push('API pool', () => apiDb.end());
     const temporal = lazyTemporalClient(config);
-    cleanups.push(['API Temporal connection', () => temporal.connection.close()]);
+    undo.push('API Temporal connection', () => temporal.connection.close());
     const events = await createEventHub({ databaseUrl: infra.databaseUrl(), db: apiDb, logger });
-    cleanups.push(['event hub', () => events.close()]);
+    undo.push('event hub', () => events.close());
     const server = createApp({ config, db: apiDb, logger, masterKey, temporal, events }).app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);
     });
-    cleanups.push([
+    undo.push(
       'API server',
       () =>
         new Promise<void>((resolve) => {
           server.closeAllConnections();
           server.close(() => resolve());
         }),
-    ]);
+    );
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
     const user = await createUser(apiDb, { name: `bench-${randomBytes(4).toString('hex')}` });
     // Agents, sessions, messages and events go with the user (ON DELETE CASCADE).
-    cleanups.push(['bench user', () => apiDb.query('DELETE FROM users WHERE id = $1', [user.id])]);
+    undo.push('bench user', () => apiDb.query('DELETE FROM users WHERE id = $1', [user.id]));
     const { key } = await insertKey(apiDb, { userId: user.id, name: 'bench', scopes: scopesFor(user) });
     const headers = jsonHeaders({ authorization: `Bearer ${key}` });
 
     const clientConnection = await Connection.connect({ address: infra.temporalAddress() });
-    cleanups.push(['client connection', () => clientConnection.close()]);
+    undo.push('client connection', () => clientConnection.close());
     const client = new Client({ connection: clientConnection, namespace });
     // Session workflows wait SESSION_IDLE_MS for the next send; on a shared server they are ended
     // here rather than left to time out (registered last, so it runs while the worker still polls).
     const sessions: string[] = [];
-    cleanups.push(['session workflows', () => terminateAll(client, sessions)]);
+    undo.push('session workflows', () => terminateAll(client, sessions));
 
     const setup = new http.Agent({ keepAlive: true, maxSockets: 8 });
-    cleanups.push(['setup agent', async () => setup.destroy()]);
+    undo.push('setup agent', async () => setup.destroy());
     return {
       url,
       headers,

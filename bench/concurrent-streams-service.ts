@@ -21,6 +21,7 @@ import { forkBenchChild, logWarnings, type BenchChild } from './concurrent-strea
 import type { StreamTarget } from './concurrent-streams-round.ts';
 import { expectStatus, jsonHeaders, timedRequest } from './http-json.ts';
 import type { Infra } from './infra.ts';
+import { cleanups } from './cleanups.ts';
 
 export interface ServiceTarget extends StreamTarget {
   /** The API's base URL, for requests the StreamTarget methods do not make. */
@@ -35,29 +36,24 @@ export interface ServiceTarget extends StreamTarget {
 const SETUP_CONCURRENCY = 10;
 
 export async function startService(infra: Infra, fakeBaseUrl: string, log: (line: string) => void): Promise<ServiceTarget> {
-  const cleanups: Array<[string, () => Promise<unknown>]> = [];
-  const close = async () => {
-    // Last registered, first run; a failing step is reported and the rest still run.
-    for (const [what, cleanup] of cleanups.reverse()) {
-      await cleanup().catch((error: unknown) => log(`cleanup (${what}) failed: ${(error as Error).message}`));
-    }
-    cleanups.length = 0;
-  };
+  const undo = cleanups(log);
+  const close = () => undo.run();
 
   try {
     const db = createPool(infra.databaseUrl(), 2);
-    cleanups.push(['bench pool', () => db.end()]);
+    undo.push('bench pool', () => db.end());
     // api/server.ts creates the first admin (and its key) on a database without one; that user goes again at the end.
     const hadAdmin = (await findFirstAdmin(db)) !== undefined;
     if (!hadAdmin) {
-      cleanups.push([
-        'admin made by the API',
-        async () => {
-          const admin = await findFirstAdmin(db);
-          if (admin) await db.query('DELETE FROM users WHERE id = $1', [admin.id]);
-        },
-      ]);
+      undo.push('admin made by the API', async () => {
+        const admin = await findFirstAdmin(db);
+        if (admin) await db.query('DELETE FROM users WHERE id = $1', [admin.id]);
+      });
     }
+
+    const user = await createUser(db, { name: `bench-${randomBytes(4).toString('hex')}` });
+    // Agents, sessions, messages and events go with the user (ON DELETE CASCADE), once the children are stopped.
+    undo.push('bench user', () => db.query('DELETE FROM users WHERE id = $1', [user.id]));
 
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -87,7 +83,7 @@ export async function startService(infra: Infra, fakeBaseUrl: string, log: (line
       // The worker as `npm run worker` runs it.
       const nodeFlags = file === 'workers/main.ts' ? WORKER_NODE_FLAGS : [];
       const child = forkBenchChild({ name, file, env, nodeFlags, logDir: infra.scratchDir, readyTimeoutMs: 120_000 });
-      cleanups.push([name, () => child.stop()]);
+      undo.push(name, () => child.stop());
       return child;
     };
     const worker = startChild('worker', 'workers/main.ts');
@@ -95,21 +91,18 @@ export async function startService(infra: Infra, fakeBaseUrl: string, log: (line
     const [{ url: apiUrl }] = await Promise.all([api.ready, worker.ready]);
     const url = String(apiUrl);
 
-    const user = await createUser(db, { name: `bench-${randomBytes(4).toString('hex')}` });
-    // Agents, sessions, messages and events go with the user (ON DELETE CASCADE), once the children are stopped.
-    cleanups.splice(1, 0, ['bench user', () => db.query('DELETE FROM users WHERE id = $1', [user.id])]);
     const { key } = await insertKey(db, { userId: user.id, name: 'bench', scopes: scopesFor(user) });
     const headers = jsonHeaders({ authorization: `Bearer ${key}` });
 
     const connection = await Connection.connect({ address: infra.temporalAddress() });
-    cleanups.push(['Temporal connection', () => connection.close()]);
+    undo.push('Temporal connection', () => connection.close());
     const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
     // Session workflows wait SESSION_IDLE_MS for the next send; they are ended here, while the worker still polls.
     const sessions: string[] = [];
-    cleanups.push(['session workflows', () => terminateAll(client, sessions)]);
+    undo.push('session workflows', () => terminateAll(client, sessions));
 
     const setup = new http.Agent({ keepAlive: true, maxSockets: SETUP_CONCURRENCY });
-    cleanups.push(['setup agent', async () => setup.destroy()]);
+    undo.push('setup agent', async () => setup.destroy());
     const agentName = `bench-${randomBytes(6).toString('hex')}`;
     const deploy = JSON.stringify({
       name: agentName,
