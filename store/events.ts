@@ -61,9 +61,18 @@ export async function lastSeqOf(db: Db | DbClient, sessionId: string): Promise<n
  * Locks the session row for the rest of the transaction (as an append would) and tells whether the
  * session already has an event of one of `types` naming this turn. Checking under the lock makes a
  * retried or racing writer see what the other committed, so a turn never gets two terminal events.
+ * `goneAnswers` is the answer for a session that no longer exists (deleted with its user while a turn
+ * ran): a writer with nothing left to record there says true, rather than failing on every retry.
  */
-export async function lockedTurnHasEvent(client: DbClient, sessionId: string, turnId: string, types: readonly string[]): Promise<boolean> {
-  await client.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [sessionId]);
+export async function lockedTurnHasEvent(
+  client: DbClient,
+  sessionId: string,
+  turnId: string,
+  types: readonly string[],
+  goneAnswers = false,
+): Promise<boolean> {
+  const session = await client.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [sessionId]);
+  if (!session.rowCount) return goneAnswers;
   const { rowCount } = await client.query(`SELECT 1 FROM events WHERE session_id = $1 AND type = ANY($2) AND data->>'turnId' = $3`, [
     sessionId,
     types,

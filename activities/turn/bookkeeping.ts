@@ -84,7 +84,7 @@ export function turnBookkeeping(deps: { db: Db }) {
     async completeTurn(input: { sessionId: string; turnId: string; usage: TokenUsage; costUsd: number | null }): Promise<void> {
       await inTransaction(db, async (client) => {
         // An abort racing this write may have ended the turn already: exactly one terminal event.
-        if (await lockedTurnHasEvent(client, input.sessionId, input.turnId, TERMINAL_TURN_EVENTS)) return;
+        if (await lockedTurnHasEvent(client, input.sessionId, input.turnId, TERMINAL_TURN_EVENTS, true)) return;
         await setSessionStatus(client, input.sessionId, 'idle');
         await appendEvents(client, input.sessionId, [
           { type: 'turn.completed', data: { turnId: input.turnId, usage: input.usage, costUsd: input.costUsd } },
@@ -106,7 +106,7 @@ export function turnBookkeeping(deps: { db: Db }) {
       );
       const salvaged = await Promise.all(rows.map(async (row) => ({ id: row.id, text: await streamedText(db, input.sessionId, row.id) })));
       await inTransaction(db, async (client) => {
-        if (await lockedTurnHasEvent(client, input.sessionId, input.turnId, TERMINAL_TURN_EVENTS)) return;
+        if (await lockedTurnHasEvent(client, input.sessionId, input.turnId, TERMINAL_TURN_EVENTS, true)) return;
         const completed: NewEvent[] = [];
         for (const message of salvaged) {
           const parts: MessagePart[] = message.text ? [{ type: 'text', text: message.text }] : [];

@@ -158,3 +158,15 @@ test('a turn terminated by an operator still ends, and the session takes sends a
   });
   expect(next.body.reply).toBe('alive');
 });
+
+test('a turn of a session deleted meanwhile (its user gone) ends without error instead of failing every retry', async () => {
+  const book = turnBookkeeping({ db: env.api.db });
+  const sessionId = await env.newSession();
+  const turnId = `msg_${randomUUID().replace(/-/g, '')}`;
+  await book.startTurn({ sessionId, turnId });
+  await env.api.db.query('DELETE FROM sessions WHERE id = $1', [sessionId]);
+  await expect(book.endTurn({ sessionId, turnId, outcome: 'aborted' })).resolves.toBeUndefined();
+  await expect(
+    book.completeTurn({ sessionId, turnId, usage: { inputTokens: 1, outputTokens: 1 }, costUsd: null }),
+  ).resolves.toBeUndefined();
+});
