@@ -7,7 +7,6 @@
 // has room for them (see turn-files.ts).
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { streamText } from 'ai';
 import type { Db } from '../../store/db.ts';
 import type { Config } from '../../lib/config.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
@@ -19,6 +18,7 @@ import { credentialSecretNames, languageModel, providerCredentials } from '../mo
 import { classifyModelError } from '../model/errors.ts';
 import { costUsd } from '../model/pricing.ts';
 import { systemPrompt } from '../model/system-prompt.ts';
+import { streamModelCall, type ModelCallPart } from '../model/stream-call.ts';
 import { toModelMessages } from '../model/history.ts';
 import { allRunByService, modelToolSet } from '../tools/index.ts';
 import { DeltaCommits } from './delta-commits.ts';
@@ -98,23 +98,20 @@ export function modelStepActivities(deps: ModelStepDeps) {
           files: turnFiles,
           turnKey,
         });
-        const stream = streamText({
+        const stream = streamModelCall({
           model,
           instructions: systemPrompt(bundle),
           messages: toModelMessages(history, { resolveFile }),
           tools: modelToolSet(bundle),
-          maxRetries: 0,
           ...(limits.sendStepOutputTokens ? { maxOutputTokens: limits.stepOutputTokens } : {}),
           abortSignal: AbortSignal.any([context.cancellationSignal, overLimit.signal]),
-          // Errors arrive as `error` parts below; without this the SDK also prints them, request
-          // body (the conversation) included, to stderr.
-          onError: () => undefined,
         });
         let text = '';
         const toolCalls: ToolCall[] = [];
         let streamError: unknown;
         let limitError: string | undefined;
-        for await (const part of stream.fullStream) {
+        let end: Extract<ModelCallPart, { type: 'model-call-end' }> | undefined;
+        for await (const part of stream) {
           limitError = meter.count(part);
           if (limitError) {
             overLimit.abort();
@@ -128,6 +125,8 @@ export function modelStepActivities(deps: ModelStepDeps) {
             writer.push(piece);
           } else if (part.type === 'tool-call') {
             toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+          } else if (part.type === 'model-call-end') {
+            end = part;
           } else if (part.type === 'error') {
             streamError = part.error;
           }
@@ -145,9 +144,11 @@ export function modelStepActivities(deps: ModelStepDeps) {
             : ApplicationFailure.nonRetryable(message, 'ModelRequestRejected');
         }
 
-        const usage = await stream.usage;
-        const tokens = { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
-        const cost = costUsd(ref, usage, await stream.providerMetadata);
+        // A stream that ends without its finish part (a provider that just closes the connection) has
+        // no usage to report; its text and tool calls are kept all the same, as streamText kept them.
+        const usage = end?.usage;
+        const tokens = { inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0 };
+        const cost = usage ? costUsd(ref, usage, end?.providerMetadata) : null;
         const parts: MessagePart[] = [
           ...(text ? [{ type: 'text' as const, text }] : []),
           ...toolCalls.map((call) => ({ type: 'tool-call' as const, ...call })),
@@ -165,7 +166,10 @@ export function modelStepActivities(deps: ModelStepDeps) {
         // The next step sends the same files; keep them only if it follows at once. A question to a
         // person (or a client's tool) may take days, and the files are read again then.
         keepFiles = allRunByService(bundle, toolCalls);
-        return { ...resultOf(message.id, message.parts, message.usage, message.costUsd ?? null), finishReason: await stream.finishReason };
+        return {
+          ...resultOf(message.id, message.parts, message.usage, message.costUsd ?? null),
+          finishReason: end?.finishReason ?? 'other',
+        };
       } finally {
         clearInterval(heartbeat);
         writer.close();

@@ -4,7 +4,7 @@
 // streamed piece of text, reasoning or tool input (a piece is at least one token, so this never
 // counts more than the provider would). Past either limit the step stops, and the turn fails at once:
 // another attempt would stream the same.
-import type { TextStreamPart, ToolSet } from 'ai';
+import type { ModelCallPart } from '../model/stream-call.ts';
 
 /** The error type of a step stopped by these limits; not retryable. */
 export const OUTPUT_LIMIT_ERROR_TYPE = 'ModelOutputLimitExceeded';
@@ -21,7 +21,7 @@ export class OutputMeter {
   constructor(private readonly limits: OutputLimits) {}
 
   /** Counts one stream part; returns what the turn's error will say once this part goes past a limit. */
-  count(part: TextStreamPart<ToolSet>): string | undefined {
+  count(part: ModelCallPart): string | undefined {
     let size: number;
     switch (part.type) {
       case 'text-delta':

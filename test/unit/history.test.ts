@@ -1,7 +1,8 @@
-// Stored messages to AI SDK model messages, checked both as values and by what a real streamText
-// call sends to the fake Chat Completions server.
+// Stored messages to AI SDK model messages, checked both as values and by what a real model call
+// (the step's own streamModelCall) sends to the fake Chat Completions server.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { streamText, type ModelMessage } from 'ai';
+import type { ModelMessage } from 'ai';
+import { streamModelCall } from '../../activities/model/stream-call.ts';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.ts';
 import type { MessagePart, MessageRole, MessageStatus, MessageView } from '../../lib/events.ts';
@@ -167,14 +168,19 @@ describe('what the provider receives', () => {
   async function send(messages: ModelMessage[]) {
     const model = createOpenAICompatible({ name: 'openai-compatible', baseURL: fake.baseUrl, includeUsage: true }).chatModel('fake-model');
     const errors: unknown[] = [];
-    const result = streamText({
+    let text = '';
+    const stream = streamModelCall({
       model,
       instructions: 'You are helpful.',
       messages,
-      maxRetries: 0,
-      onError: ({ error }) => void errors.push(error),
+      tools: {},
+      abortSignal: new AbortController().signal,
     });
-    expect(await result.text).toBe('ok');
+    for await (const part of stream) {
+      if (part.type === 'text-delta') text += part.text;
+      if (part.type === 'error') errors.push(part.error);
+    }
+    expect(text).toBe('ok');
     expect(errors).toEqual([]);
     return fake.requests.at(-1)!.body.messages;
   }

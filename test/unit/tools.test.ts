@@ -1,7 +1,7 @@
 // Built-in tool servers (time, workspace), input validation, and the tool set declared to a real
-// streamText call against the fake model.
+// model call against the fake model, through the step's own streamModelCall.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { streamText } from 'ai';
+import { streamModelCall } from '../../activities/model/stream-call.ts';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.ts';
 import type { Bundle } from '../../lib/bundle/types.ts';
@@ -146,7 +146,7 @@ describe('toolInputProblem', () => {
   });
 });
 
-describe('modelToolSet with a real streamText call', () => {
+describe('modelToolSet with a real model call', () => {
   let fake: FakeModel;
   beforeAll(async () => {
     fake = await startFakeModel();
@@ -169,13 +169,21 @@ describe('modelToolSet with a real streamText call', () => {
 
   async function step(tools: ReturnType<typeof modelToolSet>) {
     const model = createOpenAICompatible({ name: 'openai-compatible', baseURL: fake.baseUrl, includeUsage: true }).chatModel('fake-model');
-    const result = streamText({ model, prompt: 'What time is it?', tools, maxRetries: 0, onError: () => {} });
+    const stream = streamModelCall({
+      model,
+      instructions: undefined,
+      messages: [{ role: 'user', content: 'What time is it?' }],
+      tools,
+      abortSignal: new AbortController().signal,
+    });
     const calls: Array<{ toolName: string; input: unknown; invalid?: boolean }> = [];
-    for await (const part of result.fullStream) {
+    let finishReason: string | undefined;
+    for await (const part of stream) {
       if (part.type === 'tool-call') calls.push({ toolName: part.toolName, input: part.input, ...(part.invalid ? { invalid: true } : {}) });
       if (part.type === 'tool-result') throw new Error('a tool was executed by the SDK');
+      if (part.type === 'model-call-end') finishReason = part.finishReason;
     }
-    return { calls, finishReason: await result.finishReason };
+    return { calls, finishReason };
   }
 
   it('declares built-in and custom tools, without execute', async () => {
