@@ -38,6 +38,13 @@ export interface RoundOptions {
 export interface RoundResult {
   /** Per token, every stream: reader's receipt of the delta completing it minus the fake's write. */
   lags: number[];
+  /**
+   * The lags of the tokens written once every stream had begun (after the last stream's first token):
+   * the streaming path alone, with no turn being started meanwhile. Starting N turns at once costs
+   * the machine far more than streaming them (Temporal's workflow and activity tasks), and the tokens
+   * of the streams already running during that burst make the tail of `lags`.
+   */
+  steadyLags: number[];
   /** Per stream: terminal event at the reader minus the fake's write of the last token. */
   endLags: number[];
   deltaEvents: number[];
@@ -151,11 +158,21 @@ export async function streamRound(target: StreamTarget, options: RoundOptions): 
       cores[name] = after === undefined || before === undefined ? undefined : Math.round(((after - before) / wallMs) * 100) / 100;
     }
 
-    const result: RoundResult = { lags: [], endLags: [], deltaEvents: [], startSpreadMs: 0, peakConcurrentStreams: 0, wallMs, cores };
+    const result: RoundResult = {
+      lags: [],
+      steadyLags: [],
+      endLags: [],
+      deltaEvents: [],
+      startSpreadMs: 0,
+      peakConcurrentStreams: 0,
+      wallMs,
+      cores,
+    };
     if (options.storedAt) {
       result.untilWriteTransaction = [];
       result.fromWriteTransactionToReader = [];
     }
+    const allStreaming = Math.max(...streams.map((stream) => stream.sentAt[0] ?? Infinity));
     for (const [index, stream] of streams.entries()) {
       const end = stream.end;
       if (end?.type !== 'turn.completed' || end.turnId !== turnIds[index])
@@ -170,6 +187,7 @@ export async function streamRound(target: StreamTarget, options: RoundOptions): 
       for (const [token, arrival] of arrivals.entries()) {
         const sentAt = stream.sentAt[token]!;
         result.lags.push(arrival.at - sentAt);
+        if (sentAt > allStreaming) result.steadyLags.push(arrival.at - sentAt);
         if (options.storedAt) {
           const stored = Date.parse(arrival.storedAt) - wallOffset;
           result.untilWriteTransaction!.push(stored - sentAt);

@@ -35,6 +35,8 @@ function describe(result: RoundResult) {
   const deltaEvents = result.deltaEvents.reduce((sum, count) => sum + count, 0) / result.deltaEvents.length;
   return {
     lagMs: summarize(result.lags),
+    // Empty when the last stream began after the others ended (no moment with all of them running).
+    steadyLagMs: result.steadyLags.length ? { tokens: result.steadyLags.length, ...summarize(result.steadyLags) } : null,
     streamEndMs: { p50Ms: endLag.p50Ms, p99Ms: endLag.p99Ms, maxMs: endLag.maxMs },
     deltaEventsPerStream: round(deltaEvents),
     tokensPerDeltaEvent: round(TOKENS / deltaEvents),
@@ -64,7 +66,11 @@ async function measureAt(
   const options = { streams, tokens: TOKENS, chunkDelayMs: CHUNK_DELAY_MS, scripts, timeoutMs: ROUND_TIMEOUT_MS };
   const ours = await streamRound(service, { ...options, tag: `o${streams}`, storedAt });
   const oursLag = summarize(ours.lags);
-  log(`${streams} streams, service: lag p50 ${oursLag.p50Ms.toFixed(1)} ms, p99 ${oursLag.p99Ms.toFixed(1)} ms`);
+  const steady = ours.steadyLags.length ? summarize(ours.steadyLags) : undefined;
+  log(
+    `${streams} streams, service: lag p50 ${oursLag.p50Ms.toFixed(1)} ms, p99 ${oursLag.p99Ms.toFixed(1)} ms` +
+      (steady ? `; once all ${streams} stream: p50 ${steady.p50Ms.toFixed(1)} ms, p99 ${steady.p99Ms.toFixed(1)} ms` : ''),
+  );
   const base = await streamRound(baseline, { ...options, tag: `b${streams}`, storedAt: false });
   const baseLag = summarize(base.lags);
   log(`${streams} streams, relay: lag p50 ${baseLag.p50Ms.toFixed(1)} ms, p99 ${baseLag.p99Ms.toFixed(1)} ms`);
@@ -141,6 +147,7 @@ const concurrentStreams: Benchmark = {
           "content delta at once as SSE to the readers). ratio = ours / baseline. cpuCores: CPU time over the round's wall " +
           'time, per process and for the whole machine (PostgreSQL and Temporal included). startSpreadMs / ' +
           'peakConcurrentStreams: how far apart the fake began the streams, and the most it was streaming at one moment. ' +
+          'steadyLagMs: the lag of the tokens written after the last stream began, when no turn was being started. ' +
           "split (ours only, when PostgreSQL is local): the event's stored `at` is its write transaction's start (ms precision).",
         ...results,
         childLogWarnings: service.logWarnings(),
