@@ -1,6 +1,6 @@
 // The tools declared to the model for one step: the enabled built-in tools and the bundle's custom
-// tools, each with its description and JSON Schema and without `execute`, so streamText stops at
-// the tool calls and the turn workflow decides how each one runs (activity, client, approval).
+// tools, each with its description and JSON Schema and without `execute`, so the SDK never runs them:
+// the step returns the tool calls and the turn workflow decides how each one runs (activity, client, approval).
 //
 // A custom tool that takes the name of an enabled built-in tool is not declared: the built-in one
 // is, and findBuiltinTool runs it, so what the model is told and what runs always agree.
