@@ -1,4 +1,4 @@
-// Finds the Temporal CLI (which carries the dev server and Web UI), in the order SPEC.md gives:
+// Finds the Temporal CLI (which carries the dev server and Web UI), in this order:
 // TEMPORAL_CLI_PATH, then `temporal` on PATH, then a copy installed under DATA_DIR/bin, else builds
 // one there with `go install` (v1.5.1: later tags carry a `replace` directive and cannot be
 // installed that way). A cold build takes minutes; it happens once per DATA_DIR.

@@ -1,4 +1,4 @@
-// The events a webhook subscription can name (SPEC's list) and the data each one carries. Imported by
+// The events a webhook subscription can name and the data each one carries. Imported by
 // the API (validation, OpenAPI), the activities and the workflows, so it does no I/O.
 import type { TokenUsage } from './events.ts';
 

@@ -1,6 +1,6 @@
 // Approvals over the authenticated API: create (what the SDK's askHuman calls), read (optionally
 // waiting for the answer), list, and answer. The public signed-link answer shares the answer path
-// and lives in approval-links.ts. Another user's approval is 403 (SPEC), an unknown one 404.
+// and lives in approval-links.ts. Another user's approval is 403 (ids are global, as sessions'), an unknown one 404.
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import type { Principal } from '../../store/api-keys.ts';

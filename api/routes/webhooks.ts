@@ -1,5 +1,5 @@
 // Outbound webhook subscriptions and their delivery log. The signing secret is in the creating
-// response only; listings never carry it. Another user's subscription is 403 (SPEC), an unknown one 404.
+// response only; listings never carry it. Another user's subscription is 403 (ids are global, as sessions'), an unknown one 404.
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import type { Principal } from '../../store/api-keys.ts';

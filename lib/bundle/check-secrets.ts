@@ -1,5 +1,5 @@
 // Secrets: a grant of a secret that does not exist fails the deploy under strictSecrets and warns
-// otherwise (SPEC: Secrets); a channel may only reference secrets the agent is granted, since the
+// otherwise; a channel may only reference secrets the agent is granted, since the
 // channel runs with the agent's grants.
 import { SECRET_KEY_PATTERN } from './constants.ts';
 import { childPointer } from './pointer.ts';

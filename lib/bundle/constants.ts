@@ -2,7 +2,7 @@
 // because they grow with the service (new providers, new tool servers) while the published schema
 // stays a stable description of the bundle's shape.
 
-/** Model providers a bundle may name (SPEC: Agents). */
+/** Model providers a bundle may name. */
 export const PROVIDER_IDS = ['openrouter', 'openai', 'anthropic', 'openai-compatible'] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
@@ -12,7 +12,7 @@ export const BUILTIN_TOOL_SERVERS = ['time', 'workspace'] as const;
 /** Tools every agent has; a custom tool may not take their names. */
 export const BUILTIN_TOOL_NAMES = ['ask_my_user'] as const;
 
-/** Channel providers of approvals (SPEC: Approvals). */
+/** Channel providers of approvals. */
 export const CHANNEL_PROVIDERS = ['webhook', 'slack', 'telegram', 'email'] as const;
 
 /** Secret keys: the form of an environment variable, so `{{secrets.KEY}}` is unambiguous. */

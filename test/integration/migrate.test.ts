@@ -1,5 +1,7 @@
 // Migrations run at every start of every process; two starting together must not collide.
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import { afterAll, expect, test } from 'vitest';
 import { inject } from 'vitest';
 import { createPool, type Db } from '../../store/db.ts';
@@ -32,4 +34,22 @@ test('three processes migrating a fresh database at once apply each migration ex
   expect(rows.map((row) => row.version)).toEqual(all);
   // A later start finds nothing to do.
   expect(await migrate(poolFor(name))).toEqual([]);
+});
+
+test('npm run migrate migrates the database DATABASE_URL names, and says so', async () => {
+  const fresh = `${name}_cli`;
+  await server.query(`CREATE DATABASE ${fresh}`);
+  try {
+    const url = new URL(inject('databaseUrl'));
+    url.pathname = `/${fresh}`;
+    const run = () => promisify(execFile)('npm', ['run', '--silent', 'migrate'], { env: { ...process.env, DATABASE_URL: url.toString() } });
+    const latest = readMigrations().at(-1)!.version;
+    expect((await run()).stdout).toContain(`the schema is at version ${latest}`);
+    const { rows } = await poolFor(fresh).query<{ count: number }>('SELECT count(*)::int AS count FROM schema_migrations');
+    expect(rows[0]!.count).toBe(latest);
+    expect((await run()).stdout).toContain('nothing to apply');
+  } finally {
+    await Promise.all(pools.splice(0).map((pool) => pool.end()));
+    await server.query(`DROP DATABASE IF EXISTS ${fresh} WITH (FORCE)`);
+  }
 });
