@@ -26,6 +26,7 @@ import { createOutboundClient, outboundErrorText } from '../lib/outbound.ts';
 import { resolveChannelConfig } from '../lib/channel-config.ts';
 import { channelProviders } from './channels/index.ts';
 import { ChannelPermanentError } from './channels/types.ts';
+import { FAILURE, nonRetryable } from '../lib/failures.ts';
 
 /**
  * What the approval workflow learns from writing the record. No token and no link: a result is kept in
@@ -217,7 +218,7 @@ export function approvalActivities(deps: ApprovalDeps) {
         const resolved = await resolveChannelConfig(deps, { userId: approval.userId, grants: bundle.secretGrants, channel });
         await notify(resolved, dispatch.externalRef, input.text, { outbound, settings: config.channels });
       } catch (error) {
-        if (error instanceof ChannelPermanentError) throw ApplicationFailure.nonRetryable(error.message, 'ChannelPermanentError');
+        if (error instanceof ChannelPermanentError) throw nonRetryable(FAILURE.channelPermanent, error.message);
         throw error;
       }
     },
@@ -286,7 +287,7 @@ export function approvalActivities(deps: ApprovalDeps) {
           { approvalId: approval.id, position: input.position, provider: channel.provider, attempt, err: logged },
           'channel dispatch failed',
         );
-        if (permanent) throw ApplicationFailure.nonRetryable(message, 'ChannelPermanentError');
+        if (permanent) throw nonRetryable(FAILURE.channelPermanent, message);
         // Not the error itself: its stack and causes would carry the token into history.
         if (quotesToken) throw ApplicationFailure.retryable(message, error instanceof Error ? error.name : 'Error');
         throw error;

@@ -14,8 +14,9 @@ import type { Db } from '../store/db.ts';
 import type { Config } from '../lib/config.ts';
 import { getRevision } from '../store/agents.ts';
 import { parseCron } from '../lib/cron.ts';
-import { scheduleId, type TriggerRunInput } from '../lib/triggers.ts';
-import { AgentIdKey, KindKey, UserIdKey } from '../lib/search-attributes.ts';
+import { type TriggerRunInput } from '../lib/triggers.ts';
+import { scheduleId, scheduledFiringWorkflowId } from '../lib/workflow-ids.ts';
+import { searchAttributes } from '../lib/search-attributes.ts';
 
 interface DesiredSchedule {
   id: string;
@@ -63,15 +64,10 @@ function action(config: Config, schedule: DesiredSchedule): ScheduleOptionsActio
   return {
     type: 'startWorkflow',
     workflowType: 'triggerRunWorkflow',
-    // Temporal appends the nominal time, so every firing has an id of its own.
-    workflowId: `trigger:${schedule.id}`,
+    workflowId: scheduledFiringWorkflowId(schedule.id),
     taskQueue: config.taskQueue,
     args: [schedule.input],
-    typedSearchAttributes: [
-      { key: AgentIdKey, value: schedule.input.agentId },
-      { key: UserIdKey, value: schedule.input.userId },
-      { key: KindKey, value: 'trigger' },
-    ],
+    typedSearchAttributes: searchAttributes('trigger', { agentId: schedule.input.agentId, userId: schedule.input.userId }),
     staticSummary: schedule.note,
   };
 }
@@ -105,11 +101,7 @@ export function scheduleActivities(deps: { db: Db; config: Config }) {
             spec,
             action: action(config, schedule),
             policies,
-            typedSearchAttributes: [
-              { key: AgentIdKey, value: schedule.input.agentId },
-              { key: UserIdKey, value: schedule.input.userId },
-              { key: KindKey, value: 'schedule' },
-            ],
+            typedSearchAttributes: searchAttributes('schedule', { agentId: schedule.input.agentId, userId: schedule.input.userId }),
             state: { note: schedule.note },
           });
         } catch (error) {

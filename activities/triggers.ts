@@ -1,6 +1,7 @@
 // Activities of trigger firings and workflow-graph runs: opening the fresh session, sending its
 // first message through the session workflow, and the run's record and events. Each is idempotent.
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
+import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import type { Db } from '../store/db.ts';
 import { inTransaction } from '../store/db.ts';
 import type { Bundle, Workflow } from '../lib/bundle/index.ts';
@@ -11,7 +12,8 @@ import { finishRun, insertRun, setRunNode } from '../store/workflow-runs.ts';
 import { sendToSessionWorkflow, type SessionTarget } from '../lib/session-client.ts';
 import type { TurnSettings } from '../workflows/turn-types.ts';
 import type { TriggerRef } from '../lib/triggers.ts';
-import { reconcileSignal, schedulesWorkflowId } from '../workflows/schedules.ts';
+import { reconcileSignal } from '../workflows/schedules.ts';
+import { schedulesWorkflowId } from '../lib/workflow-ids.ts';
 
 export interface RunRef {
   runId: string;
@@ -82,8 +84,7 @@ export function triggerActivities(deps: { db: Db; taskQueue: string; bundleOf: (
     ): Promise<Workflow> {
       const bundle = await deps.bundleOf(input.agentId, input.revision);
       const graph = bundle.workflows[input.workflow];
-      if (!graph)
-        throw ApplicationFailure.nonRetryable(`Revision ${input.revision} has no workflow "${input.workflow}"`, 'UnknownWorkflow');
+      if (!graph) throw nonRetryable(FAILURE.unknownWorkflow, `Revision ${input.revision} has no workflow "${input.workflow}"`);
       await inTransaction(db, async (client) => {
         // The run is usually recorded with its session already; `workflow.started` is written once either way.
         await insertRun(client, { ...input, id: input.runId });

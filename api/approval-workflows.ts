@@ -1,24 +1,22 @@
 // The API's side of approvals: creating one starts its workflow (Update-with-Start, returning once
 // the record is written), answering one is an Update, whichever path the answer came by (the API,
 // a signed link, a provider's reply). The workflow decides; this file turns its verdict into HTTP.
-import {
-  ServiceError as TemporalServiceError,
-  WithStartWorkflowOperation,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-} from '@temporalio/client';
+import { ServiceError as TemporalServiceError, WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
 import type { ApiDeps } from './context.ts';
 import { answerUpdate, recordedUpdate, type AnsweredOutcome, type approvalWorkflow } from '../workflows/approval.ts';
 import type { RecordedApproval } from '../activities/approvals.ts';
-import { ANSWER_REJECTIONS, approvalWorkflowId, matchOption, type ApprovalAnswer, type ApprovalWorkflowInput } from '../lib/approvals.ts';
+import { matchOption, type ApprovalAnswer, type ApprovalWorkflowInput } from '../lib/approvals.ts';
 import { getApproval, type Approval } from '../store/approvals.ts';
-import { ConflictError, DependencyUnavailableError, GoneError, ValidationError, type ServiceError } from '../lib/errors.ts';
-import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attributes.ts';
+import { causeChain, ConflictError, DependencyUnavailableError, GoneError, ValidationError, type ServiceError } from '../lib/errors.ts';
+import { FAILURE, failureType } from '../lib/failures.ts';
+import { failureProblem } from './failure-problems.ts';
 import { assertStorableText } from '../lib/storable-text.ts';
 import { approvalSummary } from '../workflows/ask-user.ts';
-import { approvalNoticeWorkflowId, type approvalNoticeWorkflow } from '../workflows/approval-notice.ts';
+import { type approvalNoticeWorkflow } from '../workflows/approval-notice.ts';
 import { randomUUID } from 'node:crypto';
 import { callTemporal } from './temporal-call.ts';
+import { approvalNoticeWorkflowId, approvalWorkflowId } from '../lib/workflow-ids.ts';
+import { searchAttributes } from '../lib/search-attributes.ts';
 
 export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput): Promise<RecordedApproval> {
   const start = new WithStartWorkflowOperation<typeof approvalWorkflow>('approvalWorkflow', {
@@ -26,12 +24,7 @@ export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput)
     taskQueue: deps.config.taskQueue,
     workflowIdConflictPolicy: 'USE_EXISTING',
     args: [input],
-    typedSearchAttributes: [
-      { key: UserIdKey, value: input.userId },
-      { key: KindKey, value: 'approval' },
-      ...(input.sessionId ? [{ key: SessionIdKey, value: input.sessionId }] : []),
-      ...(input.agentId ? [{ key: AgentIdKey, value: input.agentId }] : []),
-    ],
+    typedSearchAttributes: searchAttributes('approval', { sessionId: input.sessionId, agentId: input.agentId, userId: input.userId }),
     staticSummary: approvalSummary(input.request.question),
     staticDetails: `Created with POST /approval. Answer: POST /approval/${input.approvalId}/answer`,
   });
@@ -60,12 +53,6 @@ function unconfirmed(deps: ApiDeps, error: unknown, message: string): unknown {
   return new DependencyUnavailableError(message);
 }
 
-function messageChain(error: unknown): string {
-  let text = '';
-  for (let current: unknown = error; current instanceof Error; current = current.cause) text += ` ${current.message}`;
-  return text;
-}
-
 /** The verdict of the stored record, for an answer that reached no running workflow. */
 function verdictOf(approval: Approval | undefined): ServiceError {
   if (approval?.status === 'answered') return new ConflictError(`This approval was already answered ("${approval.choice}")`);
@@ -73,8 +60,12 @@ function verdictOf(approval: Approval | undefined): ServiceError {
   return new DependencyUnavailableError('The approval is not reachable right now; try again shortly');
 }
 
+function invalidChoiceDetail(approval: Approval, choice: string): string {
+  return `"${choice}" is not one of the options: ${approval.options.map((option) => `"${option}"`).join(', ')}`;
+}
+
 function invalidChoice(approval: Approval, choice: string): ValidationError {
-  const detail = `"${choice}" is not one of the options: ${approval.options.map((option) => `"${option}"`).join(', ')}`;
+  const detail = invalidChoiceDetail(approval, choice);
   return new ValidationError(detail, [{ path: '/choice', message: detail }]);
 }
 
@@ -99,14 +90,12 @@ export async function answerApproval(deps: ApiDeps, approval: Approval, answer: 
       { timeoutMs: deps.config.approvals.confirmTimeoutMs, unavailable },
     );
   } catch (error) {
-    if (error instanceof WorkflowUpdateFailedError) {
-      const reason = messageChain(error);
-      if (reason.includes(ANSWER_REJECTIONS.answered)) throw verdictOf(await getApproval(deps.db, approval.id));
-      if (reason.includes(ANSWER_REJECTIONS.expired)) throw new GoneError('This approval has expired');
-      if (reason.includes(ANSWER_REJECTIONS.invalidChoice)) throw invalidChoice(approval, answer.choice);
-    }
+    // Answered meanwhile: the stored record names the choice that won.
+    if (failureType(error) === FAILURE.approvalAnswered) throw verdictOf(await getApproval(deps.db, approval.id));
+    const rejected = failureProblem(error, { [FAILURE.approvalInvalidChoice]: invalidChoiceDetail(approval, answer.choice) });
+    if (rejected) throw rejected;
     // The workflow ended between our read and the Update (answered or expired meanwhile).
-    if (error instanceof WorkflowNotFoundError || /already completed|not found/i.test(messageChain(error))) {
+    if (error instanceof WorkflowNotFoundError || causeChain(error).some((cause) => /already completed|not found/i.test(cause.message))) {
       throw verdictOf(await getApproval(deps.db, approval.id));
     }
     throw unconfirmed(deps, error, unavailable);
@@ -124,10 +113,7 @@ export async function noteInThread(deps: ApiDeps, approval: Approval, position: 
         workflowId: approvalNoticeWorkflowId(approval.id, randomUUID()),
         taskQueue: deps.config.taskQueue,
         args: [{ approvalId: approval.id, positions: [position], text }],
-        typedSearchAttributes: [
-          { key: UserIdKey, value: approval.userId },
-          { key: KindKey, value: 'notice' },
-        ],
+        typedSearchAttributes: searchAttributes('notice', { userId: approval.userId }),
         staticSummary: `A note in a chat thread of approval ${approval.id}`,
       }),
     );

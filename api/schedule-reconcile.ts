@@ -5,10 +5,11 @@
 // deploying (or deleting) again finishes the job.
 import type { Bundle } from '../lib/bundle/index.ts';
 import type { ApiDeps } from './context.ts';
-import { reconcileSignal, schedulesWorkflowId, type schedulesWorkflow } from '../workflows/schedules.ts';
-import { AgentIdKey, KindKey } from '../lib/search-attributes.ts';
+import { reconcileSignal, type schedulesWorkflow } from '../workflows/schedules.ts';
 import { DependencyUnavailableError } from '../lib/errors.ts';
 import { callTemporal } from './temporal-call.ts';
+import { schedulesWorkflowId } from '../lib/workflow-ids.ts';
+import { searchAttributes } from '../lib/search-attributes.ts';
 
 async function hasSchedules(deps: ApiDeps, agentId: string): Promise<boolean> {
   const { rowCount } = await deps.db.query('SELECT 1 FROM agent_schedules WHERE agent_id = $1 LIMIT 1', [agentId]);
@@ -38,10 +39,7 @@ export async function reconcileSchedules(
           taskQueue: deps.config.taskQueue,
           args: [{ agentId }],
           signal: reconcileSignal,
-          typedSearchAttributes: [
-            { key: AgentIdKey, value: agentId },
-            { key: KindKey, value: 'schedules' },
-          ],
+          typedSearchAttributes: searchAttributes('schedules', { agentId }),
           staticSummary: `Cron schedules of agent ${agentId}`,
         }),
       { unavailable },

@@ -1,5 +1,6 @@
-// Who may name a session: its owner. An unknown id is 404; another user's session is 403 (SPEC:
-// naming another user's session is forbidden, unlike agent names, which are private per user).
+// Who may name a session: its owner. An unknown id is 404; another user's session is 403: a
+// session id is global and naming another user's is forbidden, unlike an agent name, which is
+// private per user (another user's agent of that name is simply not found).
 import type { Db } from '../store/db.ts';
 import type { Principal } from '../store/api-keys.ts';
 import { getSession, type Session } from '../store/sessions.ts';
@@ -7,9 +8,9 @@ import { ConflictError, DependencyUnavailableError, ForbiddenError, GoneError, N
 import { isAgentDeleted } from '../store/agents.ts';
 import { finishRun, runningRunOfSession } from '../store/workflow-runs.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { graphRunWorkflowId } from '../lib/triggers.ts';
 import type { ApiDeps } from './context.ts';
 import { callTemporal } from './temporal-call.ts';
+import { graphRunWorkflowId } from '../lib/workflow-ids.ts';
 
 export async function loadOwnedSession(db: Db, principal: Principal | undefined, id: string): Promise<Session> {
   const session = await getSession(db, id);

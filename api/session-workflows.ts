@@ -3,16 +3,14 @@
 // The API never runs a turn itself. Every call has a deadline (api/temporal-call.ts): an Update waits
 // for a worker, so with none running it answers 503 rather than hold the request forever.
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { signalSessionWithStart, updateSessionWithStart, type SessionClient } from '../lib/session-client.ts';
 import { callTemporal } from './temporal-call.ts';
-import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
+import type { UpdateDefinition } from '@temporalio/common';
 import {
   abortUpdate,
-  BUSY_REJECTION,
   revertUpdate,
   sendUpdate,
-  sessionWorkflowId,
   type RevertInput,
   type RevertResult,
   type AsyncSendInput,
@@ -21,31 +19,9 @@ import {
 } from '../workflows/session.ts';
 import type { ApiDeps } from './context.ts';
 import type { Session } from '../store/sessions.ts';
-import { ConflictError, NotFoundError, ValidationError, type ServiceError } from '../lib/errors.ts';
-
-function causeMessage(error: unknown): string {
-  let current: unknown = error;
-  let text = '';
-  while (current instanceof Error) {
-    text += ` ${current.message}`;
-    current = current.cause;
-  }
-  return text;
-}
-
-/** What a failed Update means to a client: a busy session, or a message the revert activity refused. */
-function updateProblem(error: unknown, busyMessage: string): ServiceError | undefined {
-  if (!(error instanceof WorkflowUpdateFailedError)) return undefined;
-  if (causeMessage(error).includes(BUSY_REJECTION)) return new ConflictError(busyMessage);
-  let current: unknown = error;
-  while (current instanceof Error && !(current instanceof ApplicationFailure && current.type)) current = current.cause;
-  if (!(current instanceof ApplicationFailure)) return undefined;
-  if (current.type === BUSY_REJECTION) return new ConflictError(busyMessage);
-  if (current.type === 'MessageNotFound') return new NotFoundError(current.message);
-  if (current.type === 'NotAnAssistantMessage')
-    return new ValidationError(current.message, [{ path: '/assistantMessageId', message: current.message }]);
-  return undefined;
-}
+import { FAILURE } from '../lib/failures.ts';
+import { failureProblem } from './failure-problems.ts';
+import { sessionWorkflowId } from '../lib/workflow-ids.ts';
 
 // A deadline that expires, or a connection that drops, says nothing about whether Temporal took the
 // call: it may be in the workflow's history already. So a 503 of a call that acts says the outcome is
@@ -108,7 +84,8 @@ async function updateWithStart<Ret, Args extends [unknown]>(
       unavailable: messages.unavailable,
     });
   } catch (error) {
-    throw updateProblem(error, messages.busy) ?? error;
+    // A busy session (the Update's validator), or a message the revert activity refused.
+    throw failureProblem(error, { [FAILURE.sessionBusy]: messages.busy }) ?? error;
   }
 }
 

@@ -8,7 +8,7 @@
 // earlier attempt got through. So a call that acts words its 503 as "may or may not", with a safe retry.
 import { WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import type { ApiDeps } from './context.ts';
-import { DependencyUnavailableError } from '../lib/errors.ts';
+import { causeChain, DependencyUnavailableError } from '../lib/errors.ts';
 
 /**
  * gRPC status codes that mean "not now": CANCELLED (1), DEADLINE_EXCEEDED (4), RESOURCE_EXHAUSTED (8)
@@ -23,11 +23,9 @@ export const TEMPORAL_UNAVAILABLE = 'The workflow engine did not answer in time;
  * workflow already completed, say) are left to the caller, which knows what they mean.
  */
 export function isTemporalUnavailable(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    if (current instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
-    if (UNAVAILABLE_CODES.has((current as { code?: unknown }).code)) return true;
-  }
-  return false;
+  return causeChain(error).some(
+    (cause) => cause instanceof WorkflowUpdateRPCTimeoutOrCancelledError || UNAVAILABLE_CODES.has((cause as { code?: unknown }).code),
+  );
 }
 
 /**
@@ -39,10 +37,7 @@ const REFUSAL_CODES: ReadonlySet<unknown> = new Set([3, 5, 7, 9, 16]);
 
 /** Temporal refused the call without acting on it (see REFUSAL_CODES). */
 export function isTemporalRefusal(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    if (REFUSAL_CODES.has((current as { code?: unknown }).code)) return true;
-  }
-  return false;
+  return causeChain(error).some((cause) => REFUSAL_CODES.has((cause as { code?: unknown }).code));
 }
 
 export interface TemporalCallOptions {

@@ -18,12 +18,12 @@ import { insertKey } from '../store/api-keys.ts';
 import { createPool } from '../store/db.ts';
 import { createUser } from '../store/users.ts';
 import { startFakeModel, type FakeModel, type FakeModelOptions } from '../test/helpers/fake-model.ts';
-import { sessionWorkflowId } from '../workflows/session.ts';
 import { createWorker, WORKFLOWS_PATH } from '../workers/create-worker.ts';
 import type { Infra } from './infra.ts';
 import { cleanups } from './cleanups.ts';
 import { expectStatus, jsonHeaders, timedRequest, type TimedResponse } from './http-json.ts';
 import { discardingLogger, installTemporalRuntime, workflowBundle } from './temporal-runtime.ts';
+import { sessionWorkflowId } from '../lib/workflow-ids.ts';
 
 /** Longest any one turn may take before the benchmark gives up on it with an error. */
 export const TURN_TIMEOUT_MS = 180_000;

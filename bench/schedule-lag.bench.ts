@@ -13,11 +13,11 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { ScheduleNotFoundError, type Client, type ScheduleDescription, type ScheduleExecutionResult } from '@temporalio/client';
 import type { SessionEvent } from '../lib/events.ts';
-import { sessionWorkflowId } from '../workflows/session.ts';
 import type { Benchmark } from './benchmark.ts';
 import { startAgentStack, type AgentStack } from './agent-stack.ts';
 import { expectStatus, timedRequest } from './http-json.ts';
 import { summarize } from './measure.ts';
+import { sessionWorkflowId } from '../lib/workflow-ids.ts';
 
 const INTERVAL_S = 5;
 const FIRINGS = 20;

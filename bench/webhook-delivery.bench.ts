@@ -13,13 +13,14 @@ import { generateWebhookSecret, signWebhook } from '../lib/webhook-signature.ts'
 import { createPool } from '../store/db.ts';
 import { createDeliveries } from '../store/webhook-deliveries.ts';
 import { deliveryWorkflow } from '../workflows/delivery.ts';
-import { deliveryWorkflowId, type DeliverySettings } from '../workflows/delivery-types.ts';
+import { type DeliverySettings } from '../workflows/delivery-types.ts';
 import type { SessionEvent } from '../lib/events.ts';
 import type { Benchmark } from './benchmark.ts';
 import { startAgentStack } from './agent-stack.ts';
 import { startFloor } from './floor.ts';
 import { expectStatus, timedRequest } from './http-json.ts';
 import { summarize } from './measure.ts';
+import { deliveryWorkflowId } from '../lib/workflow-ids.ts';
 
 const DELIVERIES = 300;
 /** Workflow starts (and direct requests) in flight at once. */

@@ -86,10 +86,6 @@ export function matchOption(options: readonly string[], choice: string): string 
   return options.find((option) => option.toLowerCase() === wanted);
 }
 
-export function approvalWorkflowId(approvalId: string): string {
-  return `approval:${approvalId}`;
-}
-
 /** What the approval workflow is started with. The record is written by its first activity. */
 export interface ApprovalWorkflowInput {
   approvalId: string;
@@ -114,10 +110,3 @@ export interface ApprovalAnswer {
 /** The approval workflow's result: what the asking turn or workflow node continues with. */
 export type ApprovalOutcome =
   { status: 'answered'; choice: string; note: string | null; answeredAt: string } | { status: 'expired'; expiredAt: string };
-
-/** Rejection reasons of the answer Update; the API maps them to 409, 410 and 400. */
-export const ANSWER_REJECTIONS = {
-  answered: 'ApprovalAlreadyAnswered',
-  expired: 'ApprovalExpired',
-  invalidChoice: 'ApprovalInvalidChoice',
-} as const;

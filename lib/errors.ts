@@ -154,3 +154,14 @@ export class DependencyUnavailableError extends ServiceError {
     this.retryAfterSeconds = options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
   }
 }
+
+/** How deep a cause chain is followed: an Update's failure wraps the workflow's, a child's its activity's. */
+const MAX_CAUSE_DEPTH = 8;
+
+/** An error and its causes, outermost first: what every "is this, somewhere inside, a ..." check walks. */
+export function causeChain(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let current: unknown = error; current instanceof Error && chain.length < MAX_CAUSE_DEPTH; current = current.cause)
+    chain.push(current);
+  return chain;
+}

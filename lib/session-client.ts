@@ -7,14 +7,14 @@ import type { UpdateDefinition } from '@temporalio/common';
 import {
   sendSignal,
   sendUpdate,
-  sessionWorkflowId,
   type AsyncSendInput,
   type SendInput,
   type SendResult,
   type sessionWorkflow,
 } from '../workflows/session.ts';
 import type { TurnSettings } from '../workflows/turn-types.ts';
-import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from './search-attributes.ts';
+import { sessionWorkflowId } from './workflow-ids.ts';
+import { searchAttributes } from './search-attributes.ts';
 
 /** A send can race with the session workflow ending on its idle timer; a retry starts a new run. */
 const ATTEMPTS = 3;
@@ -39,12 +39,7 @@ function startOptions(target: SessionClient, session: SessionTarget): WorkflowSt
     args: [
       { sessionId: session.id, userId: session.userId, agentId: session.agentId, revision: session.revision, settings: target.settings },
     ],
-    typedSearchAttributes: [
-      { key: SessionIdKey, value: session.id },
-      { key: AgentIdKey, value: session.agentId },
-      { key: UserIdKey, value: session.userId },
-      { key: KindKey, value: 'session' },
-    ],
+    typedSearchAttributes: searchAttributes('session', { sessionId: session.id, agentId: session.agentId, userId: session.userId }),
     staticSummary: `Session ${session.id}`,
     staticDetails: `Orders the turns of session ${session.id} (agent ${session.agentId}, revision ${session.revision}).`,
   };

@@ -5,7 +5,7 @@ import { hmacSha256 } from './crypto.ts';
 import type { MasterKey } from './master-key.ts';
 import { ALPHABET } from './ids.ts';
 import type { Trigger } from './bundle/index.ts';
-import { scheduleId } from './triggers.ts';
+import { scheduleId } from './workflow-ids.ts';
 
 export function generatedSuffix(masterKey: MasterKey, agentId: string, index: number): string {
   const digest = hmacSha256(masterKey.derive('trigger-suffix-v1'), `${agentId}:${index}`);

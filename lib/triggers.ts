@@ -28,19 +28,6 @@ export interface TriggerRunInput {
   settings: TurnSettings;
 }
 
-/** Deterministic: one schedule per cron trigger position of an agent, reconciled on every deploy. */
-export function scheduleId(agentId: string, index: number): string {
-  return `cron:${agentId}:${index}`;
-}
-
-export function triggerRunWorkflowId(sessionId: string): string {
-  return `trigger:${sessionId}`;
-}
-
-export function graphRunWorkflowId(runId: string): string {
-  return `run:${runId}`;
-}
-
 /** The first user message of a session a cron trigger opened: which trigger, and when. */
 export function cronMessage(trigger: Extract<TriggerRef, { kind: 'cron' }>, firedAt: string, message: string | null): string {
   const head = `Scheduled trigger fired: cron "${trigger.expression}" (${trigger.timezone}), scheduled for ${firedAt}.`;

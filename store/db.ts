@@ -1,5 +1,6 @@
 // The PostgreSQL pool. One per process; every store module takes it as an argument.
 import pg from 'pg';
+import { causeChain } from '../lib/errors.ts';
 
 export type Db = pg.Pool;
 export type DbClient = pg.PoolClient;
@@ -69,11 +70,10 @@ const GAVE_UP = /timeout exceeded when trying to connect|connection timeout|time
  * connection, a server shutting down. Such a request is answered 503, never 500.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    const code = (current as { code?: unknown }).code;
+  return causeChain(error).some((cause) => {
+    const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && (UNAVAILABLE_CODES.test(code) || NETWORK_CODES.has(code))) return true;
-    if (current instanceof AggregateError && current.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
-    if (GAVE_UP.test(current.message)) return true;
-  }
-  return false;
+    if (cause instanceof AggregateError && cause.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
+    return GAVE_UP.test(cause.message);
+  });
 }

@@ -4,16 +4,13 @@
 import { log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { ApprovalOutcome } from '../lib/approvals.ts';
+import { FAILURE } from '../lib/failures.ts';
 
 export interface ApprovalNoticeInput {
   approvalId: string;
   text: string;
   /** Only these threads; all threaded dispatches of the approval without it. */
   positions?: number[];
-}
-
-export function approvalNoticeWorkflowId(approvalId: string, what: string): string {
-  return `notice:${approvalId}:${what}`;
 }
 
 export function outcomeNotice(outcome: ApprovalOutcome, via: string | null): string {
@@ -25,7 +22,7 @@ export function outcomeNotice(outcome: ApprovalOutcome, via: string | null): str
 export async function approvalNoticeWorkflow(input: ApprovalNoticeInput): Promise<{ posted: number }> {
   const acts = proxyActivities<Activities>({
     startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '2 seconds', maximumAttempts: 3, nonRetryableErrorTypes: ['ChannelPermanentError'] },
+    retry: { initialInterval: '2 seconds', maximumAttempts: 3, nonRetryableErrorTypes: [FAILURE.channelPermanent] },
   });
   const positions = input.positions ?? (await acts.threadedDispatches({ approvalId: input.approvalId }));
   let posted = 0;

@@ -18,12 +18,14 @@ import {
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { KindKey, UserIdKey } from '../lib/search-attributes.ts';
-import { approvalNoticeWorkflow, approvalNoticeWorkflowId, outcomeNotice } from './approval-notice.ts';
+import { FAILURE, nonRetryable } from '../lib/failures.ts';
+import { approvalNoticeWorkflow, outcomeNotice } from './approval-notice.ts';
 import type { Activities } from '../activities/index.ts';
-import { ANSWER_REJECTIONS, matchOption, type ApprovalAnswer, type ApprovalOutcome, type ApprovalWorkflowInput } from '../lib/approvals.ts';
+import { matchOption, type ApprovalAnswer, type ApprovalOutcome, type ApprovalWorkflowInput } from '../lib/approvals.ts';
 import type { RecordedApproval } from '../activities/approvals.ts';
 import { publishEvent } from './publish.ts';
+import { approvalNoticeWorkflowId } from '../lib/workflow-ids.ts';
+import { searchAttributes } from '../lib/search-attributes.ts';
 
 export type AnsweredOutcome = Extract<ApprovalOutcome, { status: 'answered' }>;
 
@@ -42,7 +44,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
       initialInterval: settings.dispatchRetryInitialMs,
       backoffCoefficient: 2,
       maximumAttempts: settings.dispatchMaxAttempts,
-      nonRetryableErrorTypes: ['ChannelPermanentError'],
+      nonRetryableErrorTypes: [FAILURE.channelPermanent],
     },
   });
 
@@ -86,10 +88,10 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
     },
     {
       validator: (answer) => {
-        if (decided === 'answered') throw new Error(`${ANSWER_REJECTIONS.answered}: this approval is already answered`);
-        if (decided === 'expired') throw new Error(`${ANSWER_REJECTIONS.expired}: this approval has expired`);
+        if (decided === 'answered') throw nonRetryable(FAILURE.approvalAnswered, 'This approval is already answered');
+        if (decided === 'expired') throw nonRetryable(FAILURE.approvalExpired, 'This approval has expired');
         if (matchOption(request.options, answer.choice) === undefined)
-          throw new Error(`${ANSWER_REJECTIONS.invalidChoice}: choose one of ${request.options.map((option) => `"${option}"`).join(', ')}`);
+          throw nonRetryable(FAILURE.approvalInvalidChoice, `Choose one of ${request.options.map((option) => `"${option}"`).join(', ')}`);
       },
     },
   );
@@ -168,10 +170,7 @@ async function startNotice(userId: string, approvalId: string, text: string): Pr
       args: [{ approvalId, text }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      typedSearchAttributes: [
-        { key: UserIdKey, value: userId },
-        { key: KindKey, value: 'notice' },
-      ],
+      typedSearchAttributes: searchAttributes('notice', { userId }),
       staticSummary: `Outcome of approval ${approvalId}, noted in its chat threads`,
     });
   } catch (error) {

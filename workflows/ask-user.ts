@@ -3,11 +3,12 @@
 // The child is abandoned rather than cancelled when the turn ends early (an abort): the approval
 // record outlives the turn, and an answer is still recorded, it just resumes nothing.
 import { ChildWorkflowCancellationType, executeChild, ParentClosePolicy, uuid4, WorkflowIdReusePolicy } from '@temporalio/workflow';
-import { approvalWorkflowId, parseApprovalRequest } from '../lib/approvals.ts';
+import { parseApprovalRequest } from '../lib/approvals.ts';
 import { idCharsFromHex } from '../lib/id-alphabet.ts';
-import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attributes.ts';
 import { approvalWorkflow } from './approval.ts';
 import type { ToolCall, ToolResultPart, TurnInput } from './turn-types.ts';
+import { approvalWorkflowId } from '../lib/workflow-ids.ts';
+import { searchAttributes } from '../lib/search-attributes.ts';
 
 /** Seeded workflow randomness, so a replay makes the same id. */
 export function newApprovalId(): string {
@@ -43,12 +44,7 @@ export async function askUser(turn: TurnInput, call: ToolCall): Promise<ToolResu
     parentClosePolicy: ParentClosePolicy.ABANDON,
     cancellationType: ChildWorkflowCancellationType.ABANDON,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    typedSearchAttributes: [
-      { key: SessionIdKey, value: turn.sessionId },
-      { key: AgentIdKey, value: turn.agentId },
-      { key: UserIdKey, value: turn.userId },
-      { key: KindKey, value: 'approval' },
-    ],
+    typedSearchAttributes: searchAttributes('approval', { sessionId: turn.sessionId, agentId: turn.agentId, userId: turn.userId }),
     staticSummary: approvalSummary(parsed.request.question),
     staticDetails: `Asked by the ask_my_user tool in turn ${turn.turnId} of session ${turn.sessionId}. Answer: POST /approval/${approvalId}/answer`,
   });

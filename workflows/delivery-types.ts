@@ -30,7 +30,3 @@ export interface DeliveryResult {
   status: 'delivered' | 'failed' | 'cancelled';
   attempts: number;
 }
-
-export function deliveryWorkflowId(deliveryId: string): string {
-  return `delivery:${deliveryId}`;
-}

@@ -2,7 +2,8 @@
 // attempts, so a delivery waiting hours for its next attempt costs nothing and survives any restart.
 // The attempt activity is never retried by Temporal: the workflow owns the schedule, and an attempt
 // that fails as an activity (its worker died mid-request) counts as a failed attempt.
-import { ApplicationFailure, log, proxyActivities, sleep } from '@temporalio/workflow';
+import { log, proxyActivities, sleep } from '@temporalio/workflow';
+import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import type { Activities } from '../activities/index.ts';
 import type { AttemptOutcome, DeliveryInput, DeliveryResult } from './delivery-types.ts';
 
@@ -28,14 +29,11 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
     if (outcome.result === 'delivered') return { status: 'delivered', attempts: attempt };
     if (outcome.result === 'cancelled') return { status: 'cancelled', attempts: attempt - 1 };
     if (outcome.result === 'gone') {
-      throw ApplicationFailure.nonRetryable(
-        `The receiver answered 410 Gone; subscription ${input.subscriptionId} is disabled`,
-        'WebhookGone',
-      );
+      throw nonRetryable(FAILURE.webhookGone, `The receiver answered 410 Gone; subscription ${input.subscriptionId} is disabled`);
     }
     log.info('delivery attempt failed', { deliveryId: input.deliveryId, attempt, detail: outcome.detail });
     if (!final) await sleep(settings.retryScheduleMs[attempt - 1]!);
   }
   // Failed, so operators find undelivered events with the Web UI's status filter.
-  throw ApplicationFailure.nonRetryable(`No attempt of ${attempts} was answered with 2xx`, 'WebhookUndelivered');
+  throw nonRetryable(FAILURE.webhookUndelivered, `No attempt of ${attempts} was answered with 2xx`);
 }

@@ -4,7 +4,7 @@
 // that may wait for days, then follows `next[choice]`, or `onExpired`; an end node, or a node with
 // nowhere to go, completes the run. A failed turn fails the run.
 import {
-  ApplicationFailure,
+  rootCause,
   CancellationScope,
   ChildWorkflowCancellationType,
   isCancellation,
@@ -16,15 +16,17 @@ import {
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import type { Workflow, WorkflowNode } from '../lib/bundle/types.ts';
 import { renderTemplate, type NodeOutput } from '../lib/graph-template.ts';
-import { approvalWorkflowId, parseApprovalRequest } from '../lib/approvals.ts';
+import { parseApprovalRequest } from '../lib/approvals.ts';
 import { idCharsFromHex } from '../lib/id-alphabet.ts';
-import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attributes.ts';
 import { approvalWorkflow } from './approval.ts';
 import { approvalSummary, newApprovalId } from './ask-user.ts';
 import { turnWorkflow } from './turn.ts';
 import type { TurnSettings } from './turn-types.ts';
+import { approvalWorkflowId, turnWorkflowId } from '../lib/workflow-ids.ts';
+import { searchAttributes } from '../lib/search-attributes.ts';
 
 export interface GraphRunInput {
   runId: string;
@@ -51,27 +53,22 @@ export async function graphRunWorkflow(
   const book = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
   const ref = { runId: run.runId, sessionId: run.sessionId };
   const outputs: Record<string, NodeOutput> = {};
-  const attributes = [
-    { key: SessionIdKey, value: run.sessionId },
-    { key: AgentIdKey, value: run.agentId },
-    { key: UserIdKey, value: run.userId },
-  ];
+  const attributes = { sessionId: run.sessionId, agentId: run.agentId, userId: run.userId };
 
   async function agentNode(nodeId: string, node: Extract<WorkflowNode, { type: 'agent' }>): Promise<string | undefined> {
     const turnId = newMessageId();
     const prompt = renderTemplate(node.prompt, { input: run.input, outputs });
     await book.recordUserMessage({ sessionId: run.sessionId, messageId: turnId, parts: [{ type: 'text', text: prompt }] });
     const outcome = await executeChild(turnWorkflow, {
-      workflowId: `turn:${run.sessionId}:${turnId}`,
+      workflowId: turnWorkflowId(run.sessionId, turnId),
       args: [
         { sessionId: run.sessionId, userId: run.userId, agentId: run.agentId, revision: run.revision, turnId, settings: run.settings },
       ],
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-      typedSearchAttributes: [...attributes, { key: KindKey, value: 'turn' }],
+      typedSearchAttributes: searchAttributes('turn', attributes),
       staticSummary: `Node ${nodeId} of run ${run.runId} (workflow ${run.workflow})`,
     });
-    if (outcome.status !== 'completed')
-      throw ApplicationFailure.nonRetryable(`Node "${nodeId}": the turn ended ${outcome.status}`, 'NodeFailed');
+    if (outcome.status !== 'completed') throw nonRetryable(FAILURE.nodeFailed, `Node "${nodeId}": the turn ended ${outcome.status}`);
     outputs[nodeId] = { output: outcome.reply ?? '' };
     return node.next;
   }
@@ -84,7 +81,7 @@ export async function graphRunWorkflow(
       { question, options: node.options, ...(node.expiresInMs !== undefined ? { expiresInMs: node.expiresInMs } : {}) },
       run.settings.approvals,
     );
-    if (!parsed.ok) throw ApplicationFailure.nonRetryable(`Node "${nodeId}": ${parsed.error}`, 'InvalidApprovalNode');
+    if (!parsed.ok) throw nonRetryable(FAILURE.invalidApprovalNode, `Node "${nodeId}": ${parsed.error}`);
     const outcome = await executeChild(approvalWorkflow, {
       workflowId: approvalWorkflowId(approvalId),
       args: [
@@ -103,7 +100,7 @@ export async function graphRunWorkflow(
       parentClosePolicy: ParentClosePolicy.ABANDON,
       cancellationType: ChildWorkflowCancellationType.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      typedSearchAttributes: [...attributes, { key: KindKey, value: 'approval' }],
+      typedSearchAttributes: searchAttributes('approval', attributes),
       staticSummary: approvalSummary(parsed.request.question),
       staticDetails: `Node ${nodeId} of run ${run.runId} (workflow ${run.workflow}). Answer: POST /approval/${approvalId}/answer`,
     });
@@ -129,24 +126,18 @@ export async function graphRunWorkflow(
     });
     let nodeId: string | undefined = graph.start;
     for (let visit = 1; nodeId !== undefined; visit++) {
-      if (visit > MAX_VISITS) throw ApplicationFailure.nonRetryable(`The run visited ${MAX_VISITS} nodes without ending`, 'RunTooLong');
+      if (visit > MAX_VISITS) throw nonRetryable(FAILURE.runTooLong, `The run visited ${MAX_VISITS} nodes without ending`);
       const node: WorkflowNode | undefined = graph.nodes[nodeId];
-      if (!node) throw ApplicationFailure.nonRetryable(`The graph has no node "${nodeId}"`, 'UnknownNode');
+      if (!node) throw nonRetryable(FAILURE.unknownNode, `The graph has no node "${nodeId}"`);
       await book.enterNode({ ...ref, visit, nodeId, nodeType: node.type, outputs });
       if (node.type === 'end') break;
       nodeId = node.type === 'agent' ? await agentNode(nodeId, node) : await approvalNode(nodeId, node);
     }
   } catch (error) {
-    await finish('failed', isCancellation(error) ? 'The run was cancelled' : describe(error));
+    await finish('failed', isCancellation(error) ? 'The run was cancelled' : (rootCause(error) ?? String(error)));
     if (isCancellation(error)) throw error;
     return { status: 'failed', outputs };
   }
   await finish('completed');
   return { status: 'completed', outputs };
-}
-
-function describe(error: unknown): string {
-  let current: unknown = error;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  return current instanceof Error ? current.message : String(error);
 }

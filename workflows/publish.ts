@@ -15,10 +15,11 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities/index.ts';
 import type { PublishedEvent } from '../lib/webhook-events.ts';
-import { KindKey, UserIdKey } from '../lib/search-attributes.ts';
+import { FAILURE } from '../lib/failures.ts';
 import { deliveryWorkflow } from './delivery.ts';
-import { deliveryWorkflowId } from './delivery-types.ts';
 import type { SessionRef, TurnOutcome } from './turn-types.ts';
+import { deliveryWorkflowId } from '../lib/workflow-ids.ts';
+import { searchAttributes } from '../lib/search-attributes.ts';
 
 const { publishWebhookEvent } = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
 
@@ -33,10 +34,7 @@ export async function publishEvent(userId: string, event: PublishedEvent, eventK
         // A delivery outlives the session workflow that published it (which ends when idle).
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        typedSearchAttributes: [
-          { key: UserIdKey, value: userId },
-          { key: KindKey, value: 'delivery' },
-        ],
+        typedSearchAttributes: searchAttributes('delivery', { userId }),
         staticSummary: `Webhook ${event.type} delivery ${delivery.id}`,
         staticDetails: `Subscription ${delivery.subscriptionId}. Attempts: GET /webhook/${delivery.subscriptionId}/deliveries`,
       });
@@ -80,5 +78,5 @@ export async function publishTurnEnd(session: SessionRef, turnId: string, ended:
 
 /** The turn workflow fails with `TurnFailed` (see workflows/turn.ts); an abort is a cancellation. */
 function isTurnFailure(error: unknown): error is ChildWorkflowFailure {
-  return error instanceof ChildWorkflowFailure && error.cause instanceof ApplicationFailure && error.cause.type === 'TurnFailed';
+  return error instanceof ChildWorkflowFailure && error.cause instanceof ApplicationFailure && error.cause.type === FAILURE.turnFailed;
 }

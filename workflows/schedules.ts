@@ -8,10 +8,6 @@ import type { Activities } from '../activities/index.ts';
 
 export const reconcileSignal = defineSignal('reconcile');
 
-export function schedulesWorkflowId(agentId: string): string {
-  return `schedules:${agentId}`;
-}
-
 export async function schedulesWorkflow(input: { agentId: string }): Promise<{ passes: number }> {
   const { reconcileSchedules } = proxyActivities<Activities>({
     startToCloseTimeout: '2 minutes',

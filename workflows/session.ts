@@ -5,7 +5,6 @@
 // memory between conversations.
 import {
   allHandlersFinished,
-  ApplicationFailure,
   CancellationScope,
   condition,
   continueAsNew,
@@ -21,10 +20,12 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { MessagePart } from '../lib/events.ts';
-import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attributes.ts';
+import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import type { ModelOverride, SessionRef, TurnSettings } from './turn-types.ts';
 import { turnWorkflow } from './turn.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
+import { turnWorkflowId } from '../lib/workflow-ids.ts';
+import { searchAttributes } from '../lib/search-attributes.ts';
 
 export type IfBusy = 'queue' | 'reject' | 'interrupt';
 
@@ -71,12 +72,9 @@ export interface RevertResult {
   userMessageId: string;
 }
 
-/** Refused (BUSY_REJECTION) while a turn runs or waits in the queue; in order with sends otherwise. */
+/** Refused (FAILURE.sessionBusy) while a turn runs or waits in the queue; in order with sends otherwise. */
 export const revertUpdate = defineUpdate<RevertResult, [RevertInput]>('revert');
 export const stateQuery = defineQuery<SessionState>('state');
-
-/** Rejection reason of a send with ifBusy=reject while a turn runs; the API answers 409. */
-export const BUSY_REJECTION = 'SessionBusy';
 
 export interface SessionWorkflowInput extends SessionRef {
   settings: TurnSettings;
@@ -93,10 +91,6 @@ interface QueuedTurn {
 
 /** History stays small: a fresh run after this many turns. */
 const TURNS_PER_RUN = 100;
-
-export function sessionWorkflowId(sessionId: string): string {
-  return `session:${sessionId}`;
-}
 
 export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void> {
   // Local activities: a send's recording runs inside the workflow task (one transaction, idempotent).
@@ -156,7 +150,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   setHandler(sendUpdate, (send) => acceptSend(send, recordUserMessage), {
     validator: (send) => {
       if (send.ifBusy === 'reject' && (running || queue.length > 0 || recording > 0))
-        throw new Error(`${BUSY_REJECTION}: a turn is running`);
+        throw nonRetryable(FAILURE.sessionBusy, 'A turn is running in this session');
     },
   });
 
@@ -170,13 +164,12 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
 
   setHandler(abortUpdate, () => ({ aborted: cancelRunning() }));
 
-  const rejectBusy = () => ApplicationFailure.nonRetryable(`${BUSY_REJECTION}: a turn is running`, BUSY_REJECTION);
   setHandler(
     revertUpdate,
     (revert) => {
       const result = sendChain.then(async () => {
         // A send accepted before this revert may have queued its turn meanwhile.
-        if (queue.length > 0) throw rejectBusy();
+        if (queue.length > 0) throw nonRetryable(FAILURE.sessionBusy, 'A turn is queued in this session');
         // A turn may still be returning here after writing its end (which a client may have seen):
         // the activity refuses unless that end is written.
         const done = await revertMessages({
@@ -196,7 +189,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     },
     {
       validator: (_revert) => {
-        if (queue.length > 0) throw new Error(`${BUSY_REJECTION}: a turn is queued`);
+        if (queue.length > 0) throw nonRetryable(FAILURE.sessionBusy, 'A turn is queued in this session');
       },
     },
   );
@@ -217,7 +210,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     try {
       const outcome = await scope.run(() =>
         executeChild(turnWorkflow, {
-          workflowId: `turn:${input.sessionId}:${turn.turnId}`,
+          workflowId: turnWorkflowId(input.sessionId, turn.turnId),
           args: [
             {
               sessionId: input.sessionId,
@@ -231,12 +224,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
             },
           ],
           parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-          typedSearchAttributes: [
-            { key: SessionIdKey, value: input.sessionId },
-            { key: AgentIdKey, value: input.agentId },
-            { key: UserIdKey, value: input.userId },
-            { key: KindKey, value: 'turn' },
-          ],
+          typedSearchAttributes: searchAttributes('turn', { sessionId: input.sessionId, agentId: input.agentId, userId: input.userId }),
           staticSummary: `Turn ${turn.turnId} of session ${input.sessionId}`,
           staticDetails: `Agent ${input.agentId} revision ${input.revision}. Events: GET /session/${input.sessionId}/events`,
         }),

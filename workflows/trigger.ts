@@ -14,11 +14,12 @@ import {
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities/index.ts';
 import { idCharsFromHex } from '../lib/id-alphabet.ts';
-import { cronMessage, graphRunWorkflowId, webhookMessage, type TriggerRunInput } from '../lib/triggers.ts';
-import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../lib/search-attributes.ts';
+import { cronMessage, webhookMessage, type TriggerRunInput } from '../lib/triggers.ts';
 import type { EventData } from '../lib/events.ts';
 import { graphRunWorkflow } from './graph.ts';
 import { publishEvent } from './publish.ts';
+import { graphRunWorkflowId } from '../lib/workflow-ids.ts';
+import { SessionIdKey, searchAttributes } from '../lib/search-attributes.ts';
 
 /** Set by Temporal on a workflow a schedule started: the firing's nominal time. */
 const ScheduledStartTimeKey = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
@@ -85,12 +86,7 @@ export async function triggerRunWorkflow(
         // A run may wait for days on an approval; this firing is done once it has started it.
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        typedSearchAttributes: [
-          { key: SessionIdKey, value: sessionId },
-          { key: AgentIdKey, value: input.agentId },
-          { key: UserIdKey, value: input.userId },
-          { key: KindKey, value: 'run' },
-        ],
+        typedSearchAttributes: searchAttributes('run', { sessionId, agentId: input.agentId, userId: input.userId }),
         staticSummary: `Run ${runId} of workflow ${input.workflow}`,
         staticDetails: `Agent ${input.agentId} revision ${revision}. Events: GET /session/${sessionId}/events`,
       });

@@ -3,7 +3,7 @@
 // by Temporal); each tool call is run by its kind. Workflow history holds only step results.
 import {
   ActivityCancellationType,
-  ApplicationFailure,
+  rootCause,
   CancellationScope,
   isCancellation,
   proxyActivities,
@@ -11,6 +11,7 @@ import {
   uuid4,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import type { StepResult, ToolCall, ToolResultPart, TurnInput, TurnOutcome } from './turn-types.ts';
 import { ASK_MY_USER } from '../lib/ask-my-user.ts';
 import { askUser } from './ask-user.ts';
@@ -34,7 +35,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       initialInterval: settings.stepRetryInitialIntervalMs,
       backoffCoefficient: 2,
       maximumAttempts: settings.stepMaxAttempts,
-      nonRetryableErrorTypes: ['ModelRequestRejected', 'ModelConfigurationError'],
+      nonRetryableErrorTypes: [FAILURE.modelRejected, FAILURE.modelConfiguration],
     },
   });
   const tools = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
@@ -71,19 +72,13 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       );
       return { status: 'aborted', usage, costUsd };
     }
-    const message = describeFailure(error);
+    // The innermost message: the activity's own words, not Temporal's wrapping.
+    const message = rootCause(error) ?? String(error);
     // Not cancellable: an abort arriving now must not leave the turn without its terminal event.
     await CancellationScope.nonCancellable(() =>
       book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated, outcome: 'failed', error: message }),
     );
     // Fail the workflow too, so operators see the failed turn as failed in the Web UI.
-    throw ApplicationFailure.nonRetryable(message, 'TurnFailed');
+    throw nonRetryable(FAILURE.turnFailed, message);
   }
-}
-
-/** The innermost message: the activity's own words, not Temporal's wrapping. */
-function describeFailure(error: unknown): string {
-  let current: unknown = error;
-  while (current instanceof Error && 'cause' in current && current.cause instanceof Error) current = current.cause;
-  return current instanceof Error ? current.message : String(error);
 }

@@ -6,13 +6,12 @@ import { appendEvents, lockedTurnHasEvent } from '../../store/events.ts';
 import { recordToolResults, recordUserMessage, toMessageView } from '../../store/messages.ts';
 import { setSessionStatus } from '../../store/sessions.ts';
 import { MessageNotFoundError, NotAnAssistantMessageError, revertFrom, SessionBusyError, type RevertOutcome } from '../../store/revert.ts';
-import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE, nonRetryable } from '../../lib/failures.ts';
 import { TERMINAL_TURN_EVENTS, type MessagePart, type NewEvent, type TokenUsage } from '../../lib/events.ts';
 import type { ToolResultPart } from '../../workflows/turn-types.ts';
 import { isDataException } from '../../store/data-errors.ts';
 
 /** The failure type of a user message PostgreSQL refuses to store (not retried). */
-export const UNSTORABLE_MESSAGE = 'UnstorableMessage';
 
 /**
  * The text a streaming message had reached: its deltas since its last `step.retry` (or since it was
@@ -44,7 +43,7 @@ export function turnBookkeeping(deps: { db: Db }) {
         // A message PostgreSQL refuses (the API refuses such text; this is the backstop) fails the same way
         // every time: retried, a signalled send would never settle and would hold its session for good.
         if (isDataException(error)) {
-          throw ApplicationFailure.nonRetryable(`The message cannot be stored: ${error.message}`, UNSTORABLE_MESSAGE);
+          throw nonRetryable(FAILURE.unstorableMessage, `The message cannot be stored: ${error.message}`);
         }
         throw error;
       }
@@ -70,9 +69,9 @@ export function turnBookkeeping(deps: { db: Db }) {
       try {
         return await revertFrom(db, { ...target, requireAssistant: regenerate });
       } catch (error) {
-        if (error instanceof MessageNotFoundError || error instanceof NotAnAssistantMessageError || error instanceof SessionBusyError) {
-          throw ApplicationFailure.nonRetryable(error.message, error.name);
-        }
+        if (error instanceof MessageNotFoundError) throw nonRetryable(FAILURE.messageNotFound, error.message);
+        if (error instanceof NotAnAssistantMessageError) throw nonRetryable(FAILURE.notAnAssistantMessage, error.message);
+        if (error instanceof SessionBusyError) throw nonRetryable(FAILURE.sessionBusy, error.message);
         throw error;
       }
     },

@@ -11,6 +11,7 @@ import type { Db } from '../../store/db.ts';
 import type { Config } from '../../lib/config.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
 import type { MessagePart } from '../../lib/events.ts';
+import { FAILURE, nonRetryable } from '../../lib/failures.ts';
 import { claimAssistantMessage, conversation, finishAssistantMessage } from '../../store/messages.ts';
 import { readSecrets } from '../../store/secrets.ts';
 import type { StepResult, ToolCall, TurnInput } from '../../workflows/turn-types.ts';
@@ -24,7 +25,7 @@ import { allRunByService, modelToolSet } from '../tools/index.ts';
 import { DeltaCommits } from './delta-commits.ts';
 import { DeltaWriter } from './delta-writer.ts';
 import { conversationFiles } from './media-files.ts';
-import { OUTPUT_LIMIT_ERROR_TYPE, OutputMeter } from './output-limit.ts';
+import { OutputMeter } from './output-limit.ts';
 import { TurnFiles } from './turn-files.ts';
 import type { Storage } from '../../lib/storage.ts';
 import { storableText } from '../../lib/storable-text.ts';
@@ -78,7 +79,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         inUse.push(...secrets.values(), ...(credentials.apiKey ? [credentials.apiKey] : []));
         model = languageModel(ref, credentials);
       } catch (error) {
-        throw ApplicationFailure.nonRetryable((error as Error).message, 'ModelConfigurationError');
+        throw nonRetryable(FAILURE.modelConfiguration, (error as Error).message);
       }
 
       const turnKey = `${input.sessionId}:${input.turnId}`;
@@ -134,14 +135,12 @@ export function modelStepActivities(deps: ModelStepDeps) {
         // Whatever was streamed before an abort or error stays readable: flush it first.
         await writer.flush();
         if (context.cancellationSignal.aborted) throw new CancelledFailure('The turn was aborted');
-        if (limitError) throw ApplicationFailure.nonRetryable(limitError, OUTPUT_LIMIT_ERROR_TYPE);
+        if (limitError) throw nonRetryable(FAILURE.modelOutputLimit, limitError);
         if (streamError !== undefined) {
           const { retryable, message } = classifyModelError(streamError, { providerId: ref.providerId, secrets: inUse });
           // Another attempt of this step, here most likely, sends the same files.
           keepFiles = retryable;
-          throw retryable
-            ? ApplicationFailure.retryable(message, 'ModelTransientError')
-            : ApplicationFailure.nonRetryable(message, 'ModelRequestRejected');
+          throw retryable ? ApplicationFailure.retryable(message, FAILURE.modelTransient) : nonRetryable(FAILURE.modelRejected, message);
         }
 
         // A stream that ends without its finish part (a provider that just closes the connection) has

@@ -7,7 +7,6 @@
 import type { ModelCallPart } from '../model/stream-call.ts';
 
 /** The error type of a step stopped by these limits; not retryable. */
-export const OUTPUT_LIMIT_ERROR_TYPE = 'ModelOutputLimitExceeded';
 
 export interface OutputLimits {
   maxTokens: number;

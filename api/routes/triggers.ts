@@ -16,13 +16,14 @@ import { isId, newId } from '../../lib/ids.ts';
 import { assertStorableText } from '../../lib/storable-text.ts';
 import { safeEqual } from '../../lib/crypto.ts';
 import { generatedSuffix } from '../../lib/trigger-urls.ts';
-import { triggerRunWorkflowId, type TriggerRef, type TriggerRunInput } from '../../lib/triggers.ts';
-import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../../lib/search-attributes.ts';
+import { type TriggerRef, type TriggerRunInput } from '../../lib/triggers.ts';
 import type { triggerRunWorkflow } from '../../workflows/trigger.ts';
 import { createRateLimiter } from '../middleware/rate-limit.ts';
 import { callTemporal, isTemporalRefusal } from '../temporal-call.ts';
 import { actIdempotently, IDEMPOTENCY_KEY_HEADERS } from '../idempotency.ts';
 import { firingKey, firingScope, TRIGGER_IDEMPOTENCY_HEADERS } from '../trigger-idempotency.ts';
+import { triggerRunWorkflowId } from '../../lib/workflow-ids.ts';
+import { searchAttributes } from '../../lib/search-attributes.ts';
 
 /** One answer for every wrong part, so a stranger learns nothing about which part was wrong. */
 const UNKNOWN_TRIGGER = 'There is no trigger at this address';
@@ -101,12 +102,7 @@ export function triggerRoutes(deps: ApiDeps) {
             workflowIdReusePolicy: 'REJECT_DUPLICATE',
             taskQueue: deps.config.taskQueue,
             args: [{ ...input, sessionId, ...(runId ? { runId } : {}), ...(messageId ? { messageId } : {}), settings: deps.config.turns }],
-            typedSearchAttributes: [
-              { key: SessionIdKey, value: sessionId },
-              { key: AgentIdKey, value: input.agentId },
-              { key: UserIdKey, value: input.userId },
-              { key: KindKey, value: 'trigger' },
-            ],
+            typedSearchAttributes: searchAttributes('trigger', { sessionId, agentId: input.agentId, userId: input.userId }),
             staticSummary: `${input.trigger.kind} trigger of agent ${input.agentId} → session ${sessionId}`,
           }),
         { unavailable: FIRING_UNKNOWN },

@@ -13,8 +13,7 @@ import { call } from '../helpers/request.ts';
 import { closeServer, readJsonRequest, sendJson } from '../helpers/recorded.ts';
 import { approvalToken } from '../../lib/approval-token.ts';
 import { loadMasterKey } from '../../lib/master-key.ts';
-import { approvalWorkflowId } from '../../lib/approvals.ts';
-import { sessionWorkflowId } from '../../workflows/session.ts';
+import { approvalWorkflowId, sessionWorkflowId } from '../../lib/workflow-ids.ts';
 
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 

@@ -10,7 +10,8 @@ import { BURST_WRITES, DeltaWriter } from '../../activities/turn/delta-writer.ts
 import { turnBookkeeping } from '../../activities/turn/bookkeeping.ts';
 import { claimAssistantMessage, StaleAttemptError } from '../../store/messages.ts';
 import { readEvents } from '../../store/events.ts';
-import { sendUpdate, sessionWorkflowId } from '../../workflows/session.ts';
+import { sendUpdate } from '../../workflows/session.ts';
+import { sessionWorkflowId } from '../../lib/workflow-ids.ts';
 
 let env: AgentEnv;
 beforeAll(async () => {

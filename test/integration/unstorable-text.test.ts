@@ -12,7 +12,8 @@ import { call } from '../helpers/request.ts';
 import { newId } from '../../lib/ids.ts';
 import { getSession } from '../../store/sessions.ts';
 import { signalSessionWithStart } from '../../lib/session-client.ts';
-import { turnBookkeeping, UNSTORABLE_MESSAGE } from '../../activities/turn/bookkeeping.ts';
+import { turnBookkeeping } from '../../activities/turn/bookkeeping.ts';
+import { FAILURE } from '../../lib/failures.ts';
 import type { SessionEvent } from '../../lib/events.ts';
 
 let env: AgentEnv;
@@ -126,7 +127,7 @@ describe('behind the API', () => {
         (caught: unknown) => caught,
       );
       expect(error).toBeInstanceOf(ApplicationFailure);
-      expect(error).toMatchObject({ nonRetryable: true, type: UNSTORABLE_MESSAGE });
+      expect(error).toMatchObject({ nonRetryable: true, type: FAILURE.unstorableMessage });
     }
   });
 

@@ -13,7 +13,8 @@ import { call } from '../helpers/request.ts';
 import { createDeliveries } from '../../store/webhook-deliveries.ts';
 import { verifyWebhook } from '../../lib/webhook-signature.ts';
 import { deliveryWorkflow } from '../../workflows/delivery.ts';
-import { deliveryWorkflowId, type DeliveryResult, type DeliverySettings } from '../../workflows/delivery-types.ts';
+import { type DeliveryResult, type DeliverySettings } from '../../workflows/delivery-types.ts';
+import { deliveryWorkflowId } from '../../lib/workflow-ids.ts';
 
 let env: AgentEnv;
 // A client of its own: the worker's client closes when the worker restarts.
