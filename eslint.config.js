@@ -2,6 +2,55 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The layers of the service, bottom up (README: "The layers"). Each folder may import local code only
+// from the folders listed for it, and `typeOnly` folders only for their types; an import against
+// this fails the lint step of `npm test`. Packages are restricted where the layer's job says so.
+const LAYERS = {
+  schema: { may: [] },
+  lib: { may: ['schema'] },
+  store: {
+    may: ['lib', 'schema'],
+    packages: ['@temporalio/*', 'express', 'ai', '@ai-sdk/*'],
+    why: 'the store only reads and writes PostgreSQL',
+  },
+  workflows: {
+    may: ['lib'],
+    typeOnly: ['activities'],
+    packages: ['@temporalio/client', '@temporalio/activity', '@temporalio/worker', 'pg', 'express', 'pino', 'ai', '@ai-sdk/*'],
+    builtins: true,
+    why: 'workflow code is replayed: deterministic, no I/O (use an activity), and it talks to Temporal only through @temporalio/workflow',
+  },
+  clients: { may: ['lib', 'workflows'], packages: ['pg', 'express'], why: 'a workflow client only talks to Temporal' },
+  activities: { may: ['lib', 'schema', 'store', 'workflows', 'clients'], packages: ['express'] },
+  api: { may: ['lib', 'schema', 'store', 'workflows', 'clients'], typeOnly: ['activities'] },
+  workers: { may: ['lib', 'store', 'workflows', 'activities'] },
+};
+const FOLDERS = [...Object.keys(LAYERS), 'dev', 'bench', 'test'];
+const NODE_BUILTINS = ['node:*', 'fs', 'path', 'http', 'https', 'net', 'crypto', 'child_process', 'os'];
+
+function layerRules() {
+  return Object.entries(LAYERS).map(([folder, layer]) => {
+    const allowed = new Set([folder, ...layer.may, ...(layer.typeOnly ?? [])]);
+    const patterns = [
+      ...FOLDERS.filter((other) => !allowed.has(other)).map((other) => ({
+        group: [`**/${other}/**`],
+        message: `${folder}/ may import only from ${[folder, ...layer.may].join(', ')}/ (README: "The layers").`,
+      })),
+      ...(layer.typeOnly ?? []).map((other) => ({
+        group: [`**/${other}/**`],
+        allowTypeImports: true,
+        message: `${folder}/ may import only types from ${other}/ (README: "The layers").`,
+      })),
+      ...(layer.packages ? [{ group: layer.packages, message: `Not in ${folder}/: ${layer.why ?? 'another layer does this'}.` }] : []),
+      ...(layer.builtins ? [{ group: NODE_BUILTINS, message: `Not in ${folder}/: ${layer.why}.` }] : []),
+    ];
+    return {
+      files: [`${folder}/**/*.ts`],
+      rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
+    };
+  });
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', 'dist/', 'coverage/', 'dashboard/vendor/'] },
   js.configs.recommended,
@@ -19,25 +68,5 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
-  {
-    // Workflow code is replayed: it must be deterministic and must not do I/O itself.
-    files: ['workflows/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['node:*', 'fs', 'path', 'http', 'https', 'net', 'crypto', 'child_process', 'os'],
-              message: 'Workflows must not use Node built-ins; use an activity.',
-            },
-            {
-              group: ['pg', 'express', 'pino', 'ai', '@ai-sdk/*', '**/store/**', '**/api/**'],
-              message: 'Workflows must not do I/O; use an activity.',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  ...layerRules(),
 );

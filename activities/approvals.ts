@@ -23,9 +23,10 @@ import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/approvals.ts'
 import { approvalLinks, approvalToken } from '../lib/approval-token.ts';
 import { serviceBaseUrl } from '../lib/urls.ts';
 import { createOutboundClient, outboundErrorText } from '../lib/outbound.ts';
-import { resolveChannelConfig } from '../lib/channel-config.ts';
+import { resolveChannelConfig } from '../store/secrets.ts';
 import { channelProviders } from './channels/index.ts';
 import { ChannelPermanentError } from './channels/types.ts';
+import { moveSessionStatus, type SessionStatus } from '../store/sessions.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 
 /**
@@ -64,7 +65,7 @@ async function setWaiting(
   approval: Approval & { sessionId: string },
   waiting: boolean,
 ): Promise<void> {
-  const [to, from] =
+  const [to, from]: [SessionStatus, SessionStatus[]] =
     approval.source === 'tool'
       ? waiting
         ? ['waiting', ['running']]
@@ -74,12 +75,11 @@ async function setWaiting(
         : ['idle', ['waiting']];
   // A tool's approval moves its session only while its own turn is the session's latest: the answer
   // to an approval abandoned by an aborted turn must not change the status of the turn after it.
-  await client.query(
-    `UPDATE sessions SET status = $2, updated_at = now()
-      WHERE id = $1 AND status = ANY($3)
-        AND ($4::text IS NULL OR $4 = (SELECT data->>'turnId' FROM events WHERE session_id = $1 AND type = 'turn.started' ORDER BY seq DESC LIMIT 1))`,
-    [approval.sessionId, to, from, approval.source === 'tool' ? approval.turnId : null],
-  );
+  await moveSessionStatus(client, approval.sessionId, {
+    to,
+    from,
+    ...(approval.source === 'tool' && approval.turnId ? { whileLatestTurn: approval.turnId } : {}),
+  });
 }
 
 /** Every message and stack of an error and of its causes: what Temporal would keep of it. */

@@ -12,7 +12,8 @@ import {
 } from '@temporalio/client';
 import type { Db } from '../store/db.ts';
 import type { Config } from '../lib/config.ts';
-import { getRevision } from '../store/agents.ts';
+import { agentState, getRevision } from '../store/agents.ts';
+import { forgetSchedule, recordSchedule, scheduleIdsOf } from '../store/agent-schedules.ts';
 import { parseCron } from '../lib/cron.ts';
 import { type TriggerRunInput } from '../lib/triggers.ts';
 import { scheduleId, scheduledFiringWorkflowId } from '../lib/workflow-ids.ts';
@@ -27,13 +28,9 @@ interface DesiredSchedule {
 }
 
 async function desiredSchedules(db: Db, config: Config, agentId: string): Promise<DesiredSchedule[]> {
-  const { rows } = await db.query<{ user_id: string; name: string; current_revision: number; deleted: boolean }>(
-    'SELECT user_id, name, current_revision, deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1',
-    [agentId],
-  );
-  const agent = rows[0];
+  const agent = await agentState(db, agentId);
   if (!agent || agent.deleted) return [];
-  const revision = await getRevision(db, agentId, agent.current_revision);
+  const revision = await getRevision(db, agentId, agent.currentRevision);
   if (!revision) return [];
   const desired: DesiredSchedule[] = [];
   revision.bundle.triggers.forEach((trigger, index) => {
@@ -47,7 +44,7 @@ async function desiredSchedules(db: Db, config: Config, agentId: string): Promis
       timezone,
       note: `Cron trigger ${index} of agent "${agent.name}" (revision ${revision.revision}): ${trigger.expression} ${timezone}`,
       input: {
-        userId: agent.user_id,
+        userId: agent.userId,
         agentId,
         revision: revision.revision,
         trigger: { kind: 'cron', index, expression: trigger.expression, timezone },
@@ -86,14 +83,9 @@ export function scheduleActivities(deps: { db: Db; config: Config }) {
     async reconcileSchedules(input: { agentId: string }): Promise<{ active: string[]; removed: string[] }> {
       const client: Client = Context.current().client;
       const desired = await desiredSchedules(db, config, input.agentId);
-      const { rows } = await db.query<{ schedule_id: string }>('SELECT schedule_id FROM agent_schedules WHERE agent_id = $1', [
-        input.agentId,
-      ]);
+      const existing = await scheduleIdsOf(db, input.agentId);
       for (const schedule of desired) {
-        await db.query('INSERT INTO agent_schedules (agent_id, schedule_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
-          input.agentId,
-          schedule.id,
-        ]);
+        await recordSchedule(db, input.agentId, schedule.id);
         const spec = { cronExpressions: [schedule.expression], timezone: schedule.timezone };
         try {
           await client.schedule.create({
@@ -118,14 +110,14 @@ export function scheduleActivities(deps: { db: Db; config: Config }) {
       }
       const wanted = new Set(desired.map((schedule) => schedule.id));
       const removed: string[] = [];
-      for (const { schedule_id: id } of rows) {
+      for (const id of existing) {
         if (wanted.has(id)) continue;
         try {
           await client.schedule.getHandle(id).delete();
         } catch (error) {
           if (!(error instanceof ScheduleNotFoundError)) throw error;
         }
-        await db.query('DELETE FROM agent_schedules WHERE agent_id = $1 AND schedule_id = $2', [input.agentId, id]);
+        await forgetSchedule(db, input.agentId, id);
         removed.push(id);
       }
       return { active: [...wanted], removed };

@@ -6,11 +6,12 @@ import type { Db } from '../store/db.ts';
 import { inTransaction } from '../store/db.ts';
 import type { Bundle, Workflow } from '../lib/bundle/index.ts';
 import type { EventData } from '../lib/events.ts';
-import { appendEvents } from '../store/events.ts';
+import { appendEventOnce, appendEvents, lockedSessionHasEvent } from '../store/events.ts';
+import { agentState } from '../store/agents.ts';
 import { openTriggeredSession, type TriggeredSession } from '../store/triggered-sessions.ts';
 import { finishRun, insertRun, setRunNode } from '../store/workflow-runs.ts';
-import { sendToSessionWorkflow, type SessionTarget } from '../lib/session-client.ts';
-import type { TurnSettings } from '../workflows/turn-types.ts';
+import { sendToSessionWorkflow, type SessionTarget } from '../clients/session.ts';
+import type { TurnSettings } from '../lib/turn-settings.ts';
 import type { TriggerRef } from '../lib/triggers.ts';
 import { reconcileSignal } from '../workflows/schedules.ts';
 import { schedulesWorkflowId } from '../lib/workflow-ids.ts';
@@ -33,13 +34,9 @@ export function triggerActivities(deps: { db: Db; taskQueue: string; bundleOf: (
       revision: number;
       trigger: Extract<TriggerRef, { kind: 'cron' }>;
     }): Promise<{ fire: boolean; revision: number }> {
-      const { rows } = await db.query<{ current_revision: number; deleted: boolean }>(
-        'SELECT current_revision, deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1',
-        [input.agentId],
-      );
-      const agent = rows[0];
-      if (agent && !agent.deleted && agent.current_revision === input.revision) return { fire: true, revision: input.revision };
-      const current = agent && !agent.deleted ? await deps.bundleOf(input.agentId, agent.current_revision) : undefined;
+      const agent = await agentState(db, input.agentId);
+      if (agent && !agent.deleted && agent.currentRevision === input.revision) return { fire: true, revision: input.revision };
+      const current = agent && !agent.deleted ? await deps.bundleOf(input.agentId, agent.currentRevision) : undefined;
       const same = current?.triggers[input.trigger.index];
       const stillThere =
         same?.kind === 'cron' && same.expression === input.trigger.expression && (same.timezone ?? 'UTC') === input.trigger.timezone;
@@ -49,7 +46,7 @@ export function triggerActivities(deps: { db: Db; taskQueue: string; bundleOf: (
         args: [{ agentId: input.agentId }],
         signal: reconcileSignal,
       });
-      return stillThere && agent ? { fire: true, revision: agent.current_revision } : { fire: false, revision: input.revision };
+      return stillThere && agent ? { fire: true, revision: agent.currentRevision } : { fire: false, revision: input.revision };
     },
 
     async openSessionForTrigger(input: TriggeredSession): Promise<{ created: boolean }> {
@@ -88,15 +85,12 @@ export function triggerActivities(deps: { db: Db; taskQueue: string; bundleOf: (
       await inTransaction(db, async (client) => {
         // The run is usually recorded with its session already; `workflow.started` is written once either way.
         await insertRun(client, { ...input, id: input.runId });
-        await client.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [input.sessionId]);
-        const { rowCount } = await client.query(
-          `SELECT 1 FROM events WHERE session_id = $1 AND type = 'workflow.started' AND data->>'runId' = $2`,
-          [input.sessionId, input.runId],
-        );
-        if (rowCount) return;
-        await appendEvents(client, input.sessionId, [
+        await appendEventOnce(
+          client,
+          input.sessionId,
           { type: 'workflow.started', data: { runId: input.runId, workflow: input.workflow, input: input.input } },
-        ]);
+          { runId: input.runId },
+        );
       });
       return graph;
     },
@@ -106,12 +100,7 @@ export function triggerActivities(deps: { db: Db; taskQueue: string; bundleOf: (
     ): Promise<void> {
       await inTransaction(db, async (client) => {
         // Once per visit: a re-executed call finds the event of its visit (nodes may be visited again).
-        await client.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [input.sessionId]);
-        const { rowCount } = await client.query(
-          `SELECT 1 FROM events WHERE session_id = $1 AND type = 'workflow.node' AND data->>'runId' = $2 AND (data->>'visit')::int = $3`,
-          [input.sessionId, input.runId, input.visit],
-        );
-        if (rowCount) return;
+        if (await lockedSessionHasEvent(client, input.sessionId, ['workflow.node'], { runId: input.runId, visit: input.visit })) return;
         await setRunNode(client, input.runId, input.nodeId, input.outputs);
         await appendEvents(client, input.sessionId, [
           { type: 'workflow.node', data: { runId: input.runId, visit: input.visit, nodeId: input.nodeId, nodeType: input.nodeType } },

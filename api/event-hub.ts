@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { Logger } from '../lib/logger.ts';
 import { EVENTS_CHANNEL } from '../lib/events.ts';
 import type { Db } from '../store/db.ts';
+import { lastSeqsOf, listenForEvents } from '../store/events.ts';
 import { createEventFeed, type EventFeed } from './event-feed.ts';
 import type { TailLimits } from './session-tail.ts';
 
@@ -102,7 +103,7 @@ export async function createEventHub(options: EventHubOptions): Promise<EventHub
     next.on('notification', onNotification);
     try {
       await next.connect();
-      await next.query(`LISTEN ${pg.escapeIdentifier(EVENTS_CHANNEL)}`);
+      await listenForEvents(next);
     } catch (error) {
       discard(next);
       throw error;
@@ -165,13 +166,8 @@ export async function createEventHub(options: EventHubOptions): Promise<EventHub
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`safety poll took over ${POLL_TIMEOUT_MS} ms`)), POLL_TIMEOUT_MS);
       });
-      const { rows } = await Promise.race([
-        current.query<{ id: string; last_seq: number }>('SELECT id, last_seq FROM sessions WHERE id = ANY($1::text[])', [
-          [...subscribers.keys()],
-        ]),
-        timeout,
-      ]);
-      for (const row of rows) if (noteSeq(row.id, Number(row.last_seq))) wake(row.id);
+      const rows = await Promise.race([lastSeqsOf(current, [...subscribers.keys()]), timeout]);
+      for (const row of rows) if (noteSeq(row.sessionId, row.lastSeq)) wake(row.sessionId);
     } catch (error) {
       lost(current, error);
     } finally {

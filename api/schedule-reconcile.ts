@@ -10,11 +10,7 @@ import { DependencyUnavailableError } from '../lib/errors.ts';
 import { callTemporal } from './temporal-call.ts';
 import { schedulesWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
-
-async function hasSchedules(deps: ApiDeps, agentId: string): Promise<boolean> {
-  const { rowCount } = await deps.db.query('SELECT 1 FROM agent_schedules WHERE agent_id = $1 LIMIT 1', [agentId]);
-  return (rowCount ?? 0) > 0;
-}
+import { hasSchedules } from '../store/agent-schedules.ts';
 
 /**
  * Asks for a reconcile when there may be anything to do: one of `bundles` (the new revision and the
@@ -28,7 +24,7 @@ export async function reconcileSchedules(
   what: string,
 ): Promise<void> {
   const cron = bundles.some((bundle) => bundle?.triggers.some((trigger) => trigger.kind === 'cron'));
-  if (!cron && !(await hasSchedules(deps, agentId))) return;
+  if (!cron && !(await hasSchedules(deps.db, agentId))) return;
   const unavailable = `${what}, but its cron schedules may not have been updated (the workflow engine did not confirm in time); deploy again (or delete again) to bring them in line`;
   try {
     await callTemporal(

@@ -1,6 +1,7 @@
 // The API process (`npm run api`): listens on HOST:PORT against DATABASE_URL and TEMPORAL_ADDRESS.
 import { createApp } from './app.ts';
 import { startProcessBase, onShutdown, exitOnStartupError } from '../lib/process.ts';
+import { openDatabase } from '../store/open.ts';
 import { loadMasterKey } from '../lib/master-key.ts';
 import { lazyTemporalClient } from '../lib/temporal.ts';
 import { bootstrapAdmin } from '../store/bootstrap.ts';
@@ -9,14 +10,15 @@ import { createStorage } from '../lib/storage.ts';
 import { startHousekeeping } from './housekeeping.ts';
 
 async function main(): Promise<void> {
-  const { config, logger, db } = await startProcessBase('api');
+  const { config, logger } = startProcessBase('api');
+  const db = await openDatabase(config, logger, 'api');
   const { createdAdminKey } = await bootstrapAdmin(db, config.adminApiKey);
   if (createdAdminKey) {
     // Printed once, to the console only (never to the structured log): it is not stored anywhere.
     console.log(`\nFirst start: created the admin user. Admin API key (shown once):\n\n  ${createdAdminKey}\n`);
   }
   const temporal = lazyTemporalClient(config);
-  // startProcessBase has checked DATABASE_URL and migrated through it.
+  // openDatabase has checked DATABASE_URL and migrated through it.
   const events = await createEventHub({ databaseUrl: config.databaseUrl!, db, logger });
   const storage = createStorage(config);
   const { app } = createApp({ config, db, logger, masterKey: loadMasterKey(config), temporal, events, storage });

@@ -4,7 +4,7 @@
 // for a worker, so with none running it answers 503 rather than hold the request forever.
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { signalSessionWithStart, updateSessionWithStart, type SessionClient } from '../lib/session-client.ts';
+import { signalSessionWithStart, updateSessionWithStart, type SessionClient } from '../clients/session.ts';
 import { callTemporal } from './temporal-call.ts';
 import type { UpdateDefinition } from '@temporalio/common';
 import {

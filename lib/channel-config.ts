@@ -1,9 +1,6 @@
 // A channel's config as declared holds `{{secrets.KEY}}` references; the activity that sends (and
-// the API route that authenticates an inbound reply) replaces them with the user's secret values.
-// Only secrets the agent is granted are read, whatever the config says: deploy checks the same.
-import type { Db } from '../store/db.ts';
-import type { MasterKey } from './master-key.ts';
-import { readSecrets } from '../store/secrets.ts';
+// the API route that authenticates an inbound reply) replaces them with the user's secret values
+// (store/secrets.ts resolveChannelConfig reads those and calls substituteSecrets).
 import type { UserChannel } from './bundle/types.ts';
 
 export type ResolvedConfig = Record<string, string | number | boolean>;
@@ -38,13 +35,4 @@ export function substituteSecrets(config: UserChannel['config'], secrets: Readon
         : value;
   }
   return resolved;
-}
-
-export async function resolveChannelConfig(
-  deps: { db: Db; masterKeys: readonly MasterKey[] },
-  input: { userId: string; grants: readonly string[]; channel: UserChannel },
-): Promise<ResolvedConfig> {
-  const names = secretReferences(input.channel.config).filter((name) => input.grants.includes(name));
-  const secrets = names.length > 0 ? await readSecrets(deps.db, deps.masterKeys, input.userId, names) : new Map<string, string>();
-  return substituteSecrets(input.channel.config, secrets);
 }

@@ -2,12 +2,22 @@
 // the code base reads process.env, so the README's table of variables is this file.
 import path from 'node:path';
 import { isHttpUrl } from './urls.ts';
-import { DEFAULT_TASK_QUEUE } from '../workers/task-queues.ts';
 import type { ProviderId } from './bundle/constants.ts';
-import type { TurnSettings } from '../workflows/turn-types.ts';
+import type { TurnSettings } from './turn-settings.ts';
 import { parseCidrList } from './refused-addresses.ts';
 import type { ApprovalSettings } from './approvals.ts';
-import type { ChannelSettings } from '../activities/channels/types.ts';
+
+/** Task queue of the workers. TASK_QUEUE overrides it so that several deployments, or test runs, can
+ * share one Temporal namespace without taking each other's tasks. */
+const DEFAULT_TASK_QUEUE = 'agent-service';
+
+/** How the approval channels reach their providers. */
+export interface ChannelSettings {
+  slackApiBaseUrl: string;
+  telegramApiBaseUrl: string;
+  /** One request to a provider's API (or one SMTP exchange). */
+  requestTimeoutMs: number;
+}
 
 export interface Config {
   env: 'production' | 'development' | 'test';

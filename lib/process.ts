@@ -1,26 +1,16 @@
-// Start-up and shutdown shared by the API and worker processes: configuration, logger, pool,
-// migrations, and a single place that turns SIGINT/SIGTERM into an orderly stop.
+// Start-up and shutdown shared by the API and worker processes: configuration, logger, and a single
+// place that turns SIGINT/SIGTERM into an orderly stop. Their database is store/open.ts's.
 import { loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { createPool, type Db } from '../store/db.ts';
-import { migrate } from '../store/migrate.ts';
 
 export interface ProcessBase {
   config: Config;
   logger: Logger;
-  db: Db;
 }
 
-export async function startProcessBase(name: string): Promise<ProcessBase> {
+export function startProcessBase(name: string): ProcessBase {
   const config = loadConfig();
-  const logger = createLogger({ level: config.logLevel, name });
-  if (!config.databaseUrl) {
-    throw new Error(`DATABASE_URL is not set. Run "npm start" for a self-contained service, or set DATABASE_URL for "npm run ${name}".`);
-  }
-  const db = createPool(config.databaseUrl, 10, config.database);
-  const applied = await migrate(db);
-  if (applied.length) logger.info({ applied }, 'applied migrations');
-  return { config, logger, db };
+  return { config, logger: createLogger({ level: config.logLevel, name }) };
 }
 
 /** Runs `stop` once on the first SIGINT/SIGTERM (or when the parent launcher goes away), then exits. */

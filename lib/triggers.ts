@@ -1,6 +1,6 @@
 // Triggers as the workflows see them: which trigger fired, the input of one firing, and the first
 // message of the fresh session it opens. Pure code: workflows import it.
-import type { TurnSettings } from '../workflows/turn-types.ts';
+import type { TurnSettings } from './turn-settings.ts';
 
 export type TriggerRef =
   | { kind: 'cron'; index: number; expression: string; timezone: string }

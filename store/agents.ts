@@ -125,3 +125,20 @@ export async function deleteAgent(db: Db, userId: string, name: string): Promise
   );
   return rows[0] && toAgent(rows[0]);
 }
+
+/** An agent by id, deleted or not: what a trigger or schedule checks before it fires. */
+export interface AgentState {
+  userId: string;
+  name: string;
+  currentRevision: number;
+  deleted: boolean;
+}
+
+export async function agentState(db: Db, agentId: string): Promise<AgentState | undefined> {
+  const { rows } = await db.query<{ user_id: string; name: string; current_revision: number; deleted: boolean }>(
+    'SELECT user_id, name, current_revision, deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1',
+    [agentId],
+  );
+  const row = rows[0];
+  return row && { userId: row.user_id, name: row.name, currentRevision: row.current_revision, deleted: row.deleted };
+}

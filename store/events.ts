@@ -1,5 +1,6 @@
 // Appending and reading session events. An append runs inside the caller's transaction, so an
 // event commits (and is announced) together with the change it describes, or not at all.
+import pg from 'pg';
 import type { Db, DbClient } from './db.ts';
 import { EVENTS_CHANNEL, type NewEvent, type SessionEvent } from '../lib/events.ts';
 
@@ -59,24 +60,52 @@ export async function lastSeqOf(db: Db | DbClient, sessionId: string): Promise<n
 
 /**
  * Locks the session row for the rest of the transaction (as an append would) and tells whether the
- * session already has an event of one of `types` naming this turn. Checking under the lock makes a
- * retried or racing writer see what the other committed, so a turn never gets two terminal events.
+ * session already has an event of one of `types` whose data holds `match` (e.g. `{ turnId }`, or
+ * `{ runId, visit }`). Checking under the lock makes a retried or racing writer see what the other
+ * committed: this is how every "write this event once" in the service is made, so a turn never gets
+ * two terminal events and a retried activity never writes its event twice.
  * `goneAnswers` is the answer for a session that no longer exists (deleted with its user while a turn
  * ran): a writer with nothing left to record there says true, rather than failing on every retry.
  */
-export async function lockedTurnHasEvent(
+export async function lockedSessionHasEvent(
   client: DbClient,
   sessionId: string,
-  turnId: string,
   types: readonly string[],
+  match: Readonly<Record<string, string | number>>,
   goneAnswers = false,
 ): Promise<boolean> {
   const session = await client.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [sessionId]);
   if (!session.rowCount) return goneAnswers;
-  const { rowCount } = await client.query(`SELECT 1 FROM events WHERE session_id = $1 AND type = ANY($2) AND data->>'turnId' = $3`, [
+  const { rowCount } = await client.query('SELECT 1 FROM events WHERE session_id = $1 AND type = ANY($2) AND data @> $3::jsonb LIMIT 1', [
     sessionId,
     types,
-    turnId,
+    JSON.stringify(match),
   ]);
   return (rowCount ?? 0) > 0;
+}
+
+/** Appends `event` unless the session already has one of its type whose data holds `match`; true if it did. */
+export async function appendEventOnce(
+  client: DbClient,
+  sessionId: string,
+  event: NewEvent,
+  match: Readonly<Record<string, string | number>>,
+): Promise<boolean> {
+  if (await lockedSessionHasEvent(client, sessionId, [event.type], match)) return false;
+  await appendEvents(client, sessionId, [event]);
+  return true;
+}
+
+/** Subscribes a dedicated connection to the NOTIFY every append sends (the API's event hub). */
+export async function listenForEvents(client: pg.ClientBase): Promise<void> {
+  await client.query(`LISTEN ${pg.escapeIdentifier(EVENTS_CHANNEL)}`);
+}
+
+/** The last seq of each of these sessions: the event hub's safety poll, in one query for all of them. */
+export async function lastSeqsOf(client: pg.ClientBase, sessionIds: readonly string[]): Promise<{ sessionId: string; lastSeq: number }[]> {
+  const { rows } = await client.query<{ id: string; last_seq: string | number }>(
+    'SELECT id, last_seq FROM sessions WHERE id = ANY($1::text[])',
+    [sessionIds],
+  );
+  return rows.map((row) => ({ sessionId: row.id, lastSeq: Number(row.last_seq) }));
 }

@@ -263,3 +263,41 @@ export async function hasMessage(db: Db | DbClient, sessionId: string, messageId
   const { rowCount } = await db.query('SELECT 1 FROM messages WHERE session_id = $1 AND id = $2', [sessionId, messageId]);
   return (rowCount ?? 0) > 0;
 }
+
+/**
+ * The text a streaming message had reached: its deltas since its last `step.retry` (or since it was
+ * created), exactly what a reader following the stream shows.
+ */
+export async function streamedText(db: Db, sessionId: string, messageId: string): Promise<string> {
+  const { rows } = await db.query<{ delta: string }>(
+    `SELECT data->>'delta' AS delta FROM events
+      WHERE session_id = $1 AND type = 'message.part.delta' AND data->>'messageId' = $2
+        AND seq > COALESCE((SELECT max(seq) FROM events WHERE session_id = $1 AND type = 'step.retry' AND data->>'messageId' = $2), 0)
+      ORDER BY seq`,
+    [sessionId, messageId],
+  );
+  return rows.map((row) => row.delta).join('');
+}
+
+/** The messages of a turn still streaming: what an ended turn must close. */
+export async function streamingMessageIds(db: Db | DbClient, sessionId: string, turnId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM messages WHERE session_id = $1 AND turn_id = $2 AND status = 'streaming'`,
+    [sessionId, turnId],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Closes a message still streaming with the text it had reached; undefined if it was no longer streaming. */
+export async function endStreamingMessage(
+  client: DbClient,
+  messageId: string,
+  status: 'failed' | 'aborted',
+  parts: MessagePart[],
+): Promise<MessageView | undefined> {
+  const { rows } = await client.query<MessageRow>(
+    `UPDATE messages SET status = $2, parts = $3, completed_at = now() WHERE id = $1 AND status = 'streaming' RETURNING *`,
+    [messageId, status, JSON.stringify(parts)],
+  );
+  return rows[0] && toMessageView(rows[0]);
+}

@@ -3,7 +3,7 @@
 // tells readers of the log which messages to take away.
 import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
-import { appendEvents, lockedTurnHasEvent } from './events.ts';
+import { appendEvents, lockedSessionHasEvent } from './events.ts';
 import { TERMINAL_TURN_EVENTS, type MessageRole, type MessageStatus } from '../lib/events.ts';
 
 export class MessageNotFoundError extends Error {
@@ -86,7 +86,8 @@ export async function revertFrom(
     ]);
     if (
       sessions[0]?.status !== 'idle' ||
-      (input.runningTurnId && !(await lockedTurnHasEvent(client, input.sessionId, input.runningTurnId, TERMINAL_TURN_EVENTS)))
+      (input.runningTurnId &&
+        !(await lockedSessionHasEvent(client, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.runningTurnId })))
     ) {
       throw new SessionBusyError('A turn is running in this session');
     }

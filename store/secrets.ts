@@ -1,8 +1,10 @@
 // A user's secrets. Values are sealed before they reach SQL and opened only by activities that
 // need them; listings return names and dates only.
 import type { Db } from './db.ts';
-import { open, seal } from '../lib/secret-box.ts';
+import { open, seal } from './secret-box.ts';
 import type { MasterKey } from '../lib/master-key.ts';
+import { secretReferences, substituteSecrets, type ResolvedConfig } from '../lib/channel-config.ts';
+import type { UserChannel } from '../lib/bundle/types.ts';
 
 export interface SecretInfo {
   key: string;
@@ -76,4 +78,17 @@ export async function readSecrets(
       open(keys, { keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext, authTag: row.auth_tag }, context(userId, row.key)),
     ]),
   );
+}
+
+/**
+ * A channel's config with its `{{secrets.KEY}}` references replaced by the user's secret values. Only
+ * secrets the agent is granted are read, whatever the config says: deploy checks the same.
+ */
+export async function resolveChannelConfig(
+  deps: { db: Db; masterKeys: readonly MasterKey[] },
+  input: { userId: string; grants: readonly string[]; channel: UserChannel },
+): Promise<ResolvedConfig> {
+  const names = secretReferences(input.channel.config).filter((name) => input.grants.includes(name));
+  const secrets = names.length > 0 ? await readSecrets(deps.db, deps.masterKeys, input.userId, names) : new Map<string, string>();
+  return substituteSecrets(input.channel.config, secrets);
 }

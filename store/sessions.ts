@@ -94,3 +94,20 @@ export async function listAgentSessions(db: Db, agentId: string, options: { limi
 export async function setSessionStatus(client: Db | DbClient, sessionId: string, status: SessionStatus): Promise<void> {
   await client.query('UPDATE sessions SET status = $2, updated_at = now() WHERE id = $1', [sessionId, status]);
 }
+
+/**
+ * Moves a session to `to` if its status is one of `from` and, with `whileLatestTurn`, only while that
+ * turn is the session's latest (by its `turn.started`); otherwise leaves it as it is.
+ */
+export async function moveSessionStatus(
+  client: DbClient,
+  sessionId: string,
+  move: { to: SessionStatus; from: readonly SessionStatus[]; whileLatestTurn?: string },
+): Promise<void> {
+  await client.query(
+    `UPDATE sessions SET status = $2, updated_at = now()
+      WHERE id = $1 AND status = ANY($3)
+        AND ($4::text IS NULL OR $4 = (SELECT data->>'turnId' FROM events WHERE session_id = $1 AND type = 'turn.started' ORDER BY seq DESC LIMIT 1))`,
+    [sessionId, move.to, move.from, move.whileLatestTurn ?? null],
+  );
+}

@@ -3,7 +3,7 @@
 import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
 import { newId } from '../lib/ids.ts';
-import { open, seal } from '../lib/secret-box.ts';
+import { open, seal } from './secret-box.ts';
 import type { MasterKey } from '../lib/master-key.ts';
 
 export type SubscriptionStatus = 'active' | 'disabled';

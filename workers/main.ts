@@ -2,13 +2,15 @@
 // DATABASE_URL and TEMPORAL_ADDRESS.
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { startProcessBase, onShutdown, exitOnStartupError } from '../lib/process.ts';
+import { openDatabase } from '../store/open.ts';
 import { temporalAddress } from '../lib/temporal.ts';
 import { temporalLogger } from '../lib/temporal-logger.ts';
 import { createWorker } from './create-worker.ts';
 import { loadMasterKey } from '../lib/master-key.ts';
 
 async function main(): Promise<void> {
-  const { config, logger, db } = await startProcessBase('worker');
+  const { config, logger } = startProcessBase('worker');
+  const db = await openDatabase(config, logger, 'worker');
   // Signals are handled by onShutdown below, which stops the worker in order.
   // Core (Rust) logs are forwarded to our logger too, so every line the worker writes is JSON.
   Runtime.install({

@@ -24,7 +24,7 @@ import { idCharsFromHex } from '../lib/id-alphabet.ts';
 import { approvalWorkflow } from './approval.ts';
 import { approvalSummary, newApprovalId } from './ask-user.ts';
 import { turnWorkflow } from './turn.ts';
-import type { TurnSettings } from './turn-types.ts';
+import type { TurnSettings } from '../lib/turn-settings.ts';
 import { approvalWorkflowId, turnWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
 

@@ -21,7 +21,8 @@ import {
 import type { Activities } from '../activities/index.ts';
 import type { MessagePart } from '../lib/events.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
-import type { ModelOverride, SessionRef, TurnSettings } from './turn-types.ts';
+import type { ModelOverride, SessionRef } from './turn-types.ts';
+import type { TurnSettings } from '../lib/turn-settings.ts';
 import { turnWorkflow } from './turn.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
 import { turnWorkflowId } from '../lib/workflow-ids.ts';

@@ -1,25 +1,10 @@
 // Types shared by the session and turn workflows and the activities they call. No I/O here.
 import type { MessagePart, TokenUsage } from '../lib/events.ts';
-import type { ApprovalSettings } from '../lib/approvals.ts';
+import type { TurnSettings } from '../lib/turn-settings.ts';
 
 export interface ModelRef {
   providerId: string;
   modelId: string;
-}
-
-/** Timings and limits of turns, from configuration, carried in workflow input (deterministic). */
-export interface TurnSettings {
-  /** A model step that stops heartbeating this long is retried (e.g. its worker died). */
-  stepHeartbeatTimeoutMs: number;
-  /** Attempts of one model step before the turn fails. */
-  stepMaxAttempts: number;
-  stepRetryInitialIntervalMs: number;
-  /** Model steps (tool round trips) in one turn before it stops. */
-  maxSteps: number;
-  /** An idle session workflow completes after this long; the next send starts it again. */
-  sessionIdleMs: number;
-  /** Defaults and limits of the approvals ask_my_user creates. */
-  approvals: ApprovalSettings;
 }
 
 export interface SessionRef {

@@ -13,7 +13,7 @@
 // as it is for HTTP. Rejections that repeat on a retry (credentials, 5xx replies) are permanent.
 import { isIP } from 'node:net';
 import { createTransport } from 'nodemailer';
-import { approvalHtml, approvalSubject, approvalText } from '../../lib/approval-message.ts';
+import { approvalHtml, approvalSubject, approvalText } from './approval-message.ts';
 import { OutboundAddressRefusedError, type OutboundClient } from '../../lib/outbound.ts';
 import { ChannelPermanentError, type ChannelProviderImpl, type ResolvedChannelConfig } from './types.ts';
 

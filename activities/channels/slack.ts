@@ -7,7 +7,7 @@
 // thread arrives with that channel and `thread_ts`. Slack answers most failures with HTTP 200 and
 // `{ok: false, error}`, so the error code decides whether a retry can help.
 import { OutboundAddressRefusedError, OutboundUrlError, type OutboundResponse } from '../../lib/outbound.ts';
-import { approvalHeading, approvalText, expiryLine, numberedOptions, REPLY_INSTRUCTIONS } from '../../lib/approval-message.ts';
+import { approvalHeading, approvalText, expiryLine, numberedOptions, REPLY_INSTRUCTIONS } from './approval-message.ts';
 import {
   ChannelPermanentError,
   type ApprovalMessage,

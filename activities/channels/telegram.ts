@@ -7,7 +7,7 @@
 // our message, which is named `<chat id>:<message_id>`. The bot token sits in the URL path, so no
 // error raised here carries a URL or an underlying error that could contain it.
 import { OutboundAddressRefusedError, OutboundUrlError, outboundErrorText, type OutboundResponse } from '../../lib/outbound.ts';
-import { approvalText } from '../../lib/approval-message.ts';
+import { approvalText } from './approval-message.ts';
 import {
   ChannelPermanentError,
   type ApprovalMessage,

@@ -4,6 +4,7 @@
 import type { OutboundClient } from '../../lib/outbound.ts';
 import type { ApprovalLinks } from '../../lib/approval-token.ts';
 import type { ChannelProvider } from '../../lib/bundle/types.ts';
+import type { ChannelSettings } from '../../lib/config.ts';
 
 /** A channel's config with every `{{secrets.KEY}}` replaced by the secret's value. */
 export type ResolvedChannelConfig = Record<string, string | number | boolean>;
@@ -24,13 +25,6 @@ export interface ApprovalMessage {
   token: string;
   /** Where inbound replies are posted: `${publicBaseUrl}/inbound/<provider>`. */
   publicBaseUrl: string;
-}
-
-export interface ChannelSettings {
-  slackApiBaseUrl: string;
-  telegramApiBaseUrl: string;
-  /** One request to a provider's API (or one SMTP exchange). */
-  requestTimeoutMs: number;
 }
 
 export interface ChannelContext {

@@ -2,8 +2,8 @@
 // transaction and idempotent, because Temporal may run an activity again after a crash.
 import type { Db } from '../../store/db.ts';
 import { inTransaction } from '../../store/db.ts';
-import { appendEvents, lockedTurnHasEvent } from '../../store/events.ts';
-import { recordToolResults, recordUserMessage, toMessageView } from '../../store/messages.ts';
+import { appendEvents, lockedSessionHasEvent } from '../../store/events.ts';
+import { endStreamingMessage, recordToolResults, recordUserMessage, streamedText, streamingMessageIds } from '../../store/messages.ts';
 import { setSessionStatus } from '../../store/sessions.ts';
 import { MessageNotFoundError, NotAnAssistantMessageError, revertFrom, SessionBusyError, type RevertOutcome } from '../../store/revert.ts';
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
@@ -12,21 +12,6 @@ import type { ToolResultPart } from '../../workflows/turn-types.ts';
 import { isDataException } from '../../store/data-errors.ts';
 
 /** The failure type of a user message PostgreSQL refuses to store (not retried). */
-
-/**
- * The text a streaming message had reached: its deltas since its last `step.retry` (or since it was
- * created), exactly what a reader following the stream shows.
- */
-async function streamedText(db: Db, sessionId: string, messageId: string): Promise<string> {
-  const { rows } = await db.query<{ delta: string }>(
-    `SELECT data->>'delta' AS delta FROM events
-      WHERE session_id = $1 AND type = 'message.part.delta' AND data->>'messageId' = $2
-        AND seq > COALESCE((SELECT max(seq) FROM events WHERE session_id = $1 AND type = 'step.retry' AND data->>'messageId' = $2), 0)
-      ORDER BY seq`,
-    [sessionId, messageId],
-  );
-  return rows.map((row) => row.delta).join('');
-}
 
 export function turnBookkeeping(deps: { db: Db }) {
   const { db } = deps;
@@ -52,7 +37,7 @@ export function turnBookkeeping(deps: { db: Db }) {
     async startTurn(input: { sessionId: string; turnId: string; userMessageId?: string }): Promise<void> {
       const { sessionId: _sessionId, ...data } = input;
       await inTransaction(db, async (client) => {
-        if (await lockedTurnHasEvent(client, input.sessionId, input.turnId, ['turn.started'])) return;
+        if (await lockedSessionHasEvent(client, input.sessionId, ['turn.started'], { turnId: input.turnId })) return;
         await setSessionStatus(client, input.sessionId, 'running');
         await appendEvents(client, input.sessionId, [{ type: 'turn.started', data }]);
       });
@@ -83,7 +68,7 @@ export function turnBookkeeping(deps: { db: Db }) {
     async completeTurn(input: { sessionId: string; turnId: string; usage: TokenUsage; costUsd: number | null }): Promise<void> {
       await inTransaction(db, async (client) => {
         // An abort racing this write may have ended the turn already: exactly one terminal event.
-        if (await lockedTurnHasEvent(client, input.sessionId, input.turnId, TERMINAL_TURN_EVENTS, true)) return;
+        if (await lockedSessionHasEvent(client, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.turnId }, true)) return;
         await setSessionStatus(client, input.sessionId, 'idle');
         await appendEvents(client, input.sessionId, [
           { type: 'turn.completed', data: { turnId: input.turnId, usage: input.usage, costUsd: input.costUsd } },
@@ -99,21 +84,15 @@ export function turnBookkeeping(deps: { db: Db }) {
       outcome: 'failed' | 'aborted';
       error?: string;
     }): Promise<void> {
-      const { rows } = await db.query<{ id: string }>(
-        `SELECT id FROM messages WHERE session_id = $1 AND turn_id = $2 AND status = 'streaming'`,
-        [input.sessionId, input.userMessageId ?? input.turnId],
-      );
-      const salvaged = await Promise.all(rows.map(async (row) => ({ id: row.id, text: await streamedText(db, input.sessionId, row.id) })));
+      const streaming = await streamingMessageIds(db, input.sessionId, input.userMessageId ?? input.turnId);
+      const salvaged = await Promise.all(streaming.map(async (id) => ({ id, text: await streamedText(db, input.sessionId, id) })));
       await inTransaction(db, async (client) => {
-        if (await lockedTurnHasEvent(client, input.sessionId, input.turnId, TERMINAL_TURN_EVENTS, true)) return;
+        if (await lockedSessionHasEvent(client, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.turnId }, true)) return;
         const completed: NewEvent[] = [];
         for (const message of salvaged) {
           const parts: MessagePart[] = message.text ? [{ type: 'text', text: message.text }] : [];
-          const { rows: updated } = await client.query<Parameters<typeof toMessageView>[0]>(
-            `UPDATE messages SET status = $2, parts = $3, completed_at = now() WHERE id = $1 AND status = 'streaming' RETURNING *`,
-            [message.id, input.outcome === 'failed' ? 'failed' : 'aborted', JSON.stringify(parts)],
-          );
-          if (updated[0]) completed.push({ type: 'message.completed', data: { message: toMessageView(updated[0]) } });
+          const ended = await endStreamingMessage(client, message.id, input.outcome === 'failed' ? 'failed' : 'aborted', parts);
+          if (ended) completed.push({ type: 'message.completed', data: { message: ended } });
         }
         await setSessionStatus(client, input.sessionId, 'idle');
         await appendEvents(client, input.sessionId, [

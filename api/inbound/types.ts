@@ -22,7 +22,7 @@ export type InboundParse =
   | {
       kind: 'reply';
       lookup: InboundLookup;
-      /** Free text to match against the options (lib/reply-matching.ts). */
+      /** Free text to match against the options (api/inbound/reply-matching.ts). */
       text?: string;
       /** An explicit choice and note (the webhook channel), used instead of `text`. */
       choice?: string;

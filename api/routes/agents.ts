@@ -3,7 +3,7 @@ import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { deleteAgent, findAgent, getRevision, listAgents, listRevisions, type Agent } from '../../store/agents.ts';
 import { NotFoundError } from '../../lib/errors.ts';
-import { describeTriggers } from '../../lib/trigger-urls.ts';
+import { describeTriggers } from '../trigger-urls.ts';
 import { publicBaseUrl } from '../public-url.ts';
 import { reconcileSchedules } from '../schedule-reconcile.ts';
 import type { Principal } from '../../store/api-keys.ts';

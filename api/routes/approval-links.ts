@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { defineRoute, type HandlerInput, type Reply } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { verifyApprovalToken } from '../../lib/approval-token.ts';
-import { isLinkPreviewFetcher } from '../../lib/link-preview.ts';
+import { isLinkPreviewFetcher } from '../approvals/link-preview.ts';
 import { APPROVAL_LIMITS, matchOption } from '../../lib/approvals.ts';
 import { getApproval, type Approval } from '../../store/approvals.ts';
 import { ConflictError, GoneError, NotFoundError, ServiceError, ValidationError } from '../../lib/errors.ts';

@@ -3,6 +3,7 @@
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { pingDatabase } from '../../store/health.ts';
 
 const CHECK_TIMEOUT_MS = 2_000;
 
@@ -69,7 +70,7 @@ export function healthRoutes(deps: ApiDeps) {
       },
       async handle({ req }) {
         const [postgres, temporal] = await Promise.all([
-          check(() => deps.db.query('SELECT 1'), 'PostgreSQL', req.log),
+          check(() => pingDatabase(deps.db), 'PostgreSQL', req.log),
           check(() => deps.temporal.connection.workflowService.getSystemInfo({}), 'Temporal', req.log),
         ]);
         const ok = postgres.ok && temporal.ok;

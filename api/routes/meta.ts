@@ -1,6 +1,6 @@
 // The machine-readable description of the API, built from the same route declarations that run.
 import { defineRoute, type RouteDef } from '../route.ts';
-import { buildOpenApi } from '../../schema/openapi.ts';
+import { buildOpenApi } from '../openapi.ts';
 import type { ApiDeps } from '../context.ts';
 import { SERVICE_VERSION } from '../../lib/version.ts';
 

@@ -8,14 +8,14 @@ import type { Request } from 'express';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
-import { findAgent, getRevision } from '../../store/agents.ts';
+import { agentState, findAgent, getRevision } from '../../store/agents.ts';
 import { openTriggeredSession } from '../../store/triggered-sessions.ts';
 import { getRun } from '../../store/workflow-runs.ts';
 import { DependencyUnavailableError, ForbiddenError, NotFoundError, UnsupportedMediaTypeError, ValidationError } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
 import { assertStorableText } from '../../lib/storable-text.ts';
 import { safeEqual } from '../../lib/crypto.ts';
-import { generatedSuffix } from '../../lib/trigger-urls.ts';
+import { generatedSuffix } from '../trigger-urls.ts';
 import { type TriggerRef, type TriggerRunInput } from '../../lib/triggers.ts';
 import type { triggerRunWorkflow } from '../../workflows/trigger.ts';
 import { createRateLimiter } from '../middleware/rate-limit.ts';
@@ -173,13 +173,9 @@ export function triggerRoutes(deps: ApiDeps) {
       async handle({ req, params }) {
         const { userId, agentId, suffix } = params as { userId: string; agentId: string; suffix: string };
         if (!isId('usr', userId) || !isId('agt', agentId) || suffix.length > 200) throw new NotFoundError(UNKNOWN_TRIGGER);
-        const { rows } = await deps.db.query<{ user_id: string; current_revision: number; deleted: boolean }>(
-          'SELECT user_id, current_revision, deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1',
-          [agentId],
-        );
-        const agent = rows[0];
-        if (!agent || agent.deleted || agent.user_id !== userId) throw new NotFoundError(UNKNOWN_TRIGGER);
-        const revision = (await getRevision(deps.db, agentId, agent.current_revision))!;
+        const agent = await agentState(deps.db, agentId);
+        if (!agent || agent.deleted || agent.userId !== userId) throw new NotFoundError(UNKNOWN_TRIGGER);
+        const revision = (await getRevision(deps.db, agentId, agent.currentRevision))!;
         const index = revision.bundle.triggers.findIndex(
           (trigger, position) =>
             trigger.kind === 'webhook' && safeEqual(trigger.suffix ?? generatedSuffix(deps.masterKey, agentId, position), suffix),

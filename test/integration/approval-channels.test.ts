@@ -13,7 +13,7 @@ import { startFakeTelegram, type FakeTelegram, type TelegramCall } from '../help
 import { startSmtpSink, type SinkMail, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { call } from '../helpers/request.ts';
-import { REPLY_INSTRUCTIONS } from '../../lib/approval-message.ts';
+import { REPLY_INSTRUCTIONS } from '../../activities/channels/approval-message.ts';
 import { generateWebhookSecret, signWebhook, verifyWebhookSignature } from '../../lib/webhook-signature.ts';
 import { slackSignature } from '../../api/inbound/slack.ts';
 import { askInTurn as askInSharedTurn } from '../helpers/ask-in-turn.ts';

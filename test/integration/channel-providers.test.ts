@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { channelProviders } from '../../activities/channels/index.ts';
 import { ChannelPermanentError, type ApprovalMessage, type ChannelContext } from '../../activities/channels/types.ts';
-import { approvalHtml, approvalText, REPLY_INSTRUCTIONS } from '../../lib/approval-message.ts';
+import { approvalHtml, approvalText, REPLY_INSTRUCTIONS } from '../../activities/channels/approval-message.ts';
 import { approvalLinks } from '../../lib/approval-token.ts';
 import { createOutboundClient } from '../../lib/outbound.ts';
 import { generateWebhookSecret, verifyWebhook } from '../../lib/webhook-signature.ts';

@@ -2,7 +2,7 @@
 // serve appears in it, so the published description cannot miss one.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { toOpenApiPath } from '../../schema/openapi.ts';
+import { toOpenApiPath } from '../../api/openapi.ts';
 import { startTestApi, type TestApi } from '../helpers/api.ts';
 import { call } from '../helpers/request.ts';
 

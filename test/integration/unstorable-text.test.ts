@@ -11,7 +11,7 @@ import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/agent-e
 import { call } from '../helpers/request.ts';
 import { newId } from '../../lib/ids.ts';
 import { getSession } from '../../store/sessions.ts';
-import { signalSessionWithStart } from '../../lib/session-client.ts';
+import { signalSessionWithStart } from '../../clients/session.ts';
 import { turnBookkeeping } from '../../activities/turn/bookkeeping.ts';
 import { FAILURE } from '../../lib/failures.ts';
 import type { SessionEvent } from '../../lib/events.ts';

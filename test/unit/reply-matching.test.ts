@@ -2,7 +2,7 @@
 // must not count (quotes, the quoted original under a reply header, mentions, chatty text).
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { answerLine, matchReply } from '../../lib/reply-matching.ts';
+import { answerLine, matchReply } from '../../api/inbound/reply-matching.ts';
 
 const YES_NO = ['yes', 'no'];
 const DEPLOY = ['approve', 'approve all', 'reject', 'wait until Monday'];

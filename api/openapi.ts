@@ -1,7 +1,7 @@
 // Builds the OpenAPI 3.1 document from the route declarations (api/route.ts). Every route that is
 // mounted is described; a test walks the Express router to prove it.
-import type { RouteDef } from '../api/route.ts';
-import type { JsonSchema } from '../api/validation.ts';
+import type { RouteDef } from './route.ts';
+import type { JsonSchema } from './validation.ts';
 
 export const PROBLEM_SCHEMA: JsonSchema = {
   type: 'object',

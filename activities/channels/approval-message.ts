@@ -2,7 +2,7 @@
 // human-facing fields say the same thing: who asks, the question exactly as asked, the numbered
 // options (a reply may name an option by its number), when it expires, and how to answer (one-click
 // links, or a reply in the thread). Pure: providers decide only the markup around it.
-import type { ApprovalMessage } from '../activities/channels/types.ts';
+import type { ApprovalMessage } from './types.ts';
 
 export const REPLY_INSTRUCTIONS =
   "Reply in this thread with the option's name or number; anything after it on the same line is kept as a note.";

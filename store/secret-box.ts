@@ -2,7 +2,7 @@
 // derived from the master key for this purpose only, and the owner and name bound in as associated
 // data (a ciphertext copied to another user's or key's row does not decrypt).
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { MasterKey } from './master-key.ts';
+import type { MasterKey } from '../lib/master-key.ts';
 
 export interface Sealed {
   keyId: string;

@@ -12,9 +12,9 @@ import {
   type SendResult,
   type sessionWorkflow,
 } from '../workflows/session.ts';
-import type { TurnSettings } from '../workflows/turn-types.ts';
-import { sessionWorkflowId } from './workflow-ids.ts';
-import { searchAttributes } from './search-attributes.ts';
+import type { TurnSettings } from '../lib/turn-settings.ts';
+import { sessionWorkflowId } from '../lib/workflow-ids.ts';
+import { searchAttributes } from '../lib/search-attributes.ts';
 
 /** A send can race with the session workflow ending on its idle timer; a retry starts a new run. */
 const ATTEMPTS = 3;

@@ -1,0 +1,18 @@
+// The settings a turn runs with: read from configuration by the API and carried in the input of the
+// session and turn workflows, so a replay sees the values the run started with (deterministic).
+import type { ApprovalSettings } from './approvals.ts';
+
+/** Timings and limits of turns, from configuration, carried in workflow input (deterministic). */
+export interface TurnSettings {
+  /** A model step that stops heartbeating this long is retried (e.g. its worker died). */
+  stepHeartbeatTimeoutMs: number;
+  /** Attempts of one model step before the turn fails. */
+  stepMaxAttempts: number;
+  stepRetryInitialIntervalMs: number;
+  /** Model steps (tool round trips) in one turn before it stops. */
+  maxSteps: number;
+  /** An idle session workflow completes after this long; the next send starts it again. */
+  sessionIdleMs: number;
+  /** Defaults and limits of the approvals ask_my_user creates. */
+  approvals: ApprovalSettings;
+}

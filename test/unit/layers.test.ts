@@ -1,0 +1,62 @@
+// The layering (README: "The layers") is enforced by the lint step of `npm test`: an import that runs
+// against it fails. These cases lint one probe file at a time with the project's own ESLint config,
+// so a rule that stopped catching a backward import would fail here, not silently pass.
+import { ESLint } from 'eslint';
+import { describe, expect, test } from 'vitest';
+
+const eslint = new ESLint({
+  ruleFilter: ({ ruleId }) => ruleId === '@typescript-eslint/no-restricted-imports',
+  // The probes are not files of the TypeScript project; the import rule needs no type information.
+  overrideConfig: { languageOptions: { parserOptions: { projectService: false, project: null } } },
+});
+
+async function refusals(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return result!.messages.map((message) => `${message.line}: ${message.message}`);
+}
+
+describe('an import against the layers fails the lint', () => {
+  test.each([
+    ['lib/probe.ts', "import { createPool } from '../store/db.ts';", 'lib/ may import only from lib, schema/'],
+    ['lib/bundle/probe.ts', "import { sessionWorkflow } from '../../workflows/session.ts';", 'lib/ may import only from lib, schema/'],
+    ['store/probe.ts', "import { createApp } from '../api/app.ts';", 'store/ may import only from store, lib, schema/'],
+    ['store/probe.ts', "import { ApplicationFailure } from '@temporalio/common';", 'Not in store/'],
+    [
+      'workflows/probe.ts',
+      "import { createActivities } from '../activities/index.ts';",
+      'workflows/ may import only types from activities/',
+    ],
+    ['workflows/probe.ts', "import { Client } from '@temporalio/client';", 'Not in workflows/'],
+    ['workflows/probe.ts', "import fs from 'node:fs';", 'Not in workflows/'],
+    ['workflows/probe.ts', "import { getSession } from '../store/sessions.ts';", 'workflows/ may import only from workflows, lib/'],
+    ['clients/probe.ts', "import { getSession } from '../store/sessions.ts';", 'clients/ may import only from clients, lib, workflows/'],
+    ['api/probe.ts', "import { createActivities } from '../activities/index.ts';", 'api/ may import only types from activities/'],
+    ['activities/probe.ts', "import { createApp } from '../api/app.ts';", 'activities/ may import only from'],
+  ])('%s: %s', async (filePath, code, expected) => {
+    const found = await refusals(filePath, `${code}\n`);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toContain(expected);
+  });
+});
+
+test('imports the layers allow pass', async () => {
+  expect(
+    await refusals(
+      'lib/bundle/probe.ts',
+      "import { ValidationError } from '../errors.ts';\nimport schema from '../../schema/bundle.schema.json';\n",
+    ),
+  ).toEqual([]);
+  expect(
+    await refusals(
+      'workflows/probe.ts',
+      "import type { Activities } from '../activities/index.ts';\nimport { FAILURE } from '../lib/failures.ts';\n",
+    ),
+  ).toEqual([]);
+  expect(
+    await refusals(
+      'api/probe.ts',
+      "import type { RecordedApproval } from '../activities/approvals.ts';\nimport { getSession } from '../store/sessions.ts';\n",
+    ),
+  ).toEqual([]);
+  expect(await refusals('workers/probe.ts', "import { createActivities } from '../activities/index.ts';\n")).toEqual([]);
+});
