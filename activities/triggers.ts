@@ -5,7 +5,7 @@ import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import type { Db } from '../store/db.ts';
 import { inTransaction } from '../store/db.ts';
 import type { Bundle, Workflow } from '../lib/bundle/index.ts';
-import type { EventData } from '../lib/events.ts';
+import type { EventData } from '../contract/events.ts';
 import { appendEventOnce, appendEvents, lockedSessionHasEvent } from '../store/events.ts';
 import { agentState } from '../store/agents.ts';
 import { openTriggeredSession, type TriggeredSession } from '../store/triggered-sessions.ts';

@@ -7,7 +7,7 @@
 import type { Db } from '../store/db.ts';
 import { lastSeqOf, readEvents } from '../store/events.ts';
 import { readEventFrames } from '../store/event-frames.ts';
-import type { SessionEvent } from '../lib/events.ts';
+import type { SessionEvent } from '../contract/events.ts';
 import type { Logger } from '../lib/logger.ts';
 import { DEFAULT_TAIL_LIMITS, SessionTail, type TailLimits } from './session-tail.ts';
 import { sseFrame } from './sse-frame.ts';

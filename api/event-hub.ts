@@ -6,9 +6,8 @@
 // wake, shared by every stream of that session in this process.
 import pg from 'pg';
 import type { Logger } from '../lib/logger.ts';
-import { EVENTS_CHANNEL } from '../lib/events.ts';
 import type { Db } from '../store/db.ts';
-import { lastSeqsOf, listenForEvents } from '../store/events.ts';
+import { EVENTS_CHANNEL, lastSeqsOf, listenForEvents } from '../store/events.ts';
 import { createEventFeed, type EventFeed } from './event-feed.ts';
 import type { TailLimits } from './session-tail.ts';
 

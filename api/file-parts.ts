@@ -5,7 +5,7 @@
 // send taking them past it is refused here, before anything is stored.
 import type { Db } from '../store/db.ts';
 import { conversationMedia, findMediaByKeys, type Media } from '../store/media.ts';
-import type { MessagePart } from '../lib/events.ts';
+import type { MessagePart } from '../contract/events.ts';
 import { type FieldError, ValidationError } from '../lib/errors.ts';
 import { isMediaKey, MAX_TEXT_FILE_BYTES, modelInputKind, normalizeMediaType } from '../lib/media-types.ts';
 

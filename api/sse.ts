@@ -5,7 +5,7 @@
 // own stream back (and reads PostgreSQL itself when it falls behind), never the process's memory.
 // A stream with no filter takes its batches as SSE text, so a replay's pages are framed by PostgreSQL.
 import type { Request, Response } from 'express';
-import type { SessionEvent } from '../lib/events.ts';
+import type { SessionEvent } from '../contract/events.ts';
 import type { EventHub } from './event-hub.ts';
 import { sseFrame } from './sse-frame.ts';
 import { DEFAULT_TAIL_LIMITS } from './session-tail.ts';

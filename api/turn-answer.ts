@@ -6,7 +6,7 @@
 import type { Request, Response } from 'express';
 import type { ApiDeps } from './context.ts';
 import type { Reply } from './route.ts';
-import type { MessageView, SessionEvent } from '../lib/events.ts';
+import type { MessageView, SessionEvent } from '../contract/events.ts';
 import { getApproval } from '../store/approvals.ts';
 import { turnMessages } from '../store/messages.ts';
 import { streamEvents } from './sse.ts';

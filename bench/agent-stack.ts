@@ -12,7 +12,7 @@ import { createApp } from '../api/app.ts';
 import { createEventHub } from '../api/event-hub.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
 import { loadMasterKey } from '../lib/master-key.ts';
-import { scopesFor } from '../lib/scopes.ts';
+import { scopesFor } from '../contract/scopes.ts';
 import { lazyTemporalClient } from '../lib/temporal.ts';
 import { insertKey } from '../store/api-keys.ts';
 import { createPool } from '../store/db.ts';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { freePort } from '../dev/ports.ts';
 import { loadConfig } from '../lib/config.ts';
-import { scopesFor } from '../lib/scopes.ts';
+import { scopesFor } from '../contract/scopes.ts';
 import { insertKey } from '../store/api-keys.ts';
 import { createPool } from '../store/db.ts';
 import { createUser, findFirstAdmin } from '../store/users.ts';

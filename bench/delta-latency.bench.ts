@@ -6,7 +6,7 @@
 // a 1 ms window shows the pipeline without the batching.
 import http from 'node:http';
 import { loadConfig } from '../lib/config.ts';
-import { TERMINAL_TURN_EVENTS, type SessionEvent } from '../lib/events.ts';
+import { TERMINAL_TURN_EVENTS, type SessionEvent } from '../contract/events.ts';
 import type { Benchmark } from './benchmark.ts';
 import { startAgentStack, type AgentStack } from './agent-stack.ts';
 import { expectStatus, timedRequest } from './http-json.ts';

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { REPLAY_PAGE_SIZE } from '../api/sse.ts';
-import type { NewEvent } from '../lib/events.ts';
+import type { NewEvent } from '../contract/events.ts';
 import { deployRevision } from '../store/agents.ts';
 import { inTransaction, type Db } from '../store/db.ts';
 import { appendEvents } from '../store/events.ts';

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { ScheduleNotFoundError, type Client, type ScheduleDescription, type ScheduleExecutionResult } from '@temporalio/client';
-import type { SessionEvent } from '../lib/events.ts';
+import type { SessionEvent } from '../contract/events.ts';
 import type { Benchmark } from './benchmark.ts';
 import { startAgentStack, type AgentStack } from './agent-stack.ts';
 import { expectStatus, timedRequest } from './http-json.ts';

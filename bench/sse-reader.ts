@@ -1,7 +1,7 @@
 // A minimal SSE client that timestamps each event as its bytes arrive: the frames of one network
 // read all get the time of that read, which is when a browser's EventSource could have seen them.
 import http from 'node:http';
-import type { SessionEvent } from '../lib/events.ts';
+import type { SessionEvent } from '../contract/events.ts';
 
 export interface SseReader {
   /** Resolves once the answer's headers are in: the stream is subscribed from here on. */

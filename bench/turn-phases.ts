@@ -4,7 +4,7 @@
 // (→ turn.completed). What the client saw beyond those is the send path (HTTP, auth, the
 // update-with-start up to the user message) plus the wake of the waiting answer.
 import type http from 'node:http';
-import type { SessionEvent } from '../lib/events.ts';
+import type { SessionEvent } from '../contract/events.ts';
 import { expectStatus, timedRequest, type TimedResponse } from './http-json.ts';
 import { summarize, type Latency } from './measure.ts';
 

@@ -14,7 +14,7 @@ import { createPool } from '../store/db.ts';
 import { createDeliveries } from '../store/webhook-deliveries.ts';
 import { deliveryWorkflow } from '../workflows/delivery.ts';
 import { type DeliverySettings } from '../workflows/delivery-types.ts';
-import type { SessionEvent } from '../lib/events.ts';
+import type { SessionEvent } from '../contract/events.ts';
 import type { Benchmark } from './benchmark.ts';
 import { startAgentStack } from './agent-stack.ts';
 import { startFloor } from './floor.ts';

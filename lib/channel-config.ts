@@ -1,7 +1,7 @@
 // A channel's config as declared holds `{{secrets.KEY}}` references; the activity that sends (and
 // the API route that authenticates an inbound reply) replaces them with the user's secret values
 // (store/secrets.ts resolveChannelConfig reads those and calls substituteSecrets).
-import type { UserChannel } from './bundle/types.ts';
+import type { UserChannel } from '../contract/bundle.ts';
 
 export type ResolvedConfig = Record<string, string | number | boolean>;
 

@@ -2,7 +2,7 @@
 // the code base reads process.env, so the README's table of variables is this file.
 import path from 'node:path';
 import { isHttpUrl } from './urls.ts';
-import type { ProviderId } from './bundle/constants.ts';
+import type { ProviderId } from '../contract/bundle-constants.ts';
 import type { TurnSettings } from './turn-settings.ts';
 import { parseCidrList } from './refused-addresses.ts';
 import type { ApprovalSettings } from './approvals.ts';

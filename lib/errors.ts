@@ -1,12 +1,9 @@
 // The one error model. Code inside the service throws these typed errors; the API turns any of them
 // into application/problem+json (see api/middleware/problem.ts). Each class has a stable `name` and a
-// stable problem `type`, so clients can branch on either.
+// stable problem `type` (contract/problems.ts lists them), so clients can branch on either.
+import { PROBLEMS, problemType, type FieldError } from '../contract/problems.ts';
 
-export interface FieldError {
-  /** JSON pointer into the request body or bundle, '' for the whole document. */
-  path: string;
-  message: string;
-}
+export type { FieldError };
 
 export abstract class ServiceError extends Error {
   abstract readonly status: number;
@@ -18,15 +15,11 @@ export abstract class ServiceError extends Error {
   }
 }
 
-function problemType(slug: string): string {
-  return `https://agent-service.dev/problems/${slug}`;
-}
-
 export class ValidationError extends ServiceError {
   override name = 'ValidationError';
-  readonly status = 400;
+  readonly status = PROBLEMS['validation'].status;
   readonly type = problemType('validation');
-  readonly title = 'The request is not valid';
+  readonly title = PROBLEMS['validation'].title;
   constructor(
     message: string,
     readonly errors: FieldError[] = [],
@@ -41,52 +34,52 @@ export class ValidationError extends ServiceError {
 
 export class MalformedBodyError extends ServiceError {
   override name = 'MalformedBodyError';
-  readonly status = 400;
+  readonly status = PROBLEMS['malformed-body'].status;
   readonly type = problemType('malformed-body');
-  readonly title = 'The request body could not be parsed';
+  readonly title = PROBLEMS['malformed-body'].title;
 }
 
 export class UnauthorizedError extends ServiceError {
   override name = 'UnauthorizedError';
-  readonly status = 401;
+  readonly status = PROBLEMS['unauthorized'].status;
   readonly type = problemType('unauthorized');
-  readonly title = 'Missing or invalid API key';
+  readonly title = PROBLEMS['unauthorized'].title;
 }
 
 export class ForbiddenError extends ServiceError {
   override name = 'ForbiddenError';
-  readonly status = 403;
+  readonly status = PROBLEMS['forbidden'].status;
   readonly type = problemType('forbidden');
-  readonly title = 'The API key does not grant access';
+  readonly title = PROBLEMS['forbidden'].title;
 }
 
 export class NotFoundError extends ServiceError {
   override name = 'NotFoundError';
-  readonly status = 404;
+  readonly status = PROBLEMS['not-found'].status;
   readonly type = problemType('not-found');
-  readonly title = 'Not found';
+  readonly title = PROBLEMS['not-found'].title;
 }
 
 export class ConflictError extends ServiceError {
   override name = 'ConflictError';
-  readonly status = 409;
+  readonly status = PROBLEMS['conflict'].status;
   readonly type = problemType('conflict');
-  readonly title = 'The request conflicts with the current state';
+  readonly title = PROBLEMS['conflict'].title;
 }
 
 export class GoneError extends ServiceError {
   override name = 'GoneError';
-  readonly status = 410;
+  readonly status = PROBLEMS['gone'].status;
   readonly type = problemType('gone');
-  readonly title = 'No longer available';
+  readonly title = PROBLEMS['gone'].title;
 }
 
 /** An Idempotency-Key already used (within its 24 h) by a request with another body or target. */
 export class IdempotencyKeyReusedError extends ServiceError {
   override name = 'IdempotencyKeyReusedError';
-  readonly status = 422;
+  readonly status = PROBLEMS['idempotency-key-reused'].status;
   readonly type = problemType('idempotency-key-reused');
-  readonly title = 'The Idempotency-Key was used for another request';
+  readonly title = PROBLEMS['idempotency-key-reused'].title;
 }
 
 /**
@@ -111,23 +104,23 @@ export class RepeatedRefusalError extends ServiceError {
 
 export class PayloadTooLargeError extends ServiceError {
   override name = 'PayloadTooLargeError';
-  readonly status = 413;
+  readonly status = PROBLEMS['payload-too-large'].status;
   readonly type = problemType('payload-too-large');
-  readonly title = 'The request body is too large';
+  readonly title = PROBLEMS['payload-too-large'].title;
 }
 
 export class UnsupportedMediaTypeError extends ServiceError {
   override name = 'UnsupportedMediaTypeError';
-  readonly status = 415;
+  readonly status = PROBLEMS['unsupported-media-type'].status;
   readonly type = problemType('unsupported-media-type');
-  readonly title = 'Unsupported content type';
+  readonly title = PROBLEMS['unsupported-media-type'].title;
 }
 
 export class RateLimitedError extends ServiceError {
   override name = 'RateLimitedError';
-  readonly status = 429;
+  readonly status = PROBLEMS['rate-limited'].status;
   readonly type = problemType('rate-limited');
-  readonly title = 'Too many requests';
+  readonly title = PROBLEMS['rate-limited'].title;
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
@@ -145,9 +138,9 @@ export const DEFAULT_RETRY_AFTER_SECONDS = 5;
  */
 export class DependencyUnavailableError extends ServiceError {
   override name = 'DependencyUnavailableError';
-  readonly status = 503;
+  readonly status = PROBLEMS['unavailable'].status;
   readonly type = problemType('unavailable');
-  readonly title = 'A part of the service is unavailable';
+  readonly title = PROBLEMS['unavailable'].title;
   readonly retryAfterSeconds: number;
   constructor(message: string, options: ErrorOptions & { retryAfterSeconds?: number } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });

@@ -5,7 +5,7 @@
 import type { Db, DbClient } from './db.ts';
 import { newId, randomToken } from '../lib/ids.ts';
 import { sha256Hex } from '../lib/crypto.ts';
-import type { Scope } from '../lib/scopes.ts';
+import type { Scope } from '../contract/scopes.ts';
 
 export interface ApiKey {
   id: string;

@@ -3,7 +3,7 @@
 // read by the API. A change of status is announced on the events channel as `<approvalId>:0`, so
 // a `GET /approval/<id>?wait=` held by any API process wakes at once.
 import type { Db, DbClient } from './db.ts';
-import { EVENTS_CHANNEL } from '../lib/events.ts';
+import { EVENTS_CHANNEL } from './events.ts';
 import type { AnswerVia, ApprovalSource, ApprovalStatus } from '../lib/approvals.ts';
 
 export interface Dispatch {

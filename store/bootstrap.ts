@@ -6,7 +6,7 @@ import type { Db } from './db.ts';
 import { inTransaction } from './db.ts';
 import { createUser, findFirstAdmin } from './users.ts';
 import { insertKey, replaceEnvKey } from './api-keys.ts';
-import { SCOPES } from '../lib/scopes.ts';
+import { SCOPES } from '../contract/scopes.ts';
 
 const BOOTSTRAP_LOCK_ID = 724_310_002;
 

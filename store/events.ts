@@ -2,7 +2,10 @@
 // event commits (and is announced) together with the change it describes, or not at all.
 import pg from 'pg';
 import type { Db, DbClient } from './db.ts';
-import { EVENTS_CHANNEL, type NewEvent, type SessionEvent } from '../lib/events.ts';
+import type { NewEvent, SessionEvent } from '../contract/events.ts';
+
+/** The PostgreSQL NOTIFY channel of appended events: `<sessionId>:<lastSeq>` (or `<approvalId>:0`). */
+export const EVENTS_CHANNEL = 'session_events';
 
 interface EventRow {
   session_id: string;

@@ -4,7 +4,7 @@
 import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
 import { appendEvents } from './events.ts';
-import type { MessagePart, MessageRole, MessageStatus, MessageView, NewEvent, SessionEvent, TokenUsage } from '../lib/events.ts';
+import type { MessagePart, MessageRole, MessageStatus, MessageView, NewEvent, SessionEvent, TokenUsage } from '../contract/events.ts';
 
 export interface MessageRow {
   id: string;

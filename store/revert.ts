@@ -4,7 +4,7 @@
 import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
 import { appendEvents, lockedSessionHasEvent } from './events.ts';
-import { TERMINAL_TURN_EVENTS, type MessageRole, type MessageStatus } from '../lib/events.ts';
+import { TERMINAL_TURN_EVENTS, type MessageRole, type MessageStatus } from '../contract/events.ts';
 
 export class MessageNotFoundError extends Error {
   override name = 'MessageNotFound';

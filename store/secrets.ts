@@ -4,7 +4,7 @@ import type { Db } from './db.ts';
 import { open, seal } from './secret-box.ts';
 import type { MasterKey } from '../lib/master-key.ts';
 import { secretReferences, substituteSecrets, type ResolvedConfig } from '../lib/channel-config.ts';
-import type { UserChannel } from '../lib/bundle/types.ts';
+import type { UserChannel } from '../contract/bundle.ts';
 
 export interface SecretInfo {
   key: string;

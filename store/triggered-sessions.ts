@@ -5,7 +5,7 @@ import type { Db } from './db.ts';
 import { inTransaction } from './db.ts';
 import { appendEvents } from './events.ts';
 import { getSession, insertSession, type Session } from './sessions.ts';
-import type { EventData } from '../lib/events.ts';
+import type { EventData } from '../contract/events.ts';
 import { insertRun } from './workflow-runs.ts';
 
 export interface TriggeredSession {

@@ -17,7 +17,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
-import type { Workflow, WorkflowNode } from '../lib/bundle/types.ts';
+import type { Workflow, WorkflowNode } from '../contract/bundle.ts';
 import { renderTemplate, type NodeOutput } from '../lib/graph-template.ts';
 import { parseApprovalRequest } from '../lib/approvals.ts';
 import { idCharsFromHex } from '../lib/id-alphabet.ts';

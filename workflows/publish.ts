@@ -14,7 +14,7 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities/index.ts';
-import type { PublishedEvent } from '../lib/webhook-events.ts';
+import type { PublishedEvent } from '../contract/webhook-events.ts';
 import { FAILURE } from '../lib/failures.ts';
 import { deliveryWorkflow } from './delivery.ts';
 import type { SessionRef, TurnOutcome } from './turn-types.ts';

@@ -19,7 +19,7 @@ import {
   ParentClosePolicy,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { MessagePart } from '../lib/events.ts';
+import type { MessagePart } from '../contract/events.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import type { ModelOverride, SessionRef } from './turn-types.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';

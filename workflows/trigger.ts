@@ -15,7 +15,7 @@ import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlready
 import type { Activities } from '../activities/index.ts';
 import { idCharsFromHex } from '../lib/id-alphabet.ts';
 import { cronMessage, webhookMessage, type TriggerRunInput } from '../lib/triggers.ts';
-import type { EventData } from '../lib/events.ts';
+import type { EventData } from '../contract/events.ts';
 import { graphRunWorkflow } from './graph.ts';
 import { publishEvent } from './publish.ts';
 import { graphRunWorkflowId } from '../lib/workflow-ids.ts';

@@ -1,5 +1,5 @@
 // Types shared by the session and turn workflows and the activities they call. No I/O here.
-import type { MessagePart, TokenUsage } from '../lib/events.ts';
+import type { MessagePart, TokenUsage } from '../contract/events.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
 
 export interface ModelRef {

@@ -3,7 +3,7 @@
 // will refer to the message, so a reply in its thread can be matched back (see api/routes/inbound.ts).
 import type { OutboundClient } from '../../lib/outbound.ts';
 import type { ApprovalLinks } from '../../lib/approval-token.ts';
-import type { ChannelProvider } from '../../lib/bundle/types.ts';
+import type { ChannelProvider } from '../../contract/bundle.ts';
 import type { ChannelSettings } from '../../lib/config.ts';
 
 /** A channel's config with every `{{secrets.KEY}}` replaced by the secret's value. */

@@ -13,7 +13,7 @@
 //   `[file: <filename>]`, so the model knows something was attached. Text files (text/*, JSON)
 //   become text after that note: not every provider takes text as a file part.
 import type { FilePart, JSONValue, ModelMessage, TextPart, ToolCallPart, ToolModelMessage, ToolResultPart } from 'ai';
-import type { MessagePart, MessageView } from '../../lib/events.ts';
+import type { MessagePart, MessageView } from '../../contract/events.ts';
 import { isTextMediaType } from '../../lib/media-types.ts';
 
 export interface ResolvedFile {

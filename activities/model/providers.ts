@@ -20,7 +20,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { isHttpUrl } from '../../lib/urls.ts';
 import { createOpenRouter } from '@openrouter/ai-sdk-provider';
 import type { LanguageModel } from 'ai';
-import { PROVIDER_IDS, type ProviderId } from '../../lib/bundle/constants.ts';
+import { PROVIDER_IDS, type ProviderId } from '../../contract/bundle-constants.ts';
 import type { Config } from '../../lib/config.ts';
 import { createOutboundClient, OutboundAddressRefusedError, OutboundUrlError } from '../../lib/outbound.ts';
 import {

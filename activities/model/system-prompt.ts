@@ -18,7 +18,7 @@
 // String and {name, path} skills keep their bundle order under "Skills"; {name, url} skills are only
 // listed under "References" and never fetched (the prompt must not depend on what a URL says today).
 // Blocks are separated by one blank line, and each block loses its trailing whitespace.
-import type { Bundle } from '../../lib/bundle/types.ts';
+import type { Bundle } from '../../contract/bundle.ts';
 
 export function systemPrompt(bundle: Pick<Bundle, 'instructions' | 'skills' | 'workspaceFiles'>): string | undefined {
   const sections: string[] = [];

@@ -1,6 +1,6 @@
 // The built-in tool servers a bundle enables by id in `mcps`, and the tools each one brings.
-import type { BUILTIN_TOOL_SERVERS } from '../../lib/bundle/constants.ts';
-import type { Bundle } from '../../lib/bundle/types.ts';
+import type { BUILTIN_TOOL_SERVERS } from '../../contract/bundle-constants.ts';
+import type { Bundle } from '../../contract/bundle.ts';
 import { currentTime } from './time.ts';
 import type { BuiltinTool } from './types.ts';
 import { listWorkspaceFiles, readWorkspaceFile } from './workspace.ts';

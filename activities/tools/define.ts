@@ -1,7 +1,7 @@
 // One wrapper for every built-in tool: the input is checked against the schema first, and whatever
 // goes wrong becomes an error output the model reads, because a built-in tool is deterministic and
 // a retried activity would fail the same way.
-import type { JsonObject } from '../../lib/bundle/types.ts';
+import type { JsonObject } from '../../contract/bundle.ts';
 import type { BuiltinTool, ToolContext, ToolOutcome } from './types.ts';
 import { toolInputProblem } from './validate-input.ts';
 

@@ -5,7 +5,7 @@
 // A custom tool that takes the name of an enabled built-in tool is not declared: the built-in one
 // is, and findBuiltinTool runs it, so what the model is told and what runs always agree.
 import { jsonSchema, tool, type JSONSchema7, type Tool } from 'ai';
-import type { Bundle } from '../../lib/bundle/types.ts';
+import type { Bundle } from '../../contract/bundle.ts';
 import { builtinTools } from './builtin.ts';
 import { ASK_MY_USER, askMyUserDescription, askMyUserInputSchema } from '../../lib/ask-my-user.ts';
 

@@ -1,6 +1,6 @@
 // The shape of a tool the service runs itself. Built-in tool servers (bundle `mcps`) are lists of
 // these; the model sees their name, description and input schema, and the turn runs `execute`.
-import type { Bundle, JsonObject } from '../../lib/bundle/types.ts';
+import type { Bundle, JsonObject } from '../../contract/bundle.ts';
 
 export interface ToolContext {
   bundle: Bundle;

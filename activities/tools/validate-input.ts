@@ -4,7 +4,7 @@
 // schema's $schema names draft 2020-12.
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { JsonObject } from '../../lib/bundle/types.ts';
+import type { JsonObject } from '../../contract/bundle.ts';
 
 const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 // Lenient like the deploy check (unknown keywords are hints to the model); a fresh instance per

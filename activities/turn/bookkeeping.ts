@@ -7,7 +7,7 @@ import { endStreamingMessage, recordToolResults, recordUserMessage, streamedText
 import { setSessionStatus } from '../../store/sessions.ts';
 import { MessageNotFoundError, NotAnAssistantMessageError, revertFrom, SessionBusyError, type RevertOutcome } from '../../store/revert.ts';
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
-import { TERMINAL_TURN_EVENTS, type MessagePart, type NewEvent, type TokenUsage } from '../../lib/events.ts';
+import { TERMINAL_TURN_EVENTS, type MessagePart, type NewEvent, type TokenUsage } from '../../contract/events.ts';
 import type { ToolResultPart } from '../../workflows/turn-types.ts';
 import { isDataException } from '../../store/data-errors.ts';
 

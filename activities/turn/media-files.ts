@@ -8,7 +8,7 @@ import type { Db } from '../../store/db.ts';
 import { findMediaByKeys, type Media } from '../../store/media.ts';
 import { readObject, type Storage } from '../../lib/storage.ts';
 import { modelInputKind } from '../../lib/media-types.ts';
-import type { MessageView } from '../../lib/events.ts';
+import type { MessageView } from '../../contract/events.ts';
 import { fileUrls, type ResolvedFile } from '../model/history.ts';
 import type { TurnFiles } from './turn-files.ts';
 

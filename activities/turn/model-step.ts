@@ -10,7 +10,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { Db } from '../../store/db.ts';
 import type { Config } from '../../lib/config.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
-import type { MessagePart } from '../../lib/events.ts';
+import type { MessagePart } from '../../contract/events.ts';
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
 import { claimAssistantMessage, conversation, finishAssistantMessage } from '../../store/messages.ts';
 import { readSecrets } from '../../store/secrets.ts';

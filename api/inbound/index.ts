@@ -1,6 +1,6 @@
 // The inbound parser of every channel provider, so POST /inbound/<provider> finds one by name and
 // a new provider cannot be forgotten (the Record has a key per provider).
-import type { ChannelProvider } from '../../lib/bundle/types.ts';
+import type { ChannelProvider } from '../../contract/bundle.ts';
 import { emailInboundParser } from './email.ts';
 import { slackInboundParser } from './slack.ts';
 import { telegramInboundParser } from './telegram.ts';

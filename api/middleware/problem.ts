@@ -1,5 +1,6 @@
 // Turns every error into application/problem+json with the request's trace id. Unknown errors are
 // logged with their stack and answered with a bare 500: a stack never reaches the client.
+import { PROBLEM_CONTENT_TYPE, PROBLEMS, problemType } from '../../contract/problems.ts';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import {
   DependencyUnavailableError,
@@ -12,8 +13,6 @@ import {
 } from '../../lib/errors.ts';
 import { isDatabaseUnavailable } from '../../store/db.ts';
 import { isTemporalUnavailable, TEMPORAL_UNAVAILABLE } from '../temporal-call.ts';
-
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 export function sendProblem(res: Response, error: ServiceError, traceId: string): void {
   if (error instanceof RateLimitedError || error instanceof DependencyUnavailableError)
@@ -93,9 +92,9 @@ export const problemHandler: ErrorRequestHandler = (error: unknown, req, res, _n
     .type(PROBLEM_CONTENT_TYPE)
     .send(
       JSON.stringify({
-        type: 'https://agent-service.dev/problems/internal',
-        title: 'Internal server error',
-        status: 500,
+        type: problemType('internal'),
+        title: PROBLEMS.internal.title,
+        status: PROBLEMS.internal.status,
         detail: 'Something went wrong on our side. Quote the trace id when reporting it.',
         traceId: req.traceId,
       }),

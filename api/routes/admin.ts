@@ -4,7 +4,7 @@ import type { ApiDeps } from '../context.ts';
 import { createUser } from '../../store/users.ts';
 import { insertKey } from '../../store/api-keys.ts';
 import { inTransaction } from '../../store/db.ts';
-import { scopesFor } from '../../lib/scopes.ts';
+import { scopesFor } from '../../contract/scopes.ts';
 
 export function adminRoutes(deps: ApiDeps) {
   return [

@@ -1,13 +1,13 @@
 // POST /deploy: a JSONC bundle in, a new agent or a new revision out. Every problem is reported at
 // once, each with a JSON pointer into the bundle; the failure keeps the interface's
 // `{ok: false, errors}` shape and is also a problem document.
+import { PROBLEM_CONTENT_TYPE, PROBLEMS, problemType } from '../../contract/problems.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { validateBundle } from '../../lib/bundle/index.ts';
 import { deployRevision, getRevision } from '../../store/agents.ts';
 import { reconcileSchedules } from '../schedule-reconcile.ts';
 import { secretKeys } from '../../store/secrets.ts';
-import { PROBLEM_CONTENT_TYPE } from '../middleware/problem.ts';
 
 export const DEPLOY_CONTENT_TYPES = ['application/jsonc', 'application/json'];
 
@@ -57,9 +57,9 @@ export function deployRoutes(deps: ApiDeps) {
             body: {
               ok: false,
               errors: result.errors,
-              type: 'https://agent-service.dev/problems/invalid-bundle',
-              title: 'The bundle is not valid',
-              status: 400,
+              type: problemType('invalid-bundle'),
+              title: PROBLEMS['invalid-bundle'].title,
+              status: PROBLEMS['invalid-bundle'].status,
               detail: `${result.errors.length} error${result.errors.length === 1 ? '' : 's'}; first: ${first.path || '(root)'} ${first.message}`,
               traceId: req.traceId,
             },

@@ -9,7 +9,7 @@ import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { inboundParsers } from '../inbound/index.ts';
 import type { InboundLookup } from '../inbound/types.ts';
-import type { ChannelProvider } from '../../lib/bundle/types.ts';
+import type { ChannelProvider } from '../../contract/bundle.ts';
 import { getRevision } from '../../store/agents.ts';
 import { findDispatchesByRef, findDispatchesOfApproval, getApproval, type DispatchMatch } from '../../store/approvals.ts';
 import { verifyApprovalToken } from '../../lib/approval-token.ts';

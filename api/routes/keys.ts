@@ -3,7 +3,7 @@ import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { deleteKey, insertKey, listKeys, type ApiKey } from '../../store/api-keys.ts';
 import { ForbiddenError, NotFoundError } from '../../lib/errors.ts';
-import { SCOPES, scopesFor, type Scope } from '../../lib/scopes.ts';
+import { SCOPES, scopesFor, type Scope } from '../../contract/scopes.ts';
 
 const keyFields = {
   id: { type: 'string' },

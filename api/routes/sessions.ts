@@ -6,7 +6,7 @@ import { createSession, listAgentSessions, type Session } from '../../store/sess
 import { listMessages } from '../../store/messages.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { PROVIDER_IDS } from '../../lib/bundle/index.ts';
-import type { MessagePart } from '../../lib/events.ts';
+import type { MessagePart } from '../../contract/events.ts';
 import type { IfBusy } from '../../workflows/session.ts';
 import { loadOwnedSession, loadSendableSession } from '../session-access.ts';
 import { abortSession, sendToSession, sendToSessionAsync } from '../session-workflows.ts';

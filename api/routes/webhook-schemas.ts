@@ -1,5 +1,5 @@
 // JSON Schemas of webhook subscriptions and deliveries as the API shows them (for /openapi.json).
-import { WEBHOOK_EVENTS } from '../../lib/webhook-events.ts';
+import { WEBHOOK_EVENTS } from '../../contract/webhook-events.ts';
 
 export const subscriptionSchema = {
   type: 'object',

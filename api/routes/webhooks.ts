@@ -15,7 +15,7 @@ import { listDeliveries } from '../../store/webhook-deliveries.ts';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { createOutboundClient, OutboundRequestError } from '../../lib/outbound.ts';
 import { generateWebhookSecret } from '../../lib/webhook-signature.ts';
-import { WEBHOOK_EVENTS } from '../../lib/webhook-events.ts';
+import { WEBHOOK_EVENTS } from '../../contract/webhook-events.ts';
 import { deliverySchema, subscriptionSchema } from './webhook-schemas.ts';
 
 const MAX_URL_LENGTH = 2048;

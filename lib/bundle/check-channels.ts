@@ -3,10 +3,10 @@
 // first approval. Values written as {{secrets.KEY}} are only known inside the activity; they are
 // checked for presence here, their form at send time. Messages never repeat a value: it may be a
 // credential written in clear text.
-import { CHANNEL_PROVIDERS } from './constants.ts';
+import { CHANNEL_PROVIDERS } from '../../contract/bundle-constants.ts';
 import { childPointer } from './pointer.ts';
 import { isRecord, type Json, type Report } from './report.ts';
-import type { ChannelProvider } from './types.ts';
+import type { ChannelProvider } from '../../contract/bundle.ts';
 
 type Kind =
   | 'string'

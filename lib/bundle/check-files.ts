@@ -1,6 +1,6 @@
 // Workspace files: bounded in total (each file alone is bounded by the schema), and skills that
 // point into the workspace must point at a file that is there.
-import { MAX_WORKSPACE_BYTES } from './constants.ts';
+import { MAX_WORKSPACE_BYTES } from '../../contract/bundle-constants.ts';
 import { isRecord, type Json, type Report } from './report.ts';
 
 export function checkFiles(bundle: Json, report: Report): void {

@@ -1,6 +1,6 @@
 // providerId is checked in code, not by a schema enum: the list grows with the service while the
 // published schema stays stable.
-import { PROVIDER_IDS } from './constants.ts';
+import { PROVIDER_IDS } from '../../contract/bundle-constants.ts';
 import { childPointer } from './pointer.ts';
 import { isRecord, type Json, type Report } from './report.ts';
 

@@ -1,7 +1,7 @@
 // Secrets: a grant of a secret that does not exist fails the deploy under strictSecrets and warns
 // otherwise; a channel may only reference secrets the agent is granted, since the
 // channel runs with the agent's grants.
-import { SECRET_KEY_PATTERN } from './constants.ts';
+import { SECRET_KEY_PATTERN } from '../../contract/bundle-constants.ts';
 import { childPointer } from './pointer.ts';
 import { isRecord, type Json, type Report } from './report.ts';
 

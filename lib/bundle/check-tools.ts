@@ -1,6 +1,6 @@
 // Tools the model will see: custom tool ids must be unique and leave built-in names alone, tool
 // servers must exist, and every JSON Schema the model is held to must compile.
-import { BUILTIN_TOOL_NAMES, BUILTIN_TOOL_SERVERS } from './constants.ts';
+import { BUILTIN_TOOL_NAMES, BUILTIN_TOOL_SERVERS } from '../../contract/bundle-constants.ts';
 import { jsonSchemaProblem } from './json-schema-check.ts';
 import { isRecord, type Json, type Report } from './report.ts';
 

@@ -12,15 +12,15 @@ import { checkSecrets } from './check-secrets.ts';
 import { checkTools } from './check-tools.ts';
 import { checkTriggers } from './check-triggers.ts';
 import { checkWorkflows } from './check-workflows.ts';
-import { MAX_REPORTED_ERRORS } from './constants.ts';
+import { MAX_REPORTED_ERRORS } from '../../contract/bundle-constants.ts';
 import { parseJsonc } from './jsonc.ts';
 import { isRecord, Report } from './report.ts';
 import { checkBundleSchema } from './schema.ts';
-import type { Bundle } from './types.ts';
+import type { Bundle } from '../../contract/bundle.ts';
 
-export * from './constants.ts';
-export type * from './types.ts';
-export { BUNDLE_SCHEMA } from './schema.ts';
+export * from '../../contract/bundle-constants.ts';
+export type * from '../../contract/bundle.ts';
+export { BUNDLE_SCHEMA } from '../../contract/bundle-schema.ts';
 
 export interface BundleContext {
   /** Keys of the deploying user's secrets (for secretGrants and strictSecrets). */

@@ -4,7 +4,7 @@
 // `__proto__` keys).
 import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import type { FieldError } from '../errors.ts';
-import { MAX_COLLECTION_ENTRIES, MAX_NESTING_DEPTH } from './constants.ts';
+import { MAX_COLLECTION_ENTRIES, MAX_NESTING_DEPTH } from '../../contract/bundle-constants.ts';
 import { childPointer } from './pointer.ts';
 import { unstorableText } from '../storable-text.ts';
 

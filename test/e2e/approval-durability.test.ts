@@ -10,7 +10,7 @@ import { canConnect, waitFor } from '../../dev/ports.ts';
 import { pickLauncherPorts, startLauncher, type RunningLauncher } from '../helpers/launcher.ts';
 import { startFakeModel } from '../helpers/fake-model.ts';
 import { call } from '../helpers/request.ts';
-import type { SessionEvent } from '../../lib/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-service-approval-'));
 fs.chmodSync(scratch, 0o755);

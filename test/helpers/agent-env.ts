@@ -6,7 +6,7 @@ import { startTestWorker, type TestWorker } from './worker.ts';
 import { startTestApi, type TestApi } from './api.ts';
 import { createTestUser, type TestUser } from './users.ts';
 import { call } from './request.ts';
-import type { SessionEvent } from '../../lib/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 
 export interface AgentEnv {
   fake: FakeModel;

@@ -3,7 +3,7 @@
 import { expect } from 'vitest';
 import type { AgentEnv } from './agent-env.ts';
 import { call } from './request.ts';
-import type { SessionEvent } from '../../lib/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 
 export type ApprovalRequested = Extract<SessionEvent, { type: 'approval.requested' }>;
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../store/db.ts';
 import { createUser } from '../../store/users.ts';
 import { insertKey } from '../../store/api-keys.ts';
-import { scopesFor, type Scope } from '../../lib/scopes.ts';
+import { scopesFor, type Scope } from '../../contract/scopes.ts';
 
 export interface TestUser {
   userId: string;

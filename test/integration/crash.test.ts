@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/agent-env.ts';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.ts';
 import { call } from '../helpers/request.ts';
-import type { SessionEvent } from '../../lib/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;
 const workers: WorkerProcess[] = [];

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type ScheduleDescription } from '@temporalio/client';
 import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
 import { call } from '../helpers/request.ts';
-import type { SessionEvent } from '../../lib/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 
 /** Never fires while the tests run (midnight on January 1st, and on January 2nd). */
 const NEVER = '0 0 1 1 *';

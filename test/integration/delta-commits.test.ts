@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
 import { DeltaCommits } from '../../activities/turn/delta-commits.ts';
-import { EVENTS_CHANNEL } from '../../lib/events.ts';
+import { EVENTS_CHANNEL } from '../../store/events.ts';
 import { claimAssistantMessage, StaleAttemptError } from '../../store/messages.ts';
 import { appendEvents, readEvents } from '../../store/events.ts';
 import { inTransaction } from '../../store/db.ts';

@@ -12,7 +12,7 @@ import { collectSse } from '../helpers/http.ts';
 import { call } from '../helpers/request.ts';
 import { createTestUser, type TestUser } from '../helpers/users.ts';
 import { lastUserText } from '../helpers/fake-model.ts';
-import type { SessionEvent } from '../../lib/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.ts';
 import { createTestUser, type TestUser } from '../helpers/users.ts';
 import { call } from '../helpers/request.ts';
-import { SCOPES } from '../../lib/scopes.ts';
+import { SCOPES } from '../../contract/scopes.ts';
 
 let api: TestApi;
 let admin: TestUser;

@@ -14,7 +14,7 @@ import { createPool, inTransaction, type Db } from '../../store/db.ts';
 import { deployRevision } from '../../store/agents.ts';
 import { createSession } from '../../store/sessions.ts';
 import { appendEvents } from '../../store/events.ts';
-import { TERMINAL_TURN_EVENTS, type NewEvent, type SessionEvent } from '../../lib/events.ts';
+import { TERMINAL_TURN_EVENTS, type NewEvent, type SessionEvent } from '../../contract/events.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { streamEvents } from '../../api/sse.ts';
 import { minimalBundle } from '../helpers/bundles.ts';

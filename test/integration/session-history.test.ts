@@ -5,7 +5,7 @@ import { lastUserText, messageText, type FakeRequest } from '../helpers/fake-mod
 import { call } from '../helpers/request.ts';
 import { collectSse } from '../helpers/http.ts';
 import { createTestUser } from '../helpers/users.ts';
-import type { MessageView, SessionEvent } from '../../lib/events.ts';
+import type { MessageView, SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;
 beforeAll(async () => {

@@ -17,7 +17,7 @@ import { createSession } from '../../store/sessions.ts';
 import { appendEvents, readEvents } from '../../store/events.ts';
 import { readEventFrames } from '../../store/event-frames.ts';
 import { sseFrame } from '../../api/sse-frame.ts';
-import type { NewEvent, SessionEvent } from '../../lib/events.ts';
+import type { NewEvent, SessionEvent } from '../../contract/events.ts';
 import { minimalBundle } from '../helpers/bundles.ts';
 
 let api: TestApi;

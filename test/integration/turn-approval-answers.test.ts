@@ -6,7 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
 import { call } from '../helpers/request.ts';
 import { sseReader, type SseReader } from '../helpers/sse-reader.ts';
-import type { SessionEvent } from '../../lib/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;
 beforeAll(async () => {

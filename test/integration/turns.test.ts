@@ -5,7 +5,7 @@ import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/agent-e
 import { lastUserText } from '../helpers/fake-model.ts';
 import { call } from '../helpers/request.ts';
 import { collectSse } from '../helpers/http.ts';
-import type { SessionEvent } from '../../lib/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;
 beforeAll(async () => {

@@ -14,7 +14,7 @@ import { getSession } from '../../store/sessions.ts';
 import { signalSessionWithStart } from '../../clients/session.ts';
 import { turnBookkeeping } from '../../activities/turn/bookkeeping.ts';
 import { FAILURE } from '../../lib/failures.ts';
-import type { SessionEvent } from '../../lib/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;
 beforeAll(async () => {

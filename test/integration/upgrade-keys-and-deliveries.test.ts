@@ -12,7 +12,7 @@ import { createSubscription } from '../../store/webhook-subscriptions.ts';
 import { createDeliveries } from '../../store/webhook-deliveries.ts';
 import { generateWebhookSecret } from '../../lib/webhook-signature.ts';
 import { loadMasterKey } from '../../lib/master-key.ts';
-import type { Scope } from '../../lib/scopes.ts';
+import type { Scope } from '../../contract/scopes.ts';
 import { startTestApi, type TestApi } from '../helpers/api.ts';
 import { testConfig } from '../helpers/env.ts';
 import { call } from '../helpers/request.ts';

@@ -8,7 +8,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-r
 import { call } from '../helpers/request.ts';
 import { verifyWebhook, type WebhookEvent } from '../../lib/webhook-signature.ts';
 import { KindKey, UserIdKey } from '../../lib/search-attributes.ts';
-import type { SessionEvent } from '../../lib/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;
 let hooks: WebhookReceiver;

@@ -11,7 +11,7 @@ import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { lastUserText } from '../helpers/fake-model.ts';
 import { call } from '../helpers/request.ts';
 import { verifyWebhook } from '../../lib/webhook-signature.ts';
-import type { SessionEvent } from '../../lib/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;
 let hooks: WebhookReceiver;

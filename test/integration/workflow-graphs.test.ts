@@ -8,7 +8,7 @@ import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
 import { lastUserText, type FakeRequest } from '../helpers/fake-model.ts';
 import { createTestUser } from '../helpers/users.ts';
 import { call } from '../helpers/request.ts';
-import type { SessionEvent } from '../../lib/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;
 beforeAll(async () => {

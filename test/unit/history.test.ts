@@ -5,7 +5,7 @@ import type { ModelMessage } from 'ai';
 import { streamModelCall } from '../../activities/model/stream-call.ts';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.ts';
-import type { MessagePart, MessageRole, MessageStatus, MessageView } from '../../lib/events.ts';
+import type { MessagePart, MessageRole, MessageStatus, MessageView } from '../../contract/events.ts';
 import { MISSING_TOOL_RESULT, fileUrls, toModelMessages } from '../../activities/model/history.ts';
 
 let sequence = 0;

@@ -17,9 +17,13 @@ async function refusals(filePath: string, code: string): Promise<string[]> {
 
 describe('an import against the layers fails the lint', () => {
   test.each([
-    ['lib/probe.ts', "import { createPool } from '../store/db.ts';", 'lib/ may import only from lib, schema/'],
-    ['lib/bundle/probe.ts', "import { sessionWorkflow } from '../../workflows/session.ts';", 'lib/ may import only from lib, schema/'],
-    ['store/probe.ts', "import { createApp } from '../api/app.ts';", 'store/ may import only from store, lib, schema/'],
+    ['lib/probe.ts', "import { createPool } from '../store/db.ts';", 'lib/ may import only from lib, schema, contract/'],
+    [
+      'lib/bundle/probe.ts',
+      "import { sessionWorkflow } from '../../workflows/session.ts';",
+      'lib/ may import only from lib, schema, contract/',
+    ],
+    ['store/probe.ts', "import { createApp } from '../api/app.ts';", 'store/ may import only from store, contract, lib, schema/'],
     ['store/probe.ts', "import { ApplicationFailure } from '@temporalio/common';", 'Not in store/'],
     [
       'workflows/probe.ts',
@@ -28,10 +32,21 @@ describe('an import against the layers fails the lint', () => {
     ],
     ['workflows/probe.ts', "import { Client } from '@temporalio/client';", 'Not in workflows/'],
     ['workflows/probe.ts', "import fs from 'node:fs';", 'Not in workflows/'],
-    ['workflows/probe.ts', "import { getSession } from '../store/sessions.ts';", 'workflows/ may import only from workflows, lib/'],
-    ['clients/probe.ts', "import { getSession } from '../store/sessions.ts';", 'clients/ may import only from clients, lib, workflows/'],
+    [
+      'workflows/probe.ts',
+      "import { getSession } from '../store/sessions.ts';",
+      'workflows/ may import only from workflows, contract, lib/',
+    ],
+    [
+      'clients/probe.ts',
+      "import { getSession } from '../store/sessions.ts';",
+      'clients/ may import only from clients, contract, lib, workflows/',
+    ],
     ['api/probe.ts', "import { createActivities } from '../activities/index.ts';", 'api/ may import only types from activities/'],
     ['activities/probe.ts', "import { createApp } from '../api/app.ts';", 'activities/ may import only from'],
+    ['contract/probe.ts', "import { loadConfig } from '../lib/config.ts';", 'contract/ may import only from contract, schema/'],
+    ['contract/probe.ts', "import crypto from 'node:crypto';", 'Not in contract/'],
+    ['contract/probe.ts', "import pg from 'pg';", 'Not in contract/'],
   ])('%s: %s', async (filePath, code, expected) => {
     const found = await refusals(filePath, `${code}\n`);
     expect(found).toHaveLength(1);

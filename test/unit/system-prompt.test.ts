@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { systemPrompt } from '../../activities/model/system-prompt.ts';
-import type { Skill } from '../../lib/bundle/types.ts';
+import type { Skill } from '../../contract/bundle.ts';
 
 const prompt = (instructions: string | undefined, skills: Skill[], workspaceFiles: Record<string, string> = {}) =>
   systemPrompt({ instructions, skills, workspaceFiles });

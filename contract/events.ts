@@ -81,6 +81,3 @@ export const TERMINAL_TURN_EVENTS: readonly EventType[] = ['turn.completed', 'tu
 export type NewEvent = { [T in EventType]: { type: T; data: EventData[T] } }[EventType];
 
 export type SessionEvent = { [T in EventType]: { seq: number; type: T; at: string; sessionId: string } & EventData[T] }[EventType];
-
-/** The NOTIFY channel; the payload is `<sessionId>:<seq>`. */
-export const EVENTS_CHANNEL = 'session_events';

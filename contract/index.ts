@@ -1,0 +1,11 @@
+// The public contract of the service: what a client (the SDK, the CLI, the dashboard, anyone's code)
+// may import instead of copying types. It imports nothing with I/O and runs in a browser as in Node;
+// the lint's layer rules keep it so, and test/unit/contract.test.ts bundles it for a browser to prove it.
+// The routes' request and response schemas are published as the OpenAPI document (GET /openapi.json).
+export * from './bundle.ts';
+export * from './bundle-constants.ts';
+export { BUNDLE_SCHEMA } from './bundle-schema.ts';
+export * from './events.ts';
+export * from './webhook-events.ts';
+export * from './problems.ts';
+export * from './scopes.ts';

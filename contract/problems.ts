@@ -1,0 +1,48 @@
+// Every error the API answers is application/problem+json (RFC 9457) with one of these types. A
+// client branches on `type` (or `status`); `detail` is for people, `traceId` names the request in
+// the service's logs, `errors` points into the request body where a field is at fault.
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+const BASE = 'https://agent-service.dev/problems/';
+
+/** Each problem type: its status and title, the same on every answer of that type. */
+export const PROBLEMS = {
+  validation: { status: 400, title: 'The request is not valid' },
+  'invalid-bundle': { status: 400, title: 'The bundle is not valid' },
+  'malformed-body': { status: 400, title: 'The request body could not be parsed' },
+  unauthorized: { status: 401, title: 'Missing or invalid API key' },
+  forbidden: { status: 403, title: 'The API key does not grant access' },
+  'not-found': { status: 404, title: 'Not found' },
+  conflict: { status: 409, title: 'The request conflicts with the current state' },
+  gone: { status: 410, title: 'No longer available' },
+  'payload-too-large': { status: 413, title: 'The request body is too large' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported content type' },
+  'idempotency-key-reused': { status: 422, title: 'The Idempotency-Key was used for another request' },
+  'rate-limited': { status: 429, title: 'Too many requests' },
+  internal: { status: 500, title: 'Internal server error' },
+  unavailable: { status: 503, title: 'A part of the service is unavailable' },
+} as const;
+
+export type ProblemName = keyof typeof PROBLEMS;
+
+/** The `type` URI of a problem, e.g. `https://agent-service.dev/problems/not-found`. */
+export function problemType(name: ProblemName): string {
+  return `${BASE}${name}`;
+}
+
+/** A field at fault: a JSON pointer into the request body (or bundle), '' for the whole document. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** The body of every error answer. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  traceId: string;
+  errors?: FieldError[];
+}
