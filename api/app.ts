@@ -4,7 +4,7 @@ import type { ApiDeps } from './context.ts';
 import { traceMiddleware } from './middleware/trace.ts';
 import { notFoundHandler, problemHandler } from './middleware/problem.ts';
 import { createRateLimiter } from './middleware/rate-limit.ts';
-import { createStreamLimiter } from './stream-limiter.ts';
+import { createStreamLimiter } from './streaming/stream-limiter.ts';
 import { createAuthenticator } from './middleware/auth.ts';
 import { mountRoutes, type RouteDef } from './route.ts';
 import { healthRoutes } from './routes/health.ts';

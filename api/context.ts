@@ -5,7 +5,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { Config } from '../lib/config.ts';
 import type { MasterKey } from '../lib/master-key.ts';
 import type { Principal } from '../store/api-keys.ts';
-import type { EventHub } from './event-hub.ts';
+import type { EventHub } from './streaming/event-hub.ts';
 import type { Storage } from '../lib/storage.ts';
 
 export interface ApiDeps {

@@ -8,7 +8,7 @@ import type { Storage } from '../lib/storage.ts';
 import type { Db } from '../store/db.ts';
 import { deleteExpiredIdempotencyKeys } from '../store/idempotency-keys.ts';
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency.ts';
-import { sweepOrphanMedia } from './orphan-media.ts';
+import { sweepOrphanMedia } from './sessions/orphan-media.ts';
 
 export interface Housekeeping {
   /** Stops the timer and waits for a pass under way. */

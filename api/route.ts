@@ -5,7 +5,7 @@ import type { Request, Response, Router } from 'express';
 import type { Principal } from '../store/api-keys.ts';
 import type { AuthRequirement, Authenticator } from './middleware/auth.ts';
 import type { RateLimiter } from './middleware/rate-limit.ts';
-import type { StreamLimiter } from './stream-limiter.ts';
+import type { StreamLimiter } from './streaming/stream-limiter.ts';
 import { ajv, queryAjv, validator, type JsonSchema } from './validation.ts';
 import { UnsupportedMediaTypeError } from '../lib/errors.ts';
 import { assertStorableText } from '../lib/storable-text.ts';

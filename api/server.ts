@@ -5,7 +5,7 @@ import { openDatabase } from '../store/open.ts';
 import { loadMasterKey } from '../lib/master-key.ts';
 import { lazyTemporalClient } from '../lib/temporal.ts';
 import { bootstrapAdmin } from '../store/bootstrap.ts';
-import { createEventHub } from './event-hub.ts';
+import { createEventHub } from './streaming/event-hub.ts';
 import { createStorage } from '../lib/storage.ts';
 import { startHousekeeping } from './housekeeping.ts';
 

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createApp } from '../api/app.ts';
-import { createEventHub } from '../api/event-hub.ts';
+import { createEventHub } from '../api/streaming/event-hub.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
 import { loadMasterKey } from '../lib/master-key.ts';
 import { scopesFor } from '../contract/scopes.ts';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../api/app.ts';
-import { createEventHub } from '../api/event-hub.ts';
+import { createEventHub } from '../api/streaming/event-hub.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
 import { parseMasterKey } from '../lib/master-key.ts';
 import { scopesFor } from '../contract/scopes.ts';

@@ -6,7 +6,7 @@
 // replay's own page reads (frames made by PostgreSQL, store/event-frames.ts) without HTTP.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { REPLAY_PAGE_SIZE } from '../api/sse.ts';
+import { REPLAY_PAGE_SIZE } from '../api/streaming/sse.ts';
 import type { NewEvent } from '../contract/events.ts';
 import { deployRevision } from '../store/agents.ts';
 import { inTransaction, type Db } from '../store/db.ts';

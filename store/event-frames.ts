@@ -1,6 +1,6 @@
 // A page of a session's events read as finished SSE text: PostgreSQL writes each frame and joins the
 // page into one string, so a replay costs Node no JSON.parse, object, Date or JSON.stringify per
-// event, only one string per page. This is the SQL twin of api/sse-frame.ts: a client must not be
+// event, only one string per page. This is the SQL twin of api/streaming/sse-frame.ts: a client must not be
 // able to tell a replayed frame from a live one except by JSON whitespace.
 //
 // What each frame's data holds, and why it equals what toSessionEvent + JSON.stringify give:

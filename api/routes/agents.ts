@@ -3,9 +3,9 @@ import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { deleteAgent, findAgent, getRevision, listAgents, listRevisions, type Agent } from '../../store/agents.ts';
 import { NotFoundError } from '../../lib/errors.ts';
-import { describeTriggers } from '../trigger-urls.ts';
+import { describeTriggers } from '../triggers/urls.ts';
 import { publicBaseUrl } from '../public-url.ts';
-import { reconcileSchedules } from '../schedule-reconcile.ts';
+import { reconcileSchedules } from '../triggers/schedule-reconcile.ts';
 import type { Principal } from '../../store/api-keys.ts';
 
 const agentSummary = {

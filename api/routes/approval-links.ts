@@ -10,7 +10,7 @@ import { isLinkPreviewFetcher } from '../approvals/link-preview.ts';
 import { APPROVAL_LIMITS, matchOption } from '../../lib/approvals.ts';
 import { getApproval, type Approval } from '../../store/approvals.ts';
 import { ConflictError, GoneError, NotFoundError, ServiceError, ValidationError } from '../../lib/errors.ts';
-import { answerApproval } from '../approval-workflows.ts';
+import { answerApproval } from '../approvals/workflows.ts';
 import { answeredPage, expiredPage, invalidChoicePage, notFoundPage, questionPage } from '../approvals/pages.ts';
 
 export const ANSWER_PAGE_DESCRIPTION =

@@ -9,11 +9,11 @@ import { getApproval, getDispatches, listApprovals, type Approval } from '../../
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { APPROVAL_LIMITS, parseApprovalRequest, type ApprovalStatus } from '../../lib/approvals.ts';
 import { isId, newId } from '../../lib/ids.ts';
-import { loadOwnedSession } from '../session-access.ts';
+import { loadOwnedSession } from '../sessions/access.ts';
 import { publicBaseUrl } from '../public-url.ts';
-import { answerApproval, startApproval } from '../approval-workflows.ts';
+import { answerApproval, startApproval } from '../approvals/workflows.ts';
 import { approvalSchema, approvalView } from '../approvals/view.ts';
-import { waitForSettled } from '../approvals/wait.ts';
+import { waitForSettled } from '../streaming/approval-wait.ts';
 import { answerByToken, ANSWER_PAGE_DESCRIPTION } from './approval-links.ts';
 import { actIdempotently, IDEMPOTENCY_KEY_HEADERS } from '../idempotency.ts';
 

@@ -6,7 +6,7 @@ import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { validateBundle } from '../../lib/bundle/index.ts';
 import { deployRevision, getRevision } from '../../store/agents.ts';
-import { reconcileSchedules } from '../schedule-reconcile.ts';
+import { reconcileSchedules } from '../triggers/schedule-reconcile.ts';
 import { secretKeys } from '../../store/secrets.ts';
 
 export const DEPLOY_CONTENT_TYPES = ['application/jsonc', 'application/json'];

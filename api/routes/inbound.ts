@@ -17,7 +17,7 @@ import { resolveChannelConfig } from '../../store/secrets.ts';
 import { matchReply } from '../inbound/reply-matching.ts';
 import { APPROVAL_LIMITS } from '../../lib/approvals.ts';
 import { ConflictError, GoneError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors.ts';
-import { answerApproval, noteInThread } from '../approval-workflows.ts';
+import { answerApproval, noteInThread } from '../approvals/workflows.ts';
 
 function unmatchedNotice(options: readonly string[]): string {
   const numbered = options.map((option, index) => `${index + 1}. ${option}`).join(', ');

@@ -8,8 +8,8 @@ import { findMedia, insertMedia } from '../../store/media.ts';
 import { NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { contentDisposition, displayFilename, isMediaKey, mediaKeyName, normalizeMediaType } from '../../lib/media-types.ts';
 import type { Storage } from '../../lib/storage.ts';
-import { loadOwnedSession, loadWritableSession } from '../session-access.ts';
-import { createUploader } from '../upload.ts';
+import { loadOwnedSession, loadWritableSession } from '../sessions/access.ts';
+import { createUploader } from '../sessions/upload.ts';
 
 const mediaSchema = {
   type: 'object',

@@ -2,8 +2,8 @@
 // pages. Both read PostgreSQL, so any API process serves any session.
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
-import { loadOwnedSession } from '../session-access.ts';
-import { acceptsEventStream, streamEvents } from '../sse.ts';
+import { loadOwnedSession } from '../sessions/access.ts';
+import { acceptsEventStream, streamEvents } from '../streaming/sse.ts';
 import { readEvents } from '../../store/events.ts';
 import { ValidationError } from '../../lib/errors.ts';
 

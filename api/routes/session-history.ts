@@ -9,11 +9,11 @@ import type { Session } from '../../store/sessions.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ModelOverride } from '../../workflows/turn-types.ts';
-import { loadSendableSession, loadWritableSession } from '../session-access.ts';
-import { revertInSession } from '../session-workflows.ts';
-import { answerTurn, TURN_ACCEPTED_SCHEMA, turnReplySchema } from '../turn-answer.ts';
+import { loadSendableSession, loadWritableSession } from '../sessions/access.ts';
+import { revertInSession } from '../sessions/workflows.ts';
+import { answerTurn, TURN_ACCEPTED_SCHEMA, turnReplySchema } from '../streaming/turn-answer.ts';
 import { MODEL_OVERRIDE_SCHEMA } from './sessions.ts';
-import { streamsTurn } from '../sse.ts';
+import { streamsTurn } from '../streaming/sse.ts';
 
 const messageIdSchema = { type: 'string', minLength: 1, maxLength: 100 };
 const revertedSchema = { type: 'array', items: { type: 'string' }, description: 'The messages that left the conversation, in order' };

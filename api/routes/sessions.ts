@@ -8,13 +8,13 @@ import { NotFoundError } from '../../lib/errors.ts';
 import { PROVIDER_IDS } from '../../lib/bundle/index.ts';
 import type { MessagePart } from '../../contract/events.ts';
 import type { IfBusy } from '../../workflows/session.ts';
-import { loadOwnedSession, loadSendableSession } from '../session-access.ts';
-import { abortSession, sendToSession, sendToSessionAsync } from '../session-workflows.ts';
-import { answerTurn, TURN_ACCEPTED_SCHEMA, TURN_REPLY_SCHEMA } from '../turn-answer.ts';
-import { checkFileParts } from '../file-parts.ts';
-import { streamsTurn } from '../sse.ts';
+import { loadOwnedSession, loadSendableSession } from '../sessions/access.ts';
+import { abortSession, sendToSession, sendToSessionAsync } from '../sessions/workflows.ts';
+import { answerTurn, TURN_ACCEPTED_SCHEMA, TURN_REPLY_SCHEMA } from '../streaming/turn-answer.ts';
+import { checkFileParts } from '../sessions/file-parts.ts';
+import { streamsTurn } from '../streaming/sse.ts';
 import { IDEMPOTENCY_KEY_HEADERS } from '../idempotency.ts';
-import { sendIdempotently } from '../idempotent-send.ts';
+import { sendIdempotently } from '../sessions/idempotent-send.ts';
 
 export const MAX_TEXT_PART_CHARS = 200_000;
 

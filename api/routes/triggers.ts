@@ -15,13 +15,13 @@ import { DependencyUnavailableError, ForbiddenError, NotFoundError, UnsupportedM
 import { isId, newId } from '../../lib/ids.ts';
 import { assertStorableText } from '../../lib/storable-text.ts';
 import { safeEqual } from '../../lib/crypto.ts';
-import { generatedSuffix } from '../trigger-urls.ts';
+import { generatedSuffix } from '../triggers/urls.ts';
 import { type TriggerRef, type TriggerRunInput } from '../../lib/triggers.ts';
 import type { triggerRunWorkflow } from '../../workflows/trigger.ts';
 import { createRateLimiter } from '../middleware/rate-limit.ts';
 import { callTemporal, isTemporalRefusal } from '../temporal-call.ts';
 import { actIdempotently, IDEMPOTENCY_KEY_HEADERS } from '../idempotency.ts';
-import { firingKey, firingScope, TRIGGER_IDEMPOTENCY_HEADERS } from '../trigger-idempotency.ts';
+import { firingKey, firingScope, TRIGGER_IDEMPOTENCY_HEADERS } from '../triggers/idempotency.ts';
 import { triggerRunWorkflowId } from '../../lib/workflow-ids.ts';
 import { searchAttributes } from '../../lib/search-attributes.ts';
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Express } from 'express';
 import { createApp } from '../../api/app.ts';
-import { createEventHub, type EventHub } from '../../api/event-hub.ts';
+import { createEventHub, type EventHub } from '../../api/streaming/event-hub.ts';
 import { startHousekeeping } from '../../api/housekeeping.ts';
 import { createStorage } from '../../lib/storage.ts';
 import { createLogger } from '../../lib/logger.ts';

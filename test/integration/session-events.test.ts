@@ -16,7 +16,7 @@ import { createSession } from '../../store/sessions.ts';
 import { appendEvents } from '../../store/events.ts';
 import { TERMINAL_TURN_EVENTS, type NewEvent, type SessionEvent } from '../../contract/events.ts';
 import { createLogger } from '../../lib/logger.ts';
-import { streamEvents } from '../../api/sse.ts';
+import { streamEvents } from '../../api/streaming/sse.ts';
 import { minimalBundle } from '../helpers/bundles.ts';
 
 let api: TestApi;

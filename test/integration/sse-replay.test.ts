@@ -1,5 +1,5 @@
 // A replay's pages are SSE text made by PostgreSQL (store/event-frames.ts), live events are framed in
-// Node (api/sse-frame.ts): a client must get the same events either way. Against a real PostgreSQL:
+// Node (api/streaming/sse-frame.ts): a client must get the same events either way. Against a real PostgreSQL:
 // every frame parses to exactly the event toSessionEvent makes (members, values, their order, and
 // `at` as toISOString prints it, whatever the stored microseconds and the connection's time zone),
 // data that JSON escapes or reorders included; and through the HTTP API, a replay from the middle of a
@@ -16,7 +16,7 @@ import { deployRevision } from '../../store/agents.ts';
 import { createSession } from '../../store/sessions.ts';
 import { appendEvents, readEvents } from '../../store/events.ts';
 import { readEventFrames } from '../../store/event-frames.ts';
-import { sseFrame } from '../../api/sse-frame.ts';
+import { sseFrame } from '../../api/streaming/sse-frame.ts';
 import type { NewEvent, SessionEvent } from '../../contract/events.ts';
 import { minimalBundle } from '../helpers/bundles.ts';
 
@@ -96,7 +96,7 @@ function framesOf(text: string): Array<{ id: number; type: string; data: string 
     });
 }
 
-/** The data of the frame api/sse-frame.ts writes for `event`. */
+/** The data of the frame api/streaming/sse-frame.ts writes for `event`. */
 const liveData = (event: SessionEvent) => sseFrame(event).split('\n')[2]!.slice('data: '.length);
 
 const clashes = (event: SessionEvent) => (event as unknown as { keep?: number }).keep === 1;

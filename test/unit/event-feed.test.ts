@@ -4,8 +4,8 @@
 // tail read costs queries, not events (nor a stall), and a follower starting past the end of the log
 // neither spins nor misplaces the tail that the others share.
 import { describe, expect, test } from 'vitest';
-import { createEventFeed, type EventFeed } from '../../api/event-feed.ts';
-import type { TailLimits } from '../../api/session-tail.ts';
+import { createEventFeed, type EventFeed } from '../../api/streaming/event-feed.ts';
+import type { TailLimits } from '../../api/streaming/session-tail.ts';
 import type { Db } from '../../store/db.ts';
 import { createLogger } from '../../lib/logger.ts';
 

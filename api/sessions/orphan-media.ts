@@ -2,9 +2,9 @@
 // process that dies between the two (or a write that never finished) leaves bytes nothing serves
 // and nothing would remove. They are swept once older than a grace period, which is far longer
 // than the moment between an upload's last write and its row.
-import type { Db } from '../store/db.ts';
-import { objectKeysInUse } from '../store/media.ts';
-import type { Storage } from '../lib/storage.ts';
+import type { Db } from '../../store/db.ts';
+import { objectKeysInUse } from '../../store/media.ts';
+import type { Storage } from '../../lib/storage.ts';
 
 const BATCH = 500;
 

@@ -1,11 +1,11 @@
 // Streams a session's events as Server-Sent Events: a replay from PostgreSQL after a given seq, then
-// live events, both through the event hub's feed (api/event-feed.ts). PostgreSQL is the only source
+// live events, both through the event hub's feed (api/streaming/event-feed.ts). PostgreSQL is the only source
 // of events; the feed hands them over in order, each once, with no gap between replay and live, and
 // this stream pulls the next batch only once the previous one is written, so a slow client holds its
 // own stream back (and reads PostgreSQL itself when it falls behind), never the process's memory.
 // A stream with no filter takes its batches as SSE text, so a replay's pages are framed by PostgreSQL.
 import type { Request, Response } from 'express';
-import type { SessionEvent } from '../contract/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 import type { EventHub } from './event-hub.ts';
 import { sseFrame } from './sse-frame.ts';
 import { DEFAULT_TAIL_LIMITS } from './session-tail.ts';

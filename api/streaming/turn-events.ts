@@ -4,7 +4,7 @@
 // earlier queued turn is still streaming into the same session, and never an approval asked by
 // another turn, a workflow graph or the API. A regenerated turn has an id of its own and writes its
 // messages into its user message's turn (`userMessageId`).
-import { TERMINAL_TURN_EVENTS, type SessionEvent } from '../contract/events.ts';
+import { TERMINAL_TURN_EVENTS, type SessionEvent } from '../../contract/events.ts';
 
 /** A filter for one turn's events; it keeps state, so call it once per event, in seq order. */
 export function turnEventFilter(turnId: string, userMessageId = turnId): (event: SessionEvent) => boolean {

@@ -1,6 +1,6 @@
 // Waits for the first event matching a predicate, following the session through the event hub's
 // feed: the same shared read per wake that serves the session's SSE streams.
-import type { SessionEvent } from '../contract/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 import type { EventHub } from './event-hub.ts';
 
 export async function waitForEvent(

@@ -2,12 +2,12 @@
 // workflow records it once and runs its turn once (it knows the id), and the retry answers for that
 // same turn; a first send refused for good (409, ifBusy=reject on a busy session) is refused again.
 import type { Request } from 'express';
-import type { ApiDeps } from './context.ts';
-import type { Session } from '../store/sessions.ts';
-import { hasMessage } from '../store/messages.ts';
-import { newId } from '../lib/ids.ts';
-import type { IfBusy } from '../workflows/session.ts';
-import { actIdempotently } from './idempotency.ts';
+import type { ApiDeps } from '../context.ts';
+import type { Session } from '../../store/sessions.ts';
+import { hasMessage } from '../../store/messages.ts';
+import { newId } from '../../lib/ids.ts';
+import type { IfBusy } from '../../workflows/session.ts';
+import { actIdempotently } from '../idempotency.ts';
 
 export function sendIdempotently<R>(
   deps: ApiDeps,

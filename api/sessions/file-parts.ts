@@ -3,11 +3,11 @@
 // never trusts a client's mediaType. Every model step is sent every file of the conversation, so the
 // files of the whole conversation (each counted once) may come to at most TURN_FILE_BYTES_LIMIT: a
 // send taking them past it is refused here, before anything is stored.
-import type { Db } from '../store/db.ts';
-import { conversationMedia, findMediaByKeys, type Media } from '../store/media.ts';
-import type { MessagePart } from '../contract/events.ts';
-import { type FieldError, ValidationError } from '../lib/errors.ts';
-import { isMediaKey, MAX_TEXT_FILE_BYTES, modelInputKind, normalizeMediaType } from '../lib/media-types.ts';
+import type { Db } from '../../store/db.ts';
+import { conversationMedia, findMediaByKeys, type Media } from '../../store/media.ts';
+import type { MessagePart } from '../../contract/events.ts';
+import { type FieldError, ValidationError } from '../../lib/errors.ts';
+import { isMediaKey, MAX_TEXT_FILE_BYTES, modelInputKind, normalizeMediaType } from '../../lib/media-types.ts';
 
 const READABLE = 'images (image/png, image/jpeg, image/gif, image/webp), text (text/*, application/json) or PDF (application/pdf)';
 

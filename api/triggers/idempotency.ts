@@ -5,8 +5,8 @@
 // that id is the key when no Idempotency-Key is given.
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import type { HeaderSpecs } from './route.ts';
-import { IDEMPOTENCY_KEY_HEADERS, IDEMPOTENCY_KEY_PATTERN } from './idempotency.ts';
+import type { HeaderSpecs } from '../route.ts';
+import { IDEMPOTENCY_KEY_HEADERS, IDEMPOTENCY_KEY_PATTERN } from '../idempotency.ts';
 
 /** Delivery ids that stay the same on a redelivery, in the order they are looked at. */
 const DELIVERY_ID_HEADERS: Record<string, string> = {

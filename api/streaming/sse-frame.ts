@@ -1,7 +1,7 @@
 // One SSE frame per event. Frames are cached per event object: an event a session's tail hands to
 // every reader of that session is serialized once, however many streams write it. A replay's pages
 // are framed by PostgreSQL instead (store/event-frames.ts): a change to the frame belongs in both.
-import type { SessionEvent } from '../contract/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 
 const frames = new WeakMap<SessionEvent, string>();
 

@@ -2,12 +2,12 @@
 // "look again": readers always re-read PostgreSQL after their last seq, so a wake that is lost,
 // doubled or late costs a query, never an event. That is why a dropped connection needs no replay
 // of what was missed: after re-LISTENing, every subscriber is woken and catches up by itself.
-// Event streams follow sessions through the hub's feed (api/event-feed.ts): one read per session per
+// Event streams follow sessions through the hub's feed (api/streaming/event-feed.ts): one read per session per
 // wake, shared by every stream of that session in this process.
 import pg from 'pg';
-import type { Logger } from '../lib/logger.ts';
-import type { Db } from '../store/db.ts';
-import { EVENTS_CHANNEL, lastSeqsOf, listenForEvents } from '../store/events.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { Db } from '../../store/db.ts';
+import { EVENTS_CHANNEL, lastSeqsOf, listenForEvents } from '../../store/events.ts';
 import { createEventFeed, type EventFeed } from './event-feed.ts';
 import type { TailLimits } from './session-tail.ts';
 

@@ -1,16 +1,16 @@
 // Who may name a session: its owner. An unknown id is 404; another user's session is 403: a
 // session id is global and naming another user's is forbidden, unlike an agent name, which is
 // private per user (another user's agent of that name is simply not found).
-import type { Db } from '../store/db.ts';
-import type { Principal } from '../store/api-keys.ts';
-import { getSession, type Session } from '../store/sessions.ts';
-import { ConflictError, DependencyUnavailableError, ForbiddenError, GoneError, NotFoundError } from '../lib/errors.ts';
-import { isAgentDeleted } from '../store/agents.ts';
-import { finishRun, runningRunOfSession } from '../store/workflow-runs.ts';
+import type { Db } from '../../store/db.ts';
+import type { Principal } from '../../store/api-keys.ts';
+import { getSession, type Session } from '../../store/sessions.ts';
+import { ConflictError, DependencyUnavailableError, ForbiddenError, GoneError, NotFoundError } from '../../lib/errors.ts';
+import { isAgentDeleted } from '../../store/agents.ts';
+import { finishRun, runningRunOfSession } from '../../store/workflow-runs.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { ApiDeps } from './context.ts';
-import { callTemporal } from './temporal-call.ts';
-import { graphRunWorkflowId } from '../lib/workflow-ids.ts';
+import type { ApiDeps } from '../context.ts';
+import { callTemporal } from '../temporal-call.ts';
+import { graphRunWorkflowId } from '../../lib/workflow-ids.ts';
 
 export async function loadOwnedSession(db: Db, principal: Principal | undefined, id: string): Promise<Session> {
   const session = await getSession(db, id);

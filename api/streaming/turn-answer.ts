@@ -4,11 +4,11 @@
 // answers with the reply; or, as soon as the turn waits on someone (a person answering an approval),
 // with what it waits for, rather than holding the connection for days (202 after WAIT_LIMIT_MS).
 import type { Request, Response } from 'express';
-import type { ApiDeps } from './context.ts';
-import type { Reply } from './route.ts';
-import type { MessageView, SessionEvent } from '../contract/events.ts';
-import { getApproval } from '../store/approvals.ts';
-import { turnMessages } from '../store/messages.ts';
+import type { ApiDeps } from '../context.ts';
+import type { Reply } from '../route.ts';
+import type { MessageView, SessionEvent } from '../../contract/events.ts';
+import { getApproval } from '../../store/approvals.ts';
+import { turnMessages } from '../../store/messages.ts';
 import { streamEvents } from './sse.ts';
 import { isTurnEnd, isTurnQuestion, turnEventFilter } from './turn-events.ts';
 import { waitForEvent } from './wait-for-event.ts';

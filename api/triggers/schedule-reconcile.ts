@@ -3,14 +3,14 @@
 // guarantees the pass, even if this process or the worker restarts. Only when Temporal cannot be
 // reached does the request fail (503); a pass always converges on the current revision, so
 // deploying (or deleting) again finishes the job.
-import type { Bundle } from '../lib/bundle/index.ts';
-import type { ApiDeps } from './context.ts';
-import { reconcileSignal, type schedulesWorkflow } from '../workflows/schedules.ts';
-import { DependencyUnavailableError } from '../lib/errors.ts';
-import { callTemporal } from './temporal-call.ts';
-import { schedulesWorkflowId } from '../lib/workflow-ids.ts';
-import { searchAttributes } from '../lib/search-attributes.ts';
-import { hasSchedules } from '../store/agent-schedules.ts';
+import type { Bundle } from '../../lib/bundle/index.ts';
+import type { ApiDeps } from '../context.ts';
+import { reconcileSignal, type schedulesWorkflow } from '../../workflows/schedules.ts';
+import { DependencyUnavailableError } from '../../lib/errors.ts';
+import { callTemporal } from '../temporal-call.ts';
+import { schedulesWorkflowId } from '../../lib/workflow-ids.ts';
+import { searchAttributes } from '../../lib/search-attributes.ts';
+import { hasSchedules } from '../../store/agent-schedules.ts';
 
 /**
  * Asks for a reconcile when there may be anything to do: one of `bundles` (the new revision and the

@@ -3,7 +3,7 @@
 // way a shared counter would when a process dies with streams open. With several API processes a key
 // may hold up to that many times SSE_STREAMS_PER_KEY streams in all (README, "API conventions").
 import type { Response } from 'express';
-import { RateLimitedError } from '../lib/errors.ts';
+import { RateLimitedError } from '../../lib/errors.ts';
 
 /** What a refused client is told to wait: streams end at any moment, so a short, fixed hint. */
 export const STREAM_LIMIT_RETRY_AFTER_SECONDS = 5;

@@ -4,11 +4,11 @@
 // then joins it. With 500 readers of a busy session, a delta costs one query, not 500. A reader that
 // only writes SSE may take its batches as frames: its own pages then come framed by PostgreSQL
 // (store/event-frames.ts), which is what makes a long replay cheap.
-import type { Db } from '../store/db.ts';
-import { lastSeqOf, readEvents } from '../store/events.ts';
-import { readEventFrames } from '../store/event-frames.ts';
-import type { SessionEvent } from '../contract/events.ts';
-import type { Logger } from '../lib/logger.ts';
+import type { Db } from '../../store/db.ts';
+import { lastSeqOf, readEvents } from '../../store/events.ts';
+import { readEventFrames } from '../../store/event-frames.ts';
+import type { SessionEvent } from '../../contract/events.ts';
+import type { Logger } from '../../lib/logger.ts';
 import { DEFAULT_TAIL_LIMITS, SessionTail, type TailLimits } from './session-tail.ts';
 import { sseFrame } from './sse-frame.ts';
 
@@ -20,7 +20,7 @@ export interface EventFeed {
    */
   follow(sessionId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<SessionEvent[], void, undefined>;
   /**
-   * The same events as SSE text (api/sse-frame.ts), for a stream that writes every event: a page this
+   * The same events as SSE text (api/streaming/sse-frame.ts), for a stream that writes every event: a page this
    * reader reads from PostgreSQL itself (a replay) comes framed by PostgreSQL, with no per-event work here.
    */
   follow(sessionId: string, afterSeq: number, signal: AbortSignal, form: 'frames'): AsyncGenerator<FrameBatch, void, undefined>;

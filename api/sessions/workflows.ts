@@ -4,8 +4,8 @@
 // for a worker, so with none running it answers 503 rather than hold the request forever.
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { signalSessionWithStart, updateSessionWithStart, type SessionClient } from '../clients/session.ts';
-import { callTemporal } from './temporal-call.ts';
+import { signalSessionWithStart, updateSessionWithStart, type SessionClient } from '../../clients/session.ts';
+import { callTemporal } from '../temporal-call.ts';
 import type { UpdateDefinition } from '@temporalio/common';
 import {
   abortUpdate,
@@ -16,12 +16,12 @@ import {
   type AsyncSendInput,
   type SendInput,
   type SendResult,
-} from '../workflows/session.ts';
-import type { ApiDeps } from './context.ts';
-import type { Session } from '../store/sessions.ts';
-import { FAILURE } from '../lib/failures.ts';
-import { failureProblem } from './failure-problems.ts';
-import { sessionWorkflowId } from '../lib/workflow-ids.ts';
+} from '../../workflows/session.ts';
+import type { ApiDeps } from '../context.ts';
+import type { Session } from '../../store/sessions.ts';
+import { FAILURE } from '../../lib/failures.ts';
+import { failureProblem } from '../failure-problems.ts';
+import { sessionWorkflowId } from '../../lib/workflow-ids.ts';
 
 // A deadline that expires, or a connection that drops, says nothing about whether Temporal took the
 // call: it may be in the workflow's history already. So a 503 of a call that acts says the outcome is

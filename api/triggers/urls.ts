@@ -1,11 +1,11 @@
 // Webhook trigger URLs: /trigger/<userId>/<agentId>/<suffix>. The URL is the secret, so a trigger
 // without a `suffix` in its bundle gets one derived from the master key, the agent id and the
 // trigger's position: unguessable, stable across redeploys, and stored nowhere.
-import { hmacSha256 } from '../lib/crypto.ts';
-import type { MasterKey } from '../lib/master-key.ts';
-import { ALPHABET } from '../lib/ids.ts';
-import type { Trigger } from '../lib/bundle/index.ts';
-import { scheduleId } from '../lib/workflow-ids.ts';
+import { hmacSha256 } from '../../lib/crypto.ts';
+import type { MasterKey } from '../../lib/master-key.ts';
+import { ALPHABET } from '../../lib/ids.ts';
+import type { Trigger } from '../../lib/bundle/index.ts';
+import { scheduleId } from '../../lib/workflow-ids.ts';
 
 export function generatedSuffix(masterKey: MasterKey, agentId: string, index: number): string {
   const digest = hmacSha256(masterKey.derive('trigger-suffix-v1'), `${agentId}:${index}`);

@@ -2,21 +2,21 @@
 // the record is written), answering one is an Update, whichever path the answer came by (the API,
 // a signed link, a provider's reply). The workflow decides; this file turns its verdict into HTTP.
 import { ServiceError as TemporalServiceError, WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
-import type { ApiDeps } from './context.ts';
-import { answerUpdate, recordedUpdate, type AnsweredOutcome, type approvalWorkflow } from '../workflows/approval.ts';
-import type { RecordedApproval } from '../activities/approvals.ts';
-import { matchOption, type ApprovalAnswer, type ApprovalWorkflowInput } from '../lib/approvals.ts';
-import { getApproval, type Approval } from '../store/approvals.ts';
-import { causeChain, ConflictError, DependencyUnavailableError, GoneError, ValidationError, type ServiceError } from '../lib/errors.ts';
-import { FAILURE, failureType } from '../lib/failures.ts';
-import { failureProblem } from './failure-problems.ts';
-import { assertStorableText } from '../lib/storable-text.ts';
-import { approvalSummary } from '../workflows/ask-user.ts';
-import { type approvalNoticeWorkflow } from '../workflows/approval-notice.ts';
+import type { ApiDeps } from '../context.ts';
+import { answerUpdate, recordedUpdate, type AnsweredOutcome, type approvalWorkflow } from '../../workflows/approval.ts';
+import type { RecordedApproval } from '../../activities/approvals.ts';
+import { matchOption, type ApprovalAnswer, type ApprovalWorkflowInput } from '../../lib/approvals.ts';
+import { getApproval, type Approval } from '../../store/approvals.ts';
+import { causeChain, ConflictError, DependencyUnavailableError, GoneError, ValidationError, type ServiceError } from '../../lib/errors.ts';
+import { FAILURE, failureType } from '../../lib/failures.ts';
+import { failureProblem } from '../failure-problems.ts';
+import { assertStorableText } from '../../lib/storable-text.ts';
+import { approvalSummary } from '../../workflows/ask-user.ts';
+import { type approvalNoticeWorkflow } from '../../workflows/approval-notice.ts';
 import { randomUUID } from 'node:crypto';
-import { callTemporal } from './temporal-call.ts';
-import { approvalNoticeWorkflowId, approvalWorkflowId } from '../lib/workflow-ids.ts';
-import { searchAttributes } from '../lib/search-attributes.ts';
+import { callTemporal } from '../temporal-call.ts';
+import { approvalNoticeWorkflowId, approvalWorkflowId } from '../../lib/workflow-ids.ts';
+import { searchAttributes } from '../../lib/search-attributes.ts';
 
 export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput): Promise<RecordedApproval> {
   const start = new WithStartWorkflowOperation<typeof approvalWorkflow>('approvalWorkflow', {

@@ -3,7 +3,7 @@
 // for the readers that are caught up. A reader behind the buffer (a replay, or a slow client whose
 // position the buffer has moved past) is told so and pages from PostgreSQL itself; the buffer never
 // waits for anyone, so a slow reader costs queries, never this process's memory.
-import type { SessionEvent } from '../contract/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 import { sseFrame } from './sse-frame.ts';
 
 export interface TailLimits {

@@ -2,7 +2,7 @@
 // ends. The approval's writes NOTIFY `<id>:0` on the events channel, so this process's LISTEN
 // connection wakes the request at once; a slow re-read covers a NOTIFY that never came.
 import type { Response } from 'express';
-import type { EventHub } from '../event-hub.ts';
+import type { EventHub } from './event-hub.ts';
 import type { Db } from '../../store/db.ts';
 import { getApproval, type Approval } from '../../store/approvals.ts';
 
