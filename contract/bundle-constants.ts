@@ -18,6 +18,13 @@ export const CHANNEL_PROVIDERS = ['webhook', 'slack', 'telegram', 'email'] as co
 /** Secret keys: the form of an environment variable, so `{{secrets.KEY}}` is unambiguous. */
 export const SECRET_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
+/**
+ * A secret reference in a channel's config: `{{secrets.KEY}}`, spaces allowed inside the braces. It
+ * captures any name, so a deploy can call a malformed one malformed; only a name that matches
+ * SECRET_KEY_PATTERN is ever replaced.
+ */
+export const SECRET_REFERENCE = /\{\{\s*secrets\.([^{}\s]*)\s*\}\}/g;
+
 /** Sum of all workspaceFiles contents, in UTF-8 bytes. */
 export const MAX_WORKSPACE_BYTES = 512 * 1024;
 

@@ -9,3 +9,4 @@ export * from './events.ts';
 export * from './webhook-events.ts';
 export * from './problems.ts';
 export * from './scopes.ts';
+export * from './approvals.ts';

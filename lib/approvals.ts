@@ -1,10 +1,10 @@
 // Approvals as every part sees them: the request (from the ask_my_user tool, a workflow node or the
 // API), its limits, its record and its answer. Pure code: the approval and turn workflows import it.
+import { isRecord } from './is-record.ts';
+import type { AnswerVia } from '../contract/approvals.ts';
 
 export type ApprovalStatus = 'unanswered' | 'answered' | 'expired';
 export type ApprovalSource = 'tool' | 'workflow' | 'api';
-/** How an answer arrived: the authenticated API, a signed link, or a provider's reply. */
-export type AnswerVia = 'api' | 'link' | 'slack' | 'telegram' | 'email' | 'webhook';
 
 export const APPROVAL_LIMITS = {
   questionChars: 4000,
@@ -33,10 +33,6 @@ export interface ApprovalRequest {
 }
 
 export type ParsedRequest = { ok: true; request: ApprovalRequest } | { ok: false; error: string };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Checks `{question, options?, expiresInMs?}` and applies defaults. The error is a sentence a model
@@ -78,6 +74,11 @@ export function parseApprovalRequest(input: unknown, settings: Pick<ApprovalSett
     expiresInMs = value;
   }
   return { ok: true, request: { question, options, expiresInMs } };
+}
+
+/** The options as a person sees them in a chat, numbered from 1: a reply may name an option by that number. */
+export function numberedOptions(options: readonly string[]): string[] {
+  return options.map((option, index) => `${index + 1}. ${option}`);
 }
 
 /** The option a choice names, compared ignoring case and surrounding space; undefined if none. */

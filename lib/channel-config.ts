@@ -2,16 +2,15 @@
 // the API route that authenticates an inbound reply) replaces them with the user's secret values
 // (store/secrets.ts resolveChannelConfig reads those and calls substituteSecrets).
 import type { UserChannel } from '../contract/bundle.ts';
+import { SECRET_KEY_PATTERN, SECRET_REFERENCE } from '../contract/bundle-constants.ts';
 
 export type ResolvedConfig = Record<string, string | number | boolean>;
-
-const REFERENCE = /\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]{0,127})\s*\}\}/g;
 
 export function secretReferences(config: UserChannel['config']): string[] {
   const names = new Set<string>();
   for (const value of Object.values(config)) {
     if (typeof value !== 'string') continue;
-    for (const match of value.matchAll(REFERENCE)) names.add(match[1]!);
+    for (const match of value.matchAll(SECRET_REFERENCE)) if (SECRET_KEY_PATTERN.test(match[1]!)) names.add(match[1]!);
   }
   return [...names];
 }
@@ -26,7 +25,9 @@ export function substituteSecrets(config: UserChannel['config'], secrets: Readon
   for (const [field, value] of Object.entries(config)) {
     resolved[field] =
       typeof value === 'string'
-        ? value.replace(REFERENCE, (_whole, name: string) => {
+        ? value.replace(SECRET_REFERENCE, (whole, name: string) => {
+            // Not a reference at all (a deploy refuses such a config): left as written.
+            if (!SECRET_KEY_PATTERN.test(name)) return whole;
             const secret = secrets.get(name);
             if (secret === undefined)
               throw new ChannelSecretMissingError(`config.${field} references secret "${name}", which is not set or not granted`);

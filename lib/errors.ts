@@ -1,7 +1,7 @@
 // The one error model. Code inside the service throws these typed errors; the API turns any of them
 // into application/problem+json (see api/middleware/problem.ts). Each class has a stable `name` and a
 // stable problem `type` (contract/problems.ts lists them), so clients can branch on either.
-import { PROBLEMS, problemType, type FieldError } from '../contract/problems.ts';
+import { PROBLEMS, problemType, type FieldError, type ProblemName } from '../contract/problems.ts';
 
 export type { FieldError };
 
@@ -15,11 +15,17 @@ export abstract class ServiceError extends Error {
   }
 }
 
-export class ValidationError extends ServiceError {
-  override name = 'ValidationError';
-  readonly status = PROBLEMS['validation'].status;
-  readonly type = problemType('validation');
-  readonly title = PROBLEMS['validation'].title;
+/** The base of an error of one of the contract's problem types: its status, type and title come from there. */
+function problemClass(problem: ProblemName, errorName: string) {
+  return class extends ServiceError {
+    override name = errorName;
+    readonly status: number = PROBLEMS[problem].status;
+    readonly type = problemType(problem);
+    readonly title: string = PROBLEMS[problem].title;
+  };
+}
+
+export class ValidationError extends problemClass('validation', 'ValidationError') {
   constructor(
     message: string,
     readonly errors: FieldError[] = [],
@@ -32,55 +38,20 @@ export class ValidationError extends ServiceError {
   }
 }
 
-export class MalformedBodyError extends ServiceError {
-  override name = 'MalformedBodyError';
-  readonly status = PROBLEMS['malformed-body'].status;
-  readonly type = problemType('malformed-body');
-  readonly title = PROBLEMS['malformed-body'].title;
-}
+export class MalformedBodyError extends problemClass('malformed-body', 'MalformedBodyError') {}
 
-export class UnauthorizedError extends ServiceError {
-  override name = 'UnauthorizedError';
-  readonly status = PROBLEMS['unauthorized'].status;
-  readonly type = problemType('unauthorized');
-  readonly title = PROBLEMS['unauthorized'].title;
-}
+export class UnauthorizedError extends problemClass('unauthorized', 'UnauthorizedError') {}
 
-export class ForbiddenError extends ServiceError {
-  override name = 'ForbiddenError';
-  readonly status = PROBLEMS['forbidden'].status;
-  readonly type = problemType('forbidden');
-  readonly title = PROBLEMS['forbidden'].title;
-}
+export class ForbiddenError extends problemClass('forbidden', 'ForbiddenError') {}
 
-export class NotFoundError extends ServiceError {
-  override name = 'NotFoundError';
-  readonly status = PROBLEMS['not-found'].status;
-  readonly type = problemType('not-found');
-  readonly title = PROBLEMS['not-found'].title;
-}
+export class NotFoundError extends problemClass('not-found', 'NotFoundError') {}
 
-export class ConflictError extends ServiceError {
-  override name = 'ConflictError';
-  readonly status = PROBLEMS['conflict'].status;
-  readonly type = problemType('conflict');
-  readonly title = PROBLEMS['conflict'].title;
-}
+export class ConflictError extends problemClass('conflict', 'ConflictError') {}
 
-export class GoneError extends ServiceError {
-  override name = 'GoneError';
-  readonly status = PROBLEMS['gone'].status;
-  readonly type = problemType('gone');
-  readonly title = PROBLEMS['gone'].title;
-}
+export class GoneError extends problemClass('gone', 'GoneError') {}
 
 /** An Idempotency-Key already used (within its 24 h) by a request with another body or target. */
-export class IdempotencyKeyReusedError extends ServiceError {
-  override name = 'IdempotencyKeyReusedError';
-  readonly status = PROBLEMS['idempotency-key-reused'].status;
-  readonly type = problemType('idempotency-key-reused');
-  readonly title = PROBLEMS['idempotency-key-reused'].title;
-}
+export class IdempotencyKeyReusedError extends problemClass('idempotency-key-reused', 'IdempotencyKeyReusedError') {}
 
 /**
  * The definitive refusal (a 4xx, e.g. 409 for ifBusy=reject) that the first request with an
@@ -102,25 +73,11 @@ export class RepeatedRefusalError extends ServiceError {
   }
 }
 
-export class PayloadTooLargeError extends ServiceError {
-  override name = 'PayloadTooLargeError';
-  readonly status = PROBLEMS['payload-too-large'].status;
-  readonly type = problemType('payload-too-large');
-  readonly title = PROBLEMS['payload-too-large'].title;
-}
+export class PayloadTooLargeError extends problemClass('payload-too-large', 'PayloadTooLargeError') {}
 
-export class UnsupportedMediaTypeError extends ServiceError {
-  override name = 'UnsupportedMediaTypeError';
-  readonly status = PROBLEMS['unsupported-media-type'].status;
-  readonly type = problemType('unsupported-media-type');
-  readonly title = PROBLEMS['unsupported-media-type'].title;
-}
+export class UnsupportedMediaTypeError extends problemClass('unsupported-media-type', 'UnsupportedMediaTypeError') {}
 
-export class RateLimitedError extends ServiceError {
-  override name = 'RateLimitedError';
-  readonly status = PROBLEMS['rate-limited'].status;
-  readonly type = problemType('rate-limited');
-  readonly title = PROBLEMS['rate-limited'].title;
+export class RateLimitedError extends problemClass('rate-limited', 'RateLimitedError') {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
@@ -136,11 +93,7 @@ export const DEFAULT_RETRY_AFTER_SECONDS = 5;
  * 503: PostgreSQL or Temporal did not answer in time, or no worker took the work. The message is
  * written for the client and names no internal address; the cause goes to the server's log only.
  */
-export class DependencyUnavailableError extends ServiceError {
-  override name = 'DependencyUnavailableError';
-  readonly status = PROBLEMS['unavailable'].status;
-  readonly type = problemType('unavailable');
-  readonly title = PROBLEMS['unavailable'].title;
+export class DependencyUnavailableError extends problemClass('unavailable', 'DependencyUnavailableError') {
   readonly retryAfterSeconds: number;
   constructor(message: string, options: ErrorOptions & { retryAfterSeconds?: number } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });

@@ -4,7 +4,8 @@
 // a `GET /approval/<id>?wait=` held by any API process wakes at once.
 import type { Db, DbClient } from './db.ts';
 import { EVENTS_CHANNEL } from './events.ts';
-import type { AnswerVia, ApprovalSource, ApprovalStatus } from '../lib/approvals.ts';
+import type { ApprovalSource, ApprovalStatus } from '../lib/approvals.ts';
+import type { AnswerVia } from '../contract/approvals.ts';
 
 export interface Dispatch {
   position: number;

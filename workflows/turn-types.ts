@@ -2,11 +2,6 @@
 import type { MessagePart, TokenUsage } from '../contract/events.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
 
-export interface ModelRef {
-  providerId: string;
-  modelId: string;
-}
-
 export interface SessionRef {
   sessionId: string;
   userId: string;

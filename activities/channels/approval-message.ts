@@ -3,6 +3,8 @@
 // options (a reply may name an option by its number), when it expires, and how to answer (one-click
 // links, or a reply in the thread). Pure: providers decide only the markup around it.
 import type { ApprovalMessage } from './types.ts';
+import { escapeHtml } from '../../lib/escape-html.ts';
+import { numberedOptions } from '../../lib/approvals.ts';
 
 export const REPLY_INSTRUCTIONS =
   "Reply in this thread with the option's name or number; anything after it on the same line is kept as a note.";
@@ -12,11 +14,6 @@ const SUBJECT_QUESTION_CHARS = 60;
 
 export function approvalHeading(message: Pick<ApprovalMessage, 'agentName'>): string {
   return message.agentName ? `Question from ${message.agentName}` : 'Question';
-}
-
-/** `1. yes`, `2. no`: the numbers a reply may use instead of a name. */
-export function numberedOptions(options: readonly string[]): string[] {
-  return options.map((option, index) => `${index + 1}. ${option}`);
 }
 
 /** `Expires 2025-01-02 15:04 UTC`: one unambiguous zone, since the reader's is unknown. */
@@ -63,10 +60,6 @@ function compose(message: ApprovalMessage, question: string, options: TextOption
     sections.push(['Answer with one click:', ...links, `All options on one page: ${message.links.page}`].join('\n'));
   }
   return sections.join('\n\n');
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
 const BUTTON_STYLE =

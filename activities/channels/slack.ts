@@ -7,7 +7,8 @@
 // thread arrives with that channel and `thread_ts`. Slack answers most failures with HTTP 200 and
 // `{ok: false, error}`, so the error code decides whether a retry can help.
 import { OutboundAddressRefusedError, OutboundUrlError, type OutboundResponse } from '../../lib/outbound.ts';
-import { approvalHeading, approvalText, expiryLine, numberedOptions, REPLY_INSTRUCTIONS } from './approval-message.ts';
+import { approvalHeading, approvalText, expiryLine, REPLY_INSTRUCTIONS } from './approval-message.ts';
+import { numberedOptions } from '../../lib/approvals.ts';
 import {
   ChannelPermanentError,
   type ApprovalMessage,

@@ -7,6 +7,7 @@
 // because it ends up in a `turn.failed` event that the user (and any webhook) reads.
 import { APICallError, RetryError } from 'ai';
 import { ModelConfigError } from './config-errors.ts';
+import { isRecord } from '../../lib/is-record.ts';
 
 export interface ModelErrorClassification {
   retryable: boolean;
@@ -147,8 +148,4 @@ function clip(text: string): string {
 
 function lower(provider: string): string {
   return provider.charAt(0).toLowerCase() + provider.slice(1);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

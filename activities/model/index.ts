@@ -9,7 +9,6 @@ export {
   isProviderId,
   languageModel,
   providerCredentials,
-  type ModelReference,
   type ProviderCredentials,
 } from './providers.ts';
 export { systemPrompt } from './system-prompt.ts';

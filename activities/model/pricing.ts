@@ -8,7 +8,8 @@
 // `anthropic` and `openrouter` (whose model ids name the vendor); never for `openai-compatible`,
 // where a familiar model name says nothing about what that server charges.
 import type { ProviderMetadata } from 'ai';
-import type { ModelReference } from './providers.ts';
+import type { ModelRef } from '../../contract/bundle.ts';
+import { isRecord } from '../../lib/is-record.ts';
 
 export interface UsageForCost {
   inputTokens?: number | undefined;
@@ -47,7 +48,7 @@ const PRICES: Record<string, Price> = {
 
 const TABLE_PROVIDERS = new Set(['openai', 'anthropic', 'openrouter']);
 
-export function costUsd(ref: ModelReference, usage: UsageForCost, providerMetadata?: ProviderMetadata): number | null {
+export function costUsd(ref: ModelRef, usage: UsageForCost, providerMetadata?: ProviderMetadata): number | null {
   const reported = reportedCost(usage, providerMetadata);
   if (reported !== undefined) return reported;
   if (!TABLE_PROVIDERS.has(ref.providerId)) return null;
@@ -81,8 +82,4 @@ function tableKey(modelId: string): string {
 function round(value: number): number {
   // Float noise (0.000025000000000000002) would show in every total the API sums.
   return Math.round(value * 1e10) / 1e10;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

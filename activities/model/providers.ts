@@ -30,6 +30,7 @@ import {
   RefusedBaseUrlError,
   UnknownProviderError,
 } from './config-errors.ts';
+import type { ModelRef } from '../../contract/bundle.ts';
 
 /** Environment variables, and the user's secrets of the same names (lib/config.ts reads the same). */
 const VARIABLES: Record<ProviderId, { apiKey: string; baseUrl: string }> = {
@@ -58,11 +59,6 @@ export interface ProviderCredentials {
   baseUrlFromSecret?: boolean;
   /** OUTBOUND_ALLOW_CIDRS, for a base URL from a secret. Absent means none: every refused range stays refused. */
   outboundAllowCidrs?: readonly string[];
-}
-
-export interface ModelReference {
-  providerId: string;
-  modelId: string;
 }
 
 export function isProviderId(value: string): value is ProviderId {
@@ -108,7 +104,7 @@ export function providerCredentials(
  * secret is a refused address; a host name that resolves to one fails the call with a
  * RefusedBaseUrlError instead.
  */
-export function languageModel(ref: ModelReference, credentials: ProviderCredentials): LanguageModel {
+export function languageModel(ref: ModelRef, credentials: ProviderCredentials): LanguageModel {
   const names = variablesOf(ref.providerId);
   const providerId = ref.providerId as ProviderId;
   const baseURL = checkedBaseUrl(providerId, credentials, names.baseUrl) ?? DEFAULT_BASE_URLS[providerId];

@@ -2,10 +2,7 @@
 // button per option, the recorded answer, or why nothing was recorded. Everything user-given is
 // escaped; the pages load nothing and run no script (the CSP in approval-links.ts says so too).
 import type { Approval } from '../../store/approvals.ts';
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
+import { escapeHtml } from '../../lib/escape-html.ts';
 
 function layout(title: string, body: string): string {
   return `<!doctype html>

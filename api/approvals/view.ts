@@ -4,6 +4,7 @@
 import type { Approval, Dispatch } from '../../store/approvals.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
 import { approvalLinks, approvalToken } from '../../lib/approval-token.ts';
+import { ANSWER_VIAS } from '../../contract/approvals.ts';
 
 export function approvalView(
   approval: Approval,
@@ -72,7 +73,7 @@ export const approvalSchema = {
     options: { type: 'array', items: { type: 'string' } },
     choice: nullableString,
     note: nullableString,
-    answeredVia: { type: ['string', 'null'], enum: ['api', 'link', 'slack', 'telegram', 'email', 'webhook', null] },
+    answeredVia: { type: ['string', 'null'], enum: [...ANSWER_VIAS, null] },
     source: { enum: ['tool', 'workflow', 'api'] },
     agentId: nullableString,
     sessionId: nullableString,

@@ -4,6 +4,9 @@
 // (Slack's url_verification, events that are not replies), or a request to reject.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ResolvedChannelConfig } from '../../activities/channels/types.ts';
+import { isRecord } from '../../lib/is-record.ts';
+
+export { isRecord };
 
 export interface InboundRequest {
   /** The body exactly as received: signatures are computed over these bytes. */
@@ -54,8 +57,4 @@ export function jsonObject(rawBody: Buffer): Record<string, unknown> | undefined
   } catch {
     return undefined;
   }
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

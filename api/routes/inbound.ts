@@ -15,12 +15,12 @@ import { findDispatchesByRef, findDispatchesOfApproval, getApproval, type Dispat
 import { verifyApprovalToken } from '../../lib/approval-token.ts';
 import { resolveChannelConfig } from '../../store/secrets.ts';
 import { matchReply } from '../inbound/reply-matching.ts';
-import { APPROVAL_LIMITS } from '../../lib/approvals.ts';
+import { APPROVAL_LIMITS, numberedOptions } from '../../lib/approvals.ts';
 import { ConflictError, GoneError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors.ts';
 import { answerApproval, noteInThread } from '../approvals/workflows.ts';
 
 function unmatchedNotice(options: readonly string[]): string {
-  const numbered = options.map((option, index) => `${index + 1}. ${option}`).join(', ');
+  const numbered = numberedOptions(options).join(', ');
   return `Your reply did not name an option, so nothing was recorded. Reply with one of: ${numbered} (its name or number; anything after it on the same line is kept as a note).`;
 }
 

@@ -3,9 +3,9 @@ import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { deleteSecret, listSecrets, putSecret } from '../../store/secrets.ts';
 import { NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { SECRET_KEY_PATTERN } from '../../contract/bundle-constants.ts';
 
 /** Like an environment variable name, so `{{secrets.KEY}}` references read naturally. */
-export const SECRET_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const MAX_SECRET_BYTES = 64 * 1024;
 
 const secretInfo = {

@@ -1,11 +1,10 @@
 // Secrets: a grant of a secret that does not exist fails the deploy under strictSecrets and warns
 // otherwise; a channel may only reference secrets the agent is granted, since the
 // channel runs with the agent's grants.
-import { SECRET_KEY_PATTERN } from '../../contract/bundle-constants.ts';
+import { SECRET_KEY_PATTERN, SECRET_REFERENCE } from '../../contract/bundle-constants.ts';
 import { childPointer } from './pointer.ts';
 import { isRecord, type Json, type Report } from './report.ts';
 
-const REFERENCE = /\{\{\s*secrets\.([^{}\s]*)\s*\}\}/g;
 const CREDENTIAL_FIELD = /token|secret|password|passwd|api_?key/i;
 
 export function checkSecrets(bundle: Json, report: Report, existingSecretKeys: ReadonlySet<string>): void {
@@ -32,7 +31,7 @@ function checkChannelReferences(channels: unknown, granted: ReadonlySet<string>,
       const path = childPointer(`/userChannels/${index}/config`, field);
       const value = report.string(raw, path);
       if (value === undefined) continue;
-      const references = [...value.matchAll(REFERENCE)];
+      const references = [...value.matchAll(SECRET_REFERENCE)];
       const malformed = references.filter((match) => !SECRET_KEY_PATTERN.test(match[1] ?? ''));
       const ungranted = references.map((match) => match[1] ?? '').filter((key) => SECRET_KEY_PATTERN.test(key) && !granted.has(key));
       if (malformed.length > 0) report.error(path, `malformed secret reference ${malformed.map((match) => match[0]).join(', ')}`);

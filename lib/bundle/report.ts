@@ -4,6 +4,7 @@
 import type { FieldError } from '../errors.ts';
 import { selfAndAncestors } from './pointer.ts';
 import type { SchemaIssue } from './schema-errors.ts';
+import { isRecord as isPlainRecord } from '../is-record.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -13,8 +14,9 @@ export type Json = Record<string, unknown>;
  */
 const BLOCKING = new Set(['type', 'oneOf', 'maxItems', 'maxProperties']);
 
+/** A JSON object of the bundle (lib/is-record.ts, typed for the bundle's JSON). */
 export function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isPlainRecord(value);
 }
 
 export class Report {

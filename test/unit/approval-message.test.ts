@@ -3,14 +3,8 @@
 import { describe, expect, test } from 'vitest';
 import type { ApprovalMessage } from '../../activities/channels/types.ts';
 import { approvalLinks } from '../../lib/approval-token.ts';
-import {
-  approvalHtml,
-  approvalSubject,
-  approvalText,
-  escapeHtml,
-  expiryLine,
-  REPLY_INSTRUCTIONS,
-} from '../../activities/channels/approval-message.ts';
+import { approvalHtml, approvalSubject, approvalText, expiryLine, REPLY_INSTRUCTIONS } from '../../activities/channels/approval-message.ts';
+import { escapeHtml } from '../../lib/escape-html.ts';
 
 const TOKEN = 'apr_0123456789abcdefghjkmnpqrs.abcdefghjkmnpqrstvwx';
 
