@@ -13,8 +13,7 @@ import { finishRun, insertRun, setRunNode } from '../store/workflow-runs.ts';
 import { sendToSessionWorkflow, type SessionTarget } from '../clients/session.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
 import type { TriggerRef } from '../lib/triggers.ts';
-import { reconcileSignal } from '../workflows/schedules.ts';
-import { schedulesWorkflowId } from '../lib/workflow-ids.ts';
+import { requestReconcile } from '../clients/schedules.ts';
 
 export interface RunRef {
   runId: string;
@@ -40,12 +39,7 @@ export function triggerActivities(deps: { db: Db; taskQueue: string; bundleOf: (
       const same = current?.triggers[input.trigger.index];
       const stillThere =
         same?.kind === 'cron' && same.expression === input.trigger.expression && (same.timezone ?? 'UTC') === input.trigger.timezone;
-      await Context.current().client.workflow.signalWithStart('schedulesWorkflow', {
-        workflowId: schedulesWorkflowId(input.agentId),
-        taskQueue: deps.taskQueue,
-        args: [{ agentId: input.agentId }],
-        signal: reconcileSignal,
-      });
+      await requestReconcile(Context.current().client, deps.taskQueue, input.agentId);
       return stillThere && agent ? { fire: true, revision: agent.currentRevision } : { fire: false, revision: input.revision };
     },
 

@@ -2,9 +2,16 @@
 // started if it is not running (it ends when idle), or for async sends a Signal-with-Start, which the
 // server accepts with no worker running. Shared by the API (sends, reverts) and by the activities that
 // open sessions for triggers; they map the failures to their own errors.
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import {
+  abortUpdate,
   sendSignal,
   sendUpdate,
   type AsyncSendInput,
@@ -85,4 +92,15 @@ export async function signalSessionWithStart(target: SessionClient, session: Ses
     signal: sendSignal,
     signalArgs: [send],
   });
+}
+
+/** Asks the session's workflow to cancel its running turn: false when none runs (or no workflow does). */
+export async function abortRunningTurn(client: Client, sessionId: string): Promise<boolean> {
+  try {
+    return (await client.workflow.getHandle(sessionWorkflowId(sessionId)).executeUpdate(abortUpdate)).aborted;
+  } catch (error) {
+    // No running session workflow: nothing to abort.
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
 }

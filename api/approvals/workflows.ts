@@ -1,9 +1,10 @@
 // The API's side of approvals: creating one starts its workflow (Update-with-Start, returning once
 // the record is written), answering one is an Update, whichever path the answer came by (the API,
 // a signed link, a provider's reply). The workflow decides; this file turns its verdict into HTTP.
-import { ServiceError as TemporalServiceError, WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
+import { ServiceError as TemporalServiceError, WorkflowNotFoundError } from '@temporalio/client';
 import type { ApiDeps } from '../context.ts';
-import { answerUpdate, recordedUpdate, type AnsweredOutcome, type approvalWorkflow } from '../../workflows/approval.ts';
+import type { AnsweredOutcome } from '../../workflows/approval.ts';
+import { answerApprovalWorkflow, startApprovalNotice, startApprovalWorkflow } from '../../clients/approval.ts';
 import type { RecordedApproval } from '../../activities/approvals.ts';
 import { matchOption, type ApprovalAnswer, type ApprovalWorkflowInput } from '../../lib/approvals.ts';
 import { getApproval, type Approval } from '../../store/approvals.ts';
@@ -11,36 +12,17 @@ import { causeChain, ConflictError, DependencyUnavailableError, GoneError, Valid
 import { FAILURE, failureType } from '../../lib/failures.ts';
 import { failureProblem } from '../failure-problems.ts';
 import { assertStorableText } from '../../lib/storable-text.ts';
-import { approvalSummary } from '../../workflows/ask-user.ts';
-import { type approvalNoticeWorkflow } from '../../workflows/approval-notice.ts';
-import { randomUUID } from 'node:crypto';
 import { callTemporal } from '../temporal-call.ts';
-import { approvalNoticeWorkflowId, approvalWorkflowId } from '../../lib/workflow-ids.ts';
-import { searchAttributes } from '../../lib/search-attributes.ts';
 
 export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput): Promise<RecordedApproval> {
-  const start = new WithStartWorkflowOperation<typeof approvalWorkflow>('approvalWorkflow', {
-    workflowId: approvalWorkflowId(input.approvalId),
-    taskQueue: deps.config.taskQueue,
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    args: [input],
-    typedSearchAttributes: searchAttributes('approval', { sessionId: input.sessionId, agentId: input.agentId, userId: input.userId }),
-    staticSummary: approvalSummary(input.request.question),
-    staticDetails: `Created with POST /approval. Answer: POST /approval/${input.approvalId}/answer`,
-  });
   const unavailable =
     `Approval ${input.approvalId} was not confirmed in time (are the workers running?): it may or may not have been accepted ` +
     '(if it was, it is recorded and sent once they are). Retry with the same Idempotency-Key to be safe: its person is then asked once';
   try {
-    return await callTemporal(
-      deps,
-      () =>
-        deps.temporal.client.workflow.executeUpdateWithStart(recordedUpdate, {
-          updateId: `recorded:${input.approvalId}`,
-          startWorkflowOperation: start,
-        }),
-      { timeoutMs: deps.config.approvals.confirmTimeoutMs, unavailable },
-    );
+    return await callTemporal(deps, () => startApprovalWorkflow(deps.temporal.client, deps.config.taskQueue, input), {
+      timeoutMs: deps.config.approvals.confirmTimeoutMs,
+      unavailable,
+    });
   } catch (error) {
     throw unconfirmed(deps, error, unavailable);
   }
@@ -84,11 +66,10 @@ export async function answerApproval(deps: ApiDeps, approval: Approval, answer: 
     'The answer was not confirmed in time (are the workers running?): it may or may not have been taken. Send it again: ' +
     'if it was taken, that is a 409 naming the choice recorded';
   try {
-    return await callTemporal(
-      deps,
-      () => deps.temporal.client.workflow.getHandle(approvalWorkflowId(approval.id)).executeUpdate(answerUpdate, { args: [answer] }),
-      { timeoutMs: deps.config.approvals.confirmTimeoutMs, unavailable },
-    );
+    return await callTemporal(deps, () => answerApprovalWorkflow(deps.temporal.client, approval.id, answer), {
+      timeoutMs: deps.config.approvals.confirmTimeoutMs,
+      unavailable,
+    });
   } catch (error) {
     // Answered meanwhile: the stored record names the choice that won.
     if (failureType(error) === FAILURE.approvalAnswered) throw verdictOf(await getApproval(deps.db, approval.id));
@@ -109,13 +90,7 @@ export async function answerApproval(deps: ApiDeps, approval: Approval, answer: 
 export async function noteInThread(deps: ApiDeps, approval: Approval, position: number, text: string): Promise<void> {
   try {
     await callTemporal(deps, () =>
-      deps.temporal.client.workflow.start<typeof approvalNoticeWorkflow>('approvalNoticeWorkflow', {
-        workflowId: approvalNoticeWorkflowId(approval.id, randomUUID()),
-        taskQueue: deps.config.taskQueue,
-        args: [{ approvalId: approval.id, positions: [position], text }],
-        typedSearchAttributes: searchAttributes('notice', { userId: approval.userId }),
-        staticSummary: `A note in a chat thread of approval ${approval.id}`,
-      }),
+      startApprovalNotice(deps.temporal.client, deps.config.taskQueue, approval, { positions: [position], text }),
     );
   } catch (error) {
     deps.logger.warn({ err: error, approvalId: approval.id }, 'could not start an approval notice');

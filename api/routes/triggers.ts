@@ -6,6 +6,7 @@
 // fires with the first firing's ids, so its start finds that workflow and fires nothing more.
 import type { Request } from 'express';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { startTriggerRun } from '../../clients/trigger.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { agentState, findAgent, getRevision } from '../../store/agents.ts';
@@ -17,13 +18,10 @@ import { assertStorableText } from '../../lib/storable-text.ts';
 import { safeEqual } from '../../lib/crypto.ts';
 import { generatedSuffix } from '../triggers/urls.ts';
 import { type TriggerRef, type TriggerRunInput } from '../../lib/triggers.ts';
-import type { triggerRunWorkflow } from '../../workflows/trigger.ts';
 import { createRateLimiter } from '../middleware/rate-limit.ts';
 import { callTemporal, isTemporalRefusal } from '../temporal-call.ts';
 import { actIdempotently, IDEMPOTENCY_KEY_HEADERS } from '../idempotency.ts';
 import { firingKey, firingScope, TRIGGER_IDEMPOTENCY_HEADERS } from '../triggers/idempotency.ts';
-import { triggerRunWorkflowId } from '../../lib/workflow-ids.ts';
-import { searchAttributes } from '../../lib/search-attributes.ts';
 
 /** One answer for every wrong part, so a stranger learns nothing about which part was wrong. */
 const UNKNOWN_TRIGGER = 'There is no trigger at this address';
@@ -96,14 +94,12 @@ export function triggerRoutes(deps: ApiDeps) {
       await callTemporal(
         deps,
         () =>
-          deps.temporal.client.workflow.start<typeof triggerRunWorkflow>('triggerRunWorkflow', {
-            workflowId: triggerRunWorkflowId(sessionId),
-            // Also once it has ended: a late retry must not run the firing again.
-            workflowIdReusePolicy: 'REJECT_DUPLICATE',
-            taskQueue: deps.config.taskQueue,
-            args: [{ ...input, sessionId, ...(runId ? { runId } : {}), ...(messageId ? { messageId } : {}), settings: deps.config.turns }],
-            typedSearchAttributes: searchAttributes('trigger', { sessionId, agentId: input.agentId, userId: input.userId }),
-            staticSummary: `${input.trigger.kind} trigger of agent ${input.agentId} → session ${sessionId}`,
+          startTriggerRun(deps.temporal.client, deps.config.taskQueue, {
+            ...input,
+            sessionId,
+            ...(runId ? { runId } : {}),
+            ...(messageId ? { messageId } : {}),
+            settings: deps.config.turns,
           }),
         { unavailable: FIRING_UNKNOWN },
       );

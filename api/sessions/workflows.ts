@@ -3,12 +3,10 @@
 // The API never runs a turn itself. Every call has a deadline (api/temporal-call.ts): an Update waits
 // for a worker, so with none running it answers 503 rather than hold the request forever.
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { signalSessionWithStart, updateSessionWithStart, type SessionClient } from '../../clients/session.ts';
+import { abortRunningTurn, signalSessionWithStart, updateSessionWithStart, type SessionClient } from '../../clients/session.ts';
 import { callTemporal } from '../temporal-call.ts';
 import type { UpdateDefinition } from '@temporalio/common';
 import {
-  abortUpdate,
   revertUpdate,
   sendUpdate,
   type RevertInput,
@@ -21,7 +19,6 @@ import type { ApiDeps } from '../context.ts';
 import type { Session } from '../../store/sessions.ts';
 import { FAILURE } from '../../lib/failures.ts';
 import { failureProblem } from '../failure-problems.ts';
-import { sessionWorkflowId } from '../../lib/workflow-ids.ts';
 
 // A deadline that expires, or a connection that drops, says nothing about whether Temporal took the
 // call: it may be in the workflow's history already. So a 503 of a call that acts says the outcome is
@@ -89,17 +86,8 @@ async function updateWithStart<Ret, Args extends [unknown]>(
   }
 }
 
-export async function abortSession(deps: ApiDeps, sessionId: string): Promise<boolean> {
-  try {
-    const result = await callTemporal(
-      deps,
-      () => deps.temporal.client.workflow.getHandle(sessionWorkflowId(sessionId)).executeUpdate(abortUpdate),
-      { unavailable: 'The session did not confirm the abort in time (are the workers running?); try again shortly' },
-    );
-    return result.aborted;
-  } catch (error) {
-    // No running session workflow: nothing to abort.
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
+export function abortSession(deps: ApiDeps, sessionId: string): Promise<boolean> {
+  return callTemporal(deps, () => abortRunningTurn(deps.temporal.client, sessionId), {
+    unavailable: 'The session did not confirm the abort in time (are the workers running?); try again shortly',
+  });
 }

@@ -5,11 +5,9 @@
 // deploying (or deleting) again finishes the job.
 import type { Bundle } from '../../lib/bundle/index.ts';
 import type { ApiDeps } from '../context.ts';
-import { reconcileSignal, type schedulesWorkflow } from '../../workflows/schedules.ts';
 import { DependencyUnavailableError } from '../../lib/errors.ts';
 import { callTemporal } from '../temporal-call.ts';
-import { schedulesWorkflowId } from '../../lib/workflow-ids.ts';
-import { searchAttributes } from '../../lib/search-attributes.ts';
+import { requestReconcile } from '../../clients/schedules.ts';
 import { hasSchedules } from '../../store/agent-schedules.ts';
 
 /**
@@ -27,19 +25,7 @@ export async function reconcileSchedules(
   if (!cron && !(await hasSchedules(deps.db, agentId))) return;
   const unavailable = `${what}, but its cron schedules may not have been updated (the workflow engine did not confirm in time); deploy again (or delete again) to bring them in line`;
   try {
-    await callTemporal(
-      deps,
-      () =>
-        deps.temporal.client.workflow.signalWithStart<typeof schedulesWorkflow>('schedulesWorkflow', {
-          workflowId: schedulesWorkflowId(agentId),
-          taskQueue: deps.config.taskQueue,
-          args: [{ agentId }],
-          signal: reconcileSignal,
-          typedSearchAttributes: searchAttributes('schedules', { agentId }),
-          staticSummary: `Cron schedules of agent ${agentId}`,
-        }),
-      { unavailable },
-    );
+    await callTemporal(deps, () => requestReconcile(deps.temporal.client, deps.config.taskQueue, agentId), { unavailable });
   } catch (error) {
     if (error instanceof DependencyUnavailableError) throw error;
     // The raw text may name Temporal's address: it goes to the log, the client reads what to do.

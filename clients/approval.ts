@@ -1,0 +1,50 @@
+// The client side of the approval workflow (`approval:<id>`): start it and wait until its record is
+// written (Update-with-Start), answer it (an Update its validator may reject), and start a note in
+// its chat threads. The API maps the outcomes to HTTP (api/approvals/workflows.ts).
+import { randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { answerUpdate, recordedUpdate, type approvalWorkflow } from '../workflows/approval.ts';
+import { approvalSummary } from '../workflows/ask-user.ts';
+import type { approvalNoticeWorkflow } from '../workflows/approval-notice.ts';
+import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/approvals.ts';
+import { approvalNoticeWorkflowId, approvalWorkflowId } from '../lib/workflow-ids.ts';
+import { searchAttributes } from '../lib/search-attributes.ts';
+
+/** Starts the approval's workflow (or joins it: the same id is the same approval) and returns its record. */
+export function startApprovalWorkflow(client: Client, taskQueue: string, input: ApprovalWorkflowInput) {
+  const start = new WithStartWorkflowOperation<typeof approvalWorkflow>('approvalWorkflow', {
+    workflowId: approvalWorkflowId(input.approvalId),
+    taskQueue,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    args: [input],
+    typedSearchAttributes: searchAttributes('approval', { sessionId: input.sessionId, agentId: input.agentId, userId: input.userId }),
+    staticSummary: approvalSummary(input.request.question),
+    staticDetails: `Created with POST /approval. Answer: POST /approval/${input.approvalId}/answer`,
+  });
+  // The same id on every retry: Temporal applies the Update once however often it is sent.
+  return client.workflow.executeUpdateWithStart(recordedUpdate, {
+    updateId: `recorded:${input.approvalId}`,
+    startWorkflowOperation: start,
+  });
+}
+
+/** The first valid answer wins; the workflow's validator rejects any other (lib/failures.ts types). */
+export function answerApprovalWorkflow(client: Client, approvalId: string, answer: ApprovalAnswer) {
+  return client.workflow.getHandle(approvalWorkflowId(approvalId)).executeUpdate(answerUpdate, { args: [answer] });
+}
+
+/** A note in some of the approval's chat threads (why a reply was not taken, say). */
+export async function startApprovalNotice(
+  client: Client,
+  taskQueue: string,
+  approval: { id: string; userId: string },
+  note: { positions: number[]; text: string },
+): Promise<void> {
+  await client.workflow.start<typeof approvalNoticeWorkflow>('approvalNoticeWorkflow', {
+    workflowId: approvalNoticeWorkflowId(approval.id, randomUUID()),
+    taskQueue,
+    args: [{ approvalId: approval.id, ...note }],
+    typedSearchAttributes: searchAttributes('notice', { userId: approval.userId }),
+    staticSummary: `A note in a chat thread of approval ${approval.id}`,
+  });
+}

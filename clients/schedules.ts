@@ -1,0 +1,18 @@
+// Asking an agent's schedules workflow (`schedules:<agentId>`) for a reconcile pass: a Signal-with-
+// Start, so the workflow is started if it is not running. The API asks after a deploy or a deletion,
+// the trigger activity when a firing finds its schedule stale; both start the same workflow the same way.
+import type { Client } from '@temporalio/client';
+import { reconcileSignal, type schedulesWorkflow } from '../workflows/schedules.ts';
+import { schedulesWorkflowId } from '../lib/workflow-ids.ts';
+import { searchAttributes } from '../lib/search-attributes.ts';
+
+export async function requestReconcile(client: Client, taskQueue: string, agentId: string): Promise<void> {
+  await client.workflow.signalWithStart<typeof schedulesWorkflow>('schedulesWorkflow', {
+    workflowId: schedulesWorkflowId(agentId),
+    taskQueue,
+    args: [{ agentId }],
+    signal: reconcileSignal,
+    typedSearchAttributes: searchAttributes('schedules', { agentId }),
+    staticSummary: `Cron schedules of agent ${agentId}`,
+  });
+}
