@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { askInTurn } from '../helpers/ask-in-turn.ts';
@@ -75,14 +75,15 @@ function expectNoToken(text: string, approvalId: string, where: string): void {
   expect(text, where).not.toMatch(/\/approval\/apr_[0-9a-z]+\.[0-9a-z]+\/answer/);
 }
 
-async function waitFor<T>(what: string, find: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function waitFor<T>(what: string, find: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const found = await find();
+      if (found === undefined) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+      return found;
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
 }
 
 const requestAbout = (receiver: WebhookReceiver, approvalId: string, type?: string) =>

@@ -4,7 +4,7 @@
 // A redeploy updates the schedule in place (an operator's pause is kept); a trigger removed from the
 // bundle, or the agent deleted, takes its schedule with it.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type ScheduleDescription } from '@temporalio/client';
 import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
 import { call } from '../helpers/request.ts';
@@ -64,13 +64,14 @@ async function waitForSchedule(
   done: (schedule: ScheduleDescription | undefined) => boolean,
   what: string,
 ): Promise<ScheduleDescription | undefined> {
-  const deadline = Date.now() + RECONCILE_TIMEOUT_MS;
-  for (;;) {
-    const schedule = await describeSchedule(id);
-    if (done(schedule)) return schedule;
-    if (Date.now() > deadline) throw new Error(`schedule ${id}: ${what} did not happen within ${RECONCILE_TIMEOUT_MS} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  return vi.waitFor(
+    async () => {
+      const schedule = await describeSchedule(id);
+      if (!done(schedule)) throw new Error(`schedule ${id}: ${what} did not happen within ${RECONCILE_TIMEOUT_MS} ms`);
+      return schedule;
+    },
+    { timeout: RECONCILE_TIMEOUT_MS, interval: 200 },
+  );
 }
 
 const exists = (id: string) => waitForSchedule(id, (schedule) => schedule !== undefined, 'creation') as Promise<ScheduleDescription>;
@@ -164,13 +165,14 @@ describe('cron triggers', () => {
     for (const at of schedule.info.nextActionTimes) expect(at.getTime() % 60_000).toBe(0);
 
     // It fires at the next whole minute after the schedule exists: at most ~60 s from now.
-    const deadline = Date.now() + 75_000;
-    let sessions = await sessionsOf(name);
-    while (!sessions.length) {
-      if (Date.now() > deadline) throw new Error('the cron trigger did not fire within 75 s');
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      sessions = await sessionsOf(name);
-    }
+    const sessions = await vi.waitFor(
+      async () => {
+        const opened = await sessionsOf(name);
+        if (!opened.length) throw new Error('the cron trigger did not fire within 75 s');
+        return opened;
+      },
+      { timeout: 75_000, interval: 500 },
+    );
     // Newest first: the oldest is the first firing.
     const session = sessions.at(-1)!;
     expect(session).toMatchObject({ agentId, revision });

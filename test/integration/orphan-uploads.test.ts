@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.ts';
 import { createTestUser, type TestUser } from '../helpers/users.ts';
 import { call } from '../helpers/request.ts';
@@ -61,11 +61,13 @@ test('files no row names are swept after the grace period; uploads and recent fi
   const unfinished = leftBehind(`.tmp/${randomUUID()}`);
   const recent = leftBehind(`${randomUUID()}-still-uploading.png`, true);
 
-  const deadline = Date.now() + 20_000;
-  while ((fs.existsSync(orphan) || fs.existsSync(unfinished)) && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  expect(fs.existsSync(orphan)).toBe(false);
-  expect(fs.existsSync(unfinished)).toBe(false);
+  await vi.waitFor(
+    () => {
+      expect(fs.existsSync(orphan)).toBe(false);
+      expect(fs.existsSync(unfinished)).toBe(false);
+    },
+    { timeout: 20_000, interval: 100 },
+  );
   expect(fs.existsSync(recent)).toBe(true);
 
   const download = await fetch(`${api.url}/session/${sessionId}/media?key=${uploaded.url}`, { headers: user.auth });

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.ts';
 import { createTestUser, type TestUser } from '../helpers/users.ts';
 import { call } from '../helpers/request.ts';
@@ -87,14 +87,15 @@ async function readUntil(events: AsyncGenerator<SseEvent>, done: (event: SseEven
   }
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (value === undefined) throw new Error('condition not reached in time');
+      return value;
+    },
+    { timeout: timeoutMs, interval: 25 },
+  );
 }
 
 describe('JSON pages', () => {

@@ -94,13 +94,8 @@ async function reader(open: (signal: AbortSignal) => Promise<Response>) {
   };
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not reached in time: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const until = (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) =>
+  expect.poll(check, { message: `not reached in time: ${what}`, timeout: timeoutMs, interval: 10 }).toBe(true);
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 

@@ -45,13 +45,7 @@ async function newSession(): Promise<string> {
 const append = (sessionId: string, events: readonly NewEvent[]) => inTransaction(db, (client) => appendEvents(client, sessionId, events));
 const delta = (text: string): NewEvent => ({ type: 'message.part.delta', data: { messageId: 'msg_replay', delta: text } });
 const deltas = (count: number, label: string) => Array.from({ length: count }, (_, i) => delta(`${label}${i}`));
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const until = (check: () => boolean) => expect.poll(check, { timeout: 10_000, interval: 10 }).toBe(true);
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 

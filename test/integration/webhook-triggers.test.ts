@@ -2,7 +2,7 @@
 // whose first user message is the body (JSON kept as its text), answers 202 {sessionId, messageId},
 // and the agent's turn runs. Wrong parts of the URL are all the same 404; limits are enforced. A retry
 // with the same Idempotency-Key (or a sender's delivery id) answers the first firing and fires nothing.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
 import { startTestApi } from '../helpers/api.ts';
@@ -127,20 +127,22 @@ describe('webhook triggers', () => {
   test('trigger.fired is delivered as a webhook event', async () => {
     const { agentId, url } = await deployWithTrigger();
     const response = await fire(url, 'ping', 'text/plain');
-    const deadline = Date.now() + 15_000;
-    let found: { type: string; data: Record<string, unknown> } | undefined;
-    while (!found && Date.now() < deadline) {
-      found = hooks.requests
-        .map((request) =>
-          verifyWebhook<{ type: string; data: Record<string, unknown> }>({
-            secret: hookSecret,
-            headers: request.headers,
-            body: request.body,
-          }),
-        )
-        .find((event) => event.data.sessionId === response.body.sessionId);
-      if (!found) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const found = await vi.waitFor(
+      () => {
+        const event = hooks.requests
+          .map((request) =>
+            verifyWebhook<{ type: string; data: Record<string, unknown> }>({
+              secret: hookSecret,
+              headers: request.headers,
+              body: request.body,
+            }),
+          )
+          .find((event) => event.data.sessionId === response.body.sessionId);
+        if (!event) throw new Error('no webhook event about the firing yet');
+        return event;
+      },
+      { timeout: 15_000, interval: 100 },
+    );
     expect(found).toMatchObject({ type: 'trigger.fired', data: { agentId, trigger: { kind: 'webhook', index: 0 }, workflow: null } });
     await env.waitForEvents(response.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
   });
