@@ -5,7 +5,7 @@ export default defineConfig({
     // The Temporal native bridge is not safe across worker threads; each test file gets a process.
     pool: 'forks',
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/helpers/global-setup.ts'],
+    globalSetup: ['test/helpers/harness/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 180_000,
     // Files share one PostgreSQL and one Temporal server; two cores do not gain from more forks.

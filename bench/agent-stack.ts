@@ -17,7 +17,7 @@ import { lazyTemporalClient } from '../lib/temporal.ts';
 import { insertKey } from '../store/api-keys.ts';
 import { createPool } from '../store/db.ts';
 import { createUser } from '../store/users.ts';
-import { startFakeModel, type FakeModel, type FakeModelOptions } from '../test/helpers/fake-model.ts';
+import { startFakeModel, type FakeModel, type FakeModelOptions } from '../test/helpers/fakes/fake-model.ts';
 import { createWorker, WORKFLOWS_PATH } from '../workers/create-worker.ts';
 import type { Infra } from './infra.ts';
 import { cleanups } from './cleanups.ts';

@@ -5,7 +5,7 @@
 // servers, so the only difference between the two figures is the server.
 import http from 'node:http';
 import { TERMINAL_TURN_EVENTS, type SessionEvent } from '../contract/events.ts';
-import type { FakeScript } from '../test/helpers/fake-model.ts';
+import type { FakeScript } from '../test/helpers/fakes/fake-model.ts';
 import { machineCpuMs, processCpuMs } from './concurrent-streams-children.ts';
 import { readSse, type SseReader } from './sse-reader.ts';
 

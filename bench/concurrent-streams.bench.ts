@@ -6,7 +6,7 @@
 // stay in this process, so a token's write and its receipt are timed on one clock. The baseline,
 // measured in the same run with the same fake, readers and N: an in-memory relay in a child process
 // of its own (bench/concurrent-streams-relay.ts), what a server that keeps streams in memory adds.
-import { lastUserText, startFakeModel, type FakeModel, type FakeScript } from '../test/helpers/fake-model.ts';
+import { lastUserText, startFakeModel, type FakeModel, type FakeScript } from '../test/helpers/fakes/fake-model.ts';
 import type { Benchmark } from './benchmark.ts';
 import { startBaseline, type BaselineTarget } from './concurrent-streams-baseline.ts';
 import { streamRound, type RoundResult, type StreamTarget } from './concurrent-streams-round.ts';

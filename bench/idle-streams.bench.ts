@@ -15,7 +15,7 @@
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../lib/config.ts';
-import { startFakeModel, type FakeModel } from '../test/helpers/fake-model.ts';
+import { startFakeModel, type FakeModel } from '../test/helpers/fakes/fake-model.ts';
 import type { Benchmark } from './benchmark.ts';
 import { processCpuMs } from './concurrent-streams-children.ts';
 import { startService, type ServiceTarget } from './concurrent-streams-service.ts';

@@ -15,7 +15,7 @@ import { readEventFrames } from '../store/event-frames.ts';
 import { createSession } from '../store/sessions.ts';
 import { startBenchApi } from './bench-api.ts';
 import type { Benchmark } from './benchmark.ts';
-import { minimalBundle } from '../test/helpers/bundles.ts';
+import { minimalBundle } from '../test/helpers/harness/bundles.ts';
 
 const EVENTS = 50_000;
 /** Appended per transaction while seeding. */

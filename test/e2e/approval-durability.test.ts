@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { canConnect, waitFor } from '../../dev/ports.ts';
-import { pickLauncherPorts, startLauncher, type RunningLauncher } from '../helpers/launcher.ts';
-import { startFakeModel } from '../helpers/fake-model.ts';
-import { call } from '../helpers/request.ts';
+import { pickLauncherPorts, startLauncher, type RunningLauncher } from '../helpers/harness/launcher.ts';
+import { startFakeModel } from '../helpers/fakes/fake-model.ts';
+import { call } from '../helpers/client/request.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-service-approval-'));

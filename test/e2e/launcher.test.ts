@@ -18,9 +18,9 @@ import {
   watchLauncher,
   type LauncherPorts,
   type RunningLauncher,
-} from '../helpers/launcher.ts';
-import { descendantsOf, isRunning, processState, type ProcessInfo } from '../helpers/processes.ts';
-import { call } from '../helpers/request.ts';
+} from '../helpers/harness/launcher.ts';
+import { descendantsOf, isRunning, processState, type ProcessInfo } from '../helpers/harness/processes.ts';
+import { call } from '../helpers/client/request.ts';
 
 // Under /tmp so that, as root, the `postgres` user can reach it.
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-service-launcher-'));

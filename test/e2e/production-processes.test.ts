@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { expect, inject, test } from 'vitest';
 import { freePort, waitFor } from '../../dev/ports.ts';
-import { startWorkerProcess } from '../helpers/worker-process.ts';
+import { startWorkerProcess } from '../helpers/harness/worker-process.ts';
 
 function run(script: string, env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {

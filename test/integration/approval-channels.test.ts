@@ -7,16 +7,16 @@
 // not stop the next, and each dispatch is recorded.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
-import { slackError, startFakeSlack, type FakeSlack, type SlackCall } from '../helpers/fake-slack.ts';
-import { startFakeTelegram, type FakeTelegram, type TelegramCall } from '../helpers/fake-telegram.ts';
-import { startSmtpSink, type SinkMail, type SmtpSink } from '../helpers/smtp-sink.ts';
-import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { call } from '../helpers/request.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { slackError, startFakeSlack, type FakeSlack, type SlackCall } from '../helpers/fakes/fake-slack.ts';
+import { startFakeTelegram, type FakeTelegram, type TelegramCall } from '../helpers/fakes/fake-telegram.ts';
+import { startSmtpSink, type SinkMail, type SmtpSink } from '../helpers/fakes/smtp-sink.ts';
+import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
+import { call } from '../helpers/client/request.ts';
 import { REPLY_INSTRUCTIONS } from '../../activities/channels/approval-message.ts';
 import { generateWebhookSecret, signWebhook, verifyWebhookSignature } from '../../lib/webhook-signature.ts';
 import { slackSignature } from '../../api/inbound/slack.ts';
-import { askInTurn as askInSharedTurn } from '../helpers/ask-in-turn.ts';
+import { askInTurn as askInSharedTurn } from '../helpers/harness/ask-in-turn.ts';
 import { freePort } from '../../dev/ports.ts';
 
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';

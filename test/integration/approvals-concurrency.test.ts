@@ -2,8 +2,8 @@
 // different choices. Exactly one answer of each pair gets 200 and the other 409, and the stored
 // choice is the winner's, whichever order Temporal and PostgreSQL saw them in.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
-import { call } from '../helpers/request.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { call } from '../helpers/client/request.ts';
 
 let env: AgentEnv;
 beforeAll(async () => {

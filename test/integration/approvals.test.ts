@@ -3,15 +3,15 @@
 // Also: the approvals API, expiry, signed-link safety against tampering and link previews, and
 // webhook events.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { createTestUser } from '../helpers/users.ts';
-import { call } from '../helpers/request.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
+import { createTestUser } from '../helpers/harness/users.ts';
+import { call } from '../helpers/client/request.ts';
 import { verifyWebhook, type WebhookEvent } from '../../lib/webhook-signature.ts';
 import { approvalToken } from '../../lib/approval-token.ts';
 import { parseMasterKey } from '../../lib/master-key.ts';
-import { askInTurn } from '../helpers/ask-in-turn.ts';
-import { startTestApi } from '../helpers/api.ts';
+import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
+import { startTestApi } from '../helpers/harness/api.ts';
 
 let env: AgentEnv;
 let hooks: WebhookReceiver;

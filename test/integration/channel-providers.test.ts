@@ -13,10 +13,10 @@ import { approvalHtml, approvalText, REPLY_INSTRUCTIONS } from '../../activities
 import { approvalLinks } from '../../lib/approval-token.ts';
 import { createOutboundClient } from '../../lib/outbound.ts';
 import { generateWebhookSecret, verifyWebhook } from '../../lib/webhook-signature.ts';
-import { slackError, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts';
-import { startFakeTelegram, telegramError, type FakeTelegram } from '../helpers/fake-telegram.ts';
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { slackError, startFakeSlack, type FakeSlack } from '../helpers/fakes/fake-slack.ts';
+import { startFakeTelegram, telegramError, type FakeTelegram } from '../helpers/fakes/fake-telegram.ts';
+import { startSmtpSink, type SmtpSink } from '../helpers/fakes/smtp-sink.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
 
 const APPROVAL_ID = 'apr_0123456789abcdefghjkmnpqrs';
 const TOKEN = `${APPROVAL_ID}.abcdefghjkmnpqrstvwx`;

@@ -2,9 +2,9 @@
 // retries the step, seq stays gapless, and the text rebuilt from the events (dropping the deltas of
 // a step at its step.retry) is exactly the final message.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/agent-env.ts';
-import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.ts';
-import { call } from '../helpers/request.ts';
+import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
+import { call } from '../helpers/client/request.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;

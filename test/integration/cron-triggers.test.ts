@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type ScheduleDescription } from '@temporalio/client';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
-import { call } from '../helpers/request.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { call } from '../helpers/client/request.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 /** Never fires while the tests run (midnight on January 1st, and on January 2nd). */

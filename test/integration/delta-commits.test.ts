@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { DeltaCommits } from '../../activities/turn/delta-commits.ts';
 import { EVENTS_CHANNEL } from '../../store/events.ts';
 import { claimAssistantMessage, StaleAttemptError } from '../../store/messages.ts';

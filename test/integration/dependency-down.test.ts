@@ -5,10 +5,10 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import pg from 'pg';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
-import { startTestApi, type TestApi } from '../helpers/api.ts';
-import { createTestUser, type TestUser } from '../helpers/users.ts';
-import { call } from '../helpers/request.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
+import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { call } from '../helpers/client/request.ts';
 import { freePort } from '../../dev/ports.ts';
 
 /** Longest a request may go unanswered before the test calls it hung (well above every deadline set here). */

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
-import { startTestApi, type TestApi } from '../helpers/api.ts';
-import { createTestUser, type TestUser } from '../helpers/users.ts';
-import { call } from '../helpers/request.ts';
+import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
+import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { call } from '../helpers/client/request.ts';
 import { BUNDLE_SCHEMA } from '../../lib/bundle/index.ts';
 
 const addFormats = (addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? (addFormatsModule as unknown as FormatsPlugin);

@@ -1,9 +1,9 @@
 // POST /deploy and the agent resources, over HTTP.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/api.ts';
-import { createTestUser, type TestUser } from '../helpers/users.ts';
-import { call } from '../helpers/request.ts';
+import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
+import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { call } from '../helpers/client/request.ts';
 
 let api: TestApi;
 let user: TestUser;

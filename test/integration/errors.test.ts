@@ -1,8 +1,8 @@
 // Bad input never crashes the API and always gets application/problem+json with a trace id.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/api.ts';
-import { createTestUser, type TestUser } from '../helpers/users.ts';
-import { call, type JsonResponse } from '../helpers/request.ts';
+import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
+import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { call, type JsonResponse } from '../helpers/client/request.ts';
 
 let api: TestApi;
 let user: TestUser;

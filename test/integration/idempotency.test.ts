@@ -4,14 +4,14 @@
 // ifBusy=reject) is answered again to a retry with the key, and a 503 whose outcome is unknown says so.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
-import { startTestApi } from '../helpers/api.ts';
-import { startTestWorker } from '../helpers/worker.ts';
-import { startTcpProxy } from '../helpers/tcp-proxy.ts';
-import { collectSse } from '../helpers/http.ts';
-import { call } from '../helpers/request.ts';
-import { createTestUser, type TestUser } from '../helpers/users.ts';
-import { lastUserText } from '../helpers/fake-model.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { startTestApi } from '../helpers/harness/api.ts';
+import { startTestWorker } from '../helpers/harness/worker.ts';
+import { startTcpProxy } from '../helpers/fakes/tcp-proxy.ts';
+import { collectSse } from '../helpers/client/sse-parse.ts';
+import { call } from '../helpers/client/request.ts';
+import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { lastUserText } from '../helpers/fakes/fake-model.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;

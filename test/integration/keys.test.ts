@@ -1,9 +1,9 @@
 // Users and API keys over HTTP: the admin creates a user, the user mints, lists and deletes keys,
 // scopes narrow what a key may do, and the key itself is shown only once.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/api.ts';
-import { createTestUser, type TestUser } from '../helpers/users.ts';
-import { call } from '../helpers/request.ts';
+import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
+import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { call } from '../helpers/client/request.ts';
 import { SCOPES } from '../../contract/scopes.ts';
 
 let api: TestApi;

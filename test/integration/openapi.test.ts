@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { toOpenApiPath } from '../../api/openapi.ts';
-import { startTestApi, type TestApi } from '../helpers/api.ts';
-import { call } from '../helpers/request.ts';
+import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
+import { call } from '../helpers/client/request.ts';
 
 let api: TestApi;
 beforeAll(async () => {

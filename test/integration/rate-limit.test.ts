@@ -1,8 +1,8 @@
 // Rate limits are kept in PostgreSQL, so every API process counts against the same budget.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/api.ts';
-import { createTestUser } from '../helpers/users.ts';
-import { call } from '../helpers/request.ts';
+import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
+import { createTestUser } from '../helpers/harness/users.ts';
+import { call } from '../helpers/client/request.ts';
 
 let first: TestApi;
 let second: TestApi;

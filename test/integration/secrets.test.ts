@@ -1,9 +1,9 @@
 // Secrets are write-only: stored encrypted, listed by name, and never in a response or log line.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/api.ts';
-import { createTestUser, type TestUser } from '../helpers/users.ts';
-import { call } from '../helpers/request.ts';
+import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
+import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { call } from '../helpers/client/request.ts';
 import { readSecrets } from '../../store/secrets.ts';
 import { loadMasterKey, parseMasterKey } from '../../lib/master-key.ts';
 

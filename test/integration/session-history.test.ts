@@ -1,10 +1,10 @@
 // Fork, revert and regenerate through the HTTP API, with the fake model showing what each turn saw.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/agent-env.ts';
-import { lastUserText, messageText, type FakeRequest } from '../helpers/fake-model.ts';
-import { call } from '../helpers/request.ts';
-import { collectSse } from '../helpers/http.ts';
-import { createTestUser } from '../helpers/users.ts';
+import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { lastUserText, messageText, type FakeRequest } from '../helpers/fakes/fake-model.ts';
+import { call } from '../helpers/client/request.ts';
+import { collectSse } from '../helpers/client/sse-parse.ts';
+import { createTestUser } from '../helpers/harness/users.ts';
 import type { MessageView, SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;

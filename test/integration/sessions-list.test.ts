@@ -1,8 +1,8 @@
 // Listing an agent's sessions, page by page, and sessions pinned to the revision they began with.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
-import { createTestUser } from '../helpers/users.ts';
-import { call } from '../helpers/request.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { createTestUser } from '../helpers/harness/users.ts';
+import { call } from '../helpers/client/request.ts';
 
 let env: AgentEnv;
 beforeAll(async () => {

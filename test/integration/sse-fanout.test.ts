@@ -6,17 +6,17 @@
 // again once one closes.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/api.ts';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
-import { createTestUser, type TestUser } from '../helpers/users.ts';
-import { call } from '../helpers/request.ts';
-import { readSse } from '../helpers/http.ts';
-import { testConfig } from '../helpers/env.ts';
+import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { call } from '../helpers/client/request.ts';
+import { readSse } from '../helpers/client/sse-parse.ts';
+import { testConfig } from '../helpers/harness/env.ts';
 import { createPool, inTransaction, type Db } from '../../store/db.ts';
 import { deployRevision } from '../../store/agents.ts';
 import { createSession } from '../../store/sessions.ts';
 import { appendEvents } from '../../store/events.ts';
-import { minimalBundle } from '../helpers/bundles.ts';
+import { minimalBundle } from '../helpers/harness/bundles.ts';
 
 /** Counts the API's reads of the events table, per session (the second query parameter of readEvents is the seq). */
 const eventReads = new Map<string, number>();

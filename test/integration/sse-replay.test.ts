@@ -7,10 +7,10 @@
 // was open while they were written received live.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/api.ts';
-import { createTestUser, type TestUser } from '../helpers/users.ts';
-import { readSse, type SseEvent } from '../helpers/http.ts';
-import { testConfig } from '../helpers/env.ts';
+import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
+import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { readSse, type SseEvent } from '../helpers/client/sse-parse.ts';
+import { testConfig } from '../helpers/harness/env.ts';
 import { createPool, inTransaction, type Db } from '../../store/db.ts';
 import { deployRevision } from '../../store/agents.ts';
 import { createSession } from '../../store/sessions.ts';
@@ -18,7 +18,7 @@ import { appendEvents, readEvents } from '../../store/events.ts';
 import { readEventFrames } from '../../store/event-frames.ts';
 import { sseFrame } from '../../api/streaming/sse-frame.ts';
 import type { NewEvent, SessionEvent } from '../../contract/events.ts';
-import { minimalBundle } from '../helpers/bundles.ts';
+import { minimalBundle } from '../helpers/harness/bundles.ts';
 
 let api: TestApi;
 let user: TestUser;

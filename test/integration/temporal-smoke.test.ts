@@ -2,7 +2,7 @@
 // against the real dev server and PostgreSQL.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startTestWorker, type TestWorker } from '../helpers/worker.ts';
+import { startTestWorker, type TestWorker } from '../helpers/harness/worker.ts';
 import { readMigrations } from '../../store/migrate.ts';
 import { SessionIdKey } from '../../lib/search-attributes.ts';
 

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/agent-env.ts';
-import { call } from '../helpers/request.ts';
-import { messageText } from '../helpers/fake-model.ts';
+import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { call } from '../helpers/client/request.ts';
+import { messageText } from '../helpers/fakes/fake-model.ts';
 
 const MAX_BYTES = 4096;
 const MAX_TOKENS = 200;

@@ -3,9 +3,9 @@
 // by heartbeats meanwhile; a waiting send or regenerate answers at once with what the turn waits for.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
-import { call } from '../helpers/request.ts';
-import { sseReader, type SseReader } from '../helpers/sse-reader.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { call } from '../helpers/client/request.ts';
+import { sseReader, type SseReader } from '../helpers/client/sse-reader.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;

@@ -1,8 +1,8 @@
 // What operators and billing rely on: every turn is findable in Temporal by the service's search
 // attributes, provider keys come from granted secrets, and cost reaches the message and the totals.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
-import { call } from '../helpers/request.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { call } from '../helpers/client/request.ts';
 
 let env: AgentEnv;
 beforeAll(async () => {

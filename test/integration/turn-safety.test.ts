@@ -3,8 +3,8 @@
 // (a client retry) never runs its turn twice.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
-import { call } from '../helpers/request.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { call } from '../helpers/client/request.ts';
 import { DeltaCommits } from '../../activities/turn/delta-commits.ts';
 import { BURST_WRITES, DeltaWriter } from '../../activities/turn/delta-writer.ts';
 import { turnBookkeeping } from '../../activities/turn/bookkeeping.ts';

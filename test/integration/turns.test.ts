@@ -1,10 +1,10 @@
 // The agent loop end to end: HTTP send -> session workflow -> turn workflow -> model step activity
 // -> fake Chat Completions server, with every event read back from the API.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/agent-env.ts';
-import { lastUserText } from '../helpers/fake-model.ts';
-import { call } from '../helpers/request.ts';
-import { collectSse } from '../helpers/http.ts';
+import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { lastUserText } from '../helpers/fakes/fake-model.ts';
+import { call } from '../helpers/client/request.ts';
+import { collectSse } from '../helpers/client/sse-parse.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;
@@ -263,7 +263,7 @@ describe('bad input', () => {
   test("unknown session 404, another user's session 403", async () => {
     expect((await send('ses_doesnotexist000000000000000', 'hi')).status).toBe(404);
     const sessionId = await env.newSession();
-    const { createTestUser } = await import('../helpers/users.ts');
+    const { createTestUser } = await import('../helpers/harness/users.ts');
     const other = await createTestUser(env.api.db);
     const response = await call(`${env.api.url}/session/${sessionId}`, {
       headers: other.auth,

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
-import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/agent-env.ts';
-import { call } from '../helpers/request.ts';
+import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { call } from '../helpers/client/request.ts';
 import { newId } from '../../lib/ids.ts';
 import { getSession } from '../../store/sessions.ts';
 import { signalSessionWithStart } from '../../clients/session.ts';

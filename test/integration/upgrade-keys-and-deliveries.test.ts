@@ -13,9 +13,9 @@ import { createDeliveries } from '../../store/webhook-deliveries.ts';
 import { generateWebhookSecret } from '../../lib/webhook-signature.ts';
 import { loadMasterKey } from '../../lib/master-key.ts';
 import type { Scope } from '../../contract/scopes.ts';
-import { startTestApi, type TestApi } from '../helpers/api.ts';
-import { testConfig } from '../helpers/env.ts';
-import { call } from '../helpers/request.ts';
+import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
+import { testConfig } from '../helpers/harness/env.ts';
+import { call } from '../helpers/client/request.ts';
 
 /** Every scope there was before `admin`: what unnarrowed keys held. */
 const OLD_SCOPES: Scope[] = ['agents:write', 'sessions:write', 'read', 'secrets:write', 'keys:write', 'webhooks:write', 'approvals:answer'];

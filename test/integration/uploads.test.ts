@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
-import { call, type JsonResponse } from '../helpers/request.ts';
-import { createTestUser } from '../helpers/users.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { call, type JsonResponse } from '../helpers/client/request.ts';
+import { createTestUser } from '../helpers/harness/users.ts';
 
 let env: AgentEnv;
 let dataDir: string;

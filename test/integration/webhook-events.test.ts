@@ -3,9 +3,9 @@
 // retried on WEBHOOK_RETRY_SCHEDULE_MS, as a `delivery:<id>` workflow findable in the Web UI.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { call } from '../helpers/request.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
+import { call } from '../helpers/client/request.ts';
 import { verifyWebhook, type WebhookEvent } from '../../lib/webhook-signature.ts';
 import { KindKey, UserIdKey } from '../../lib/search-attributes.ts';
 import type { SessionEvent } from '../../contract/events.ts';

@@ -4,12 +4,12 @@
 // with the same Idempotency-Key (or a sender's delivery id) answers the first firing and fires nothing.
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
-import { startTestApi } from '../helpers/api.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { startTcpProxy } from '../helpers/tcp-proxy.ts';
-import { lastUserText } from '../helpers/fake-model.ts';
-import { call } from '../helpers/request.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { startTestApi } from '../helpers/harness/api.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
+import { startTcpProxy } from '../helpers/fakes/tcp-proxy.ts';
+import { lastUserText } from '../helpers/fakes/fake-model.ts';
+import { call } from '../helpers/client/request.ts';
 import { verifyWebhook } from '../../lib/webhook-signature.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 

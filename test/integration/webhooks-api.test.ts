@@ -1,9 +1,9 @@
 // The webhook subscription API: create (secret shown once), list, delete, the delivery log, and
 // its errors: bad events, bad or refused URLs, scopes, another user's webhook (403), unknown (404).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/api.ts';
-import { createTestUser, type TestUser } from '../helpers/users.ts';
-import { call } from '../helpers/request.ts';
+import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
+import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { call } from '../helpers/client/request.ts';
 import { createDeliveries, recordAttempt } from '../../store/webhook-deliveries.ts';
 import { openSubscriptionSecret } from '../../store/webhook-subscriptions.ts';
 import { loadMasterKey } from '../../lib/master-key.ts';

@@ -4,10 +4,10 @@
 // expiry, end nodes complete the run. GET /run/<id> shows the record; the session's events tell
 // the story; a failed turn fails the run.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/agent-env.ts';
-import { lastUserText, type FakeRequest } from '../helpers/fake-model.ts';
-import { createTestUser } from '../helpers/users.ts';
-import { call } from '../helpers/request.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { lastUserText, type FakeRequest } from '../helpers/fakes/fake-model.ts';
+import { createTestUser } from '../helpers/harness/users.ts';
+import { call } from '../helpers/client/request.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;

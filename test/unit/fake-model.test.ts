@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APICallError, generateText, jsonSchema, streamText, tool } from 'ai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { lastUserText, startFakeModel, type FakeModel } from '../helpers/fake-model.ts';
-import { collectSse } from '../helpers/http.ts';
+import { lastUserText, startFakeModel, type FakeModel } from '../helpers/fakes/fake-model.ts';
+import { collectSse } from '../helpers/client/sse-parse.ts';
 
 let fake: FakeModel;
 let model: ReturnType<ReturnType<typeof createOpenAICompatible>['chatModel']>;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ModelMessage } from 'ai';
 import { streamModelCall } from '../../activities/model/stream-call.ts';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { startFakeModel, type FakeModel } from '../helpers/fake-model.ts';
+import { startFakeModel, type FakeModel } from '../helpers/fakes/fake-model.ts';
 import type { MessagePart, MessageRole, MessageStatus, MessageView } from '../../contract/events.ts';
 import { MISSING_TOOL_RESULT, fileUrls, toModelMessages } from '../../activities/model/history.ts';
 

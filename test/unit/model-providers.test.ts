@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { streamText, type LanguageModel, type LanguageModelUsage, type ProviderMetadata } from 'ai';
-import { startFakeModel, type FakeModel, type FakeScript } from '../helpers/fake-model.ts';
+import { startFakeModel, type FakeModel, type FakeScript } from '../helpers/fakes/fake-model.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { PROVIDER_IDS } from '../../contract/bundle-constants.ts';
 import { credentialSecretNames, languageModel, providerCredentials, type ProviderCredentials } from '../../activities/model/providers.ts';

@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectSse, readSse, type SseEvent } from '../helpers/http.ts';
+import { collectSse, readSse, type SseEvent } from '../helpers/client/sse-parse.ts';
 
 // Each route writes its body in the pieces given, pausing between them so the client reads them as
 // separate chunks: the parser must not depend on where the network splits the stream.

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APICallError, jsonSchema, tool } from 'ai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { startFakeModel, type FakeModel } from '../helpers/fake-model.ts';
+import { startFakeModel, type FakeModel } from '../helpers/fakes/fake-model.ts';
 import { streamModelCall, type ModelCallOptions, type ModelCallPart } from '../../activities/model/stream-call.ts';
 
 let fake: FakeModel;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { streamModelCall } from '../../activities/model/stream-call.ts';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { startFakeModel, type FakeModel } from '../helpers/fake-model.ts';
+import { startFakeModel, type FakeModel } from '../helpers/fakes/fake-model.ts';
 import type { Bundle } from '../../contract/bundle.ts';
 import { builtinTools, findBuiltinTool, modelToolSet, toolInputProblem, type BuiltinTool } from '../../activities/tools/index.ts';
 import { MAX_READ_BYTES } from '../../activities/tools/workspace.ts';

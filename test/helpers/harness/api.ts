@@ -3,15 +3,15 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Express } from 'express';
-import { createApp } from '../../api/app.ts';
-import { createEventHub, type EventHub } from '../../api/streaming/event-hub.ts';
-import { startHousekeeping } from '../../api/housekeeping.ts';
-import { createStorage } from '../../lib/storage.ts';
-import { createLogger } from '../../lib/logger.ts';
-import { loadMasterKey } from '../../lib/master-key.ts';
-import { lazyTemporalClient } from '../../lib/temporal.ts';
-import { createPool, type Db } from '../../store/db.ts';
-import type { Config } from '../../lib/config.ts';
+import { createApp } from '../../../api/app.ts';
+import { createEventHub, type EventHub } from '../../../api/streaming/event-hub.ts';
+import { startHousekeeping } from '../../../api/housekeeping.ts';
+import { createStorage } from '../../../lib/storage.ts';
+import { createLogger } from '../../../lib/logger.ts';
+import { loadMasterKey } from '../../../lib/master-key.ts';
+import { lazyTemporalClient } from '../../../lib/temporal.ts';
+import { createPool, type Db } from '../../../store/db.ts';
+import type { Config } from '../../../lib/config.ts';
 import { testConfig } from './env.ts';
 
 export interface TestApi {

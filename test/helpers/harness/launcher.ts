@@ -3,8 +3,8 @@
 // its own, as a terminal runs it (a Ctrl-C there is a SIGINT to the whole group).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { freePort } from '../../dev/ports.ts';
-import { findTemporalCli } from '../../dev/temporal-cli.ts';
+import { freePort } from '../../../dev/ports.ts';
+import { findTemporalCli } from '../../../dev/temporal-cli.ts';
 
 export interface LauncherPorts {
   api: number;

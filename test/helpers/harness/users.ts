@@ -1,9 +1,9 @@
 // Test users: each test makes its own, so tests never see each other's resources.
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../store/db.ts';
-import { createUser } from '../../store/users.ts';
-import { insertKey } from '../../store/api-keys.ts';
-import { scopesFor, type Scope } from '../../contract/scopes.ts';
+import type { Db } from '../../../store/db.ts';
+import { createUser } from '../../../store/users.ts';
+import { insertKey } from '../../../store/api-keys.ts';
+import { scopesFor, type Scope } from '../../../contract/scopes.ts';
 
 export interface TestUser {
   userId: string;

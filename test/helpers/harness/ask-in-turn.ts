@@ -2,8 +2,8 @@
 // through a real turn. The fake model answers the tool call, then (once resumed) says `reply`.
 import { expect } from 'vitest';
 import type { AgentEnv } from './agent-env.ts';
-import { call } from './request.ts';
-import type { SessionEvent } from '../../contract/events.ts';
+import { call } from '../client/request.ts';
+import type { SessionEvent } from '../../../contract/events.ts';
 
 export type ApprovalRequested = Extract<SessionEvent, { type: 'approval.requested' }>;
 

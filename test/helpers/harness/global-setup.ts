@@ -6,13 +6,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { startEmbeddedPostgres, type RunningPostgres } from '../../dev/embedded-postgres.ts';
-import { startTemporalDevServer, type RunningTemporal } from '../../dev/temporal-dev-server.ts';
-import { obtainTemporalCli } from '../../dev/temporal-cli.ts';
-import { freePort } from '../../dev/ports.ts';
-import { createPool } from '../../store/db.ts';
-import { migrate } from '../../store/migrate.ts';
-import { WORKFLOWS_PATH } from '../../workers/create-worker.ts';
+import { startEmbeddedPostgres, type RunningPostgres } from '../../../dev/embedded-postgres.ts';
+import { startTemporalDevServer, type RunningTemporal } from '../../../dev/temporal-dev-server.ts';
+import { obtainTemporalCli } from '../../../dev/temporal-cli.ts';
+import { freePort } from '../../../dev/ports.ts';
+import { createPool } from '../../../store/db.ts';
+import { migrate } from '../../../store/migrate.ts';
+import { WORKFLOWS_PATH } from '../../../workers/create-worker.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,4 +1,4 @@
-// Small HTTP helpers for tests: reading a Server-Sent Events body from a fetch Response, following the
+// Parsing a Server-Sent Events body from a fetch Response, as a client would, following the
 // WHATWG parsing rules (any line ending, `:` comments, multi-line data, one optional space after `:`).
 
 export interface SseEvent {

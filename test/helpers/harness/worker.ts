@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import { temporalLogger } from '../../lib/temporal-logger.ts';
-import { createWorker } from '../../workers/create-worker.ts';
-import { createLogger } from '../../lib/logger.ts';
-import { createPool, type Db } from '../../store/db.ts';
-import { loadMasterKey } from '../../lib/master-key.ts';
+import { temporalLogger } from '../../../lib/temporal-logger.ts';
+import { createWorker } from '../../../workers/create-worker.ts';
+import { createLogger } from '../../../lib/logger.ts';
+import { createPool, type Db } from '../../../store/db.ts';
+import { loadMasterKey } from '../../../lib/master-key.ts';
 import { testConfig } from './env.ts';
 
 export interface TestWorker {

@@ -1,12 +1,12 @@
 // Everything a turn needs, for tests: a fake model, a worker on its own task queue, an API that
 // starts workflows on that queue, a user, and helpers to deploy an agent and open a session.
 import { randomUUID } from 'node:crypto';
-import { startFakeModel, type FakeModel } from './fake-model.ts';
+import { startFakeModel, type FakeModel } from '../fakes/fake-model.ts';
 import { startTestWorker, type TestWorker } from './worker.ts';
 import { startTestApi, type TestApi } from './api.ts';
 import { createTestUser, type TestUser } from './users.ts';
-import { call } from './request.ts';
-import type { SessionEvent } from '../../contract/events.ts';
+import { call } from '../client/request.ts';
+import type { SessionEvent } from '../../../contract/events.ts';
 
 export interface AgentEnv {
   fake: FakeModel;

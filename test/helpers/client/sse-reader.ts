@@ -1,7 +1,7 @@
 // An SSE response read step by step, for tests that act between events (answer an approval once it
 // is asked, then read on). The raw text is kept too, because comments (heartbeats) are not events.
-import { readSse, type SseEvent } from './http.ts';
-import type { SessionEvent } from '../../contract/events.ts';
+import { readSse, type SseEvent } from './sse-parse.ts';
+import type { SessionEvent } from '../../../contract/events.ts';
 
 export interface SseReader {
   /** Every event read so far, parsed. */

@@ -1,6 +1,6 @@
 // What the global setup started, for test files.
 import { inject } from 'vitest';
-import { loadConfig, type Config } from '../../lib/config.ts';
+import { loadConfig, type Config } from '../../../lib/config.ts';
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
