@@ -28,7 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...systemActivities(deps),
     ...turnBookkeeping(deps),
     ...modelStepActivities({ ...deps, bundleOf, deltaFlushMs: deps.config.limits.deltaFlushMs, storage: createStorage(deps.config) }),
-    ...toolActivities({ bundleOf }),
+    ...toolActivities({ ...deps, bundleOf }),
     ...webhookActivities(deps),
     ...approvalActivities({ ...deps, bundleOf }),
     ...scheduleActivities(deps),

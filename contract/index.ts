@@ -10,3 +10,4 @@ export * from './webhook-events.ts';
 export * from './problems.ts';
 export * from './scopes.ts';
 export * from './approvals.ts';
+export * from './tool-servers.ts';

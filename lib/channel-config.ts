@@ -19,8 +19,11 @@ export class ChannelSecretMissingError extends Error {
   override name = 'ChannelSecretMissingError';
 }
 
-/** Replaces every reference; a referenced secret that is missing or not granted is an error naming it. */
-export function substituteSecrets(config: UserChannel['config'], secrets: ReadonlyMap<string, string>): ResolvedConfig {
+/**
+ * Replaces every reference; a referenced secret that is missing or not granted is an error naming it
+ * as `<label>.<field>` (a channel's `config`, the `http` tool's `headers`).
+ */
+export function substituteSecrets(config: UserChannel['config'], secrets: ReadonlyMap<string, string>, label = 'config'): ResolvedConfig {
   const resolved: ResolvedConfig = {};
   for (const [field, value] of Object.entries(config)) {
     resolved[field] =
@@ -30,7 +33,7 @@ export function substituteSecrets(config: UserChannel['config'], secrets: Readon
             if (!SECRET_KEY_PATTERN.test(name)) return whole;
             const secret = secrets.get(name);
             if (secret === undefined)
-              throw new ChannelSecretMissingError(`config.${field} references secret "${name}", which is not set or not granted`);
+              throw new ChannelSecretMissingError(`${label}.${field} references secret "${name}", which is not set or not granted`);
             return secret;
           })
         : value;

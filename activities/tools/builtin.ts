@@ -1,16 +1,23 @@
 // The built-in tool servers a bundle enables by id in `mcps`, and the tools each one brings.
 import type { BUILTIN_TOOL_SERVERS } from '../../contract/bundle-constants.ts';
 import type { Bundle } from '../../contract/bundle.ts';
+import { httpRequest } from './http.ts';
+import { forget, listMemories, recall, remember } from './memory.ts';
 import { currentTime } from './time.ts';
 import type { BuiltinTool } from './types.ts';
 import { listWorkspaceFiles, readWorkspaceFile } from './workspace.ts';
 
 type ToolServerId = (typeof BUILTIN_TOOL_SERVERS)[number];
 
-/** Typed by the list in lib/bundle/constants.ts, so a server added there must be given its tools here. */
-const SERVERS: Record<ToolServerId, readonly BuiltinTool[]> = {
+/**
+ * Typed by the list in contract/bundle-constants.ts, so a server added there must be given its tools
+ * here; a unit test checks they are the tools contract/tool-servers.ts publishes, in its order.
+ */
+export const SERVERS: Record<ToolServerId, readonly BuiltinTool[]> = {
   time: [currentTime],
   workspace: [listWorkspaceFiles, readWorkspaceFile],
+  http: [httpRequest],
+  memory: [remember, recall, forget, listMemories],
 };
 
 /** The tools of the servers the bundle enables, in `mcps` order; unknown ids (refused on deploy) are skipped. */

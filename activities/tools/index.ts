@@ -2,4 +2,4 @@
 export { allRunByService, builtinTools, findBuiltinTool } from './builtin.ts';
 export { modelToolSet } from './tool-set.ts';
 export { toolInputProblem } from './validate-input.ts';
-export type { BuiltinTool, ToolContext, ToolOutcome } from './types.ts';
+export type { AgentToolServices, BuiltinTool, ToolContext, ToolOutcome } from './types.ts';

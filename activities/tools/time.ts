@@ -2,30 +2,19 @@
 // date arithmetic across zones is where they guess worst.
 import { defineBuiltinTool, toolError } from './define.ts';
 
-export const currentTime = defineBuiltinTool<{ timezone?: string }>({
-  name: 'current_time',
-  description: 'Get the current date and time. Give an IANA time zone (e.g. "Europe/Paris", "America/New_York"); the default is UTC.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      timezone: { type: 'string', description: 'IANA time zone name, e.g. "Asia/Tokyo". Defaults to "UTC".' },
-    },
-    additionalProperties: false,
-  },
-  run({ timezone = 'UTC' }, context) {
-    let format: Intl.DateTimeFormat;
-    try {
-      format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, ...PARTS });
-    } catch {
-      return toolError(`Unknown time zone "${timezone}". Use an IANA time zone name such as "Europe/Paris" or "UTC".`);
-    }
-    const now = context.now?.() ?? new Date();
-    const zone = format.resolvedOptions().timeZone;
-    return {
-      output: { iso: now.toISOString(), timezone: zone, local: localIso(format, now), weekday: weekday(zone, now) },
-      isError: false,
-    };
-  },
+export const currentTime = defineBuiltinTool<{ timezone?: string }>('time', 'current_time', ({ timezone = 'UTC' }, context) => {
+  let format: Intl.DateTimeFormat;
+  try {
+    format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, ...PARTS });
+  } catch {
+    return toolError(`Unknown time zone "${timezone}". Use an IANA time zone name such as "Europe/Paris" or "UTC".`);
+  }
+  const now = context.now?.() ?? new Date();
+  const zone = format.resolvedOptions().timeZone;
+  return {
+    output: { iso: now.toISOString(), timezone: zone, local: localIso(format, now), weekday: weekday(zone, now) },
+    isError: false,
+  };
 });
 
 const PARTS: Intl.DateTimeFormatOptions = {

@@ -2,8 +2,9 @@
 // tools, each with its description and JSON Schema and without `execute`, so the SDK never runs them:
 // the step returns the tool calls and the turn workflow decides how each one runs (activity, client, approval).
 //
-// A custom tool that takes the name of an enabled built-in tool is not declared: the built-in one
-// is, and findBuiltinTool runs it, so what the model is told and what runs always agree.
+// Deploy refuses a custom tool that takes the name of an enabled built-in tool. A bundle stored before
+// that check may still have one: the built-in one is declared, and findBuiltinTool runs it, so what the
+// model is told and what runs always agree.
 import { jsonSchema, tool, type JSONSchema7, type Tool } from 'ai';
 import type { Bundle } from '../../contract/bundle.ts';
 import { builtinTools } from './builtin.ts';

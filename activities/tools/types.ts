@@ -1,11 +1,35 @@
 // The shape of a tool the service runs itself. Built-in tool servers (bundle `mcps`) are lists of
 // these; the model sees their name, description and input schema, and the turn runs `execute`.
 import type { Bundle, JsonObject } from '../../contract/bundle.ts';
+import type { OutboundClient } from '../../lib/outbound.ts';
+
+/**
+ * What tools that act for an agent reach: its notes, the network (through the outbound guard) and the
+ * secrets it is granted. Given by the activity that runs the call; tools that only read their bundle
+ * (time, workspace) run without it.
+ */
+export interface AgentToolServices {
+  agentId: string;
+  memory: AgentMemory;
+  outbound: OutboundClient;
+  /** The named secrets of the agent's user, only those the bundle grants; absent names are missing. */
+  grantedSecrets(names: readonly string[]): Promise<ReadonlyMap<string, string>>;
+}
+
+/** The `memory` server's notes of one agent (store/agent-memory.ts). */
+export interface AgentMemory {
+  /** `false` when the note is new and the agent already holds `maxNotes` notes. */
+  remember(key: string, value: string, maxNotes: number): Promise<boolean>;
+  recall(key: string): Promise<{ value: string; updatedAt: Date } | undefined>;
+  forget(key: string): Promise<boolean>;
+  list(): Promise<{ key: string; value: string; updatedAt: Date }[]>;
+}
 
 export interface ToolContext {
   bundle: Bundle;
   /** The clock, replaceable in tests. */
   now?: () => Date;
+  agent?: AgentToolServices;
 }
 
 /** A result for the model. Failures the model can act on are outputs with `isError`, never throws. */

@@ -1,10 +1,53 @@
 // Runs the built-in tools a model step asked for. A tool the agent does not have, or input that
-// does not fit the tool, becomes an error result the model can read, not a failed turn.
+// does not fit the tool, becomes an error result the model can read, not a failed turn. Tools that
+// act for the agent (memory, http) get its services here: its notes, the outbound guard, and only the
+// secrets its bundle grants, decrypted inside this activity and never returned.
 import type { Bundle } from '../../lib/bundle/index.ts';
+import type { Config } from '../../lib/config.ts';
+import type { MasterKey } from '../../lib/master-key.ts';
+import { createOutboundClient } from '../../lib/outbound.ts';
+import type { Db } from '../../store/db.ts';
+import { forgetNote, listNotes, recallNote, rememberNote } from '../../store/agent-memory.ts';
+import { readSecrets } from '../../store/secrets.ts';
+import { getSession } from '../../store/sessions.ts';
 import type { ToolCall, ToolResultPart } from '../../workflows/turn-types.ts';
-import { findBuiltinTool } from '../tools/index.ts';
+import { findBuiltinTool, type AgentToolServices } from '../tools/index.ts';
 
-export function toolActivities(deps: { bundleOf: (agentId: string, revision: number) => Promise<Bundle> }) {
+export interface ToolActivityDeps {
+  db: Db;
+  config: Config;
+  masterKeys: readonly MasterKey[];
+  bundleOf: (agentId: string, revision: number) => Promise<Bundle>;
+}
+
+export function toolActivities(deps: ToolActivityDeps) {
+  const { db } = deps;
+  const outbound = createOutboundClient({ allowCidrs: deps.config.outbound.allowCidrs });
+
+  /** The agent's services; its user is the session's owner (one lookup, only for tools that need it). */
+  function agentServices(input: { sessionId: string; agentId: string }, bundle: Bundle): AgentToolServices {
+    const owner = async () => {
+      const session = await getSession(db, input.sessionId);
+      if (!session) throw new Error('the session no longer exists');
+      return session.userId;
+    };
+    return {
+      agentId: input.agentId,
+      outbound,
+      memory: {
+        remember: (key, value, maxNotes) => rememberNote(db, input.agentId, key, value, maxNotes),
+        recall: (key) => recallNote(db, input.agentId, key),
+        forget: (key) => forgetNote(db, input.agentId, key),
+        list: () => listNotes(db, input.agentId),
+      },
+      async grantedSecrets(names) {
+        const granted = names.filter((name) => bundle.secretGrants.includes(name));
+        if (granted.length === 0) return new Map();
+        return readSecrets(db, deps.masterKeys, await owner(), granted);
+      },
+    };
+  }
+
   return {
     async runBuiltinTool(input: { sessionId: string; agentId: string; revision: number; call: ToolCall }): Promise<ToolResultPart> {
       const bundle = await deps.bundleOf(input.agentId, input.revision);
@@ -19,7 +62,7 @@ export function toolActivities(deps: { bundleOf: (agentId: string, revision: num
           isError: true,
         };
       }
-      const { output, isError } = await tool.execute(input.call.input, { bundle });
+      const { output, isError } = await tool.execute(input.call.input, { bundle, agent: agentServices(input, bundle) });
       return { type: 'tool-result', toolCallId, toolName, output, ...(isError ? { isError: true } : {}) };
     },
   };

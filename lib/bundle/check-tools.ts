@@ -1,16 +1,29 @@
-// Tools the model will see: custom tool ids must be unique and leave built-in names alone, tool
-// servers must exist, and every JSON Schema the model is held to must compile.
+// Tools the model will see: custom tool ids must be unique and leave built-in names alone (the tools
+// every agent has, and those of the tool servers it enables), tool servers must exist, and every JSON
+// Schema the model is held to must compile.
 import { BUILTIN_TOOL_NAMES, BUILTIN_TOOL_SERVERS } from '../../contract/bundle-constants.ts';
+import { toolServer } from '../../contract/tool-servers.ts';
 import { jsonSchemaProblem } from './json-schema-check.ts';
 import { isRecord, type Json, type Report } from './report.ts';
 
 export function checkTools(bundle: Json, report: Report): void {
-  checkCustomTools(bundle.customTools, report);
+  checkCustomTools(bundle.customTools, serverToolNames(bundle.mcps), report);
   checkToolServers(bundle.mcps, report);
   if (isRecord(bundle.jsonReply)) checkJsonSchema(bundle.jsonReply.schema, '/jsonReply/schema', report);
 }
 
-function checkCustomTools(tools: unknown, report: Report): void {
+/** Tool name -> the enabled server that brings it. */
+function serverToolNames(ids: unknown): Map<string, string> {
+  const names = new Map<string, string>();
+  if (!Array.isArray(ids)) return names;
+  for (const id of ids) {
+    if (typeof id !== 'string') continue;
+    for (const tool of toolServer(id)?.tools ?? []) names.set(tool.name, id);
+  }
+  return names;
+}
+
+function checkCustomTools(tools: unknown, serverTools: ReadonlyMap<string, string>, report: Report): void {
   if (!Array.isArray(tools)) return;
   const firstIndex = new Map<string, number>();
   tools.forEach((tool: unknown, index) => {
@@ -20,6 +33,7 @@ function checkCustomTools(tools: unknown, report: Report): void {
     if (id !== undefined) {
       const first = firstIndex.get(id);
       if ((BUILTIN_TOOL_NAMES as readonly string[]).includes(id)) report.error(idPath, `"${id}" is the name of a built-in tool`);
+      else if (serverTools.has(id)) report.error(idPath, `"${id}" is a tool of the enabled tool server "${serverTools.get(id)}"`);
       else if (first !== undefined) report.error(idPath, `duplicates the id of /customTools/${first}`);
       else firstIndex.set(id, index);
     }

@@ -404,7 +404,17 @@ const cases: Case[] = [
     name: 'tool servers: duplicate and unknown',
     text: withBase(`"mcps": ["time", "time", "browser"]`),
     errors: ['/mcps/1', '/mcps/2'],
-    messages: ['duplicates item 0', 'unknown tool server "browser"; built-in tool servers: time, workspace'],
+    messages: ['duplicates item 0', 'unknown tool server "browser"; built-in tool servers: time, workspace, http, memory'],
+  },
+  {
+    name: 'a custom tool named like a tool of an enabled server',
+    text: withBase(`"mcps": ["memory", "http"], "customTools": [
+      { "id": "remember", "description": "d", "parameters": { "type": "object" } },
+      { "id": "http_request", "description": "d", "parameters": { "type": "object" } },
+      { "id": "current_time", "description": "time is not enabled", "parameters": { "type": "object" } }
+    ]`),
+    errors: ['/customTools/0/id', '/customTools/1/id'],
+    messages: ['"remember" is a tool of the enabled tool server "memory"', '"http_request" is a tool of the enabled tool server "http"'],
   },
   {
     name: 'triggers without a usable kind',

@@ -7,6 +7,9 @@ import { startFakeModel, type FakeModel } from '../helpers/fakes/fake-model.ts';
 import type { Bundle } from '../../contract/bundle.ts';
 import { builtinTools, findBuiltinTool, modelToolSet, toolInputProblem, type BuiltinTool } from '../../activities/tools/index.ts';
 import { MAX_READ_BYTES } from '../../activities/tools/workspace.ts';
+import { SERVERS } from '../../activities/tools/builtin.ts';
+import { TOOL_SERVERS } from '../../contract/tool-servers.ts';
+import { BUILTIN_TOOL_SERVERS } from '../../contract/bundle-constants.ts';
 
 function bundle(overrides: Partial<Bundle> = {}): Bundle {
   return {
@@ -38,6 +41,23 @@ describe('built-in tool servers', () => {
     expect(builtinTools(bundle({ mcps: [] }))).toEqual([]);
     expect(findBuiltinTool(bundle({ mcps: ['workspace'] }), 'current_time')).toBeUndefined();
     expect(findBuiltinTool(bundle(), 'toString')).toBeUndefined();
+  });
+
+  it('implement exactly the published list (GET /mcps), tool by tool, with its descriptions and schemas', () => {
+    expect(TOOL_SERVERS.map((server) => server.id)).toEqual([...BUILTIN_TOOL_SERVERS]);
+    for (const server of TOOL_SERVERS) {
+      const implemented = SERVERS[server.id as keyof typeof SERVERS].map(({ name, description, inputSchema }) => ({
+        name,
+        description,
+        inputSchema,
+      }));
+      expect(implemented, server.id).toEqual(server.tools);
+    }
+  });
+
+  it('that act for an agent refuse to run without its services, as a tool error', async () => {
+    const outcome = await tool('recall', bundle({ mcps: ['memory'] })).execute({ key: 'k' }, { bundle: bundle({ mcps: ['memory'] }) });
+    expect(outcome).toEqual({ isError: true, output: 'recall failed: the memory server needs the agent it runs for' });
   });
 });
 

@@ -1,0 +1,77 @@
+// The `http` tool server: the agent fetches a URL through the outbound guard (private addresses
+// refused unless OUTBOUND_ALLOW_CIDRS allows them, no redirects, a deadline, a bounded answer). Header
+// values may name the agent's granted secrets as {{secrets.KEY}}: they are filled in here, inside the
+// activity, so the model, the tool.call event and Temporal's history only ever hold the reference;
+// a secret value the answer echoes back is masked before the model or the tool.result event sees it.
+import { HTTP_TOOL_LIMITS } from '../../contract/tool-servers.ts';
+import { secretReferences, substituteSecrets } from '../../lib/channel-config.ts';
+import { OutboundRequestError, outboundErrorText } from '../../lib/outbound.ts';
+import { defineBuiltinTool, toolError } from './define.ts';
+import { utf8Prefix } from './utf8.ts';
+
+interface HttpInput {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** Answers shown to the model as text; anything else is described, not decoded. */
+const TEXT_TYPES = /^(text\/|application\/([\w.+-]*\+)?(json|xml)\b|application\/(javascript|x-www-form-urlencoded|yaml|x-yaml)\b)/i;
+
+export const httpRequest = defineBuiltinTool<HttpInput>('http', 'http_request', async (input, context) => {
+  const agent = context.agent;
+  if (!agent) throw new Error('the http server needs the agent it runs for');
+  const method = input.method ?? 'GET';
+  if (method === 'GET' && input.body !== undefined) return toolError('A GET request has no body; use POST to send one.');
+  if (input.body !== undefined && Buffer.byteLength(input.body, 'utf8') > HTTP_TOOL_LIMITS.requestBodyBytes) {
+    return toolError(`The request body is over ${HTTP_TOOL_LIMITS.requestBodyBytes} bytes.`);
+  }
+
+  const declared = input.headers ?? {};
+  const secrets = await agent.grantedSecrets(secretReferences(declared));
+  let headers: Record<string, string>;
+  try {
+    headers = Object.fromEntries(Object.entries(substituteSecrets(declared, secrets, 'headers')).map(([k, v]) => [k, String(v)]));
+  } catch (error) {
+    return toolError(`${(error as Error).message}. Only secrets granted to this agent (secretGrants) can be used.`);
+  }
+  const mask = masker(secrets);
+
+  let response;
+  try {
+    response = await agent.outbound.request(input.url, {
+      method,
+      headers,
+      ...(input.body !== undefined ? { body: input.body } : {}),
+      timeoutMs: HTTP_TOOL_LIMITS.timeoutMs,
+      // One byte more than is shown tells whether the answer was cut.
+      maxBodyBytes: HTTP_TOOL_LIMITS.responseBytes + 1,
+    });
+  } catch (error) {
+    if (error instanceof OutboundRequestError || (error as NodeJS.ErrnoException).code !== undefined) {
+      return toolError(mask(`The request failed: ${outboundErrorText(error)}`));
+    }
+    throw error;
+  }
+  const contentType = String(response.headers['content-type'] ?? '');
+  const bytes = Buffer.from(response.bodySnippet, 'utf8');
+  const truncated = bytes.length > HTTP_TOOL_LIMITS.responseBytes;
+  const isText = contentType === '' || TEXT_TYPES.test(contentType);
+  return {
+    output: {
+      status: response.status,
+      contentType: contentType || null,
+      body: isText ? mask(utf8Prefix(bytes, HTTP_TOOL_LIMITS.responseBytes)) : null,
+      ...(isText ? {} : { note: `The answer is ${contentType}, not text; its body is not shown.` }),
+      ...(isText && truncated ? { truncated: true, note: `Only the first ${HTTP_TOOL_LIMITS.responseBytes} bytes are shown.` } : {}),
+    },
+    isError: false,
+  };
+});
+
+/** Replaces every secret value in a text by its name, so an echoing server cannot reveal one. */
+function masker(secrets: ReadonlyMap<string, string>): (text: string) => string {
+  const values = [...secrets].filter(([, value]) => value.length > 0).sort((a, b) => b[1].length - a[1].length);
+  return (text) => values.reduce((masked, [name, value]) => masked.split(value).join(`[secret ${name}]`), text);
+}
