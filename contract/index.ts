@@ -11,3 +11,4 @@ export * from './problems.ts';
 export * from './scopes.ts';
 export * from './approvals.ts';
 export * from './tool-servers.ts';
+export * from './commands.ts';

@@ -6,6 +6,7 @@
 // the schema accepted.
 import type { FieldError } from '../errors.ts';
 import { checkChannels } from './check-channels.ts';
+import { checkCommands } from './check-commands.ts';
 import { checkFiles } from './check-files.ts';
 import { checkModels } from './check-models.ts';
 import { checkSecrets } from './check-secrets.ts';
@@ -49,6 +50,7 @@ export function validateBundle(text: string, context: BundleContext): BundleVali
   checkChannels(value, report);
   checkTriggers(value, report);
   checkWorkflows(value, report);
+  checkCommands(value, report);
 
   const errors = [...issues.map(({ path, message }) => ({ path, message })), ...report.errors];
   if (errors.length > 0) return failure(errors);
