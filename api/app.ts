@@ -11,7 +11,8 @@ import { healthRoutes } from './routes/health.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { metaRoutes } from './routes/meta.ts';
-import { deployRoutes, DEPLOY_CONTENT_TYPES } from './routes/deploy.ts';
+import { deployRoutes } from './routes/deploy.ts';
+import { DEPLOY_CONTENT_TYPES } from '../contract/operations/agents.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { secretRoutes } from './routes/secrets.ts';
 import { schemaRoutes } from './routes/schemas.ts';
@@ -39,7 +40,7 @@ export function createApp(deps: ApiDeps): App {
 
   app.use(traceMiddleware({ logger: deps.logger }));
   // Bundles are parsed from their text (line/column errors, duplicate keys), so /deploy reads text.
-  app.use('/deploy', express.text({ limit: limits.jsonBodyBytes, type: DEPLOY_CONTENT_TYPES }));
+  app.use('/deploy', express.text({ limit: limits.jsonBodyBytes, type: [...DEPLOY_CONTENT_TYPES] }));
   // Inbound provider replies are authenticated by signatures over the exact bytes received.
   app.use('/inbound', express.raw({ limit: limits.jsonBodyBytes, type: () => true }));
   // A webhook trigger takes any text body; it is decoded (and JSON checked) by its route.
@@ -48,8 +49,7 @@ export function createApp(deps: ApiDeps): App {
   // The answer page's buttons post an HTML form.
   app.use('/approval', express.urlencoded({ limit: limits.jsonBodyBytes, extended: false }));
 
-  const routes: RouteDef[] = [];
-  routes.push(
+  const routes: RouteDef[] = [
     ...healthRoutes(deps),
     ...keyRoutes(deps),
     ...adminRoutes(deps),
@@ -66,8 +66,8 @@ export function createApp(deps: ApiDeps): App {
     ...inboundRoutes(deps),
     ...triggerRoutes(deps),
     ...schemaRoutes(),
-    ...metaRoutes(deps, () => routes),
-  );
+    ...metaRoutes(deps),
+  ];
 
   const limiter = createRateLimiter({
     db: deps.db,

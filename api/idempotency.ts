@@ -17,7 +17,6 @@ import {
   type StoredRefusal,
 } from '../store/idempotency-keys.ts';
 import { IdempotencyKeyReusedError, RepeatedRefusalError, ServiceError } from '../lib/errors.ts';
-import type { HeaderSpecs } from './route.ts';
 
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -26,17 +25,6 @@ const TWIN_POLL_MS = 100;
 
 /** 1 to 255 printable ASCII characters: what the header accepts, and what a sender's delivery id must be to count as one. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
-
-/** The header's declaration, shared by the routes that take it (validated and published in /openapi.json). */
-export const IDEMPOTENCY_KEY_HEADERS: HeaderSpecs = {
-  'Idempotency-Key': {
-    description:
-      'Makes a retry safe: the same key (per user and route) within 24 h answers for the first request with it and does ' +
-      'nothing else (a definitive refusal of the first, such as 409, is answered again). Reusing a key for a different ' +
-      'request (another body or target) is 422. At most 255 printable ASCII characters, e.g. a UUID.',
-    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
-  },
-};
 
 /** Object keys sorted at every level, so the same JSON in another order is the same request. */
 function canonical(value: unknown): unknown {

@@ -1,6 +1,7 @@
-// Routes are declared as data: method, path, auth, the JSON Schemas of body, query and responses,
-// and a handler. The same declaration mounts the route (authenticate, rate limit, validate) and
-// describes it in /openapi.json, so the published description cannot drift from what runs.
+// A route is an operation of the contract (contract/operations/: method, path, auth, the JSON Schemas
+// of body, query and responses) with a handler attached. The same operation mounts the route
+// (authenticate, rate limit, validate) and describes it in the OpenAPI document, so the published
+// description cannot drift from what runs; the handler's body and query types come from its schemas.
 import type { Request, Response, Router } from 'express';
 import type { Principal } from '../store/api-keys.ts';
 import type { AuthRequirement, Authenticator } from './middleware/auth.ts';
@@ -9,15 +10,7 @@ import type { StreamLimiter } from './streaming/stream-limiter.ts';
 import { ajv, queryAjv, validator, type JsonSchema } from './validation.ts';
 import { UnsupportedMediaTypeError } from '../lib/errors.ts';
 import { assertStorableText } from '../lib/storable-text.ts';
-
-export type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
-
-export interface ResponseSpec {
-  description: string;
-  schema?: JsonSchema;
-  /** Defaults to application/json. */
-  contentType?: string;
-}
+import type { Operation, Received, Schema } from '../contract/operations/operation.ts';
 
 /** What a handler may return; `undefined` means it wrote the response itself (e.g. SSE). */
 export interface Reply {
@@ -25,9 +18,6 @@ export interface Reply {
   body?: unknown;
   headers?: Record<string, string>;
 }
-
-/** Request headers a route reads, by name: validated when present, and published in /openapi.json. */
-export type HeaderSpecs = Record<string, { description: string; schema: JsonSchema }>;
 
 export interface HandlerInput<B, Q> {
   req: Request;
@@ -38,34 +28,73 @@ export interface HandlerInput<B, Q> {
   principal: Principal | undefined;
 }
 
-export interface RouteDef<B = unknown, Q = Record<string, unknown>> {
-  method: Method;
-  /** Express path syntax, e.g. '/key/:id'. */
-  path: string;
-  summary: string;
-  description?: string;
-  tag: string;
-  auth: AuthRequirement;
-  /**
-   * `documentOnly`: the handler validates the body itself (the deploy route parses JSONC text);
-   * the schema then only describes it in /openapi.json.
-   */
-  body?: { schema: JsonSchema; required?: boolean; contentTypes?: string[]; documentOnly?: boolean };
-  query?: JsonSchema;
-  headers?: HeaderSpecs;
+type BodyIn<O extends Operation> = O['body'] extends { schema: infer S } ? Received<S> : undefined;
+type QueryIn<O extends Operation> = O['query'] extends object ? Received<O['query']> : Record<string, never>;
+
+export interface RouteHandler<B, Q> {
+  handle(input: HandlerInput<B, Q>): Promise<Reply | undefined> | Reply | undefined;
   /**
    * Whether this request will be answered with an SSE stream (given its parsed query). Such a request
    * counts against the key's SSE_STREAMS_PER_KEY until it closes, checked before the handler runs,
    * so a refused streamed send starts nothing.
    */
   opensStream?: (req: Request, query: Record<string, unknown>) => boolean;
-  responses: Record<number, ResponseSpec>;
-  handle(input: HandlerInput<B, Q>): Promise<Reply | undefined> | Reply | undefined;
+  /** For an operation with a keyless form (`auth.keyless`): whether this request is that form. */
+  publicWhen?: (req: Request) => boolean;
+  /**
+   * The handler reads and checks the body itself (the deploy route parses JSONC text, a trigger takes
+   * any bytes); the operation's body schema then only describes it.
+   */
+  bodyCheckedByHandler?: boolean;
+  /**
+   * Maxima this deployment configures (APPROVAL_MAX_EXPIRY_MS, say), by property of the body or
+   * query: validated as the schema's `maximum`. The document is the same for every deployment, so its
+   * schema names the setting in words instead.
+   */
+  maxima?: { body?: Record<string, number>; query?: Record<string, number> };
 }
 
-/** Keeps B and Q inferred per route while collecting routes in one array. */
-export function defineRoute<B = unknown, Q = Record<string, unknown>>(route: RouteDef<B, Q>): RouteDef {
-  return route as unknown as RouteDef;
+export interface RouteDef {
+  operation: Operation;
+  /** Express path syntax, e.g. '/key/:id'. */
+  expressPath: string;
+  auth: AuthRequirement;
+  handler: RouteHandler<unknown, Record<string, unknown>>;
+}
+
+/** '/key/{id}' -> '/key/:id' */
+export function toExpressPath(openApiPath: string): string {
+  return openApiPath.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
+}
+
+/** '/key/:id' -> '/key/{id}' */
+export function toOpenApiPath(expressPath: string): string {
+  return expressPath.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+}
+
+function authRequirement(operation: Operation, handler: RouteHandler<unknown, Record<string, unknown>>): AuthRequirement {
+  const { auth } = operation;
+  if (auth.kind !== 'scope') return auth;
+  if (auth.keyless && !handler.publicWhen) throw new Error(`${operation.id} has a keyless form: its route needs publicWhen`);
+  return { kind: 'scope', scope: auth.scope, ...(handler.publicWhen ? { publicWhen: handler.publicWhen } : {}) };
+}
+
+/** Attaches a handler to an operation; the handler sees the body and query as the schemas describe them. */
+export function defineRoute<const O extends Operation>(operation: O, handler: RouteHandler<BodyIn<O>, QueryIn<O>>): RouteDef {
+  const untyped = handler as unknown as RouteHandler<unknown, Record<string, unknown>>;
+  return { operation, expressPath: toExpressPath(operation.path), auth: authRequirement(operation, untyped), handler: untyped };
+}
+
+/** The schema with `maximum` set on the named properties. */
+function withMaxima(schema: Schema, maxima: Record<string, number> | undefined): JsonSchema {
+  const object = schema as JsonSchema & { properties?: Record<string, JsonSchema> };
+  if (!maxima) return object;
+  const properties = { ...object.properties };
+  for (const [name, maximum] of Object.entries(maxima)) {
+    if (!properties[name]) throw new Error(`No property "${name}" to bound`);
+    properties[name] = { ...properties[name], maximum };
+  }
+  return { ...object, properties };
 }
 
 export interface MountOptions {
@@ -75,21 +104,23 @@ export interface MountOptions {
 }
 
 export function mountRoutes(router: Router, routes: RouteDef[], options: MountOptions): void {
-  for (const route of routes) {
-    const checkBody = route.body
-      ? route.body.documentOnly
+  for (const { operation, expressPath, auth, handler } of routes) {
+    const checkBody = operation.body
+      ? handler.bodyCheckedByHandler
         ? (value: unknown) => value
-        : validator<unknown>(ajv.compile(route.body.schema), 'request body')
+        : validator<unknown>(ajv.compile(withMaxima(operation.body.schema, handler.maxima?.body)), 'request body')
       : undefined;
-    const checkQuery = route.query ? validator<Record<string, unknown>>(queryAjv.compile(route.query), 'query') : undefined;
-    const contentTypes = route.body?.contentTypes ?? ['application/json'];
-    const checkHeaders = Object.entries(route.headers ?? {}).map(([name, spec]) => ({
+    const checkQuery = operation.query
+      ? validator<Record<string, unknown>>(queryAjv.compile(withMaxima(operation.query, handler.maxima?.query)), 'query')
+      : undefined;
+    const contentTypes = [...(operation.body?.contentTypes ?? ['application/json'])];
+    const checkHeaders = Object.entries(operation.headers ?? {}).map(([name, spec]) => ({
       name,
-      check: validator<string>(ajv.compile(spec.schema), `${name} header`),
+      check: validator<string>(ajv.compile(spec.schema as JsonSchema), `${name} header`),
     }));
 
-    router[route.method](route.path, async (req: Request, res: Response) => {
-      const principal = await options.auth.require(req, route.auth);
+    router[operation.method](expressPath, async (req: Request, res: Response) => {
+      const principal = await options.auth.require(req, auth);
       req.principal = principal;
       await options.limiter.consume(principal ? `key:${principal.keyId}` : `ip:${req.ip ?? 'unknown'}`);
       let body: unknown = undefined;
@@ -98,7 +129,7 @@ export function mountRoutes(router: Router, routes: RouteDef[], options: MountOp
         if (hasBody && !contentTypes.includes('*/*') && !req.is(contentTypes)) {
           throw new UnsupportedMediaTypeError(`Send the body as ${contentTypes.join(' or ')}`);
         }
-        body = checkBody(hasBody ? req.body : route.body?.required ? undefined : {});
+        body = checkBody(hasBody ? req.body : operation.body?.required ? undefined : {});
         // Parsed JSON and forms (raw and text bodies are their routes' own business): text PostgreSQL
         // cannot store is refused here, for every route, rather than failing the writes it would reach.
         if (hasBody && typeof req.body === 'object' && req.body !== null && !Buffer.isBuffer(req.body)) {
@@ -111,8 +142,8 @@ export function mountRoutes(router: Router, routes: RouteDef[], options: MountOp
       }
       // Express 5 exposes req.query as a getter; copy it so defaults can be applied.
       const query = checkQuery ? checkQuery({ ...(req.query as Record<string, unknown>) }) : {};
-      if (principal && route.opensStream?.(req, query)) options.streams.hold(principal.keyId, res);
-      const reply = await route.handle({ req, res, body, query, params: req.params as Record<string, string>, principal });
+      if (principal && handler.opensStream?.(req, query)) options.streams.hold(principal.keyId, res);
+      const reply = await handler.handle({ req, res, body, query, params: req.params as Record<string, string>, principal });
       if (!reply) return;
       if (reply.headers) res.set(reply.headers);
       if (reply.body === undefined) res.status(reply.status).end();

@@ -10,11 +10,11 @@ const addFormats: FormatsPlugin =
 
 export type JsonSchema = Record<string, unknown>;
 
-export const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true, coerceTypes: false });
+export const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true, coerceTypes: false, discriminator: true });
 addFormats(ajv);
 
 /** Query strings arrive as strings; this instance coerces them to the schema's types. */
-export const queryAjv = new Ajv({ allErrors: true, strict: true, useDefaults: true, coerceTypes: true });
+export const queryAjv = new Ajv({ allErrors: true, strict: true, useDefaults: true, coerceTypes: true, discriminator: true });
 addFormats(queryAjv);
 
 export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldError[] {

@@ -2,3 +2,12 @@
 // authenticated API, a signed link, or a provider's reply.
 export const ANSWER_VIAS = ['api', 'link', 'slack', 'telegram', 'email', 'webhook'] as const;
 export type AnswerVia = (typeof ANSWER_VIAS)[number];
+
+/** The sizes of a question and its answer, the same wherever an approval is asked or answered. */
+export const APPROVAL_LIMITS = {
+  questionChars: 4000,
+  options: 10,
+  optionChars: 100,
+  noteChars: 4000,
+  minExpiryMs: 1_000,
+} as const;

@@ -1,6 +1,7 @@
 // Every error the API answers is application/problem+json (RFC 9457) with one of these types. A
 // client branches on `type` (or `status`); `detail` is for people, `traceId` names the request in
 // the service's logs, `errors` points into the request body where a field is at fault.
+import type { FromSchema } from 'json-schema-to-ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -31,18 +32,29 @@ export function problemType(name: ProblemName): string {
   return `${BASE}${name}`;
 }
 
-/** A field at fault: a JSON pointer into the request body (or bundle), '' for the whole document. */
-export interface FieldError {
-  path: string;
-  message: string;
-}
+export const FIELD_ERROR_SCHEMA = {
+  type: 'object',
+  description: 'A field at fault',
+  required: ['path', 'message'],
+  properties: {
+    path: { type: 'string', description: "JSON pointer into the request body (or bundle); '' for the whole document" },
+    message: { type: 'string' },
+  },
+} as const;
 
-/** The body of every error answer. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail?: string;
-  traceId: string;
-  errors?: FieldError[];
-}
+/** The body of every error answer (`Problem` in the OpenAPI document). */
+export const PROBLEM_SCHEMA = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'traceId'],
+  properties: {
+    type: { type: 'string', format: 'uri' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    traceId: { type: 'string' },
+    errors: { type: 'array', items: FIELD_ERROR_SCHEMA },
+  },
+} as const;
+
+export type FieldError = FromSchema<typeof FIELD_ERROR_SCHEMA>;
+export type Problem = FromSchema<typeof PROBLEM_SCHEMA>;

@@ -1,18 +1,13 @@
 // Approvals as every part sees them: the request (from the ask_my_user tool, a workflow node or the
 // API), its limits, its record and its answer. Pure code: the approval and turn workflows import it.
 import { isRecord } from './is-record.ts';
+import { APPROVAL_LIMITS } from '../contract/approvals.ts';
 import type { AnswerVia } from '../contract/approvals.ts';
+
+export { APPROVAL_LIMITS };
 
 export type ApprovalStatus = 'unanswered' | 'answered' | 'expired';
 export type ApprovalSource = 'tool' | 'workflow' | 'api';
-
-export const APPROVAL_LIMITS = {
-  questionChars: 4000,
-  options: 10,
-  optionChars: 100,
-  noteChars: 4000,
-  minExpiryMs: 1_000,
-} as const;
 
 /** Without options, a question is answered yes or no (a note carries anything more). */
 export const DEFAULT_OPTIONS: readonly string[] = ['yes', 'no'];

@@ -1,4 +1,5 @@
 // Administration: creating users. Only keys of an admin user holding the `admin` scope may call these.
+import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { createUser } from '../../store/users.ts';
@@ -8,34 +9,7 @@ import { scopesFor } from '../../contract/scopes.ts';
 
 export function adminRoutes(deps: ApiDeps) {
   return [
-    defineRoute<{ name: string }>({
-      method: 'post',
-      path: '/admin/users',
-      summary: 'Create a user with a first API key (admin only)',
-      description:
-        'Needs a key of an admin user with the `admin` scope. The new user is not an admin: its key has every scope ' +
-        'but `admin`, and is shown only in this response.',
-      tag: 'admin',
-      auth: { kind: 'admin' },
-      body: {
-        required: true,
-        schema: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['name'],
-          properties: { name: { type: 'string', minLength: 1, maxLength: 100 } },
-        },
-      },
-      responses: {
-        201: {
-          description: 'The user and its first key',
-          schema: {
-            type: 'object',
-            required: ['id', 'name', 'apiKey'],
-            properties: { id: { type: 'string' }, name: { type: 'string' }, apiKey: { type: 'string' } },
-          },
-        },
-      },
+    defineRoute(OPERATIONS.createUser, {
       async handle({ body }) {
         const { user, key } = await inTransaction(deps.db, async (client) => {
           const created = await createUser(client, { name: body.name });

@@ -3,6 +3,7 @@
 // previews (chat unfurlers, mail scanners) only ever see the page, whose button answers with POST.
 // Pages are HTML for browsers and JSON for clients that ask for it; the status codes are the same.
 import type { Request, Response } from 'express';
+import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute, type HandlerInput, type Reply } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { verifyApprovalToken } from '../../lib/approval-token.ts';
@@ -12,10 +13,6 @@ import { getApproval, type Approval } from '../../store/approvals.ts';
 import { ConflictError, GoneError, NotFoundError, ServiceError, ValidationError } from '../../lib/errors.ts';
 import { answerApproval } from '../approvals/workflows.ts';
 import { answeredPage, expiredPage, invalidChoicePage, notFoundPage, questionPage } from '../approvals/pages.ts';
-
-export const ANSWER_PAGE_DESCRIPTION =
-  'With a signed token (from an approval’s `links` or `token`) it is public: `choice` comes from the query or the body ' +
-  '(JSON or an HTML form), `note` from the body. Browsers get small HTML pages, `Accept: application/json` gets JSON.';
 
 const PAGE_HEADERS = {
   'Cache-Control': 'no-store',
@@ -88,29 +85,7 @@ export async function answerByToken(deps: ApiDeps, input: HandlerInput<unknown, 
 
 export function approvalLinkRoutes(deps: ApiDeps) {
   return [
-    defineRoute<unknown, { choice?: string }>({
-      method: 'get',
-      path: '/approval/:ref/answer',
-      summary: 'The public answer link: a browser GET with ?choice= answers; HEAD and link previews never do',
-      description:
-        'Public, by signed token. Without `choice` (and for HEAD, and for link-preview fetchers such as Slackbot, ' +
-        'TelegramBot, facebookexternalhit, mail scanners, or a request without User-Agent) it shows the question with a ' +
-        'button per option, which answers with POST. With `choice`, a browser records the answer: 200, then 409 for a ' +
-        'later answer, 410 once expired, 400 for a choice outside the options. A token that is malformed or not signed ' +
-        'by this service is 404 and writes nothing.',
-      tag: 'approvals',
-      auth: { kind: 'public' },
-      query: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { choice: { type: 'string', maxLength: APPROVAL_LIMITS.optionChars } },
-      },
-      responses: {
-        200: { description: 'The page (HTML), or the recorded answer', contentType: 'text/html' },
-        404: { description: 'Not a valid approval link' },
-        409: { description: 'Already answered' },
-        410: { description: 'Expired' },
-      },
+    defineRoute(OPERATIONS.openAnswerLink, {
       async handle({ req, res, params, query }) {
         const approval = await approvalOfToken(deps, params.ref!);
         if (!approval) return notFound(req, res);

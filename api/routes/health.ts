@@ -1,5 +1,6 @@
 // GET /auth/health: public, so load balancers and the launcher can poll it. 200 when PostgreSQL and
 // Temporal both answer within the timeout; otherwise 503 naming the part that did not.
+import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -36,38 +37,9 @@ async function check(work: () => Promise<unknown>, what: string, log: Logger): P
   }
 }
 
-const checkSchema = {
-  type: 'object',
-  required: ['ok'],
-  properties: { ok: { type: 'boolean' }, error: { type: 'string' } },
-};
-
 export function healthRoutes(deps: ApiDeps) {
   return [
-    defineRoute({
-      method: 'get',
-      path: '/auth/health',
-      summary: 'Is the service up?',
-      description: 'Needs no key. Checks that PostgreSQL and Temporal answer.',
-      tag: 'health',
-      auth: { kind: 'public' },
-      responses: {
-        200: {
-          description: 'Every part answers',
-          schema: { type: 'object', required: ['ok'], properties: { ok: { const: true }, checks: { type: 'object' } } },
-        },
-        503: {
-          description: 'A part does not answer; `checks` names it',
-          schema: {
-            type: 'object',
-            required: ['ok', 'checks'],
-            properties: {
-              ok: { const: false },
-              checks: { type: 'object', properties: { postgres: checkSchema, temporal: checkSchema } },
-            },
-          },
-        },
-      },
+    defineRoute(OPERATIONS.getHealth, {
       async handle({ req }) {
         const [postgres, temporal] = await Promise.all([
           check(() => pingDatabase(deps.db), 'PostgreSQL', req.log),

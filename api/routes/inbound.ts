@@ -5,6 +5,7 @@
 // signed for that channel counts), the reply is matched to an option, and the approval answered.
 // Chat providers (Slack, Telegram) always get 200 for an authentic request, so they do not retry
 // a reply that simply named no option; email and webhook replies get the answer's real status.
+import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { inboundParsers } from '../inbound/index.ts';
@@ -64,31 +65,8 @@ async function authentic(
 
 export function inboundRoutes(deps: ApiDeps) {
   return [
-    defineRoute({
-      method: 'post',
-      path: '/inbound/:provider',
-      summary: 'Replies to approvals from a channel provider (slack, telegram, email, webhook)',
-      description:
-        'Public; each provider is authenticated its own way with the secrets of the channel that sent the question: ' +
-        'Slack by `X-Slack-Signature` (the channel config `signingSecret`, 5-minute timestamp window), Telegram by ' +
-        '`X-Telegram-Bot-Api-Secret-Token` (`secretToken`), email by the signed reply address (`<local>+<token>@…`) the ' +
-        'question was sent with, webhook by a Standard Webhooks signature with the channel `secret`. A reply matches ' +
-        'an option by its name or number on its first line; the rest of that line is kept as the note. Slack and ' +
-        'Telegram get 200 for every authentic request (with `answered: false` and a reason when nothing was recorded).',
-      tag: 'approvals',
-      auth: { kind: 'public' },
-      body: {
-        documentOnly: true,
-        contentTypes: ['application/json', 'application/x-www-form-urlencoded'],
-        schema: { type: 'object', description: "The provider's own payload" },
-      },
-      responses: {
-        200: { description: 'Handled (see `answered`)' },
-        401: { description: 'Not authentic for the channel it names' },
-        404: { description: 'Unknown provider, or no question was sent to this channel' },
-        409: { description: 'Already answered (email, webhook)' },
-        410: { description: 'Expired (email, webhook)' },
-      },
+    defineRoute(OPERATIONS.receiveInboundReply, {
+      bodyCheckedByHandler: true,
       async handle({ req, params }) {
         const provider = params.provider as ChannelProvider;
         if (!PROVIDERS.includes(provider)) throw new NotFoundError(`There is no inbound provider "${params.provider}"`);

@@ -2,6 +2,7 @@
 // key is checked against its exact form, then looked up, and storage is reached through the row's
 // object key. Nothing a client sends ever becomes a path.
 import { pipeline } from 'node:stream/promises';
+import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { findMedia, insertMedia } from '../../store/media.ts';
@@ -11,44 +12,12 @@ import type { Storage } from '../../lib/storage.ts';
 import { loadOwnedSession, loadWritableSession } from '../sessions/access.ts';
 import { createUploader } from '../sessions/upload.ts';
 
-const mediaSchema = {
-  type: 'object',
-  required: ['url', 'mediaType', 'filename', 'size'],
-  properties: {
-    url: { type: 'string', description: '`media/<uuid>-<name>`: the key for file parts and for GET /session/<id>/media' },
-    mediaType: { type: 'string', description: 'The type the upload declared (application/octet-stream when it declared none)' },
-    filename: { type: 'string', description: 'The name the upload gave, without any path' },
-    size: { type: 'integer' },
-  },
-};
-
 export function mediaRoutes(deps: ApiDeps, storage: Storage) {
   const maxBytes = deps.config.limits.uploadBytes;
   const uploader = createUploader(storage, maxBytes);
   return [
-    defineRoute({
-      method: 'post',
-      path: '/session/:id/upload',
-      summary: 'Upload a file to a session (multipart/form-data, one file in the part named `file`)',
-      description:
-        `At most UPLOAD_LIMIT_BYTES (${maxBytes} here; 413 beyond); an empty file, no \`file\` part, or more than one file is a 400. ` +
-        'The key keeps a safe form of the filename (ASCII letters, digits, `.`, `_`, `-`; path and control characters dropped, ' +
-        'at most 100 characters with the extension kept, `file` when nothing is left).',
-      tag: 'media',
-      auth: { kind: 'scope', scope: 'sessions:write' },
-      body: {
-        required: true,
-        contentTypes: ['multipart/form-data'],
-        documentOnly: true,
-        schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
-      },
-      responses: {
-        201: { description: 'Stored', schema: mediaSchema },
-        404: { description: 'No such session' },
-        410: { description: 'The agent of this session was deleted' },
-        413: { description: 'The file is larger than the upload limit' },
-        415: { description: 'The body is not multipart/form-data' },
-      },
+    defineRoute(OPERATIONS.uploadMedia, {
+      bodyCheckedByHandler: true,
       async handle({ req, res, params, principal }) {
         const session = await loadWritableSession(deps.db, principal, params.id!);
         const file = await uploader.receive(req, res);
@@ -73,28 +42,7 @@ export function mediaRoutes(deps: ApiDeps, storage: Storage) {
         }
       },
     }),
-    defineRoute<unknown, { key: string }>({
-      method: 'get',
-      path: '/session/:id/media',
-      summary: "Download one of this session's uploads, with its original Content-Type",
-      description:
-        'Answers with `X-Content-Type-Options: nosniff` and `Content-Disposition` (`inline` for images, plain text, JSON, PDF, ' +
-        'audio and video; `attachment` for anything that could run script, such as HTML or SVG). Only keys uploaded to (or ' +
-        'inherited by a fork of) this session are served.',
-      tag: 'media',
-      auth: { kind: 'scope', scope: 'read' },
-      query: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['key'],
-        properties: {
-          key: { type: 'string', minLength: 1, maxLength: 400, description: 'The `url` the upload answered: media/<uuid>-<name>' },
-        },
-      },
-      responses: {
-        200: { description: 'The file', contentType: 'application/octet-stream', schema: { type: 'string', format: 'binary' } },
-        404: { description: 'No such session, or no such upload in it' },
-      },
+    defineRoute(OPERATIONS.downloadMedia, {
       async handle({ req, res, params, query, principal }) {
         const session = await loadOwnedSession(deps.db, principal, params.id!);
         if (!isMediaKey(query.key)) {

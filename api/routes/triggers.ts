@@ -7,6 +7,7 @@
 import type { Request } from 'express';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { startTriggerRun } from '../../clients/trigger.ts';
+import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { agentState, findAgent, getRevision } from '../../store/agents.ts';
@@ -20,8 +21,8 @@ import { generatedSuffix } from '../triggers/urls.ts';
 import { type TriggerRef, type TriggerRunInput } from '../../lib/triggers.ts';
 import { createRateLimiter } from '../middleware/rate-limit.ts';
 import { callTemporal, isTemporalRefusal } from '../temporal-call.ts';
-import { actIdempotently, IDEMPOTENCY_KEY_HEADERS } from '../idempotency.ts';
-import { firingKey, firingScope, TRIGGER_IDEMPOTENCY_HEADERS } from '../triggers/idempotency.ts';
+import { actIdempotently } from '../idempotency.ts';
+import { firingKey, firingScope } from '../triggers/idempotency.ts';
 
 /** One answer for every wrong part, so a stranger learns nothing about which part was wrong. */
 const UNKNOWN_TRIGGER = 'There is no trigger at this address';
@@ -131,41 +132,8 @@ export function triggerRoutes(deps: ApiDeps) {
   }
 
   return [
-    defineRoute({
-      method: 'post',
-      path: '/trigger/:userId/:agentId/:suffix',
-      summary: 'Fire a webhook trigger: the body becomes the first user message of a fresh session',
-      description:
-        'Public: the URL is the secret (GET /agent/<name> lists it). Any text body (JSON is kept as its JSON text, ' +
-        'malformed JSON with a JSON content type is 400, text with a NUL character is 400, bytes that are not UTF-8 are ' +
-        '415); an empty body still fires. ' +
-        'Answers 202 {sessionId, messageId} (with a trigger that names a workflow, {sessionId, runId}). ' +
-        'A wrong user id, agent id or suffix is the same 404. Rate limited per trigger (TRIGGER_RATE_LIMIT_POINTS per ' +
-        'window) and per address; bodies beyond TRIGGER_BODY_LIMIT_BYTES are 413. A firing is one unit: its session ' +
-        'appears with its first message, or not at all. A 503 may or may not have fired (the start was not confirmed in ' +
-        'time): retry with the same Idempotency-Key, scoped to this trigger URL, and the retry answers the first ' +
-        "firing's 202 (same sessionId) rather than fire again. Without that header, a sender's delivery id (webhook-id, " +
-        'svix-id, X-GitHub-Delivery) is the key, so their redeliveries fire once. The same key with another body is 422.',
-      tag: 'triggers',
-      auth: { kind: 'public' },
-      body: { documentOnly: true, contentTypes: ['*/*'], schema: { description: 'Any text' } },
-      headers: TRIGGER_IDEMPOTENCY_HEADERS,
-      responses: {
-        202: {
-          description: 'Fired; the session works on it',
-          schema: {
-            type: 'object',
-            required: ['sessionId'],
-            properties: { sessionId: { type: 'string' }, messageId: { type: 'string' }, runId: { type: 'string' } },
-          },
-        },
-        400: { description: 'Malformed JSON with a JSON content type, or text with a NUL character' },
-        404: { description: 'No trigger at this address' },
-        413: { description: 'The body is too large' },
-        415: { description: 'The body is not text' },
-        422: { description: 'The Idempotency-Key (or delivery id) was used on this trigger for another body' },
-        503: { description: 'Not confirmed in time: it may or may not have fired; retry with the same Idempotency-Key' },
-      },
+    defineRoute(OPERATIONS.fireWebhookTrigger, {
+      bodyCheckedByHandler: true,
       async handle({ req, params }) {
         const { userId, agentId, suffix } = params as { userId: string; agentId: string; suffix: string };
         if (!isId('usr', userId) || !isId('agt', agentId) || suffix.length > 200) throw new NotFoundError(UNKNOWN_TRIGGER);
@@ -209,32 +177,7 @@ export function triggerRoutes(deps: ApiDeps) {
         return { status: 202, body: fired };
       },
     }),
-    defineRoute<{ input?: unknown }>({
-      method: 'post',
-      path: '/agent/:name/workflow/:workflow',
-      summary: 'Run a workflow graph of the agent in a fresh session',
-      description:
-        "Runs the graph of the agent's current revision (the run keeps following that revision). `input` (a string, or " +
-        'any JSON, which is passed on as its JSON text) is what prompts reach as {{input}}. Answers 202 {sessionId, runId}; ' +
-        "the run's events (workflow.started, workflow.node, the turns, approvals, workflow.completed or workflow.failed) " +
-        'go to that session, and GET /run/<runId> shows where it is. A 503 may or may not have started it: retry with the ' +
-        'same Idempotency-Key, and the retry answers the same run rather than start another.',
-      tag: 'triggers',
-      auth: { kind: 'scope', scope: 'sessions:write' },
-      body: { schema: { type: 'object', additionalProperties: false, properties: { input: { description: 'Text or JSON' } } } },
-      headers: IDEMPOTENCY_KEY_HEADERS,
-      responses: {
-        202: {
-          description: 'Started',
-          schema: {
-            type: 'object',
-            required: ['sessionId', 'runId'],
-            properties: { sessionId: { type: 'string' }, runId: { type: 'string' } },
-          },
-        },
-        404: { description: 'No such agent or workflow' },
-        422: { description: 'The Idempotency-Key was used for a different request' },
-      },
+    defineRoute(OPERATIONS.runWorkflow, {
       async handle({ req, body, params, principal }) {
         const agent = await findAgent(deps.db, principal!.userId, params.name!);
         if (!agent) throw new NotFoundError(`You have no agent named "${params.name}"`);
@@ -271,40 +214,7 @@ export function triggerRoutes(deps: ApiDeps) {
         return { status: 202, body: { sessionId: fired.sessionId, runId: fired.runId! } };
       },
     }),
-    defineRoute({
-      method: 'get',
-      path: '/run/:id',
-      summary: 'A run of a workflow graph: its status, the node it is at, and what each node gave',
-      tag: 'triggers',
-      auth: { kind: 'scope', scope: 'read' },
-      responses: {
-        200: {
-          description: 'The run',
-          schema: {
-            type: 'object',
-            required: ['id', 'status', 'sessionId', 'workflow', 'revision', 'outputs'],
-            properties: {
-              id: { type: 'string' },
-              status: { enum: ['running', 'completed', 'failed'] },
-              sessionId: { type: 'string' },
-              agentId: { type: 'string' },
-              workflow: { type: 'string' },
-              revision: { type: 'integer' },
-              currentNode: { type: ['string', 'null'] },
-              input: { type: ['string', 'null'] },
-              outputs: {
-                type: 'object',
-                description: 'By node id: {output} of agent nodes, {choice, note} or {expired} of approval nodes',
-              },
-              error: { type: ['string', 'null'] },
-              createdAt: { type: 'string', format: 'date-time' },
-              endedAt: { type: ['string', 'null'], format: 'date-time' },
-            },
-          },
-        },
-        403: { description: "Another user's run" },
-        404: { description: 'No such run' },
-      },
+    defineRoute(OPERATIONS.getRun, {
       async handle({ params, principal }) {
         const run = isId('run', params.id!) ? await getRun(deps.db, params.id!) : undefined;
         if (!run) throw new NotFoundError(`There is no run "${params.id}"`);

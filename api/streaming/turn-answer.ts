@@ -3,6 +3,7 @@
 // user, their answers and the resumed turn included), otherwise it waits for the turn to end and
 // answers with the reply; or, as soon as the turn waits on someone (a person answering an approval),
 // with what it waits for, rather than holding the connection for days (202 after WAIT_LIMIT_MS).
+// The answers' schemas are the contract's (contract/operations/turn-answers.ts).
 import type { Request, Response } from 'express';
 import type { ApiDeps } from '../context.ts';
 import type { Reply } from '../route.ts';
@@ -15,74 +16,6 @@ import { waitForEvent } from './wait-for-event.ts';
 
 /** Longest a waiting request holds the connection before answering 202 with the message id. */
 const WAIT_LIMIT_MS = 10 * 60_000;
-
-const MESSAGE_ID = { type: 'string', description: 'The user message the turn answers' };
-
-export const TURN_ENDED_SCHEMA = {
-  type: 'object',
-  required: ['messageId', 'reply', 'status'],
-  properties: {
-    messageId: MESSAGE_ID,
-    reply: { type: 'string', description: 'Text of the final assistant message' },
-    replyMessageId: { type: ['string', 'null'] },
-    status: { enum: ['completed', 'failed', 'aborted'] },
-    error: { type: 'string' },
-  },
-};
-
-/**
- * What a waiting turn waits for, told apart by `kind`. Only `approval` exists today; a kind for a
- * tool the client executes will be added beside it, so clients should treat an unknown kind as
- * "waiting on something this client does not handle" rather than as an error.
- */
-export const WAITING_FOR_SCHEMA = {
-  description:
-    'What the turn waits for, by `kind`. `approval`: a question to the user, answered with `POST /approval/<approvalId>/answer` ' +
-    '(or a link or channel reply), or expiring at `expiresAt`. More kinds may be added; treat an unknown one as waiting.',
-  oneOf: [
-    {
-      type: 'object',
-      required: ['kind', 'approvalId', 'question', 'options', 'expiresAt'],
-      properties: {
-        kind: { const: 'approval' },
-        approvalId: { type: 'string' },
-        question: { type: 'string' },
-        options: { type: 'array', items: { type: 'string' } },
-        expiresAt: { type: 'string', format: 'date-time' },
-      },
-    },
-  ],
-};
-
-export const TURN_WAITING_SCHEMA = {
-  type: 'object',
-  required: ['messageId', 'status', 'waitingFor'],
-  description: 'The turn waits on someone; it goes on once they answer (follow it with GET /session/<id>/events)',
-  properties: { messageId: MESSAGE_ID, status: { const: 'waiting' }, waitingFor: WAITING_FOR_SCHEMA },
-};
-
-interface SchemaMembers {
-  required: string[];
-  properties: Record<string, unknown>;
-}
-
-/** The 200 answer of a waiting request, by `status`: the turn ended, or it waits; `extra` joins both. */
-export function turnReplySchema(extra: SchemaMembers = { required: [], properties: {} }) {
-  const join = (schema: SchemaMembers) => ({
-    ...schema,
-    required: [...schema.required, ...extra.required],
-    properties: { ...schema.properties, ...extra.properties },
-  });
-  return { oneOf: [join(TURN_ENDED_SCHEMA), join(TURN_WAITING_SCHEMA)] };
-}
-
-export const TURN_REPLY_SCHEMA = turnReplySchema();
-
-export const TURN_ACCEPTED_SCHEMA = {
-  type: 'object',
-  required: ['messageId'],
-  properties: { messageId: MESSAGE_ID },
-};
 
 export interface TurnAnswer {
   req: Request;

@@ -5,35 +5,8 @@
 // that id is the key when no Idempotency-Key is given.
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import type { HeaderSpecs } from '../route.ts';
-import { IDEMPOTENCY_KEY_HEADERS, IDEMPOTENCY_KEY_PATTERN } from '../idempotency.ts';
-
-/** Delivery ids that stay the same on a redelivery, in the order they are looked at. */
-const DELIVERY_ID_HEADERS: Record<string, string> = {
-  'webhook-id': 'Standard Webhooks (https://www.standardwebhooks.com)',
-  'svix-id': 'Svix',
-  'X-GitHub-Delivery': 'GitHub',
-};
-
-export const TRIGGER_IDEMPOTENCY_HEADERS: HeaderSpecs = {
-  'Idempotency-Key': {
-    ...IDEMPOTENCY_KEY_HEADERS['Idempotency-Key']!,
-    description:
-      'Makes a retry safe: the same key on the same trigger URL within 24 h answers the first firing (the same 202, the same ' +
-      'sessionId) and fires nothing else. Reusing it with another body is 422. At most 255 printable ASCII characters.',
-  },
-  ...Object.fromEntries(
-    Object.entries(DELIVERY_ID_HEADERS).map(([name, sender]) => [
-      name,
-      {
-        description:
-          `${sender} delivery id: the Idempotency-Key of the firing when that header is absent (the first of these present ` +
-          'counts; ignored unless 1 to 255 printable ASCII characters).',
-        schema: { type: 'string' },
-      },
-    ]),
-  ),
-};
+import { IDEMPOTENCY_KEY_PATTERN } from '../idempotency.ts';
+import { DELIVERY_ID_HEADERS } from '../../contract/operations/triggers.ts';
 
 /** The firing's key: the Idempotency-Key header, else the sender's delivery id (named by its header). */
 export function firingKey(req: Request): string | undefined {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
+import { BUNDLE_SCHEMA } from '../../contract/bundle-schema.ts';
 
 let api: TestApi;
 let user: TestUser;
@@ -200,10 +201,14 @@ describe('published schema', () => {
     }
   });
 
-  test('/openapi.json references the bundle schema for /deploy', async () => {
-    const document = await call<{ paths: Record<string, { post?: { requestBody: { content: Record<string, { schema: unknown }> } } }> }>(
-      `${api.url}/openapi.json`,
-    );
-    expect(document.body.paths['/deploy']!.post!.requestBody.content['application/jsonc']!.schema).toEqual({ $ref: '/schema/bundle.json' });
+  test('/openapi.json references the bundle schema for /deploy, resolvable inside the document', async () => {
+    const document = await call<{
+      paths: Record<string, { post?: { requestBody: { content: Record<string, { schema: unknown }> } } }>;
+      components: { schemas: Record<string, { required?: string[] }> };
+    }>(`${api.url}/openapi.json`);
+    expect(document.body.paths['/deploy']!.post!.requestBody.content['application/jsonc']!.schema).toEqual({
+      $ref: '#/components/schemas/Bundle',
+    });
+    expect(document.body.components.schemas.Bundle!.required).toEqual(BUNDLE_SCHEMA.required);
   });
 });

@@ -1,0 +1,186 @@
+// Agents: deploying a bundle (a new agent or a new revision), reading and deleting them.
+import { defineOperation, type ResponseOf } from './operation.ts';
+import { BUNDLE_REF, STRINGS, TIME } from './shared.ts';
+
+/** What POST /deploy reads: a bundle as JSONC text or JSON. */
+export const DEPLOY_CONTENT_TYPES = ['application/jsonc', 'application/json'] as const;
+
+const FIELD_ERRORS = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['path', 'message'],
+    properties: { path: { type: 'string', description: 'JSON pointer into the bundle' }, message: { type: 'string' } },
+  },
+} as const;
+
+export const DEPLOYED_SCHEMA = {
+  type: 'object',
+  required: ['ok', 'agentId', 'revision', 'warnings'],
+  properties: { ok: { const: true }, agentId: { type: 'string' }, revision: { type: 'integer' }, warnings: STRINGS },
+} as const;
+
+/** A failed deploy keeps the `{ok: false, errors}` shape and is a problem document as well. */
+export const INVALID_BUNDLE_SCHEMA = {
+  type: 'object',
+  required: ['ok', 'errors', 'type', 'title', 'status', 'traceId'],
+  properties: {
+    ok: { const: false },
+    errors: FIELD_ERRORS,
+    type: { type: 'string', format: 'uri' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    traceId: { type: 'string' },
+  },
+} as const;
+
+const AGENT_FIELDS = {
+  id: { type: 'string' },
+  name: { type: 'string' },
+  revision: { type: 'integer', description: 'The current revision' },
+  model: {
+    type: 'object',
+    description: 'The model of the current revision',
+    required: ['providerId', 'modelId'],
+    properties: { providerId: { type: 'string' }, modelId: { type: 'string' } },
+  },
+  createdAt: TIME,
+  updatedAt: TIME,
+} as const;
+
+export const AGENT_SUMMARY_SCHEMA = {
+  type: 'object',
+  required: ['id', 'name', 'revision', 'createdAt', 'updatedAt'],
+  properties: AGENT_FIELDS,
+} as const;
+
+export const TRIGGER_VIEW_SCHEMA = {
+  type: 'object',
+  required: ['kind'],
+  properties: {
+    kind: { enum: ['webhook', 'cron'] },
+    url: { type: 'string', description: 'Webhook triggers: POST here (no key; the URL is the secret)' },
+    expression: { type: 'string' },
+    timezone: { type: 'string' },
+    scheduleId: { type: 'string', description: 'Cron triggers: the Temporal Schedule (Web UI, Schedules)' },
+    workflow: { type: 'string' },
+  },
+} as const;
+
+export const REVISION_SCHEMA = {
+  type: 'object',
+  required: ['revision', 'createdAt', 'bundle', 'warnings'],
+  properties: { revision: { type: 'integer' }, createdAt: TIME, bundle: BUNDLE_REF, warnings: STRINGS },
+} as const;
+
+export const deployAgent = defineOperation({
+  id: 'deployAgent',
+  method: 'post',
+  path: '/deploy',
+  summary: 'Deploy an agent bundle (creates the agent or adds a revision)',
+  description:
+    'The body is the bundle as JSONC (`application/jsonc`) or JSON: comments, trailing commas and a top-level `$schema` ' +
+    'are accepted; unknown properties are rejected at every level. Its schema is served at /schema/bundle.json. ' +
+    'A new agent answers 201, a new revision of an existing one 200. On failure, 400 lists every error with a JSON pointer.',
+  tag: 'agents',
+  auth: { kind: 'scope', scope: 'agents:write' },
+  body: { required: true, contentTypes: DEPLOY_CONTENT_TYPES, schema: BUNDLE_REF },
+  responses: {
+    200: { description: 'A new revision of an existing agent', schema: DEPLOYED_SCHEMA },
+    201: { description: 'A new agent', schema: DEPLOYED_SCHEMA },
+    400: {
+      description: 'The bundle is not valid; every error is listed (or the request is not valid)',
+      schema: { oneOf: [INVALID_BUNDLE_SCHEMA, { $ref: '#/components/schemas/Problem' }] },
+      contentType: 'application/problem+json',
+    },
+  },
+});
+
+export const listAgents = defineOperation({
+  id: 'listAgents',
+  method: 'get',
+  path: '/agent',
+  summary: 'List your agents',
+  tag: 'agents',
+  auth: { kind: 'scope', scope: 'read' },
+  responses: {
+    200: {
+      description: 'Your agents by name',
+      schema: { type: 'object', required: ['agents'], properties: { agents: { type: 'array', items: AGENT_SUMMARY_SCHEMA } } },
+    },
+  },
+});
+
+export const getAgent = defineOperation({
+  id: 'getAgent',
+  method: 'get',
+  path: '/agent/{name}',
+  summary: 'An agent: its current revision (defaults applied) and trigger URLs',
+  tag: 'agents',
+  auth: { kind: 'scope', scope: 'read' },
+  responses: {
+    200: {
+      description: 'The agent',
+      schema: {
+        type: 'object',
+        required: ['id', 'name', 'revision', 'createdAt', 'updatedAt', 'bundle', 'warnings', 'triggers'],
+        properties: { ...AGENT_FIELDS, bundle: BUNDLE_REF, warnings: STRINGS, triggers: { type: 'array', items: TRIGGER_VIEW_SCHEMA } },
+      },
+    },
+    404: { description: 'You have no agent of that name' },
+  },
+});
+
+export const listRevisions = defineOperation({
+  id: 'listRevisions',
+  method: 'get',
+  path: '/agent/{name}/revisions',
+  summary: "An agent's revisions, newest first",
+  tag: 'agents',
+  auth: { kind: 'scope', scope: 'read' },
+  responses: {
+    200: {
+      description: 'Revisions without their bundles',
+      schema: {
+        type: 'object',
+        required: ['revisions'],
+        properties: {
+          revisions: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['revision', 'createdAt', 'warnings'],
+              properties: { revision: { type: 'integer' }, createdAt: TIME, warnings: STRINGS },
+            },
+          },
+        },
+      },
+    },
+    404: { description: 'You have no agent of that name' },
+  },
+});
+
+export const getRevision = defineOperation({
+  id: 'getRevision',
+  method: 'get',
+  path: '/agent/{name}/revisions/{revision}',
+  summary: 'One revision with its whole bundle',
+  tag: 'agents',
+  auth: { kind: 'scope', scope: 'read' },
+  responses: { 200: { description: 'The revision', schema: REVISION_SCHEMA }, 404: { description: 'No such agent or revision' } },
+});
+
+export const deleteAgent = defineOperation({
+  id: 'deleteAgent',
+  method: 'delete',
+  path: '/agent/{name}',
+  summary: 'Delete an agent (its sessions stay readable; the name becomes free)',
+  tag: 'agents',
+  auth: { kind: 'scope', scope: 'agents:write' },
+  responses: { 204: { description: 'Deleted' }, 404: { description: 'You have no agent of that name' } },
+});
+
+export type Deployed = ResponseOf<typeof deployAgent, 201>;
+export type AgentList = ResponseOf<typeof listAgents, 200>;
+export type TriggerView = ResponseOf<typeof getAgent, 200>['triggers'][number];

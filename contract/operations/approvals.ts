@@ -1,0 +1,288 @@
+// Approvals over the API: ask (what the SDK's askHuman calls), read (optionally waiting for the
+// answer), list, and answer: by id with a key, or by the signed token of a public answer link.
+import { ANSWER_VIAS, APPROVAL_LIMITS } from '../approvals.ts';
+import { defineOperation, type ResponseOf, type Sent } from './operation.ts';
+import { IDEMPOTENCY_KEY_HEADERS, NULLABLE_STRING, NULLABLE_TIME, STRINGS, TIME } from './shared.ts';
+
+export const APPROVAL_STATUSES = ['unanswered', 'answered', 'expired'] as const;
+
+const LINKS_SCHEMA = {
+  type: 'object',
+  required: ['page', 'options'],
+  properties: {
+    page: { type: 'string', description: 'The answer page: the question with a button per option' },
+    options: {
+      type: 'array',
+      description: 'One one-click link per option, in order',
+      items: { type: 'object', required: ['option', 'url'], properties: { option: { type: 'string' }, url: { type: 'string' } } },
+    },
+  },
+} as const;
+
+export const APPROVAL_SCHEMA = {
+  type: 'object',
+  required: ['id', 'status', 'question', 'options', 'createdAt', 'expiresAt'],
+  properties: {
+    id: { type: 'string' },
+    status: { enum: APPROVAL_STATUSES },
+    question: { type: 'string' },
+    options: STRINGS,
+    choice: NULLABLE_STRING,
+    note: NULLABLE_STRING,
+    answeredVia: { enum: [...ANSWER_VIAS, null] },
+    source: { enum: ['tool', 'workflow', 'api'] },
+    agentId: NULLABLE_STRING,
+    sessionId: NULLABLE_STRING,
+    turnId: NULLABLE_STRING,
+    toolCallId: NULLABLE_STRING,
+    createdAt: TIME,
+    expiresAt: TIME,
+    answeredAt: NULLABLE_TIME,
+    expiredAt: NULLABLE_TIME,
+    token: {
+      type: 'string',
+      description:
+        'Signed token of the public answer links; it answers this approval, keep it private. Only for keys with approvals:answer',
+    },
+    links: { ...LINKS_SCHEMA, description: 'The answer page and one one-click link per option. Only for keys with approvals:answer' },
+    dispatches: {
+      type: 'array',
+      description: 'One per channel of the asking agent, in declared order (GET /approval/<id> only)',
+      items: {
+        type: 'object',
+        properties: {
+          position: { type: 'integer' },
+          provider: { type: 'string' },
+          answerVia: { enum: ['reply', 'signed-url'] },
+          status: { enum: ['pending', 'sent', 'failed', 'skipped'] },
+          attempts: { type: 'integer' },
+          error: NULLABLE_STRING,
+          updatedAt: TIME,
+        },
+      },
+    },
+  },
+} as const;
+
+export const ANSWERED_SCHEMA = {
+  type: 'object',
+  required: ['id', 'status', 'choice', 'note', 'answeredAt'],
+  properties: {
+    id: { type: 'string' },
+    status: { const: 'answered' },
+    choice: { type: 'string' },
+    note: NULLABLE_STRING,
+    answeredAt: TIME,
+  },
+} as const;
+
+export const CREATE_APPROVAL_BODY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['question'],
+  properties: {
+    question: { type: 'string', minLength: 1, maxLength: APPROVAL_LIMITS.questionChars },
+    options: {
+      type: 'array',
+      minItems: 1,
+      maxItems: APPROVAL_LIMITS.options,
+      items: { type: 'string', minLength: 1, maxLength: APPROVAL_LIMITS.optionChars },
+    },
+    expiresInMs: {
+      type: 'integer',
+      minimum: APPROVAL_LIMITS.minExpiryMs,
+      description: 'At most APPROVAL_MAX_EXPIRY_MS (30 days unless configured)',
+    },
+    agent: { type: 'string', minLength: 1, maxLength: 63, description: 'Name of the agent whose channels carry the question' },
+    sessionId: { type: 'string', minLength: 1, maxLength: 64, description: 'The session the approval belongs to' },
+  },
+} as const;
+
+export const ANSWER_BODY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    choice: { type: 'string', minLength: 1, maxLength: APPROVAL_LIMITS.optionChars },
+    note: { type: 'string', maxLength: APPROVAL_LIMITS.noteChars },
+  },
+} as const;
+
+const CHOICE_QUERY = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { choice: { type: 'string', maxLength: APPROVAL_LIMITS.optionChars } },
+} as const;
+
+/** The small pages a browser gets from the public answer link. */
+const HTML_PAGE = { 'text/html': { type: 'string' } } as const;
+
+const ANSWER_PAGE_DESCRIPTION =
+  'With a signed token (from an approval’s `links` or `token`) it is public: `choice` comes from the query or the body ' +
+  '(JSON or an HTML form), `note` from the body. Browsers get small HTML pages, `Accept: application/json` gets JSON.';
+
+export const createApproval = defineOperation({
+  id: 'createApproval',
+  method: 'post',
+  path: '/approval',
+  summary: 'Ask the user a question (what the SDK askHuman calls)',
+  description:
+    'Creates a durable approval and sends it over the channels (`userChannels`) of `agent` (an agent name), or of the ' +
+    "session's agent when only `sessionId` is given; without either, it is answered through the API and its links only. " +
+    `Options default to ["yes", "no"] (1 to ${APPROVAL_LIMITS.options}, distinct ignoring case, not bare numbers). ` +
+    `\`expiresInMs\` defaults to APPROVAL_DEFAULT_EXPIRY_MS (7 days) and is at most APPROVAL_MAX_EXPIRY_MS. ` +
+    'With `sessionId`, its events (approval.requested, .answered, .expired) go to that session.',
+  tag: 'approvals',
+  auth: { kind: 'scope', scope: 'sessions:write' },
+  body: { required: true, schema: CREATE_APPROVAL_BODY_SCHEMA },
+  headers: IDEMPOTENCY_KEY_HEADERS,
+  responses: {
+    201: { description: 'Created and being sent', schema: APPROVAL_SCHEMA },
+    404: { description: 'No such agent or session' },
+    422: { description: 'The Idempotency-Key was used for a different request' },
+  },
+});
+
+export const listApprovals = defineOperation({
+  id: 'listApprovals',
+  method: 'get',
+  path: '/approval',
+  summary: 'Your approvals, newest first; filter by status or session; pass `next` as `before` for the next page',
+  tag: 'approvals',
+  auth: { kind: 'scope', scope: 'read' },
+  query: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      status: { enum: APPROVAL_STATUSES },
+      sessionId: { type: 'string', maxLength: 64 },
+      limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+      before: { type: 'string', maxLength: 64, description: 'The id of the last approval of the previous page' },
+    },
+  },
+  responses: {
+    200: {
+      description: 'Approvals, and the cursor of the next page (null at the end)',
+      schema: {
+        type: 'object',
+        required: ['approvals', 'next'],
+        properties: { approvals: { type: 'array', items: APPROVAL_SCHEMA }, next: { type: ['string', 'null'] } },
+      },
+    },
+  },
+});
+
+export const getApproval = defineOperation({
+  id: 'getApproval',
+  method: 'get',
+  path: '/approval/{id}',
+  summary: 'One approval, with its channel dispatches; `?wait=<seconds>` holds until it is answered or expired',
+  tag: 'approvals',
+  auth: { kind: 'scope', scope: 'read' },
+  query: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      wait: { type: 'integer', minimum: 0, default: 0, description: 'At most APPROVAL_MAX_WAIT_SECONDS (60 unless configured)' },
+    },
+  },
+  responses: {
+    200: { description: 'The approval as it stands (still unanswered if the wait ended first)', schema: APPROVAL_SCHEMA },
+    403: { description: "Another user's approval" },
+    404: { description: 'No such approval' },
+  },
+});
+
+export const answerApproval = defineOperation({
+  id: 'answerApproval',
+  method: 'post',
+  path: '/approval/{ref}/answer',
+  summary: 'Answer an approval: by id with an API key, or by signed token (public link)',
+  description:
+    'With an approval id (`apr_…`) this needs a key with the `approvals:answer` scope and a JSON body `{choice, note?}`: ' +
+    'the first answer is 200, any later one 409, an expired approval 410, a choice outside the options 400 ' +
+    '(options compare ignoring case). ' +
+    ANSWER_PAGE_DESCRIPTION,
+  tag: 'approvals',
+  auth: { kind: 'scope', scope: 'approvals:answer', keyless: 'a signed token in place of the approval id (a public answer link)' },
+  body: { contentTypes: ['application/json', 'application/x-www-form-urlencoded'], schema: ANSWER_BODY_SCHEMA },
+  query: CHOICE_QUERY,
+  responses: {
+    200: { description: 'Recorded: this answer won', schema: ANSWERED_SCHEMA, also: HTML_PAGE },
+    400: { description: 'Not one of the options, or a malformed body', also: HTML_PAGE },
+    403: { description: "Another user's approval, or a key without approvals:answer" },
+    404: { description: 'No such approval, or a token that is not valid', also: HTML_PAGE },
+    409: { description: 'Already answered', also: HTML_PAGE },
+    410: { description: 'Expired', also: HTML_PAGE },
+  },
+});
+
+export const openAnswerLink = defineOperation({
+  id: 'openAnswerLink',
+  method: 'get',
+  path: '/approval/{ref}/answer',
+  summary: 'The public answer link: a browser GET with ?choice= answers; HEAD and link previews never do',
+  description:
+    'Public, by signed token. Without `choice` (and for HEAD, and for link-preview fetchers such as Slackbot, ' +
+    'TelegramBot, facebookexternalhit, mail scanners, or a request without User-Agent) it shows the question with a ' +
+    'button per option, which answers with POST. With `choice`, a browser records the answer: 200, then 409 for a ' +
+    'later answer, 410 once expired, 400 for a choice outside the options. A token that is malformed or not signed ' +
+    'by this service is 404 and writes nothing.',
+  tag: 'approvals',
+  auth: { kind: 'public' },
+  query: CHOICE_QUERY,
+  responses: {
+    200: { description: 'The page (HTML), or the recorded answer', schema: ANSWERED_SCHEMA, also: HTML_PAGE },
+    400: { description: 'Not one of the options', also: HTML_PAGE },
+    404: { description: 'Not a valid approval link', also: HTML_PAGE },
+    409: { description: 'Already answered', also: HTML_PAGE },
+    410: { description: 'Expired', also: HTML_PAGE },
+  },
+});
+
+export const receiveInboundReply = defineOperation({
+  id: 'receiveInboundReply',
+  method: 'post',
+  path: '/inbound/{provider}',
+  summary: 'Replies to approvals from a channel provider (slack, telegram, email, webhook)',
+  description:
+    'Public; each provider is authenticated its own way with the secrets of the channel that sent the question: ' +
+    'Slack by `X-Slack-Signature` (the channel config `signingSecret`, 5-minute timestamp window), Telegram by ' +
+    '`X-Telegram-Bot-Api-Secret-Token` (`secretToken`), email by the signed reply address (`<local>+<token>@…`) the ' +
+    'question was sent with, webhook by a Standard Webhooks signature with the channel `secret`. A reply matches ' +
+    'an option by its name or number on its first line; the rest of that line is kept as the note. Slack and ' +
+    'Telegram get 200 for every authentic request (with `answered: false` and a reason when nothing was recorded).',
+  tag: 'approvals',
+  auth: { kind: 'public' },
+  body: {
+    contentTypes: ['application/json', 'application/x-www-form-urlencoded'],
+    schema: { type: 'object', description: "The provider's own payload" },
+  },
+  responses: {
+    200: {
+      description:
+        'Handled (see `answered`); a request that is no reply (a Slack url_verification, another event) gets what its provider expects',
+      schema: {
+        type: 'object',
+        properties: {
+          ok: { type: 'boolean' },
+          answered: { type: 'boolean' },
+          ignored: { type: 'boolean' },
+          approvalId: { type: 'string' },
+          reason: { type: 'string' },
+          challenge: { type: 'string', description: 'Slack url_verification: the challenge, echoed' },
+        },
+      },
+    },
+    401: { description: 'Not authentic for the channel it names' },
+    404: { description: 'Unknown provider, or no question was sent to this channel' },
+    409: { description: 'Already answered (email, webhook)' },
+    410: { description: 'Expired (email, webhook)' },
+  },
+});
+
+export type ApprovalView = Sent<typeof APPROVAL_SCHEMA>;
+export type ApprovalStatusName = (typeof APPROVAL_STATUSES)[number];
+export type CreateApprovalBody = Sent<typeof CREATE_APPROVAL_BODY_SCHEMA>;
+export type AnswerBody = Sent<typeof ANSWER_BODY_SCHEMA>;
+export type Answered = ResponseOf<typeof answerApproval, 200>;
+export type ApprovalPage = ResponseOf<typeof listApprovals, 200>;

@@ -1,0 +1,77 @@
+// Every operation of the HTTP API, by its operationId. The server mounts exactly these (a test walks
+// the Express router to prove it), and the OpenAPI document lists them in this order.
+import * as agents from './agents.ts';
+import * as approvals from './approvals.ts';
+import * as health from './health.ts';
+import * as keys from './keys.ts';
+import * as media from './media.ts';
+import * as meta from './meta.ts';
+import * as secrets from './secrets.ts';
+import * as sessionEvents from './session-events.ts';
+import * as sessionHistory from './session-history.ts';
+import * as sessions from './sessions.ts';
+import * as triggers from './triggers.ts';
+import * as webhooks from './webhooks.ts';
+import type { Operation } from './operation.ts';
+
+export const OPERATIONS = {
+  getHealth: health.getHealth,
+  listKeys: keys.listKeys,
+  createKey: keys.createKey,
+  deleteKey: keys.deleteKey,
+  createUser: keys.createUser,
+  deployAgent: agents.deployAgent,
+  listAgents: agents.listAgents,
+  getAgent: agents.getAgent,
+  listRevisions: agents.listRevisions,
+  getRevision: agents.getRevision,
+  deleteAgent: agents.deleteAgent,
+  listSecrets: secrets.listSecrets,
+  putSecret: secrets.putSecret,
+  deleteSecret: secrets.deleteSecret,
+  createSession: sessions.createSession,
+  listSessions: sessions.listSessions,
+  getSession: sessions.getSession,
+  sendMessage: sessions.sendMessage,
+  abortSession: sessions.abortSession,
+  listSessionEvents: sessionEvents.listSessionEvents,
+  forkSession: sessionHistory.forkSession,
+  revertSession: sessionHistory.revertSession,
+  regenerateReply: sessionHistory.regenerateReply,
+  uploadMedia: media.uploadMedia,
+  downloadMedia: media.downloadMedia,
+  createWebhook: webhooks.createWebhook,
+  listWebhooks: webhooks.listWebhooks,
+  deleteWebhook: webhooks.deleteWebhook,
+  listDeliveries: webhooks.listDeliveries,
+  createApproval: approvals.createApproval,
+  listApprovals: approvals.listApprovals,
+  getApproval: approvals.getApproval,
+  answerApproval: approvals.answerApproval,
+  openAnswerLink: approvals.openAnswerLink,
+  receiveInboundReply: approvals.receiveInboundReply,
+  fireWebhookTrigger: triggers.fireWebhookTrigger,
+  runWorkflow: triggers.runWorkflow,
+  getRun: triggers.getRun,
+  listSchemas: meta.listSchemas,
+  getBundleSchema: meta.getBundleSchema,
+  getOpenApi: meta.getOpenApi,
+} as const satisfies Record<string, Operation>;
+
+export type OperationId = keyof typeof OPERATIONS;
+
+export * from './operation.ts';
+export * from './shared.ts';
+export * from './turn-answers.ts';
+export * from './agents.ts';
+export * from './approvals.ts';
+export * from './health.ts';
+export * from './keys.ts';
+export * from './media.ts';
+export * from './meta.ts';
+export * from './secrets.ts';
+export * from './session-events.ts';
+export * from './session-history.ts';
+export * from './sessions.ts';
+export * from './triggers.ts';
+export * from './webhooks.ts';

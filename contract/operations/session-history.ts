@@ -1,0 +1,122 @@
+// Changing a conversation's course: fork it into a new session, revert it to before a message, or
+// regenerate a reply.
+import { defineOperation, type ResponseOf, type Sent } from './operation.ts';
+import { ASYNC_QUERY } from './shared.ts';
+import { MODEL_OVERRIDE_SCHEMA } from './sessions.ts';
+import { TURN_ACCEPTED_SCHEMA, TURN_ENDED_SCHEMA, TURN_WAITING_SCHEMA } from './turn-answers.ts';
+
+const MESSAGE_ID = { type: 'string', minLength: 1, maxLength: 100 } as const;
+const REVERTED = { type: 'array', items: { type: 'string' }, description: 'The messages that left the conversation, in order' } as const;
+const REGENERATED = { turnId: { type: 'string' }, reverted: REVERTED } as const;
+
+export const REVERT_BODY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['messageId'],
+  properties: { messageId: MESSAGE_ID },
+} as const;
+
+export const REGENERATE_BODY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['assistantMessageId'],
+  properties: { assistantMessageId: MESSAGE_ID, model: MODEL_OVERRIDE_SCHEMA },
+} as const;
+
+export const forkSession = defineOperation({
+  id: 'forkSession',
+  method: 'post',
+  path: '/session/{id}/fork',
+  summary: 'Fork a session: a new session of the same agent revision holding a copy of the conversation so far',
+  description:
+    'The copy holds the finished (completed or aborted) messages that were not reverted, with new ids; a turn still running ' +
+    "contributes only what it finished. The fork's events start with `session.created {forkedFrom}` followed by one " +
+    "`message.created` per copy. The fork may use the origin's uploaded media (the bytes are shared, not copied).",
+  tag: 'sessions',
+  auth: { kind: 'scope', scope: 'sessions:write' },
+  responses: {
+    201: {
+      description: 'The new session',
+      schema: { type: 'object', required: ['id', 'forkedFrom'], properties: { id: { type: 'string' }, forkedFrom: { type: 'string' } } },
+    },
+    404: { description: 'No such session' },
+    410: { description: 'The agent of this session was deleted' },
+  },
+});
+
+export const revertSession = defineOperation({
+  id: 'revertSession',
+  method: 'post',
+  path: '/session/{id}/revert',
+  summary: 'Revert: the message and every message after it leave the conversation',
+  description:
+    'The model never sees them again and `GET /session/<id>` no longer lists them; the event `messages.reverted {messageIds}` ' +
+    'tells stream readers what to remove. Refused with 409 while a turn runs or is queued.',
+  tag: 'sessions',
+  auth: { kind: 'scope', scope: 'sessions:write' },
+  body: { required: true, schema: REVERT_BODY_SCHEMA },
+  responses: {
+    200: { description: 'Reverted', schema: { type: 'object', required: ['reverted'], properties: { reverted: REVERTED } } },
+    404: { description: 'No such session, or no such message in its conversation' },
+    409: { description: 'A turn is running or queued' },
+    410: { description: 'The agent of this session was deleted' },
+  },
+});
+
+export const regenerateReply = defineOperation({
+  id: 'regenerateReply',
+  method: 'post',
+  path: '/session/{id}/regenerate',
+  summary: 'Regenerate a reply: it and everything after it leave the conversation, and its turn runs again',
+  description:
+    'The new turn answers the same user message with a turn id of its own (`turnId`, also in `turn.started`, which names the ' +
+    '`userMessageId`); its messages belong to that user message. By default it uses the model that made the old reply. ' +
+    'Answers like a send: SSE (`messages.reverted`, then the new turn), `?async=1`, or waiting for the reply (or for what the ' +
+    'turn waits on, `status: waiting`). 409 while a turn runs.',
+  tag: 'sessions',
+  auth: { kind: 'scope', scope: 'sessions:write' },
+  body: { required: true, schema: REGENERATE_BODY_SCHEMA },
+  streams: true,
+  query: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { async: { ...ASYNC_QUERY, description: '1: answer 202 at once' } },
+  },
+  responses: {
+    200: {
+      description: 'The new turn ended, or waits on someone (waiting form; by `status`, as for a send); or the SSE stream',
+      schema: {
+        oneOf: [
+          {
+            ...TURN_ENDED_SCHEMA,
+            required: [...TURN_ENDED_SCHEMA.required, 'turnId', 'reverted'],
+            properties: { ...TURN_ENDED_SCHEMA.properties, ...REGENERATED },
+          },
+          {
+            ...TURN_WAITING_SCHEMA,
+            required: [...TURN_WAITING_SCHEMA.required, 'turnId', 'reverted'],
+            properties: { ...TURN_WAITING_SCHEMA.properties, ...REGENERATED },
+          },
+        ],
+      },
+    },
+    202: {
+      description: 'Accepted (async form, or the wait limit passed)',
+      schema: {
+        ...TURN_ACCEPTED_SCHEMA,
+        required: ['messageId', 'turnId', 'reverted'],
+        properties: { ...TURN_ACCEPTED_SCHEMA.properties, ...REGENERATED },
+      },
+    },
+    400: { description: 'The message is not an assistant message, or the request is not valid' },
+    404: { description: 'No such session, or no such message in its conversation' },
+    409: { description: 'A turn is running or queued' },
+    410: { description: 'The agent of this session was deleted' },
+  },
+});
+
+export type RevertBody = Sent<typeof REVERT_BODY_SCHEMA>;
+export type RegenerateBody = Sent<typeof REGENERATE_BODY_SCHEMA>;
+export type Forked = ResponseOf<typeof forkSession, 201>;
+export type Reverted = ResponseOf<typeof revertSession, 200>;
+export type Regenerated = ResponseOf<typeof regenerateReply, 200>;

@@ -1,0 +1,235 @@
+// Sessions: create, list, read, send (streamed, async or waiting) and abort.
+import { PROVIDER_IDS } from '../bundle-constants.ts';
+import { defineOperation, type ResponseOf, type Sent } from './operation.ts';
+import { ASYNC_QUERY, IDEMPOTENCY_KEY_HEADERS, TIME } from './shared.ts';
+import { TURN_ACCEPTED_SCHEMA, TURN_REPLY_SCHEMA } from './turn-answers.ts';
+
+export const MAX_TEXT_PART_CHARS = 200_000;
+
+const SESSION_FIELDS = {
+  id: { type: 'string' },
+  agentId: { type: 'string' },
+  revision: { type: 'integer', description: 'The agent revision this session is pinned to' },
+  status: { enum: ['idle', 'running', 'waiting'] },
+  usage: {
+    type: 'object',
+    properties: { inputTokens: { type: 'integer' }, outputTokens: { type: 'integer' }, costUsd: { type: 'number' } },
+  },
+  lastSeq: { type: 'integer', description: 'seq of the newest event' },
+  forkedFrom: { type: ['string', 'null'] },
+  createdAt: TIME,
+  updatedAt: TIME,
+} as const;
+
+const SESSION_REQUIRED = ['id', 'agentId', 'revision', 'status', 'usage', 'lastSeq', 'createdAt', 'updatedAt'] as const;
+
+export const SESSION_SCHEMA = { type: 'object', required: SESSION_REQUIRED, properties: SESSION_FIELDS } as const;
+
+export const MODEL_OVERRIDE_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['modelId'],
+  description: 'Use another model for this turn only',
+  properties: { providerId: { enum: PROVIDER_IDS }, modelId: { type: 'string', minLength: 1, maxLength: 200 } },
+} as const;
+
+export const TEXT_PART_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'text'],
+  properties: { type: { const: 'text' }, text: { type: 'string', minLength: 1, maxLength: MAX_TEXT_PART_CHARS } },
+} as const;
+
+export const FILE_PART_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'url'],
+  description: 'A file uploaded to this session (POST /session/<id>/upload): images, text or PDF',
+  properties: {
+    type: { const: 'file' },
+    url: { type: 'string', pattern: '^media/', maxLength: 400 },
+    mediaType: { type: 'string', maxLength: 200 },
+    filename: { type: 'string', maxLength: 255 },
+  },
+} as const;
+
+/** Told apart by `type` (the discriminator also makes the server's errors name the one part schema that applies). */
+export const PART_SCHEMA = {
+  type: 'object',
+  discriminator: { propertyName: 'type' },
+  oneOf: [TEXT_PART_SCHEMA, FILE_PART_SCHEMA],
+} as const;
+
+export const SEND_BODY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['parts'],
+  properties: {
+    parts: { type: 'array', minItems: 1, maxItems: 50, items: PART_SCHEMA },
+    model: MODEL_OVERRIDE_SCHEMA,
+  },
+} as const;
+
+export const SEND_QUERY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    async: {
+      ...ASYNC_QUERY,
+      description:
+        '1: answer 202 {messageId} at once, whether or not a worker is running (the message is recorded and its turn ' +
+        'runs when one takes it; resending with the same Idempotency-Key never runs it twice). With ifBusy=reject the ' +
+        "session's verdict is awaited: 202, 409, or 503 when no worker answers within TEMPORAL_CALL_TIMEOUT_MS",
+    },
+    ifBusy: { enum: ['queue', 'reject', 'interrupt'], default: 'queue' },
+  },
+} as const;
+
+export const createSession = defineOperation({
+  id: 'createSession',
+  method: 'post',
+  path: '/agent/{name}/session',
+  summary: 'Start a session with an agent (pinned to its current revision)',
+  tag: 'sessions',
+  auth: { kind: 'scope', scope: 'sessions:write' },
+  body: { schema: { type: 'object', additionalProperties: false, properties: {} } },
+  responses: {
+    201: { description: 'The new session', schema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } },
+    404: { description: 'You have no agent of that name' },
+  },
+});
+
+export const listSessions = defineOperation({
+  id: 'listSessions',
+  method: 'get',
+  path: '/agent/{name}/sessions',
+  summary: "An agent's sessions, newest first; pass `next` as `before` for the following page",
+  tag: 'sessions',
+  auth: { kind: 'scope', scope: 'read' },
+  query: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+      before: { type: 'string', maxLength: 64, description: 'The id of the last session of the previous page' },
+    },
+  },
+  responses: {
+    200: {
+      description: 'Sessions, and the cursor of the next page (null at the end)',
+      schema: {
+        type: 'object',
+        required: ['sessions', 'next'],
+        properties: { sessions: { type: 'array', items: SESSION_SCHEMA }, next: { type: ['string', 'null'] } },
+      },
+    },
+    404: { description: 'You have no agent of that name' },
+  },
+});
+
+export const getSession = defineOperation({
+  id: 'getSession',
+  method: 'get',
+  path: '/session/{id}',
+  summary: 'A session with its messages, status and usage totals',
+  tag: 'sessions',
+  auth: { kind: 'scope', scope: 'read' },
+  responses: {
+    200: {
+      description: 'The session',
+      schema: {
+        type: 'object',
+        required: [...SESSION_REQUIRED, 'messages'],
+        properties: {
+          ...SESSION_FIELDS,
+          messages: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['id', 'role', 'parts', 'status', 'createdAt'],
+              properties: {
+                id: { type: 'string' },
+                role: { enum: ['user', 'assistant', 'tool'] },
+                parts: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } } },
+                status: { enum: ['streaming', 'complete', 'aborted', 'failed'] },
+                turnId: { type: ['string', 'null'] },
+                createdAt: TIME,
+              },
+            },
+          },
+        },
+      },
+    },
+    403: { description: "Another user's session" },
+    404: { description: 'No such session' },
+  },
+});
+
+export const sendMessage = defineOperation({
+  id: 'sendMessage',
+  method: 'post',
+  path: '/session/{id}',
+  summary: 'Send a message: streamed (Accept: text/event-stream), async (?async=1) or waiting for the reply',
+  description:
+    'A send while a turn runs is queued and runs after it, in order; `ifBusy=reject` answers 409 instead, `ifBusy=interrupt` ' +
+    'aborts the running turn first. With `Accept: text/event-stream` the answer is the SSE stream of this turn, ending after ' +
+    'its terminal event (`turn.completed`, `turn.failed` or `turn.aborted`), questions to the user (`approval.requested`, ' +
+    '`.answered`, `.expired`) and the resumed turn included, with a comment line while it waits. Waiting (neither SSE nor ' +
+    '`async`), it answers 200 when the turn ends, or at once when the turn starts waiting on someone: `status: waiting` ' +
+    'with `waitingFor`; the turn goes on once answered.',
+  tag: 'sessions',
+  auth: { kind: 'scope', scope: 'sessions:write' },
+  body: { required: true, schema: SEND_BODY_SCHEMA },
+  headers: IDEMPOTENCY_KEY_HEADERS,
+  streams: true,
+  query: SEND_QUERY_SCHEMA,
+  responses: {
+    200: {
+      description: 'The turn ended, or waits on someone (waiting form; by `status`); or the SSE stream of the turn',
+      schema: TURN_REPLY_SCHEMA,
+    },
+    202: { description: 'Accepted (async form, or the wait limit passed)', schema: TURN_ACCEPTED_SCHEMA },
+    403: { description: "Another user's session" },
+    404: { description: 'No such session' },
+    409: {
+      description:
+        'ifBusy=reject and a turn is running; answered again to every retry with the same Idempotency-Key (within 24 h), ' +
+        'even once the session is free',
+    },
+    410: { description: 'The agent of this session was deleted' },
+    422: { description: 'The Idempotency-Key was used for a different request' },
+    503: {
+      description:
+        'Temporal, a worker or the database did not answer in time (TEMPORAL_CALL_TIMEOUT_MS); Retry-After says when to try ' +
+        'again. The send may or may not have been accepted (it may still run once the workers are back): retry with the ' +
+        'same Idempotency-Key to be safe; without one, check the session before sending again',
+    },
+  },
+});
+
+export const abortSession = defineOperation({
+  id: 'abortSession',
+  method: 'post',
+  path: '/session/{id}/abort',
+  summary: 'Abort the running turn; it ends with turn.aborted and keeps its partial text',
+  tag: 'sessions',
+  auth: { kind: 'scope', scope: 'sessions:write' },
+  responses: {
+    200: {
+      description: 'Whether a turn was running',
+      schema: { type: 'object', required: ['aborted'], properties: { aborted: { type: 'boolean' } } },
+    },
+    404: { description: 'No such session' },
+    503: { description: 'The session did not confirm the abort within TEMPORAL_CALL_TIMEOUT_MS (no worker running); Retry-After' },
+  },
+});
+
+export type SessionView = Sent<typeof SESSION_SCHEMA>;
+export type SendBody = Sent<typeof SEND_BODY_SCHEMA>;
+export type SendQuery = Sent<typeof SEND_QUERY_SCHEMA>;
+export type ModelOverrideBody = Sent<typeof MODEL_OVERRIDE_SCHEMA>;
+export type TurnReply = ResponseOf<typeof sendMessage, 200>;
+export type TurnAccepted = ResponseOf<typeof sendMessage, 202>;
+export type CreatedSession = ResponseOf<typeof createSession, 201>;
+export type SessionPage = ResponseOf<typeof listSessions, 200>;
+export type SessionWithMessages = ResponseOf<typeof getSession, 200>;

@@ -1,0 +1,58 @@
+// How a request that starts a turn (a send, a regenerate) answers: 202 at once (`?async=1`), the SSE
+// stream of the turn (`Accept: text/event-stream`), or, waiting, 200 with the reply once the turn
+// ends, or with what it waits for once it waits on someone (a person answering an approval).
+
+const MESSAGE_ID = { type: 'string', description: 'The user message the turn answers' } as const;
+
+export const TURN_ENDED_SCHEMA = {
+  type: 'object',
+  required: ['messageId', 'reply', 'status'],
+  properties: {
+    messageId: MESSAGE_ID,
+    reply: { type: 'string', description: 'Text of the final assistant message' },
+    replyMessageId: { type: ['string', 'null'] },
+    status: { enum: ['completed', 'failed', 'aborted'] },
+    error: { type: 'string' },
+  },
+} as const;
+
+/**
+ * Only `approval` exists today; a kind for a tool the client executes will be added beside it, so
+ * clients should treat an unknown kind as "waiting on something this client does not handle".
+ */
+export const WAITING_FOR_SCHEMA = {
+  description:
+    'What the turn waits for, by `kind`. `approval`: a question to the user, answered with `POST /approval/<approvalId>/answer` ' +
+    '(or a link or channel reply), or expiring at `expiresAt`. More kinds may be added; treat an unknown one as waiting.',
+  type: 'object',
+  required: ['kind', 'approvalId', 'question', 'options', 'expiresAt'],
+  properties: {
+    kind: { const: 'approval' },
+    approvalId: { type: 'string' },
+    question: { type: 'string' },
+    options: { type: 'array', items: { type: 'string' } },
+    expiresAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+export const TURN_WAITING_SCHEMA = {
+  type: 'object',
+  required: ['messageId', 'status', 'waitingFor'],
+  description: 'The turn waits on someone; it goes on once they answer (follow it with GET /session/<id>/events)',
+  properties: { messageId: MESSAGE_ID, status: { const: 'waiting' }, waitingFor: WAITING_FOR_SCHEMA },
+} as const;
+
+/** The 200 answer of a waiting send, told apart by `status`. */
+export const TURN_REPLY_SCHEMA = { oneOf: [TURN_ENDED_SCHEMA, TURN_WAITING_SCHEMA] } as const;
+
+export const TURN_ACCEPTED_SCHEMA = {
+  type: 'object',
+  required: ['messageId'],
+  properties: { messageId: MESSAGE_ID },
+} as const;
+
+/** The SSE form of a 200 (`Accept: text/event-stream`): `id: <seq>`, `event: <type>`, `data: <event JSON>` frames. */
+export const EVENT_STREAM_SCHEMA = {
+  type: 'string',
+  description: 'Server-sent events: `id: <seq>`, `event: <type>`, `data: <event JSON>`, and `:` comment lines while it waits',
+} as const;

@@ -1,0 +1,132 @@
+// Records workflow graph runs and trigger firings: a run paused at its approval node, then resumed by
+// an answer; a run whose approval expires and follows `onExpired`; the trigger run that starts a graph
+// run through the API; a webhook trigger firing; and a cron trigger's schedule reconciled and fired.
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
+import { lastUserText } from '../../helpers/fakes/fake-model.ts';
+import { call } from '../../helpers/client/request.ts';
+import {
+  approvalWorkflowId,
+  graphRunWorkflowId,
+  scheduleId,
+  schedulesWorkflowId,
+  triggerRunWorkflowId,
+} from '../../../lib/workflow-ids.ts';
+import type { SessionEvent } from '../../../contract/events.ts';
+import { EventType, hasEvent, recorder, type Recorder } from './recorder.ts';
+
+let env: AgentEnv;
+let record: Recorder;
+const schedules: string[] = [];
+beforeAll(async () => {
+  env = await startAgentEnv({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
+  env.fake.setHandler((request) => ({ text: `Done: ${lastUserText(request) ?? ''}` }));
+  record = recorder(env.worker.client, [env.user.apiKey]);
+});
+afterAll(async () => {
+  // A schedule left behind would keep firing at a task queue nobody polls.
+  for (const id of schedules) {
+    await env?.worker.client.schedule
+      .getHandle(id)
+      .delete()
+      .catch(() => undefined);
+  }
+  await env?.close();
+});
+
+function reviewBundle(expiresInMs: number) {
+  return {
+    workflows: {
+      review: {
+        start: 'draft',
+        nodes: {
+          draft: { type: 'agent', prompt: 'Draft a reply to: {{input}}', next: 'check' },
+          check: {
+            type: 'approval',
+            question: 'Send this draft? {{nodes.draft.output}}',
+            options: ['yes', 'no'],
+            next: { yes: 'send', no: 'stop' },
+            expiresInMs,
+            onExpired: 'late',
+          },
+          send: { type: 'agent', prompt: 'Send it. The reviewer said: {{nodes.check.note}}' },
+          stop: { type: 'end' },
+          late: { type: 'agent', prompt: 'Nobody answered in time.' },
+        },
+      },
+    },
+  };
+}
+
+async function startRun(expiresInMs: number): Promise<{ sessionId: string; runId: string }> {
+  const { name } = await env.deploy(reviewBundle(expiresInMs));
+  const started = await call<{ sessionId: string; runId: string }>(`${env.api.url}/agent/${name}/workflow/review`, {
+    headers: env.user.auth,
+    json: { input: 'My order 1042 arrived broken' },
+  });
+  expect(started.status).toBe(202);
+  return started.body;
+}
+
+const runEnded = (events: SessionEvent[]) =>
+  events.some((event) => event.type === 'workflow.completed' || event.type === 'workflow.failed');
+
+test('graphRunWorkflow, triggerRunWorkflow: a run paused at its approval node, then answered "yes"', async () => {
+  if (!record.wanted('graphRunWorkflow', 'approval-answered-completed')) return;
+  const { sessionId, runId } = await startRun(600_000);
+  const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'approval.requested'));
+  const requested = events.find((event) => event.type === 'approval.requested') as Extract<SessionEvent, { type: 'approval.requested' }>;
+  await record.inFlight(graphRunWorkflowId(runId), 'graphRunWorkflow', 'paused-at-approval', (history) =>
+    hasEvent(history, EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED),
+  );
+  const answered = await call(`${env.api.url}/approval/${requested.approvalId}/answer`, {
+    headers: env.user.auth,
+    json: { choice: 'yes', note: 'mention the discount' },
+  });
+  expect(answered.status).toBe(200);
+  await env.waitForEvents(sessionId, runEnded);
+  await record.closed(graphRunWorkflowId(runId), 'graphRunWorkflow', 'approval-answered-completed');
+  await record.closed(triggerRunWorkflowId(sessionId), 'triggerRunWorkflow', 'api-started-graph-run');
+  await record.closed(approvalWorkflowId(requested.approvalId), 'approvalWorkflow', 'graph-node-answered');
+});
+
+test('graphRunWorkflow: the approval node expires and the run follows onExpired', async () => {
+  if (!record.wanted('graphRunWorkflow', 'approval-expired-completed')) return;
+  const { sessionId, runId } = await startRun(1_500);
+  await env.waitForEvents(sessionId, runEnded);
+  await record.closed(graphRunWorkflowId(runId), 'graphRunWorkflow', 'approval-expired-completed');
+});
+
+test('triggerRunWorkflow: a webhook trigger fires and its turn runs', async () => {
+  if (!record.wanted('triggerRunWorkflow', 'webhook-fired')) return;
+  const { name } = await env.deploy({ triggers: [{ kind: 'webhook' }] });
+  const agent = await call<{ triggers: Array<{ url: string }> }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
+  const fired = await call<{ sessionId: string }>(agent.body.triggers[0]!.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"order": 1042}',
+  });
+  expect(fired.status).toBe(202);
+  await env.waitForEvents(fired.body.sessionId, (events) => events.some((event) => event.type === 'turn.completed'));
+  await record.closed(triggerRunWorkflowId(fired.body.sessionId), 'triggerRunWorkflow', 'webhook-fired');
+});
+
+test('schedulesWorkflow, triggerRunWorkflow: a cron trigger reconciled into a schedule, then fired', async () => {
+  if (!record.wanted('triggerRunWorkflow', 'cron-fired')) return;
+  // Never due while recording (midnight on January 1st): the firing is asked for.
+  const { agentId } = await env.deploy({ triggers: [{ kind: 'cron', expression: '0 0 1 1 *', message: 'Check the queue' }] });
+  const id = scheduleId(agentId, 0);
+  schedules.push(id);
+  await record.closed(schedulesWorkflowId(agentId), 'schedulesWorkflow', 'reconciled');
+  const schedule = env.worker.client.schedule.getHandle(id);
+  await schedule.trigger();
+  const firing = await vi.waitFor(
+    async () => {
+      const action = (await schedule.describe()).info.recentActions[0]?.action;
+      if (!action) throw new Error('the schedule has not fired yet');
+      return action.workflow.workflowId;
+    },
+    { timeout: 10_000, interval: 200 },
+  );
+  await record.closed(firing, 'triggerRunWorkflow', 'cron-fired');
+});
