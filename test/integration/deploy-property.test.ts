@@ -1,10 +1,11 @@
 // Random input thrown at POST /deploy: never a 5xx, and nothing invalid is ever deployed.
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect } from 'vitest';
 import fc from 'fast-check';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
-import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
-import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { apiTest } from '../helpers/harness/fixtures.ts';
+import type { TestApi } from '../helpers/harness/api.ts';
+import type { TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 import { BUNDLE_SCHEMA } from '../../lib/bundle/index.ts';
 
@@ -13,15 +14,9 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 const schemaAccepts = ajv.compile(BUNDLE_SCHEMA);
 
-let api: TestApi;
-let user: TestUser;
-beforeAll(async () => {
-  api = await startTestApi();
-  user = await createTestUser(api.db);
-});
-afterAll(async () => api?.close());
+const test = apiTest();
 
-async function deployText(text: string): Promise<void> {
+async function deployText(api: TestApi, user: TestUser, text: string): Promise<void> {
   const response = await call<{ ok?: boolean; agentId?: string; revision?: number }>(`${api.url}/deploy`, {
     headers: { ...user.auth, 'content-type': 'application/jsonc' },
     body: text,
@@ -41,18 +36,21 @@ async function deployText(text: string): Promise<void> {
 
 const validBase = { name: 'prop-agent', model: { providerId: 'openai', modelId: 'gpt-4o' } };
 
-test('random text', async () => {
-  await fc.assert(fc.asyncProperty(fc.string({ maxLength: 400 }), deployText), { numRuns: 150 });
-});
-
-test('random JSON values', async () => {
+test('random text', async ({ api, user }) => {
   await fc.assert(
-    fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), (value) => deployText(JSON.stringify(value))),
+    fc.asyncProperty(fc.string({ maxLength: 400 }), (text) => deployText(api, user, text)),
     { numRuns: 150 },
   );
 });
 
-test('near-valid bundles: a valid one with one field replaced by anything', async () => {
+test('random JSON values', async ({ api, user }) => {
+  await fc.assert(
+    fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), (value) => deployText(api, user, JSON.stringify(value))),
+    { numRuns: 150 },
+  );
+});
+
+test('near-valid bundles: a valid one with one field replaced by anything', async ({ api, user }) => {
   const fields = [
     'name',
     'model',
@@ -72,7 +70,7 @@ test('near-valid bundles: a valid one with one field replaced by anything', asyn
   ];
   await fc.assert(
     fc.asyncProperty(fc.constantFrom(...fields), fc.jsonValue({ maxDepth: 3 }), (field, value) =>
-      deployText(JSON.stringify({ ...validBase, [field]: value })),
+      deployText(api, user, JSON.stringify({ ...validBase, [field]: value })),
     ),
     { numRuns: 200 },
   );

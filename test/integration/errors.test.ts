@@ -1,16 +1,10 @@
 // Bad input never crashes the API and always gets application/problem+json with a trace id.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
-import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { describe, expect } from 'vitest';
+import { apiTest } from '../helpers/harness/fixtures.ts';
+import { startTestApi } from '../helpers/harness/api.ts';
 import { call, type JsonResponse } from '../helpers/client/request.ts';
 
-let api: TestApi;
-let user: TestUser;
-beforeAll(async () => {
-  api = await startTestApi();
-  user = await createTestUser(api.db);
-});
-afterAll(async () => api?.close());
+const test = apiTest();
 
 function expectProblem(response: JsonResponse, status: number): void {
   expect(response.status).toBe(status);
@@ -21,34 +15,34 @@ function expectProblem(response: JsonResponse, status: number): void {
 }
 
 describe('authentication', () => {
-  test.each([
+  test.for<[string, Record<string, string>]>([
     ['no header', {}],
     ['an unknown key', { authorization: 'Bearer sk_00000000000000000000000000' }],
     ['a malformed header', { authorization: 'Bearer' }],
     ['another scheme', { authorization: 'Basic dXNlcjpwYXNz' }],
     ['an absurdly long key', { authorization: `Bearer ${'x'.repeat(5000)}` }],
-  ])('%s gets 401', async (_name, headers) => {
+  ])('%s gets 401', async ([_name, headers], { api }) => {
     expectProblem(await call(`${api.url}/key`, { headers }), 401);
   });
 });
 
 describe('bodies', () => {
-  test('malformed JSON gets 400', async () => {
+  test('malformed JSON gets 400', async ({ api, user }) => {
     const response = await call(`${api.url}/key`, { headers: { ...user.auth, 'content-type': 'application/json' }, body: '{"name": ' });
     expectProblem(response, 400);
   });
 
-  test('a 2 MiB body gets 413', async () => {
+  test('a 2 MiB body gets 413', async ({ api, user }) => {
     const response = await call(`${api.url}/key`, { headers: user.auth, json: { name: 'x'.repeat(2 * 1024 * 1024) } });
     expectProblem(response, 413);
   });
 
-  test('a body that is not JSON gets 415', async () => {
+  test('a body that is not JSON gets 415', async ({ api, user }) => {
     const response = await call(`${api.url}/key`, { headers: { ...user.auth, 'content-type': 'text/plain' }, body: 'name=x' });
     expectProblem(response, 415);
   });
 
-  test('a JSON array where an object is expected gets 400 at the root', async () => {
+  test('a JSON array where an object is expected gets 400 at the root', async ({ api, user }) => {
     const response = await call<{ errors: { path: string }[] }>(`${api.url}/key`, { headers: user.auth, json: [] });
     expectProblem(response as JsonResponse, 400);
     expect(response.body.errors).toEqual([{ path: '', message: expect.any(String) }]);
@@ -56,12 +50,12 @@ describe('bodies', () => {
 });
 
 describe('routes', () => {
-  test('an unknown route gets a 404 problem', async () => {
+  test('an unknown route gets a 404 problem', async ({ api, user }) => {
     expectProblem(await call(`${api.url}/no/such/route`), 404);
     expectProblem(await call(`${api.url}/key`, { method: 'PATCH', headers: user.auth }), 404);
   });
 
-  test('the trace id of a W3C traceparent is reused', async () => {
+  test('the trace id of a W3C traceparent is reused', async ({ api }) => {
     const response = await call(`${api.url}/auth/health`, {
       headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
     });
@@ -70,7 +64,7 @@ describe('routes', () => {
 });
 
 describe('health', () => {
-  test('200 when PostgreSQL and Temporal answer, without a key', async () => {
+  test('200 when PostgreSQL and Temporal answer, without a key', async ({ api }) => {
     const response = await call(`${api.url}/auth/health`);
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ ok: true });
@@ -103,7 +97,7 @@ describe('health', () => {
 });
 
 describe('server errors', () => {
-  test('a database that refuses connections is a 503 with Retry-After, a trace id and no stack or internal detail', async () => {
+  test('a database that refuses connections is a 503 with Retry-After, a trace id and no stack or internal detail', async ({ user }) => {
     const broken = await startTestApi({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
     try {
       const response = await call(`${broken.url}/key`, { headers: user.auth });
@@ -120,7 +114,7 @@ describe('server errors', () => {
 });
 
 describe('logs', () => {
-  test('carry the trace id and never the API key', async () => {
+  test('carry the trace id and never the API key', async ({ api, user }) => {
     const response = await call(`${api.url}/key`, { headers: user.auth });
     const traceId = response.headers.get('x-trace-id');
     const line = api.logs.find((log) => log.traceId === traceId && log.msg === 'request');

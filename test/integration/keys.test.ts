@@ -1,21 +1,16 @@
 // Users and API keys over HTTP: the admin creates a user, the user mints, lists and deletes keys,
 // scopes narrow what a key may do, and the key itself is shown only once.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
-import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { describe, expect } from 'vitest';
+import { apiTest } from '../helpers/harness/fixtures.ts';
+import { createTestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 import { SCOPES } from '../../contract/scopes.ts';
 
-let api: TestApi;
-let admin: TestUser;
-beforeAll(async () => {
-  api = await startTestApi();
-  admin = await createTestUser(api.db, { admin: true });
-});
-afterAll(async () => api?.close());
+// The file's user is the admin.
+const test = apiTest({}, { admin: true });
 
 describe('admin users', () => {
-  test('an admin creates a user whose key works', async () => {
+  test('an admin creates a user whose key works', async ({ api, user: admin }) => {
     const created = await call<{ id: string; name: string; apiKey: string }>(`${api.url}/admin/users`, {
       headers: admin.auth,
       json: { name: 'alice' },
@@ -26,14 +21,14 @@ describe('admin users', () => {
     expect(listed.status).toBe(200);
   });
 
-  test('a non-admin key gets 403', async () => {
+  test('a non-admin key gets 403', async ({ api }) => {
     const user = await createTestUser(api.db);
     const response = await call(`${api.url}/admin/users`, { headers: user.auth, json: { name: 'mallory' } });
     expect(response.status).toBe(403);
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   });
 
-  test("the new user's key has every scope but admin, and cannot administer", async () => {
+  test("the new user's key has every scope but admin, and cannot administer", async ({ api, user: admin }) => {
     const created = await call<{ apiKey: string }>(`${api.url}/admin/users`, { headers: admin.auth, json: { name: 'carol' } });
     const carol = { authorization: `Bearer ${created.body.apiKey}` };
     const listed = await call<{ keys: Array<{ scopes: string[] }> }>(`${api.url}/key`, { headers: carol });
@@ -45,7 +40,7 @@ describe('admin users', () => {
     expect(asked.body.detail).toContain('admin');
   });
 
-  test("an admin's key narrowed to read gets 403 on admin routes; an unnarrowed one inherits admin", async () => {
+  test("an admin's key narrowed to read gets 403 on admin routes; an unnarrowed one inherits admin", async ({ api, user: admin }) => {
     const narrowed = await call<{ key: string; scopes: string[] }>(`${api.url}/key`, { headers: admin.auth, json: { scopes: ['read'] } });
     expect(narrowed.body.scopes).toEqual(['read']);
     const refused = await call<{ detail: string }>(`${api.url}/admin/users`, {
@@ -76,7 +71,7 @@ describe('admin users', () => {
     expect(allowed.status).toBe(201);
   });
 
-  test('a user needs a name', async () => {
+  test('a user needs a name', async ({ api, user: admin }) => {
     const response = await call(`${api.url}/admin/users`, { headers: admin.auth, json: {} });
     expect(response.status).toBe(400);
     expect(response.body).toEqual({
@@ -91,7 +86,7 @@ describe('admin users', () => {
 });
 
 describe('keys', () => {
-  test('mint a narrower key, list without secrets, delete, then 401', async () => {
+  test('mint a narrower key, list without secrets, delete, then 401', async ({ api }) => {
     const user = await createTestUser(api.db);
     const minted = await call<{ id: string; key: string; name: string; scopes: string[]; createdAt: string }>(`${api.url}/key`, {
       headers: user.auth,
@@ -141,7 +136,7 @@ describe('keys', () => {
     expect(after.body).toMatchObject({ status: 401, traceId: expect.any(String) });
   });
 
-  test('a key cannot grant scopes it lacks', async () => {
+  test('a key cannot grant scopes it lacks', async ({ api }) => {
     const user = await createTestUser(api.db, { scopes: ['read', 'keys:write'] });
     const response = await call(`${api.url}/key`, { headers: user.auth, json: { scopes: ['secrets:write'] } });
     expect(response.status).toBe(403);
@@ -150,7 +145,7 @@ describe('keys', () => {
     expect(inherit.body.scopes).toEqual(['read', 'keys:write']);
   });
 
-  test('unknown scopes and properties are rejected with their paths', async () => {
+  test('unknown scopes and properties are rejected with their paths', async ({ api }) => {
     const user = await createTestUser(api.db);
     const response = await call<{ errors: { path: string }[] }>(`${api.url}/key`, {
       headers: user.auth,
@@ -160,7 +155,7 @@ describe('keys', () => {
     expect(response.body.errors.map((error) => error.path).sort()).toEqual(['/colour', '/scopes/0']);
   });
 
-  test("another user's key cannot be deleted", async () => {
+  test("another user's key cannot be deleted", async ({ api }) => {
     const owner = await createTestUser(api.db);
     const other = await createTestUser(api.db);
     const minted = await call<{ id: string }>(`${api.url}/key`, { headers: owner.auth, json: {} });
@@ -170,7 +165,7 @@ describe('keys', () => {
     expect(still.body.keys.map((key) => key.id)).toContain(minted.body.id);
   });
 
-  test('keys are stored only as hashes', async () => {
+  test('keys are stored only as hashes', async ({ api }) => {
     const user = await createTestUser(api.db);
     const { rows } = await api.db.query<Record<string, unknown>>('SELECT * FROM api_keys WHERE user_id = $1', [user.userId]);
     expect(rows).toHaveLength(1);

@@ -2,40 +2,29 @@
 // bytes that no row names. The API's housekeeping sweeps them once older than
 // MEDIA_ORPHAN_GRACE_MS, and never a file a row names or one still within the grace period.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, test, vi } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
-import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { expect, vi } from 'vitest';
+import { apiTest } from '../helpers/harness/fixtures.ts';
+import type { TestApi } from '../helpers/harness/api.ts';
+import type { TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 
-let api: TestApi;
-let user: TestUser;
-let dataDir: string;
-beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orphan-uploads-test-'));
-  api = await startTestApi({ DATA_DIR: dataDir, HOUSEKEEPING_INTERVAL_MS: '200', MEDIA_ORPHAN_GRACE_MS: '60000' });
-  user = await createTestUser(api.db);
-});
-afterAll(async () => {
-  await api?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+const test = apiTest({ HOUSEKEEPING_INTERVAL_MS: '200', MEDIA_ORPHAN_GRACE_MS: '60000' }, { ownDataDir: true });
 
-const mediaDir = () => path.join(dataDir, 'media');
+const mediaDir = (api: TestApi) => path.join(api.config.dataDir, 'media');
 const TWO_HOURS_AGO = new Date(Date.now() - 2 * 60 * 60 * 1000);
 
 /** A file as a crash would leave it: written under the media directory, last touched two hours ago. */
-function leftBehind(relative: string, fresh = false): string {
-  const file = path.join(mediaDir(), relative);
+function leftBehind(api: TestApi, relative: string, fresh = false): string {
+  const file = path.join(mediaDir(api), relative);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, 'bytes nothing names');
   if (!fresh) fs.utimesSync(file, TWO_HOURS_AGO, TWO_HOURS_AGO);
   return file;
 }
 
-async function newSession(): Promise<string> {
+async function newSession(api: TestApi, user: TestUser): Promise<string> {
   const name = `orphans-${randomUUID().slice(0, 8)}`;
   const deployed = await call(`${api.url}/deploy`, {
     headers: user.auth,
@@ -46,20 +35,20 @@ async function newSession(): Promise<string> {
   return session.body.id;
 }
 
-test('files no row names are swept after the grace period; uploads and recent files stay', async () => {
-  const sessionId = await newSession();
+test('files no row names are swept after the grace period; uploads and recent files stay', async ({ api, user }) => {
+  const sessionId = await newSession(api, user);
   const form = new FormData();
   form.append('file', new Blob(['kept: a row names it'], { type: 'text/plain' }), 'kept.txt');
   const response = await fetch(`${api.url}/session/${sessionId}/upload`, { method: 'POST', headers: user.auth, body: form });
   expect(response.status).toBe(201);
   const uploaded = (await response.json()) as { url: string };
   // As old as the orphans: only the missing row tells them apart.
-  const keptFile = path.join(mediaDir(), uploaded.url.slice('media/'.length));
+  const keptFile = path.join(mediaDir(api), uploaded.url.slice('media/'.length));
   fs.utimesSync(keptFile, TWO_HOURS_AGO, TWO_HOURS_AGO);
 
-  const orphan = leftBehind(`${randomUUID()}-crashed-before-its-row.png`);
-  const unfinished = leftBehind(`.tmp/${randomUUID()}`);
-  const recent = leftBehind(`${randomUUID()}-still-uploading.png`, true);
+  const orphan = leftBehind(api, `${randomUUID()}-crashed-before-its-row.png`);
+  const unfinished = leftBehind(api, `.tmp/${randomUUID()}`);
+  const recent = leftBehind(api, `${randomUUID()}-still-uploading.png`, true);
 
   await vi.waitFor(
     () => {

@@ -1,27 +1,22 @@
 // Secrets are write-only: stored encrypted, listed by name, and never in a response or log line.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
+import { describe, expect } from 'vitest';
+import { apiTest } from '../helpers/harness/fixtures.ts';
+import type { TestApi } from '../helpers/harness/api.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 import { readSecrets } from '../../store/secrets.ts';
 import { loadMasterKey, parseMasterKey } from '../../lib/master-key.ts';
 
-let api: TestApi;
-let user: TestUser;
-beforeAll(async () => {
-  api = await startTestApi();
-  user = await createTestUser(api.db);
-});
-afterAll(async () => api?.close());
+const test = apiTest();
 
-const put = (key: string, value: unknown, who: TestUser = user) =>
+const put = (api: TestApi, who: TestUser, key: string, value: unknown) =>
   call(`${api.url}/secret/${key}`, { method: 'PUT', headers: who.auth, json: { value } });
 
 describe('secrets API', () => {
-  test('put creates then replaces; list shows names and dates only; delete removes', async () => {
-    expect((await put('OPENAI_API_KEY', 'sk-first')).status).toBe(201);
-    const replaced = await put('OPENAI_API_KEY', 'sk-second');
+  test('put creates then replaces; list shows names and dates only; delete removes', async ({ api, user }) => {
+    expect((await put(api, user, 'OPENAI_API_KEY', 'sk-first')).status).toBe(201);
+    const replaced = await put(api, user, 'OPENAI_API_KEY', 'sk-second');
     expect(replaced.status).toBe(200);
     expect(replaced.body).toEqual({ key: 'OPENAI_API_KEY', createdAt: expect.any(String), updatedAt: expect.any(String) });
     const listed = await call<{ secrets: Record<string, unknown>[] }>(`${api.url}/secret`, { headers: user.auth });
@@ -33,35 +28,35 @@ describe('secrets API', () => {
     expect((await call(`${api.url}/secret/OPENAI_API_KEY`, { method: 'DELETE', headers: user.auth })).status).toBe(404);
   });
 
-  test.each([['1STARTS_WITH_DIGIT'], ['has-dash'], ['has.dot'], ['x'.repeat(129)], ['%00']])('the name %s is rejected', async (key) => {
-    expect((await put(encodeURIComponent(key), 'v')).status).toBe(400);
+  test.for(['1STARTS_WITH_DIGIT', 'has-dash', 'has.dot', 'x'.repeat(129), '%00'])('the name %s is rejected', async (key, { api, user }) => {
+    expect((await put(api, user, encodeURIComponent(key), 'v')).status).toBe(400);
   });
 
-  test('values must be non-empty strings of at most 64 KiB', async () => {
-    expect((await put('EMPTY', '')).status).toBe(400);
-    expect((await put('NUMBER', 42)).status).toBe(400);
-    expect((await put('HUGE', 'x'.repeat(64 * 1024 + 1))).status).toBe(400);
-    expect((await put('FITS', 'é'.repeat(1000))).status).toBe(201);
+  test('values must be non-empty strings of at most 64 KiB', async ({ api, user }) => {
+    expect((await put(api, user, 'EMPTY', '')).status).toBe(400);
+    expect((await put(api, user, 'NUMBER', 42)).status).toBe(400);
+    expect((await put(api, user, 'HUGE', 'x'.repeat(64 * 1024 + 1))).status).toBe(400);
+    expect((await put(api, user, 'FITS', 'é'.repeat(1000))).status).toBe(201);
   });
 
-  test("another user's secrets are invisible", async () => {
+  test("another user's secrets are invisible", async ({ api, user }) => {
     const other = await createTestUser(api.db);
-    await put('PRIVATE_TO_OWNER', 'v');
+    await put(api, user, 'PRIVATE_TO_OWNER', 'v');
     const listed = await call<{ secrets: { key: string }[] }>(`${api.url}/secret`, { headers: other.auth });
     expect(listed.body.secrets.map((secret) => secret.key)).not.toContain('PRIVATE_TO_OWNER');
     expect((await call(`${api.url}/secret/PRIVATE_TO_OWNER`, { method: 'DELETE', headers: other.auth })).status).toBe(404);
   });
 
-  test('a read-only key cannot write secrets', async () => {
+  test('a read-only key cannot write secrets', async ({ api }) => {
     const reader = await createTestUser(api.db, { scopes: ['read'] });
-    expect((await put('NOPE', 'v', reader)).status).toBe(403);
+    expect((await put(api, reader, 'NOPE', 'v')).status).toBe(403);
   });
 });
 
 describe('at rest', () => {
-  test('the table holds no plaintext, and a value sealed for one owner does not open for another', async () => {
+  test('the table holds no plaintext, and a value sealed for one owner does not open for another', async ({ api, user }) => {
     const canary = `canary-${randomUUID()}`;
-    await put('AT_REST', canary);
+    await put(api, user, 'AT_REST', canary);
     const { rows } = await api.db.query<Record<string, unknown>>("SELECT * FROM secrets WHERE user_id = $1 AND key = 'AT_REST'", [
       user.userId,
     ]);
@@ -82,22 +77,22 @@ describe('at rest', () => {
     await expect(readSecrets(api.db, [loadMasterKey(api.config)], other.userId, ['AT_REST'])).rejects.toThrow();
   });
 
-  test('a value sealed under another master key is refused with a clear error', async () => {
-    await put('ROTATED', 'v');
+  test('a value sealed under another master key is refused with a clear error', async ({ api, user }) => {
+    await put(api, user, 'ROTATED', 'v');
     const otherKey = parseMasterKey('another-master-key-0123456789abcdefghijklmnop');
     await expect(readSecrets(api.db, [otherKey], user.userId, ['ROTATED'])).rejects.toThrow(/No master key with id/);
   });
 });
 
-test('a canary secret appears in no response and no log line', async () => {
+test('a canary secret appears in no response and no log line', async ({ api, user }) => {
   const canary = `canary-${randomUUID()}`;
   const responses: string[] = [];
   const record = async (promise: Promise<{ text: string; headers: Headers }>) => {
     const response = await promise;
     responses.push(response.text, JSON.stringify([...response.headers]));
   };
-  await record(put('CANARY', canary));
-  await record(put('CANARY', canary));
+  await record(put(api, user, 'CANARY', canary));
+  await record(put(api, user, 'CANARY', canary));
   const name = `canary-${randomUUID().slice(0, 8)}`;
   const bundle = (extra: string) =>
     JSON.stringify({ name, model: { providerId: 'openai', modelId: 'gpt' }, secretGrants: ['CANARY'], ...(JSON.parse(extra) as object) });

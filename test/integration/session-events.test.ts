@@ -4,13 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
+import { describe, expect, vi } from 'vitest';
+import { apiTest } from '../helpers/harness/fixtures.ts';
+import { startTestApi } from '../helpers/harness/api.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 import { collectSse, readSse, type SseEvent } from '../helpers/client/sse-parse.ts';
-import { testConfig } from '../helpers/harness/env.ts';
-import { createPool, inTransaction, type Db } from '../../store/db.ts';
+import { inTransaction, type Db } from '../../store/db.ts';
 import { deployRevision } from '../../store/agents.ts';
 import { createSession } from '../../store/sessions.ts';
 import { appendEvents } from '../../store/events.ts';
@@ -19,21 +19,10 @@ import { createLogger } from '../../lib/logger.ts';
 import { streamEvents } from '../../api/streaming/sse.ts';
 import { minimalBundle } from '../helpers/harness/bundles.ts';
 
-let api: TestApi;
-let user: TestUser;
-/** The tests' own pool: appends keep working while an API under test is closed. */
-let db: Db;
-beforeAll(async () => {
-  api = await startTestApi();
-  user = await createTestUser(api.db);
-  db = createPool(testConfig().databaseUrl!, 30);
-});
-afterAll(async () => {
-  await api?.close();
-  await db?.end();
-});
+// `db` is the tests' own pool: appends keep working while an API under test is closed.
+const test = apiTest();
 
-async function newSession(who: TestUser = user): Promise<string> {
+async function newSession(db: Db, who: TestUser): Promise<string> {
   const { agent } = await deployRevision(db, {
     userId: who.userId,
     bundle: minimalBundle(`events-${randomUUID().slice(0, 8)}`),
@@ -46,7 +35,7 @@ async function newSession(who: TestUser = user): Promise<string> {
 const delta = (text: string): NewEvent => ({ type: 'message.part.delta', data: { messageId: 'msg_test', delta: text } });
 
 /** Appends `count` deltas labelled `<label><i>` in one transaction. */
-function append(sessionId: string, count: number, label = 'd'): Promise<SessionEvent[]> {
+function append(db: Db, sessionId: string, count: number, label = 'd'): Promise<SessionEvent[]> {
   return inTransaction(db, (client) =>
     appendEvents(
       client,
@@ -56,13 +45,9 @@ function append(sessionId: string, count: number, label = 'd'): Promise<SessionE
   );
 }
 
-function openSse(
-  url: string,
-  sessionId: string,
-  options: { after?: string; lastEventId?: string; who?: TestUser } = {},
-): Promise<Response> {
+function openSse(url: string, who: TestUser, sessionId: string, options: { after?: string; lastEventId?: string } = {}): Promise<Response> {
   const query = options.after === undefined ? '' : `?after=${options.after}`;
-  const headers: Record<string, string> = { ...(options.who ?? user).auth, accept: 'text/event-stream' };
+  const headers: Record<string, string> = { ...who.auth, accept: 'text/event-stream' };
   if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId;
   return fetch(`${url}/session/${sessionId}/events${query}`, { headers });
 }
@@ -99,9 +84,9 @@ function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Prom
 }
 
 describe('JSON pages', () => {
-  test('pages follow `next` to the end, where next is null', async () => {
-    const sessionId = await newSession();
-    await append(sessionId, 24);
+  test('pages follow `next` to the end, where next is null', async ({ api, user, db }) => {
+    const sessionId = await newSession(db, user);
+    await append(db, sessionId, 24);
     const page = (query: string) =>
       call<{ events: SessionEvent[]; next: number | null }>(`${api.url}/session/${sessionId}/events${query}`, {
         headers: { ...user.auth, accept: 'application/json' },
@@ -137,10 +122,10 @@ describe('JSON pages', () => {
 });
 
 describe('SSE replay', () => {
-  test('from 0: every event as id/event/data frames, across several replay pages, with the SSE headers', async () => {
-    const sessionId = await newSession();
-    await append(sessionId, 2_499);
-    const response = await openSse(api.url, sessionId);
+  test('from 0: every event as id/event/data frames, across several replay pages, with the SSE headers', async ({ api, user, db }) => {
+    const sessionId = await newSession(db, user);
+    await append(db, sessionId, 2_499);
+    const response = await openSse(api.url, user, sessionId);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(response.headers.get('cache-control')).toBe('no-cache, no-transform');
@@ -160,42 +145,46 @@ describe('SSE replay', () => {
     for (const event of events) expect(JSON.parse(event.data)).toMatchObject({ seq: Number(event.id), type: event.event, sessionId });
   });
 
-  test('from the middle: Last-Event-ID header, ?after=, and the header winning over the query', async () => {
-    const sessionId = await newSession();
-    await append(sessionId, 9);
-    expect(seqs(await collectSse(await openSse(api.url, sessionId, { lastEventId: '4' }), reaches(10)))).toEqual(range(5, 10));
-    expect(seqs(await collectSse(await openSse(api.url, sessionId, { after: '6' }), reaches(10)))).toEqual(range(7, 10));
-    expect(seqs(await collectSse(await openSse(api.url, sessionId, { after: '8', lastEventId: '4' }), reaches(10)))).toEqual(range(5, 10));
+  test('from the middle: Last-Event-ID header, ?after=, and the header winning over the query', async ({ api, user, db }) => {
+    const sessionId = await newSession(db, user);
+    await append(db, sessionId, 9);
+    expect(seqs(await collectSse(await openSse(api.url, user, sessionId, { lastEventId: '4' }), reaches(10)))).toEqual(range(5, 10));
+    expect(seqs(await collectSse(await openSse(api.url, user, sessionId, { after: '6' }), reaches(10)))).toEqual(range(7, 10));
+    expect(seqs(await collectSse(await openSse(api.url, user, sessionId, { after: '8', lastEventId: '4' }), reaches(10)))).toEqual(
+      range(5, 10),
+    );
     // An empty Last-Event-ID (what a client that saw no id would send) means "not given".
-    expect(seqs(await collectSse(await openSse(api.url, sessionId, { after: '8', lastEventId: '' }), reaches(10)))).toEqual(range(9, 10));
+    expect(seqs(await collectSse(await openSse(api.url, user, sessionId, { after: '8', lastEventId: '' }), reaches(10)))).toEqual(
+      range(9, 10),
+    );
   });
 });
 
 describe('SSE live', () => {
-  test('events appended after the replay arrive on the open stream', async () => {
-    const sessionId = await newSession();
-    await append(sessionId, 2);
-    const stream = readSse(await openSse(api.url, sessionId));
+  test('events appended after the replay arrive on the open stream', async ({ api, user, db }) => {
+    const sessionId = await newSession(db, user);
+    await append(db, sessionId, 2);
+    const stream = readSse(await openSse(api.url, user, sessionId));
     try {
       expect(seqs(await readUntil(stream, reaches(3)))).toEqual(range(1, 3));
-      await append(sessionId, 3, 'live');
+      await append(db, sessionId, 3, 'live');
       const live = await readUntil(stream, reaches(6));
       expect(seqs(live)).toEqual(range(4, 6));
       expect(live.map((event) => (JSON.parse(event.data) as { delta: string }).delta)).toEqual(['live0', 'live1', 'live2']);
-      await append(sessionId, 1, 'later');
+      await append(db, sessionId, 1, 'later');
       expect(seqs(await readUntil(stream, reaches(7)))).toEqual([7]);
     } finally {
       await stream.return(undefined);
     }
   });
 
-  test('two concurrent readers see identical sequences while appenders race', async () => {
-    const sessionId = await newSession();
-    const [a, b] = await Promise.all([openSse(api.url, sessionId), openSse(api.url, sessionId)]);
+  test('two concurrent readers see identical sequences while appenders race', async ({ api, user, db }) => {
+    const sessionId = await newSession(db, user);
+    const [a, b] = await Promise.all([openSse(api.url, user, sessionId), openSse(api.url, user, sessionId)]);
     const reading = Promise.all([collectSse(a, reaches(51)), collectSse(b, reaches(51))]);
     await Promise.all(
       range(1, 5).map(async (appender) => {
-        for (let i = 0; i < 10; i++) await append(sessionId, 1, `a${appender}-`);
+        for (let i = 0; i < 10; i++) await append(db, sessionId, 1, `a${appender}-`);
       }),
     );
     const [first, second] = await reading;
@@ -203,13 +192,13 @@ describe('SSE live', () => {
     expect(second).toEqual(first);
   });
 
-  test('two API processes on one database both stream appended events live', async () => {
+  test('two API processes on one database both stream appended events live', async ({ api, user, db }) => {
     const other = await startTestApi();
     try {
-      const sessionId = await newSession();
-      const streams = [readSse(await openSse(api.url, sessionId)), readSse(await openSse(other.url, sessionId))];
+      const sessionId = await newSession(db, user);
+      const streams = [readSse(await openSse(api.url, user, sessionId)), readSse(await openSse(other.url, user, sessionId))];
       for (const stream of streams) expect(seqs(await readUntil(stream, reaches(1)))).toEqual([1]);
-      await append(sessionId, 4);
+      await append(db, sessionId, 4);
       const [viaFirst, viaSecond] = await Promise.all(streams.map((stream) => readUntil(stream, reaches(5))));
       expect(seqs(viaFirst!)).toEqual(range(2, 5));
       expect(viaSecond).toEqual(viaFirst);
@@ -219,11 +208,11 @@ describe('SSE live', () => {
     }
   });
 
-  test('a small SSE_HEARTBEAT_MS puts keep-alive comments on an idle stream', async () => {
+  test('a small SSE_HEARTBEAT_MS puts keep-alive comments on an idle stream', async ({ user, db }) => {
     const fast = await startTestApi({ SSE_HEARTBEAT_MS: '50' });
     try {
-      const sessionId = await newSession();
-      const response = await openSse(fast.url, sessionId);
+      const sessionId = await newSession(db, user);
+      const response = await openSse(fast.url, user, sessionId);
       const reader = response.body!.getReader();
       const decoder = new TextDecoder();
       let text = '';
@@ -241,8 +230,8 @@ describe('SSE live', () => {
     }
   });
 
-  test('streamEvents with `until` ends the response after the terminal event of a turn', async () => {
-    const sessionId = await newSession();
+  test('streamEvents with `until` ends the response after the terminal event of a turn', async ({ api, user, db }) => {
+    const sessionId = await newSession(db, user);
     const app = express();
     const logger = createLogger({ level: 'silent' });
     app.get('/turn', async (req, res) => {
@@ -282,12 +271,12 @@ describe('SSE live', () => {
 });
 
 describe('ordering under concurrency', () => {
-  test('20 concurrent appenders of 10 events each give seq 1..201 with no gap or repeat', async () => {
-    const sessionId = await newSession();
-    const reading = openSse(api.url, sessionId).then((response) => collectSse(response, reaches(201), { timeoutMs: 20_000 }));
+  test('20 concurrent appenders of 10 events each give seq 1..201 with no gap or repeat', async ({ api, user, db }) => {
+    const sessionId = await newSession(db, user);
+    const reading = openSse(api.url, user, sessionId).then((response) => collectSse(response, reaches(201), { timeoutMs: 20_000 }));
     await Promise.all(
       range(1, 20).map(async (appender) => {
-        for (let i = 0; i < 10; i++) await append(sessionId, 1, `w${appender}-${i}-`);
+        for (let i = 0; i < 10; i++) await append(db, sessionId, 1, `w${appender}-${i}-`);
       }),
     );
 
@@ -314,14 +303,17 @@ describe('ordering under concurrency', () => {
 });
 
 describe('failover', () => {
-  test('an API process closed mid-stream: the client resumes on another with Last-Event-ID and has every event once', async () => {
+  test('an API process closed mid-stream: the client resumes on another with Last-Event-ID and has every event once', async ({
+    user,
+    db,
+  }) => {
     const [first, second] = await Promise.all([startTestApi(), startTestApi()]);
     try {
-      const sessionId = await newSession();
+      const sessionId = await newSession(db, user);
       const total = 1 + 80;
       const appending = (async () => {
         for (let i = 0; i < 80; i++) {
-          await append(sessionId, 1, 'f');
+          await append(db, sessionId, 1, 'f');
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
       })();
@@ -331,7 +323,7 @@ describe('failover', () => {
       let reconnects = 0;
       let closing: Promise<void> | undefined;
       for (const target of [first, second, second, second]) {
-        const response = await openSse(target.url, sessionId, lastId === undefined ? {} : { lastEventId: lastId });
+        const response = await openSse(target.url, user, sessionId, lastId === undefined ? {} : { lastEventId: lastId });
         expect(response.status).toBe(200);
         try {
           for await (const event of readSse(response)) {
@@ -356,11 +348,11 @@ describe('failover', () => {
     }
   });
 
-  test('the hub reconnects after its LISTEN connection is killed, and streams miss nothing', async () => {
+  test('the hub reconnects after its LISTEN connection is killed, and streams miss nothing', async ({ user, db }) => {
     const own = await startTestApi();
     try {
-      const sessionId = await newSession();
-      const stream = readSse(await openSse(own.url, sessionId));
+      const sessionId = await newSession(db, user);
+      const stream = readSse(await openSse(own.url, user, sessionId));
       expect(seqs(await readUntil(stream, reaches(1)))).toEqual([1]);
 
       // Found by its application_name: pg_stat_activity.query shows the connection's latest
@@ -375,13 +367,13 @@ describe('failover', () => {
       expect(killed.rows[0]!.ok).toBe(true);
 
       // Committed while the hub may be deaf: delivered once it is back (it wakes every stream).
-      await append(sessionId, 2, 'outage');
+      await append(db, sessionId, 2, 'outage');
       expect(seqs(await readUntil(stream, reaches(3)))).toEqual([2, 3]);
 
       const after = await until(async () => (await backend()).find((row) => row.pid !== before!.pid));
       expect(after.pid).not.toBe(before!.pid);
       await until(async () => (own.logs.some((line) => line.msg === 'LISTEN connection restored') ? true : undefined));
-      await append(sessionId, 2, 'restored');
+      await append(db, sessionId, 2, 'restored');
       expect(seqs(await readUntil(stream, reaches(5)))).toEqual([4, 5]);
       await stream.return(undefined);
     } finally {
@@ -391,44 +383,44 @@ describe('failover', () => {
 });
 
 describe('access and validation', () => {
-  test('an unknown session is 404, in both forms', async () => {
+  test('an unknown session is 404, in both forms', async ({ api, user }) => {
     expect((await call(`${api.url}/session/ses_nope/events`, { headers: user.auth })).status).toBe(404);
-    const response = await openSse(api.url, 'ses_nope');
+    const response = await openSse(api.url, user, 'ses_nope');
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toContain('application/problem+json');
     await response.body?.cancel();
   });
 
-  test("another user's session is 403, in both forms", async () => {
-    const sessionId = await newSession();
+  test("another user's session is 403, in both forms", async ({ api, user, db }) => {
+    const sessionId = await newSession(db, user);
     const stranger = await createTestUser(api.db);
     const json = await call(`${api.url}/session/${sessionId}/events`, { headers: stranger.auth });
     expect(json.status).toBe(403);
     expect(json.text).not.toContain('session.created');
-    const response = await openSse(api.url, sessionId, { who: stranger });
+    const response = await openSse(api.url, stranger, sessionId);
     expect(response.status).toBe(403);
     await response.body?.cancel();
   });
 
-  test('a bad `after`, `limit` or Last-Event-ID is 400', async () => {
-    const sessionId = await newSession();
+  test('a bad `after`, `limit` or Last-Event-ID is 400', async ({ api, user, db }) => {
+    const sessionId = await newSession(db, user);
     for (const query of ['after=-1', 'after=abc', 'after=1.5', 'limit=0', 'limit=1001']) {
       expect((await call(`${api.url}/session/${sessionId}/events?${query}`, { headers: user.auth })).status, query).toBe(400);
     }
     for (const after of ['-1', 'x']) {
-      const response = await openSse(api.url, sessionId, { after });
+      const response = await openSse(api.url, user, sessionId, { after });
       expect(response.status).toBe(400);
       await response.body?.cancel();
     }
     for (const lastEventId of ['abc', '-3', '1.5', '99999999999999999999']) {
-      const response = await openSse(api.url, sessionId, { lastEventId });
+      const response = await openSse(api.url, user, sessionId, { lastEventId });
       expect(response.status, lastEventId).toBe(400);
       await response.body?.cancel();
     }
   });
 
-  test('without a key it is 401', async () => {
-    const sessionId = await newSession();
+  test('without a key it is 401', async ({ api, user, db }) => {
+    const sessionId = await newSession(db, user);
     expect((await call(`${api.url}/session/${sessionId}/events`)).status).toBe(401);
   });
 });

@@ -6,12 +6,12 @@
 // multi-page session (Last-Event-ID) gives every event once and in order, equal to what a stream that
 // was open while they were written received live.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
-import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { describe, expect } from 'vitest';
+import { apiTest } from '../helpers/harness/fixtures.ts';
+import type { TestApi } from '../helpers/harness/api.ts';
+import type { TestUser } from '../helpers/harness/users.ts';
 import { readSse, type SseEvent } from '../helpers/client/sse-parse.ts';
-import { testConfig } from '../helpers/harness/env.ts';
-import { createPool, inTransaction, type Db } from '../../store/db.ts';
+import { inTransaction, type Db } from '../../store/db.ts';
 import { deployRevision } from '../../store/agents.ts';
 import { createSession } from '../../store/sessions.ts';
 import { appendEvents, readEvents } from '../../store/events.ts';
@@ -20,20 +20,9 @@ import { sseFrame } from '../../api/streaming/sse-frame.ts';
 import type { NewEvent, SessionEvent } from '../../contract/events.ts';
 import { minimalBundle } from '../helpers/harness/bundles.ts';
 
-let api: TestApi;
-let user: TestUser;
-let db: Db;
-beforeAll(async () => {
-  api = await startTestApi();
-  user = await createTestUser(api.db);
-  db = createPool(testConfig().databaseUrl!, 5);
-});
-afterAll(async () => {
-  await api?.close();
-  await db?.end();
-});
+const test = apiTest();
 
-async function newSession(): Promise<string> {
+async function newSession(db: Db, user: TestUser): Promise<string> {
   const { agent } = await deployRevision(db, {
     userId: user.userId,
     bundle: minimalBundle(`replay-${randomUUID().slice(0, 8)}`),
@@ -42,7 +31,8 @@ async function newSession(): Promise<string> {
   return (await createSession(db, { userId: user.userId, agentId: agent.id, revision: agent.revision })).id;
 }
 
-const append = (sessionId: string, events: readonly NewEvent[]) => inTransaction(db, (client) => appendEvents(client, sessionId, events));
+const append = (db: Db, sessionId: string, events: readonly NewEvent[]) =>
+  inTransaction(db, (client) => appendEvents(client, sessionId, events));
 const delta = (text: string): NewEvent => ({ type: 'message.part.delta', data: { messageId: 'msg_replay', delta: text } });
 const deltas = (count: number, label: string) => Array.from({ length: count }, (_, i) => delta(`${label}${i}`));
 const until = (check: () => boolean) => expect.poll(check, { timeout: 10_000, interval: 10 }).toBe(true);
@@ -111,9 +101,9 @@ function expectSameEvent(data: string, live: SessionEvent): void {
 }
 
 describe('frames made by PostgreSQL', () => {
-  test('parse to exactly the events toSessionEvent makes, `at` included', async () => {
-    const sessionId = await newSession();
-    await append(sessionId, [...awkward(), ...deltas(3, 'd')]);
+  test('parse to exactly the events toSessionEvent makes, `at` included', async ({ user, db }) => {
+    const sessionId = await newSession(db, user);
+    await append(db, sessionId, [...awkward(), ...deltas(3, 'd')]);
     // Stored microseconds that truncating and rounding to milliseconds tell apart, before 1970 too.
     const stamps = [
       '2026-01-02 03:04:05.123999+00',
@@ -157,9 +147,9 @@ describe('frames made by PostgreSQL', () => {
     ]);
   });
 
-  test('a page holds the events after `afterSeq`, at most `limit`; an empty page is the end', async () => {
-    const sessionId = await newSession();
-    await append(sessionId, deltas(2_499, 'p'));
+  test('a page holds the events after `afterSeq`, at most `limit`; an empty page is the end', async ({ user, db }) => {
+    const sessionId = await newSession(db, user);
+    await append(db, sessionId, deltas(2_499, 'p'));
     const first = await readEventFrames(db, sessionId, 777, 1_000);
     expect(first.count).toBe(1_000);
     expect(first.lastSeq).toBe(1_777);
@@ -172,7 +162,7 @@ describe('frames made by PostgreSQL', () => {
 });
 
 describe('SSE replay through the API', () => {
-  function open(sessionId: string, lastEventId: number): Promise<Response> {
+  function open(api: TestApi, user: TestUser, sessionId: string, lastEventId: number): Promise<Response> {
     return fetch(`${api.url}/session/${sessionId}/events`, {
       headers: { ...user.auth, accept: 'text/event-stream', 'last-event-id': String(lastEventId) },
     });
@@ -191,15 +181,15 @@ describe('SSE replay through the API', () => {
     }
   }
 
-  test('from the middle of a multi-page session: every event once, in order, as the live stream had it', async () => {
-    const sessionId = await newSession();
+  test('from the middle of a multi-page session: every event once, in order, as the live stream had it', async ({ api, user, db }) => {
+    const sessionId = await newSession(db, user);
     // A stream open while the events are written gets them live, from the session's tail: each batch
     // is read before the next is written, so this stream never falls behind the tail's buffer.
-    const live = readSse(await open(sessionId, 1));
+    const live = readSse(await open(api, user, sessionId, 1));
     const received: SseEvent[] = [];
     const batches = [awkward(), ...Array.from({ length: 12 }, (_, i) => deltas(200, `b${i}-`)), awkward(), deltas(150, 'z')];
     for (const batch of batches) {
-      const written = await append(sessionId, batch);
+      const written = await append(db, sessionId, batch);
       received.push(...(await readTo(live, written.at(-1)!.seq)));
     }
     const lastSeq = 1 + batches.reduce((sum, batch) => sum + batch.length, 0);
@@ -212,7 +202,7 @@ describe('SSE replay through the API', () => {
 
     /** Replays from 777 and checks every event against the live stream's; answers who made each frame. */
     const replayFrom777 = async () => {
-      const replay = readSse(await open(sessionId, 777));
+      const replay = readSse(await open(api, user, sessionId, 777));
       const replayed = await readTo(replay, lastSeq);
       expect(replayed.map((event) => Number(event.id))).toEqual(range(778, lastSeq));
       for (const [index, event] of replayed.entries()) {
@@ -237,21 +227,21 @@ describe('SSE replay through the API', () => {
     expect(byPostgres.every(Boolean)).toBe(true);
 
     // Caught up, the replaying stream goes on with live events.
-    const more = await append(sessionId, deltas(3, 'after'));
+    const more = await append(db, sessionId, deltas(3, 'after'));
     const after = await readTo(replay, more.at(-1)!.seq);
     expect(after.map((event) => Number(event.id))).toEqual(range(lastSeq + 1, lastSeq + 3));
     after.forEach((event, index) => expectSameEvent(event.data, more[index]!));
     await replay.return(undefined);
   });
 
-  test('a replay ending exactly at a page boundary goes on with live events', async () => {
-    const sessionId = await newSession();
+  test('a replay ending exactly at a page boundary goes on with live events', async ({ api, user, db }) => {
+    const sessionId = await newSession(db, user);
     // 1,000 events: one full page, so the page read ahead after it is empty.
-    await append(sessionId, deltas(999, 'e'));
-    const replay = readSse(await open(sessionId, 0));
+    await append(db, sessionId, deltas(999, 'e'));
+    const replay = readSse(await open(api, user, sessionId, 0));
     const replayed = await readTo(replay, 1_000);
     expect(replayed.map((event) => Number(event.id))).toEqual(range(1, 1_000));
-    const more = await append(sessionId, deltas(2, 'live'));
+    const more = await append(db, sessionId, deltas(2, 'live'));
     const live = await readTo(replay, 1_002);
     expect(live.map((event) => Number(event.id))).toEqual([1_001, 1_002]);
     live.forEach((event, index) => expectSameEvent(event.data, more[index]!));

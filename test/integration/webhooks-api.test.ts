@@ -1,20 +1,15 @@
 // The webhook subscription API: create (secret shown once), list, delete, the delivery log, and
 // its errors: bad events, bad or refused URLs, scopes, another user's webhook (403), unknown (404).
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
+import { describe, expect } from 'vitest';
+import { apiTest } from '../helpers/harness/fixtures.ts';
+import type { TestApi } from '../helpers/harness/api.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 import { createDeliveries, recordAttempt } from '../../store/webhook-deliveries.ts';
 import { openSubscriptionSecret } from '../../store/webhook-subscriptions.ts';
 import { loadMasterKey } from '../../lib/master-key.ts';
 
-let api: TestApi;
-let user: TestUser;
-beforeAll(async () => {
-  api = await startTestApi({ WEBHOOK_SUBSCRIPTIONS_PER_USER: '3' });
-  user = await createTestUser(api.db);
-});
-afterAll(async () => api?.close());
+const test = apiTest({ WEBHOOK_SUBSCRIPTIONS_PER_USER: '3' });
 
 interface Created {
   id: string;
@@ -24,12 +19,15 @@ interface Created {
   secret: string;
 }
 
-const subscribe = (json: unknown, who: TestUser = user) => call<Created>(`${api.url}/webhook`, { headers: who.auth, json });
+const subscribe = (api: TestApi, who: TestUser, json: unknown) => call<Created>(`${api.url}/webhook`, { headers: who.auth, json });
 const errorPaths = (body: unknown) => (body as { errors?: Array<{ path: string }> }).errors?.map((error) => error.path);
 
 describe('subscriptions', () => {
-  test('create shows the secret once; the listing and the table never show it', async () => {
-    const created = await subscribe({ url: 'https://example.com/hooks?team=1', events: ['session.completed', 'session.failed'] });
+  test('create shows the secret once; the listing and the table never show it', async ({ api, user }) => {
+    const created = await subscribe(api, user, {
+      url: 'https://example.com/hooks?team=1',
+      events: ['session.completed', 'session.failed'],
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.stringMatching(/^whk_/),
@@ -55,7 +53,7 @@ describe('subscriptions', () => {
     expect((await call(`${api.url}/webhook/${created.body.id}`, { method: 'DELETE', headers: user.auth })).status).toBe(404);
   });
 
-  test.each([
+  test.for<[unknown, string]>([
     [{ url: 'https://example.com/', events: ['session.exploded'] }, '/events/0'],
     [{ url: 'https://example.com/', events: [] }, '/events'],
     [{ url: 'https://example.com/', events: ['session.completed', 'session.completed'] }, '/events'],
@@ -65,41 +63,41 @@ describe('subscriptions', () => {
     [{ url: 'https://user:password@example.com/', events: ['session.completed'] }, '/url'],
     [{ url: `https://example.com/${'a'.repeat(2048)}`, events: ['session.completed'] }, '/url'],
     [{ url: 'https://example.com/', events: ['session.completed'], secret: 'mine' }, '/secret'],
-  ])('%j is a 400 naming %s', async (json, path) => {
-    const response = await subscribe(json);
+  ])('%j is a 400 naming %s', async ([json, path], { api, user }) => {
+    const response = await subscribe(api, user, json);
     expect(response.status).toBe(400);
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(errorPaths(response.body)).toContain(path);
   });
 
-  test.each([
+  test.for([
     'http://127.0.0.1/',
     'http://[::1]:8080/',
     'http://169.254.169.254/latest/meta-data',
     'http://10.0.0.1/',
     'http://2130706433/',
-  ])('a literal refused address (%s) is a 400', async (url) => {
-    const response = await subscribe({ url, events: ['session.completed'] });
+  ])('a literal refused address (%s) is a 400', async (url, { api, user }) => {
+    const response = await subscribe(api, user, { url, events: ['session.completed'] });
     expect(response.status).toBe(400);
     expect(response.text).toMatch(/OUTBOUND_ALLOW_CIDRS/);
   });
 
-  test('every event of the list can be subscribed to', async () => {
+  test('every event of the list can be subscribed to', async ({ api }) => {
     const other = await createTestUser(api.db);
     const events = ['session.completed', 'session.failed', 'approval.requested', 'approval.answered', 'approval.expired', 'trigger.fired'];
-    expect((await subscribe({ url: 'https://example.com/all', events }, other)).status).toBe(201);
+    expect((await subscribe(api, other, { url: 'https://example.com/all', events })).status).toBe(201);
   });
 
-  test('a user holds at most WEBHOOK_SUBSCRIPTIONS_PER_USER webhooks (409 beyond)', async () => {
+  test('a user holds at most WEBHOOK_SUBSCRIPTIONS_PER_USER webhooks (409 beyond)', async ({ api }) => {
     const limited = await createTestUser(api.db);
     for (let i = 0; i < 3; i++)
-      expect((await subscribe({ url: `https://example.com/${i}`, events: ['session.failed'] }, limited)).status).toBe(201);
-    const refused = await subscribe({ url: 'https://example.com/4', events: ['session.failed'] }, limited);
+      expect((await subscribe(api, limited, { url: `https://example.com/${i}`, events: ['session.failed'] })).status).toBe(201);
+    const refused = await subscribe(api, limited, { url: 'https://example.com/4', events: ['session.failed'] });
     expect(refused.status).toBe(409);
   });
 
-  test("another user's webhook is 403, an unknown one 404, and scopes are enforced", async () => {
-    const created = await subscribe({ url: 'https://example.com/private', events: ['session.completed'] });
+  test("another user's webhook is 403, an unknown one 404, and scopes are enforced", async ({ api, user }) => {
+    const created = await subscribe(api, user, { url: 'https://example.com/private', events: ['session.completed'] });
     const other = await createTestUser(api.db);
     expect((await call(`${api.url}/webhook/${created.body.id}`, { method: 'DELETE', headers: other.auth })).status).toBe(403);
     expect((await call(`${api.url}/webhook/${created.body.id}/deliveries`, { headers: other.auth })).status).toBe(403);
@@ -109,7 +107,7 @@ describe('subscriptions', () => {
     expect((await call(`${api.url}/webhook/whk_unknown/deliveries`, { headers: user.auth })).status).toBe(404);
 
     const reader = await createTestUser(api.db, { scopes: ['read'] });
-    expect((await subscribe({ url: 'https://example.com/', events: ['session.completed'] }, reader)).status).toBe(403);
+    expect((await subscribe(api, reader, { url: 'https://example.com/', events: ['session.completed'] })).status).toBe(403);
     expect((await call(`${api.url}/webhook`, { headers: reader.auth })).status).toBe(200);
     const writer = await createTestUser(api.db, { scopes: ['webhooks:write'] });
     expect((await call(`${api.url}/webhook`, { headers: writer.auth })).status).toBe(403);
@@ -118,9 +116,9 @@ describe('subscriptions', () => {
 });
 
 describe('delivery log', () => {
-  test('lists deliveries newest first with their attempts, in pages', async () => {
+  test('lists deliveries newest first with their attempts, in pages', async ({ api }) => {
     const owner = await createTestUser(api.db);
-    const created = await subscribe({ url: 'https://example.com/log', events: ['session.completed'] }, owner);
+    const created = await subscribe(api, owner, { url: 'https://example.com/log', events: ['session.completed'] });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
       const [delivery] = await createDeliveries(api.db, {
