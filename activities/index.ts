@@ -23,12 +23,13 @@ export interface ActivityDeps {
 }
 
 export function createActivities(deps: ActivityDeps) {
-  const bundleOf = revisionCache(deps.db);
+  const revisionOf = revisionCache(deps.db);
+  const bundleOf = async (agentId: string, revision: number) => (await revisionOf(agentId, revision)).bundle;
   return {
     ...systemActivities(deps),
     ...turnBookkeeping(deps),
-    ...modelStepActivities({ ...deps, bundleOf, deltaFlushMs: deps.config.limits.deltaFlushMs, storage: createStorage(deps.config) }),
-    ...toolActivities({ ...deps, bundleOf }),
+    ...modelStepActivities({ ...deps, revisionOf, deltaFlushMs: deps.config.limits.deltaFlushMs, storage: createStorage(deps.config) }),
+    ...toolActivities({ ...deps, revisionOf }),
     ...webhookActivities(deps),
     ...approvalActivities({ ...deps, bundleOf }),
     ...scheduleActivities(deps),

@@ -57,6 +57,8 @@ export interface Config {
   schedules: { catchupWindowMs: number };
   /** Webhook triggers: the largest body, and firings per trigger in one rate-limit window. */
   triggers: { bodyBytes: number; rateLimitPoints: number };
+  /** Skills given by URL, fetched at deploy: one fetch's deadline and the most bytes a skill may have. */
+  skills: { fetchTimeoutMs: number; maxBytes: number };
   /** The API's periodic clean-up: uploaded files no row names (after a grace period), expired Idempotency-Keys. */
   housekeeping: { intervalMs: number; mediaOrphanGraceMs: number };
 }
@@ -252,6 +254,10 @@ export function loadConfig(env: Env = process.env): Config {
       confirmTimeoutMs: int(env, 'APPROVAL_CONFIRM_TIMEOUT_MS', temporalCallTimeoutMs, 100),
     },
     schedules: { catchupWindowMs: int(env, 'SCHEDULE_CATCHUP_WINDOW_MS', 5 * 60_000, 1_000) },
+    skills: {
+      fetchTimeoutMs: int(env, 'SKILL_FETCH_TIMEOUT_MS', 10_000, 100),
+      maxBytes: int(env, 'SKILL_MAX_BYTES', 256 * 1024, 1),
+    },
     triggers: {
       bodyBytes: int(env, 'TRIGGER_BODY_LIMIT_BYTES', 1024 * 1024, 1),
       rateLimitPoints: int(env, 'TRIGGER_RATE_LIMIT_POINTS', 60, 1),

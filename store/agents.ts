@@ -20,6 +20,8 @@ export interface AgentRevision {
   revision: number;
   bundle: Bundle;
   warnings: string[];
+  /** Texts of the skills given by URL, fetched at deploy, by the skill's index in `bundle.skills`. */
+  fetchedSkills: Record<string, string>;
   createdAt: Date;
 }
 
@@ -37,6 +39,7 @@ interface RevisionRow {
   revision: number;
   bundle: Bundle;
   warnings: string[];
+  fetched_skills: Record<string, string>;
   created_at: Date;
 }
 
@@ -54,12 +57,13 @@ const toRevision = (row: RevisionRow): AgentRevision => ({
   revision: row.revision,
   bundle: row.bundle,
   warnings: row.warnings,
+  fetchedSkills: row.fetched_skills,
   createdAt: row.created_at,
 });
 
 export async function deployRevision(
   db: Db,
-  input: { userId: string; bundle: Bundle; warnings: string[] },
+  input: { userId: string; bundle: Bundle; warnings: string[]; fetchedSkills?: Record<string, string> },
 ): Promise<{ agent: Agent; created: boolean }> {
   return inTransaction(db, async (client) => {
     // Insert-or-lock: a concurrent deploy of the same new name waits on the unique index, then
@@ -79,11 +83,12 @@ export async function deployRevision(
       );
       row = updated.rows[0]!;
     }
-    await client.query('INSERT INTO agent_revisions (agent_id, revision, bundle, warnings) VALUES ($1, $2, $3, $4)', [
+    await client.query('INSERT INTO agent_revisions (agent_id, revision, bundle, warnings, fetched_skills) VALUES ($1, $2, $3, $4, $5)', [
       row.id,
       row.current_revision,
       JSON.stringify(input.bundle),
       JSON.stringify(input.warnings),
+      JSON.stringify(input.fetchedSkills ?? {}),
     ]);
     return { agent: toAgent(row), created };
   });
@@ -104,7 +109,7 @@ export async function getRevision(db: Db, agentId: string, revision: number): Pr
   return rows[0] && toRevision(rows[0]);
 }
 
-export async function listRevisions(db: Db, agentId: string): Promise<Omit<AgentRevision, 'bundle'>[]> {
+export async function listRevisions(db: Db, agentId: string): Promise<Omit<AgentRevision, 'bundle' | 'fetchedSkills'>[]> {
   const { rows } = await db.query<RevisionRow>(
     'SELECT agent_id, revision, warnings, created_at FROM agent_revisions WHERE agent_id = $1 ORDER BY revision DESC',
     [agentId],

@@ -1,5 +1,7 @@
-// The system prompt of an agent: its instructions, then its skills. The layout is fixed so that the
-// same bundle always gives the same prompt (provider prompt caches key on the exact prefix):
+// The system prompt of an agent: its instructions, its always-on string skills, then the skills it can
+// load (progressive disclosure, see lib/skills.ts): each listed by name and one line, its whole text
+// read through the load_skill tool only when a task calls for it. The layout is fixed so that the same
+// revision always gives the same prompt (provider prompt caches key on the exact prefix):
 //
 //   <instructions>
 //
@@ -7,39 +9,32 @@
 //
 //   <string skill, verbatim>
 //
-//   ## <name>
+//   # Skills you can load
 //
-//   <content of workspaceFiles[path]>
+//   <how to load them>
 //
-//   # References
+//   - <name>: <description>
 //
-//   - <name>: <url>
-//
-// String and {name, path} skills keep their bundle order under "Skills"; {name, url} skills are only
-// listed under "References" and never fetched (the prompt must not depend on what a URL says today).
 // Blocks are separated by one blank line, and each block loses its trailing whitespace.
 import type { Bundle } from '../../contract/bundle.ts';
+import { skillRefs, type LoadableSkill } from '../../lib/skills.ts';
+import { LOAD_SKILL } from '../tools/load-skill.ts';
 
-export function systemPrompt(bundle: Pick<Bundle, 'instructions' | 'skills' | 'workspaceFiles'>): string | undefined {
+export function systemPrompt(
+  bundle: Pick<Bundle, 'instructions' | 'skills'>,
+  loadable: readonly Pick<LoadableSkill, 'name' | 'description'>[],
+): string | undefined {
   const sections: string[] = [];
   const instructions = bundle.instructions?.trimEnd();
   if (instructions) sections.push(instructions);
-
-  const skills: string[] = [];
-  const references: string[] = [];
-  for (const skill of bundle.skills) {
-    if (typeof skill === 'string') {
-      if (skill.trim()) skills.push(skill.trimEnd());
-    } else if ('path' in skill) {
-      const content = Object.hasOwn(bundle.workspaceFiles, skill.path) ? bundle.workspaceFiles[skill.path] : undefined;
-      // Deploy refuses a path that is not a workspace file; this only guards a bundle stored before that check.
-      const body = content === undefined ? `(The file ${skill.path} is not in the workspace.)` : content.trimEnd();
-      skills.push(body ? `## ${skill.name}\n\n${body}` : `## ${skill.name}`);
-    } else {
-      references.push(`- ${skill.name}: ${skill.url}`);
-    }
+  const { inline } = skillRefs(bundle.skills);
+  if (inline.length > 0) sections.push('# Skills', ...inline);
+  if (loadable.length > 0) {
+    sections.push(
+      '# Skills you can load',
+      `Each skill below is a document of instructions for one kind of task. When a task matches a skill's description, call ${LOAD_SKILL} with its name first, then follow what it says.`,
+      loadable.map(({ name, description }) => `- ${name}: ${description}`).join('\n'),
+    );
   }
-  if (skills.length > 0) sections.push('# Skills', ...skills);
-  if (references.length > 0) sections.push(`# References\n\n${references.join('\n')}`);
   return sections.length > 0 ? sections.join('\n\n') : undefined;
 }

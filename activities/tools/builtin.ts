@@ -1,6 +1,8 @@
 // The built-in tool servers a bundle enables by id in `mcps`, and the tools each one brings.
 import type { BUILTIN_TOOL_SERVERS } from '../../contract/bundle-constants.ts';
 import type { Bundle } from '../../contract/bundle.ts';
+import type { LoadableSkill } from '../../lib/skills.ts';
+import { LOAD_SKILL, loadSkillTool } from './load-skill.ts';
 import { httpRequest } from './http.ts';
 import { forget, listMemories, recall, remember } from './memory.ts';
 import { currentTime } from './time.ts';
@@ -25,8 +27,16 @@ export function builtinTools(bundle: Pick<Bundle, 'mcps'>): BuiltinTool[] {
   return bundle.mcps.flatMap((id) => (Object.hasOwn(SERVERS, id) ? SERVERS[id as ToolServerId] : []));
 }
 
-/** The enabled built-in tool of this name: what a model's tool call runs, when it names one. */
-export function findBuiltinTool(bundle: Pick<Bundle, 'mcps'>, name: string): BuiltinTool | undefined {
+/**
+ * The built-in tool of this name the agent has (from an enabled server, or load_skill when it has
+ * skills): what a model's tool call runs, when it names one.
+ */
+export function findBuiltinTool(
+  bundle: Pick<Bundle, 'mcps'>,
+  name: string,
+  skills: readonly LoadableSkill[] = [],
+): BuiltinTool | undefined {
+  if (name === LOAD_SKILL && skills.length > 0) return loadSkillTool(skills);
   return builtinTools(bundle).find((tool) => tool.name === name);
 }
 
@@ -35,6 +45,10 @@ export function findBuiltinTool(bundle: Pick<Bundle, 'mcps'>, name: string): Bui
  * the turn's next model step follows within moments. False when any call waits on a person
  * (ask_my_user) or a client (custom tools), or names no built-in tool.
  */
-export function allRunByService(bundle: Pick<Bundle, 'mcps'>, calls: readonly { toolName: string }[]): boolean {
-  return calls.length > 0 && calls.every((call) => findBuiltinTool(bundle, call.toolName) !== undefined);
+export function allRunByService(
+  bundle: Pick<Bundle, 'mcps'>,
+  calls: readonly { toolName: string }[],
+  skills: readonly LoadableSkill[] = [],
+): boolean {
+  return calls.length > 0 && calls.every((call) => findBuiltinTool(bundle, call.toolName, skills) !== undefined);
 }

@@ -8,14 +8,17 @@
 import { jsonSchema, tool, type JSONSchema7, type Tool } from 'ai';
 import type { Bundle } from '../../contract/bundle.ts';
 import { builtinTools } from './builtin.ts';
+import type { LoadableSkill } from '../../lib/skills.ts';
+import { loadSkillTool } from './load-skill.ts';
 import { ASK_MY_USER, askMyUserDescription, askMyUserInputSchema } from '../../lib/ask-my-user.ts';
 
-export function modelToolSet(bundle: Pick<Bundle, 'mcps' | 'customTools'>): Record<string, Tool> {
+export function modelToolSet(bundle: Pick<Bundle, 'mcps' | 'customTools'>, skills: readonly LoadableSkill[] = []): Record<string, Tool> {
   const tools: Record<string, Tool> = {
     // Every agent can ask its user; the turn runs it as an approval (workflows/turn.ts).
     [ASK_MY_USER]: tool({ description: askMyUserDescription, inputSchema: jsonSchema(askMyUserInputSchema as JSONSchema7) }),
   };
-  for (const builtin of builtinTools(bundle)) {
+  const offered = skills.length > 0 ? [loadSkillTool(skills), ...builtinTools(bundle)] : builtinTools(bundle);
+  for (const builtin of offered) {
     tools[builtin.name] = tool({ description: builtin.description, inputSchema: jsonSchema(builtin.inputSchema as JSONSchema7) });
   }
   for (const custom of bundle.customTools) {

@@ -29,7 +29,7 @@ import { OutputMeter } from './output-limit.ts';
 import { TurnFiles } from './turn-files.ts';
 import type { Storage } from '../../lib/storage.ts';
 import { storableText } from '../../lib/storable-text.ts';
-import type { Bundle } from '../../lib/bundle/index.ts';
+import type { RevisionOf } from './revision-cache.ts';
 
 export interface ModelStepDeps {
   db: Db;
@@ -37,13 +37,13 @@ export interface ModelStepDeps {
   masterKeys: readonly MasterKey[];
   /** How long streamed text is batched before it is written as one delta event. */
   deltaFlushMs: number;
-  bundleOf: (agentId: string, revision: number) => Promise<Bundle>;
+  revisionOf: RevisionOf;
   /** Where uploaded files are read from, for file parts in the conversation. */
   storage: Storage;
 }
 
 export function modelStepActivities(deps: ModelStepDeps) {
-  const { bundleOf } = deps;
+  const { revisionOf } = deps;
   const { limits } = deps.config;
   const turnFiles = new TurnFiles({ budgetBytes: limits.workerFileCacheBytes });
   // One per worker: every stream's delta writes of the moment share a transaction.
@@ -53,7 +53,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
     async runModelStep(input: TurnInput & { messageId: string; step: number }): Promise<StepResult> {
       const context = Context.current();
       const attempt = context.info.attempt;
-      const bundle = await bundleOf(input.agentId, input.revision);
+      const { bundle, skills } = await revisionOf(input.agentId, input.revision);
       const ref = input.model
         ? { providerId: input.model.providerId || bundle.model.providerId, modelId: input.model.modelId }
         : bundle.model;
@@ -101,9 +101,9 @@ export function modelStepActivities(deps: ModelStepDeps) {
         });
         const stream = streamModelCall({
           model,
-          instructions: systemPrompt(bundle),
+          instructions: systemPrompt(bundle, skills),
           messages: toModelMessages(history, { resolveFile }),
-          tools: modelToolSet(bundle),
+          tools: modelToolSet(bundle, skills),
           ...(limits.sendStepOutputTokens ? { maxOutputTokens: limits.stepOutputTokens } : {}),
           abortSignal: AbortSignal.any([context.cancellationSignal, overLimit.signal]),
         });
@@ -164,7 +164,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         });
         // The next step sends the same files; keep them only if it follows at once. A question to a
         // person (or a client's tool) may take days, and the files are read again then.
-        keepFiles = allRunByService(bundle, toolCalls);
+        keepFiles = allRunByService(bundle, toolCalls, skills);
         return {
           ...resultOf(message.id, message.parts, message.usage, message.costUsd ?? null),
           finishReason: end?.finishReason ?? 'other',

@@ -1,20 +1,30 @@
-// Agent revisions never change once written, so a worker keeps the ones it has used.
+// Agent revisions never change once written, so a worker keeps the ones it has used: the bundle, and
+// its loadable skills with their texts (lib/skills.ts), worked out once per revision.
 import type { Db } from '../../store/db.ts';
 import { getRevision } from '../../store/agents.ts';
 import type { Bundle } from '../../lib/bundle/index.ts';
+import { loadableSkills, type LoadableSkill } from '../../lib/skills.ts';
 
 const MAX_ENTRIES = 500;
 
-export function revisionCache(db: Db) {
-  const cache = new Map<string, Bundle>();
-  return async function bundleOf(agentId: string, revision: number): Promise<Bundle> {
+export interface CachedRevision {
+  bundle: Bundle;
+  skills: LoadableSkill[];
+}
+
+export type RevisionOf = (agentId: string, revision: number) => Promise<CachedRevision>;
+
+export function revisionCache(db: Db): RevisionOf {
+  const cache = new Map<string, CachedRevision>();
+  return async function revisionOf(agentId, revision) {
     const key = `${agentId}:${revision}`;
     const cached = cache.get(key);
     if (cached) return cached;
     const found = await getRevision(db, agentId, revision);
     if (!found) throw new Error(`Agent ${agentId} has no revision ${revision}`);
     if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
-    cache.set(key, found.bundle);
-    return found.bundle;
+    const entry = { bundle: found.bundle, skills: loadableSkills(found.bundle, found.fetchedSkills) };
+    cache.set(key, entry);
+    return entry;
   };
 }

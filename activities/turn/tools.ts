@@ -3,6 +3,7 @@
 // act for the agent (memory, http) get its services here: its notes, the outbound guard, and only the
 // secrets its bundle grants, decrypted inside this activity and never returned.
 import type { Bundle } from '../../lib/bundle/index.ts';
+import type { RevisionOf } from './revision-cache.ts';
 import type { Config } from '../../lib/config.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
 import { createOutboundClient } from '../../lib/outbound.ts';
@@ -17,7 +18,7 @@ export interface ToolActivityDeps {
   db: Db;
   config: Config;
   masterKeys: readonly MasterKey[];
-  bundleOf: (agentId: string, revision: number) => Promise<Bundle>;
+  revisionOf: RevisionOf;
 }
 
 export function toolActivities(deps: ToolActivityDeps) {
@@ -50,9 +51,9 @@ export function toolActivities(deps: ToolActivityDeps) {
 
   return {
     async runBuiltinTool(input: { sessionId: string; agentId: string; revision: number; call: ToolCall }): Promise<ToolResultPart> {
-      const bundle = await deps.bundleOf(input.agentId, input.revision);
+      const { bundle, skills } = await deps.revisionOf(input.agentId, input.revision);
       const { toolCallId, toolName } = input.call;
-      const tool = findBuiltinTool(bundle, toolName);
+      const tool = findBuiltinTool(bundle, toolName, skills);
       if (!tool) {
         return {
           type: 'tool-result',

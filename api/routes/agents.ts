@@ -56,7 +56,7 @@ export function agentRoutes(deps: ApiDeps) {
         const number = Number(params.revision);
         const revision = Number.isInteger(number) && number > 0 ? await getRevision(deps.db, agent.id, number) : undefined;
         if (!revision) throw new NotFoundError(`Agent "${agent.name}" has no revision ${params.revision}`);
-        const { agentId: _agentId, ...view } = revision;
+        const { agentId: _agentId, fetchedSkills: _fetchedSkills, ...view } = revision;
         return { status: 200, body: view };
       },
     }),

@@ -1,6 +1,7 @@
 // POST /deploy: a JSONC bundle in, a new agent or a new revision out. Every problem is reported at
 // once, each with a JSON pointer into the bundle; the failure keeps the interface's
-// `{ok: false, errors}` shape and is also a problem document.
+// `{ok: false, errors}` shape and is also a problem document. Skills given by URL are fetched after
+// the bundle is valid and frozen into the revision; a skill that cannot be fetched is such a problem.
 import { PROBLEM_CONTENT_TYPE, PROBLEMS, problemType } from '../../contract/problems.ts';
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
@@ -9,34 +10,44 @@ import { validateBundle } from '../../lib/bundle/index.ts';
 import { deployRevision, getRevision } from '../../store/agents.ts';
 import { reconcileSchedules } from '../triggers/schedule-reconcile.ts';
 import { secretKeys } from '../../store/secrets.ts';
+import type { FieldError } from '../../lib/errors.ts';
+import { skillFetcher } from '../agents/fetch-skills.ts';
 
 export function deployRoutes(deps: ApiDeps) {
+  const fetchSkills = skillFetcher({
+    allowCidrs: deps.config.outbound.allowCidrs,
+    limits: { timeoutMs: deps.config.skills.fetchTimeoutMs, maxBytes: deps.config.skills.maxBytes },
+  });
   return [
     defineRoute(OPERATIONS.deployAgent, {
       bodyCheckedByHandler: true,
       async handle({ req, principal }) {
-        const text = typeof req.body === 'string' ? req.body : '';
-        const result = validateBundle(text, { existingSecretKeys: await secretKeys(deps.db, principal!.userId) });
-        if (!result.ok) {
-          const first = result.errors[0]!;
+        const invalid = (errors: FieldError[]) => {
+          const first = errors[0]!;
           return {
             status: 400,
             headers: { 'content-type': PROBLEM_CONTENT_TYPE },
             body: {
               ok: false,
-              errors: result.errors,
+              errors,
               type: problemType('invalid-bundle'),
               title: PROBLEMS['invalid-bundle'].title,
               status: PROBLEMS['invalid-bundle'].status,
-              detail: `${result.errors.length} error${result.errors.length === 1 ? '' : 's'}; first: ${first.path || '(root)'} ${first.message}`,
+              detail: `${errors.length} error${errors.length === 1 ? '' : 's'}; first: ${first.path || '(root)'} ${first.message}`,
               traceId: req.traceId,
             },
           };
-        }
+        };
+        const text = typeof req.body === 'string' ? req.body : '';
+        const result = validateBundle(text, { existingSecretKeys: await secretKeys(deps.db, principal!.userId) });
+        if (!result.ok) return invalid(result.errors);
+        const fetched = await fetchSkills(result.bundle);
+        if (!fetched.ok) return invalid(fetched.errors);
         const { agent, created } = await deployRevision(deps.db, {
           userId: principal!.userId,
           bundle: result.bundle,
           warnings: result.warnings,
+          fetchedSkills: fetched.texts,
         });
         req.log.info({ agentId: agent.id, revision: agent.revision }, 'deployed');
         const replaced = created ? undefined : await getRevision(deps.db, agent.id, agent.revision - 1);

@@ -10,6 +10,7 @@ import { checkCommands } from './check-commands.ts';
 import { checkFiles } from './check-files.ts';
 import { checkModels } from './check-models.ts';
 import { checkSecrets } from './check-secrets.ts';
+import { checkSkills } from './check-skills.ts';
 import { checkTools } from './check-tools.ts';
 import { checkTriggers } from './check-triggers.ts';
 import { checkWorkflows } from './check-workflows.ts';
@@ -46,6 +47,7 @@ export function validateBundle(text: string, context: BundleContext): BundleVali
   checkModels(value, report);
   checkTools(value, report);
   checkFiles(value, report);
+  checkSkills(value, report);
   checkSecrets(value, report, context.existingSecretKeys);
   checkChannels(value, report);
   checkTriggers(value, report);

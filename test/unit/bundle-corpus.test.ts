@@ -53,7 +53,7 @@ const FULL = `\uFEFF// service.jsonc: every field of the bundle
       "parameters": { "type": "object", "properties": { "orderId": { "type": "string" } }, "required": ["orderId"] },
     },
   ],
-  "workspaceFiles": { "docs/faq.md": "# FAQ", ".env.example": "A=1" },
+  "workspaceFiles": { "docs/faq.md": "# FAQ", ".env.example": "A=1", "skills/summarize/SKILL.md": "Summarize briefly." },
   "mcps": ["time", "workspace"],
   "triggers": [
     { "kind": "webhook", "suffix": "inbound-mail", "workflow": "triage" },

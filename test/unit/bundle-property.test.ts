@@ -26,7 +26,7 @@ const VALID = {
   instructions: 'Answer support questions.',
   skills: ['summarize', { name: 'faq', path: 'docs/faq.md' }, { name: 'style', url: 'https://example.com/style.md' }],
   customTools: [{ id: 'lookup', description: 'Looks up an order', parameters: { type: 'object', properties: { id: { type: 'string' } } } }],
-  workspaceFiles: { 'docs/faq.md': '# FAQ' },
+  workspaceFiles: { 'docs/faq.md': '# FAQ', 'skills/summarize/SKILL.md': 'Summarize briefly.' },
   mcps: ['time', 'workspace'],
   triggers: [
     { kind: 'webhook', suffix: 'mail', workflow: 'triage' },

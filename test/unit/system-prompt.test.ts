@@ -1,9 +1,12 @@
+// The system prompt: instructions, always-on string skills, then the loadable skills listed by name
+// and description only (their texts come through load_skill).
 import { describe, expect, it } from 'vitest';
 import { systemPrompt } from '../../activities/model/system-prompt.ts';
 import type { Skill } from '../../contract/bundle.ts';
+import { loadableSkills } from '../../lib/skills.ts';
 
-const prompt = (instructions: string | undefined, skills: Skill[], workspaceFiles: Record<string, string> = {}) =>
-  systemPrompt({ instructions, skills, workspaceFiles });
+const prompt = (instructions: string | undefined, skills: Skill[], workspaceFiles: Record<string, string> = {}, fetched = {}) =>
+  systemPrompt({ instructions, skills }, loadableSkills({ skills, workspaceFiles }, fetched));
 
 describe('systemPrompt', () => {
   it('is undefined when the agent has neither instructions nor skills', () => {
@@ -15,43 +18,42 @@ describe('systemPrompt', () => {
     expect(prompt('You are terse.\n\n', [])).toBe('You are terse.');
   });
 
-  it('lays out instructions, skills in bundle order, then references', () => {
+  it('lays out instructions, always-on skills in bundle order, then the loadable ones by name and one line', () => {
     const text = prompt(
       'You help with orders.',
       [
         'Always answer in French.',
-        { name: 'Refunds', path: 'skills/refunds.md' },
-        { name: 'Style guide', url: 'https://example.com/style' },
-        { name: 'Empty', path: 'skills/empty.md' },
+        { name: 'refunds', path: 'docs/refunds.md' },
+        { name: 'style', url: 'https://example.com/style.md' },
         'Sign every reply.\n',
-        { name: 'API docs', url: 'https://example.com/api' },
+        'release-notes',
       ],
-      { 'skills/refunds.md': 'Refund within 30 days.\n', 'skills/empty.md': '', 'other.md': 'not a skill' },
+      {
+        'docs/refunds.md': '# Refunds\n\nRefund within 30 days.\n',
+        'skills/release-notes/SKILL.md': '---\nname: release-notes\ndescription: Write release notes from a changelog\n---\nStep 1...',
+      },
+      { '2': 'Use the house style: short sentences.' },
     );
     expect(text).toBe(
       [
         'You help with orders.',
         '# Skills',
         'Always answer in French.',
-        '## Refunds\n\nRefund within 30 days.',
-        '## Empty',
         'Sign every reply.',
-        '# References\n\n- Style guide: https://example.com/style\n- API docs: https://example.com/api',
+        '# Skills you can load',
+        "Each skill below is a document of instructions for one kind of task. When a task matches a skill's description, call load_skill with its name first, then follow what it says.",
+        '- refunds: Refunds\n- style: Use the house style: short sentences.\n- release-notes: Write release notes from a changelog',
       ].join('\n\n'),
     );
+    expect(text).not.toContain('Refund within 30 days');
   });
 
-  it('works with skills and no instructions, and says so when a skill file is missing', () => {
-    expect(prompt(undefined, [{ name: 'Gone', path: 'gone.md' }])).toBe(
-      '# Skills\n\n## Gone\n\n(The file gone.md is not in the workspace.)',
-    );
-    expect(prompt(undefined, [{ name: 'Only a link', url: 'https://example.com' }])).toBe(
-      '# References\n\n- Only a link: https://example.com',
-    );
+  it('says so when a skill has no text (a revision stored before the checks)', () => {
+    expect(prompt(undefined, [{ name: 'gone', path: 'gone.md' }])).toContain('- gone: (unavailable)');
   });
 
   it('is deterministic', () => {
-    const skills: Skill[] = ['a', { name: 'b', path: 'b.md' }, { name: 'c', url: 'https://c' }];
-    expect(prompt('x', skills, { 'b.md': 'B' })).toBe(prompt('x', skills, { 'b.md': 'B' }));
+    const skills: Skill[] = ['a rule', { name: 'b', path: 'b.md' }, { name: 'c', url: 'https://c' }];
+    expect(prompt('x', skills, { 'b.md': 'B' }, { '2': 'C' })).toBe(prompt('x', skills, { 'b.md': 'B' }, { '2': 'C' }));
   });
 });
