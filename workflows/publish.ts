@@ -8,7 +8,7 @@ import {
   ParentClosePolicy,
   WorkflowIdReusePolicy,
   log,
-  patched,
+  deprecatePatch,
   proxyLocalActivities,
   startChild,
 } from '@temporalio/workflow';
@@ -52,8 +52,11 @@ export type TurnEnd = { outcome: TurnOutcome } | { error: unknown };
  * when it failed; nothing for an aborted turn. Never fails the session: a problem is logged.
  */
 export async function publishTurnEnd(session: SessionRef, turnId: string, ended: TurnEnd, idle: boolean): Promise<void> {
-  // Session workflows that were running before this code existed replay without these commands.
-  if (!patched('webhook-turn-events')) return;
+  // Deprecated patch (README: "Versioning workflows"): no session run from before this code can still
+  // be open (sessions could not wait then: they ended minutes after their last turn), so every run takes
+  // this branch; the call stays so histories recorded while it was `patched()` carry a marker it expects.
+  // Remove it once no session run started before the deprecation (2026-11-25) can be open.
+  deprecatePatch('webhook-turn-events');
   const base = { sessionId: session.sessionId, agentId: session.agentId, revision: session.revision, turnId };
   try {
     if ('outcome' in ended && ended.outcome.status === 'completed' && idle) {
