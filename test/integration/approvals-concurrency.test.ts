@@ -1,17 +1,11 @@
 // First answer wins, under contention: 200 approvals, each answered twice at the same moment with
 // different choices. Exactly one answer of each pair gets 200 and the other 409, and the stored
 // choice is the winner's, whichever order Temporal and PostgreSQL saw them in.
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { expect } from 'vitest';
+import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
 
-let env: AgentEnv;
-beforeAll(async () => {
-  env = await startAgentEnv({ RATE_LIMIT_POINTS: '100000' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const test = agentTest({ RATE_LIMIT_POINTS: '100000' });
 
 const APPROVALS = 200;
 /** Pairs in flight at once: enough to contend on a two-core machine without starving the worker. */
@@ -26,7 +20,7 @@ async function inBatches<T, R>(items: readonly T[], size: number, work: (item: T
 test(
   `${APPROVALS} approvals answered twice at once: one 200 and one 409 each, the winner's choice stored`,
   { timeout: 240_000 },
-  async () => {
+  async ({ env }) => {
     const ids = await inBatches(
       Array.from({ length: APPROVALS }, (_, index) => index),
       PARALLEL,

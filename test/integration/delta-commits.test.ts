@@ -3,24 +3,21 @@
 // are announced, and a write that cannot be stored fails only its own stream.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { expect } from 'vitest';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+import { agentTest } from '../helpers/harness/fixtures.ts';
 import { DeltaCommits } from '../../activities/turn/delta-commits.ts';
 import { EVENTS_CHANNEL } from '../../store/events.ts';
 import { claimAssistantMessage, StaleAttemptError } from '../../store/messages.ts';
 import { appendEvents, readEvents } from '../../store/events.ts';
 import { inTransaction } from '../../store/db.ts';
 
-let env: AgentEnv;
-beforeAll(async () => {
-  env = await startAgentEnv();
-});
-afterAll(async () => env?.close());
+const test = agentTest();
 
 const newId = () => `msg_${randomUUID().replace(/-/g, '')}`;
 
 /** A session with a streaming assistant message owned by `attempt`. */
-async function streamingMessage(attempt = 1, sessionId?: string) {
+async function streamingMessage(env: AgentEnv, attempt = 1, sessionId?: string) {
   const session = sessionId ?? (await env.newSession());
   const messageId = newId();
   await claimAssistantMessage(env.api.db, {
@@ -33,7 +30,7 @@ async function streamingMessage(attempt = 1, sessionId?: string) {
   return { sessionId: session, messageId, attempt };
 }
 
-async function deltaRows(sessionId: string) {
+async function deltaRows(env: AgentEnv, sessionId: string) {
   const { rows } = await env.api.db.query<{ seq: number; data: { messageId: string; delta: string }; tx: string }>(
     `SELECT seq, data, xmin::text AS tx FROM events WHERE session_id = $1 AND type = 'message.part.delta' ORDER BY seq`,
     [sessionId],
@@ -41,8 +38,10 @@ async function deltaRows(sessionId: string) {
   return rows;
 }
 
-test("twenty streams' writes of one moment commit in one transaction, each session numbered without gaps and announced", async () => {
-  const streams = await Promise.all(Array.from({ length: 20 }, () => streamingMessage()));
+test("twenty streams' writes of one moment commit in one transaction, each session numbered without gaps and announced", async ({
+  env,
+}) => {
+  const streams = await Promise.all(Array.from({ length: 20 }, () => streamingMessage(env)));
   const before = new Map(
     await Promise.all(streams.map(async (s) => [s.sessionId, (await readEvents(env.api.db, s.sessionId, 0, 100)).length] as const)),
   );
@@ -62,7 +61,7 @@ test("twenty streams' writes of one moment commit in one transaction, each sessi
       expect(events.map((event) => event.seq)).toEqual(events.map((_, i) => i + 1));
       expect(events).toHaveLength(before.get(stream.sessionId)! + 1);
       expect(events.at(-1)).toMatchObject({ type: 'message.part.delta', messageId: stream.messageId, delta: `text ${index}` });
-      for (const row of await deltaRows(stream.sessionId)) transactions.add(row.tx);
+      for (const row of await deltaRows(env, stream.sessionId)) transactions.add(row.tx);
     }
     expect(transactions.size).toBe(1);
     await expect.poll(() => notices.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(streams.length);
@@ -74,19 +73,19 @@ test("twenty streams' writes of one moment commit in one transaction, each sessi
   }
 });
 
-test("one stream's writes queued together become one event, in order; what follows goes in the next transaction", async () => {
-  const stream = await streamingMessage();
+test("one stream's writes queued together become one event, in order; what follows goes in the next transaction", async ({ env }) => {
+  const stream = await streamingMessage(env);
   const commits = new DeltaCommits(env.api.db);
   await Promise.all(['a', 'b', 'c'].map((delta) => commits.commit({ ...stream, delta })));
   await commits.commit({ ...stream, delta: 'd' });
-  const rows = await deltaRows(stream.sessionId);
+  const rows = await deltaRows(env, stream.sessionId);
   expect(rows.map((row) => row.data.delta)).toEqual(['abc', 'd']);
   expect(rows[1]!.seq).toBe(rows[0]!.seq + 1);
 });
 
-test('a stale attempt sharing a transaction with live streams fails alone, even for the same message', async () => {
-  const live = await streamingMessage(2);
-  const other = await streamingMessage();
+test('a stale attempt sharing a transaction with live streams fails alone, even for the same message', async ({ env }) => {
+  const live = await streamingMessage(env, 2);
+  const other = await streamingMessage(env);
   const commits = new DeltaCommits(env.api.db);
   const results = await Promise.allSettled([
     commits.commit({ ...live, attempt: 1, delta: 'from a zombie attempt' }),
@@ -97,13 +96,13 @@ test('a stale attempt sharing a transaction with live streams fails alone, even 
   expect(results.map((result) => result.status)).toEqual(['rejected', 'fulfilled', 'fulfilled', 'rejected']);
   expect((results[0] as PromiseRejectedResult).reason).toBeInstanceOf(StaleAttemptError);
   expect((results[3] as PromiseRejectedResult).reason).toBeInstanceOf(StaleAttemptError);
-  expect((await deltaRows(live.sessionId)).map((row) => row.data.delta)).toEqual(['live']);
-  expect((await deltaRows(other.sessionId)).map((row) => row.data.delta)).toEqual(['other']);
+  expect((await deltaRows(env, live.sessionId)).map((row) => row.data.delta)).toEqual(['live']);
+  expect((await deltaRows(env, other.sessionId)).map((row) => row.data.delta)).toEqual(['other']);
 });
 
-test('a write PostgreSQL refuses fails its own stream only; the others in its transaction are stored', async () => {
-  const good = await streamingMessage();
-  const bad = await streamingMessage();
+test('a write PostgreSQL refuses fails its own stream only; the others in its transaction are stored', async ({ env }) => {
+  const good = await streamingMessage(env);
+  const bad = await streamingMessage(env);
   const commits = new DeltaCommits(env.api.db);
   // DeltaEntry requires storable text; this one breaks that promise on purpose.
   const results = await Promise.allSettled([
@@ -111,21 +110,21 @@ test('a write PostgreSQL refuses fails its own stream only; the others in its tr
     commits.commit({ ...bad, delta: 'nul \u0000 here' }),
   ]);
   expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected']);
-  expect((await deltaRows(good.sessionId)).map((row) => row.data.delta)).toEqual(['fine']);
-  expect(await deltaRows(bad.sessionId)).toEqual([]);
+  expect((await deltaRows(env, good.sessionId)).map((row) => row.data.delta)).toEqual(['fine']);
+  expect(await deltaRows(env, bad.sessionId)).toEqual([]);
 });
 
-test('a transaction holds at most the configured number of events; the rest follow at once', async () => {
-  const streams = await Promise.all(Array.from({ length: 5 }, () => streamingMessage()));
+test('a transaction holds at most the configured number of events; the rest follow at once', async ({ env }) => {
+  const streams = await Promise.all(Array.from({ length: 5 }, () => streamingMessage(env)));
   const commits = new DeltaCommits(env.api.db, { maxEvents: 2, maxChars: 1_000_000 });
   await Promise.all(streams.map((stream) => commits.commit({ ...stream, delta: 'x' })));
   const transactions = new Set<string>();
-  for (const stream of streams) for (const row of await deltaRows(stream.sessionId)) transactions.add(row.tx);
+  for (const stream of streams) for (const row of await deltaRows(env, stream.sessionId)) transactions.add(row.tx);
   expect(transactions.size).toBe(3);
 });
 
-test('batches racing with the other writers of their sessions leave each session numbered without gaps or repeats', async () => {
-  const streams = await Promise.all(Array.from({ length: 4 }, () => streamingMessage()));
+test('batches racing with the other writers of their sessions leave each session numbered without gaps or repeats', async ({ env }) => {
+  const streams = await Promise.all(Array.from({ length: 4 }, () => streamingMessage(env)));
   const commits = new DeltaCommits(env.api.db);
   const work: Promise<unknown>[] = [];
   for (let round = 0; round < 25; round++) {

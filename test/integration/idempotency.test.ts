@@ -3,8 +3,9 @@
 // key with another body is 422; keys belong to one user; a bad key is 400. A definitive refusal (409,
 // ifBusy=reject) is answered again to a retry with the key, and a 503 whose outcome is unknown says so.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { describe, expect } from 'vitest';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startTestApi } from '../helpers/harness/api.ts';
 import { startTestWorker } from '../helpers/harness/worker.ts';
 import { startTcpProxy } from '../helpers/fakes/tcp-proxy.ts';
@@ -14,13 +15,9 @@ import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { lastUserText } from '../helpers/fakes/fake-model.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
-let env: AgentEnv;
-beforeAll(async () => {
-  env = await startAgentEnv();
-});
-afterAll(async () => env?.close());
+const test = agentTest();
 
-const send = (sessionId: string, text: string, key: string | undefined, query = '', headers: Record<string, string> = {}) =>
+const send = (env: AgentEnv, sessionId: string, text: string, key: string | undefined, query = '', headers: Record<string, string> = {}) =>
   call<{ messageId: string; reply?: string; status?: string; detail?: string; type?: string }>(
     `${env.api.url}/session/${sessionId}${query}`,
     {
@@ -32,23 +29,23 @@ const send = (sessionId: string, text: string, key: string | undefined, query = 
 const userMessages = (events: SessionEvent[]) =>
   events.flatMap((event) => (event.type === 'message.created' && event.message.role === 'user' ? [event.message.id] : []));
 const turnsStarted = (events: SessionEvent[]) => events.filter((event) => event.type === 'turn.started').length;
-const modelCallsFor = (text: string) => env.fake.requests.filter((request) => lastUserText(request) === text).length;
+const modelCallsFor = (env: AgentEnv, text: string) => env.fake.requests.filter((request) => lastUserText(request) === text).length;
 
 describe('Idempotency-Key on sends', () => {
-  test('a retried send re-uses the first messageId: one user message, one turn; each form answers for that turn', async () => {
+  test('a retried send re-uses the first messageId: one user message, one turn; each form answers for that turn', async ({ env }) => {
     const sessionId = await env.newSession();
     const key = randomUUID();
     const text = `retry me ${key}`;
     env.fake.enqueue({ text: 'Only once.' });
-    const first = await send(sessionId, text, key);
+    const first = await send(env, sessionId, text, key);
     expect(first.status, first.text).toBe(200);
     expect(first.body).toMatchObject({ reply: 'Only once.', status: 'completed' });
 
-    const waiting = await send(sessionId, text, key);
+    const waiting = await send(env, sessionId, text, key);
     expect(waiting.status, waiting.text).toBe(200);
     expect(waiting.body).toMatchObject({ messageId: first.body.messageId, reply: 'Only once.', status: 'completed' });
 
-    const asynchronous = await send(sessionId, text, key, '?async=1');
+    const asynchronous = await send(env, sessionId, text, key, '?async=1');
     expect(asynchronous.status).toBe(202);
     expect(asynchronous.body.messageId).toBe(first.body.messageId);
 
@@ -65,14 +62,14 @@ describe('Idempotency-Key on sends', () => {
     const events = await env.events(sessionId);
     expect(userMessages(events)).toEqual([first.body.messageId]);
     expect(turnsStarted(events)).toBe(1);
-    expect(modelCallsFor(text)).toBe(1);
+    expect(modelCallsFor(env, text)).toBe(1);
   });
 
-  test('concurrent sends with the same key act once', async () => {
+  test('concurrent sends with the same key act once', async ({ env }) => {
     const sessionId = await env.newSession();
     const key = randomUUID();
     const text = `twins ${key}`;
-    const answers = await Promise.all([1, 2, 3].map(() => send(sessionId, text, key, '?async=1')));
+    const answers = await Promise.all([1, 2, 3].map(() => send(env, sessionId, text, key, '?async=1')));
     expect(answers.map((answer) => answer.status)).toEqual([202, 202, 202]);
     const ids = new Set(answers.map((answer) => answer.body.messageId));
     expect(ids.size).toBe(1);
@@ -82,19 +79,19 @@ describe('Idempotency-Key on sends', () => {
     expect(turnsStarted(events)).toBe(1);
   });
 
-  test('the same key with another body, or on another session, is 422 and sends nothing', async () => {
+  test('the same key with another body, or on another session, is 422 and sends nothing', async ({ env }) => {
     const sessionId = await env.newSession();
     const otherSession = await env.newSession();
     const key = randomUUID();
-    const first = await send(sessionId, 'first body', key, '?async=1');
+    const first = await send(env, sessionId, 'first body', key, '?async=1');
     expect(first.status).toBe(202);
 
-    const changed = await send(sessionId, 'another body', key, '?async=1');
+    const changed = await send(env, sessionId, 'another body', key, '?async=1');
     expect(changed.status, changed.text).toBe(422);
     expect(changed.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(changed.body.type).toMatch(/idempotency-key-reused$/);
     expect(changed.body.detail).toMatch(/Idempotency-Key/);
-    const elsewhere = await send(otherSession, 'first body', key, '?async=1');
+    const elsewhere = await send(env, otherSession, 'first body', key, '?async=1');
     expect(elsewhere.status).toBe(422);
 
     const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
@@ -102,38 +99,42 @@ describe('Idempotency-Key on sends', () => {
     expect(userMessages(await env.events(otherSession))).toEqual([]);
   });
 
-  test('a send refused with 409 (ifBusy=reject while a turn runs) is refused again for its key, even once the session is free', async () => {
+  test('a send refused with 409 (ifBusy=reject while a turn runs) is refused again for its key, even once the session is free', async ({
+    env,
+  }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue({ text: ['still ', 'thinking ', 'about it'], stallAfterChunks: 1 });
-    const running = await send(sessionId, 'a long one', undefined, '?async=1');
+    const running = await send(env, sessionId, 'a long one', undefined, '?async=1');
     await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
     const key = randomUUID();
     const text = `refused ${key}`;
-    const refused = await send(sessionId, text, key, '?async=1&ifBusy=reject');
+    const refused = await send(env, sessionId, text, key, '?async=1&ifBusy=reject');
     expect(refused.status, refused.text).toBe(409);
 
     const aborted = await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth });
     expect(aborted.body).toEqual({ aborted: true });
     // The session takes ifBusy=reject sends again: a send without a key goes through.
     env.fake.enqueue({ text: 'free again' });
-    let probe = await send(sessionId, 'are you free?', undefined, '?ifBusy=reject');
+    let probe = await send(env, sessionId, 'are you free?', undefined, '?ifBusy=reject');
     for (let tries = 0; probe.status === 409 && tries < 50; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      probe = await send(sessionId, 'are you free?', undefined, '?ifBusy=reject');
+      probe = await send(env, sessionId, 'are you free?', undefined, '?ifBusy=reject');
     }
     expect(probe.body, probe.text).toMatchObject({ reply: 'free again', status: 'completed' });
 
     for (const query of ['?async=1&ifBusy=reject', '?ifBusy=reject']) {
-      const retried = await send(sessionId, text, key, query);
+      const retried = await send(env, sessionId, text, key, query);
       expect(retried.status, retried.text).toBe(409);
       expect(retried.body).toMatchObject({ type: refused.body.type, detail: refused.body.detail });
     }
     const events = await env.events(sessionId);
     expect(userMessages(events)).toEqual([running.body.messageId, probe.body.messageId]);
-    expect(modelCallsFor(text)).toBe(0);
+    expect(modelCallsFor(env, text)).toBe(0);
   });
 
-  test('a twin of an ifBusy=reject send refused with 409 answers that 409, although the session freed up while it waited', async () => {
+  test('a twin of an ifBusy=reject send refused with 409 answers that 409, although the session freed up while it waited', async ({
+    env,
+  }) => {
     // The first send goes through an API whose answers from Temporal are held: Temporal refuses it (the
     // session is busy) while the test frees the session and sends its twin, then the 409 is let through.
     const proxy = await startTcpProxy(env.api.config.temporalAddress!);
@@ -142,7 +143,7 @@ describe('Idempotency-Key on sends', () => {
       expect((await call(`${held.url}/auth/health`)).status).toBe(200);
       const sessionId = await env.newSession();
       env.fake.enqueue({ text: ['busy ', 'for ', 'now'], stallAfterChunks: 1 });
-      const running = await send(sessionId, 'a long one', undefined, '?async=1');
+      const running = await send(env, sessionId, 'a long one', undefined, '?async=1');
       await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
       const key = randomUUID();
       const text = `twin ${key}`;
@@ -155,15 +156,15 @@ describe('Idempotency-Key on sends', () => {
 
       await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth });
       env.fake.enqueue({ text: 'free again' });
-      let probe = await send(sessionId, 'are you free?', undefined, '?ifBusy=reject');
+      let probe = await send(env, sessionId, 'are you free?', undefined, '?ifBusy=reject');
       for (let tries = 0; probe.status === 409 && tries < 50; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        probe = await send(sessionId, 'are you free?', undefined, '?ifBusy=reject');
+        probe = await send(env, sessionId, 'are you free?', undefined, '?ifBusy=reject');
       }
       expect(probe.body, probe.text).toMatchObject({ status: 'completed' });
 
       // The twin finds the first one still acting: it must answer what the first one gets, not act on its own.
-      const twin = send(sessionId, text, key, '?async=1&ifBusy=reject');
+      const twin = send(env, sessionId, text, key, '?async=1&ifBusy=reject');
       await Promise.race([twin, new Promise((resolve) => setTimeout(resolve, 1000))]);
       proxy.releaseReplies();
       const [firstAnswer, twinAnswer] = await Promise.all([first, twin]);
@@ -171,7 +172,7 @@ describe('Idempotency-Key on sends', () => {
       expect(twinAnswer.status, twinAnswer.text).toBe(409);
       expect(twinAnswer.body.detail).toBe(firstAnswer.body.detail);
       expect(userMessages(await env.events(sessionId))).toEqual([running.body.messageId, probe.body.messageId]);
-      expect(modelCallsFor(text)).toBe(0);
+      expect(modelCallsFor(env, text)).toBe(0);
     } finally {
       proxy.releaseReplies();
       await held.close();
@@ -179,7 +180,9 @@ describe('Idempotency-Key on sends', () => {
     }
   });
 
-  test('an async send that Temporal took but did not confirm in time: the 503 says it may have been accepted; a retry with the key sends it once', async () => {
+  test('an async send that Temporal took but did not confirm in time: the 503 says it may have been accepted; a retry with the key sends it once', async ({
+    env,
+  }) => {
     const proxy = await startTcpProxy(env.api.config.temporalAddress!);
     const slow = await startTestApi({ ...env.env, TEMPORAL_ADDRESS: proxy.address, TEMPORAL_CALL_TIMEOUT_MS: '1500' });
     try {
@@ -199,26 +202,26 @@ describe('Idempotency-Key on sends', () => {
       expect(unconfirmed.body.detail).toMatch(/same Idempotency-Key/);
       expect(unconfirmed.body.detail).not.toMatch(/not sent/);
 
-      const retried = await send(sessionId, text, key, '?async=1');
+      const retried = await send(env, sessionId, text, key, '?async=1');
       expect(retried.status, retried.text).toBe(202);
       const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
       expect(userMessages(events)).toEqual([retried.body.messageId]);
       expect(turnsStarted(events)).toBe(1);
-      expect(modelCallsFor(text)).toBe(1);
+      expect(modelCallsFor(env, text)).toBe(1);
     } finally {
       await slow.close();
       await proxy.close();
     }
   });
 
-  test('a key longer than 255 characters or with characters beyond printable ASCII is 400', async () => {
+  test('a key longer than 255 characters or with characters beyond printable ASCII is 400', async ({ env }) => {
     const sessionId = await env.newSession();
     for (const key of ['k'.repeat(256), 'caf\u00e9']) {
-      const response = await send(sessionId, 'bad key', key, '?async=1');
+      const response = await send(env, sessionId, 'bad key', key, '?async=1');
       expect(response.status, key).toBe(400);
       expect(response.body.detail).toMatch(/Idempotency-Key header/);
     }
-    expect((await send(sessionId, 'good key', 'k'.repeat(255), '?async=1')).status).toBe(202);
+    expect((await send(env, sessionId, 'good key', 'k'.repeat(255), '?async=1')).status).toBe(202);
   });
 });
 
@@ -234,13 +237,13 @@ const createApproval = (url: string, user: TestUser, key: string | undefined, qu
     json: { question, options: ['yes', 'no'] },
   });
 
-async function approvalsOf(user: TestUser): Promise<string[]> {
+async function approvalsOf(env: AgentEnv, user: TestUser): Promise<string[]> {
   const list = await call<{ approvals: ApprovalBody[] }>(`${env.api.url}/approval?limit=200`, { headers: user.auth });
   return list.body.approvals.map((approval) => approval.id);
 }
 
 describe('Idempotency-Key on POST /approval', () => {
-  test('the same key twice: one approval, the same id; another body is 422', async () => {
+  test('the same key twice: one approval, the same id; another body is 422', async ({ env }) => {
     const user = await createTestUser(env.api.db);
     const key = randomUUID();
     const first = await createApproval(env.api.url, user, key, 'Ship it?');
@@ -248,14 +251,14 @@ describe('Idempotency-Key on POST /approval', () => {
     const again = await createApproval(env.api.url, user, key, 'Ship it?');
     expect(again.status, again.text).toBe(201);
     expect(again.body.id).toBe(first.body.id);
-    expect(await approvalsOf(user)).toEqual([first.body.id]);
+    expect(await approvalsOf(env, user)).toEqual([first.body.id]);
 
     const changed = await createApproval(env.api.url, user, key, 'Ship something else?');
     expect(changed.status).toBe(422);
-    expect(await approvalsOf(user)).toEqual([first.body.id]);
+    expect(await approvalsOf(env, user)).toEqual([first.body.id]);
   });
 
-  test('different users with the same key are independent', async () => {
+  test('different users with the same key are independent', async ({ env }) => {
     const [alice, bob] = await Promise.all([createTestUser(env.api.db), createTestUser(env.api.db)]);
     const key = `shared-${randomUUID()}`;
     const fromAlice = await createApproval(env.api.url, alice, key, 'Same question?');
@@ -264,11 +267,11 @@ describe('Idempotency-Key on POST /approval', () => {
     expect([fromAlice.status, aliceAgain.status, fromBob.status]).toEqual([201, 201, 201]);
     expect(aliceAgain.body.id).toBe(fromAlice.body.id);
     expect(fromBob.body.id).not.toBe(fromAlice.body.id);
-    expect(await approvalsOf(alice)).toEqual([fromAlice.body.id]);
-    expect(await approvalsOf(bob)).toEqual([fromBob.body.id]);
+    expect(await approvalsOf(env, alice)).toEqual([fromAlice.body.id]);
+    expect(await approvalsOf(env, bob)).toEqual([fromBob.body.id]);
   });
 
-  test('a retry after a 503 (no worker confirmed in time) joins the same approval once a worker runs', async () => {
+  test('a retry after a 503 (no worker confirmed in time) joins the same approval once a worker runs', async ({ env }) => {
     const taskQueue = `idem-late-worker-${randomUUID()}`;
     const lonely = await startTestApi({ TASK_QUEUE: taskQueue, APPROVAL_CONFIRM_TIMEOUT_MS: '1500' });
     try {
@@ -280,7 +283,7 @@ describe('Idempotency-Key on POST /approval', () => {
       try {
         const retried = await createApproval(lonely.url, user, key, 'Anyone there?');
         expect(retried.status, retried.text).toBe(201);
-        expect(await approvalsOf(user)).toEqual([retried.body.id]);
+        expect(await approvalsOf(env, user)).toEqual([retried.body.id]);
         const again = await createApproval(lonely.url, user, key, 'Anyone there?');
         expect(again.body.id).toBe(retried.body.id);
       } finally {
@@ -293,7 +296,7 @@ describe('Idempotency-Key on POST /approval', () => {
 });
 
 describe('/openapi.json', () => {
-  test('declares the Idempotency-Key header on sends, POST /approval, runs and trigger firings', async () => {
+  test('declares the Idempotency-Key header on sends, POST /approval, runs and trigger firings', async ({ env }) => {
     const { body } = await call<{ paths: Record<string, Record<string, { parameters: Array<{ name: string; in: string }> }>> }>(
       `${env.api.url}/openapi.json`,
     );

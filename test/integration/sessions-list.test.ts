@@ -1,14 +1,10 @@
 // Listing an agent's sessions, page by page, and sessions pinned to the revision they began with.
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { expect } from 'vitest';
+import { agentTest } from '../helpers/harness/fixtures.ts';
 import { createTestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 
-let env: AgentEnv;
-beforeAll(async () => {
-  env = await startAgentEnv();
-});
-afterAll(async () => env?.close());
+const test = agentTest();
 
 const bundle = (name: string, instructions: string) => ({
   name,
@@ -16,7 +12,7 @@ const bundle = (name: string, instructions: string) => ({
   instructions,
 });
 
-test('sessions are listed newest first, page by page, with no session twice or missing', async () => {
+test('sessions are listed newest first, page by page, with no session twice or missing', async ({ env }) => {
   const { name } = await env.deploy();
   const created: string[] = [];
   for (let i = 0; i < 5; i++) {
@@ -43,7 +39,7 @@ test('sessions are listed newest first, page by page, with no session twice or m
   expect((await call(`${env.api.url}/agent/${name}/sessions?limit=0`, { headers: env.user.auth })).status).toBe(400);
 });
 
-test('a session keeps the revision it began with; a new one takes the current revision', async () => {
+test('a session keeps the revision it began with; a new one takes the current revision', async ({ env }) => {
   const { name } = await env.deploy({ instructions: 'First instructions.' });
   const first = (await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: env.user.auth, json: {} })).body.id;
   const redeployed = await call<{ revision: number }>(`${env.api.url}/deploy`, {

@@ -1,25 +1,22 @@
 // A turn that asks its user, as the request that started it sees it: a streamed send or regenerate
 // carries the question, its answer (or expiry) and the rest of the turn in the same stream, kept open
 // by heartbeats meanwhile; a waiting send or regenerate answers at once with what the turn waits for.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
 import { sseReader, type SseReader } from '../helpers/client/sse-reader.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
-let env: AgentEnv;
-beforeAll(async () => {
-  env = await startAgentEnv({ SSE_HEARTBEAT_MS: '200' });
-});
-afterAll(async () => env?.close());
+const test = agentTest({ SSE_HEARTBEAT_MS: '200' });
 // A test that fails leaves its scripts behind; the next one starts from an empty queue.
-beforeEach(() => env.fake.reset());
+test.beforeEach(({ env }) => env.fake.reset());
 
 const ask = (id: string, input: Record<string, unknown>) => ({ toolCalls: [{ id, name: 'ask_my_user', arguments: input }] });
 const goBody = (text = 'Go') => ({ parts: [{ type: 'text', text }] });
 
-async function streamed(path: string, body: unknown): Promise<SseReader> {
+async function streamed(env: AgentEnv, path: string, body: unknown): Promise<SseReader> {
   const response = await fetch(`${env.api.url}${path}`, {
     method: 'POST',
     headers: { ...env.user.auth, accept: 'text/event-stream', 'content-type': 'application/json' },
@@ -31,7 +28,7 @@ async function streamed(path: string, body: unknown): Promise<SseReader> {
 }
 
 /** A waiting request, bounded so that one that holds its connection fails instead of hanging the test. */
-async function waiting<T = Record<string, unknown>>(path: string, body: unknown): Promise<{ status: number; body: T }> {
+async function waiting<T = Record<string, unknown>>(env: AgentEnv, path: string, body: unknown): Promise<{ status: number; body: T }> {
   const response = await fetch(`${env.api.url}${path}`, {
     method: 'POST',
     headers: { ...env.user.auth, 'content-type': 'application/json' },
@@ -44,7 +41,7 @@ async function waiting<T = Record<string, unknown>>(path: string, body: unknown)
 type OpenApi = { paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: object }> }> }>> };
 
 /** Checks a 200 answer against what /openapi.json documents for that route, so the document cannot drift. */
-async function expectDocumented(path: string, body: unknown): Promise<void> {
+async function expectDocumented(env: AgentEnv, path: string, body: unknown): Promise<void> {
   const document = (await call<OpenApi>(`${env.api.url}/openapi.json`)).body;
   const validate = new Ajv2020({ strict: false }).compile(
     document.paths[path]!.post!.responses['200']!.content['application/json']!.schema,
@@ -52,7 +49,7 @@ async function expectDocumented(path: string, body: unknown): Promise<void> {
   expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
 }
 
-const answer = (approvalId: string, choice: string) =>
+const answer = (env: AgentEnv, approvalId: string, choice: string) =>
   call(`${env.api.url}/approval/${approvalId}/answer`, { headers: env.user.auth, json: { choice } });
 
 const types = (events: SessionEvent[]) => events.map((event) => event.type);
@@ -71,10 +68,10 @@ async function heartbeatWhileWaiting(stream: SseReader): Promise<void> {
 }
 
 describe('a streamed send whose agent asks its user', () => {
-  test('shows the question, keeps the stream open, and after the answer the rest of the turn, then ends', async () => {
+  test('shows the question, keeps the stream open, and after the answer the rest of the turn, then ends', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue(ask('call_ship', { question: 'Ship v2 now?', options: ['ship', 'wait'] }), { text: 'Shipped v2.' });
-    const stream = await streamed(`/session/${sessionId}`, goBody());
+    const stream = await streamed(env, `/session/${sessionId}`, goBody());
 
     const requested = await stream.until(isType('approval.requested'));
     expect(requested).toMatchObject({ question: 'Ship v2 now?', options: ['ship', 'wait'], source: 'tool', toolCallId: 'call_ship' });
@@ -89,7 +86,7 @@ describe('a streamed send whose agent asks its user', () => {
     await heartbeatWhileWaiting(stream);
 
     const approvalId = (requested as { approvalId: string }).approvalId;
-    expect((await answer(approvalId, 'ship')).status).toBe(200);
+    expect((await answer(env, approvalId, 'ship')).status).toBe(200);
     const rest = await stream.toEnd();
     expect(types(rest).filter((type) => type !== 'message.part.delta')).toEqual(RESUMED_TURN);
     expect(rest[0]).toMatchObject({ approvalId, choice: 'ship' });
@@ -97,10 +94,10 @@ describe('a streamed send whose agent asks its user', () => {
     expect(rest.find(isType('message.completed'))?.message.parts).toEqual([{ type: 'text', text: 'Shipped v2.' }]);
   });
 
-  test('an expired question shows approval.expired, then the rest of the turn', async () => {
+  test('an expired question shows approval.expired, then the rest of the turn', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue(ask('call_refund', { question: 'Refund 20 EUR?', expiresInMs: 1500 }), { text: 'I did not refund.' });
-    const stream = await streamed(`/session/${sessionId}`, goBody());
+    const stream = await streamed(env, `/session/${sessionId}`, goBody());
     const requested = await stream.until(isType('approval.requested'));
     const rest = (await stream.toEnd()).filter((event) => event.type !== 'message.part.delta');
     expect(types(rest)).toEqual([
@@ -115,7 +112,7 @@ describe('a streamed send whose agent asks its user', () => {
     expect(rest[2]).toMatchObject({ toolCallId: 'call_refund', output: { status: 'expired' } });
   });
 
-  test("approvals of other turns and of the API stay out of a turn's stream", async () => {
+  test("approvals of other turns and of the API stay out of a turn's stream", async ({ env }) => {
     const sessionId = await env.newSession();
     // The first turn asks twice; the second send is queued behind it meanwhile.
     env.fake.enqueue(
@@ -124,9 +121,9 @@ describe('a streamed send whose agent asks its user', () => {
       { text: 'First turn done.' },
       { text: 'Second turn done.' },
     );
-    const first = await streamed(`/session/${sessionId}`, goBody('first'));
+    const first = await streamed(env, `/session/${sessionId}`, goBody('first'));
     const one = await first.until(isType('approval.requested'));
-    const second = await streamed(`/session/${sessionId}`, goBody('second'));
+    const second = await streamed(env, `/session/${sessionId}`, goBody('second'));
     await second.until((event) => event.type === 'message.created' && event.message.role === 'user');
     // An approval asked through the API for this session: in the session's log, in no turn's stream.
     const apiApproval = await call<{ id: string }>(`${env.api.url}/approval`, {
@@ -134,12 +131,12 @@ describe('a streamed send whose agent asks its user', () => {
       json: { question: 'Unrelated?', sessionId, expiresInMs: 60_000 },
     });
     expect(apiApproval.status).toBe(201);
-    expect((await answer(apiApproval.body.id, 'yes')).status).toBe(200);
+    expect((await answer(env, apiApproval.body.id, 'yes')).status).toBe(200);
 
-    expect((await answer((one as { approvalId: string }).approvalId, 'yes')).status).toBe(200);
+    expect((await answer(env, (one as { approvalId: string }).approvalId, 'yes')).status).toBe(200);
     const two = await first.until(isType('approval.requested'));
     expect(two).toMatchObject({ question: 'Second question?' });
-    expect((await answer((two as { approvalId: string }).approvalId, 'no')).status).toBe(200);
+    expect((await answer(env, (two as { approvalId: string }).approvalId, 'no')).status).toBe(200);
     await first.toEnd();
     await second.toEnd();
 
@@ -164,12 +161,13 @@ describe('a streamed send whose agent asks its user', () => {
 });
 
 describe('a waiting send whose agent asks its user', () => {
-  test('answers 200 at once with what the turn waits for; the reply comes once answered', async () => {
+  test('answers 200 at once with what the turn waits for; the reply comes once answered', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue(ask('call_pay', { question: 'Pay invoice 7?', options: ['pay', 'hold'], expiresInMs: 600_000 }), {
       text: 'Paid.',
     });
     const sent = await waiting<{ messageId: string; status: string; waitingFor: { approvalId: string } }>(
+      env,
       `/session/${sessionId}`,
       goBody(),
     );
@@ -190,10 +188,10 @@ describe('a waiting send whose agent asks its user', () => {
     });
     expect(approval.body.status).toBe('unanswered');
     expect(sent.body.waitingFor).toMatchObject({ expiresAt: approval.body.expiresAt });
-    await expectDocumented('/session/{id}', sent.body);
+    await expectDocumented(env, '/session/{id}', sent.body);
     expect((await call<{ status: string }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth })).body.status).toBe('waiting');
 
-    expect((await answer(sent.body.waitingFor.approvalId, 'pay')).status).toBe(200);
+    expect((await answer(env, sent.body.waitingFor.approvalId, 'pay')).status).toBe(200);
     await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'turn.completed'));
     const session = await call<{ status: string; messages: Array<{ role: string; parts: unknown[] }> }>(
       `${env.api.url}/session/${sessionId}`,
@@ -203,13 +201,13 @@ describe('a waiting send whose agent asks its user', () => {
     expect(session.body.messages.at(-1)).toMatchObject({ role: 'assistant', parts: [{ type: 'text', text: 'Paid.' }] });
   });
 
-  test('a waiting regenerate answers the same way, with its turn id', async () => {
+  test('a waiting regenerate answers the same way, with its turn id', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue({ text: 'First reply.' });
-    const first = await waiting<{ replyMessageId: string; messageId: string }>(`/session/${sessionId}`, goBody());
+    const first = await waiting<{ replyMessageId: string; messageId: string }>(env, `/session/${sessionId}`, goBody());
     expect(first.status).toBe(200);
     env.fake.enqueue(ask('call_again', { question: 'Try again?' }), { text: 'Second reply.' });
-    const regenerated = await waiting<{ turnId: string; waitingFor: { approvalId: string } }>(`/session/${sessionId}/regenerate`, {
+    const regenerated = await waiting<{ turnId: string; waitingFor: { approvalId: string } }>(env, `/session/${sessionId}/regenerate`, {
       assistantMessageId: first.body.replyMessageId,
     });
     expect(regenerated.status).toBe(200);
@@ -220,26 +218,26 @@ describe('a waiting send whose agent asks its user', () => {
       status: 'waiting',
       waitingFor: { kind: 'approval', question: 'Try again?', options: ['yes', 'no'] },
     });
-    await expectDocumented('/session/{id}', first.body);
-    await expectDocumented('/session/{id}/regenerate', regenerated.body);
-    expect((await answer(regenerated.body.waitingFor.approvalId, 'yes')).status).toBe(200);
+    await expectDocumented(env, '/session/{id}', first.body);
+    await expectDocumented(env, '/session/{id}/regenerate', regenerated.body);
+    expect((await answer(env, regenerated.body.waitingFor.approvalId, 'yes')).status).toBe(200);
     await env.waitForEvents(sessionId, (events) =>
       events.some((event) => event.type === 'turn.completed' && event.turnId === regenerated.body.turnId),
     );
   });
 });
 
-test('a streamed regenerate whose agent asks its user shows the question, the answer and the rest of the turn', async () => {
+test('a streamed regenerate whose agent asks its user shows the question, the answer and the rest of the turn', async ({ env }) => {
   const sessionId = await env.newSession();
   env.fake.enqueue({ text: 'First reply.' });
-  const first = await waiting<{ replyMessageId: string }>(`/session/${sessionId}`, goBody());
+  const first = await waiting<{ replyMessageId: string }>(env, `/session/${sessionId}`, goBody());
   env.fake.enqueue(ask('call_regen', { question: 'Regenerate with care?' }), { text: 'Careful reply.' });
-  const stream = await streamed(`/session/${sessionId}/regenerate`, { assistantMessageId: first.body.replyMessageId });
+  const stream = await streamed(env, `/session/${sessionId}/regenerate`, { assistantMessageId: first.body.replyMessageId });
   const requested = await stream.until(isType('approval.requested'));
   const started = stream.events.find(isType('turn.started'));
   expect(requested).toMatchObject({ question: 'Regenerate with care?', turnId: started?.turnId });
   await heartbeatWhileWaiting(stream);
-  expect((await answer((requested as { approvalId: string }).approvalId, 'yes')).status).toBe(200);
+  expect((await answer(env, (requested as { approvalId: string }).approvalId, 'yes')).status).toBe(200);
   const rest = (await stream.toEnd()).filter((event) => event.type !== 'message.part.delta');
   expect(types(rest)).toEqual(RESUMED_TURN);
   expect(rest.at(-1)).toMatchObject({ turnId: started?.turnId });

@@ -1,21 +1,18 @@
 // What operators and billing rely on: every turn is findable in Temporal by the service's search
 // attributes, provider keys come from granted secrets, and cost reaches the message and the totals.
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { expect } from 'vitest';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
 
-let env: AgentEnv;
-beforeAll(async () => {
-  // No provider key in the environment: the agent's granted secret must supply it.
-  env = await startAgentEnv({ OPENAI_COMPATIBLE_API_KEY: '', OPENROUTER_BASE_URL: '', OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
-});
-afterAll(async () => env?.close());
+// No provider key in the environment: the agent's granted secret must supply it.
+const test = agentTest({ OPENAI_COMPATIBLE_API_KEY: '', OPENROUTER_BASE_URL: '', OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
 
-async function session(bundle: Record<string, unknown>): Promise<string> {
+async function session(env: AgentEnv, bundle: Record<string, unknown>): Promise<string> {
   return env.newSession(bundle);
 }
 
-test('turns are findable by SessionId, AgentId and UserId, with a readable summary', async () => {
+test('turns are findable by SessionId, AgentId and UserId, with a readable summary', async ({ env }) => {
   await call(`${env.api.url}/secret/OPENAI_COMPATIBLE_API_KEY`, {
     method: 'PUT',
     headers: env.user.auth,
@@ -45,15 +42,15 @@ test('turns are findable by SessionId, AgentId and UserId, with a readable summa
   expect(await description.staticSummary()).toContain(sessionId);
 });
 
-test('a missing provider key fails the turn with a message naming what to set', async () => {
-  const sessionId = await session({});
+test('a missing provider key fails the turn with a message naming what to set', async ({ env }) => {
+  const sessionId = await session(env, {});
   const response = await call<{ status: string; error: string }>(`${env.api.url}/session/${sessionId}`, {
     headers: env.user.auth,
     json: { parts: [{ type: 'text', text: 'hi' }] },
   });
   // openai-compatible may run without a key; the fake accepts it. A provider that needs one fails clearly.
   expect(response.body.status).toBe('completed');
-  const openrouter = await session({ model: { providerId: 'openrouter', modelId: 'anthropic/claude-sonnet-4' } });
+  const openrouter = await session(env, { model: { providerId: 'openrouter', modelId: 'anthropic/claude-sonnet-4' } });
   const failed = await call<{ status: string; error: string }>(`${env.api.url}/session/${openrouter}`, {
     headers: env.user.auth,
     json: { parts: [{ type: 'text', text: 'hi' }] },
@@ -62,10 +59,10 @@ test('a missing provider key fails the turn with a message naming what to set', 
   expect(failed.body.error).toMatch(/OPENROUTER_API_KEY/);
 });
 
-test('provider-reported cost lands on the message and on the session totals', async () => {
+test('provider-reported cost lands on the message and on the session totals', async ({ env }) => {
   await call(`${env.api.url}/secret/OPENROUTER_API_KEY`, { method: 'PUT', headers: env.user.auth, json: { value: 'or-key' } });
   await call(`${env.api.url}/secret/OPENROUTER_BASE_URL`, { method: 'PUT', headers: env.user.auth, json: { value: env.fake.baseUrl } });
-  const sessionId = await session({
+  const sessionId = await session(env, {
     model: { providerId: 'openrouter', modelId: 'anthropic/claude-sonnet-4' },
     secretGrants: ['OPENROUTER_API_KEY', 'OPENROUTER_BASE_URL'],
   });

@@ -2,8 +2,8 @@
 // worker, a turn gets exactly one terminal event however its ends race, and a send delivered twice
 // (a client retry) never runs its turn twice.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, test, vi } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { expect, vi } from 'vitest';
+import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
 import { DeltaCommits } from '../../activities/turn/delta-commits.ts';
 import { BURST_WRITES, DeltaWriter } from '../../activities/turn/delta-writer.ts';
@@ -13,13 +13,9 @@ import { readEvents } from '../../store/events.ts';
 import { sendUpdate } from '../../workflows/session.ts';
 import { sessionWorkflowId } from '../../lib/workflow-ids.ts';
 
-let env: AgentEnv;
-beforeAll(async () => {
-  env = await startAgentEnv();
-});
-afterAll(async () => env?.close());
+const test = agentTest();
 
-test('a timed delta write refused to a stale attempt raises on the next push, not as an unhandled rejection', async () => {
+test('a timed delta write refused to a stale attempt raises on the next push, not as an unhandled rejection', async ({ env }) => {
   const sessionId = await env.newSession();
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
@@ -37,7 +33,7 @@ test('a timed delta write refused to a stale attempt raises on the next push, no
   }
 });
 
-test('a stream writes at once while it has credit (a burst of BURST_WRITES), then at most one event per window', async () => {
+test('a stream writes at once while it has credit (a burst of BURST_WRITES), then at most one event per window', async ({ env }) => {
   const sessionId = await env.newSession();
   const messageId = `msg_${randomUUID().replace(/-/g, '')}`;
   await claimAssistantMessage(env.api.db, {
@@ -74,7 +70,7 @@ test('a stream writes at once while it has credit (a burst of BURST_WRITES), the
   }
 });
 
-test('completion and abort racing for one turn leave exactly one terminal event', async () => {
+test('completion and abort racing for one turn leave exactly one terminal event', async ({ env }) => {
   const book = turnBookkeeping({ db: env.api.db });
   for (let round = 0; round < 10; round++) {
     const sessionId = await env.newSession();
@@ -92,7 +88,7 @@ test('completion and abort racing for one turn leave exactly one terminal event'
   }
 });
 
-test('a send delivered again after its turn ran does not run the turn twice', async () => {
+test('a send delivered again after its turn ran does not run the turn twice', async ({ env }) => {
   const sessionId = await env.newSession();
   const first = await call<{ messageId: string; status: string }>(`${env.api.url}/session/${sessionId}`, {
     headers: env.user.auth,
@@ -114,7 +110,7 @@ test('a send delivered again after its turn ran does not run the turn twice', as
   expect(await readEvents(env.api.db, sessionId, 0, 1000)).toEqual(before);
 });
 
-test('a provider error that echoes the key in use never shows it to the user', async () => {
+test('a provider error that echoes the key in use never shows it to the user', async ({ env }) => {
   const sessionId = await env.newSession();
   const key = env.env.OPENAI_COMPATIBLE_API_KEY!;
   env.fake.enqueue({
@@ -131,7 +127,7 @@ test('a provider error that echoes the key in use never shows it to the user', a
   expect(JSON.stringify(await readEvents(env.api.db, sessionId, 0, 100))).not.toContain(key);
 });
 
-test('a turn terminated by an operator still ends, and the session takes sends again', async () => {
+test('a turn terminated by an operator still ends, and the session takes sends again', async ({ env }) => {
   const sessionId = await env.newSession();
   env.fake.enqueue({ text: ['never ', 'finished'], stallAfterChunks: 1 });
   const accepted = await call<{ messageId: string }>(`${env.api.url}/session/${sessionId}?async=1`, {
@@ -160,7 +156,7 @@ test('a turn terminated by an operator still ends, and the session takes sends a
   expect(next.body.reply).toBe('alive');
 });
 
-test('a turn of a session deleted meanwhile (its user gone) ends without error instead of failing every retry', async () => {
+test('a turn of a session deleted meanwhile (its user gone) ends without error instead of failing every retry', async ({ env }) => {
   const book = turnBookkeeping({ db: env.api.db });
   const sessionId = await env.newSession();
   const turnId = `msg_${randomUUID().replace(/-/g, '')}`;

@@ -5,9 +5,10 @@
 // the signalled send is dropped and the session goes on. A model's output is not refused but kept,
 // with U+FFFD for what cannot be stored.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
-import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { textFromEvents, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
 import { newId } from '../../lib/ids.ts';
 import { getSession } from '../../store/sessions.ts';
@@ -16,13 +17,7 @@ import { turnBookkeeping } from '../../activities/turn/bookkeeping.ts';
 import { FAILURE } from '../../lib/failures.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
-let env: AgentEnv;
-beforeAll(async () => {
-  env = await startAgentEnv();
-});
-afterAll(async () => {
-  await env?.close();
-});
+const test = agentTest();
 
 interface Problem {
   status: number;
@@ -36,7 +31,7 @@ const LONE_SURROGATE = 'half of a pair: \ud800';
 const userMessages = (events: SessionEvent[]) =>
   events.flatMap((event) => (event.type === 'message.created' && event.message.role === 'user' ? [event.message] : []));
 
-const send = (sessionId: string, text: string, query = '') =>
+const send = (env: AgentEnv, sessionId: string, text: string, query = '') =>
   call<Problem & { messageId: string }>(`${env.api.url}/session/${sessionId}${query}`, {
     headers: env.user.auth,
     json: {
@@ -48,14 +43,14 @@ const send = (sessionId: string, text: string, query = '') =>
   });
 
 describe('refused at the API', () => {
-  test('a send (async or waiting) with a NUL or an unpaired surrogate is a 400 naming the part; nothing is recorded', async () => {
+  test('a send (async or waiting) with a NUL or an unpaired surrogate is a 400 naming the part; nothing is recorded', async ({ env }) => {
     const sessionId = await env.newSession();
     for (const [text, message] of [
       [NUL, 'string must not contain the NUL character (\\u0000)'],
       [LONE_SURROGATE, 'string contains an unpaired surrogate (invalid Unicode)'],
     ] as const) {
       for (const query of ['?async=1', '']) {
-        const response = await send(sessionId, text, query);
+        const response = await send(env, sessionId, text, query);
         expect(response.status, response.text).toBe(400);
         expect(response.headers.get('content-type')).toContain('application/problem+json');
         expect(response.body.errors).toEqual([{ path: '/parts/1/text', message }]);
@@ -63,13 +58,13 @@ describe('refused at the API', () => {
     }
     // The session is not held by anything: the next send runs.
     env.fake.enqueue({ text: 'All good.' });
-    const ok = await send(sessionId, 'a normal message');
+    const ok = await send(env, sessionId, 'a normal message');
     expect(ok.status, ok.text).toBe(200);
     const events = await env.events(sessionId);
     expect(userMessages(events)).toHaveLength(1);
   });
 
-  test('POST /approval with such a question or option, and an answer with such a note, are 400s', async () => {
+  test('POST /approval with such a question or option, and an answer with such a note, are 400s', async ({ env }) => {
     const asked = await call<Problem>(`${env.api.url}/approval`, {
       headers: env.user.auth,
       json: { question: NUL, options: ['yes', LONE_SURROGATE] },
@@ -91,7 +86,7 @@ describe('refused at the API', () => {
     expect(accepted.status, accepted.text).toBe(200);
   });
 
-  test("a link answer's note cut at its limit is cut at a whole character, never half of a surrogate pair", async () => {
+  test("a link answer's note cut at its limit is cut at a whole character, never half of a surrogate pair", async ({ env }) => {
     const created = await call<{ id: string; token: string }>(`${env.api.url}/approval`, {
       headers: env.user.auth,
       json: { question: 'Deploy now?' },
@@ -107,7 +102,7 @@ describe('refused at the API', () => {
     expect(answered.body.note).toBe('a'.repeat(3_999));
   });
 
-  test('a webhook trigger body with a NUL is a 400 that says so', async () => {
+  test('a webhook trigger body with a NUL is a 400 that says so', async ({ env }) => {
     const { name } = await env.deploy({ triggers: [{ kind: 'webhook' }] });
     const agent = await call<{ triggers: Array<{ url: string }> }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
     const url = agent.body.triggers[0]!.url;
@@ -118,7 +113,7 @@ describe('refused at the API', () => {
 });
 
 describe('behind the API', () => {
-  test('recording a message PostgreSQL refuses fails once, as a non-retryable UnstorableMessage', async () => {
+  test('recording a message PostgreSQL refuses fails once, as a non-retryable UnstorableMessage', async ({ env }) => {
     const sessionId = await env.newSession();
     const book = turnBookkeeping({ db: env.api.db });
     for (const text of [NUL, LONE_SURROGATE]) {
@@ -131,7 +126,7 @@ describe('behind the API', () => {
     }
   });
 
-  test('a signalled send the database refuses is dropped: the sends after it run, and the session is not held', async () => {
+  test('a signalled send the database refuses is dropped: the sends after it run, and the session is not held', async ({ env }) => {
     const sessionId = await env.newSession();
     const session = (await getSession(env.api.db, sessionId))!;
     // As the API would hand over an async send, had its check let this through.
@@ -141,17 +136,19 @@ describe('behind the API', () => {
       ifBusy: 'queue',
     });
     env.fake.enqueue({ text: `Reply ${randomUUID().slice(0, 8)}` });
-    const ok = await send(sessionId, 'and now a normal one');
+    const ok = await send(env, sessionId, 'and now a normal one');
     expect(ok.status, ok.text).toBe(200);
     const events = await env.events(sessionId);
     expect(userMessages(events)).toHaveLength(1);
     expect(events.at(-1)).toMatchObject({ type: 'turn.completed' });
   });
 
-  test("a model's output PostgreSQL cannot store streams and is kept with U+FFFD in its place, the same in deltas and message", async () => {
+  test("a model's output PostgreSQL cannot store streams and is kept with U+FFFD in its place, the same in deltas and message", async ({
+    env,
+  }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue({ text: ['a NUL ', NUL, ' and ', LONE_SURROGATE, ' end'] });
-    const sent = await send(sessionId, 'reply with odd text');
+    const sent = await send(env, sessionId, 'reply with odd text');
     expect(sent.status, sent.text).toBe(200);
     const events = await env.events(sessionId);
     const completed = events.flatMap((event) =>
