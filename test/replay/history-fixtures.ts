@@ -49,9 +49,13 @@ export function readFixtures(): HistoryFixture[] {
     .filter((file) => file.endsWith('.json'))
     .sort()
     .map((file) => {
-      const raw = fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8');
-      const history = historyFromJSON(JSON.parse(raw));
-      return { name: file.slice(0, -'.json'.length), workflowType: workflowTypeOf(history), history, text: decodedText(raw) };
+      try {
+        const raw = fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8');
+        const history = historyFromJSON(JSON.parse(raw));
+        return { name: file.slice(0, -'.json'.length), workflowType: workflowTypeOf(history), history, text: decodedText(raw) };
+      } catch (error) {
+        throw new Error(`test/fixtures/histories/${file} is not a workflow history: ${String(error)}`, { cause: error });
+      }
     });
 }
 
