@@ -3,7 +3,7 @@
 // first approval. Values written as {{secrets.KEY}} are only known inside the activity; they are
 // checked for presence here, their form at send time. Messages never repeat a value: it may be a
 // credential written in clear text.
-import { CHANNEL_PROVIDERS } from '../../contract/bundle-constants.ts';
+import { CHANNEL_PROVIDERS, SECRET_REFERENCE } from '../../contract/bundle-constants.ts';
 import { childPointer } from './pointer.ts';
 import { isRecord, type Json, type Report } from './report.ts';
 import type { ChannelProvider } from '../../contract/bundle.ts';
@@ -65,7 +65,11 @@ const RULES: Record<ChannelProvider, Rules> = {
 /** An approval token (`apr_` + 26 + `.` + 20 characters) and the `+` before it share the 64 characters of a local part. */
 export const MAX_REPLY_LOCAL_PART = 64 - 1 - 51;
 
-const SECRET_REFERENCE = /\{\{/;
+/**
+ * A value holding a {{secrets.KEY}} reference, by the contract's one pattern (`search`, as the
+ * pattern is global). Any other `{{` is a literal and is checked as one.
+ */
+const holdsSecretReference = (value: string) => value.search(SECRET_REFERENCE) !== -1;
 const HOST =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?$|^\[?[0-9A-Fa-f:.]+\]?$/;
 const ADDRESS = /^[^\s@<>,"]+@[^\s@<>,"]+$/;
@@ -110,19 +114,19 @@ export function checkChannels(bundle: Json, report: Report): void {
 /** What is wrong with a setting's value, if anything. */
 function valueProblem(kind: Kind, value: unknown): string | undefined {
   if (kind === 'port') {
-    if (typeof value === 'string' && SECRET_REFERENCE.test(value)) return undefined;
+    if (typeof value === 'string' && holdsSecretReference(value)) return undefined;
     const port = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,5}$/.test(value) ? Number(value) : NaN;
     return Number.isInteger(port) && port >= 1 && port <= 65535 ? undefined : 'must be an integer from 1 to 65535';
   }
   if (kind === 'boolean') {
-    if (typeof value === 'boolean' || (typeof value === 'string' && SECRET_REFERENCE.test(value))) return undefined;
+    if (typeof value === 'boolean' || (typeof value === 'string' && holdsSecretReference(value))) return undefined;
     return 'must be true or false';
   }
   if (kind === 'chat' && typeof value === 'number')
     return Number.isInteger(value) ? undefined : 'must be a chat id (an integer) or @channelusername';
   if (typeof value !== 'string') return 'must be a string';
   if (value.trim() === '') return 'must not be empty';
-  if (SECRET_REFERENCE.test(value)) return undefined;
+  if (holdsSecretReference(value)) return undefined;
   return literalProblem(kind, value.trim());
 }
 

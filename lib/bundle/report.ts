@@ -4,7 +4,6 @@
 import type { FieldError } from '../errors.ts';
 import { selfAndAncestors } from './pointer.ts';
 import type { SchemaIssue } from './schema-errors.ts';
-import { isRecord as isPlainRecord } from '../is-record.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -14,10 +13,8 @@ export type Json = Record<string, unknown>;
  */
 const BLOCKING = new Set(['type', 'oneOf', 'maxItems', 'maxProperties']);
 
-/** A JSON object of the bundle (lib/is-record.ts, typed for the bundle's JSON). */
-export function isRecord(value: unknown): value is Json {
-  return isPlainRecord(value);
-}
+// The checks ask "a JSON object of the bundle?" with the one rule every parser here uses.
+export { isRecord } from '../is-record.ts';
 
 export class Report {
   readonly errors: FieldError[] = [];

@@ -189,6 +189,21 @@ describe('settings', () => {
     ]);
   });
 
+  test('braces that are not a {{secrets.KEY}} reference are a literal, checked as one', () => {
+    const base = { host: 'smtp.example.com', from: 'a@b.c', to: 'x@y.z' };
+    expect(
+      errorsOf([
+        { provider: 'email', config: { ...base, port: '{{ port }}' } },
+        { provider: 'email', config: { ...base, port: 25, secure: '{{secure}}' } },
+        { provider: 'email', config: { ...base, host: '{{env.SMTP_HOST}}' } },
+      ]),
+    ).toEqual([
+      ['/userChannels/0/config/port', 'must be an integer from 1 to 65535'],
+      ['/userChannels/1/config/secure', 'must be true or false'],
+      ['/userChannels/2/config/host', 'must be a host name or an IP address, without a scheme or a port'],
+    ]);
+  });
+
   test('email: the reply address leaves room for the token', () => {
     const channel = (replyAddress: string) => ({ provider: 'email', config: { ...email, replyAddress }, answerVia: 'reply' });
     expect(errorsOf([channel('abcdefghijklm@in.example.com'), channel('approvals+x@in.example.com'), channel('approvals')])).toEqual([
