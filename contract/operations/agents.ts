@@ -91,7 +91,7 @@ export const deployAgent = defineOperation({
     201: { description: 'A new agent', schema: DEPLOYED_SCHEMA },
     400: {
       description: 'The bundle is not valid; every error is listed (or the request is not valid)',
-      schema: { oneOf: [INVALID_BUNDLE_SCHEMA, { $ref: '#/components/schemas/Problem' }] },
+      schema: { anyOf: [INVALID_BUNDLE_SCHEMA, { $ref: '#/components/schemas/Problem' }] },
       contentType: 'application/problem+json',
     },
   },

@@ -24,6 +24,7 @@ export const getHealth = defineOperation({
     },
     503: {
       description: 'A part does not answer; `checks` names it',
+      contentType: 'application/json',
       schema: { type: 'object', required: ['ok', 'checks'], properties: { ok: { const: false }, checks: CHECKS } },
     },
   },

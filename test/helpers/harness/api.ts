@@ -1,5 +1,6 @@
 // Runs the API in-process on a random port with its own pool, so tests speak real HTTP to it.
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Express } from 'express';
@@ -13,6 +14,7 @@ import { lazyTemporalClient } from '../../../lib/temporal.ts';
 import { createPool, type Db } from '../../../store/db.ts';
 import type { Config } from '../../../lib/config.ts';
 import { testConfig } from './env.ts';
+import { observe } from './contract-check.ts';
 
 export interface TestApi {
   url: string;
@@ -47,7 +49,12 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
   const storage = createStorage(config);
   const { app } = createApp({ config, db, logger, masterKey: loadMasterKey(config), temporal, events, storage });
   const housekeeping = startHousekeeping({ config, db, logger, storage });
-  const server = app.listen(0, '127.0.0.1');
+  // Every response is checked against the OpenAPI document (contract-check.ts).
+  const server = http.createServer((req, res) => {
+    observe(req, res);
+    app(req, res);
+  });
+  server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {
