@@ -44,7 +44,12 @@ export function recorder(client: Client, secrets: string[]): Recorder {
   }
 
   return {
-    wanted: (workflowType, state) => overwrite || !fs.existsSync(fixturePath(fixtureName(workflowType, state))),
+    wanted(workflowType, state) {
+      const file = fixturePath(fixtureName(workflowType, state));
+      if (overwrite || !fs.existsSync(file)) return true;
+      process.stderr.write(`[record-histories] ${file} exists: its scenario is not recorded again\n`);
+      return false;
+    },
 
     async closed(workflowId, workflowType, state) {
       const handle = client.workflow.getHandle(workflowId);
