@@ -4,10 +4,10 @@
 // with tool round trips the service runs reads each file once, not once per step, while a step that
 // waits on a person (ask_my_user) keeps none of them.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { describe, expect } from 'vitest';
+import { textFromEvents, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
 import { messageText } from '../helpers/fakes/fake-model.ts';
 
@@ -15,22 +15,15 @@ const MAX_BYTES = 4096;
 const MAX_TOKENS = 200;
 const FILE_LIMIT = 3000;
 
-let env: AgentEnv;
-let dataDir: string;
-beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tenant-limits-'));
-  env = await startAgentEnv({
-    DATA_DIR: dataDir,
+const test = agentTest(
+  {
     MODEL_STEP_MAX_OUTPUT_BYTES: String(MAX_BYTES),
     MODEL_STEP_MAX_OUTPUT_TOKENS: String(MAX_TOKENS),
     TURN_FILE_BYTES_LIMIT: String(FILE_LIMIT),
-  });
-});
-afterAll(async () => {
-  await env?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
-beforeEach(() => env.fake.reset());
+  },
+  { ownDataDir: true },
+);
+test.beforeEach(({ env }) => env.fake.reset());
 
 interface TurnReply {
   status: string;
@@ -40,10 +33,10 @@ interface TurnReply {
   errors?: { path: string; message: string }[];
 }
 
-const send = (sessionId: string, parts: unknown[]) =>
+const send = (env: AgentEnv, sessionId: string, parts: unknown[]) =>
   call<TurnReply>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth, json: { parts } });
 
-async function upload(sessionId: string, filename: string, type: string, data: Buffer | string): Promise<string> {
+async function upload(env: AgentEnv, sessionId: string, filename: string, type: string, data: Buffer | string): Promise<string> {
   const form = new FormData();
   form.append('file', new Blob([data], { type }), filename);
   const response = await fetch(`${env.api.url}/session/${sessionId}/upload`, { method: 'POST', headers: env.user.auth, body: form });
@@ -53,11 +46,11 @@ async function upload(sessionId: string, filename: string, type: string, data: B
 }
 
 describe('model output per step', () => {
-  test('a model that streams without end: stopped at MODEL_STEP_MAX_OUTPUT_BYTES, the turn fails after one attempt', async () => {
+  test('a model that streams without end: stopped at MODEL_STEP_MAX_OUTPUT_BYTES, the turn fails after one attempt', async ({ env }) => {
     const sessionId = await env.newSession();
     // Every request streams forever: a retried step would show up as a second request.
     env.fake.setHandler(() => ({ text: ['x'.repeat(500)], endless: true, chunkDelayMs: 1 }));
-    const response = await send(sessionId, [{ type: 'text', text: 'talk forever' }]);
+    const response = await send(env, sessionId, [{ type: 'text', text: 'talk forever' }]);
     expect(response.status).toBe(200);
     expect(response.body.status).toBe('failed');
     expect(response.body.error).toMatch(/MODEL_STEP_MAX_OUTPUT_BYTES/);
@@ -77,10 +70,10 @@ describe('model output per step', () => {
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(MAX_BYTES);
   });
 
-  test('small pieces without end: stopped at MODEL_STEP_MAX_OUTPUT_TOKENS, which is also sent to the provider', async () => {
+  test('small pieces without end: stopped at MODEL_STEP_MAX_OUTPUT_TOKENS, which is also sent to the provider', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.setHandler(() => ({ text: ['word '], endless: true, chunkDelayMs: 1 }));
-    const response = await send(sessionId, [{ type: 'text', text: 'count words' }]);
+    const response = await send(env, sessionId, [{ type: 'text', text: 'count words' }]);
     expect(response.body.status).toBe('failed');
     expect(response.body.error).toMatch(/MODEL_STEP_MAX_OUTPUT_TOKENS/);
     expect(response.body.error).toContain(String(MAX_TOKENS));
@@ -88,10 +81,10 @@ describe('model output per step', () => {
     expect(env.fake.requests[0]!.body.max_tokens).toBe(MAX_TOKENS);
   });
 
-  test('a reply within the limits completes as before', async () => {
+  test('a reply within the limits completes as before', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue({ text: 'A short answer.' });
-    const response = await send(sessionId, [{ type: 'text', text: 'hello' }]);
+    const response = await send(env, sessionId, [{ type: 'text', text: 'hello' }]);
     expect(response.body).toMatchObject({ status: 'completed', reply: 'A short answer.' });
   });
 });
@@ -99,14 +92,16 @@ describe('model output per step', () => {
 describe('files per turn', () => {
   const text = (size: number, fill: string) => fill.repeat(size);
 
-  test('a send taking the files of the conversation past TURN_FILE_BYTES_LIMIT is a 400; a file sent again counts once', async () => {
+  test('a send taking the files of the conversation past TURN_FILE_BYTES_LIMIT is a 400; a file sent again counts once', async ({
+    env,
+  }) => {
     const sessionId = await env.newSession();
-    const a = await upload(sessionId, 'a.txt', 'text/plain', text(2000, 'a'));
-    const b = await upload(sessionId, 'b.txt', 'text/plain', text(2000, 'b'));
+    const a = await upload(env, sessionId, 'a.txt', 'text/plain', text(2000, 'a'));
+    const b = await upload(env, sessionId, 'b.txt', 'text/plain', text(2000, 'b'));
 
     expect(
       (
-        await send(sessionId, [
+        await send(env, sessionId, [
           { type: 'text', text: 'read a' },
           { type: 'file', url: a },
         ])
@@ -115,7 +110,7 @@ describe('files per turn', () => {
     const eventsBefore = (await env.events(sessionId)).length;
     const requestsBefore = env.fake.requests.length;
 
-    const refused = await send(sessionId, [
+    const refused = await send(env, sessionId, [
       { type: 'text', text: 'read b too' },
       { type: 'file', url: b },
     ]);
@@ -131,20 +126,20 @@ describe('files per turn', () => {
     // The file already in the conversation is not counted twice; a send without files is never refused.
     expect(
       (
-        await send(sessionId, [
+        await send(env, sessionId, [
           { type: 'text', text: 'a again' },
           { type: 'file', url: a },
         ])
       ).body.status,
     ).toBe('completed');
-    expect((await send(sessionId, [{ type: 'text', text: 'just text' }])).body.status).toBe('completed');
+    expect((await send(env, sessionId, [{ type: 'text', text: 'just text' }])).body.status).toBe('completed');
   });
 
-  test('two files over the limit in one send are a 400 too', async () => {
+  test('two files over the limit in one send are a 400 too', async ({ env }) => {
     const sessionId = await env.newSession();
-    const a = await upload(sessionId, 'a.txt', 'text/plain', text(1600, 'a'));
-    const b = await upload(sessionId, 'b.txt', 'text/plain', text(1600, 'b'));
-    const refused = await send(sessionId, [
+    const a = await upload(env, sessionId, 'a.txt', 'text/plain', text(1600, 'a'));
+    const b = await upload(env, sessionId, 'b.txt', 'text/plain', text(1600, 'b'));
+    const refused = await send(env, sessionId, [
       { type: 'file', url: a },
       { type: 'file', url: b },
     ]);
@@ -152,15 +147,15 @@ describe('files per turn', () => {
     expect(refused.body.detail).toMatch(/TURN_FILE_BYTES_LIMIT/);
   });
 
-  test('a turn with a tool round trip reads each file once: the second step sends the file it read in the first', async () => {
+  test('a turn with a tool round trip reads each file once: the second step sends the file it read in the first', async ({ env }) => {
     const sessionId = await env.newSession({ mcps: ['time'] });
     const note = 'The code word is pelican.';
-    const url = await upload(sessionId, 'note.txt', 'text/plain', note);
+    const url = await upload(env, sessionId, 'note.txt', 'text/plain', note);
     const { rows } = await env.api.db.query<{ object_key: string }>('SELECT object_key FROM media WHERE session_id = $1 AND key = $2', [
       sessionId,
       url,
     ]);
-    const stored = path.join(dataDir, 'media', rows[0]!.object_key);
+    const stored = path.join(env.api.config.dataDir, 'media', rows[0]!.object_key);
     expect(fs.existsSync(stored)).toBe(true);
 
     env.fake.setHandler((request) => {
@@ -171,7 +166,7 @@ describe('files per turn', () => {
       }
       return { text: 'The word is pelican.' };
     });
-    const response = await send(sessionId, [
+    const response = await send(env, sessionId, [
       { type: 'text', text: 'What is the code word, and the time?' },
       { type: 'file', url },
     ]);
@@ -183,15 +178,15 @@ describe('files per turn', () => {
     }
   });
 
-  test('a step that asks the user keeps nothing: the turn resumed after the answer reads its files again', async () => {
+  test('a step that asks the user keeps nothing: the turn resumed after the answer reads its files again', async ({ env }) => {
     const sessionId = await env.newSession();
     const note = 'The code word is heron.';
-    const url = await upload(sessionId, 'note.txt', 'text/plain', note);
+    const url = await upload(env, sessionId, 'note.txt', 'text/plain', note);
     const { rows } = await env.api.db.query<{ object_key: string }>('SELECT object_key FROM media WHERE session_id = $1 AND key = $2', [
       sessionId,
       url,
     ]);
-    const stored = path.join(dataDir, 'media', rows[0]!.object_key);
+    const stored = path.join(env.api.config.dataDir, 'media', rows[0]!.object_key);
 
     env.fake.setHandler((request) => {
       if (request.index === 0) {

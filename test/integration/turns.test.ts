@@ -1,19 +1,16 @@
 // The agent loop end to end: HTTP send -> session workflow -> turn workflow -> model step activity
 // -> fake Chat Completions server, with every event read back from the API.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startAgentEnv, textFromEvents, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { describe, expect } from 'vitest';
+import { textFromEvents, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { agentTest } from '../helpers/harness/fixtures.ts';
 import { lastUserText } from '../helpers/fakes/fake-model.ts';
 import { call } from '../helpers/client/request.ts';
 import { collectSse } from '../helpers/client/sse-parse.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
-let env: AgentEnv;
-beforeAll(async () => {
-  env = await startAgentEnv();
-});
-afterAll(async () => env?.close());
+const test = agentTest();
 
-const send = (sessionId: string, text: string, query = '', headers: Record<string, string> = {}) =>
+const send = (env: AgentEnv, sessionId: string, text: string, query = '', headers: Record<string, string> = {}) =>
   call<Record<string, unknown>>(`${env.api.url}/session/${sessionId}${query}`, {
     headers: { ...env.user.auth, ...headers },
     json: { parts: [{ type: 'text', text }] },
@@ -28,7 +25,7 @@ const ended = (turnId: string) => (events: SessionEvent[]) =>
   );
 
 describe('sending', () => {
-  test('the SSE form streams this turn and ends after turn.completed', async () => {
+  test('the SSE form streams this turn and ends after turn.completed', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue({ text: ['Hello', ', ', 'world', '!'], chunkDelayMs: 20 });
     const response = await fetch(`${env.api.url}/session/${sessionId}`, {
@@ -53,10 +50,10 @@ describe('sending', () => {
     expect(completed.message.usage).toEqual({ inputTokens: expect.any(Number), outputTokens: expect.any(Number) });
   });
 
-  test('async form: 202 at once, then replay from 0 and from the middle', async () => {
+  test('async form: 202 at once, then replay from 0 and from the middle', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue({ text: 'one two three', chunkDelayMs: 10 });
-    const accepted = await send(sessionId, 'count', '?async=1');
+    const accepted = await send(env, sessionId, 'count', '?async=1');
     expect(accepted.status).toBe(202);
     const messageId = accepted.body.messageId as string;
     expect(messageId).toMatch(/^msg_/);
@@ -73,10 +70,10 @@ describe('sending', () => {
     expect(frames.map((frame) => Number(frame.id))).toEqual(all.filter((event) => event.seq > middle).map((event) => event.seq));
   });
 
-  test('waiting form answers with the reply', async () => {
+  test('waiting form answers with the reply', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue({ text: 'The answer is 42.' });
-    const response = await send(sessionId, 'What is the answer?');
+    const response = await send(env, sessionId, 'What is the answer?');
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       messageId: expect.stringMatching(/^msg_/),
@@ -93,12 +90,12 @@ describe('sending', () => {
     expect(session.body.usage.outputTokens).toBeGreaterThan(0);
   });
 
-  test('three quick sends are answered in order', async () => {
+  test('three quick sends are answered in order', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.setHandler((request) => ({ text: `echo: ${lastUserText(request)}`, chunkDelayMs: 5 }));
     try {
       const ids: string[] = [];
-      for (const text of ['first', 'second', 'third']) ids.push((await send(sessionId, text, '?async=1')).body.messageId as string);
+      for (const text of ['first', 'second', 'third']) ids.push((await send(env, sessionId, text, '?async=1')).body.messageId as string);
       const events = await env.waitForEvents(sessionId, ended(ids[2]!));
       const replies = events.flatMap((event) =>
         event.type === 'message.completed' && event.message.role === 'assistant' ? [event.message] : [],
@@ -126,14 +123,14 @@ describe('sending', () => {
     }
   });
 
-  test('ifBusy=reject answers 409 while a turn runs; abort stops it within a second and keeps the partial text', async () => {
+  test('ifBusy=reject answers 409 while a turn runs; abort stops it within a second and keeps the partial text', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue({ text: ['partial ', 'text ', 'so ', 'far'], stallAfterChunks: 3 });
-    const first = await send(sessionId, 'long story', '?async=1');
+    const first = await send(env, sessionId, 'long story', '?async=1');
     const turnId = first.body.messageId as string;
     await env.waitForEvents(sessionId, (events) => textFromEvents(events, assistantIds(events)[0] ?? '') === 'partial text so ');
 
-    const busy = await send(sessionId, 'are you there?', '?ifBusy=reject');
+    const busy = await send(env, sessionId, 'are you there?', '?ifBusy=reject');
     expect(busy.status).toBe(409);
 
     const started = Date.now();
@@ -156,12 +153,12 @@ describe('sending', () => {
       aborted: false,
     });
     env.fake.enqueue({ text: 'back' });
-    expect((await send(sessionId, 'again')).body).toMatchObject({ reply: 'back', status: 'completed' });
+    expect((await send(env, sessionId, 'again')).body).toMatchObject({ reply: 'back', status: 'completed' });
   });
 });
 
 describe('the model call', () => {
-  test('the per-call model override reaches the provider; the system prompt carries instructions and skills', async () => {
+  test('the per-call model override reaches the provider; the system prompt carries instructions and skills', async ({ env }) => {
     const sessionId = await env.newSession({
       instructions: 'You are a terse assistant.',
       skills: ['Always answer in French.', { name: 'Style guide', path: 'style.md' }],
@@ -179,18 +176,18 @@ describe('the model call', () => {
     expect(system?.content).toEqual(expect.stringContaining('Always answer in French.'));
     expect(system?.content).toEqual(expect.stringContaining('Use short sentences.'));
 
-    await send(sessionId, 'again');
+    await send(env, sessionId, 'again');
     expect(env.fake.requests[before + 1]!.body.model).toBe('fake-model');
   });
 
-  test('a tool call round trip through the built-in time tool', async () => {
+  test('a tool call round trip through the built-in time tool', async ({ env }) => {
     const sessionId = await env.newSession({ mcps: ['time'] });
     const before = env.fake.requests.length;
     env.fake.enqueue(
       { toolCalls: [{ id: 'call_1', name: 'current_time', arguments: { timezone: 'Europe/Paris' } }] },
       { text: 'It is late.' },
     );
-    const response = await send(sessionId, 'What time is it in Paris?');
+    const response = await send(env, sessionId, 'What time is it in Paris?');
     expect(response.body).toMatchObject({ reply: 'It is late.', status: 'completed' });
 
     const declared = env.fake.requests[before]!.body.tools as { function: { name: string } }[];
@@ -209,21 +206,21 @@ describe('the model call', () => {
     expect(second[2]).toMatchObject({ role: 'tool', tool_call_id: 'call_1' });
   });
 
-  test('a rejected key fails the turn at once with a message a user understands', async () => {
+  test('a rejected key fails the turn at once with a message a user understands', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue({ status: 401, errorBody: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } });
     const before = env.fake.requests.length;
-    const response = await send(sessionId, 'hello');
+    const response = await send(env, sessionId, 'hello');
     expect(response.body).toMatchObject({ status: 'failed', error: expect.stringMatching(/401/) });
     expect(env.fake.requests.length - before).toBe(1);
     const events = await env.events(sessionId);
     expect(events.at(-1)).toMatchObject({ type: 'turn.failed', error: expect.stringMatching(/API key/i) });
   });
 
-  test('transient errors are retried as a step: step.retry before each new attempt, then the reply', async () => {
+  test('transient errors are retried as a step: step.retry before each new attempt, then the reply', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue({ status: 500 }, { status: 503 }, { text: ['whole ', 'reply'] });
-    const response = await send(sessionId, 'try hard');
+    const response = await send(env, sessionId, 'try hard');
     expect(response.body).toMatchObject({ reply: 'whole reply', status: 'completed' });
     const all = await env.events(sessionId);
     const retries = all.filter((event) => event.type === 'step.retry');
@@ -236,23 +233,23 @@ describe('the model call', () => {
     expect(textFromEvents(all, completed.message.id)).toBe('whole reply');
   });
 
-  test('transient errors past the last attempt fail the turn', async () => {
+  test('transient errors past the last attempt fail the turn', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue({ status: 500 }, { status: 500 }, { status: 500 });
-    const response = await send(sessionId, 'doomed');
+    const response = await send(env, sessionId, 'doomed');
     expect(response.body).toMatchObject({ status: 'failed', error: expect.stringMatching(/500/) });
   });
 });
 
 describe('bad input', () => {
-  test.each([
+  test.for<[string, unknown]>([
     ['empty parts', { parts: [] }],
     ['an unknown part type', { parts: [{ type: 'image', data: 'x' }] }],
     ['an empty text', { parts: [{ type: 'text', text: '' }] }],
     ['oversized text', { parts: [{ type: 'text', text: 'x'.repeat(200_001) }] }],
     ['no parts', {}],
     ['an unknown property', { parts: [{ type: 'text', text: 'hi' }], colour: 'red' }],
-  ])('%s: 400 and nothing stored', async (_name, body) => {
+  ])('%s: 400 and nothing stored', async ([_name, body], { env }) => {
     const sessionId = await env.newSession();
     const response = await call(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth, json: body });
     expect(response.status).toBe(400);
@@ -260,8 +257,8 @@ describe('bad input', () => {
     expect((await env.events(sessionId)).map((event) => event.type)).toEqual(['session.created']);
   });
 
-  test("unknown session 404, another user's session 403", async () => {
-    expect((await send('ses_doesnotexist000000000000000', 'hi')).status).toBe(404);
+  test("unknown session 404, another user's session 403", async ({ env }) => {
+    expect((await send(env, 'ses_doesnotexist000000000000000', 'hi')).status).toBe(404);
     const sessionId = await env.newSession();
     const { createTestUser } = await import('../helpers/harness/users.ts');
     const other = await createTestUser(env.api.db);

@@ -3,20 +3,15 @@
 // prompts, approval nodes wait durably (across a worker restart) and branch on the answer or on
 // expiry, end nodes complete the run. GET /run/<id> shows the record; the session's events tell
 // the story; a failed turn fails the run.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { describe, expect } from 'vitest';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+import { agentTest } from '../helpers/harness/fixtures.ts';
 import { lastUserText, type FakeRequest } from '../helpers/fakes/fake-model.ts';
 import { createTestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
-let env: AgentEnv;
-beforeAll(async () => {
-  env = await startAgentEnv({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
-});
-afterAll(async () => {
-  await env?.close();
-});
+const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
 
 const NOTE = 'Fine, but mention the 10% discount';
 
@@ -29,7 +24,7 @@ function replyTo(prompt: string | undefined): string {
   return 'ok';
 }
 
-beforeEach(() => {
+test.beforeEach(({ env }) => {
   env.fake.reset();
   env.fake.setHandler((request) => ({ text: replyTo(lastUserText(request)) }));
 });
@@ -76,24 +71,24 @@ interface RunBody {
 
 type Requested = Extract<SessionEvent, { type: 'approval.requested' }>;
 
-async function startRun(name: string, input: unknown, workflow = 'review') {
+async function startRun(env: AgentEnv, name: string, input: unknown, workflow = 'review') {
   return call<{ sessionId: string; runId: string }>(`${env.api.url}/agent/${name}/workflow/${workflow}`, {
     headers: env.user.auth,
     json: input === undefined ? {} : { input },
   });
 }
 
-const getRun = (id: string, auth = env.user.auth) => call<RunBody>(`${env.api.url}/run/${id}`, { headers: auth });
+const getRun = (env: AgentEnv, id: string, auth = env.user.auth) => call<RunBody>(`${env.api.url}/run/${id}`, { headers: auth });
 
-async function waitForApproval(sessionId: string): Promise<Requested> {
+async function waitForApproval(env: AgentEnv, sessionId: string): Promise<Requested> {
   const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'approval.requested'));
   return events.find((event) => event.type === 'approval.requested') as Requested;
 }
 
-const waitForRunEnd = (sessionId: string) =>
+const waitForRunEnd = (env: AgentEnv, sessionId: string) =>
   env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'workflow.completed' || event.type === 'workflow.failed'));
 
-const answer = (approvalId: string, body: unknown) =>
+const answer = (env: AgentEnv, approvalId: string, body: unknown) =>
   call<{ status: string; choice: string }>(`${env.api.url}/approval/${approvalId}/answer`, { headers: env.user.auth, json: body });
 
 /** The event types, deltas left out, with the node of each workflow.node. */
@@ -109,10 +104,10 @@ const TURN = ['message.created', 'turn.started', 'message.created', 'message.com
 const prompts = (requests: readonly FakeRequest[]) => requests.map((request) => lastUserText(request));
 
 describe('workflow graph runs', () => {
-  test('waits on its approval across a worker restart; "yes" follows to the send node with the note', async () => {
+  test('waits on its approval across a worker restart; "yes" follows to the send node with the note', async ({ env }) => {
     const { name, agentId } = await env.deploy(reviewBundle());
     const input = 'My order 1042 arrived broken';
-    const started = await startRun(name, input);
+    const started = await startRun(env, name, input);
     expect(started.status).toBe(202);
     expect(started.body).toEqual({
       sessionId: expect.stringMatching(/^ses_[0-9a-z]{26}$/),
@@ -121,12 +116,12 @@ describe('workflow graph runs', () => {
     const { sessionId, runId } = started.body;
     const draft = replyTo(`Draft a reply to: ${input}`);
 
-    const requested = await waitForApproval(sessionId);
+    const requested = await waitForApproval(env, sessionId);
     expect(requested).toMatchObject({ question: `Send this draft? ${draft}`, options: ['yes', 'no'], source: 'workflow' });
     expect(requested).not.toHaveProperty('links');
 
     // The run waits: its session is waiting and takes no sends.
-    const waitingRun = await getRun(runId);
+    const waitingRun = await getRun(env, runId);
     expect(waitingRun.body).toMatchObject({
       status: 'running',
       currentNode: 'check',
@@ -142,11 +137,11 @@ describe('workflow graph runs', () => {
     expect(send.status).toBe(409);
 
     await env.restartWorker();
-    expect((await getRun(runId)).body).toMatchObject({ status: 'running', currentNode: 'check' });
+    expect((await getRun(env, runId)).body).toMatchObject({ status: 'running', currentNode: 'check' });
 
-    const answered = await answer(requested.approvalId, { choice: 'yes', note: NOTE });
+    const answered = await answer(env, requested.approvalId, { choice: 'yes', note: NOTE });
     expect(answered.status).toBe(200);
-    const events = await waitForRunEnd(sessionId);
+    const events = await waitForRunEnd(env, sessionId);
 
     expect(prompts(env.fake.requests)).toEqual([`Draft a reply to: ${input}`, `Send it. The reviewer said: ${NOTE}`]);
     // The send node's turn sees the conversation so far: the draft prompt and the draft.
@@ -181,7 +176,7 @@ describe('workflow graph runs', () => {
     const outputs = { draft: { output: draft }, check: { choice: 'yes', note: NOTE }, send: { output: 'Sent to the customer.' } };
     expect(events.at(-1)).toMatchObject({ type: 'workflow.completed', runId, outputs });
 
-    const run = await getRun(runId);
+    const run = await getRun(env, runId);
     expect(run.status).toBe(200);
     expect(run.body).toEqual({
       id: runId,
@@ -202,28 +197,28 @@ describe('workflow graph runs', () => {
     expect(after.body.status).toBe('idle');
   });
 
-  test('"no" follows to the end node: no further model request; the session takes sends again', async () => {
+  test('"no" follows to the end node: no further model request; the session takes sends again', async ({ env }) => {
     const { name } = await env.deploy(reviewBundle());
-    const started = await startRun(name, { order: 7, issue: 'late' });
+    const started = await startRun(env, name, { order: 7, issue: 'late' });
     expect(started.status).toBe(202);
     const { sessionId, runId } = started.body;
     const input = '{"order":7,"issue":"late"}';
     // The ids answered are readable at once, and the run holds its session from the start.
-    expect((await getRun(runId)).body).toMatchObject({ id: runId, status: 'running', sessionId, input });
+    expect((await getRun(env, runId)).body).toMatchObject({ id: runId, status: 'running', sessionId, input });
     const early = await call(`${env.api.url}/session/${sessionId}?async=1`, {
       headers: env.user.auth,
       json: { parts: [{ type: 'text', text: 'Sneaking in' }] },
     });
     expect(early.status).toBe(409);
-    const requested = await waitForApproval(sessionId);
-    expect((await answer(requested.approvalId, { choice: 'No' })).status).toBe(200);
-    const events = await waitForRunEnd(sessionId);
+    const requested = await waitForApproval(env, sessionId);
+    expect((await answer(env, requested.approvalId, { choice: 'No' })).status).toBe(200);
+    const events = await waitForRunEnd(env, sessionId);
 
     expect(prompts(env.fake.requests)).toEqual([`Draft a reply to: ${input}`]);
     expect(story(events).slice(-4)).toEqual(['approval.requested', 'approval.answered', 'workflow.node stop (end)', 'workflow.completed']);
     const outputs = { draft: { output: replyTo(`Draft a reply to: ${input}`) }, check: { choice: 'no', note: null } };
     expect(events.at(-1)).toMatchObject({ type: 'workflow.completed', runId, outputs });
-    expect((await getRun(runId)).body).toMatchObject({ status: 'completed', currentNode: 'stop', input, outputs, error: null });
+    expect((await getRun(env, runId)).body).toMatchObject({ status: 'completed', currentNode: 'stop', input, outputs, error: null });
 
     // The run is over: the session is an ordinary one again.
     const send = await call<{ status: string; reply: string }>(`${env.api.url}/session/${sessionId}`, {
@@ -235,13 +230,13 @@ describe('workflow graph runs', () => {
     expect(prompts(env.fake.requests)).toEqual([`Draft a reply to: ${input}`, 'Thanks']);
   });
 
-  test('an approval nobody answers expires and the run follows onExpired', async () => {
+  test('an approval nobody answers expires and the run follows onExpired', async ({ env }) => {
     const { name } = await env.deploy(reviewBundle(1500));
-    const started = await startRun(name, 'Where is my parcel?');
+    const started = await startRun(env, name, 'Where is my parcel?');
     expect(started.status).toBe(202);
     const { sessionId, runId } = started.body;
-    const requested = await waitForApproval(sessionId);
-    const events = await waitForRunEnd(sessionId);
+    const requested = await waitForApproval(env, sessionId);
+    const events = await waitForRunEnd(env, sessionId);
 
     expect(prompts(env.fake.requests)).toEqual(['Draft a reply to: Where is my parcel?', 'Nobody answered in time.']);
     expect(story(events).slice(-10)).toEqual([
@@ -259,13 +254,13 @@ describe('workflow graph runs', () => {
       late: { output: 'I will follow up tomorrow.' },
     };
     expect(events.at(-1)).toMatchObject({ type: 'workflow.completed', runId, outputs });
-    const run = await getRun(runId);
+    const run = await getRun(env, runId);
     expect(run.body).toMatchObject({ status: 'completed', currentNode: 'late', error: null });
     expect(run.body.outputs).toEqual(outputs);
-    expect((await answer(requested.approvalId, { choice: 'yes' })).status).toBe(410);
+    expect((await answer(env, requested.approvalId, { choice: 'yes' })).status).toBe(410);
   });
 
-  test('a webhook trigger naming the workflow starts a run whose input is the body', async () => {
+  test('a webhook trigger naming the workflow starts a run whose input is the body', async ({ env }) => {
     const { name, agentId } = await env.deploy(reviewBundle(600_000, [{ kind: 'webhook', workflow: 'review' }]));
     const agent = await call<{ triggers: Array<{ url: string }> }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
     const body = 'Ticket 88: the invoice shows the wrong address';
@@ -277,7 +272,7 @@ describe('workflow graph runs', () => {
     expect(fired.status).toBe(202);
     expect(fired.body).toEqual({ sessionId: expect.stringMatching(/^ses_/), runId: expect.stringMatching(/^run_/) });
     const { sessionId, runId } = fired.body;
-    const requested = await waitForApproval(sessionId);
+    const requested = await waitForApproval(env, sessionId);
     expect(requested.question).toBe(`Send this draft? ${replyTo(`Draft a reply to: ${body}`)}`);
     expect(prompts(env.fake.requests)).toEqual([`Draft a reply to: ${body}`]);
     const events = await env.events(sessionId);
@@ -287,20 +282,20 @@ describe('workflow graph runs', () => {
       runId,
     });
     expect(events.find((event) => event.type === 'workflow.started')).toMatchObject({ runId, workflow: 'review', input: body });
-    expect((await getRun(runId)).body).toMatchObject({ status: 'running', agentId, sessionId, input: body, currentNode: 'check' });
+    expect((await getRun(env, runId)).body).toMatchObject({ status: 'running', agentId, sessionId, input: body, currentNode: 'check' });
 
-    await answer(requested.approvalId, { choice: 'no' });
-    const ended = await waitForRunEnd(sessionId);
+    await answer(env, requested.approvalId, { choice: 'no' });
+    const ended = await waitForRunEnd(env, sessionId);
     expect(ended.at(-1)).toMatchObject({ type: 'workflow.completed', runId });
   });
 
-  test('a failed turn fails the run with its error', async () => {
+  test('a failed turn fails the run with its error', async ({ env }) => {
     const { name } = await env.deploy(reviewBundle());
     env.fake.enqueue({ status: 401, errorBody: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } });
-    const started = await startRun(name, 'anything');
+    const started = await startRun(env, name, 'anything');
     expect(started.status).toBe(202);
     const { sessionId, runId } = started.body;
-    const events = await waitForRunEnd(sessionId);
+    const events = await waitForRunEnd(env, sessionId);
 
     expect(env.fake.requests).toHaveLength(1);
     expect(story(events).slice(2)).toEqual([
@@ -319,21 +314,21 @@ describe('workflow graph runs', () => {
     const turnFailed = events.find((event) => event.type === 'turn.failed') as Extract<SessionEvent, { type: 'turn.failed' }>;
     expect(turnFailed.error).toMatch(/API key/i);
     expect(events.at(-1)).toEqual(expect.objectContaining({ type: 'workflow.failed', runId, error: turnFailed.error }));
-    const run = await getRun(runId);
+    const run = await getRun(env, runId);
     expect(run.body).toMatchObject({ status: 'failed', currentNode: 'draft', outputs: {}, error: turnFailed.error });
     expect(run.body.endedAt).not.toBeNull();
     const session = await call<{ status: string }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
     expect(session.body.status).toBe('idle');
   });
 
-  test('a run cancelled or terminated by an operator ends failed and frees its session', async () => {
+  test('a run cancelled or terminated by an operator ends failed and frees its session', async ({ env }) => {
     const { name } = await env.deploy(reviewBundle());
-    const cancelled = await startRun(name, 'cancel me');
-    await waitForApproval(cancelled.body.sessionId);
+    const cancelled = await startRun(env, name, 'cancel me');
+    await waitForApproval(env, cancelled.body.sessionId);
     await env.worker.client.workflow.getHandle(`run:${cancelled.body.runId}`).cancel();
-    const events = await waitForRunEnd(cancelled.body.sessionId);
+    const events = await waitForRunEnd(env, cancelled.body.sessionId);
     expect(events.at(-1)).toMatchObject({ type: 'workflow.failed', runId: cancelled.body.runId, error: 'The run was cancelled' });
-    expect((await getRun(cancelled.body.runId)).body).toMatchObject({ status: 'failed', error: 'The run was cancelled' });
+    expect((await getRun(env, cancelled.body.runId)).body).toMatchObject({ status: 'failed', error: 'The run was cancelled' });
     const afterCancel = await call(`${env.api.url}/session/${cancelled.body.sessionId}?async=1`, {
       headers: env.user.auth,
       json: { parts: [{ type: 'text', text: 'Still there?' }] },
@@ -341,41 +336,41 @@ describe('workflow graph runs', () => {
     expect(afterCancel.status).toBe(202);
 
     // Terminated: the run cannot write its own end; the next send finds it gone and closes it.
-    const terminated = await startRun(name, 'terminate me');
-    await waitForApproval(terminated.body.sessionId);
+    const terminated = await startRun(env, name, 'terminate me');
+    await waitForApproval(env, terminated.body.sessionId);
     await env.worker.client.workflow.getHandle(`run:${terminated.body.runId}`).terminate('operator');
     const afterTerminate = await call(`${env.api.url}/session/${terminated.body.sessionId}?async=1`, {
       headers: env.user.auth,
       json: { parts: [{ type: 'text', text: 'Anyone?' }] },
     });
     expect(afterTerminate.status).toBe(202);
-    expect((await getRun(terminated.body.runId)).body).toMatchObject({ status: 'failed', error: 'The run stopped (TERMINATED)' });
+    expect((await getRun(env, terminated.body.runId)).body).toMatchObject({ status: 'failed', error: 'The run stopped (TERMINATED)' });
     await env.waitForEvents(terminated.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
     await env.waitForEvents(cancelled.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
   });
 
-  test('404 for an unknown workflow or agent; GET /run is 403 for another user and 404 for an unknown id', async () => {
+  test('404 for an unknown workflow or agent; GET /run is 403 for another user and 404 for an unknown id', async ({ env }) => {
     const { name } = await env.deploy(reviewBundle());
-    const unknownWorkflow = await startRun(name, 'x', 'nope');
+    const unknownWorkflow = await startRun(env, name, 'x', 'nope');
     expect(unknownWorkflow.status).toBe(404);
     expect(unknownWorkflow.body).toMatchObject({ detail: `Agent "${name}" has no workflow "nope"` });
-    const unknownAgent = await startRun('no-such-agent', 'x');
+    const unknownAgent = await startRun(env, 'no-such-agent', 'x');
     expect(unknownAgent.status).toBe(404);
     expect(unknownAgent.body).toMatchObject({ detail: 'You have no agent named "no-such-agent"' });
 
-    const started = await startRun(name, 'Who may see this run?');
+    const started = await startRun(env, name, 'Who may see this run?');
     expect(started.status).toBe(202);
     const { runId, sessionId } = started.body;
-    const requested = await waitForApproval(sessionId);
+    const requested = await waitForApproval(env, sessionId);
     const other = await createTestUser(env.api.db);
-    expect((await getRun(runId, other.auth)).status).toBe(403);
+    expect((await getRun(env, runId, other.auth)).status).toBe(403);
     // Agent names are private per user: another user's run request names no agent of theirs.
     expect((await call(`${env.api.url}/agent/${name}/workflow/review`, { headers: other.auth, json: {} })).status).toBe(404);
-    expect((await getRun(`run_${'0'.repeat(26)}`)).status).toBe(404);
-    expect((await getRun('not-a-run')).status).toBe(404);
-    expect((await getRun(runId)).status).toBe(200);
+    expect((await getRun(env, `run_${'0'.repeat(26)}`)).status).toBe(404);
+    expect((await getRun(env, 'not-a-run')).status).toBe(404);
+    expect((await getRun(env, runId)).status).toBe(200);
 
-    await answer(requested.approvalId, { choice: 'no' });
-    await waitForRunEnd(sessionId);
+    await answer(env, requested.approvalId, { choice: 'no' });
+    await waitForRunEnd(env, sessionId);
   });
 });
