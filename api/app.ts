@@ -26,6 +26,7 @@ import { approvalRoutes } from './routes/approvals.ts';
 import { approvalLinkRoutes } from './routes/approval-links.ts';
 import { inboundRoutes } from './routes/inbound.ts';
 import { triggerRoutes } from './routes/triggers.ts';
+import { toolRoutes } from './routes/tools.ts';
 
 export interface App {
   app: Express;
@@ -65,6 +66,7 @@ export function createApp(deps: ApiDeps): App {
     ...approvalLinkRoutes(deps),
     ...inboundRoutes(deps),
     ...triggerRoutes(deps),
+    ...toolRoutes(deps),
     ...schemaRoutes(),
     ...metaRoutes(deps),
   ];

@@ -10,6 +10,7 @@ const PROBLEMS: Partial<Record<FailureType, (detail: string) => ServiceError>> =
   [FAILURE.notAnAssistantMessage]: (detail) => new ValidationError(detail, [{ path: '/assistantMessageId', message: detail }]),
   [FAILURE.approvalAnswered]: (detail) => new ConflictError(detail),
   [FAILURE.approvalExpired]: (detail) => new GoneError(detail),
+  [FAILURE.toolCallNotAwaited]: (detail) => new ConflictError(detail),
   [FAILURE.approvalInvalidChoice]: (detail) => new ValidationError(detail, [{ path: '/choice', message: detail }]),
 };
 

@@ -37,7 +37,11 @@ export interface EventData {
   'turn.started': { turnId: string; userMessageId?: string };
   'message.part.delta': { messageId: string; delta: string };
   'step.retry': { messageId: string; attempt: number };
-  'tool.call': { messageId: string; toolCallId: string; toolName: string; input: unknown };
+  /**
+   * `executor`: who runs the call. `client`: a custom tool whose result the session waits for
+   * (POST /session/<id>/tool-result); `service`: everything else. Absent on events written before it existed.
+   */
+  'tool.call': { messageId: string; toolCallId: string; toolName: string; input: unknown; executor?: 'client' | 'service' };
   'tool.result': { messageId: string; toolCallId: string; toolName: string; output: unknown; isError?: boolean };
   'message.completed': { message: MessageView };
   'turn.completed': { turnId: string; usage: TokenUsage; costUsd: number | null };

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { isHttpUrl } from './urls.ts';
 import type { ProviderId } from '../contract/bundle-constants.ts';
-import type { TurnSettings } from './turn-settings.ts';
+import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS, type TurnSettings } from './turn-settings.ts';
 import { parseCidrList } from './refused-addresses.ts';
 import type { ApprovalSettings } from './approvals.ts';
 
@@ -240,6 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
       stepRetryInitialIntervalMs: int(env, 'MODEL_STEP_RETRY_INITIAL_MS', 2_000, 10),
       maxSteps: int(env, 'TURN_MAX_STEPS', 25, 1),
       sessionIdleMs: int(env, 'SESSION_IDLE_MS', 5 * 60_000, 1_000),
+      clientToolTimeoutMs: int(env, 'CLIENT_TOOL_TIMEOUT_MS', DEFAULT_CLIENT_TOOL_TIMEOUT_MS, 1_000),
       approvals: approvalSettings,
     },
     outbound: { allowCidrs: cidrList(env, 'OUTBOUND_ALLOW_CIDRS') },
@@ -274,6 +275,9 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (config.approvals.defaultExpiryMs > config.approvals.maxExpiryMs) {
     throw new ConfigError('APPROVAL_DEFAULT_EXPIRY_MS must not exceed APPROVAL_MAX_EXPIRY_MS');
+  }
+  if (config.turns.clientToolTimeoutMs! > config.approvals.maxExpiryMs) {
+    throw new ConfigError('CLIENT_TOOL_TIMEOUT_MS must not exceed APPROVAL_MAX_EXPIRY_MS');
   }
   if (config.env === 'production') {
     if (!config.serviceMasterKey) throw new ConfigError('SERVICE_MASTER_KEY is required when NODE_ENV=production');

@@ -17,6 +17,8 @@ export const FAILURE = {
   approvalAnswered: 'ApprovalAlreadyAnswered',
   approvalExpired: 'ApprovalExpired',
   approvalInvalidChoice: 'ApprovalInvalidChoice',
+  /** A client's tool result for a call that is answered already, timed out, or not this turn's to await. */
+  toolCallNotAwaited: 'ToolCallNotAwaited',
 
   // A turn and its model steps.
   /** The turn workflow's own failure: operators see a failed turn as a failed workflow. */

@@ -15,4 +15,12 @@ export interface TurnSettings {
   sessionIdleMs: number;
   /** Defaults and limits of the approvals ask_my_user creates. */
   approvals: ApprovalSettings;
+  /**
+   * How long a call of a custom tool waits for the client's result before the model is told there was
+   * none. Absent in the input of workflows started before it existed: they use the default.
+   */
+  clientToolTimeoutMs?: number;
 }
+
+/** CLIENT_TOOL_TIMEOUT_MS's default: a day. */
+export const DEFAULT_CLIENT_TOOL_TIMEOUT_MS = 24 * 60 * 60 * 1000;

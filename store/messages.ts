@@ -204,7 +204,14 @@ export async function recordToolResults(
   await inTransaction(db, async (client) => {
     const existing = await client.query('SELECT 1 FROM messages WHERE id = $1', [input.messageId]);
     if (existing.rowCount) return;
-    const resultEvents: NewEvent[] = input.results.map((result) => ({
+    // A client's results were announced one by one as they came (tool.result under this message id).
+    await client.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [input.sessionId]);
+    const { rows: announced } = await client.query<{ tool_call_id: string }>(
+      `SELECT data->>'toolCallId' AS tool_call_id FROM events WHERE session_id = $1 AND type = 'tool.result' AND data->>'messageId' = $2`,
+      [input.sessionId, input.messageId],
+    );
+    const done = new Set(announced.map((row) => row.tool_call_id));
+    const resultEvents: NewEvent[] = input.results.filter((result) => !done.has(result.toolCallId)).map((result) => ({
       type: 'tool.result',
       data: {
         messageId: input.messageId,

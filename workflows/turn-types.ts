@@ -30,6 +30,10 @@ export interface ToolCall {
   toolCallId: string;
   toolName: string;
   input: unknown;
+  /** `client`: a custom tool with valid input; the turn waits for the client's result. */
+  executor?: 'client';
+  /** A custom tool's input that does not match its `parameters`: the model is told, nobody is asked. */
+  inputError?: string;
 }
 
 export interface StepResult {

@@ -15,10 +15,15 @@ import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import type { StepResult, ToolCall, ToolResultPart, TurnInput, TurnOutcome } from './turn-types.ts';
 import { ASK_MY_USER } from '../lib/ask-my-user.ts';
 import { askUser } from './ask-user.ts';
+import { clientTools } from './client-tools.ts';
 
 /** Ids made in the workflow are deterministic (seeded uuid4) so a replay makes the same ones. */
 function messageId(): string {
   return `msg_${uuid4().replace(/-/g, '')}`;
+}
+
+function inputErrorResult(call: ToolCall, error: string): ToolResultPart {
+  return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: error, isError: true };
 }
 
 export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
@@ -39,6 +44,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
     },
   });
   const tools = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
+  const client = clientTools(input);
 
   const usage = { inputTokens: 0, outputTokens: 0 };
   let costUsd: number | null = null;
@@ -48,7 +54,12 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   try {
     await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });
     for (let step = 1; step <= settings.maxSteps; step++) {
-      const result: StepResult = await model.runModelStep({ ...input, messageId: messageId(), step });
+      const stepMessageId = messageId();
+      client.stepStarted(stepMessageId);
+      const result: StepResult = await model.runModelStep({ ...input, messageId: stepMessageId, step });
+      // Calls the client runs (custom tools with valid input) are awaited together, after the others.
+      const clientCalls = result.toolCalls.filter((call) => call.executor === 'client');
+      client.stepDone(stepMessageId, clientCalls);
       usage.inputTokens += result.usage.inputTokens;
       usage.outputTokens += result.usage.outputTokens;
       if (result.costUsd !== null) costUsd = (costUsd ?? 0) + result.costUsd;
@@ -58,10 +69,19 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       const runTool = (call: ToolCall): Promise<ToolResultPart> =>
         call.toolName === ASK_MY_USER
           ? askUser(input, call)
-          : tools.runBuiltinTool({ sessionId: input.sessionId, agentId: input.agentId, revision: input.revision, call });
-      for (const call of result.toolCalls) results.push(await runTool(call));
+          : call.inputError !== undefined
+            ? Promise.resolve(inputErrorResult(call, call.inputError))
+            : tools.runBuiltinTool({ sessionId: input.sessionId, agentId: input.agentId, revision: input.revision, call });
+      for (const call of result.toolCalls) if (call.executor !== 'client') results.push(await runTool(call));
+      const resultsMessageId = messageId();
+      if (clientCalls.length > 0) {
+        results.push(...(await client.awaitResults(stepMessageId, clientCalls, resultsMessageId)));
+        // The tool message keeps the order of the calls.
+        const order = result.toolCalls.map((call) => call.toolCallId);
+        results.sort((a, b) => order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId));
+      }
       const turnId = input.userMessageId ?? input.turnId;
-      await book.recordToolResults({ sessionId: input.sessionId, turnId, messageId: messageId(), results });
+      await book.recordToolResults({ sessionId: input.sessionId, turnId, messageId: resultsMessageId, results });
     }
     await book.completeTurn({ sessionId: input.sessionId, turnId: input.turnId, usage, costUsd });
     return { status: 'completed', usage, costUsd, reply };

@@ -2,9 +2,9 @@
 // transaction and idempotent, because Temporal may run an activity again after a crash.
 import type { Db } from '../../store/db.ts';
 import { inTransaction } from '../../store/db.ts';
-import { appendEvents, lockedSessionHasEvent } from '../../store/events.ts';
+import { appendEventOnce, appendEvents, lockedSessionHasEvent } from '../../store/events.ts';
 import { endStreamingMessage, recordToolResults, recordUserMessage, streamedText, streamingMessageIds } from '../../store/messages.ts';
-import { setSessionStatus } from '../../store/sessions.ts';
+import { moveSessionStatus, setSessionStatus } from '../../store/sessions.ts';
 import { MessageNotFoundError, NotAnAssistantMessageError, revertFrom, SessionBusyError, type RevertOutcome } from '../../store/revert.ts';
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
 import { TERMINAL_TURN_EVENTS, type MessagePart, type NewEvent, type TokenUsage } from '../../contract/events.ts';
@@ -63,6 +63,39 @@ export function turnBookkeeping(deps: { db: Db }) {
 
     async recordToolResults(input: { sessionId: string; turnId: string; messageId: string; results: ToolResultPart[] }): Promise<void> {
       await recordToolResults(db, input);
+    },
+
+    /** A client's result for one call, announced as its tool.result at once (once, however often retried). */
+    async announceToolResult(input: { sessionId: string; messageId: string; result: ToolResultPart }): Promise<void> {
+      const { result } = input;
+      await inTransaction(db, (client) =>
+        appendEventOnce(
+          client,
+          input.sessionId,
+          {
+            type: 'tool.result',
+            data: {
+              messageId: input.messageId,
+              toolCallId: result.toolCallId,
+              toolName: result.toolName,
+              output: result.output,
+              ...(result.isError ? { isError: true } : {}),
+            },
+          },
+          { messageId: input.messageId, toolCallId: result.toolCallId },
+        ),
+      );
+    },
+
+    /** The session waits while its running turn waits for a client's tool results, and runs again after. */
+    async setClientToolWait(input: { sessionId: string; turnId: string; waiting: boolean }): Promise<void> {
+      await inTransaction(db, (client) =>
+        moveSessionStatus(client, input.sessionId, {
+          to: input.waiting ? 'waiting' : 'running',
+          from: [input.waiting ? 'running' : 'waiting'],
+          whileLatestTurn: input.turnId,
+        }),
+      );
     },
 
     async completeTurn(input: { sessionId: string; turnId: string; usage: TokenUsage; costUsd: number | null }): Promise<void> {

@@ -22,6 +22,7 @@ import { systemPrompt } from '../model/system-prompt.ts';
 import { streamModelCall, type ModelCallPart } from '../model/stream-call.ts';
 import { toModelMessages } from '../model/history.ts';
 import { allRunByService, modelToolSet } from '../tools/index.ts';
+import { classifyToolCalls } from '../tools/classify.ts';
 import { DeltaCommits } from './delta-commits.ts';
 import { DeltaWriter } from './delta-writer.ts';
 import { conversationFiles } from './media-files.ts';
@@ -67,7 +68,10 @@ export function modelStepActivities(deps: ModelStepDeps) {
         attempt,
         model: ref,
       });
-      if (claimed.status !== 'streaming') return resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null);
+      if (claimed.status !== 'streaming') {
+        const done = resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null);
+        return { ...done, toolCalls: classifyToolCalls(bundle, skills, done.toolCalls) };
+      }
 
       let model;
       /** Masked wherever they might surface in an error message the user reads. */
@@ -152,6 +156,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
           ...(text ? [{ type: 'text' as const, text }] : []),
           ...toolCalls.map((call) => ({ type: 'tool-call' as const, ...call })),
         ];
+        const classified = classifyToolCalls(bundle, skills, toolCalls);
         const message = await finishAssistantMessage(deps.db, {
           sessionId: input.sessionId,
           messageId: input.messageId,
@@ -160,15 +165,17 @@ export function modelStepActivities(deps: ModelStepDeps) {
           status: 'complete',
           usage: tokens,
           costUsd: cost,
-          events: () => toolCalls.map((call) => ({ type: 'tool.call' as const, data: { messageId: input.messageId, ...call } })),
+          events: () =>
+            classified.map(({ inputError: _inputError, executor, ...call }) => ({
+              type: 'tool.call' as const,
+              data: { messageId: input.messageId, ...call, executor: executor ?? ('service' as const) },
+            })),
         });
         // The next step sends the same files; keep them only if it follows at once. A question to a
         // person (or a client's tool) may take days, and the files are read again then.
         keepFiles = allRunByService(bundle, toolCalls, skills);
-        return {
-          ...resultOf(message.id, message.parts, message.usage, message.costUsd ?? null),
-          finishReason: end?.finishReason ?? 'other',
-        };
+        const done = resultOf(message.id, message.parts, message.usage, message.costUsd ?? null);
+        return { ...done, toolCalls: classifyToolCalls(bundle, skills, done.toolCalls), finishReason: end?.finishReason ?? 'other' };
       } finally {
         clearInterval(heartbeat);
         writer.close();

@@ -12,6 +12,7 @@ import { answerTurn } from '../streaming/turn-answer.ts';
 import { checkFileParts } from '../sessions/file-parts.ts';
 import { streamsTurn } from '../streaming/sse.ts';
 import { sendIdempotently } from '../sessions/idempotent-send.ts';
+import { awaitedClientToolCalls, awaitedView } from '../../store/tool-calls.ts';
 
 function sessionView(session: Session) {
   const { userId: _userId, ...view } = session;
@@ -45,7 +46,9 @@ export function sessionRoutes(deps: ApiDeps) {
     defineRoute(OPERATIONS.getSession, {
       async handle({ params, principal }) {
         const session = await loadOwnedSession(deps.db, principal, params.id!);
-        return { status: 200, body: { ...sessionView(session), messages: await listMessages(deps.db, session.id) } };
+        const awaited = session.status === 'waiting' ? await awaitedClientToolCalls(deps.db, session.id) : [];
+        const waitingFor = awaited.length > 0 ? { waitingFor: { kind: 'tool' as const, toolCalls: awaited.map(awaitedView) } } : {};
+        return { status: 200, body: { ...sessionView(session), ...waitingFor, messages: await listMessages(deps.db, session.id) } };
       },
     }),
     defineRoute(OPERATIONS.sendMessage, {

@@ -9,6 +9,7 @@ import type { ApiDeps } from '../context.ts';
 import type { Reply } from '../route.ts';
 import type { MessageView, SessionEvent } from '../../contract/events.ts';
 import { getApproval } from '../../store/approvals.ts';
+import { awaitedClientToolCalls, awaitedView } from '../../store/tool-calls.ts';
 import { turnMessages } from '../../store/messages.ts';
 import { streamEvents } from './sse.ts';
 import { isTurnEnd, isTurnQuestion, turnEventFilter } from './turn-events.ts';
@@ -65,7 +66,7 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
 
   const closed = new AbortController();
   res.on('close', () => closed.abort());
-  const end = await waitForTurn(deps, sessionId, turnId, answer.firstSeq, closed.signal);
+  const end = await waitForTurn(deps, sessionId, turnId, userMessageId, answer.firstSeq, closed.signal);
   if (!end) return { status: 202, body: accepted };
   if (end.type === 'approval.requested') {
     const { approvalId, question, options, expiresAt } = end;
@@ -73,6 +74,11 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
       status: 200,
       body: { ...accepted, status: 'waiting', waitingFor: { kind: 'approval', approvalId, question, options, expiresAt } },
     };
+  }
+  if (end.type === 'tool.call') {
+    // Every client call of that step: they were written together, with the step's message.
+    const toolCalls = (await awaitedClientToolCalls(deps.db, sessionId)).filter((call) => call.messageId === end.messageId);
+    return { status: 200, body: { ...accepted, status: 'waiting', waitingFor: { kind: 'tool', toolCalls: toolCalls.map(awaitedView) } } };
   }
   const reply = replyOf(await turnMessages(deps.db, sessionId, userMessageId));
   const status = end.type === 'turn.completed' ? 'completed' : end.type === 'turn.failed' ? 'failed' : 'aborted';
@@ -89,26 +95,41 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
 }
 
 /**
- * The turn's terminal event, or the question it waits on (still unanswered when read: one answered
- * in the meantime no longer holds the turn, so the wait goes on past it); undefined at the limit.
+ * The turn's terminal event, or what it waits on: a question (still unanswered when read: one answered
+ * in the meantime no longer holds the turn, so the wait goes on past it) or a step's calls of custom
+ * tools (still awaited from the client); undefined at the limit.
  */
 async function waitForTurn(
   deps: ApiDeps,
   sessionId: string,
   turnId: string,
+  userMessageId: string,
   afterSeq: number,
   signal: AbortSignal,
 ): Promise<SessionEvent | undefined> {
   const deadline = Date.now() + WAIT_LIMIT_MS;
   const ended = isTurnEnd(turnId);
   const asked = isTurnQuestion(turnId);
+  const turnEvents = turnEventFilter(turnId, userMessageId);
   for (let after = afterSeq; ;) {
     const event = await waitForEvent(
       { hub: deps.events, sessionId, afterSeq: after, timeoutMs: Math.max(0, deadline - Date.now()), signal },
-      (candidate) => ended(candidate) || asked(candidate),
+      (candidate) => {
+        // The filter keeps state (which messages are this turn's): it must see every event, in order.
+        const ours = turnEvents(candidate);
+        const clientCall = ours && candidate.type === 'tool.call' && candidate.executor === 'client';
+        return ended(candidate) || asked(candidate) || clientCall;
+      },
     );
-    if (!event || !asked(event)) return event;
-    if ((await getApproval(deps.db, event.approvalId))?.status === 'unanswered') return event;
+    if (!event) return event;
+    if (event.type === 'tool.call') {
+      const awaited = await awaitedClientToolCalls(deps.db, sessionId);
+      if (awaited.some((call) => call.messageId === event.messageId)) return event;
+    } else if (!asked(event)) {
+      return event;
+    } else if ((await getApproval(deps.db, event.approvalId))?.status === 'unanswered') {
+      return event;
+    }
     after = event.seq;
   }
 }

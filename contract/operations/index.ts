@@ -11,6 +11,7 @@ import * as sessionEvents from './session-events.ts';
 import * as sessionHistory from './session-history.ts';
 import * as sessions from './sessions.ts';
 import * as triggers from './triggers.ts';
+import * as tools from './tools.ts';
 import * as webhooks from './webhooks.ts';
 import type { Operation } from './operation.ts';
 
@@ -34,6 +35,7 @@ export const OPERATIONS = {
   getSession: sessions.getSession,
   sendMessage: sessions.sendMessage,
   abortSession: sessions.abortSession,
+  submitToolResult: tools.submitToolResult,
   listSessionEvents: sessionEvents.listSessionEvents,
   forkSession: sessionHistory.forkSession,
   revertSession: sessionHistory.revertSession,
@@ -53,6 +55,7 @@ export const OPERATIONS = {
   fireWebhookTrigger: triggers.fireWebhookTrigger,
   runWorkflow: triggers.runWorkflow,
   getRun: triggers.getRun,
+  listToolServers: tools.listToolServers,
   listSchemas: meta.listSchemas,
   getBundleSchema: meta.getBundleSchema,
   getOpenApi: meta.getOpenApi,
@@ -74,4 +77,5 @@ export * from './session-events.ts';
 export * from './session-history.ts';
 export * from './sessions.ts';
 export * from './triggers.ts';
+export * from './tools.ts';
 export * from './webhooks.ts';

@@ -2,7 +2,7 @@
 import { PROVIDER_IDS } from '../bundle-constants.ts';
 import { defineOperation, type ResponseOf, type Sent } from './operation.ts';
 import { ASYNC_QUERY, IDEMPOTENCY_KEY_HEADERS, TIME } from './shared.ts';
-import { TURN_ACCEPTED_SCHEMA, TURN_REPLY_SCHEMA } from './turn-answers.ts';
+import { TURN_ACCEPTED_SCHEMA, TURN_REPLY_SCHEMA, WAITING_FOR_TOOL_SCHEMA } from './turn-answers.ts';
 
 export const MAX_TEXT_PART_CHARS = 200_000;
 
@@ -142,6 +142,11 @@ export const getSession = defineOperation({
         required: [...SESSION_REQUIRED, 'messages'],
         properties: {
           ...SESSION_FIELDS,
+          waitingFor: {
+            ...WAITING_FOR_TOOL_SCHEMA,
+            description:
+              'While `status` is `waiting` on calls of custom tools: those calls (answer each with POST /session/<id>/tool-result)',
+          },
           messages: {
             type: 'array',
             items: {

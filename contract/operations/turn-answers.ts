@@ -16,14 +16,7 @@ export const TURN_ENDED_SCHEMA = {
   },
 } as const;
 
-/**
- * Only `approval` exists today; a kind for a tool the client executes will be added beside it, so
- * clients should treat an unknown kind as "waiting on something this client does not handle".
- */
-export const WAITING_FOR_SCHEMA = {
-  description:
-    'What the turn waits for, by `kind`. `approval`: a question to the user, answered with `POST /approval/<approvalId>/answer` ' +
-    '(or a link or channel reply), or expiring at `expiresAt`. More kinds may be added; treat an unknown one as waiting.',
+export const WAITING_FOR_APPROVAL_SCHEMA = {
   type: 'object',
   required: ['kind', 'approvalId', 'question', 'options', 'expiresAt'],
   properties: {
@@ -33,6 +26,33 @@ export const WAITING_FOR_SCHEMA = {
     options: { type: 'array', items: { type: 'string' } },
     expiresAt: { type: 'string', format: 'date-time' },
   },
+} as const;
+
+/** A custom tool call waiting for the client (a `tool.call` event with `executor: 'client'`). */
+export const AWAITED_TOOL_CALL_SCHEMA = {
+  type: 'object',
+  required: ['messageId', 'toolCallId', 'toolName', 'input'],
+  properties: {
+    messageId: { type: 'string', description: 'The assistant message that made the call' },
+    toolCallId: { type: 'string' },
+    toolName: { type: 'string' },
+    input: { description: "The call's input, valid against the tool's parameters" },
+  },
+} as const;
+
+export const WAITING_FOR_TOOL_SCHEMA = {
+  type: 'object',
+  required: ['kind', 'toolCalls'],
+  properties: { kind: { const: 'tool' }, toolCalls: { type: 'array', items: AWAITED_TOOL_CALL_SCHEMA } },
+} as const;
+
+/** Clients should treat a kind they do not know as "waiting on something this client does not handle". */
+export const WAITING_FOR_SCHEMA = {
+  description:
+    'What the turn waits for, by `kind`. `approval`: a question to the user, answered with `POST /approval/<approvalId>/answer` ' +
+    '(or a link or channel reply), or expiring at `expiresAt`. `tool`: calls of custom tools the client runs, each answered ' +
+    'with `POST /session/<id>/tool-result`. More kinds may be added; treat an unknown one as waiting.',
+  oneOf: [WAITING_FOR_APPROVAL_SCHEMA, WAITING_FOR_TOOL_SCHEMA],
 } as const;
 
 export const TURN_WAITING_SCHEMA = {

@@ -1,0 +1,64 @@
+// Calls of custom tools, as the session's events record them: a `tool.call` with `executor: 'client'`
+// is awaited from the client until a `tool.result` with its id follows (an answer, or the timeout's
+// error). Model-made call ids may repeat across turns, so the latest call of an id is the one meant.
+import type { Db } from './db.ts';
+
+export interface ClientToolCall {
+  messageId: string;
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  executor: 'client' | 'service';
+  seq: number;
+  /** A tool.result for it has been written. */
+  answered: boolean;
+}
+
+interface CallRow {
+  seq: string | number;
+  data: { messageId: string; toolCallId: string; toolName: string; input: unknown; executor?: 'client' | 'service' };
+  answered: boolean;
+}
+
+const CALLS = `
+  SELECT c.seq, c.data,
+         EXISTS (SELECT 1 FROM events r
+                  WHERE r.session_id = c.session_id AND r.type = 'tool.result' AND r.seq > c.seq
+                    AND r.data->>'toolCallId' = c.data->>'toolCallId') AS answered
+    FROM events c
+   WHERE c.session_id = $1 AND c.type = 'tool.call'`;
+
+const toCall = (row: CallRow): ClientToolCall => ({
+  messageId: row.data.messageId,
+  toolCallId: row.data.toolCallId,
+  toolName: row.data.toolName,
+  input: row.data.input,
+  executor: row.data.executor ?? 'service',
+  seq: Number(row.seq),
+  answered: row.answered,
+});
+
+/** The latest call with this id in the session, if any. */
+export async function findToolCall(db: Db, sessionId: string, toolCallId: string): Promise<ClientToolCall | undefined> {
+  const { rows } = await db.query<CallRow>(`${CALLS} AND c.data->>'toolCallId' = $2 ORDER BY c.seq DESC LIMIT 1`, [sessionId, toolCallId]);
+  return rows[0] && toCall(rows[0]);
+}
+
+/**
+ * Client calls of the session's latest turn still without a result, oldest first: what a waiting
+ * session waits for (calls of an aborted turn never get one, and are not awaited).
+ */
+export async function awaitedClientToolCalls(db: Db, sessionId: string): Promise<ClientToolCall[]> {
+  const { rows } = await db.query<CallRow>(
+    `${CALLS} AND c.data->>'executor' = 'client'
+       AND c.seq > (SELECT coalesce(max(seq), 0) FROM events WHERE session_id = $1 AND type = 'turn.started')
+     ORDER BY c.seq`,
+    [sessionId],
+  );
+  return rows.map(toCall).filter((call) => !call.answered);
+}
+
+/** A call as clients see what a session waits for. */
+export function awaitedView(call: ClientToolCall): { messageId: string; toolCallId: string; toolName: string; input: unknown } {
+  return { messageId: call.messageId, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input };
+}
