@@ -187,6 +187,24 @@ describe('http', () => {
   });
 });
 
+describe('GET /mcps', () => {
+  test('lists every built-in server with its tools and their input schemas', async ({ env }) => {
+    const listed = await call<{ id: string; tools: { name: string; inputSchema: object }[] }[]>(`${env.api.url}/mcps`, {
+      headers: env.user.auth,
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((server) => server.id)).toEqual(['time', 'workspace', 'http', 'memory']);
+    expect(listed.body.find((server) => server.id === 'memory')!.tools.map((tool) => tool.name)).toEqual([
+      'remember',
+      'recall',
+      'forget',
+      'list_memories',
+    ]);
+    expect(listed.body[2]!.tools[0]).toMatchObject({ name: 'http_request', inputSchema: { required: ['url'] } });
+    expect((await call(`${env.api.url}/mcps`)).status).toBe(401);
+  });
+});
+
 describe('deploy', () => {
   test('refuses a custom tool named like a tool of an enabled server', async ({ env }) => {
     const response = await call<{ ok: boolean; errors: { path: string; message: string }[] }>(`${env.api.url}/deploy`, {
