@@ -2,9 +2,9 @@
 // the answer (API or signed link) resumes the turn and the model's next step sees the choice.
 // Also: the approvals API, expiry, signed-link safety against tampering and link previews, and
 // webhook events.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
+import { describe, expect } from 'vitest';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+import { agentWithHooksTest } from '../helpers/harness/fixtures.ts';
 import { createTestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 import { verifyWebhook, type WebhookEvent } from '../../lib/webhook-signature.ts';
@@ -13,22 +13,11 @@ import { parseMasterKey } from '../../lib/master-key.ts';
 import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
 import { startTestApi } from '../helpers/harness/api.ts';
 
-let env: AgentEnv;
-let hooks: WebhookReceiver;
-let hookSecret: string;
-beforeAll(async () => {
-  env = await startAgentEnv({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '300,300' });
-  hooks = await startWebhookReceiver();
-  const created = await call<{ secret: string }>(`${env.api.url}/webhook`, {
-    headers: env.user.auth,
-    json: { url: hooks.url, events: ['approval.requested', 'approval.answered', 'approval.expired'] },
-  });
-  hookSecret = created.body.secret;
-});
-afterAll(async () => {
-  await hooks?.close();
-  await env?.close();
-});
+const test = agentWithHooksTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '300,300' }, [
+  'approval.requested',
+  'approval.answered',
+  'approval.expired',
+]);
 
 interface ApprovalBody {
   id: string;
@@ -44,14 +33,15 @@ interface ApprovalBody {
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 
 /** A session whose turn calls ask_my_user with `input`, then (resumed) says `reply`. */
-const askInSession = (input: Record<string, unknown>, reply = 'Done.') => askInTurn(env, { input, reply });
+const askInSession = (env: AgentEnv, input: Record<string, unknown>, reply = 'Done.') => askInTurn(env, { input, reply });
 
-const getApproval = (id: string, query = '') => call<ApprovalBody>(`${env.api.url}/approval/${id}${query}`, { headers: env.user.auth });
-const answer = (id: string, body: unknown, headers = env.user.auth) =>
+const getApproval = (env: AgentEnv, id: string, query = '') =>
+  call<ApprovalBody>(`${env.api.url}/approval/${id}${query}`, { headers: env.user.auth });
+const answer = (env: AgentEnv, id: string, body: unknown, headers = env.user.auth) =>
   call<ApprovalBody & { answeredAt: string }>(`${env.api.url}/approval/${id}/answer`, { headers, json: body });
 
 /** The tool message the model received in its step after the approval. */
-function toolMessageSeenByModel(toolCallId: string): unknown {
+function toolMessageSeenByModel(env: AgentEnv, toolCallId: string): unknown {
   for (const request of [...env.fake.requests].reverse()) {
     const message = request.body.messages.find((item) => item.role === 'tool' && item.tool_call_id === toolCallId);
     if (message) return typeof message.content === 'string' ? JSON.parse(message.content) : message.content;
@@ -60,8 +50,9 @@ function toolMessageSeenByModel(toolCallId: string): unknown {
 }
 
 describe('ask_my_user in a turn', () => {
-  test('the session waits; an API answer resumes the turn and the model sees the choice', async () => {
+  test('the session waits; an API answer resumes the turn and the model sees the choice', async ({ env }) => {
     const { sessionId, requested } = await askInSession(
+      env,
       { question: 'Deploy v2 to production now? It changes billing for 40 customers.', options: ['approve', 'reject'] },
       'Deployed.',
     );
@@ -72,39 +63,42 @@ describe('ask_my_user in a turn', () => {
 
     const session = await call<{ status: string }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
     expect(session.body.status).toBe('waiting');
-    const pending = await getApproval(requested.approvalId);
+    const pending = await getApproval(env, requested.approvalId);
     expect(pending.body).toMatchObject({ status: 'unanswered', options: ['approve', 'reject'], sessionId });
 
-    const first = await answer(requested.approvalId, { choice: 'Approve', note: 'go ahead' });
+    const first = await answer(env, requested.approvalId, { choice: 'Approve', note: 'go ahead' });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ status: 'answered', choice: 'approve', note: 'go ahead' });
-    const second = await answer(requested.approvalId, { choice: 'reject' });
+    const second = await answer(env, requested.approvalId, { choice: 'reject' });
     expect(second.status).toBe(409);
 
     const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
     const types = events.map((event) => event.type);
     expect(types.indexOf('approval.answered')).toBeGreaterThan(types.indexOf('approval.requested'));
     expect(events.find((event) => event.type === 'tool.result')).toMatchObject({ output: { choice: 'approve', note: 'go ahead' } });
-    expect(toolMessageSeenByModel('call_ask')).toEqual({ choice: 'approve', note: 'go ahead' });
-    const stored = await getApproval(requested.approvalId);
+    expect(toolMessageSeenByModel(env, 'call_ask')).toEqual({ choice: 'approve', note: 'go ahead' });
+    const stored = await getApproval(env, requested.approvalId);
     expect(stored.body).toMatchObject({ status: 'answered', choice: 'approve', answeredVia: 'api' });
     const after = await call<{ status: string }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
     expect(after.body.status).toBe('idle');
   });
 
-  test('expiry: the model is told, a later answer is 410', async () => {
-    const { sessionId, requested } = await askInSession({ question: 'Approve the refund of 20 EUR to order 1234?', expiresInMs: 1500 });
+  test('expiry: the model is told, a later answer is 410', async ({ env }) => {
+    const { sessionId, requested } = await askInSession(env, {
+      question: 'Approve the refund of 20 EUR to order 1234?',
+      expiresInMs: 1500,
+    });
     expect(requested.options).toEqual(['yes', 'no']);
     const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
     expect(events.some((event) => event.type === 'approval.expired')).toBe(true);
-    expect(toolMessageSeenByModel('call_ask')).toMatchObject({ status: 'expired' });
-    expect((await getApproval(requested.approvalId)).body.status).toBe('expired');
-    expect((await answer(requested.approvalId, { choice: 'yes' })).status).toBe(410);
-    const { links } = (await getApproval(requested.approvalId)).body;
+    expect(toolMessageSeenByModel(env, 'call_ask')).toMatchObject({ status: 'expired' });
+    expect((await getApproval(env, requested.approvalId)).body.status).toBe('expired');
+    expect((await answer(env, requested.approvalId, { choice: 'yes' })).status).toBe(410);
+    const { links } = (await getApproval(env, requested.approvalId)).body;
     expect((await call(links.options[0]!.url, { headers: { 'user-agent': BROWSER } })).status).toBe(410);
   });
 
-  test('input the tool cannot take is an error result the model reads, and nothing waits', async () => {
+  test('input the tool cannot take is an error result the model reads, and nothing waits', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue(
       { toolCalls: [{ id: 'call_bad', name: 'ask_my_user', arguments: { question: 'Pick', options: ['1', '2'] } }] },
@@ -121,7 +115,7 @@ describe('ask_my_user in a turn', () => {
 });
 
 describe('the approvals API', () => {
-  test('create, wait, answer; 400 outside the options; 403 for another user; 404 unknown', async () => {
+  test('create, wait, answer; 400 outside the options; 403 for another user; 404 unknown', async ({ env }) => {
     const created = await call<ApprovalBody & { expiresAt: string }>(`${env.api.url}/approval`, {
       headers: env.user.auth,
       json: { question: 'Send the quarterly report to the board?', options: ['send', 'hold'], expiresInMs: 60_000 },
@@ -131,15 +125,15 @@ describe('the approvals API', () => {
     const id = created.body.id;
     expect(Date.parse(created.body.expiresAt) - Date.now()).toBeGreaterThan(50_000);
 
-    const quick = await getApproval(id, '?wait=0');
+    const quick = await getApproval(env, id, '?wait=0');
     expect(quick.body.status).toBe('unanswered');
-    const waiting = getApproval(id, '?wait=20');
+    const waiting = getApproval(env, id, '?wait=20');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect((await answer(id, { choice: 'maybe' })).status).toBe(400);
+    expect((await answer(env, id, { choice: 'maybe' })).status).toBe(400);
     const other = await createTestUser(env.api.db);
-    expect((await answer(id, { choice: 'send' }, other.auth)).status).toBe(403);
+    expect((await answer(env, id, { choice: 'send' }, other.auth)).status).toBe(403);
     expect((await call(`${env.api.url}/approval/${id}`, { headers: other.auth })).status).toBe(403);
-    expect((await answer(id, { choice: 'send' })).status).toBe(200);
+    expect((await answer(env, id, { choice: 'send' })).status).toBe(200);
     const waited = await waiting;
     expect(waited.body).toMatchObject({ status: 'answered', choice: 'send' });
 
@@ -155,15 +149,15 @@ describe('the approvals API', () => {
     expect(readOnly.body).toMatchObject({ id, status: 'answered' });
     expect(readOnly.body).not.toHaveProperty('token');
     expect(readOnly.body).not.toHaveProperty('links');
-    expect((await getApproval(id)).body.token).toMatch(/^apr_[0-9a-z]{26}\.[0-9a-z]{20}$/);
+    expect((await getApproval(env, id)).body.token).toMatch(/^apr_[0-9a-z]{26}\.[0-9a-z]{20}$/);
 
-    expect((await getApproval('apr_0000000000000000000000000')).status).toBe(404);
+    expect((await getApproval(env, 'apr_0000000000000000000000000')).status).toBe(404);
     const listed = await call<{ approvals: ApprovalBody[] }>(`${env.api.url}/approval?status=answered`, { headers: env.user.auth });
     expect(listed.body.approvals.map((approval) => approval.id)).toContain(id);
     expect(listed.body.approvals.every((approval) => approval.status === 'answered')).toBe(true);
   });
 
-  test('bad requests are 400 with the reason', async () => {
+  test('bad requests are 400 with the reason', async ({ env }) => {
     const bad = [
       { question: '' },
       { question: 'ok?', options: [] },
@@ -180,13 +174,13 @@ describe('the approvals API', () => {
 });
 
 describe('signed links', () => {
-  async function create(question = 'Publish the blog post "Q3 results" now?') {
+  async function create(env: AgentEnv, question = 'Publish the blog post "Q3 results" now?') {
     const created = await call<ApprovalBody>(`${env.api.url}/approval`, { headers: env.user.auth, json: { question } });
     return created.body;
   }
 
-  test('a browser GET answers in one click; the page shows the question; a second click is 409', async () => {
-    const approval = await create();
+  test('a browser GET answers in one click; the page shows the question; a second click is 409', async ({ env }) => {
+    const approval = await create(env);
     const page = await fetch(approval.links.page, { headers: { 'user-agent': BROWSER } });
     expect(page.status).toBe(200);
     const html = await page.text();
@@ -198,22 +192,22 @@ describe('signed links', () => {
     expect(await yes.text()).toContain('is recorded');
     const no = await fetch(approval.links.options[1]!.url, { headers: { 'user-agent': BROWSER } });
     expect(no.status).toBe(409);
-    expect((await getApproval(approval.id)).body).toMatchObject({ status: 'answered', choice: 'yes', answeredVia: 'link' });
+    expect((await getApproval(env, approval.id)).body).toMatchObject({ status: 'answered', choice: 'yes', answeredVia: 'link' });
   });
 
-  test('the page form posts the answer with a note', async () => {
-    const approval = await create();
+  test('the page form posts the answer with a note', async ({ env }) => {
+    const approval = await create(env);
     const response = await fetch(approval.links.page, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': BROWSER },
       body: 'choice=no&note=not+before+Monday',
     });
     expect(response.status).toBe(200);
-    expect((await getApproval(approval.id)).body).toMatchObject({ choice: 'no', note: 'not before Monday' });
+    expect((await getApproval(env, approval.id)).body).toMatchObject({ choice: 'no', note: 'not before Monday' });
   });
 
-  test('link previews and HEAD never answer', async () => {
-    const approval = await create();
+  test('link previews and HEAD never answer', async ({ env }) => {
+    const approval = await create(env);
     const url = approval.links.options[0]!.url;
     for (let i = 0; i < 5; i++) {
       expect((await fetch(url, { method: 'HEAD', headers: { 'user-agent': BROWSER } })).status).toBe(200);
@@ -230,11 +224,11 @@ describe('signed links', () => {
       expect(response.status).toBe(200);
       expect(await response.text()).toContain('Confirm your answer');
     }
-    expect((await getApproval(approval.id)).body.status).toBe('unanswered');
+    expect((await getApproval(env, approval.id)).body.status).toBe('unanswered');
   });
 
-  test('a tampered or foreign token is 404 and writes nothing', async () => {
-    const approval = await create();
+  test('a tampered or foreign token is 404 and writes nothing', async ({ env }) => {
+    const approval = await create(env);
     const [id, signature] = approval.token.split('.') as [string, string];
     const flipped = signature.slice(0, -1) + (signature.endsWith('a') ? 'b' : 'a');
     const foreign = approvalToken(parseMasterKey('another-service-master-key-0123456789abcdef'), approval.id);
@@ -246,19 +240,19 @@ describe('signed links', () => {
     // A bare id is the keyed form of the same path: without a key it is 401, not an answer.
     expect((await fetch(`${env.api.url}/approval/${id}/answer?choice=yes`, { method: 'POST' })).status).toBe(401);
     expect((await fetch(`${env.api.url}/approval/${id}/answer?choice=yes`, { headers: { 'user-agent': BROWSER } })).status).toBe(404);
-    expect((await getApproval(approval.id)).body.status).toBe('unanswered');
+    expect((await getApproval(env, approval.id)).body.status).toBe('unanswered');
   });
 });
 
 describe('webhook events', () => {
-  test('approval.requested and approval.answered are delivered, signed', async () => {
+  test('approval.requested and approval.answered are delivered, signed', async ({ env, hooks }) => {
     const created = await call<ApprovalBody>(`${env.api.url}/approval`, { headers: env.user.auth, json: { question: 'Webhook check?' } });
-    await answer(created.body.id, { choice: 'no' });
+    await answer(env, created.body.id, { choice: 'no' });
     const deadline = Date.now() + 15_000;
     let mine: WebhookEvent[] = [];
     while (Date.now() < deadline) {
       mine = hooks.requests
-        .map((request) => verifyWebhook({ secret: hookSecret, headers: request.headers, body: request.body }))
+        .map((request) => verifyWebhook({ secret: hooks.secret, headers: request.headers, body: request.body }))
         .filter((event) => (event.data as { approvalId?: string }).approvalId === created.body.id);
       if (mine.length >= 2) break;
       await new Promise((resolve) => setTimeout(resolve, 100));

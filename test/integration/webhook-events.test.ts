@@ -1,59 +1,48 @@
 // Events from real turns: the session workflow publishes `session.completed` when a turn completed
 // and none is queued, and `session.failed` when a turn failed; each arrives signed at the receiver,
 // retried on WEBHOOK_RETRY_SCHEDULE_MS, as a `delivery:<id>` workflow findable in the Web UI.
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+import { agentWithHooksTest } from '../helpers/harness/fixtures.ts';
+import type { WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
 import { call } from '../helpers/client/request.ts';
 import { verifyWebhook, type WebhookEvent } from '../../lib/webhook-signature.ts';
 import { KindKey, UserIdKey } from '../../lib/search-attributes.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
-let env: AgentEnv;
-let hooks: WebhookReceiver;
-let secret: string;
-beforeAll(async () => {
-  env = await startAgentEnv({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '300,300' });
-  hooks = await startWebhookReceiver();
-  const created = await call<{ secret: string }>(`${env.api.url}/webhook`, {
-    headers: env.user.auth,
-    json: { url: hooks.url, events: ['session.completed', 'session.failed'] },
-  });
-  secret = created.body.secret;
-});
-afterAll(async () => {
-  await hooks?.close();
-  await env?.close();
-});
+const test = agentWithHooksTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '300,300' }, [
+  'session.completed',
+  'session.failed',
+]);
 
-const send = (sessionId: string, text: string, query = '') =>
+const send = (env: AgentEnv, sessionId: string, text: string, query = '') =>
   call<{ messageId: string; status: string }>(`${env.api.url}/session/${sessionId}${query}`, {
     headers: env.user.auth,
     json: { parts: [{ type: 'text', text }] },
   });
 
 /** Waits for `count` more deliveries than `before`, verifies each with both libraries, returns their events. */
-async function received(before: number, count: number): Promise<WebhookEvent[]> {
+async function received(hooks: WebhookReceiver & { secret: string }, before: number, count: number): Promise<WebhookEvent[]> {
   const requests = (await hooks.waitForRequests(before + count)).slice(before);
   return requests.map((request) => {
     const headers = request.headers as Record<string, string>;
-    expect(new Webhook(secret).verify(request.body, headers)).toBeTruthy();
-    return verifyWebhook({ body: request.body, headers, secret });
+    expect(new Webhook(hooks.secret).verify(request.body, headers)).toBeTruthy();
+    return verifyWebhook({ body: request.body, headers, secret: hooks.secret });
   });
 }
 
-test('session.completed arrives after a real turn, signed, retried on the configured schedule', async () => {
+test('session.completed arrives after a real turn, signed, retried on the configured schedule', async ({ env, hooks }) => {
   const { name, agentId } = await env.deploy();
   const session = await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: env.user.auth, json: {} });
   const before = hooks.requests.length;
   hooks.enqueue(500);
   env.fake.enqueue({ text: 'Done.', usage: { promptTokens: 7, completionTokens: 2 } });
   const turnStarted = Date.now();
-  const sent = await send(session.body.id, 'Do it');
+  const sent = await send(env, session.body.id, 'Do it');
   expect(sent.body.status).toBe('completed');
 
-  const [event] = await received(before, 2).then((events) => {
+  const [event] = await received(hooks, before, 2).then((events) => {
     expect(events[0]).toEqual(events[1]);
     return events;
   });
@@ -81,40 +70,40 @@ test('session.completed arrives after a real turn, signed, retried on the config
   expect(await description.staticSummary()).toContain(event!.id);
 });
 
-test('session.failed arrives after a failing turn, with its error', async () => {
+test('session.failed arrives after a failing turn, with its error', async ({ env, hooks }) => {
   const sessionId = await env.newSession();
   const before = hooks.requests.length;
   env.fake.enqueue({ status: 400, errorBody: { error: { message: 'context too long', type: 'invalid_request_error' } } });
-  const sent = await send(sessionId, 'Too much');
+  const sent = await send(env, sessionId, 'Too much');
   expect(sent.body.status).toBe('failed');
-  const [event] = await received(before, 1);
+  const [event] = await received(hooks, before, 1);
   expect(event).toMatchObject({
     type: 'session.failed',
     data: { sessionId, turnId: sent.body.messageId, status: 'failed', error: expect.stringContaining('context too long') },
   });
 });
 
-test('one session.completed for turns that ran back to back, and none for an aborted turn', async () => {
+test('one session.completed for turns that ran back to back, and none for an aborted turn', async ({ env, hooks }) => {
   const sessionId = await env.newSession();
   const before = hooks.requests.length;
   // The first turn takes long enough for the next two sends to be queued behind it.
   env.fake.enqueue({ text: 'one', delayMs: 1_000 }, { text: 'two' }, { text: 'three' });
   const ids: string[] = [];
-  for (const text of ['first', 'second', 'third']) ids.push((await send(sessionId, text, '?async=1')).body.messageId);
+  for (const text of ['first', 'second', 'third']) ids.push((await send(env, sessionId, text, '?async=1')).body.messageId);
   const ended = (turnId: string) => (events: SessionEvent[]) =>
     events.some((event) => event.type === 'turn.completed' && event.turnId === turnId);
   await env.waitForEvents(sessionId, ended(ids[2]!));
 
   env.fake.enqueue({ text: ['partial ', 'text'], stallAfterChunks: 1 });
   const mark = (await env.events(sessionId)).at(-1)!.seq;
-  const aborted = (await send(sessionId, 'stop me', '?async=1')).body.messageId;
+  const aborted = (await send(env, sessionId, 'stop me', '?async=1')).body.messageId;
   await env.waitForEvents(sessionId, (events) => events.some((event) => event.seq > mark && event.type === 'message.part.delta'));
   await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth });
   await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'turn.aborted' && event.turnId === aborted));
   env.fake.enqueue({ text: 'after' });
-  const last = await send(sessionId, 'again');
+  const last = await send(env, sessionId, 'again');
 
-  const events = await received(before, 2);
+  const events = await received(hooks, before, 2);
   expect(events.map((event) => [event.type, event.data.turnId])).toEqual([
     ['session.completed', ids[2]],
     ['session.completed', last.body.messageId],

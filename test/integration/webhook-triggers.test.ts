@@ -2,35 +2,22 @@
 // whose first user message is the body (JSON kept as its text), answers 202 {sessionId, messageId},
 // and the agent's turn runs. Wrong parts of the URL are all the same 404; limits are enforced. A retry
 // with the same Idempotency-Key (or a sender's delivery id) answers the first firing and fires nothing.
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+import { agentWithHooksTest } from '../helpers/harness/fixtures.ts';
 import { startTestApi } from '../helpers/harness/api.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
 import { startTcpProxy } from '../helpers/fakes/tcp-proxy.ts';
 import { lastUserText } from '../helpers/fakes/fake-model.ts';
 import { call } from '../helpers/client/request.ts';
 import { verifyWebhook } from '../../lib/webhook-signature.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
-let env: AgentEnv;
-let hooks: WebhookReceiver;
-let hookSecret: string;
-beforeAll(async () => {
-  env = await startAgentEnv({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', TRIGGER_RATE_LIMIT_POINTS: '3', RATE_LIMIT_WINDOW_SECONDS: '60' });
-  hooks = await startWebhookReceiver();
-  const created = await call<{ secret: string }>(`${env.api.url}/webhook`, {
-    headers: env.user.auth,
-    json: { url: hooks.url, events: ['trigger.fired'] },
-  });
-  hookSecret = created.body.secret;
-});
-afterAll(async () => {
-  await hooks?.close();
-  await env?.close();
-});
+const test = agentWithHooksTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', TRIGGER_RATE_LIMIT_POINTS: '3', RATE_LIMIT_WINDOW_SECONDS: '60' }, [
+  'trigger.fired',
+]);
 
-async function deployWithTrigger(trigger: Record<string, unknown> = { kind: 'webhook' }) {
+async function deployWithTrigger(env: AgentEnv, trigger: Record<string, unknown> = { kind: 'webhook' }) {
   const { name, agentId } = await env.deploy({ triggers: [trigger] });
   const agent = await call<{ triggers: Array<{ kind: string; url: string }> }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
   return { name, agentId, url: agent.body.triggers[0]!.url };
@@ -52,8 +39,8 @@ function firstUserText(events: SessionEvent[]): string | undefined {
 }
 
 describe('webhook triggers', () => {
-  test('a JSON body becomes the first user message, as its JSON text, and the turn runs', async () => {
-    const { url } = await deployWithTrigger();
+  test('a JSON body becomes the first user message, as its JSON text, and the turn runs', async ({ env }) => {
+    const { url } = await deployWithTrigger(env);
     expect(url).toMatch(new RegExp(`/trigger/${env.user.userId}/agt_[0-9a-z]{26}/[0-9a-z]{26}$`));
     env.fake.enqueue({ text: 'Order noted.' });
     const body = '{"order": 1042, "items": ["lamp"]}';
@@ -71,8 +58,8 @@ describe('webhook triggers', () => {
     expect(session.status).toBe(200);
   });
 
-  test('a text body and an empty body', async () => {
-    const { url } = await deployWithTrigger({ kind: 'webhook', suffix: 'plain-text-hook' });
+  test('a text body and an empty body', async ({ env }) => {
+    const { url } = await deployWithTrigger(env, { kind: 'webhook', suffix: 'plain-text-hook' });
     expect(url.endsWith('/plain-text-hook')).toBe(true);
     const text = await fire(url, 'Disk almost full on db-1', 'text/plain');
     expect(text.status).toBe(202);
@@ -85,8 +72,8 @@ describe('webhook triggers', () => {
     expect(firstUserText(emptyEvents)).toBe('Webhook trigger fired with an empty body.');
   });
 
-  test('a wrong suffix, agent id or user id is the same 404; a deleted agent too', async () => {
-    const { name, agentId, url } = await deployWithTrigger();
+  test('a wrong suffix, agent id or user id is the same 404; a deleted agent too', async ({ env }) => {
+    const { name, agentId, url } = await deployWithTrigger(env);
     const base = url.slice(0, url.lastIndexOf('/'));
     const wrongSuffix = await fire(`${base}/aaaaaaaaaaaaaaaaaaaaaaaaaa`, 'x', 'text/plain');
     const wrongUser = await fire(url.replace(env.user.userId, 'usr_aaaaaaaaaaaaaaaaaaaaaaaaaa'), 'x', 'text/plain');
@@ -99,8 +86,8 @@ describe('webhook triggers', () => {
     expect((await fire(url, 'x', 'text/plain')).status).toBe(404);
   });
 
-  test('limits: 2 MiB is 413, bytes that are not UTF-8 are 415, malformed JSON is 400', async () => {
-    const { url } = await deployWithTrigger();
+  test('limits: 2 MiB is 413, bytes that are not UTF-8 are 415, malformed JSON is 400', async ({ env }) => {
+    const { url } = await deployWithTrigger(env);
     expect((await fire(url, 'x'.repeat(2 * 1024 * 1024), 'text/plain')).status).toBe(413);
     const binary = await call(url, {
       method: 'POST',
@@ -111,9 +98,9 @@ describe('webhook triggers', () => {
     expect((await fire(url, '{"broken": ', 'application/json')).status).toBe(400);
   });
 
-  test('each trigger has its own rate limit', async () => {
-    const first = await deployWithTrigger();
-    const second = await deployWithTrigger();
+  test('each trigger has its own rate limit', async ({ env }) => {
+    const first = await deployWithTrigger(env);
+    const second = await deployWithTrigger(env);
     // TRIGGER_RATE_LIMIT_POINTS is 3 here.
     const responses = [];
     for (let i = 0; i < 4; i++) responses.push(await fire(first.url, `event ${i}`, 'text/plain'));
@@ -124,15 +111,15 @@ describe('webhook triggers', () => {
     await Promise.all(fired.map((id) => env.waitForEvents(id, (all) => all.some((event) => event.type === 'turn.completed'))));
   });
 
-  test('trigger.fired is delivered as a webhook event', async () => {
-    const { agentId, url } = await deployWithTrigger();
+  test('trigger.fired is delivered as a webhook event', async ({ env, hooks }) => {
+    const { agentId, url } = await deployWithTrigger(env);
     const response = await fire(url, 'ping', 'text/plain');
     const found = await vi.waitFor(
       () => {
         const event = hooks.requests
           .map((request) =>
             verifyWebhook<{ type: string; data: Record<string, unknown> }>({
-              secret: hookSecret,
+              secret: hooks.secret,
               headers: request.headers,
               body: request.body,
             }),
@@ -149,8 +136,10 @@ describe('webhook triggers', () => {
 });
 
 describe('a firing is one unit: its session appears with its workflow, or not at all', () => {
-  test('when the workflow cannot be started the firing is 503 and leaves no session; a working firing is readable at once', async () => {
-    const { name, url } = await deployWithTrigger();
+  test('when the workflow cannot be started the firing is 503 and leaves no session; a working firing is readable at once', async ({
+    env,
+  }) => {
+    const { name, url } = await deployWithTrigger(env);
     // Same database, but a Temporal namespace that does not exist: every start fails.
     const broken = await startTestApi({ ...env.env, TEMPORAL_NAMESPACE: `no-such-namespace-${randomUUID()}` });
     try {
@@ -177,15 +166,15 @@ describe('a firing is one unit: its session appears with its workflow, or not at
 });
 
 describe('a retried firing (the same Idempotency-Key, or a sender delivery id) fires once', () => {
-  const sessionsOf = async (name: string) =>
+  const sessionsOf = async (env: AgentEnv, name: string) =>
     (
       await call<{ sessions: Array<{ id: string }> }>(`${env.api.url}/agent/${name}/sessions`, { headers: env.user.auth })
     ).body.sessions.map((session) => session.id);
   const userMessageIds = (events: SessionEvent[]) =>
     events.flatMap((event) => (event.type === 'message.created' && event.message.role === 'user' ? [event.message.id] : []));
 
-  test('the same Idempotency-Key answers the first 202 and opens no second session; another body is 422', async () => {
-    const { name, url } = await deployWithTrigger();
+  test('the same Idempotency-Key answers the first 202 and opens no second session; another body is 422', async ({ env }) => {
+    const { name, url } = await deployWithTrigger(env);
     const key = randomUUID();
     const headers = { 'content-type': 'text/plain', 'idempotency-key': key };
     const first = await call<{ sessionId: string; messageId: string }>(url, { method: 'POST', headers, body: 'deploy finished' });
@@ -199,11 +188,11 @@ describe('a retried firing (the same Idempotency-Key, or a sender delivery id) f
 
     const events = await env.waitForEvents(first.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
     expect(userMessageIds(events)).toEqual([first.body.messageId]);
-    expect(await sessionsOf(name)).toEqual([first.body.sessionId]);
+    expect(await sessionsOf(env, name)).toEqual([first.body.sessionId]);
   });
 
-  test("a sender's delivery id (X-GitHub-Delivery, webhook-id) is the key when no Idempotency-Key is given", async () => {
-    const { name, url } = await deployWithTrigger();
+  test("a sender's delivery id (X-GitHub-Delivery, webhook-id) is the key when no Idempotency-Key is given", async ({ env }) => {
+    const { name, url } = await deployWithTrigger(env);
     const delivery = randomUUID();
     const github = (id: string) => call<{ sessionId: string }>(url, { method: 'POST', headers: { 'x-github-delivery': id }, body: 'push' });
     const first = await github(delivery);
@@ -213,7 +202,7 @@ describe('a retried firing (the same Idempotency-Key, or a sender delivery id) f
     expect(redelivered.body.sessionId).toBe(first.body.sessionId);
     expect(next.body.sessionId).not.toBe(first.body.sessionId);
 
-    const standard = await deployWithTrigger();
+    const standard = await deployWithTrigger(env);
     const messageId = `msg_${randomUUID()}`;
     const viaStandard = () =>
       call<{ sessionId: string }>(standard.url, { method: 'POST', headers: { 'webhook-id': messageId }, json: { type: 'user.created' } });
@@ -226,12 +215,14 @@ describe('a retried firing (the same Idempotency-Key, or a sender delivery id) f
         env.waitForEvents(fired.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed')),
       ),
     );
-    expect((await sessionsOf(name)).sort()).toEqual([first.body.sessionId, next.body.sessionId].sort());
-    expect(await sessionsOf(standard.name)).toEqual([one.body.sessionId]);
+    expect((await sessionsOf(env, name)).sort()).toEqual([first.body.sessionId, next.body.sessionId].sort());
+    expect(await sessionsOf(env, standard.name)).toEqual([one.body.sessionId]);
   });
 
-  test('a firing Temporal took but did not confirm in time: a 503 saying it may have fired, and a retry with the key fires nothing more', async () => {
-    const { name, url } = await deployWithTrigger();
+  test('a firing Temporal took but did not confirm in time: a 503 saying it may have fired, and a retry with the key fires nothing more', async ({
+    env,
+  }) => {
+    const { name, url } = await deployWithTrigger(env);
     // Temporal's answers to this API are held back: its start of the trigger workflow is carried out, unconfirmed.
     const proxy = await startTcpProxy(env.api.config.temporalAddress!);
     const slow = await startTestApi({ ...env.env, TEMPORAL_ADDRESS: proxy.address, TEMPORAL_CALL_TIMEOUT_MS: '1500' });
@@ -263,11 +254,11 @@ describe('a retried firing (the same Idempotency-Key, or a sender delivery id) f
     expect(retried.status, retried.text).toBe(202);
     const events = await env.waitForEvents(retried.body.sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
     expect(userMessageIds(events)).toEqual([retried.body.messageId]);
-    expect(await sessionsOf(name)).toEqual([retried.body.sessionId]);
+    expect(await sessionsOf(env, name)).toEqual([retried.body.sessionId]);
     expect(env.fake.requests.filter((request) => lastUserText(request) === body)).toHaveLength(1);
   });
 
-  test('a workflow run started through the API with an Idempotency-Key runs once', async () => {
+  test('a workflow run started through the API with an Idempotency-Key runs once', async ({ env }) => {
     const { name } = await env.deploy({
       workflows: { once: { start: 'work', nodes: { work: { type: 'agent', prompt: 'Work on {{input}}' } } } },
     });
@@ -281,6 +272,6 @@ describe('a retried firing (the same Idempotency-Key, or a sender delivery id) f
     expect([first.status, again.status]).toEqual([202, 202]);
     expect(again.body).toEqual(first.body);
     await env.waitForEvents(first.body.sessionId, (all) => all.some((event) => event.type === 'workflow.completed'));
-    expect(await sessionsOf(name)).toEqual([first.body.sessionId]);
+    expect(await sessionsOf(env, name)).toEqual([first.body.sessionId]);
   });
 });

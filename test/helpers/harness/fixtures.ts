@@ -16,6 +16,8 @@ import { startTestApi, type TestApi } from './api.ts';
 import { startAgentEnv, type AgentEnv } from './agent-env.ts';
 import { createTestUser, type TestUser } from './users.ts';
 import { testConfig } from './env.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
+import { call } from '../client/request.ts';
 
 export interface ApiTestOptions {
   /** The file's `user` is an admin. */
@@ -77,6 +79,28 @@ export function agentTest(overrides: Record<string, string> = {}, options: Agent
   });
   // As in apiTest: a worker's start must not count against the first test's testTimeout.
   extended.beforeAll(async ({ env: _started }) => {});
+  return extended;
+}
+
+/**
+ * agentTest, plus `hooks`: a webhook receiver the file's user has subscribed to `events`, and the
+ * subscription's `secret` that signs what it receives.
+ */
+export function agentWithHooksTest(overrides: Record<string, string>, events: readonly string[]) {
+  const extended = agentTest(overrides).extend(
+    'hooks',
+    { scope: 'file' },
+    async ({ env }, { onCleanup }): Promise<WebhookReceiver & { secret: string }> => {
+      const receiver = await startWebhookReceiver();
+      onCleanup(() => receiver.close());
+      const created = await call<{ secret: string }>(`${env.api.url}/webhook`, {
+        headers: env.user.auth,
+        json: { url: receiver.url, events },
+      });
+      return Object.assign(receiver, { secret: created.body.secret });
+    },
+  );
+  extended.beforeAll(async ({ hooks: _started }) => {});
   return extended;
 }
 
