@@ -10,7 +10,9 @@ export type MessagePart =
   | { type: 'text'; text: string }
   | { type: 'file'; url: string; mediaType?: string; filename?: string }
   | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown }
-  | { type: 'tool-result'; toolCallId: string; toolName: string; output: unknown; isError?: boolean };
+  | { type: 'tool-result'; toolCallId: string; toolName: string; output: unknown; isError?: boolean }
+  /** The structured reply of an agent with `jsonReply`, beside the text it was read from. */
+  | { type: 'json'; json: unknown };
 
 export type MessageRole = 'user' | 'assistant' | 'tool';
 export type MessageStatus = 'streaming' | 'complete' | 'aborted' | 'failed';
@@ -44,6 +46,11 @@ export interface EventData {
   'tool.call': { messageId: string; toolCallId: string; toolName: string; input: unknown; executor?: 'client' | 'service' };
   'tool.result': { messageId: string; toolCallId: string; toolName: string; output: unknown; isError?: boolean };
   'message.completed': { message: MessageView };
+  /**
+   * A reply that had to be JSON valid against the agent's `jsonReply.schema` was not: the model is told
+   * `errors` and tries again (`attempt` counts the invalid replies of this turn, from 1).
+   */
+  'reply.invalid': { messageId: string; attempt: number; errors: string[] };
   'turn.completed': { turnId: string; usage: TokenUsage; costUsd: number | null };
   'turn.failed': { turnId: string; error: string };
   'turn.aborted': { turnId: string };

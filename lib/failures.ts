@@ -31,6 +31,8 @@ export const FAILURE = {
   modelConfiguration: 'ModelConfigurationError',
   /** A step's output went past MODEL_STEP_MAX_OUTPUT_*: not retried, another attempt would stream the same. */
   modelOutputLimit: 'ModelOutputLimitExceeded',
+  /** A reply that had to match `jsonReply.schema` still did not after its retries: the turn fails. */
+  replyInvalid: 'ReplyInvalid',
   /** A message PostgreSQL cannot store (see activities/turn/bookkeeping.ts): not retried. */
   unstorableMessage: 'UnstorableMessage',
 

@@ -3,7 +3,7 @@
 // is refused once a newer attempt owns the message, so a zombie attempt cannot interleave.
 import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
-import { appendEvents } from './events.ts';
+import { appendEvents, lockedSessionHasEvent } from './events.ts';
 import type { MessagePart, MessageRole, MessageStatus, MessageView, NewEvent, SessionEvent, TokenUsage } from '../contract/events.ts';
 
 export interface MessageRow {
@@ -80,6 +80,38 @@ async function insertMessage(
   const message = toMessageView(rows[0]!);
   const events = await appendEvents(client, input.sessionId, [...extraEvents, { type: 'message.created', data: { message } }]);
   return { message, events };
+}
+
+/**
+ * A structured reply that was not valid: its `reply.invalid` event and, when the model gets another
+ * attempt, the note that tells it what was wrong, as a user message of the same turn (what the model
+ * reads next, and what a reader of the session sees it was told). Once, however often retried.
+ */
+export async function recordInvalidReply(
+  db: Db,
+  input: {
+    sessionId: string;
+    turnId: string;
+    invalidMessageId: string;
+    attempt: number;
+    errors: string[];
+    feedback?: { messageId: string; text: string };
+  },
+): Promise<void> {
+  await inTransaction(db, async (client) => {
+    const event: NewEvent = {
+      type: 'reply.invalid',
+      data: { messageId: input.invalidMessageId, attempt: input.attempt, errors: input.errors },
+    };
+    if (await lockedSessionHasEvent(client, input.sessionId, ['reply.invalid'], { messageId: input.invalidMessageId })) return;
+    if (!input.feedback) {
+      await appendEvents(client, input.sessionId, [event]);
+      return;
+    }
+    const parts: MessagePart[] = [{ type: 'text', text: input.feedback.text }];
+    const feedback = { id: input.feedback.messageId, sessionId: input.sessionId, turnId: input.turnId, role: 'user' as const, parts };
+    await insertMessage(client, { ...feedback, status: 'complete' }, [event]);
+  });
 }
 
 /** Records a user message once (a retried call finds it and returns it). */
@@ -211,16 +243,18 @@ export async function recordToolResults(
       [input.sessionId, input.messageId],
     );
     const done = new Set(announced.map((row) => row.tool_call_id));
-    const resultEvents: NewEvent[] = input.results.filter((result) => !done.has(result.toolCallId)).map((result) => ({
-      type: 'tool.result',
-      data: {
-        messageId: input.messageId,
-        toolCallId: result.toolCallId,
-        toolName: result.toolName,
-        output: result.output,
-        ...(result.isError ? { isError: true } : {}),
-      },
-    }));
+    const resultEvents: NewEvent[] = input.results
+      .filter((result) => !done.has(result.toolCallId))
+      .map((result) => ({
+        type: 'tool.result',
+        data: {
+          messageId: input.messageId,
+          toolCallId: result.toolCallId,
+          toolName: result.toolName,
+          output: result.output,
+          ...(result.isError ? { isError: true } : {}),
+        },
+      }));
     await insertMessage(client, {
       id: input.messageId,
       sessionId: input.sessionId,

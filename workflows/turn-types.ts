@@ -40,6 +40,10 @@ export interface StepResult {
   messageId: string;
   text: string;
   toolCalls: ToolCall[];
+  /** With `jsonReply`, a final reply that is not valid against its schema: what is wrong, for the model. */
+  replyErrors?: string[];
+  /** With `jsonReply`: how many invalid replies the model may correct (its `retries`). */
+  replyRetries?: number;
   finishReason: string;
   usage: TokenUsage;
   costUsd: number | null;

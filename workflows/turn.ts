@@ -49,6 +49,8 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   const usage = { inputTokens: 0, outputTokens: 0 };
   let costUsd: number | null = null;
   let reply = '';
+  /** Structured replies (jsonReply) that were not valid, this turn. */
+  let invalidReplies = 0;
   // Messages belong to the user message's turn (see TurnInput.userMessageId); events name turnId.
   const regenerated = input.userMessageId ? { userMessageId: input.userMessageId } : {};
   try {
@@ -64,7 +66,29 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       usage.outputTokens += result.usage.outputTokens;
       if (result.costUsd !== null) costUsd = (costUsd ?? 0) + result.costUsd;
       reply = result.text;
-      if (result.toolCalls.length === 0) break;
+      if (result.toolCalls.length === 0) {
+        if (!result.replyErrors) break;
+        // A reply that must be JSON valid against jsonReply.schema was not: the model is told why and tries again.
+        invalidReplies += 1;
+        const attemptsLeft = (result.replyRetries ?? 0) - invalidReplies + 1;
+        const turnId = input.userMessageId ?? input.turnId;
+        await book.recordInvalidReply({
+          sessionId: input.sessionId,
+          turnId,
+          invalidMessageId: result.messageId,
+          attempt: invalidReplies,
+          errors: result.replyErrors,
+          attemptsLeft,
+          ...(attemptsLeft > 0 ? { feedbackMessageId: messageId() } : {}),
+        });
+        if (attemptsLeft <= 0) {
+          throw nonRetryable(
+            FAILURE.replyInvalid,
+            `The reply did not match jsonReply.schema after ${invalidReplies} attempt${invalidReplies === 1 ? '' : 's'}: ${result.replyErrors.join('; ')}`,
+          );
+        }
+        continue;
+      }
       const results: ToolResultPart[] = [];
       const runTool = (call: ToolCall): Promise<ToolResultPart> =>
         call.toolName === ASK_MY_USER

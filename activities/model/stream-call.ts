@@ -14,6 +14,7 @@ import {
   type Experimental_LanguageModelStreamPart as LanguageModelStreamPart,
   type LanguageModel,
   type ModelMessage,
+  type OutputInterface,
   type ToolSet,
 } from 'ai';
 
@@ -25,6 +26,8 @@ export interface ModelCallOptions {
   messages: ModelMessage[];
   tools: ToolSet;
   maxOutputTokens?: number;
+  /** A structured reply: its response format goes to the provider (its structured-output mode, where it has one). */
+  output?: OutputInterface;
   abortSignal: AbortSignal;
 }
 

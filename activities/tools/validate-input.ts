@@ -26,16 +26,17 @@ const cache = new Map<string, ValidateFunction>();
 export function toolInputProblem(schema: JsonObject, input: unknown): string | undefined {
   let validate: ValidateFunction;
   try {
-    validate = compiled(schema);
+    validate = compiledSchema(schema);
   } catch (error) {
     return `The tool's input schema does not compile: ${error instanceof Error ? error.message : String(error)}`;
   }
   if (validate(input)) return undefined;
-  const reasons = [...new Set((validate.errors ?? []).map(describe))].slice(0, MAX_REPORTED);
+  const reasons = [...new Set((validate.errors ?? []).map((error) => describeSchemaError(error)))].slice(0, MAX_REPORTED);
   return `Invalid input: ${reasons.join('; ') || 'it does not match the input schema'}.`;
 }
 
-function compiled(schema: JsonObject): ValidateFunction {
+/** The schema compiled once (cached by its text) in its own dialect; throws when it does not compile. */
+export function compiledSchema(schema: JsonObject): ValidateFunction {
   const key = JSON.stringify(schema);
   const hit = cache.get(key);
   if (hit) return hit;
@@ -47,8 +48,9 @@ function compiled(schema: JsonObject): ValidateFunction {
   return validate;
 }
 
-function describe(error: ErrorObject): string {
-  const where = error.instancePath === '' ? 'the input' : error.instancePath;
+/** One schema error in words a model can act on; `root` names the value checked. */
+export function describeSchemaError(error: ErrorObject, root = 'the input'): string {
+  const where = error.instancePath === '' ? root : error.instancePath;
   const params = error.params as { additionalProperty?: string; missingProperty?: string; allowedValues?: unknown[] };
   if (error.keyword === 'additionalProperties') return `${where} has an unknown property "${params.additionalProperty}"`;
   if (error.keyword === 'required') return `${where} is missing the required property "${params.missingProperty}"`;

@@ -3,10 +3,18 @@
 import type { Db } from '../../store/db.ts';
 import { inTransaction } from '../../store/db.ts';
 import { appendEventOnce, appendEvents, lockedSessionHasEvent } from '../../store/events.ts';
-import { endStreamingMessage, recordToolResults, recordUserMessage, streamedText, streamingMessageIds } from '../../store/messages.ts';
+import {
+  endStreamingMessage,
+  recordInvalidReply,
+  recordToolResults,
+  recordUserMessage,
+  streamedText,
+  streamingMessageIds,
+} from '../../store/messages.ts';
 import { moveSessionStatus, setSessionStatus } from '../../store/sessions.ts';
 import { MessageNotFoundError, NotAnAssistantMessageError, revertFrom, SessionBusyError, type RevertOutcome } from '../../store/revert.ts';
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
+import { jsonReplyFeedback } from './json-reply.ts';
 import { TERMINAL_TURN_EVENTS, type MessagePart, type NewEvent, type TokenUsage } from '../../contract/events.ts';
 import type { ToolResultPart } from '../../workflows/turn-types.ts';
 import { isDataException } from '../../store/data-errors.ts';
@@ -63,6 +71,24 @@ export function turnBookkeeping(deps: { db: Db }) {
 
     async recordToolResults(input: { sessionId: string; turnId: string; messageId: string; results: ToolResultPart[] }): Promise<void> {
       await recordToolResults(db, input);
+    },
+
+    /** A structured reply that was not valid: its event, and the note the model reads before trying again. */
+    async recordInvalidReply(input: {
+      sessionId: string;
+      turnId: string;
+      invalidMessageId: string;
+      attempt: number;
+      errors: string[];
+      attemptsLeft: number;
+      /** Given when the model gets another attempt: the id of the note it reads. */
+      feedbackMessageId?: string;
+    }): Promise<void> {
+      const { feedbackMessageId, attemptsLeft, ...invalid } = input;
+      await recordInvalidReply(db, {
+        ...invalid,
+        ...(feedbackMessageId ? { feedback: { messageId: feedbackMessageId, text: jsonReplyFeedback(input.errors, attemptsLeft) } } : {}),
+      });
     },
 
     /** A client's result for one call, announced as its tool.result at once (once, however often retried). */

@@ -23,6 +23,8 @@ import { streamModelCall, type ModelCallPart } from '../model/stream-call.ts';
 import { toModelMessages } from '../model/history.ts';
 import { allRunByService, modelToolSet } from '../tools/index.ts';
 import { classifyToolCalls } from '../tools/classify.ts';
+import { checkJsonReply, jsonReplyInstructions } from './json-reply.ts';
+import { jsonSchema, Output, type JSONSchema7 } from 'ai';
 import { DeltaCommits } from './delta-commits.ts';
 import { DeltaWriter } from './delta-writer.ts';
 import { conversationFiles } from './media-files.ts';
@@ -31,6 +33,7 @@ import { TurnFiles } from './turn-files.ts';
 import type { Storage } from '../../lib/storage.ts';
 import { storableText } from '../../lib/storable-text.ts';
 import type { RevisionOf } from './revision-cache.ts';
+import type { Bundle } from '../../contract/bundle.ts';
 
 export interface ModelStepDeps {
   db: Db;
@@ -70,7 +73,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
       });
       if (claimed.status !== 'streaming') {
         const done = resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null);
-        return { ...done, toolCalls: classifyToolCalls(bundle, skills, done.toolCalls) };
+        return { ...done, toolCalls: classifyToolCalls(bundle, skills, done.toolCalls), ...replyErrorsOf(bundle, done, claimed.parts) };
       }
 
       let model;
@@ -105,9 +108,13 @@ export function modelStepActivities(deps: ModelStepDeps) {
         });
         const stream = streamModelCall({
           model,
-          instructions: systemPrompt(bundle, skills),
+          instructions: withReplyFormat(systemPrompt(bundle, skills), bundle),
           messages: toModelMessages(history, { resolveFile }),
-          tools: modelToolSet(bundle, skills),
+          // A turn that must end in a structured reply may be told to do it without tools (allowSubtasks: false).
+          tools: bundle.jsonReply && !bundle.jsonReply.allowSubtasks ? {} : modelToolSet(bundle, skills),
+          ...(bundle.jsonReply
+            ? { output: Output.object({ schema: jsonSchema(bundle.jsonReply.schema as JSONSchema7), name: 'reply' }) }
+            : {}),
           ...(limits.sendStepOutputTokens ? { maxOutputTokens: limits.stepOutputTokens } : {}),
           abortSignal: AbortSignal.any([context.cancellationSignal, overLimit.signal]),
         });
@@ -152,9 +159,12 @@ export function modelStepActivities(deps: ModelStepDeps) {
         const usage = end?.usage;
         const tokens = { inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0 };
         const cost = usage ? costUsd(ref, usage, end?.providerMetadata) : null;
+        // A structured reply keeps its JSON beside the text it was read from.
+        const reply = bundle.jsonReply && toolCalls.length === 0 ? checkJsonReply(bundle.jsonReply, text) : undefined;
         const parts: MessagePart[] = [
           ...(text ? [{ type: 'text' as const, text }] : []),
           ...toolCalls.map((call) => ({ type: 'tool-call' as const, ...call })),
+          ...(reply?.ok ? [{ type: 'json' as const, json: reply.json }] : []),
         ];
         const classified = classifyToolCalls(bundle, skills, toolCalls);
         const message = await finishAssistantMessage(deps.db, {
@@ -175,7 +185,12 @@ export function modelStepActivities(deps: ModelStepDeps) {
         // person (or a client's tool) may take days, and the files are read again then.
         keepFiles = allRunByService(bundle, toolCalls, skills);
         const done = resultOf(message.id, message.parts, message.usage, message.costUsd ?? null);
-        return { ...done, toolCalls: classifyToolCalls(bundle, skills, done.toolCalls), finishReason: end?.finishReason ?? 'other' };
+        return {
+          ...done,
+          toolCalls: classifyToolCalls(bundle, skills, done.toolCalls),
+          ...replyErrorsOf(bundle, done, message.parts),
+          finishReason: end?.finishReason ?? 'other',
+        };
       } finally {
         clearInterval(heartbeat);
         writer.close();
@@ -184,6 +199,18 @@ export function modelStepActivities(deps: ModelStepDeps) {
       }
     },
   };
+}
+
+function withReplyFormat(prompt: string | undefined, bundle: Bundle): string | undefined {
+  if (!bundle.jsonReply) return prompt;
+  return [prompt, jsonReplyInstructions(bundle.jsonReply)].filter(Boolean).join('\n\n');
+}
+
+/** With `jsonReply`, why a finished reply (no tool calls, no valid JSON part) is not valid; read from what is stored. */
+function replyErrorsOf(bundle: Bundle, done: StepResult, parts: MessagePart[]): Pick<StepResult, 'replyErrors' | 'replyRetries'> {
+  if (!bundle.jsonReply || done.toolCalls.length > 0 || parts.some((part) => part.type === 'json')) return {};
+  const check = checkJsonReply(bundle.jsonReply, done.text);
+  return check.ok ? {} : { replyErrors: check.errors, replyRetries: bundle.jsonReply.retries };
 }
 
 function resultOf(messageId: string, parts: MessagePart[], usage: StepResult['usage'] | null | undefined, cost: number | null): StepResult {

@@ -34,11 +34,12 @@ export interface TurnAnswer {
   alsoStream?: (event: SessionEvent) => boolean;
 }
 
-/** The reply of a finished turn: the text of its last assistant message. */
-function replyOf(messages: MessageView[]): { text: string; messageId: string | null } {
+/** The reply of a finished turn: the text of its last assistant message, and its structured reply if it has one. */
+function replyOf(messages: MessageView[]): { text: string; messageId: string | null; json?: { json: unknown } } {
   const last = messages.filter((message) => message.role === 'assistant').at(-1);
   const text = last?.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('') ?? '';
-  return { text, messageId: last?.id ?? null };
+  const json = last?.parts.find((part) => part.type === 'json');
+  return { text, messageId: last?.id ?? null, ...(json ? { json: { json: json.json } } : {}) };
 }
 
 export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Reply | undefined> {
@@ -87,6 +88,7 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
     body: {
       ...accepted,
       reply: reply.text,
+      ...reply.json,
       replyMessageId: reply.messageId,
       status,
       ...(end.type === 'turn.failed' ? { error: end.error } : {}),

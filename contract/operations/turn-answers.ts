@@ -10,6 +10,7 @@ export const TURN_ENDED_SCHEMA = {
   properties: {
     messageId: MESSAGE_ID,
     reply: { type: 'string', description: 'Text of the final assistant message' },
+    json: { description: "With the agent's `jsonReply`: the structured reply, valid against its schema" },
     replyMessageId: { type: ['string', 'null'] },
     status: { enum: ['completed', 'failed', 'aborted'] },
     error: { type: 'string' },
