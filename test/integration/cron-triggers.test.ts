@@ -4,9 +4,10 @@
 // A redeploy updates the schedule in place (an operator's pause is kept); a trigger removed from the
 // bundle, or the agent deleted, takes its schedule with it.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type ScheduleDescription } from '@temporalio/client';
-import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
@@ -16,25 +17,25 @@ const NEVER_EITHER = '0 0 2 1 *';
 const CATCHUP_WINDOW_MS = 90_000;
 const RECONCILE_TIMEOUT_MS = 20_000;
 
-let env: AgentEnv;
+const test = agentTest({ SCHEDULE_CATCHUP_WINDOW_MS: String(CATCHUP_WINDOW_MS) });
 const scheduleIds = new Set<string>();
-beforeAll(async () => {
-  env = await startAgentEnv({ SCHEDULE_CATCHUP_WINDOW_MS: String(CATCHUP_WINDOW_MS) });
-});
-afterAll(async () => {
+test.afterAll(async ({ env }) => {
   // A schedule a failed test left behind would keep firing at a task queue nobody polls.
   for (const id of scheduleIds) {
-    await env?.worker.client.schedule
+    await env.worker.client.schedule
       .getHandle(id)
       .delete()
       .catch(() => undefined);
   }
-  await env?.close();
 });
 
 const model = { providerId: 'openai-compatible', modelId: 'fake-model' };
 
-async function deploy(name: string, triggers: Array<Record<string, unknown>>): Promise<{ agentId: string; revision: number }> {
+async function deploy(
+  env: AgentEnv,
+  name: string,
+  triggers: Array<Record<string, unknown>>,
+): Promise<{ agentId: string; revision: number }> {
   const response = await call<{ ok: boolean; agentId: string; revision: number }>(`${env.api.url}/deploy`, {
     headers: env.user.auth,
     json: { name, model, triggers },
@@ -49,7 +50,7 @@ function cronId(agentId: string, index: number): string {
   return id;
 }
 
-async function describeSchedule(id: string): Promise<ScheduleDescription | undefined> {
+async function describeSchedule(env: AgentEnv, id: string): Promise<ScheduleDescription | undefined> {
   try {
     return await env.worker.client.schedule.getHandle(id).describe();
   } catch (error) {
@@ -60,13 +61,14 @@ async function describeSchedule(id: string): Promise<ScheduleDescription | undef
 
 /** Polls describe until `done` holds for the schedule (undefined: it does not exist). */
 async function waitForSchedule(
+  env: AgentEnv,
   id: string,
   done: (schedule: ScheduleDescription | undefined) => boolean,
   what: string,
 ): Promise<ScheduleDescription | undefined> {
   return vi.waitFor(
     async () => {
-      const schedule = await describeSchedule(id);
+      const schedule = await describeSchedule(env, id);
       if (!done(schedule)) throw new Error(`schedule ${id}: ${what} did not happen within ${RECONCILE_TIMEOUT_MS} ms`);
       return schedule;
     },
@@ -74,21 +76,23 @@ async function waitForSchedule(
   );
 }
 
-const exists = (id: string) => waitForSchedule(id, (schedule) => schedule !== undefined, 'creation') as Promise<ScheduleDescription>;
-const deleted = (id: string) => waitForSchedule(id, (schedule) => schedule === undefined, 'deletion');
+const exists = (env: AgentEnv, id: string) =>
+  waitForSchedule(env, id, (schedule) => schedule !== undefined, 'creation') as Promise<ScheduleDescription>;
+const deleted = (env: AgentEnv, id: string) => waitForSchedule(env, id, (schedule) => schedule === undefined, 'deletion');
 /** The reconcile of `revision` has reached the schedule: its note names that revision. */
-const atRevision = (id: string, revision: number) =>
+const atRevision = (env: AgentEnv, id: string, revision: number) =>
   waitForSchedule(
+    env,
     id,
     (schedule) => schedule?.state.note?.includes(`(revision ${revision})`) ?? false,
     `update to revision ${revision}`,
   ) as Promise<ScheduleDescription>;
 
 /** Still absent after `ms`: for schedules that must never appear. */
-async function expectAbsentFor(id: string, ms: number): Promise<void> {
+async function expectAbsentFor(env: AgentEnv, id: string, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    expect(await describeSchedule(id)).toBeUndefined();
+    expect(await describeSchedule(env, id)).toBeUndefined();
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -114,7 +118,7 @@ function userText(event: SessionEvent | undefined): string | undefined {
   return part?.type === 'text' ? part.text : undefined;
 }
 
-async function sessionsOf(name: string): Promise<Array<{ id: string; agentId: string; revision: number }>> {
+async function sessionsOf(env: AgentEnv, name: string): Promise<Array<{ id: string; agentId: string; revision: number }>> {
   const response = await call<{ sessions: Array<{ id: string; agentId: string; revision: number }> }>(
     `${env.api.url}/agent/${name}/sessions`,
     {
@@ -126,17 +130,19 @@ async function sessionsOf(name: string): Promise<Array<{ id: string; agentId: st
 }
 
 describe('cron triggers', () => {
-  test('a deploy creates the schedule, which fires within its minute: a fresh session, trigger.fired, the message, the turn', async () => {
+  test('a deploy creates the schedule, which fires within its minute: a fresh session, trigger.fired, the message, the turn', async ({
+    env,
+  }) => {
     const name = `agent-${randomUUID().slice(0, 8)}`;
     env.fake.enqueue({ text: 'Queue checked: empty.' });
     const deployedAt = Date.now();
-    const { agentId, revision } = await deploy(name, [{ kind: 'cron', expression: '* * * * *', message: 'Check the queue' }]);
+    const { agentId, revision } = await deploy(env, name, [{ kind: 'cron', expression: '* * * * *', message: 'Check the queue' }]);
     const id = cronId(agentId, 0);
 
     const agent = await call<{ triggers: unknown[] }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
     expect(agent.body.triggers).toEqual([{ kind: 'cron', expression: '* * * * *', timezone: 'UTC', scheduleId: id }]);
 
-    const schedule = await exists(id);
+    const schedule = await exists(env, id);
     expect(schedule.spec.calendars).toEqual([EVERY_MINUTE]);
     expect(schedule.spec.intervals).toEqual([]);
     expect(schedule.spec.timezone).toBe('UTC');
@@ -167,7 +173,7 @@ describe('cron triggers', () => {
     // It fires at the next whole minute after the schedule exists: at most ~60 s from now.
     const sessions = await vi.waitFor(
       async () => {
-        const opened = await sessionsOf(name);
+        const opened = await sessionsOf(env, name);
         if (!opened.length) throw new Error('the cron trigger did not fire within 75 s');
         return opened;
       },
@@ -224,21 +230,21 @@ describe('cron triggers', () => {
 
     // Done: deleting the agent stops the firings.
     expect((await call(`${env.api.url}/agent/${name}`, { method: 'DELETE', headers: env.user.auth })).status).toBe(204);
-    await deleted(id);
+    await deleted(env, id);
   }, 150_000);
 
-  test('a redeploy with a new expression and time zone updates the same schedule', async () => {
+  test('a redeploy with a new expression and time zone updates the same schedule', async ({ env }) => {
     const name = `agent-${randomUUID().slice(0, 8)}`;
-    const { agentId } = await deploy(name, [{ kind: 'cron', expression: NEVER, message: 'Yearly' }]);
+    const { agentId } = await deploy(env, name, [{ kind: 'cron', expression: NEVER, message: 'Yearly' }]);
     const id = cronId(agentId, 0);
-    const before = await exists(id);
+    const before = await exists(env, id);
     expect(before.spec.calendars).toEqual([
       calendar({ minute: [range(0)], hour: [range(0)], dayOfMonth: [range(1)], month: [range('JANUARY')], dayOfWeek: [ANY_DAY_OF_WEEK] }),
     ]);
 
-    const second = await deploy(name, [{ kind: 'cron', expression: '0 9 * * 1', timezone: 'Europe/Paris', message: 'Weekly report' }]);
+    const second = await deploy(env, name, [{ kind: 'cron', expression: '0 9 * * 1', timezone: 'Europe/Paris', message: 'Weekly report' }]);
     expect(second).toEqual({ agentId, revision: 2 });
-    const after = await atRevision(id, 2);
+    const after = await atRevision(env, id, 2);
     expect(after.spec.timezone).toBe('Europe/Paris');
     expect(after.spec.calendars).toEqual([
       calendar({ minute: [range(0)], hour: [range(9)], dayOfMonth: [range(1, 31)], month: [ANY_MONTH], dayOfWeek: [range('MONDAY')] }),
@@ -263,63 +269,63 @@ describe('cron triggers', () => {
     expect(after.info.nextActionTimes.length).toBeGreaterThan(0);
     for (const at of after.info.nextActionTimes) expect(paris.format(at)).toBe('Mon 09:00:00');
     // The same schedule, not a second one.
-    await expectAbsentFor(cronId(agentId, 1), 500);
+    await expectAbsentFor(env, cronId(agentId, 1), 500);
   });
 
-  test("an operator's pause is kept across a redeploy", async () => {
+  test("an operator's pause is kept across a redeploy", async ({ env }) => {
     const name = `agent-${randomUUID().slice(0, 8)}`;
-    const { agentId } = await deploy(name, [{ kind: 'cron', expression: NEVER }]);
+    const { agentId } = await deploy(env, name, [{ kind: 'cron', expression: NEVER }]);
     const id = cronId(agentId, 0);
-    await exists(id);
+    await exists(env, id);
     const handle = env.worker.client.schedule.getHandle(id);
     await handle.pause('paused by an operator');
     expect((await handle.describe()).state.paused).toBe(true);
 
-    await deploy(name, [{ kind: 'cron', expression: NEVER_EITHER }]);
-    const after = await atRevision(id, 2);
+    await deploy(env, name, [{ kind: 'cron', expression: NEVER_EITHER }]);
+    const after = await atRevision(env, id, 2);
     expect(after.spec.calendars).toEqual([
       calendar({ minute: [range(0)], hour: [range(0)], dayOfMonth: [range(2)], month: [range('JANUARY')], dayOfWeek: [ANY_DAY_OF_WEEK] }),
     ]);
     expect(after.state.paused).toBe(true);
   });
 
-  test('a trigger removed from the bundle takes its schedule with it', async () => {
+  test('a trigger removed from the bundle takes its schedule with it', async ({ env }) => {
     const name = `agent-${randomUUID().slice(0, 8)}`;
-    const { agentId } = await deploy(name, [{ kind: 'cron', expression: NEVER }]);
+    const { agentId } = await deploy(env, name, [{ kind: 'cron', expression: NEVER }]);
     const id = cronId(agentId, 0);
-    await exists(id);
-    await deploy(name, []);
-    await deleted(id);
+    await exists(env, id);
+    await deploy(env, name, []);
+    await deleted(env, id);
     const agent = await call<{ triggers: unknown[]; revision: number }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
     expect(agent.body).toMatchObject({ revision: 2, triggers: [] });
   });
 
-  test('deleting the agent deletes its schedule', async () => {
+  test('deleting the agent deletes its schedule', async ({ env }) => {
     const name = `agent-${randomUUID().slice(0, 8)}`;
-    const { agentId } = await deploy(name, [{ kind: 'cron', expression: NEVER }]);
+    const { agentId } = await deploy(env, name, [{ kind: 'cron', expression: NEVER }]);
     const id = cronId(agentId, 0);
-    await exists(id);
+    await exists(env, id);
     expect((await call(`${env.api.url}/agent/${name}`, { method: 'DELETE', headers: env.user.auth })).status).toBe(204);
-    await deleted(id);
+    await deleted(env, id);
     expect((await call(`${env.api.url}/agent/${name}`, { headers: env.user.auth })).status).toBe(404);
   });
 
-  test('a schedule that outlived its agent (its reconcile never ran) removes itself at its next firing', async () => {
+  test('a schedule that outlived its agent (its reconcile never ran) removes itself at its next firing', async ({ env }) => {
     const name = `agent-${randomUUID().slice(0, 8)}`;
-    const { agentId } = await deploy(name, [{ kind: 'cron', expression: NEVER }]);
+    const { agentId } = await deploy(env, name, [{ kind: 'cron', expression: NEVER }]);
     const id = cronId(agentId, 0);
-    await exists(id);
+    await exists(env, id);
     // As if the deletion's reconcile could not be asked for (Temporal unreachable at that moment).
     await env.api.db.query('UPDATE agents SET deleted_at = now() WHERE id = $1', [agentId]);
     await env.worker.client.schedule.getHandle(id).trigger();
-    await deleted(id);
+    await deleted(env, id);
     const { rows } = await env.api.db.query<{ count: string }>('SELECT count(*) FROM sessions WHERE agent_id = $1', [agentId]);
     expect(Number(rows[0]!.count)).toBe(0);
   });
 
-  test('two cron triggers are two schedules; dropping the second leaves only the first', async () => {
+  test('two cron triggers are two schedules; dropping the second leaves only the first', async ({ env }) => {
     const name = `agent-${randomUUID().slice(0, 8)}`;
-    const { agentId } = await deploy(name, [
+    const { agentId } = await deploy(env, name, [
       { kind: 'cron', expression: NEVER, message: 'first' },
       { kind: 'cron', expression: NEVER_EITHER, timezone: 'America/New_York', message: 'second' },
     ]);
@@ -330,8 +336,8 @@ describe('cron triggers', () => {
       { kind: 'cron', expression: NEVER, timezone: 'UTC', scheduleId: first },
       { kind: 'cron', expression: NEVER_EITHER, timezone: 'America/New_York', scheduleId: second },
     ]);
-    expect((await exists(first)).state.note).toBe(`Cron trigger 0 of agent "${name}" (revision 1): ${NEVER} UTC`);
-    const secondSchedule = await exists(second);
+    expect((await exists(env, first)).state.note).toBe(`Cron trigger 0 of agent "${name}" (revision 1): ${NEVER} UTC`);
+    const secondSchedule = await exists(env, second);
     expect(secondSchedule.state.note).toBe(`Cron trigger 1 of agent "${name}" (revision 1): ${NEVER_EITHER} America/New_York`);
     expect(secondSchedule.spec.timezone).toBe('America/New_York');
     expect(secondSchedule.action.args).toEqual([
@@ -340,12 +346,12 @@ describe('cron triggers', () => {
         payload: 'second',
       }),
     ]);
-    await expectAbsentFor(cronId(agentId, 2), 500);
+    await expectAbsentFor(env, cronId(agentId, 2), 500);
 
-    await deploy(name, [{ kind: 'cron', expression: NEVER, message: 'first' }]);
-    await deleted(second);
+    await deploy(env, name, [{ kind: 'cron', expression: NEVER, message: 'first' }]);
+    await deleted(env, second);
     // The pass that deleted the second updated the first before.
-    const remaining = await describeSchedule(first);
+    const remaining = await describeSchedule(env, first);
     expect(remaining?.state.note).toBe(`Cron trigger 0 of agent "${name}" (revision 2): ${NEVER} UTC`);
     expect(remaining?.action.args).toEqual([expect.objectContaining({ revision: 2, payload: 'first' })]);
   });
