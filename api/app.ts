@@ -27,6 +27,7 @@ import { approvalLinkRoutes } from './routes/approval-links.ts';
 import { inboundRoutes } from './routes/inbound.ts';
 import { triggerRoutes } from './routes/triggers.ts';
 import { toolRoutes } from './routes/tools.ts';
+import { commandRoutes } from './routes/commands.ts';
 
 export interface App {
   app: Express;
@@ -67,6 +68,7 @@ export function createApp(deps: ApiDeps): App {
     ...inboundRoutes(deps),
     ...triggerRoutes(deps),
     ...toolRoutes(deps),
+    ...commandRoutes(deps),
     ...schemaRoutes(),
     ...metaRoutes(deps),
   ];

@@ -7,11 +7,10 @@ import { listMessages } from '../../store/messages.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { loadOwnedSession, loadSendableSession } from '../sessions/access.ts';
-import { abortSession, sendToSession, sendToSessionAsync } from '../sessions/workflows.ts';
-import { answerTurn } from '../streaming/turn-answer.ts';
+import { abortSession } from '../sessions/workflows.ts';
 import { checkFileParts } from '../sessions/file-parts.ts';
 import { streamsTurn } from '../streaming/sse.ts';
-import { sendIdempotently } from '../sessions/idempotent-send.ts';
+import { sendAndAnswer } from '../sessions/send.ts';
 import { awaitedClientToolCalls, awaitedView } from '../../store/tool-calls.ts';
 
 function sessionView(session: Session) {
@@ -56,27 +55,15 @@ export function sessionRoutes(deps: ApiDeps) {
       async handle({ req, res, params, body, query, principal }) {
         const session = await loadSendableSession(deps, principal, params.id!);
         const parts = await checkFileParts(deps.db, session.id, body.parts, deps.config.limits.turnFileBytes);
-        const async = query.async === '1' || query.async === 'true';
-        const { messageId, seq } = await sendIdempotently(deps, req, session, { body, ifBusy: query.ifBusy }, async (ids) => {
-          const send = { ...ids, parts, ...(body.model ? { model: body.model } : {}) };
-          // Async needs no answer from the session: a signal, taken by Temporal with no worker running.
-          // ifBusy=reject needs the session's verdict, so it stays an Update (503 when no worker answers).
-          if (async && ids.ifBusy !== 'reject') {
-            await sendToSessionAsync(deps, session, { ...send, ifBusy: ids.ifBusy });
-            return { messageId: ids.messageId, seq: undefined };
-          }
-          return { messageId: ids.messageId, seq: (await sendToSession(deps, session, send)).seq };
-        });
-        if (seq === undefined) return { status: 202, body: { messageId } };
-
-        return answerTurn(deps, {
+        return sendAndAnswer(deps, {
           req,
           res,
-          sessionId: session.id,
-          turnId: messageId,
-          userMessageId: messageId,
-          firstSeq: seq,
-          async,
+          session,
+          parts,
+          ...(body.model ? { model: body.model } : {}),
+          async: query.async === '1' || query.async === 'true',
+          ifBusy: query.ifBusy,
+          body,
         });
       },
     }),

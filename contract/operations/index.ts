@@ -2,6 +2,7 @@
 // the Express router to prove it), and the OpenAPI document lists them in this order.
 import * as agents from './agents.ts';
 import * as approvals from './approvals.ts';
+import * as commands from './commands.ts';
 import * as health from './health.ts';
 import * as keys from './keys.ts';
 import * as media from './media.ts';
@@ -27,6 +28,7 @@ export const OPERATIONS = {
   listRevisions: agents.listRevisions,
   getRevision: agents.getRevision,
   deleteAgent: agents.deleteAgent,
+  runCommand: commands.runCommand,
   listSecrets: secrets.listSecrets,
   putSecret: secrets.putSecret,
   deleteSecret: secrets.deleteSecret,
@@ -68,6 +70,7 @@ export * from './shared.ts';
 export * from './turn-answers.ts';
 export * from './agents.ts';
 export * from './approvals.ts';
+export * from './commands.ts';
 export * from './health.ts';
 export * from './keys.ts';
 export * from './media.ts';
