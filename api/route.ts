@@ -28,8 +28,9 @@ export interface HandlerInput<B, Q> {
   principal: Principal | undefined;
 }
 
-type BodyIn<O extends Operation> = O['body'] extends { schema: infer S } ? Received<S> : undefined;
-type QueryIn<O extends Operation> = O['query'] extends object ? Received<O['query']> : Record<string, never>;
+// Read from O's own members: `O['body']` of an operation without one would be the constraint's (any schema).
+type BodyIn<O extends Operation> = O extends { body: { schema: infer S } } ? Received<S> : undefined;
+type QueryIn<O extends Operation> = O extends { query: infer Q } ? Received<Q> : Record<string, never>;
 
 export interface RouteHandler<B, Q> {
   handle(input: HandlerInput<B, Q>): Promise<Reply | undefined> | Reply | undefined;
@@ -80,7 +81,7 @@ function authRequirement(operation: Operation, handler: RouteHandler<unknown, Re
 }
 
 /** Attaches a handler to an operation; the handler sees the body and query as the schemas describe them. */
-export function defineRoute<const O extends Operation>(operation: O, handler: RouteHandler<BodyIn<O>, QueryIn<O>>): RouteDef {
+export function defineRoute<const O extends Operation>(operation: O, handler: NoInfer<RouteHandler<BodyIn<O>, QueryIn<O>>>): RouteDef {
   const untyped = handler as unknown as RouteHandler<unknown, Record<string, unknown>>;
   return { operation, expressPath: toExpressPath(operation.path), auth: authRequirement(operation, untyped), handler: untyped };
 }

@@ -13,5 +13,6 @@ export * from './scopes.ts';
 export * from './approvals.ts';
 export * from './tool-servers.ts';
 export * from './operations/index.ts';
+export * from './operations/by-id.ts';
 export * from './openapi/index.ts';
 export * from './commands.ts';

@@ -35,6 +35,7 @@ export function problemType(name: ProblemName): string {
 export const FIELD_ERROR_SCHEMA = {
   type: 'object',
   description: 'A field at fault',
+  additionalProperties: false,
   required: ['path', 'message'],
   properties: {
     path: { type: 'string', description: "JSON pointer into the request body (or bundle); '' for the whole document" },

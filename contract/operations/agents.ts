@@ -1,5 +1,6 @@
 // Agents: deploying a bundle (a new agent or a new revision), reading and deleting them.
-import { defineOperation, type ResponseOf } from './operation.ts';
+import type { Bundle } from '../bundle.ts';
+import { defineOperation, type Received, type ResponseOf } from './operation.ts';
 import { BUNDLE_REF, STRINGS, TIME } from './shared.ts';
 
 /** What POST /deploy reads: a bundle as JSONC text or JSON. */
@@ -184,3 +185,7 @@ export const deleteAgent = defineOperation({
 export type Deployed = ResponseOf<typeof deployAgent, 201>;
 export type AgentList = ResponseOf<typeof listAgents, 200>;
 export type TriggerView = ResponseOf<typeof getAgent, 200>['triggers'][number];
+export type AgentDetail = ResponseOf<typeof getAgent, 200> & { bundle: Bundle };
+export type RevisionList = ResponseOf<typeof listRevisions, 200>;
+export type Revision = ResponseOf<typeof getRevision, 200> & { bundle: Bundle };
+export type InvalidBundle = Received<typeof INVALID_BUNDLE_SCHEMA>;

@@ -286,3 +286,6 @@ export type CreateApprovalBody = Sent<typeof CREATE_APPROVAL_BODY_SCHEMA>;
 export type AnswerBody = Sent<typeof ANSWER_BODY_SCHEMA>;
 export type Answered = ResponseOf<typeof answerApproval, 200>;
 export type ApprovalPage = ResponseOf<typeof listApprovals, 200>;
+export type ListApprovalsQuery = Sent<typeof listApprovals.query>;
+export type GetApprovalQuery = Sent<typeof getApproval.query>;
+export type AnswerLinkQuery = Sent<typeof CHOICE_QUERY>;

@@ -1,5 +1,5 @@
 // Liveness: public, so load balancers and the launcher can poll it.
-import { defineOperation } from './operation.ts';
+import { defineOperation, type ResponseOf } from './operation.ts';
 
 const CHECK = {
   type: 'object',
@@ -29,3 +29,5 @@ export const getHealth = defineOperation({
     },
   },
 });
+
+export type Health = ResponseOf<typeof getHealth, 200> | ResponseOf<typeof getHealth, 503>;

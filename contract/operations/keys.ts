@@ -114,3 +114,4 @@ export type CreateKeyBody = Sent<typeof CREATE_KEY_BODY_SCHEMA>;
 export type CreatedKey = ResponseOf<typeof createKey, 201>;
 export type CreateUserBody = Sent<typeof createUser.body.schema>;
 export type CreatedUser = ResponseOf<typeof createUser, 201>;
+export type KeyList = ResponseOf<typeof listKeys, 200>;

@@ -1,5 +1,5 @@
 // Files uploaded to a session, and their download.
-import { defineOperation, type ResponseOf } from './operation.ts';
+import { defineOperation, type ResponseOf, type Sent } from './operation.ts';
 
 export const MEDIA_SCHEMA = {
   type: 'object',
@@ -63,3 +63,4 @@ export const downloadMedia = defineOperation({
 });
 
 export type Media = ResponseOf<typeof uploadMedia, 201>;
+export type DownloadMediaQuery = Sent<typeof downloadMedia.query>;

@@ -1,5 +1,5 @@
 // What the service says about itself: the OpenAPI document and the JSON Schemas it publishes.
-import { defineOperation } from './operation.ts';
+import { defineOperation, type ResponseOf } from './operation.ts';
 
 /** The JSON Schemas served under /schema/, by name. */
 export const PUBLISHED_SCHEMAS = [
@@ -54,3 +54,5 @@ export const getBundleSchema = defineOperation({
   auth: { kind: 'public' },
   responses: { 200: { description: 'The schema', contentType: 'application/schema+json', schema: { type: 'object' } } },
 });
+
+export type SchemaList = ResponseOf<typeof listSchemas, 200>;

@@ -59,14 +59,31 @@ export function defineOperation<const O extends Operation>(operation: O): O {
   return operation;
 }
 
+/**
+ * A reference to a component of the document (`#/components/schemas/Bundle`) names no schema
+ * json-schema-to-ts can follow, so types are derived with each one read as "any value"; the named
+ * types put the component's own type there (AgentDetail's `bundle` is a Bundle).
+ */
+type Unref<S> = S extends { readonly $ref: string } ? Record<never, never> : S;
+
+/** References sit at the root, among `properties` or in an `anyOf` (the deploy answers); no deeper. */
+type WithoutRefs<S> = S extends { readonly $ref: string }
+  ? Record<never, never>
+  : S extends { readonly properties: infer P }
+    ? Omit<S, 'properties'> & { readonly properties: { readonly [K in keyof P]: Unref<P[K]> } }
+    : S extends { readonly anyOf: infer A }
+      ? Omit<S, 'anyOf'> & { readonly anyOf: { readonly [K in keyof A]: Unref<A[K]> } }
+      : S;
+
 /** The type a schema describes, as a client sends it: a property with a default may be left out. */
-export type Sent<S> = S extends JSONSchema ? FromSchema<S, { keepDefaultedPropertiesOptional: true }> : unknown;
+export type Sent<S> =
+  WithoutRefs<S> extends infer T extends JSONSchema ? FromSchema<T, { keepDefaultedPropertiesOptional: true }> : unknown;
 
 /** The type a schema describes once validated with defaults applied (what a handler receives). */
-export type Received<S> = S extends JSONSchema ? FromSchema<S> : unknown;
+export type Received<S> = WithoutRefs<S> extends infer T extends JSONSchema ? FromSchema<T> : unknown;
 
-export type BodyOf<O extends Operation> = O['body'] extends { schema: infer S } ? Sent<S> : undefined;
-export type QueryOf<O extends Operation> = O['query'] extends Schema ? Sent<O['query']> : Record<string, never>;
+export type BodyOf<O extends Operation> = O extends { body: { schema: infer S } } ? Sent<S> : undefined;
+export type QueryOf<O extends Operation> = O extends { query: infer Q } ? Sent<Q> : Record<string, never>;
 
 /** The JSON body of one answer of an operation, by status. */
 export type ResponseOf<O extends Operation, Status extends keyof O['responses']> = O['responses'][Status] extends {

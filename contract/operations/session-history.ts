@@ -120,3 +120,5 @@ export type RegenerateBody = Sent<typeof REGENERATE_BODY_SCHEMA>;
 export type Forked = ResponseOf<typeof forkSession, 201>;
 export type Reverted = ResponseOf<typeof revertSession, 200>;
 export type Regenerated = ResponseOf<typeof regenerateReply, 200>;
+export type RegenerateQuery = Sent<typeof regenerateReply.query>;
+export type RegenerateAccepted = ResponseOf<typeof regenerateReply, 202>;

@@ -155,3 +155,6 @@ export type CreateWebhookBody = Sent<typeof CREATE_WEBHOOK_BODY_SCHEMA>;
 export type WebhookSubscription = Sent<typeof SUBSCRIPTION_SCHEMA>;
 export type CreatedWebhook = ResponseOf<typeof createWebhook, 201>;
 export type WebhookDelivery = Sent<typeof DELIVERY_SCHEMA>;
+export type WebhookList = ResponseOf<typeof listWebhooks, 200>;
+export type DeliveryPage = ResponseOf<typeof listDeliveries, 200>;
+export type DeliveriesQuery = Sent<typeof listDeliveries.query>;
