@@ -65,8 +65,13 @@ describe('an approval asked without expiresInMs', () => {
         headers: production.user.auth,
       });
       expect(Date.parse(approval.body.expiresAt) - Date.parse(approval.body.createdAt)).toBe(SEVEN_DAYS);
-      // The timer runs from the workflow task that set it, a moment after the record's creation.
-      const [timer] = await timersOf(production.worker.client, approvalWorkflowId(requested.approvalId));
+      // The timer is set once the request is published, a moment after the event that announced it, and
+      // runs from the workflow task that set it: a little less than the record's seven days.
+      const timer = await vi.waitFor(async () => {
+        const [first] = await timersOf(production.worker.client, approvalWorkflowId(requested.approvalId));
+        if (first === undefined) throw new Error('the approval has not set its expiry timer yet');
+        return first;
+      });
       expect(timer).toBeGreaterThan(SEVEN_DAYS - 60_000);
       expect(timer).toBeLessThanOrEqual(SEVEN_DAYS);
       // Nothing is left waiting for a week on the shared server.
