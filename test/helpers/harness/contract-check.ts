@@ -49,10 +49,15 @@ const routes: Route[] = Object.entries(document.paths).flatMap(([template, opera
 
 const validators = new Map<string, ValidateFunction>();
 
+/** A schema of the document, compiled with its `#/components/...` references resolved. */
+export function compileSchema(schema: unknown): ValidateFunction {
+  return ajv.compile(resolvable(schema) as object);
+}
+
 function validatorFor(key: string, schema: unknown): ValidateFunction {
   let validate = validators.get(key);
   if (!validate) {
-    validate = ajv.compile(resolvable(schema) as object);
+    validate = compileSchema(schema);
     validators.set(key, validate);
   }
   return validate;
