@@ -28,6 +28,26 @@ const JSON_TYPE = 'application/json';
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } };
 
+/**
+ * OpenAPI reads a `discriminator` only beside a `oneOf` of references. The operations keep one beside
+ * inline branches too (the server's ajv uses it to name the branch at fault); the document drops it,
+ * as the branches' `const` types already tell a generator the values.
+ */
+function forDocument(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(forDocument);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const inline = Array.isArray((schema as { oneOf?: unknown }).oneOf) && !(schema as { oneOf: unknown[] }).oneOf.some(isReference);
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key]) => !(key === 'discriminator' && inline))
+      .map(([key, value]) => [key, forDocument(value)]),
+  );
+}
+
+function isReference(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && '$ref' in value;
+}
+
 function response(status: number, spec: ResponseSpec, streams: boolean): OpenApiOperation['responses'][string] {
   const content: Record<string, { schema: unknown }> = {};
   if (spec.schema !== undefined) content[spec.contentType ?? (status >= 400 ? PROBLEM_CONTENT_TYPE : JSON_TYPE)] = { schema: spec.schema };
@@ -124,7 +144,7 @@ function describe(operation: Operation): OpenApiOperation {
     const { schema, required, contentTypes } = operation.body;
     described.requestBody = {
       required: required ?? false,
-      content: Object.fromEntries((contentTypes ?? [JSON_TYPE]).map((type) => [type, { schema }])),
+      content: Object.fromEntries((contentTypes ?? [JSON_TYPE]).map((type) => [type, { schema: forDocument(schema) }])),
     };
   }
   return described;
