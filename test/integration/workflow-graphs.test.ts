@@ -6,6 +6,7 @@
 import { describe, expect } from 'vitest';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
+import { reviewBundle } from '../helpers/harness/bundles.ts';
 import { lastUserText, type FakeRequest } from '../helpers/fakes/fake-model.ts';
 import { createTestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
@@ -28,31 +29,6 @@ test.beforeEach(({ env }) => {
   env.fake.reset();
   env.fake.setHandler((request) => ({ text: replyTo(lastUserText(request)) }));
 });
-
-function reviewBundle(expiresInMs = 600_000, triggers: unknown[] = []) {
-  return {
-    triggers,
-    workflows: {
-      review: {
-        start: 'draft',
-        nodes: {
-          draft: { type: 'agent', prompt: 'Draft a reply to: {{input}}', next: 'check' },
-          check: {
-            type: 'approval',
-            question: 'Send this draft? {{nodes.draft.output}}',
-            options: ['yes', 'no'],
-            next: { yes: 'send', no: 'stop' },
-            expiresInMs,
-            onExpired: 'late',
-          },
-          send: { type: 'agent', prompt: 'Send it. The reviewer said: {{nodes.check.note}}' },
-          stop: { type: 'end' },
-          late: { type: 'agent', prompt: 'Nobody answered in time.' },
-        },
-      },
-    },
-  };
-}
 
 interface RunBody {
   id: string;

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { lastUserText } from '../../helpers/fakes/fake-model.ts';
+import { reviewBundle } from '../../helpers/harness/bundles.ts';
 import { call } from '../../helpers/client/request.ts';
 import {
   approvalWorkflowId,
@@ -33,30 +34,6 @@ afterAll(async () => {
   }
   await env?.close();
 });
-
-function reviewBundle(expiresInMs: number) {
-  return {
-    workflows: {
-      review: {
-        start: 'draft',
-        nodes: {
-          draft: { type: 'agent', prompt: 'Draft a reply to: {{input}}', next: 'check' },
-          check: {
-            type: 'approval',
-            question: 'Send this draft? {{nodes.draft.output}}',
-            options: ['yes', 'no'],
-            next: { yes: 'send', no: 'stop' },
-            expiresInMs,
-            onExpired: 'late',
-          },
-          send: { type: 'agent', prompt: 'Send it. The reviewer said: {{nodes.check.note}}' },
-          stop: { type: 'end' },
-          late: { type: 'agent', prompt: 'Nobody answered in time.' },
-        },
-      },
-    },
-  };
-}
 
 async function startRun(expiresInMs: number): Promise<{ sessionId: string; runId: string }> {
   const { name } = await env.deploy(reviewBundle(expiresInMs));
