@@ -31,6 +31,14 @@ const LAYERS = {
   activities: { may: ['contract', 'lib', 'schema', 'store', 'workflows', 'clients'], packages: ['express'] },
   api: { may: ['contract', 'lib', 'schema', 'store', 'workflows', 'clients'], typeOnly: ['activities'] },
   workers: { may: ['contract', 'lib', 'store', 'workflows', 'activities'] },
+  // The SDK (@agent-service/sdk) is published alone and runs in browsers: it takes only types from
+  // the contract (its build writes them into its package) and no package or Node module at all.
+  sdk: {
+    may: [],
+    typeOnly: ['contract'],
+    onlyRelative: true,
+    why: 'the SDK has no dependencies and runs in a browser (a Node-only feature loads its module dynamically)',
+  },
 };
 const FOLDERS = [...Object.keys(LAYERS), 'dev', 'bench', 'test'];
 const NODE_BUILTINS = ['node:*', 'fs', 'path', 'http', 'https', 'net', 'crypto', 'child_process', 'os'];
@@ -50,6 +58,7 @@ function layerRules() {
       })),
       ...(layer.packages ? [{ group: layer.packages, message: `Not in ${folder}/: ${layer.why ?? 'another layer does this'}.` }] : []),
       ...(layer.builtins ? [{ group: NODE_BUILTINS, message: `Not in ${folder}/: ${layer.why}.` }] : []),
+      ...(layer.onlyRelative ? [{ regex: '^[^.]', message: `Not in ${folder}/: ${layer.why}.` }] : []),
     ];
     return {
       files: [`${folder}/**/*.ts`],

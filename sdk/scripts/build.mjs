@@ -1,0 +1,121 @@
+// Builds the package into dist/ with the repository's own TypeScript: JavaScript and declarations
+// of src/. The SDK imports only types from the repository's contract/, so its JavaScript stands
+// alone; its declarations would name contract files that are not in the package, so contract.d.ts
+// is written here instead, with every type the SDK takes from the contract: hand-written ones from
+// the contract's own declarations (copied into dist/contract/), and those derived from JSON Schemas
+// (json-schema-to-ts, not a dependency of the package) printed out in full.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import process from 'node:process';
+import console from 'node:console';
+import ts from 'typescript';
+
+const sdkDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const rootDir = path.dirname(sdkDir);
+const distDir = path.join(sdkDir, 'dist');
+const stagingDir = path.join(distDir, '.tsc');
+
+fs.rmSync(distDir, { recursive: true, force: true });
+const config = ts.getParsedCommandLineOfConfigFile(
+  path.join(sdkDir, 'tsconfig.json'),
+  {},
+  { ...ts.sys, onUnRecoverableConfigFileDiagnostic: report },
+);
+const program = ts.createProgram({ rootNames: config.fileNames, options: { ...config.options, outDir: stagingDir } });
+const diagnostics = ts
+  .getPreEmitDiagnostics(program)
+  .filter((diagnostic) => diagnostic.file?.fileName.startsWith(path.join(sdkDir, 'src')));
+for (const diagnostic of diagnostics) report(diagnostic);
+const emitted = program.emit();
+if (emitted.emitSkipped || diagnostics.length > 0) {
+  for (const diagnostic of emitted.diagnostics) report(diagnostic);
+  process.exit(1);
+}
+
+// dist/<file> from src/<file>; the contract's declarations (types only) under dist/contract/.
+moveTree(path.join(stagingDir, 'sdk', 'src'), distDir, () => true);
+moveTree(path.join(stagingDir, 'contract'), path.join(distDir, 'contract'), (file) => file.endsWith('.d.ts'));
+fs.rmSync(stagingDir, { recursive: true, force: true });
+fs.writeFileSync(path.join(distDir, 'contract.d.ts'), contractDeclarations());
+for (const file of walk(distDir).filter((file) => file.endsWith('.d.ts'))) {
+  // Declarations keep the source's `.ts` specifiers; a consumer resolves the emitted `.js` names.
+  const text = fs.readFileSync(file, 'utf8').replace(/(from\s+['"]\.{1,2}\/[^'"]*?)\.ts(['"])/g, '$1.js$2');
+  fs.writeFileSync(file, text);
+}
+const contractDir = path.join(distDir, 'contract');
+for (const file of walk(contractDir)) {
+  // Contract declarations that need json-schema-to-ts are not used by the package: leave them out.
+  if (fs.readFileSync(file, 'utf8').includes('json-schema-to-ts') || /from '\.\/operation\.js'/.test(fs.readFileSync(file, 'utf8')))
+    fs.rmSync(file);
+}
+console.log(`@agent-service/sdk built into ${path.relative(rootDir, distDir)}/`);
+
+function contractDeclarations() {
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(path.join(sdkDir, 'src', 'contract.ts'));
+  const module = checker.getSymbolAtLocation(source);
+  const lines = ['// Written by scripts/build.mjs: the types of the service contract this package uses (see src/contract.ts).'];
+  const reexports = new Map();
+  for (const exported of checker.getExportsOfModule(module)) {
+    const target = checker.getAliasedSymbol(exported);
+    const declaration = target.declarations?.[0];
+    const file = declaration?.getSourceFile().fileName ?? '';
+    const relative = path.relative(path.join(rootDir, 'contract'), file).replace(/\.ts$/, '.js');
+    if (!derivedFromSchemas(declaration)) {
+      reexports.set(relative, [...(reexports.get(relative) ?? []), exported.name]);
+      continue;
+    }
+    const type = checker.getDeclaredTypeOfSymbol(target);
+    const flags = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.InTypeAlias | ts.TypeFormatFlags.UseSingleQuotesForStringLiteralType;
+    lines.push(`export type ${exported.name} = ${checker.typeToString(type, declaration, flags)};`);
+  }
+  for (const [file, names] of reexports) lines.splice(1, 0, `export type { ${names.join(', ')} } from './contract/${file}';`);
+  const imported = [...reexports.entries()].flatMap(([file, names]) => names.map((name) => [file, name]));
+  // Expanded types may name the hand-written ones (an AgentDetail's bundle is a Bundle).
+  lines.splice(
+    1,
+    0,
+    ...[...new Set(imported.map(([file]) => file))].map(
+      (file) =>
+        `import type { ${imported
+          .filter(([f]) => f === file)
+          .map(([, name]) => name)
+          .join(', ')} } from './contract/${file}';`,
+    ),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** Whether a type alias is derived from a JSON Schema (its text names the contract's schema helpers). */
+function derivedFromSchemas(declaration) {
+  if (!declaration || !ts.isTypeAliasDeclaration(declaration)) return false;
+  return /\b(Sent|Received|ResponseOf|BodyOf|QueryOf|FromSchema)</.test(declaration.type.getText());
+}
+
+function moveTree(from, to, keep) {
+  for (const file of walk(from)) {
+    if (!keep(file)) continue;
+    const target = path.join(to, path.relative(from, file));
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.renameSync(file, target);
+  }
+}
+
+function walk(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? walk(full) : [full];
+  });
+}
+
+function report(diagnostic) {
+  console.error(
+    ts.formatDiagnosticsWithColorAndContext([diagnostic], {
+      getCanonicalFileName: (f) => f,
+      getCurrentDirectory: () => rootDir,
+      getNewLine: () => '\n',
+    }),
+  );
+}

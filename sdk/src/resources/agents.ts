@@ -1,0 +1,37 @@
+import type { AgentDetail, AgentList, Bundle, Deployed, Revision, RevisionList } from '../contract.ts';
+import { path, type RequestOptions } from '../transport.ts';
+import { Resource } from './resource.ts';
+
+export class Agents extends Resource {
+  /**
+   * Deploys a bundle: an object, or JSONC text as written in a `service.jsonc` (comments and trailing
+   * commas allowed). A new name is revision 1, an existing one its next revision. An invalid bundle
+   * throws BadRequestError with every fault in `errors` (JSON pointers into the bundle).
+   */
+  deploy(bundle: Bundle | string, options?: RequestOptions): Promise<Deployed> {
+    const call = typeof bundle === 'string' ? { body: bundle, contentType: 'application/jsonc' } : { json: bundle };
+    return this.transport.json({ method: 'POST', path: '/deploy', ...call, idempotent: false }, options);
+  }
+
+  list(options?: RequestOptions): Promise<AgentList> {
+    return this.transport.json({ method: 'GET', path: '/agent', idempotent: true }, options);
+  }
+
+  /** The agent's current revision: its bundle, triggers and schedules. */
+  retrieve(name: string, options?: RequestOptions): Promise<AgentDetail> {
+    return this.transport.json({ method: 'GET', path: path`/agent/${name}`, idempotent: true }, options);
+  }
+
+  revisions(name: string, options?: RequestOptions): Promise<RevisionList> {
+    return this.transport.json({ method: 'GET', path: path`/agent/${name}/revisions`, idempotent: true }, options);
+  }
+
+  revision(name: string, revision: number, options?: RequestOptions): Promise<Revision> {
+    return this.transport.json({ method: 'GET', path: path`/agent/${name}/revisions/${revision}`, idempotent: true }, options);
+  }
+
+  /** Deletes the agent, its schedules and its memory; its sessions answer 410 to new sends. */
+  delete(name: string, options?: RequestOptions): Promise<void> {
+    return this.transport.json({ method: 'DELETE', path: path`/agent/${name}`, idempotent: true }, options);
+  }
+}
