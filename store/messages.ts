@@ -114,10 +114,13 @@ export async function recordInvalidReply(
   });
 }
 
-/** Records a user message once (a retried call finds it and returns it). */
+/**
+ * Records a user message once (a retried call finds it and returns it). `joinTurn`: the user message of
+ * a running turn this one steers (ifBusy=steer): it belongs to that turn, whose next step reads it.
+ */
 export async function recordUserMessage(
   db: Db,
-  input: { sessionId: string; messageId: string; parts: MessagePart[] },
+  input: { sessionId: string; messageId: string; parts: MessagePart[]; joinTurn?: string },
 ): Promise<{ message: MessageView; seq: number; turnStarted: boolean }> {
   return inTransaction(db, async (client) => {
     const existing = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1', [input.messageId]);
@@ -133,7 +136,7 @@ export async function recordUserMessage(
     const { message } = await insertMessage(client, {
       id: input.messageId,
       sessionId: input.sessionId,
-      turnId: input.messageId,
+      turnId: input.joinTurn ?? input.messageId,
       role: 'user',
       parts: input.parts,
       status: 'complete',

@@ -13,6 +13,7 @@ import {
   defineUpdate,
   log,
   executeChild,
+  getExternalWorkflowHandle,
   proxyLocalActivities,
   setHandler,
   workflowInfo,
@@ -23,12 +24,13 @@ import type { MessagePart } from '../contract/events.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import type { ModelOverride, SessionRef } from './turn-types.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
-import { turnWorkflow } from './turn.ts';
+import { steerSignal, turnWorkflow } from './turn.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
 import { turnWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
 
-export type IfBusy = 'queue' | 'reject' | 'interrupt';
+/** `steer`: while a turn runs, the message joins it and its next model step reads it (else it queues). */
+export type IfBusy = 'queue' | 'reject' | 'interrupt' | 'steer';
 
 export interface SendInput {
   messageId: string;
@@ -41,6 +43,8 @@ export interface SendResult {
   messageId: string;
   /** seq of the user message's `message.created` event: the turn's events follow it. */
   seq: number;
+  /** A steering message joined this running turn (its turn id and user message) instead of starting one. */
+  joined?: { turnId: string; userMessageId: string };
 }
 
 export interface SessionState {
@@ -107,11 +111,13 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     retry: { maximumInterval: '1 minute' },
   });
   const queue: QueuedTurn[] = [...(input.queue ?? [])];
-  let running: { turnId: string; scope: CancellationScope; cancelRequested: boolean } | undefined;
+  let running: { turnId: string; userMessageId: string; scope: CancellationScope; cancelRequested: boolean } | undefined;
   // Sends are handled one after another so messages are recorded in the order they were accepted.
   let sendChain: Promise<unknown> = Promise.resolve();
   /** Turns this run has queued: a send seen again never queues its turn twice. */
   const accepted = new Set<string>();
+  /** Steering messages signalled to the running turn: one a step of it did not read runs as a turn of its own. */
+  let steering: string[] = [];
   /** Sends accepted but still being recorded: ifBusy=reject counts them as work ahead. */
   let recording = 0;
 
@@ -120,8 +126,28 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   /** Records a send after the ones before it and queues its turn once, however often it arrives. */
   function acceptSend(send: SendInput, record: typeof recordUserMessage): Promise<SendResult> {
     recording += 1;
-    const result = sendChain.then(async () => {
-      const recorded = await record({ sessionId: input.sessionId, messageId: send.messageId, parts: send.parts });
+    const result = sendChain.then(async (): Promise<SendResult> => {
+      // Steering joins the running turn (not one being aborted); with none running it is an ordinary send.
+      const joining = send.ifBusy === 'steer' && running && !running.cancelRequested ? running : undefined;
+      const recorded = await record({
+        sessionId: input.sessionId,
+        messageId: send.messageId,
+        parts: send.parts,
+        ...(joining ? { joinTurn: joining.userMessageId } : {}),
+      });
+      if (joining) {
+        if (!accepted.has(send.messageId)) {
+          accepted.add(send.messageId);
+          steering.push(send.messageId);
+          try {
+            await getExternalWorkflowHandle(turnWorkflowId(input.sessionId, joining.turnId)).signal(steerSignal, send.messageId);
+          } catch (error) {
+            // The turn ended meanwhile: the message runs as a turn of its own once that turn is done.
+            log.warn('could not steer the running turn', { messageId: send.messageId, error: String(error) });
+          }
+        }
+        return { messageId: send.messageId, seq: recorded.seq, joined: { turnId: joining.turnId, userMessageId: joining.userMessageId } };
+      }
       const known = accepted.has(send.messageId) || queue.some((queued) => queued.turnId === send.messageId) || recorded.turnStarted;
       if (known) return { messageId: send.messageId, seq: recorded.seq };
       accepted.add(send.messageId);
@@ -206,7 +232,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     }
     const turn = queue.shift()!;
     const scope = new CancellationScope();
-    running = { turnId: turn.turnId, scope, cancelRequested: false };
+    running = { turnId: turn.turnId, userMessageId: turn.userMessageId ?? turn.turnId, scope, cancelRequested: false };
     let ended: TurnEnd;
     try {
       const outcome = await scope.run(() =>
@@ -246,6 +272,11 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     } finally {
       running = undefined;
     }
+    // Steering the turn did not read (it was ending, or it failed or was aborted) runs as turns of its own, in order.
+    const read = new Set('outcome' in ended ? (ended.outcome.steered ?? []) : []);
+    const unread = steering.filter((messageId) => !read.has(messageId));
+    steering = [];
+    queue.unshift(...unread.map((messageId) => ({ turnId: messageId })));
     await publishTurnEnd(input, turn.turnId, ended, queue.length === 0);
     if (++turns >= TURNS_PER_RUN || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);

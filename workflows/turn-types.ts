@@ -44,6 +44,8 @@ export interface StepResult {
   replyErrors?: string[];
   /** With `jsonReply`: how many invalid replies the model may correct (its `retries`). */
   replyRetries?: number;
+  /** The user messages of this turn the step read (its own, and messages that steered it meanwhile). */
+  turnUserMessageIds?: string[];
   finishReason: string;
   usage: TokenUsage;
   costUsd: number | null;
@@ -57,4 +59,6 @@ export interface TurnOutcome {
   costUsd: number | null;
   /** The text of the turn's last model step: its answer (a workflow graph passes it on). */
   reply?: string;
+  /** Messages that steered this turn (ifBusy=steer) and that a model step of it read. */
+  steered?: string[];
 }

@@ -3,6 +3,8 @@
 // by Temporal); each tool call is run by its kind. Workflow history holds only step results.
 import {
   ActivityCancellationType,
+  defineSignal,
+  setHandler,
   rootCause,
   CancellationScope,
   isCancellation,
@@ -21,6 +23,9 @@ import { clientTools } from './client-tools.ts';
 function messageId(): string {
   return `msg_${uuid4().replace(/-/g, '')}`;
 }
+
+/** A message that joins this running turn (ifBusy=steer): recorded in the turn, read by its next step. */
+export const steerSignal = defineSignal<[string]>('steer');
 
 function inputErrorResult(call: ToolCall, error: string): ToolResultPart {
   return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: error, isError: true };
@@ -45,6 +50,12 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   });
   const tools = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
   const client = clientTools(input);
+  /** Messages that steer this turn, and those a step has read. */
+  const steers: string[] = [];
+  const steersRead = new Set<string>();
+  setHandler(steerSignal, (messageId) => {
+    if (!steers.includes(messageId)) steers.push(messageId);
+  });
 
   const usage = { inputTokens: 0, outputTokens: 0 };
   let costUsd: number | null = null;
@@ -66,7 +77,10 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       usage.outputTokens += result.usage.outputTokens;
       if (result.costUsd !== null) costUsd = (costUsd ?? 0) + result.costUsd;
       reply = result.text;
+      for (const id of result.turnUserMessageIds ?? []) if (steers.includes(id)) steersRead.add(id);
       if (result.toolCalls.length === 0) {
+        // A message that steered the turn while this step ran, after it read the conversation: one more step reads it.
+        if (steers.some((id) => !steersRead.has(id)) && step < settings.maxSteps) continue;
         if (!result.replyErrors) break;
         // A reply that must be JSON valid against jsonReply.schema was not: the model is told why and tries again.
         invalidReplies += 1;
@@ -108,7 +122,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       await book.recordToolResults({ sessionId: input.sessionId, turnId, messageId: resultsMessageId, results });
     }
     await book.completeTurn({ sessionId: input.sessionId, turnId: input.turnId, usage, costUsd });
-    return { status: 'completed', usage, costUsd, reply };
+    return { status: 'completed', usage, costUsd, reply, ...(steersRead.size > 0 ? { steered: [...steersRead] } : {}) };
   } catch (error) {
     if (isCancellation(error)) {
       await CancellationScope.nonCancellable(() =>

@@ -28,6 +28,8 @@ export function turnBookkeeping(deps: { db: Db }) {
       sessionId: string;
       messageId: string;
       parts: MessagePart[];
+      /** Steering: the user message of the running turn this message joins. */
+      joinTurn?: string;
     }): Promise<{ seq: number; turnStarted: boolean }> {
       try {
         const { seq, turnStarted } = await recordUserMessage(db, input);

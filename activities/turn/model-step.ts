@@ -101,6 +101,10 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const writer = new DeltaWriter(deltaCommits, { sessionId: input.sessionId, messageId: input.messageId, attempt }, deps.deltaFlushMs);
       try {
         const history = await conversation(deps.db, input.sessionId, turnId);
+        // What the step saw of its turn: a message steering the turn after this read needs another step.
+        const turnUserMessageIds = history
+          .filter((message) => message.role === 'user' && message.turnId === turnId)
+          .map((message) => message.id);
         const resolveFile = await conversationFiles(deps, input.sessionId, history, {
           limitBytes: limits.turnFileBytes,
           files: turnFiles,
@@ -189,6 +193,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
           ...done,
           toolCalls: classifyToolCalls(bundle, skills, done.toolCalls),
           ...replyErrorsOf(bundle, done, message.parts),
+          turnUserMessageIds,
           finishReason: end?.finishReason ?? 'other',
         };
       } finally {

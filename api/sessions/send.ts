@@ -29,25 +29,28 @@ export interface SendRequest {
 
 export async function sendAndAnswer(deps: ApiDeps, send: SendRequest): Promise<Reply | undefined> {
   const { req, res, session } = send;
-  const { messageId, seq } = await sendIdempotently(deps, req, session, { body: send.body, ifBusy: send.ifBusy }, async (ids) => {
+  const { messageId, seq, joined } = await sendIdempotently(deps, req, session, { body: send.body, ifBusy: send.ifBusy }, async (ids) => {
     const message = { ...ids, parts: send.parts, ...(send.model ? { model: send.model } : {}) };
     // Async needs no answer from the session: a signal, taken by Temporal with no worker running.
     // ifBusy=reject needs the session's verdict, so it stays an Update (503 when no worker answers).
     if (send.async && ids.ifBusy !== 'reject') {
       await sendToSessionAsync(deps, session, { ...message, ifBusy: ids.ifBusy });
-      return { messageId: ids.messageId, seq: undefined };
+      return { messageId: ids.messageId, seq: undefined, joined: undefined };
     }
-    return { messageId: ids.messageId, seq: (await sendToSession(deps, session, message)).seq };
+    const sent = await sendToSession(deps, session, message);
+    return { messageId: ids.messageId, seq: sent.seq, joined: sent.joined };
   });
   if (seq === undefined) return { status: 202, body: { messageId, ...send.extra } };
   return answerTurn(deps, {
     req,
     res,
     sessionId: session.id,
-    turnId: messageId,
-    userMessageId: messageId,
+    // A steering message is answered with the turn it joined.
+    turnId: joined?.turnId ?? messageId,
+    userMessageId: joined?.userMessageId ?? messageId,
     firstSeq: seq,
     async: send.async,
-    ...(send.extra ? { extra: send.extra } : {}),
+    // The answer names the message sent, also when it joined another's turn.
+    extra: { ...send.extra, messageId },
   });
 }

@@ -81,7 +81,14 @@ export const SEND_QUERY_SCHEMA = {
         'runs when one takes it; resending with the same Idempotency-Key never runs it twice). With ifBusy=reject the ' +
         "session's verdict is awaited: 202, 409, or 503 when no worker answers within TEMPORAL_CALL_TIMEOUT_MS",
     },
-    ifBusy: { enum: ['queue', 'reject', 'interrupt'], default: 'queue' },
+    ifBusy: {
+      enum: ['queue', 'reject', 'interrupt', 'steer'],
+      default: 'queue',
+      description:
+        'While a turn runs: `queue` (the default) runs this message as the next turn; `reject` answers 409; `interrupt` aborts ' +
+        'the running turn first; `steer` joins the running turn: its next model step reads the message (with no turn ' +
+        'running, it is an ordinary send). A steering send is answered with the running turn (its stream, or its reply).',
+    },
   },
 } as const;
 
