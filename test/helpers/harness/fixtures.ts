@@ -2,11 +2,12 @@
 // top level, and its tests take what they need from their context:
 //
 //   const test = apiTest();
-//   test('lists no keys for a new user', async ({ api, user }) => {
+//   test("a user's key lists keys", async ({ api, user }) => {
 //     expect((await call(`${api.url}/key`, { headers: user.auth })).status).toBe(200);
 //   });
 //
-// Everything here is file-scoped: started once for the file, closed after its last test.
+// Everything here is file-scoped: started once for the file, closed after its last test and after
+// its afterAll hooks, which may still use it.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,6 +54,7 @@ export function apiTest(env: Record<string, string> = {}, options: ApiTestOption
     .extend('user', { scope: 'file' }, ({ api }): Promise<TestUser> => createTestUser(api.db, { admin: options.admin }))
     // eslint-disable-next-line no-empty-pattern
     .extend('db', { scope: 'file' }, ({}, { onCleanup }): Db => {
+      // Room for the concurrent appenders of the SSE tests.
       const db = createPool(testConfig().databaseUrl!, 30);
       onCleanup(() => db.end());
       return db;
@@ -100,6 +102,7 @@ export function agentWithHooksTest(overrides: Record<string, string>, events: re
       return Object.assign(receiver, { secret: created.body.secret });
     },
   );
+  // As in apiTest: set up before the first test, under hookTimeout.
   extended.beforeAll(async ({ hooks: _started }) => {});
   return extended;
 }
