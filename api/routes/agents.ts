@@ -1,4 +1,6 @@
 // Reading and deleting agents. Names are per user: another user's agent name is simply not found.
+import { commandPlaceholders, commandUsage } from '../../contract/commands.ts';
+import type { Bundle } from '../../contract/bundle.ts';
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
@@ -8,6 +10,19 @@ import { describeTriggers } from '../triggers/urls.ts';
 import { publicBaseUrl } from '../public-url.ts';
 import { reconcileSchedules } from '../triggers/schedule-reconcile.ts';
 import type { Principal } from '../../store/api-keys.ts';
+
+/** The agent's custom commands with what each needs, for a CLI's help and a dashboard's form. */
+function commandViews(bundle: Bundle) {
+  return Object.entries(bundle.command ?? {}).map(([name, command]) => ({
+    name,
+    template: command.template,
+    usage: commandUsage(command.template),
+    ...commandPlaceholders(command.template),
+    ...(command.agent ? { agent: command.agent } : {}),
+    ...(command.model ? { model: command.model } : {}),
+    subtask: command.subtask ?? false,
+  }));
+}
 
 export function agentRoutes(deps: ApiDeps) {
   async function agentNamed(principal: Principal | undefined, name: string): Promise<Agent> {
@@ -39,7 +54,14 @@ export function agentRoutes(deps: ApiDeps) {
         const { userId: _userId, ...view } = agent;
         return {
           status: 200,
-          body: { ...view, model: current.bundle.model, bundle: current.bundle, warnings: current.warnings, triggers },
+          body: {
+            ...view,
+            model: current.bundle.model,
+            bundle: current.bundle,
+            warnings: current.warnings,
+            triggers,
+            commands: commandViews(current.bundle),
+          },
         };
       },
     }),

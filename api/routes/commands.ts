@@ -41,9 +41,11 @@ export function commandRoutes(deps: ApiDeps) {
 
         const target = command.agent ? await findAgent(deps.db, userId, command.agent) : agent;
         if (!target) throw new NotFoundError(`The command "${params.command}" runs on agent "${command.agent}", which you do not have`);
-        const session = body.sessionId
-          ? await loadSendableSession(deps, principal, body.sessionId)
-          : await createSession(deps.db, { userId, agentId: target.id, revision: target.revision });
+        // A subtask runs in a session of its own, whatever session it was called from.
+        const session =
+          body.sessionId && !command.subtask
+            ? await loadSendableSession(deps, principal, body.sessionId)
+            : await createSession(deps.db, { userId, agentId: target.id, revision: target.revision });
         if (session.agentId !== target.id) {
           throw new ConflictError(`Session "${session.id}" belongs to another agent than the one the command runs on ("${target.name}")`);
         }

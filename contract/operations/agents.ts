@@ -113,6 +113,27 @@ export const listAgents = defineOperation({
   },
 });
 
+/** A custom command as GET /agent/<name> lists it: what it needs (contract/commands.ts reads it from the template). */
+export const COMMAND_VIEW_SCHEMA = {
+  type: 'object',
+  required: ['name', 'template', 'usage', 'positionals', 'flags', 'allArguments', 'subtask'],
+  properties: {
+    name: { type: 'string' },
+    template: { type: 'string' },
+    usage: { type: 'string', description: 'e.g. `<1> <2> --tone <tone>`' },
+    positionals: { type: 'integer', description: 'How many positional arguments it takes (the highest ${n})' },
+    flags: { type: 'array', items: { type: 'string' }, description: 'The flags it needs, by name' },
+    allArguments: { type: 'boolean', description: 'It uses $ARGUMENTS: any number of arguments' },
+    agent: { type: 'string', description: 'It runs on this other agent' },
+    model: {
+      type: 'object',
+      required: ['providerId', 'modelId'],
+      properties: { providerId: { type: 'string' }, modelId: { type: 'string' } },
+    },
+    subtask: { type: 'boolean' },
+  },
+} as const;
+
 export const getAgent = defineOperation({
   id: 'getAgent',
   method: 'get',
@@ -125,8 +146,14 @@ export const getAgent = defineOperation({
       description: 'The agent',
       schema: {
         type: 'object',
-        required: ['id', 'name', 'revision', 'createdAt', 'updatedAt', 'bundle', 'warnings', 'triggers'],
-        properties: { ...AGENT_FIELDS, bundle: BUNDLE_REF, warnings: STRINGS, triggers: { type: 'array', items: TRIGGER_VIEW_SCHEMA } },
+        required: ['id', 'name', 'revision', 'createdAt', 'updatedAt', 'bundle', 'warnings', 'triggers', 'commands'],
+        properties: {
+          ...AGENT_FIELDS,
+          bundle: BUNDLE_REF,
+          warnings: STRINGS,
+          triggers: { type: 'array', items: TRIGGER_VIEW_SCHEMA },
+          commands: { type: 'array', items: COMMAND_VIEW_SCHEMA },
+        },
       },
     },
     404: { description: 'You have no agent of that name' },

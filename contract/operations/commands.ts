@@ -26,7 +26,8 @@ export const COMMAND_BODY_SCHEMA = {
     sessionId: {
       type: 'string',
       maxLength: 64,
-      description: "Send into this session (of the command's agent); without it, a new session is opened",
+      description:
+        "Send into this session (of the command's agent); without it, or for a command with `subtask: true`, a new session is opened",
     },
   },
 } as const;

@@ -32,6 +32,37 @@ describe('custom commands', () => {
     await env.waitForEvents(reply.body.sessionId, (events) => events.filter((event) => event.type === 'turn.completed').length === 2);
   });
 
+  test('GET /agent/<name> lists each command with what it needs', async ({ env }) => {
+    const { name } = await env.deploy({
+      command: {
+        review: { template: 'Review ${1} against ${2}, tone: ${tone}.' },
+        summarise: { template: 'Summarise $ARGUMENTS', subtask: true, model: { providerId: 'openai', modelId: 'gpt-4.1' } },
+      },
+    });
+    const agent = await call<{ commands: unknown[] }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
+    expect(agent.body.commands).toEqual([
+      {
+        name: 'review',
+        template: 'Review ${1} against ${2}, tone: ${tone}.',
+        usage: '<1> <2> --tone <tone>',
+        positionals: 2,
+        flags: ['tone'],
+        allArguments: false,
+        subtask: false,
+      },
+      {
+        name: 'summarise',
+        template: 'Summarise $ARGUMENTS',
+        usage: '[arguments...]',
+        positionals: 0,
+        flags: [],
+        allArguments: true,
+        model: { providerId: 'openai', modelId: 'gpt-4.1' },
+        subtask: true,
+      },
+    ]);
+  });
+
   test('a missing argument or flag, an unknown flag and an unknown command are refused, and nothing is sent', async ({ env }) => {
     const { name } = await env.deploy({ command: { review: { template: 'Review ${1} as ${tone}' } } });
     const before = env.fake.requests.length;
@@ -49,6 +80,21 @@ describe('custom commands', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.text).toContain('its commands: review');
     expect(env.fake.requests.length).toBe(before);
+  });
+
+  test('a subtask runs in a new session of its own, even when called from a session', async ({ env }) => {
+    const { name } = await env.deploy({ command: { research: { template: 'Research ${1}', subtask: true } } });
+    env.fake.enqueue({ text: 'First.' }, { text: 'Found it.' });
+    const caller = await call<{ sessionId: string }>(`${env.api.url}/agent/${name}/command/research`, {
+      headers: env.user.auth,
+      json: { args: ['tides'] },
+    });
+    const sub = await call<{ sessionId: string; reply: string }>(`${env.api.url}/agent/${name}/command/research`, {
+      headers: env.user.auth,
+      json: { args: ['currents'], sessionId: caller.body.sessionId },
+    });
+    expect(sub.body.reply).toBe('Found it.');
+    expect(sub.body.sessionId).not.toBe(caller.body.sessionId);
   });
 
   test('`agent` runs the command on another agent, `model` is used for that turn', async ({ env }) => {
