@@ -16,6 +16,7 @@ export type {
   ApprovalPage,
   ListApprovalsQuery,
 } from '../../contract/operations/approvals.ts';
+export type { CommandBody, CommandReply } from '../../contract/operations/commands.ts';
 export type { Health } from '../../contract/operations/health.ts';
 export type { KeyListing, CreateKeyBody, CreatedKey, CreateUserBody, CreatedUser, KeyList } from '../../contract/operations/keys.ts';
 export type { Media } from '../../contract/operations/media.ts';

@@ -1,6 +1,6 @@
-import type { AgentDetail, AgentList, Bundle, Deployed, Revision, RevisionList } from '../contract.ts';
+import type { AgentDetail, AgentList, Bundle, CommandBody, CommandReply, Deployed, Revision, RevisionList } from '../contract.ts';
 import { path, type RequestOptions } from '../transport.ts';
-import { Resource } from './resource.ts';
+import { Resource, newIdempotencyKey } from './resource.ts';
 
 export class Agents extends Resource {
   /**
@@ -33,5 +33,23 @@ export class Agents extends Resource {
   /** Deletes the agent, its schedules and its memory; its sessions answer 410 to new sends. */
   delete(name: string, options?: RequestOptions): Promise<void> {
     return this.transport.json({ method: 'DELETE', path: path`/agent/${name}`, idempotent: true }, options);
+  }
+
+  /**
+   * Runs one of the agent's custom commands (the bundle's `commands`): the server resolves its
+   * template with `args` and `flags` and sends it like a message, into `sessionId` or a new session,
+   * and answers once the turn ends (or waits on someone) with the reply and the `sessionId`.
+   */
+  runCommand(name: string, command: string, body: CommandBody = {}, options?: RequestOptions): Promise<CommandReply> {
+    return this.transport.json(
+      {
+        method: 'POST',
+        path: path`/agent/${name}/command/${command}`,
+        json: body,
+        idempotent: true,
+        idempotencyKey: newIdempotencyKey(),
+      },
+      { timeoutMs: 10 * 60_000, ...options },
+    );
   }
 }
