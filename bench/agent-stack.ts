@@ -42,8 +42,8 @@ export interface AgentStack {
   fake: FakeModel;
   config: Config;
   temporal: { connection: NativeConnection; client: Client; namespace: string };
-  /** Deploys a minimal agent through POST /deploy; answers its name. */
-  deployAgent(): Promise<string>;
+  /** Deploys a minimal agent (with `extra` bundle fields) through POST /deploy; answers its name. */
+  deployAgent(extra?: Record<string, unknown>): Promise<string>;
   /** Opens a session through POST /agent/<name>/session; close() ends its workflow. */
   newSession(agentName: string): Promise<string>;
   /** The waiting send: answers when the turn has ended. Anything but a completed turn throws. */
@@ -149,9 +149,14 @@ export async function startAgentStack(infra: Infra, log: (line: string) => void,
       fake,
       config,
       temporal: { connection: nativeConnection, client, namespace },
-      async deployAgent() {
+      async deployAgent(extra = {}) {
         const name = `bench-${randomBytes(6).toString('hex')}`;
-        const body = JSON.stringify({ name, model: { providerId: 'openai-compatible', modelId: 'fake-model' }, instructions: 'Be brief.' });
+        const body = JSON.stringify({
+          name,
+          model: { providerId: 'openai-compatible', modelId: 'fake-model' },
+          instructions: 'Be brief.',
+          ...extra,
+        });
         expectStatus(await timedRequest(setup, `${url}/deploy`, { method: 'POST', headers, body, timeoutMs: 30_000 }), 201, 'POST /deploy');
         return name;
       },
