@@ -9,6 +9,7 @@ export { parseServerSentEvents, type ServerSentEvent } from './sse.ts';
 export { turnEventFilter, isTurnEnd } from './turn-events.ts';
 export type { EventsOptions, EventsFunction } from './resources/events.ts';
 export { ApprovalHandle, type ApprovalOutcome, type WaitOptions } from './resources/approvals.ts';
+export type { BundleInput } from './resources/agents.ts';
 export type { MessageInput, SendOptions, UploadSource } from './resources/sessions.ts';
 export type { ToolHandlers, ToolCall, ToolRunOptions, ToolRunResult } from './tool-runner.ts';
 export * from './webhooks.ts';

@@ -2,13 +2,19 @@ import type { AgentDetail, AgentList, Bundle, CommandBody, CommandReply, Deploye
 import { path, type RequestOptions } from '../transport.ts';
 import { Resource, newIdempotencyKey } from './resource.ts';
 
+/**
+ * A bundle as written for a deploy: `name` and `model`, the rest optional (the service applies the
+ * defaults; `Bundle` is the validated form it reads back).
+ */
+export type BundleInput = Pick<Bundle, 'name' | 'model'> & Partial<Omit<Bundle, 'name' | 'model'>> & { $schema?: string };
+
 export class Agents extends Resource {
   /**
    * Deploys a bundle: an object, or JSONC text as written in a `service.jsonc` (comments and trailing
    * commas allowed). A new name is revision 1, an existing one its next revision. An invalid bundle
    * throws BadRequestError with every fault in `errors` (JSON pointers into the bundle).
    */
-  deploy(bundle: Bundle | string, options?: RequestOptions): Promise<Deployed> {
+  deploy(bundle: BundleInput | string, options?: RequestOptions): Promise<Deployed> {
     const call = typeof bundle === 'string' ? { body: bundle, contentType: 'application/jsonc' } : { json: bundle };
     return this.transport.json({ method: 'POST', path: '/deploy', ...call, idempotent: false }, options);
   }

@@ -1,0 +1,123 @@
+// Streams that resume by themselves: a send's turn stream and client.events(), cut mid-turn by a
+// proxy, still deliver every event of the turn exactly once, in seq order, and the text helper
+// gives the stored reply.
+import { describe, expect } from 'vitest';
+import { agentTest } from '../helpers/harness/fixtures.ts';
+import { Client, TextAccumulator, turnEventFilter, type SessionEvent } from '../../sdk/src/index.ts';
+import { startCuttingProxy, type CuttingProxy } from './cutting-proxy.ts';
+
+// A proxy in front of the file's API, cut by the tests that say so.
+const test = agentTest().extend('proxy', { scope: 'file' }, async ({ env }, { onCleanup }): Promise<CuttingProxy> => {
+  const proxy = await startCuttingProxy(env.api.url);
+  onCleanup(() => proxy.close());
+  return proxy;
+});
+
+const WORDS = Array.from({ length: 40 }, (_, index) => `word${index}`);
+
+describe('a turn stream', () => {
+  test('types its events, ends with the terminal event, and gives text, final message and json', async ({ env }) => {
+    const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
+    const sessionId = await env.newSession();
+    env.fake.enqueue({ text: 'Hello there' });
+    const stream = client.sessions.send(sessionId, 'hi');
+    const seen: string[] = [];
+    for await (const event of stream) {
+      seen.push(event.type);
+      if (event.type === 'message.part.delta') expect(typeof event.delta).toBe('string');
+    }
+    expect(seen[0]).toBe('message.created');
+    expect(seen.at(-1)).toBe('turn.completed');
+    expect(await stream.text()).toBe('Hello there');
+    expect((await stream.finalMessage())?.role).toBe('assistant');
+    expect((await stream.ready).messageId).toMatch(/^msg_/);
+    expect(await stream.json()).toBeUndefined();
+  });
+
+  test('cut mid-turn, it resumes with Last-Event-ID: every event of the turn once, in seq order', async ({ env, proxy }) => {
+    const client = new Client({ baseUrl: proxy.url, apiKey: env.user.apiKey });
+    const sessionId = await env.newSession();
+    env.fake.enqueue({ text: WORDS.map((word) => `${word} `), chunkDelayMs: 40 });
+    const reconnections: number[] = [];
+    const stream = client.sessions.send(sessionId, 'talk', { onReconnect: (lastSeq) => reconnections.push(lastSeq) });
+    const received: SessionEvent[] = [];
+    let cuts = 0;
+    for await (const event of stream) {
+      received.push(event);
+      // Two cuts, at the 3rd and 8th delta: the second one on an already resumed stream.
+      const deltas = received.filter((seen) => seen.type === 'message.part.delta').length;
+      if (event.type === 'message.part.delta' && (deltas === 3 || deltas === 8) && cuts < 2) {
+        cuts++;
+        proxy.cutAll();
+      }
+    }
+    expect(cuts).toBe(2);
+    expect(reconnections.length).toBeGreaterThanOrEqual(2);
+    const seqs = received.map((event) => event.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    const { messageId } = await stream.ready;
+    const keep = turnEventFilter(messageId);
+    const stored = (await env.events(sessionId)).filter((event) => keep(event));
+    expect(received).toEqual(stored);
+    expect(received.at(-1)!.type).toBe('turn.completed');
+    expect(await stream.text()).toBe(WORDS.map((word) => `${word} `).join(''));
+  });
+
+  test('an abort signal ends the stream with APIUserAbortError', async ({ env }) => {
+    const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
+    const sessionId = await env.newSession();
+    env.fake.enqueue({ text: WORDS, chunkDelayMs: 50 });
+    const stop = new AbortController();
+    const stream = client.sessions.send(sessionId, 'talk', { signal: stop.signal });
+    const consumed = (async () => {
+      for await (const event of stream) if (event.type === 'message.part.delta') stop.abort();
+    })();
+    await expect(consumed).rejects.toMatchObject({ name: 'APIUserAbortError' });
+    await client.sessions.abort(sessionId);
+  });
+});
+
+describe('client.events', () => {
+  test('replay then live, cut twice, every event of the session once in seq order', async ({ env, proxy }) => {
+    const client = new Client({ baseUrl: proxy.url, apiKey: env.user.apiKey });
+    const sessionId = await env.newSession();
+    env.fake.enqueue({ text: 'before' });
+    await client.sessions.sendAndWait(sessionId, 'first');
+    env.fake.enqueue({ text: WORDS.map((word) => `${word} `), chunkDelayMs: 30 });
+    await client.sessions.sendAsync(sessionId, 'second');
+    const received: SessionEvent[] = [];
+    const stop = new AbortController();
+    let ends = 0;
+    let cuts = 0;
+    for await (const event of client.events(sessionId, { follow: true, signal: stop.signal })) {
+      received.push(event);
+      if (event.type === 'message.part.delta' && cuts < 2 && received.length % 5 === 0) {
+        cuts++;
+        proxy.cutAll();
+      }
+      if (event.type === 'turn.completed' && ++ends === 2) break;
+    }
+    expect(cuts).toBe(2);
+    expect(received).toEqual(await env.events(sessionId));
+    expect(received.map((event) => event.seq)).toEqual(received.map((_, index) => index + 1));
+  });
+});
+
+describe('the text accumulator', () => {
+  test("drops a message's text at its step.retry, and everything at a new turn.started", () => {
+    const base = { at: '2026-01-01T00:00:00Z', sessionId: 'ses_1' };
+    const accumulator = new TextAccumulator();
+    const events: SessionEvent[] = [
+      { ...base, seq: 1, type: 'turn.started', turnId: 'msg_1' },
+      { ...base, seq: 2, type: 'message.part.delta', messageId: 'msg_2', delta: 'Hel' },
+      { ...base, seq: 3, type: 'step.retry', messageId: 'msg_2', attempt: 2 },
+      { ...base, seq: 4, type: 'message.part.delta', messageId: 'msg_2', delta: 'Hello' },
+      { ...base, seq: 5, type: 'message.part.delta', messageId: 'msg_2', delta: ' world' },
+    ];
+    for (const event of events) accumulator.apply(event);
+    expect(accumulator.text).toBe('Hello world');
+    accumulator.apply({ ...base, seq: 6, type: 'turn.started', turnId: 'msg_3' });
+    expect(accumulator.text).toBe('');
+  });
+});
