@@ -231,6 +231,20 @@ export async function finishAssistantMessage(
   });
 }
 
+/** The `tool.result` event of one result, as the turn records it and as a client's answer announces it. */
+export function toolResultEvent(messageId: string, result: Extract<MessagePart, { type: 'tool-result' }>): NewEvent {
+  return {
+    type: 'tool.result',
+    data: {
+      messageId,
+      toolCallId: result.toolCallId,
+      toolName: result.toolName,
+      output: result.output,
+      ...(result.isError ? { isError: true } : {}),
+    },
+  };
+}
+
 /** Records tool results as one tool message (once), with a `tool.result` event per result. */
 export async function recordToolResults(
   db: Db,
@@ -246,18 +260,9 @@ export async function recordToolResults(
       [input.sessionId, input.messageId],
     );
     const done = new Set(announced.map((row) => row.tool_call_id));
-    const resultEvents: NewEvent[] = input.results
+    const resultEvents = input.results
       .filter((result) => !done.has(result.toolCallId))
-      .map((result) => ({
-        type: 'tool.result',
-        data: {
-          messageId: input.messageId,
-          toolCallId: result.toolCallId,
-          toolName: result.toolName,
-          output: result.output,
-          ...(result.isError ? { isError: true } : {}),
-        },
-      }));
+      .map((result) => toolResultEvent(input.messageId, result));
     await insertMessage(client, {
       id: input.messageId,
       sessionId: input.sessionId,

@@ -10,6 +10,7 @@ import {
   recordUserMessage,
   streamedText,
   streamingMessageIds,
+  toolResultEvent,
 } from '../../store/messages.ts';
 import { moveSessionStatus, setSessionStatus } from '../../store/sessions.ts';
 import { MessageNotFoundError, NotAnAssistantMessageError, revertFrom, SessionBusyError, type RevertOutcome } from '../../store/revert.ts';
@@ -97,21 +98,10 @@ export function turnBookkeeping(deps: { db: Db }) {
     async announceToolResult(input: { sessionId: string; messageId: string; result: ToolResultPart }): Promise<void> {
       const { result } = input;
       await inTransaction(db, (client) =>
-        appendEventOnce(
-          client,
-          input.sessionId,
-          {
-            type: 'tool.result',
-            data: {
-              messageId: input.messageId,
-              toolCallId: result.toolCallId,
-              toolName: result.toolName,
-              output: result.output,
-              ...(result.isError ? { isError: true } : {}),
-            },
-          },
-          { messageId: input.messageId, toolCallId: result.toolCallId },
-        ),
+        appendEventOnce(client, input.sessionId, toolResultEvent(input.messageId, result), {
+          messageId: input.messageId,
+          toolCallId: result.toolCallId,
+        }),
       );
     },
 
