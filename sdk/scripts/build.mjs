@@ -49,7 +49,8 @@ for (const file of walk(contractDir)) {
   if (fs.readFileSync(file, 'utf8').includes('json-schema-to-ts') || /from '\.\/operation\.js'/.test(fs.readFileSync(file, 'utf8')))
     fs.rmSync(file);
 }
-console.log(`@agent-service/sdk built into ${path.relative(rootDir, distDir)}/`);
+// To stderr: `npm pack --json` prints its JSON on stdout, after the prepare script ran.
+console.error(`@agent-service/sdk built into ${path.relative(rootDir, distDir)}/`);
 
 function contractDeclarations() {
   const checker = program.getTypeChecker();
