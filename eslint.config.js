@@ -34,6 +34,8 @@ const LAYERS = {
   // The SDK (@agent-service/sdk) is published alone and runs in browsers: it takes only types from
   // the contract (its build writes them into its package) and no package or Node module at all.
   sdk: {
+    // Its source; sdk/examples use the package as any program would.
+    root: 'sdk/src',
     may: [],
     typeOnly: ['contract'],
     onlyRelative: true,
@@ -61,7 +63,7 @@ function layerRules() {
       ...(layer.onlyRelative ? [{ regex: '^[^.]', message: `Not in ${folder}/: ${layer.why}.` }] : []),
     ];
     return {
-      files: [`${folder}/**/*.ts`],
+      files: [`${layer.root ?? folder}/**/*.ts`],
       rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
     };
   });
