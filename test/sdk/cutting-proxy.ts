@@ -8,17 +8,22 @@ export interface CuttingProxy {
   connections: number;
   /** Destroys every open connection, both sides. */
   cutAll(): void;
+  /** Sends new connections to another server (an API process that replaced the first). */
+  retarget(target: string): void;
   close(): Promise<void>;
 }
 
 export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
-  const { hostname, port } = new URL(target);
+  let { hostname, port } = new URL(target);
   const open = new Set<net.Socket>();
   const proxy: CuttingProxy = {
     url: '',
     connections: 0,
     cutAll() {
       for (const socket of open) socket.destroy();
+    },
+    retarget(next) {
+      ({ hostname, port } = new URL(next));
     },
     close: () =>
       new Promise((resolve) => {

@@ -3,6 +3,7 @@
 // gives the stored reply.
 import { describe, expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
+import { startTestApi } from '../helpers/harness/api.ts';
 import { Client, TextAccumulator, turnEventFilter, type SessionEvent } from '../../sdk/src/index.ts';
 import { startCuttingProxy, type CuttingProxy } from './cutting-proxy.ts';
 
@@ -62,6 +63,38 @@ describe('a turn stream', () => {
     expect(received).toEqual(stored);
     expect(received.at(-1)!.type).toBe('turn.completed');
     expect(await stream.text()).toBe(WORDS.map((word) => `${word} `).join(''));
+  });
+
+  test('its API process closed mid-turn and another one started: the stream completes with every seq once', async ({ env }) => {
+    // An API of its own behind a proxy (the file's API serves the other tests), replaced mid-turn.
+    const first = await startTestApi(env.env);
+    const proxy = await startCuttingProxy(first.url);
+    let second: Awaited<ReturnType<typeof startTestApi>> | undefined;
+    try {
+      const client = new Client({ baseUrl: proxy.url, apiKey: env.user.apiKey });
+      const sessionId = await env.newSession();
+      env.fake.enqueue({ text: WORDS.map((word) => `${word} `), chunkDelayMs: 40 });
+      let reconnections = 0;
+      const stream = client.sessions.send(sessionId, 'talk', { onReconnect: () => reconnections++ });
+      const received: SessionEvent[] = [];
+      for await (const event of stream) {
+        received.push(event);
+        if (event.type === 'message.part.delta' && !second) {
+          second = await startTestApi(env.env);
+          proxy.retarget(second.url);
+          await first.close();
+        }
+      }
+      expect(second).toBeDefined();
+      expect(reconnections).toBeGreaterThanOrEqual(1);
+      const keep = turnEventFilter((await stream.ready).messageId);
+      expect(received).toEqual((await env.events(sessionId)).filter((event) => keep(event)));
+      expect(await stream.text()).toBe(WORDS.map((word) => `${word} `).join(''));
+    } finally {
+      await proxy.close();
+      await second?.close();
+      await first.close().catch(() => {});
+    }
   });
 
   test('an abort signal ends the stream with APIUserAbortError', async ({ env }) => {
