@@ -45,9 +45,14 @@ export function sessionRoutes(deps: ApiDeps) {
     defineRoute(OPERATIONS.getSession, {
       async handle({ params, principal }) {
         const session = await loadOwnedSession(deps.db, principal, params.id!);
-        const awaited = session.status === 'waiting' ? await awaitedClientToolCalls(deps.db, session.id) : [];
-        const waitingFor = awaited.length > 0 ? { waitingFor: { kind: 'tool' as const, toolCalls: awaited.map(awaitedView) } } : {};
-        return { status: 200, body: { ...sessionView(session), ...waitingFor, messages: await listMessages(deps.db, session.id) } };
+        // A step's calls of custom tools are readable (and answerable) a moment before the turn marks its
+        // session waiting: a session with such calls awaited is waiting on them already.
+        const awaited = session.status === 'idle' ? [] : await awaitedClientToolCalls(deps.db, session.id);
+        const waiting =
+          awaited.length > 0
+            ? { status: 'waiting' as const, waitingFor: { kind: 'tool' as const, toolCalls: awaited.map(awaitedView) } }
+            : {};
+        return { status: 200, body: { ...sessionView(session), ...waiting, messages: await listMessages(deps.db, session.id) } };
       },
     }),
     defineRoute(OPERATIONS.sendMessage, {
