@@ -116,6 +116,11 @@ describe('client tools', () => {
     expect(waiting).toMatchObject({ status: 'waiting', waitingFor: { kind: 'tool' } });
 
     const restarted = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
+    // A restarted process comes later; under load GET /session may show the wait a moment after the
+    // waiting send answered (seen once with two test files at once), so the test waits for it.
+    for (let tries = 0; (await restarted.sessions.retrieve(sessionId)).waitingFor?.kind !== 'tool' && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const calls: ToolCall[] = [];
     const result = await restarted.sessions.resumeTools(sessionId, {
       lookup_order: (input, call) => {
