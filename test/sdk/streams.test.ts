@@ -35,6 +35,16 @@ describe('a turn stream', () => {
     expect(await stream.json()).toBeUndefined();
   });
 
+  test('json() gives the structured reply of an agent with jsonReply', async ({ env }) => {
+    const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
+    const sessionId = await env.newSession({
+      jsonReply: { schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+    });
+    env.fake.enqueue({ text: '{"city": "Paris"}' });
+    const stream = client.sessions.send(sessionId, 'Capital of France, as JSON');
+    expect(await stream.json<{ city: string }>()).toEqual({ city: 'Paris' });
+  });
+
   test('cut mid-turn, it resumes with Last-Event-ID: every event of the turn once, in seq order', async ({ env, proxy }) => {
     const client = new Client({ baseUrl: proxy.url, apiKey: env.user.apiKey });
     const sessionId = await env.newSession();
