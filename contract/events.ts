@@ -12,7 +12,20 @@ export type MessagePart =
   | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown }
   | { type: 'tool-result'; toolCallId: string; toolName: string; output: unknown; isError?: boolean }
   /** The structured reply of an agent with `jsonReply`, beside the text it was read from. */
-  | { type: 'json'; json: unknown };
+  | { type: 'json'; json: unknown }
+  /**
+   * A subtask's reply, come back into the session its command was called from: the child session and
+   * its reply message (null when the subtask ended without one), beside the reply's text (and json).
+   */
+  | {
+      type: 'subtask';
+      sessionId: string;
+      messageId: string | null;
+      status: 'completed' | 'failed' | 'aborted';
+      command?: string;
+      /** Why a failed subtask failed (its `turn.failed` error). */
+      error?: string;
+    };
 
 export type MessageRole = 'user' | 'assistant' | 'tool';
 export type MessageStatus = 'streaming' | 'complete' | 'aborted' | 'failed';
@@ -33,7 +46,8 @@ export interface MessageView {
 }
 
 export interface EventData {
-  'session.created': { agentId: string; revision: number; forkedFrom?: string };
+  /** `parentSessionId`: a subtask's session, opened by a command called from that session. */
+  'session.created': { agentId: string; revision: number; forkedFrom?: string; parentSessionId?: string };
   'message.created': { message: MessageView };
   /** `userMessageId`: the user message a regenerated turn answers (otherwise it is `turnId` itself). */
   'turn.started': { turnId: string; userMessageId?: string };

@@ -42,7 +42,8 @@ export class StaleAttemptError extends Error {
   override name = 'StaleAttemptError';
 }
 
-async function insertMessage(
+/** Inserts a message and its `message.created` event (after `extraEvents`) in the caller's transaction. */
+export async function insertMessage(
   client: DbClient,
   input: {
     id: string;

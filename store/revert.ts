@@ -96,6 +96,10 @@ export async function revertFrom(
     if (input.requireAssistant && target.role !== 'assistant') {
       throw new NotAnAssistantMessageError(`Message "${input.messageId}" is a ${target.role} message, not an assistant reply`);
     }
+    // A subtask's reply is a turn of its own with no user message: there is no turn to run again.
+    if (input.requireAssistant && target.turn_id === target.id) {
+      throw new NotAnAssistantMessageError(`Message "${input.messageId}" is a subtask's reply, which no turn of this session wrote`);
+    }
     if (target.reverted) {
       const { rows } = await client.query<{ seq: number; data: { messageIds: string[] } }>(
         `SELECT seq, data FROM events WHERE session_id = $1 AND type = 'messages.reverted' AND data->'messageIds'->>0 = $2`,

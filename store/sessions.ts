@@ -16,6 +16,8 @@ export interface Session {
   lastSeq: number;
   usage: { inputTokens: number; outputTokens: number; costUsd: number };
   forkedFrom: string | null;
+  /** A subtask's session: the session its command was called from (its reply goes back there). */
+  parentSessionId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -31,6 +33,7 @@ interface SessionRow {
   output_tokens: number;
   cost_usd: string;
   forked_from: string | null;
+  parent_session_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -45,27 +48,50 @@ function toSession(row: SessionRow): Session {
     lastSeq: row.last_seq,
     usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens, costUsd: Number(row.cost_usd) },
     forkedFrom: row.forked_from,
+    parentSessionId: row.parent_session_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
 
 /** Creates a session pinned to the agent's revision, with its `session.created` event (seq 1). */
-export async function createSession(db: Db, input: { userId: string; agentId: string; revision: number }): Promise<Session> {
+export async function createSession(
+  db: Db,
+  input: { userId: string; agentId: string; revision: number; parentSessionId?: string; id?: string },
+): Promise<Session> {
   return inTransaction(db, (client) => insertSession(client, input));
+}
+
+/**
+ * The session with this id, created as `createSession` does if it does not exist yet: a request
+ * retried under its Idempotency-Key opens the session it chose the first time, once.
+ */
+export async function openSessionOnce(
+  db: Db,
+  input: { id: string; userId: string; agentId: string; revision: number; parentSessionId?: string },
+): Promise<Session> {
+  return inTransaction(db, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [input.id]);
+    return (await getSession(client, input.id)) ?? insertSession(client, input);
+  });
 }
 
 /** Inserts a session and its `session.created` event (naming its origin when it is a fork), in the caller's transaction. */
 export async function insertSession(
   client: DbClient,
-  input: { userId: string; agentId: string; revision: number; forkedFrom?: string; id?: string },
+  input: { userId: string; agentId: string; revision: number; forkedFrom?: string; parentSessionId?: string; id?: string },
 ): Promise<Session> {
   const { rows } = await client.query<SessionRow>(
-    'INSERT INTO sessions (id, user_id, agent_id, revision, forked_from) VALUES ($1, $2, $3, $4, $5) RETURNING *',
-    [input.id ?? newId('ses'), input.userId, input.agentId, input.revision, input.forkedFrom ?? null],
+    'INSERT INTO sessions (id, user_id, agent_id, revision, forked_from, parent_session_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
+    [input.id ?? newId('ses'), input.userId, input.agentId, input.revision, input.forkedFrom ?? null, input.parentSessionId ?? null],
   );
   const session = rows[0]!;
-  const data = { agentId: input.agentId, revision: input.revision, ...(input.forkedFrom ? { forkedFrom: input.forkedFrom } : {}) };
+  const data = {
+    agentId: input.agentId,
+    revision: input.revision,
+    ...(input.forkedFrom ? { forkedFrom: input.forkedFrom } : {}),
+    ...(input.parentSessionId ? { parentSessionId: input.parentSessionId } : {}),
+  };
   await appendEvents(client, session.id, [{ type: 'session.created', data }]);
   return toSession({ ...session, last_seq: 1 });
 }

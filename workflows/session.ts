@@ -37,6 +37,14 @@ export interface SendInput {
   parts: MessagePart[];
   model?: ModelOverride;
   ifBusy: IfBusy;
+  /** A subtask's send: once its turn ends, its reply goes back to this session as this message. */
+  replyTo?: SubtaskReplyTarget;
+}
+
+export interface SubtaskReplyTarget {
+  sessionId: string;
+  messageId: string;
+  command?: string;
 }
 
 export interface SendResult {
@@ -92,6 +100,7 @@ interface QueuedTurn {
   /** A regenerated turn answers this user message; otherwise the user message is `turnId`. */
   userMessageId?: string;
   model?: ModelOverride;
+  replyTo?: SubtaskReplyTarget;
 }
 
 /** History stays small: a fresh run after this many turns. */
@@ -99,7 +108,7 @@ const TURNS_PER_RUN = 100;
 
 export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void> {
   // Local activities: a send's recording runs inside the workflow task (one transaction, idempotent).
-  const { recordUserMessage, revertMessages, endTurn } = proxyLocalActivities<Activities>({
+  const { recordUserMessage, revertMessages, endTurn, returnSubtaskReply } = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 10 },
   });
@@ -151,7 +160,11 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       const known = accepted.has(send.messageId) || queue.some((queued) => queued.turnId === send.messageId) || recorded.turnStarted;
       if (known) return { messageId: send.messageId, seq: recorded.seq };
       accepted.add(send.messageId);
-      const turn = { turnId: send.messageId, ...(send.model ? { model: send.model } : {}) };
+      const turn = {
+        turnId: send.messageId,
+        ...(send.model ? { model: send.model } : {}),
+        ...(send.replyTo ? { replyTo: send.replyTo } : {}),
+      };
       if (send.ifBusy === 'interrupt') {
         cancelRunning();
         queue.unshift(turn);
@@ -221,6 +234,22 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     },
   );
 
+  /** A subtask's reply into its parent session; a problem there is logged, never fails this session. */
+  async function returnReply(turnId: string, target: SubtaskReplyTarget, ended: TurnEnd): Promise<void> {
+    try {
+      await returnSubtaskReply({
+        parentSessionId: target.sessionId,
+        messageId: target.messageId,
+        childSessionId: input.sessionId,
+        turnId,
+        status: 'outcome' in ended ? ended.outcome.status : 'failed',
+        ...(target.command ? { command: target.command } : {}),
+      });
+    } catch (error) {
+      log.warn('could not return a subtask reply', { parentSessionId: target.sessionId, turnId, error: String(error) });
+    }
+  }
+
   let turns = 0;
   for (;;) {
     const hasWork = await condition(() => queue.length > 0, input.settings.sessionIdleMs);
@@ -278,6 +307,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     steering = [];
     queue.unshift(...unread.map((messageId) => ({ turnId: messageId })));
     await publishTurnEnd(input, turn.turnId, ended, queue.length === 0);
+    if (turn.replyTo) await returnReply(turn.turnId, turn.replyTo, ended);
     if (++turns >= TURNS_PER_RUN || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof sessionWorkflow>({ ...input, queue });

@@ -19,6 +19,7 @@ import { jsonReplyFeedback } from './json-reply.ts';
 import { TERMINAL_TURN_EVENTS, type MessagePart, type NewEvent, type TokenUsage } from '../../contract/events.ts';
 import type { ToolResultPart } from '../../workflows/turn-types.ts';
 import { isDataException } from '../../store/data-errors.ts';
+import { recordSubtaskReply, type SubtaskReply } from '../../store/subtask-replies.ts';
 
 /** The failure type of a user message PostgreSQL refuses to store (not retried). */
 
@@ -70,6 +71,11 @@ export function turnBookkeeping(deps: { db: Db }) {
         if (error instanceof SessionBusyError) throw nonRetryable(FAILURE.sessionBusy, error.message);
         throw error;
       }
+    },
+
+    /** A subtask's turn has ended: its reply, as a message of the session the command was called from. */
+    async returnSubtaskReply(input: SubtaskReply): Promise<{ recorded: boolean }> {
+      return recordSubtaskReply(db, input);
     },
 
     async recordToolResults(input: { sessionId: string; turnId: string; messageId: string; results: ToolResultPart[] }): Promise<void> {

@@ -1,11 +1,15 @@
 // POST /agent/<name>/command/<command>: a custom command's template, resolved with the shared resolver
 // (contract/commands.ts), sent as a message to the command's agent, in the session named or a new one.
+// A `subtask: true` command runs in a new child session of the session it is called from, and its
+// reply comes back there (workflows/session.ts returns it when the child's turn ends).
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { resolveCommand } from '../../contract/commands.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
 import { findAgent, getRevision } from '../../store/agents.ts';
-import { createSession } from '../../store/sessions.ts';
+import { openSessionOnce, type Session } from '../../store/sessions.ts';
 import type { ApiDeps } from '../context.ts';
+import { actIdempotently } from '../idempotency.ts';
 import { defineRoute } from '../route.ts';
 import { loadSendableSession } from '../sessions/access.ts';
 import { sendAndAnswer } from '../sessions/send.ts';
@@ -41,25 +45,48 @@ export function commandRoutes(deps: ApiDeps) {
 
         const target = command.agent ? await findAgent(deps.db, userId, command.agent) : agent;
         if (!target) throw new NotFoundError(`The command "${params.command}" runs on agent "${command.agent}", which you do not have`);
-        // A subtask runs in a session of its own, whatever session it was called from.
-        const session =
-          body.sessionId && !command.subtask
-            ? await loadSendableSession(deps, principal, body.sessionId)
-            : await createSession(deps.db, { userId, agentId: target.id, revision: target.revision });
-        if (session.agentId !== target.id) {
-          throw new ConflictError(`Session "${session.id}" belongs to another agent than the one the command runs on ("${target.name}")`);
+        // The session a subtask is called from (its reply goes back there), or the one the command runs in.
+        const named = body.sessionId ? await loadSendableSession(deps, principal, body.sessionId) : undefined;
+        const parent = command.subtask ? named : undefined;
+        if (named && !command.subtask && named.agentId !== target.id) {
+          throw new ConflictError(`Session "${named.id}" belongs to another agent than the one the command runs on ("${target.name}")`);
         }
-        return sendAndAnswer(deps, {
+
+        // A session this request opens is chosen once per Idempotency-Key: a retry goes to the same one.
+        return actIdempotently(
+          deps.db,
           req,
-          res,
-          session,
-          parts: [{ type: 'text', text: resolved.prompt }],
-          ...(command.model ? { model: command.model } : {}),
-          async: query.async === '1' || query.async === 'true',
-          ifBusy: query.ifBusy,
-          body: { command: params.command, ...body },
-          extra: { sessionId: session.id },
-        });
+          {
+            userId,
+            route: 'POST /agent/:name/command/:command',
+            request: { agent: agent.id, command: params.command, body, ifBusy: query.ifBusy },
+            fresh: () => ({ sessionId: newId('ses'), replyMessageId: newId('msg') }),
+          },
+          async ({ ids }) => {
+            const session: Session =
+              named && !command.subtask
+                ? named
+                : await openSessionOnce(deps.db, {
+                    id: ids.sessionId,
+                    userId,
+                    agentId: target.id,
+                    revision: target.revision,
+                    ...(parent ? { parentSessionId: parent.id } : {}),
+                  });
+            return sendAndAnswer(deps, {
+              req,
+              res,
+              session,
+              parts: [{ type: 'text', text: resolved.prompt }],
+              ...(command.model ? { model: command.model } : {}),
+              ...(parent ? { replyTo: { sessionId: parent.id, messageId: ids.replyMessageId, command: params.command! } } : {}),
+              async: query.async === '1' || query.async === 'true',
+              ifBusy: query.ifBusy,
+              body: { command: params.command, ...body },
+              extra: { sessionId: session.id, ...(parent ? { parentSessionId: parent.id } : {}) },
+            });
+          },
+        );
       },
     }),
   ];

@@ -5,7 +5,7 @@
 import type { Request, Response } from 'express';
 import type { MessagePart } from '../../contract/events.ts';
 import type { Session } from '../../store/sessions.ts';
-import type { IfBusy } from '../../workflows/session.ts';
+import type { IfBusy, SubtaskReplyTarget } from '../../workflows/session.ts';
 import type { ModelOverride } from '../../workflows/turn-types.ts';
 import type { ApiDeps } from '../context.ts';
 import type { Reply } from '../route.ts';
@@ -25,12 +25,19 @@ export interface SendRequest {
   body: unknown;
   /** Members added to the JSON answers. */
   extra?: Record<string, unknown>;
+  /** A subtask's send: where its reply goes once its turn ends. */
+  replyTo?: SubtaskReplyTarget;
 }
 
 export async function sendAndAnswer(deps: ApiDeps, send: SendRequest): Promise<Reply | undefined> {
   const { req, res, session } = send;
   const { messageId, seq, joined } = await sendIdempotently(deps, req, session, { body: send.body, ifBusy: send.ifBusy }, async (ids) => {
-    const message = { ...ids, parts: send.parts, ...(send.model ? { model: send.model } : {}) };
+    const message = {
+      ...ids,
+      parts: send.parts,
+      ...(send.model ? { model: send.model } : {}),
+      ...(send.replyTo ? { replyTo: send.replyTo } : {}),
+    };
     // Async needs no answer from the session: a signal, taken by Temporal with no worker running.
     // ifBusy=reject needs the session's verdict, so it stays an Update (503 when no worker answers).
     if (send.async && ids.ifBusy !== 'reject') {

@@ -5,7 +5,14 @@ import { IDEMPOTENCY_KEY_HEADERS } from './shared.ts';
 import { SEND_QUERY_SCHEMA } from './sessions.ts';
 import { TURN_ACCEPTED_SCHEMA, TURN_REPLY_SCHEMA } from './turn-answers.ts';
 
-const SESSION_ID = { type: 'object', required: ['sessionId'], properties: { sessionId: { type: 'string' } } } as const;
+const SESSION_ID = {
+  type: 'object',
+  required: ['sessionId'],
+  properties: {
+    sessionId: { type: 'string', description: 'The session the command was sent to (for a subtask: its new child session)' },
+    parentSessionId: { type: 'string', description: 'A subtask called from a session: that session, where its reply comes back' },
+  },
+} as const;
 
 export const COMMAND_BODY_SCHEMA = {
   type: 'object',
@@ -27,7 +34,8 @@ export const COMMAND_BODY_SCHEMA = {
       type: 'string',
       maxLength: 64,
       description:
-        "Send into this session (of the command's agent); without it, or for a command with `subtask: true`, a new session is opened",
+        "Send into this session (of the command's agent); without it a new session is opened. For a command with `subtask: true` " +
+        'it is the calling session: the command runs in a new child session (`parentSessionId`) and its reply comes back here',
     },
   },
 } as const;
@@ -39,7 +47,11 @@ export const runCommand = defineOperation({
   summary: "Run one of the agent's custom commands: its template resolved with the arguments and flags, sent like a message",
   description:
     "The answer is a send's (SSE, `?async=1`, or waiting), with the `sessionId` it went to. The command's `agent` runs it on " +
-    'another of your agents, its `model` is used for that turn. A missing or unknown argument or flag is a 400 naming it (`errors[].path` points into the body).',
+    'another of your agents, its `model` is used for that turn. A missing or unknown argument or flag is a 400 naming it (`errors[].path` points into the body). ' +
+    'A `subtask: true` command runs in a new session whose `parentSessionId` is the `sessionId` sent; when its turn ends (completed, failed ' +
+    'or aborted), its reply comes back into the calling session as an assistant message with a part `{type: "subtask", sessionId, messageId, ' +
+    "status, command, error?}` beside the reply's text (and `json`), which the calling session's next turn reads. " +
+    'With an Idempotency-Key, a retry goes to the session the first request opened.',
   tag: 'agents',
   auth: { kind: 'scope', scope: 'sessions:write' },
   body: { schema: COMMAND_BODY_SCHEMA },

@@ -108,7 +108,7 @@ export const regenerateReply = defineOperation({
         properties: { ...TURN_ACCEPTED_SCHEMA.properties, ...REGENERATED },
       },
     },
-    400: { description: 'The message is not an assistant message, or the request is not valid' },
+    400: { description: "The message is not an assistant message (or is a subtask's reply), or the request is not valid" },
     404: { description: 'No such session, or no such message in its conversation' },
     409: { description: 'A turn is running or queued' },
     410: { description: 'The agent of this session was deleted' },

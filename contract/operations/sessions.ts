@@ -17,6 +17,10 @@ const SESSION_FIELDS = {
   },
   lastSeq: { type: 'integer', description: 'seq of the newest event' },
   forkedFrom: { type: ['string', 'null'] },
+  parentSessionId: {
+    type: ['string', 'null'],
+    description: "A subtask's session: the session its custom command was called from, where its reply goes back",
+  },
   createdAt: TIME,
   updatedAt: TIME,
 } as const;

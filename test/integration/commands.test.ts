@@ -82,19 +82,115 @@ describe('custom commands', () => {
     expect(env.fake.requests.length).toBe(before);
   });
 
-  test('a subtask runs in a new session of its own, even when called from a session', async ({ env }) => {
+  test('a subtask runs in a child session and its reply comes back into the calling session, which the next turn reads', async ({
+    env,
+  }) => {
     const { name } = await env.deploy({ command: { research: { template: 'Research ${1}', subtask: true } } });
-    env.fake.enqueue({ text: 'First.' }, { text: 'Found it.' });
-    const caller = await call<{ sessionId: string }>(`${env.api.url}/agent/${name}/command/research`, {
+    const parentId = (await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: env.user.auth, json: {} })).body.id;
+    env.fake.enqueue({ text: 'Hello.' });
+    await call(`${env.api.url}/session/${parentId}`, { headers: env.user.auth, json: { parts: [{ type: 'text', text: 'Hi' }] } });
+
+    env.fake.enqueue({ text: 'Tides follow the moon.' });
+    const sub = await call<{ sessionId: string; parentSessionId: string; reply: string; messageId: string }>(
+      `${env.api.url}/agent/${name}/command/research`,
+      { headers: env.user.auth, json: { args: ['tides'], sessionId: parentId } },
+    );
+    expect(sub.status).toBe(200);
+    expect(sub.body).toMatchObject({ reply: 'Tides follow the moon.', parentSessionId: parentId });
+    expect(sub.body.sessionId).not.toBe(parentId);
+    const child = await call<{ parentSessionId: string; messages: { id: string; role: string }[] }>(
+      `${env.api.url}/session/${sub.body.sessionId}`,
+      {
+        headers: env.user.auth,
+      },
+    );
+    expect(child.body.parentSessionId).toBe(parentId);
+    const childReply = child.body.messages.filter((message) => message.role === 'assistant').at(-1)!;
+    const [created] = await env.waitForEvents(sub.body.sessionId, (events) => events.some((event) => event.type === 'session.created'));
+    expect(created).toMatchObject({ type: 'session.created', parentSessionId: parentId });
+
+    // The reply arrives in the parent as a message of its own, announced on the parent's stream.
+    const events = await env.waitForEvents(parentId, (all) =>
+      all.some((event) => event.type === 'message.created' && JSON.stringify(event).includes('"subtask"')),
+    );
+    const announced = events.find((event) => event.type === 'message.created' && JSON.stringify(event).includes('"subtask"'))!;
+    const parent = await call<{
+      parentSessionId: string | null;
+      status: string;
+      messages: { id: string; role: string; parts: unknown[] }[];
+    }>(`${env.api.url}/session/${parentId}`, { headers: env.user.auth });
+    expect(parent.body.parentSessionId).toBeNull();
+    const returned = parent.body.messages.at(-1)!;
+    expect(returned).toMatchObject({ role: 'assistant', status: 'complete' });
+    expect(returned.parts).toEqual([
+      { type: 'subtask', sessionId: sub.body.sessionId, messageId: childReply.id, status: 'completed', command: 'research' },
+      { type: 'text', text: 'Tides follow the moon.' },
+    ]);
+    expect(announced).toMatchObject({ message: { id: returned.id } });
+    // No turn of the calling session wrote it: there is nothing to regenerate.
+    const regenerate = await call(`${env.api.url}/session/${parentId}/regenerate`, {
       headers: env.user.auth,
-      json: { args: ['tides'] },
+      json: { assistantMessageId: returned.id },
     });
-    const sub = await call<{ sessionId: string; reply: string }>(`${env.api.url}/agent/${name}/command/research`, {
+    expect(regenerate.status).toBe(400);
+    expect(regenerate.text).toContain("subtask's reply");
+
+    // The calling session's next turn reads the subtask's reply, after its own conversation.
+    const before = env.fake.requests.length;
+    env.fake.enqueue({ text: 'Noted.' });
+    await call(`${env.api.url}/session/${parentId}`, { headers: env.user.auth, json: { parts: [{ type: 'text', text: 'And so?' }] } });
+    const seen = JSON.stringify(env.fake.requests[before]!.body.messages);
+    expect(seen).toContain('Tides follow the moon.');
+    expect(seen.indexOf('Hello.')).toBeLessThan(seen.indexOf('Tides follow the moon.'));
+    expect(seen.indexOf('Tides follow the moon.')).toBeLessThan(seen.indexOf('And so?'));
+  });
+
+  test('a subtask that fails comes back as failed, with why; one called without a session has no parent', async ({ env }) => {
+    const { name } = await env.deploy({ command: { research: { template: 'Research ${1}', subtask: true } } });
+    const parentId = await env.newSession();
+    env.fake.enqueue({ status: 400 });
+    const sub = await call<{ sessionId: string; status: string }>(`${env.api.url}/agent/${name}/command/research`, {
       headers: env.user.auth,
-      json: { args: ['currents'], sessionId: caller.body.sessionId },
+      json: { args: ['tides'], sessionId: parentId },
     });
-    expect(sub.body.reply).toBe('Found it.');
-    expect(sub.body.sessionId).not.toBe(caller.body.sessionId);
+    expect(sub.body.status).toBe('failed');
+    const events = await env.waitForEvents(parentId, (all) => all.some((event) => JSON.stringify(event).includes('"subtask"')));
+    const part = (events.at(-1) as unknown as { message: { parts: Record<string, unknown>[] } }).message.parts[0]!;
+    expect(part).toMatchObject({ type: 'subtask', sessionId: sub.body.sessionId, status: 'failed', error: expect.stringContaining('400') });
+
+    env.fake.enqueue({ text: 'Alone.' });
+    const alone = await call<{ sessionId: string; parentSessionId?: string }>(`${env.api.url}/agent/${name}/command/research`, {
+      headers: env.user.auth,
+      json: { args: ['waves'] },
+    });
+    expect(alone.body.parentSessionId).toBeUndefined();
+    const session = await call<{ parentSessionId: string | null }>(`${env.api.url}/session/${alone.body.sessionId}`, {
+      headers: env.user.auth,
+    });
+    expect(session.body.parentSessionId).toBeNull();
+  });
+
+  test('a command retried with its Idempotency-Key goes to the session the first request opened, and runs once', async ({ env }) => {
+    const { name } = await env.deploy({ command: { review: { template: 'Review ${1}' } } });
+    const before = env.fake.requests.length;
+    env.fake.enqueue({ text: 'Once.' });
+    const send = () =>
+      call<{ sessionId: string; messageId: string; reply: string }>(`${env.api.url}/agent/${name}/command/review`, {
+        headers: { ...env.user.auth, 'idempotency-key': 'review-pr-12' },
+        json: { args: ['pr-12'] },
+      });
+    const first = await send();
+    const retry = await send();
+    expect(retry.body).toMatchObject({ sessionId: first.body.sessionId, messageId: first.body.messageId, reply: 'Once.' });
+    expect(env.fake.requests.length).toBe(before + 1);
+    const sessions = await call<{ sessions: { id: string }[] }>(`${env.api.url}/agent/${name}/sessions`, { headers: env.user.auth });
+    expect(sessions.body.sessions.map((session) => session.id)).toEqual([first.body.sessionId]);
+
+    const other = await call(`${env.api.url}/agent/${name}/command/review`, {
+      headers: { ...env.user.auth, 'idempotency-key': 'review-pr-12' },
+      json: { args: ['pr-13'] },
+    });
+    expect(other.status).toBe(422);
   });
 
   test('`agent` runs the command on another agent, `model` is used for that turn', async ({ env }) => {

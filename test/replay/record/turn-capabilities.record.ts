@@ -1,6 +1,7 @@
 // Records the turns of the agent capabilities that wait or loop inside a turn: a custom tool waiting on
-// the client (in flight, then answered), a structured reply retried after an invalid one, and a turn
-// steered by a message sent while it streamed (the session's history with it too).
+// the client (in flight, then answered), a structured reply retried after an invalid one, a turn
+// steered by a message sent while it streamed (the session's history with it too), and a subtask's session
+// returning its reply to the session its command was called from.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { call } from '../../helpers/client/request.ts';
@@ -68,4 +69,17 @@ test('turnWorkflow and sessionWorkflow: a turn steered while it streamed', async
   const turnId = (await first).body.messageId;
   await record.closed(turnWorkflowId(sessionId, turnId), 'turnWorkflow', 'steered');
   await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'steered-idle-ended');
+});
+
+test("sessionWorkflow: a subtask's session returning its reply to the calling session", async () => {
+  if (!record.wanted('sessionWorkflow', 'subtask-replied-idle-ended')) return;
+  const { name } = await env.deploy({ command: { research: { template: 'Research ${1}', subtask: true } } });
+  const parent = await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: env.user.auth, json: {} });
+  env.fake.enqueue({ text: 'Tides follow the moon.' });
+  const sub = await call<{ sessionId: string; parentSessionId: string }>(`${env.api.url}/agent/${name}/command/research`, {
+    headers: env.user.auth,
+    json: { args: ['tides'], sessionId: parent.body.id },
+  });
+  expect(sub.body.parentSessionId).toBe(parent.body.id);
+  await record.closed(sessionWorkflowId(sub.body.sessionId), 'sessionWorkflow', 'subtask-replied-idle-ended');
 });
