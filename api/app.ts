@@ -9,6 +9,7 @@ import { createAuthenticator } from './middleware/auth.ts';
 import { mountRoutes, type RouteDef } from './route.ts';
 import { healthRoutes } from './routes/health.ts';
 import { keyRoutes } from './routes/keys.ts';
+import { deviceRoutes } from './routes/device.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { deployRoutes } from './routes/deploy.ts';
@@ -54,6 +55,7 @@ export function createApp(deps: ApiDeps): App {
   const routes: RouteDef[] = [
     ...healthRoutes(deps),
     ...keyRoutes(deps),
+    ...deviceRoutes(deps),
     ...adminRoutes(deps),
     ...deployRoutes(deps),
     ...agentRoutes(deps),

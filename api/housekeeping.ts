@@ -1,12 +1,14 @@
 // The API's periodic clean-up: uploaded files that no media row names (older than
-// MEDIA_ORPHAN_GRACE_MS) and Idempotency-Keys past their 24 h. A pass runs at start and then every
-// HOUSEKEEPING_INTERVAL_MS (0: never). Every API process runs it: a pass only deletes what nothing
-// uses, so two processes sweeping at once merely repeat each other's deletes.
+// MEDIA_ORPHAN_GRACE_MS), Idempotency-Keys past their 24 h and device logins expired for longer than
+// they lived (DEVICE_CODE_TTL_MS; until then a late poll still hears expired_token). A pass runs at
+// start and then every HOUSEKEEPING_INTERVAL_MS (0: never). Every API process runs it: a pass only
+// deletes what nothing uses, so two processes sweeping at once merely repeat each other's deletes.
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Storage } from '../lib/storage.ts';
 import type { Db } from '../store/db.ts';
 import { deleteExpiredIdempotencyKeys } from '../store/idempotency-keys.ts';
+import { deleteExpiredDeviceAuthorizations } from '../store/device-authorizations.ts';
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency.ts';
 import { sweepOrphanMedia } from './sessions/orphan-media.ts';
 
@@ -26,7 +28,9 @@ export function startHousekeeping(deps: { config: Config; db: Db; logger: Logger
     try {
       const media = await sweepOrphanMedia(deps.db, deps.storage, mediaOrphanGraceMs);
       const keys = await deleteExpiredIdempotencyKeys(deps.db, IDEMPOTENCY_KEY_TTL_MS);
-      if (media.removed > 0 || keys > 0) deps.logger.info({ orphanFiles: media.removed, expiredIdempotencyKeys: keys }, 'housekeeping');
+      const logins = await deleteExpiredDeviceAuthorizations(deps.db, deps.config.device.codeTtlMs);
+      if (media.removed > 0 || keys > 0 || logins > 0)
+        deps.logger.info({ orphanFiles: media.removed, expiredIdempotencyKeys: keys, expiredDeviceLogins: logins }, 'housekeeping');
     } catch (error) {
       deps.logger.warn({ err: error }, 'housekeeping pass failed; the next one tries again');
     }

@@ -12,6 +12,8 @@ export const PROBLEMS = {
   validation: { status: 400, title: 'The request is not valid' },
   'invalid-bundle': { status: 400, title: 'The bundle is not valid' },
   'malformed-body': { status: 400, title: 'The request body could not be parsed' },
+  // A device login's poll that gives no key (yet); its `error` member says why (RFC 8628 §3.5).
+  'device-grant': { status: 400, title: 'The device code gives no key' },
   unauthorized: { status: 401, title: 'Missing or invalid API key' },
   forbidden: { status: 403, title: 'The API key does not grant access' },
   'not-found': { status: 404, title: 'Not found' },

@@ -61,6 +61,8 @@ export interface Config {
   skills: { fetchTimeoutMs: number; maxBytes: number };
   /** The API's periodic clean-up: uploaded files no row names (after a grace period), expired Idempotency-Keys. */
   housekeeping: { intervalMs: number; mediaOrphanGraceMs: number };
+  /** Device logins (the CLI's): how long a code lives, and codes one client address may ask for per rate-limit window. */
+  device: { codeTtlMs: number; codeRateLimitPoints: number };
 }
 
 export interface WebhookSettings {
@@ -266,6 +268,10 @@ export function loadConfig(env: Env = process.env): Config {
     housekeeping: {
       intervalMs: int(env, 'HOUSEKEEPING_INTERVAL_MS', 10 * 60_000, 0),
       mediaOrphanGraceMs: int(env, 'MEDIA_ORPHAN_GRACE_MS', 60 * 60_000, 1_000),
+    },
+    device: {
+      codeTtlMs: int(env, 'DEVICE_CODE_TTL_MS', 10 * 60_000, 1_000),
+      codeRateLimitPoints: int(env, 'DEVICE_CODE_RATE_LIMIT_POINTS', 10, 1),
     },
     channels: {
       slackApiBaseUrl: httpUrl(env, 'SLACK_API_BASE_URL') ?? 'https://slack.com/api',

@@ -2,6 +2,7 @@
 // into application/problem+json (see api/middleware/problem.ts). Each class has a stable `name` and a
 // stable problem `type` (contract/problems.ts lists them), so clients can branch on either.
 import { PROBLEMS, problemType, type FieldError, type ProblemName } from '../contract/problems.ts';
+import type { DeviceTokenErrorCode } from '../contract/operations/device.ts';
 
 export type { FieldError };
 
@@ -39,6 +40,23 @@ export class ValidationError extends problemClass('validation', 'ValidationError
 }
 
 export class MalformedBodyError extends problemClass('malformed-body', 'MalformedBodyError') {}
+
+/**
+ * A device login's poll that gives no key: `error` is RFC 8628's code (authorization_pending, slow_down,
+ * ...), and slow_down also says the `interval` to keep from now on.
+ */
+export class DeviceGrantError extends problemClass('device-grant', 'DeviceGrantError') {
+  constructor(
+    readonly error: DeviceTokenErrorCode,
+    message: string,
+    readonly interval?: number,
+  ) {
+    super(message);
+  }
+  override extra(): Record<string, unknown> {
+    return this.interval === undefined ? { error: this.error } : { error: this.error, interval: this.interval };
+  }
+}
 
 export class UnauthorizedError extends problemClass('unauthorized', 'UnauthorizedError') {}
 

@@ -3,6 +3,7 @@
 import * as agents from './agents.ts';
 import * as approvals from './approvals.ts';
 import * as commands from './commands.ts';
+import * as device from './device.ts';
 import * as health from './health.ts';
 import * as keys from './keys.ts';
 import * as media from './media.ts';
@@ -22,6 +23,11 @@ export const OPERATIONS = {
   createKey: keys.createKey,
   deleteKey: keys.deleteKey,
   createUser: keys.createUser,
+  requestDeviceCode: device.requestDeviceCode,
+  pollDeviceToken: device.pollDeviceToken,
+  getDeviceAuthorization: device.getDeviceAuthorization,
+  approveDeviceAuthorization: device.approveDeviceAuthorization,
+  denyDeviceAuthorization: device.denyDeviceAuthorization,
   deployAgent: agents.deployAgent,
   listAgents: agents.listAgents,
   getAgent: agents.getAgent,
@@ -71,6 +77,7 @@ export * from './turn-answers.ts';
 export * from './agents.ts';
 export * from './approvals.ts';
 export * from './commands.ts';
+export * from './device.ts';
 export * from './health.ts';
 export * from './keys.ts';
 export * from './media.ts';

@@ -4,6 +4,7 @@ import { AgentServiceError } from './errors.ts';
 import { Admin } from './resources/admin.ts';
 import { Agents } from './resources/agents.ts';
 import { ApprovalHandle, Approvals } from './resources/approvals.ts';
+import { Device } from './resources/device.ts';
 import { eventsFunction, type EventsFunction } from './resources/events.ts';
 import { Health } from './resources/health.ts';
 import { Keys } from './resources/keys.ts';
@@ -46,6 +47,8 @@ export class Client {
   readonly approvals: Approvals;
   readonly runs: Runs;
   readonly keys: Keys;
+  /** Device login (RFC 8628 in shape): how a program without a key gets one approved by a logged-in user. */
+  readonly device: Device;
   readonly secrets: Secrets;
   readonly webhooks: Webhooks;
   readonly admin: Admin;
@@ -75,6 +78,7 @@ export class Client {
     this.approvals = new Approvals(this.transport);
     this.runs = new Runs(this.transport);
     this.keys = new Keys(this.transport);
+    this.device = new Device(this.transport);
     this.secrets = new Secrets(this.transport);
     this.webhooks = new Webhooks(this.transport);
     this.admin = new Admin(this.transport);

@@ -14,6 +14,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     // files interfere. Tests of the limits set their own.
     RATE_LIMIT_POINTS: '1000000',
     AUTH_FAILURE_LIMIT_POINTS: '1000000',
+    DEVICE_CODE_RATE_LIMIT_POINTS: '1000000',
     // Sweeping uploads against the test database could remove files of a DATA_DIR it does not own
     // (tests without their own DATA_DIR share .data): tests of the sweep set their own.
     HOUSEKEEPING_INTERVAL_MS: '0',
