@@ -41,6 +41,14 @@ const LAYERS = {
     onlyRelative: true,
     why: 'the SDK has no dependencies and runs in a browser (a Node-only feature loads its module dynamically)',
   },
+  // The CLI (@agent-service/cli) is a client like any other: the SDK package, plus the shared pure
+  // pieces its build bundles (the contract's command resolver, lib/bundle's validator); never the
+  // service's own folders.
+  cli: {
+    root: 'cli/src',
+    may: ['contract', 'lib'],
+    why: 'the CLI talks to the service only through @agent-service/sdk',
+  },
 };
 const FOLDERS = [...Object.keys(LAYERS), 'dev', 'bench', 'test'];
 const NODE_BUILTINS = ['node:*', 'fs', 'path', 'http', 'https', 'net', 'crypto', 'child_process', 'os'];

@@ -1,0 +1,97 @@
+// agents ls|show|rm|revisions
+import type { Command } from 'commander';
+import { contextOf } from '../context.ts';
+import { withExamples } from '../help.ts';
+import { age, note, printFields, printJson, printLine, printTable } from '../output.ts';
+import { out } from '../style.ts';
+import { describeTrigger } from './deploy.ts';
+
+export function registerAgents(program: Command): void {
+  const agents = program.command('agents').description('Your deployed agents');
+  withExamples(agents, ['agent-service agents ls', 'agent-service agents show helper', 'agent-service agents revisions helper']);
+
+  withExamples(
+    agents
+      .command('ls')
+      .alias('list')
+      .description('List your agents')
+      .action(async (_options: object, command: Command) => {
+        const context = contextOf(command);
+        const { agents: list } = await context.client().agents.list();
+        if (context.json) return printJson(list);
+        printTable(
+          ['NAME', 'REVISION', 'MODEL', 'UPDATED'],
+          list.map((agent) => [
+            agent.name,
+            agent.revision,
+            agent.model ? `${agent.model.providerId}/${agent.model.modelId}` : '-',
+            age(agent.updatedAt),
+          ]),
+          'No agents yet: deploy one with `agent-service deploy`.',
+        );
+      }),
+    ['agent-service agents ls', 'agent-service agents ls --json | jq -r ".[].name"'],
+  );
+
+  withExamples(
+    agents
+      .command('show')
+      .description("An agent's current revision: model, triggers, custom commands, warnings")
+      .argument('<name>')
+      .action(async (name: string, _options: object, command: Command) => {
+        const context = contextOf(command);
+        const agent = await context.client().agents.retrieve(name);
+        if (context.json) return printJson(agent);
+        const style = out();
+        printFields([
+          ['name', agent.name],
+          ['id', agent.id],
+          ['revision', agent.revision],
+          ['model', `${agent.bundle.model.providerId}/${agent.bundle.model.modelId}`],
+          ['updated', `${agent.updatedAt} (${age(agent.updatedAt)})`],
+        ]);
+        if (agent.triggers.length > 0) {
+          printLine(style.bold('\nTriggers'));
+          for (const trigger of agent.triggers) printLine(`  ${describeTrigger(trigger)}`);
+        }
+        if (agent.commands.length > 0) {
+          printLine(style.bold('\nCommands') + style.dim(` (agent-service run ${agent.name} <command> ...)`));
+          for (const custom of agent.commands) printLine(`  ${custom.name} ${custom.usage}`.trimEnd());
+        }
+        for (const warning of agent.warnings) note(`warning: ${warning}`);
+      }),
+    ['agent-service agents show helper', 'agent-service agents show helper --json | jq .bundle'],
+  );
+
+  withExamples(
+    agents
+      .command('revisions')
+      .description("An agent's revisions, newest first")
+      .argument('<name>')
+      .action(async (name: string, _options: object, command: Command) => {
+        const context = contextOf(command);
+        const { revisions } = await context.client().agents.revisions(name);
+        if (context.json) return printJson(revisions);
+        printTable(
+          ['REVISION', 'CREATED', 'WARNINGS'],
+          revisions.map((revision) => [revision.revision, `${revision.createdAt} (${age(revision.createdAt)})`, revision.warnings.length]),
+        );
+      }),
+    ['agent-service agents revisions helper'],
+  );
+
+  withExamples(
+    agents
+      .command('rm')
+      .alias('delete')
+      .description('Delete an agent: its schedules and trigger URLs go, its sessions stay readable')
+      .argument('<name>')
+      .action(async (name: string, _options: object, command: Command) => {
+        const context = contextOf(command);
+        await context.client().agents.delete(name);
+        if (context.json) return printJson({ deleted: name });
+        note(`Deleted ${name}.`);
+      }),
+    ['agent-service agents rm helper'],
+  );
+}

@@ -1,0 +1,93 @@
+// A turn's events as a person follows them: the reply's text on stdout as it streams, everything
+// else (tools, approvals, retries, the end) as short notes on stderr, so `send ... > reply.txt`
+// keeps only the reply.
+import type { SessionEvent } from '@agent-service/sdk';
+import { err } from '../style.ts';
+
+const MAX_SHOWN = 120;
+
+export interface TurnPrinterOptions {
+  /** Called for a question this user is asked (chat answers it inline; send tells how). */
+  onApproval?: (event: Extract<SessionEvent, { type: 'approval.requested' }>) => void;
+  /** How to tell the person to answer a client tool's call (chat and send differ). */
+  sessionId: string;
+}
+
+export class TurnPrinter {
+  /** Whether the cursor of stdout is in the middle of a line of reply. */
+  private midLine = false;
+
+  constructor(private readonly options: TurnPrinterOptions) {}
+
+  print(event: SessionEvent): void {
+    const style = err();
+    switch (event.type) {
+      case 'message.part.delta':
+        process.stdout.write(event.delta);
+        this.midLine = !event.delta.endsWith('\n');
+        return;
+      case 'step.retry':
+        this.note(style.yellow(`(the model step is retried, attempt ${event.attempt}: its text so far is dropped)`));
+        return;
+      case 'tool.call':
+        if (event.executor === 'client') {
+          this.note(
+            style.yellow(`⧗ waiting for your tool ${event.toolName}(${shorten(event.input)})`) +
+              style.dim(` — answer call ${event.toolCallId} with POST /session/${this.options.sessionId}/tool-result`),
+          );
+        } else this.note(style.dim(`→ ${event.toolName}(${shorten(event.input)})`));
+        return;
+      case 'tool.result':
+        this.note(
+          style.dim(`← ${event.toolName}: `) + (event.isError ? style.red(shorten(event.output)) : style.dim(shorten(event.output))),
+        );
+        return;
+      case 'reply.invalid':
+        this.note(style.yellow(`(the reply did not match its schema: ${event.errors.join('; ')}; asked again)`));
+        return;
+      case 'approval.requested':
+        this.endLine();
+        if (this.options.onApproval) this.options.onApproval(event);
+        else
+          this.note(
+            `${style.cyan('?')} ${event.question} ${style.dim(`[${event.options.join('/')}]`)}\n` +
+              style.dim(`  answer: agent-service approvals answer ${event.approvalId} <${event.options.join('|')}>`),
+          );
+        return;
+      case 'approval.answered':
+        this.note(style.dim(`✓ answered ${event.choice}${event.note ? ` (${event.note})` : ''} via ${event.via}`));
+        return;
+      case 'approval.expired':
+        this.note(style.yellow('the question expired unanswered'));
+        return;
+      case 'turn.failed':
+        this.note(style.red(`✗ the turn failed: ${event.error}`));
+        return;
+      case 'turn.aborted':
+        this.note(style.yellow('■ aborted'));
+        return;
+      case 'turn.completed':
+        this.endLine();
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Ends the reply's line so the next output starts on its own. */
+  endLine(): void {
+    if (this.midLine) process.stdout.write('\n');
+    this.midLine = false;
+  }
+
+  private note(text: string): void {
+    // On a terminal stdout and stderr share the screen: a note must not land mid-sentence.
+    if (process.stdout.isTTY) this.endLine();
+    process.stderr.write(`${text}\n`);
+  }
+}
+
+function shorten(value: unknown): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN - 1)}…` : text;
+}
