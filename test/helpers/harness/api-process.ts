@@ -1,0 +1,64 @@
+// The production API (`api/server.ts`) as a separate process on a free port, so a test can kill it
+// for real (SIGKILL: no graceful close, its sockets simply die) or run two of them side by side.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { freePort, waitFor } from '../../../dev/ports.ts';
+
+export interface ApiProcess {
+  url: string;
+  process: ChildProcess;
+  output(): string;
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+/** `env`: the test environment's settings (its TASK_QUEUE, model URLs, ...), as the in-process API gets them. */
+export async function startApiProcess(env: Record<string, string>): Promise<ApiProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+    cwd: path.resolve('.'),
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      // The key the test harness uses (test/helpers/harness/env.ts): secrets and links read the same everywhere.
+      SERVICE_MASTER_KEY: 'test-master-key-0123456789abcdefghijklmnopqrstuvwxyz',
+      RATE_LIMIT_POINTS: '1000000',
+      AUTH_FAILURE_LIMIT_POINTS: '1000000',
+      HOUSEKEEPING_INTERVAL_MS: '0',
+      ...env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`the API process exited:\n${output}`);
+        return (await fetch(`${url}/auth/health`).catch(() => undefined))?.status === 200;
+      },
+      60_000,
+      'the API process',
+    );
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return {
+    url,
+    process: child,
+    output: () => output,
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
