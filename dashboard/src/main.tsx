@@ -1,0 +1,6 @@
+// The page's entry: renders the app into #root.
+import { render } from 'preact';
+import { App } from './app.tsx';
+import './styles.css';
+
+render(<App />, document.getElementById('root')!);
