@@ -15,9 +15,10 @@ test(
   'its API process killed mid-turn and another one serving: the stream completes with every seq once',
   { timeout: 120_000 },
   async ({ env }) => {
-    const first = await startApiProcess(env.env);
+    // Both up before the turn: the kill happens while the turn streams, not seconds later.
+    const [first, second] = await Promise.all([startApiProcess(env.env), startApiProcess(env.env)]);
     const proxy = await startCuttingProxy(first.url);
-    let second: ApiProcess | undefined;
+    let killed = false;
     try {
       const client = new Client({ baseUrl: proxy.url, apiKey: env.user.apiKey });
       const sessionId = await env.newSession();
@@ -27,8 +28,8 @@ test(
       const received: SessionEvent[] = [];
       for await (const event of stream) {
         received.push(event);
-        if (event.type === 'message.part.delta' && !second) {
-          second = await startApiProcess(env.env);
+        if (event.type === 'message.part.delta' && !killed) {
+          killed = true;
           proxy.retarget(second.url);
           await first.kill('SIGKILL');
         }
