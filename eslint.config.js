@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { BUNDLED_CONTRACT_MODULES } from './sdk/scripts/bundled-contract.mjs';
 
 // The layers of the service, bottom up (README: "The layers"). Each folder may import local code only
 // from the folders listed for it, and `typeOnly` folders only for their types; an import against
@@ -31,13 +32,15 @@ const LAYERS = {
   activities: { may: ['contract', 'lib', 'schema', 'store', 'workflows', 'clients'], packages: ['express'] },
   api: { may: ['contract', 'lib', 'schema', 'store', 'workflows', 'clients'], typeOnly: ['activities'] },
   workers: { may: ['contract', 'lib', 'store', 'workflows', 'activities'] },
-  // The SDK (@agent-service/sdk) is published alone and runs in browsers: it takes only types from
-  // the contract (its build writes them into its package) and no package or Node module at all.
+  // The SDK (@agent-service/sdk) is published alone and runs in browsers: it takes types from the
+  // contract (its build writes them into its package), runs only the pure contract modules its build
+  // bundles (sdk/scripts/bundled-contract.mjs), and no package or Node module at all.
   sdk: {
     // Its source; sdk/examples use the package as any program would.
     root: 'sdk/src',
     may: [],
     typeOnly: ['contract'],
+    runsFrom: { contract: BUNDLED_CONTRACT_MODULES },
     onlyRelative: true,
     why: 'the SDK has no dependencies and runs in a browser (a Node-only feature loads its module dynamically)',
   },
@@ -61,11 +64,17 @@ function layerRules() {
         group: [`**/${other}/**`],
         message: `${folder}/ may import only from ${[folder, ...layer.may].join(', ')}/ (README: "The layers").`,
       })),
-      ...(layer.typeOnly ?? []).map((other) => ({
-        group: [`**/${other}/**`],
-        allowTypeImports: true,
-        message: `${folder}/ may import only types from ${other}/ (README: "The layers").`,
-      })),
+      ...(layer.typeOnly ?? []).map((other) => {
+        const runs = layer.runsFrom?.[other] ?? [];
+        return {
+          group: [`**/${other}/**`, ...runs.map((module) => `!**/${other}/${module}`)],
+          allowTypeImports: true,
+          message:
+            `${folder}/ may import only types from ${other}/` +
+            (runs.length ? ` (and run ${runs.join(', ')}, which its build bundles)` : '') +
+            ' (README: "The layers").',
+        };
+      }),
       ...(layer.packages ? [{ group: layer.packages, message: `Not in ${folder}/: ${layer.why ?? 'another layer does this'}.` }] : []),
       ...(layer.builtins ? [{ group: NODE_BUILTINS, message: `Not in ${folder}/: ${layer.why}.` }] : []),
       ...(layer.onlyRelative ? [{ regex: '^[^.]', message: `Not in ${folder}/: ${layer.why}.` }] : []),

@@ -16,3 +16,5 @@ export * from './operations/index.ts';
 export * from './operations/by-id.ts';
 export * from './openapi/index.ts';
 export * from './commands.ts';
+export * from './turn-events.ts';
+export * from './webhook-signing.ts';

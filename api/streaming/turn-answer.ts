@@ -8,11 +8,11 @@ import type { Request, Response } from 'express';
 import type { ApiDeps } from '../context.ts';
 import type { Reply } from '../route.ts';
 import type { MessageView, SessionEvent } from '../../contract/events.ts';
+import { isTurnEnd, isTurnQuestion, turnEventFilter } from '../../contract/turn-events.ts';
 import { getApproval } from '../../store/approvals.ts';
 import { awaitedClientToolCalls, awaitedView } from '../../store/tool-calls.ts';
 import { turnMessages } from '../../store/messages.ts';
 import { streamEvents } from './sse.ts';
-import { isTurnEnd, isTurnQuestion, turnEventFilter } from './turn-events.ts';
 import { waitForEvent } from './wait-for-event.ts';
 
 /** Longest a waiting request holds the connection before answering 202 with the message id. */
@@ -60,7 +60,7 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
       heartbeatMs: deps.config.limits.sseHeartbeatMs,
       // The turn's filter sees every event (it keeps state), whatever `alsoStream` says.
       filter: alsoStream ? (event) => turnEvents(event) || alsoStream(event) : turnEvents,
-      until: isTurnEnd(turnId),
+      until: (event) => isTurnEnd(event, turnId),
     });
     return undefined;
   }
@@ -110,8 +110,8 @@ async function waitForTurn(
   signal: AbortSignal,
 ): Promise<SessionEvent | undefined> {
   const deadline = Date.now() + WAIT_LIMIT_MS;
-  const ended = isTurnEnd(turnId);
-  const asked = isTurnQuestion(turnId);
+  const ended = (event: SessionEvent) => isTurnEnd(event, turnId);
+  const asked = (event: SessionEvent) => isTurnQuestion(event, turnId);
   const turnEvents = turnEventFilter(turnId, userMessageId);
   for (let after = afterSeq; ;) {
     const event = await waitForEvent(
@@ -127,7 +127,7 @@ async function waitForTurn(
     if (event.type === 'tool.call') {
       const awaited = await awaitedClientToolCalls(deps.db, sessionId);
       if (awaited.some((call) => call.messageId === event.messageId)) return event;
-    } else if (!asked(event)) {
+    } else if (!isTurnQuestion(event, turnId)) {
       return event;
     } else if ((await getApproval(deps.db, event.approvalId))?.status === 'unanswered') {
       return event;

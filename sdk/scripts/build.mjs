@@ -1,20 +1,24 @@
 // Builds the package into dist/ with the repository's own TypeScript: JavaScript and declarations
-// of src/. The SDK imports only types from the repository's contract/, so its JavaScript stands
-// alone; its declarations would name contract files that are not in the package, so contract.d.ts
-// is written here instead, with every type the SDK takes from the contract: hand-written ones from
-// the contract's own declarations (copied into dist/contract/), and those derived from JSON Schemas
-// (json-schema-to-ts, not a dependency of the package) printed out in full.
+// of src/. The SDK takes types from the repository's contract/; its declarations would name contract
+// files that are not in the package, so contract.d.ts is written here instead, with every type the
+// SDK takes from the contract: hand-written ones from the contract's own declarations (copied into
+// dist/contract/), and those derived from JSON Schemas (json-schema-to-ts, not a dependency of the
+// package) printed out in full. The few pure contract modules the SDK runs (bundled-contract.mjs)
+// are copied into dist/contract/ as JavaScript, and the SDK's imports of them pointed there.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import process from 'node:process';
 import console from 'node:console';
 import ts from 'typescript';
+import { BUNDLED_CONTRACT_MODULES } from './bundled-contract.mjs';
 
 const sdkDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const rootDir = path.dirname(sdkDir);
 const distDir = path.join(sdkDir, 'dist');
 const stagingDir = path.join(distDir, '.tsc');
+/** `from '<x>'`, `import '<x>'` and `import('<x>')` in emitted JavaScript or declarations. */
+const IMPORT_SPECIFIER = /\bfrom\s*['"]([^'"]+)['"]|\bimport\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 fs.rmSync(distDir, { recursive: true, force: true });
 const config = ts.getParsedCommandLineOfConfigFile(
@@ -33,14 +37,28 @@ if (emitted.emitSkipped || diagnostics.length > 0) {
   process.exit(1);
 }
 
-// dist/<file> from src/<file>; the contract's declarations (types only) under dist/contract/.
+// dist/<file> from src/<file>; the contract's declarations under dist/contract/, with the JavaScript
+// of the contract modules the SDK runs.
+const stagedContract = path.join(stagingDir, 'contract');
+const runContract = contractModulesRun(walk(path.join(stagingDir, 'sdk', 'src')).filter((file) => file.endsWith('.js')));
 moveTree(path.join(stagingDir, 'sdk', 'src'), distDir, () => true);
-moveTree(path.join(stagingDir, 'contract'), path.join(distDir, 'contract'), (file) => file.endsWith('.d.ts'));
+moveTree(stagedContract, path.join(distDir, 'contract'), (file) => file.endsWith('.d.ts') || runContract.has(file));
 fs.rmSync(stagingDir, { recursive: true, force: true });
 fs.writeFileSync(path.join(distDir, 'contract.d.ts'), contractDeclarations());
-for (const file of walk(distDir).filter((file) => file.endsWith('.d.ts'))) {
+for (const file of walk(distDir).filter((file) => file.endsWith('.d.ts') || file.endsWith('.js'))) {
   // Declarations keep the source's `.ts` specifiers; a consumer resolves the emitted `.js` names.
-  const text = fs.readFileSync(file, 'utf8').replace(/(from\s+['"]\.{1,2}\/[^'"]*?)\.ts(['"])/g, '$1.js$2');
+  let text = fs.readFileSync(file, 'utf8').replace(/(from\s+['"]\.{1,2}\/[^'"]*?)\.ts(['"])/g, '$1.js$2');
+  if (!isUnder(file, path.join(distDir, 'contract')))
+    text = text.replace(IMPORT_SPECIFIER, (whole, ...found) => {
+      // src/ reaches the contract at ../../contract/; in dist/ it sits at ./contract/.
+      const specifier = found.slice(0, 3).find((candidate) => candidate !== undefined);
+      const source = path.join(sdkDir, 'src', path.relative(distDir, path.dirname(file)));
+      const target = path.resolve(source, specifier);
+      if (!specifier.startsWith('.') || !isUnder(target, path.join(rootDir, 'contract'))) return whole;
+      const moved = path.join(distDir, 'contract', path.relative(path.join(rootDir, 'contract'), target));
+      const relative = path.relative(path.dirname(file), moved).split(path.sep).join('/');
+      return whole.replace(specifier, relative.startsWith('.') ? relative : `./${relative}`);
+    });
   fs.writeFileSync(file, text);
 }
 const contractDir = path.join(distDir, 'contract');
@@ -92,6 +110,49 @@ function contractDeclarations() {
 function derivedFromSchemas(declaration) {
   if (!declaration || !ts.isTypeAliasDeclaration(declaration)) return false;
   return /\b(Sent|Received|ResponseOf|BodyOf|QueryOf|FromSchema)</.test(declaration.type.getText());
+}
+
+function runtimeImports(file) {
+  return [...fs.readFileSync(file, 'utf8').matchAll(IMPORT_SPECIFIER)].map((match) => match.slice(1).find((found) => found !== undefined));
+}
+
+/**
+ * The staged contract JavaScript the SDK runs: the listed modules it imports, and what they import in
+ * turn. One not listed, or a listed one importing anything but contract modules (a package, a Node
+ * module, another folder), fails the build: the package must run alone, in a browser too.
+ */
+function contractModulesRun(sdkFiles) {
+  const found = new Set();
+  const visit = (file, allowed) => {
+    if (found.has(file)) return;
+    const name = path.relative(stagedContract, file).replace(/\.js$/, '.ts');
+    if (allowed && !BUNDLED_CONTRACT_MODULES.includes(name))
+      fail(`The SDK runs contract/${name}, which is not in scripts/bundled-contract.mjs`);
+    found.add(file);
+    for (const specifier of runtimeImports(file)) {
+      const target = path.resolve(path.dirname(file), specifier);
+      if (!specifier.startsWith('.') || !isUnder(target, stagedContract))
+        fail(`contract/${name} imports "${specifier}": the SDK bundles only contract modules that import nothing but the contract`);
+      visit(target, false);
+    }
+  };
+  for (const file of sdkFiles) {
+    for (const specifier of runtimeImports(file)) {
+      const target = path.resolve(path.dirname(file), specifier);
+      if (specifier.startsWith('.') && isUnder(target, stagedContract)) visit(target, true);
+    }
+  }
+  return found;
+}
+
+function isUnder(file, dir) {
+  const relative = path.relative(dir, file);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+}
+
+function fail(message) {
+  console.error(message);
+  process.exit(1);
 }
 
 function moveTree(from, to, keep) {

@@ -5,7 +5,7 @@ import type { MessageView, SessionEvent } from './contract.ts';
 import { AgentServiceError } from './errors.ts';
 import { resumingEvents } from './event-stream.ts';
 import { TextAccumulator, textOfParts } from './text-accumulator.ts';
-import { isTurnEnd, turnEventFilter } from './turn-events.ts';
+import { isTurnEnd, turnEventFilter } from '../../contract/turn-events.ts';
 
 export interface TurnIds {
   /** The user message this turn answers. */
@@ -58,7 +58,7 @@ export class TurnStream implements AsyncIterable<SessionEvent> {
     });
     for await (const event of events) {
       this.accumulator.apply(event);
-      if (isTurnEnd(event, turnId)) this.ended = event as TurnEnd;
+      if (isTurnEnd(event, turnId)) this.ended = event;
       yield event;
     }
   }

@@ -14,7 +14,17 @@ const root = path.join(import.meta.dirname, '../..');
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'sdk-consumer-'));
 afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));
 
-const CONSUMER = `import { Client, NotFoundError, verifyWebhook, type SessionEvent, type TurnStream } from '@agent-service/sdk';
+// Besides the client, it runs the contract's rules the package carries (dist/contract/): a turn's
+// event filter, and the header checks of verifyWebhook.
+const CONSUMER = `import {
+  Client,
+  NotFoundError,
+  WebhookMissingHeaderError,
+  turnEventFilter,
+  verifyWebhook,
+  type SessionEvent,
+  type TurnStream,
+} from '@agent-service/sdk';
 
 const client = new Client();
 const health = await client.health.retrieve();
@@ -22,11 +32,21 @@ let stream: TurnStream | undefined;
 const describe = (event: SessionEvent): string => (event.type === 'message.part.delta' ? event.delta : event.type);
 void stream;
 void describe;
-void verifyWebhook;
+const ofTurn = turnEventFilter('msg_1');
+const started = { seq: 1, at: '', sessionId: 'ses_1', type: 'turn.started', turnId: 'msg_1' } as SessionEvent;
+const unsigned = await verifyWebhook('{}', {}, 'whsec_' + btoa('k'.repeat(32))).catch((error: unknown) => error);
 try {
   await client.sessions.retrieve('ses_missing');
 } catch (error) {
-  console.log(JSON.stringify({ ok: health.ok, notFound: error instanceof NotFoundError, status: (error as NotFoundError).status }));
+  console.log(
+    JSON.stringify({
+      ok: health.ok,
+      notFound: error instanceof NotFoundError,
+      status: (error as NotFoundError).status,
+      turnFilter: [ofTurn(started), ofTurn({ ...started, turnId: 'msg_2' } as SessionEvent)],
+      unsignedRefused: unsigned instanceof WebhookMissingHeaderError,
+    }),
+  );
 }
 `;
 
@@ -41,6 +61,7 @@ test('the tarball installs into an empty folder, typechecks and runs under plain
   const files = packed[0]!.files.map((file) => file.path);
   expect(files).toContain('dist/index.js');
   expect(files).toContain('dist/contract.d.ts');
+  expect(files).toEqual(expect.arrayContaining(['dist/contract/turn-events.js', 'dist/contract/webhook-signing.js']));
   expect(files.filter((file) => file.startsWith('src/') || file.includes('.tsc'))).toEqual([]);
 
   fs.writeFileSync(path.join(folder, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
@@ -74,5 +95,5 @@ test('the tarball installs into an empty folder, typechecks and runs under plain
     encoding: 'utf8',
     env: { PATH: process.env.PATH, AGENT_SERVICE_URL: api.url, AGENT_SERVICE_API_KEY: user.apiKey },
   });
-  expect(JSON.parse(output)).toEqual({ ok: true, notFound: true, status: 404 });
+  expect(JSON.parse(output)).toEqual({ ok: true, notFound: true, status: 404, turnFilter: [true, false], unsignedRefused: true });
 });

@@ -127,7 +127,7 @@ describe('resources', () => {
     expect(followed).toEqual(stored.slice(1));
   });
 
-  test('uploads from bytes, a Blob and a path; download', async ({ env }) => {
+  test('uploads from bytes, a Blob, a path and a web ReadableStream; download', async ({ env }) => {
     const client = clientOf(env.api.url, env.user.apiKey);
     const sessionId = await env.newSession();
     const fromBytes = await client.sessions.upload(sessionId, new TextEncoder().encode('a,b\n1,2\n'), {
@@ -142,6 +142,17 @@ describe('resources', () => {
     expect(await downloaded.text()).toBe('hello');
     const fromPath = await client.sessions.upload(sessionId, new URL(import.meta.url).pathname, { mediaType: 'text/plain' });
     expect(fromPath.filename).toBe('resources.test.ts');
+    // A stream arriving in pieces (as a fetch body or a file picker's stream() does) is stored whole.
+    const pieces = ['id,total\n', 'A-17,120\n', 'A-18,', '75\n'];
+    const chunks = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const piece of pieces) controller.enqueue(new TextEncoder().encode(piece));
+        controller.close();
+      },
+    });
+    const fromStream = await client.sessions.upload(sessionId, chunks, { filename: 'orders.csv' });
+    expect(fromStream).toMatchObject({ filename: 'orders.csv', mediaType: 'text/csv', size: pieces.join('').length });
+    expect(await (await client.sessions.downloadMedia(sessionId, fromStream.url)).text()).toBe(pieces.join(''));
     const reply = await client.sessions.sendAndWait(sessionId, {
       parts: [
         { type: 'text', text: 'read' },

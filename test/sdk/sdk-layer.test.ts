@@ -1,6 +1,7 @@
-// The lint's sdk layer (eslint.config.js): sdk/src may import only types from contract/, and no
-// package or Node module, so the published SDK carries nothing of the server. Each probe is linted
-// with the project's own config; a rule that stopped refusing would fail here.
+// The lint's sdk layer (eslint.config.js): sdk/src may import only types from contract/, run only the
+// pure contract modules its build bundles, and no package or Node module, so the published SDK
+// carries nothing of the server. Each probe is linted with the project's own config; a rule that
+// stopped refusing would fail here.
 import { ESLint } from 'eslint';
 import { expect, test } from 'vitest';
 
@@ -19,6 +20,7 @@ test.each([
   ["import { loadConfig } from '../../lib/config.ts';", 'sdk/ may import only from sdk/'],
   ["import { getSession } from '../../store/sessions.ts';", 'sdk/ may import only from sdk/'],
   ["import { OPERATIONS } from '../../contract/operations/index.ts';", 'sdk/ may import only types from contract/'],
+  ["import { TERMINAL_TURN_EVENTS } from '../../contract/events.ts';", 'sdk/ may import only types from contract/'],
   ["import fs from 'node:fs';", 'Not in sdk/'],
   ["import { Webhook } from 'standardwebhooks';", 'Not in sdk/'],
 ])('refused: %s', async (code, expected) => {
@@ -27,8 +29,14 @@ test.each([
   expect(found[0]).toContain(expected);
 });
 
-test('types from contract/ and the SDK’s own modules pass', async () => {
+test('types from contract/, the contract modules the build bundles and the SDK’s own modules pass', async () => {
   expect(
-    await refusals("import type { SessionEvent } from '../../contract/events.ts';\nimport { Transport } from './transport.ts';"),
+    await refusals(
+      [
+        "import type { SessionEvent } from '../../contract/events.ts';",
+        "import { turnEventFilter } from '../../contract/turn-events.ts';",
+        "import { Transport } from './transport.ts';",
+      ].join('\n'),
+    ),
   ).toEqual([]);
 });

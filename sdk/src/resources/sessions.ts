@@ -12,11 +12,11 @@ import type {
   TurnAccepted,
   TurnReply,
 } from '../contract.ts';
-import { AgentServiceError } from '../errors.ts';
 import { PagedList } from '../pagination.ts';
 import { runWithTools, resumeTools, type ToolHandlers, type ToolRunOptions, type ToolRunResult } from '../tool-runner.ts';
 import { path, type RequestOptions } from '../transport.ts';
 import { TurnStream } from '../turn-stream.ts';
+import { toBlob, type UploadNaming, type UploadSource } from '../upload-source.ts';
 import { openEventStream } from './events.ts';
 import { Resource, newIdempotencyKey } from './resource.ts';
 
@@ -31,9 +31,6 @@ export interface SendOptions extends RequestOptions {
   /** Called before the stream reconnects, with the seq it resumes after. */
   onReconnect?: (lastSeq: number) => void;
 }
-
-/** Bytes to upload: a Blob (a File keeps its name), bytes, or (in Node only) a path to a file. */
-export type UploadSource = Blob | Uint8Array | ArrayBuffer | string;
 
 export function toSendBody(message: MessageInput): SendBody {
   if (typeof message === 'string') return { parts: [{ type: 'text', text: message }] };
@@ -168,10 +165,11 @@ export class Sessions extends Resource {
   }
 
   /**
-   * Uploads a file to the session; send it with a `{type: 'file', url}` part. `filename` and
-   * `mediaType` default to the File's or the path's.
+   * Uploads a file to the session: a path (Node), a Blob or File, bytes or a web ReadableStream (read
+   * to its end first). Send it with a `{type: 'file', url}` part. `filename` and `mediaType` default
+   * to the File's or the path's.
    */
-  async upload(id: string, source: UploadSource, options: RequestOptions & { filename?: string; mediaType?: string } = {}): Promise<Media> {
+  async upload(id: string, source: UploadSource, options: RequestOptions & UploadNaming = {}): Promise<Media> {
     const { blob, filename } = await toBlob(source, options);
     const form = new FormData();
     form.append('file', blob, filename);
@@ -212,43 +210,4 @@ export class Sessions extends Resource {
       onReconnect: options.onReconnect,
     });
   }
-}
-
-async function toBlob(source: UploadSource, options: { filename?: string; mediaType?: string }): Promise<{ blob: Blob; filename: string }> {
-  if (typeof source === 'string') {
-    // Node only: the platform's own file reading, loaded only when a path is given so browsers never see it.
-    const nodeFs = 'node:fs';
-    const fs = (await import(/* @vite-ignore */ nodeFs)) as { openAsBlob?: (path: string, options?: { type?: string }) => Promise<Blob> };
-    if (!fs.openAsBlob) throw new AgentServiceError('Uploading from a path needs Node 19.8 or later');
-    const blob = await fs.openAsBlob(source, { type: options.mediaType ?? mediaTypeOf(source) });
-    return { blob, filename: options.filename ?? source.split(/[\\/]/).pop() ?? 'file' };
-  }
-  if (source instanceof Blob) {
-    const named = (source as Blob & { name?: string }).name;
-    const blob = options.mediaType ? new Blob([source], { type: options.mediaType }) : source;
-    return { blob, filename: options.filename ?? named ?? 'file' };
-  }
-  const bytes = source instanceof Uint8Array ? source : new Uint8Array(source);
-  return {
-    blob: new Blob([bytes as Uint8Array<ArrayBuffer>], { type: options.mediaType ?? 'application/octet-stream' }),
-    filename: options.filename ?? 'file',
-  };
-}
-
-/** The type the service accepts in messages, from a file name's extension. */
-function mediaTypeOf(name: string): string {
-  const extension = name.split('.').pop()?.toLowerCase() ?? '';
-  const types: Record<string, string> = {
-    png: 'image/png',
-    jpg: 'image/jpeg',
-    jpeg: 'image/jpeg',
-    gif: 'image/gif',
-    webp: 'image/webp',
-    pdf: 'application/pdf',
-    txt: 'text/plain',
-    md: 'text/markdown',
-    csv: 'text/csv',
-    json: 'application/json',
-  };
-  return types[extension] ?? 'application/octet-stream';
 }

@@ -1,0 +1,54 @@
+// Which events of a session belong to one turn, the one rule shared by the server (a send's SSE
+// answer, a waiting send) and every client (a turn stream resuming on the session's full event
+// stream): the turn's own events (by turnId), those of the messages it made (by messageId), and the
+// questions it asked its user with their outcome (by approvalId: only `approval.requested` names the
+// turn). So a turn's stream never shows an earlier queued turn still streaming into the same session,
+// nor an approval asked by another turn, a workflow graph or the API. A regenerated turn has an id of
+// its own and writes its messages into its user message's turn (`userMessageId`).
+import { TERMINAL_TURN_EVENTS, type SessionEvent } from './events.ts';
+
+/** A filter for one turn's events; it keeps state, so call it once per event, in seq order. */
+export function turnEventFilter(turnId: string, userMessageId = turnId): (event: SessionEvent) => boolean {
+  const messages = new Set<string>([turnId]);
+  const approvals = new Set<string>();
+  return (event) => {
+    switch (event.type) {
+      case 'message.created':
+      case 'message.completed':
+        if (event.message.turnId !== userMessageId) return false;
+        messages.add(event.message.id);
+        return true;
+      case 'turn.started':
+      case 'turn.completed':
+      case 'turn.failed':
+      case 'turn.aborted':
+        return event.turnId === turnId;
+      case 'message.part.delta':
+      case 'step.retry':
+      case 'tool.call':
+      case 'tool.result':
+        return messages.has(event.messageId);
+      case 'approval.requested':
+        if (event.turnId !== turnId) return false;
+        approvals.add(event.approvalId);
+        return true;
+      case 'approval.answered':
+      case 'approval.expired':
+        return approvals.has(event.approvalId);
+      default:
+        return false;
+    }
+  };
+}
+
+export type TurnEndEvent = Extract<SessionEvent, { type: 'turn.completed' | 'turn.failed' | 'turn.aborted' }>;
+
+/** Whether `event` ends the turn `turnId` (its turn.completed, turn.failed or turn.aborted). */
+export function isTurnEnd(event: SessionEvent, turnId: string): event is TurnEndEvent {
+  return TERMINAL_TURN_EVENTS.includes(event.type) && (event as { turnId?: string }).turnId === turnId;
+}
+
+/** Whether `event` is a question the turn `turnId` asked its user (what a waiting send answers with). */
+export function isTurnQuestion(event: SessionEvent, turnId: string): event is Extract<SessionEvent, { type: 'approval.requested' }> {
+  return event.type === 'approval.requested' && event.turnId === turnId;
+}
