@@ -19,6 +19,8 @@ import type { Operation } from './operation.ts';
 
 export const OPERATIONS = {
   getHealth: health.getHealth,
+  getLiveness: health.getLiveness,
+  getReadiness: health.getReadiness,
   listKeys: keys.listKeys,
   createKey: keys.createKey,
   deleteKey: keys.deleteKey,

@@ -18,7 +18,7 @@ export type {
 } from '../../contract/operations/approvals.ts';
 export type { CommandBody, CommandReply } from '../../contract/operations/commands.ts';
 export type { RequestDeviceCodeBody, DeviceCode, DeviceAuthorization, DeviceTokenProblem } from '../../contract/operations/device.ts';
-export type { Health } from '../../contract/operations/health.ts';
+export type { Health, Readiness } from '../../contract/operations/health.ts';
 export type { KeyListing, CreateKeyBody, CreatedKey, CreateUserBody, CreatedUser, KeyList } from '../../contract/operations/keys.ts';
 export type { Media } from '../../contract/operations/media.ts';
 export type { SchemaList } from '../../contract/operations/meta.ts';

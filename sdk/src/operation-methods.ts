@@ -8,6 +8,8 @@ export type OperationMethod = string | { excluded: string };
 
 export const OPERATION_METHODS = {
   getHealth: 'health.retrieve',
+  getLiveness: 'health.live',
+  getReadiness: 'health.ready',
   listKeys: 'keys.list',
   createKey: 'keys.create',
   deleteKey: 'keys.delete',
