@@ -1,12 +1,12 @@
 // login, logout, whoami: a profile holds a service address and a key (config.ts).
-import { AuthenticationError, Client } from '@agent-service/sdk';
+import { AuthenticationError, Client, PermissionDeniedError } from '@agent-service/sdk';
 import type { Command } from 'commander';
 import { DEFAULT_PROFILE, removeProfile, saveProfile, type Profile } from '../config.ts';
 import { contextOf } from '../context.ts';
 import { CliError } from '../exit-codes.ts';
 import { withExamples } from '../help.ts';
 import { findOwnKey } from '../key-identity.ts';
-import { note, printFields, printJson } from '../output.ts';
+import { note, printFields, printJson, warn } from '../output.ts';
 import { promptHidden } from '../prompt.ts';
 import { withSpinner } from '../spinner.ts';
 import { err } from '../style.ts';
@@ -61,7 +61,11 @@ export function registerAccount(program: Command): void {
             () => (deleted = true),
             (error: unknown) => {
               // A key deleted already (or by someone else) is gone all the same.
-              if (!(error instanceof AuthenticationError)) throw error;
+              if (error instanceof AuthenticationError) return;
+              // A key minted without keys:write cannot delete itself: say which one is left.
+              if (error instanceof PermissionDeniedError)
+                warn(`this key may not delete itself: delete ${profile.keyId} with \`agent-service keys rm\``);
+              else throw error;
             },
           );
         }
