@@ -48,7 +48,9 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
   if (answer.async) return { status: 202, body: accepted };
 
   if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
-    res.set({ 'x-message-id': userMessageId, 'x-turn-id': turnId });
+    // The session too: a command may have opened a new one, and a client resuming the stream after
+    // a broken connection reads that session's events.
+    res.set({ 'x-message-id': userMessageId, 'x-turn-id': turnId, 'x-session-id': sessionId });
     const turnEvents = turnEventFilter(turnId, userMessageId);
     const { alsoStream } = answer;
     await streamEvents({

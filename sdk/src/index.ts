@@ -9,7 +9,7 @@ export { parseServerSentEvents, type ServerSentEvent } from './sse.ts';
 export { turnEventFilter, isTurnEnd } from '../../contract/turn-events.ts';
 export type { EventsOptions, EventsFunction } from './resources/events.ts';
 export { ApprovalHandle, type ApprovalOutcome, type WaitOptions } from './resources/approvals.ts';
-export type { BundleInput } from './resources/agents.ts';
+export type { BundleInput, CommandAccepted } from './resources/agents.ts';
 export { DeviceTokenError, type DeviceTokenErrorCode } from './resources/device.ts';
 export type { MessageInput, SendOptions } from './resources/sessions.ts';
 export type { UploadSource } from './upload-source.ts';

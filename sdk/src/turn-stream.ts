@@ -12,12 +12,17 @@ export interface TurnIds {
   messageId: string;
   /** The turn's id: the message id for a send, an id of its own for a regenerate. */
   turnId: string;
+  /** The session the turn runs in (for a custom command, maybe one it opened). */
+  sessionId: string;
 }
 
 export interface TurnStreamSource {
-  /** The request that opens the turn's stream (the send); its answer carries x-message-id and x-turn-id. */
+  /** The request that opens the turn's stream (the send); its answer carries x-message-id, x-turn-id and x-session-id. */
   opened: Promise<Response>;
-  reconnect: (lastSeq: number, signal: AbortSignal | undefined) => Promise<Response>;
+  /** The session, when the caller knows it before the answer (a send). */
+  sessionId?: string;
+  /** Opens the session's event stream after `lastSeq`. */
+  reconnect: (sessionId: string, lastSeq: number, signal: AbortSignal | undefined) => Promise<Response>;
   signal?: AbortSignal;
   maxReconnects?: number;
   onReconnect?: (lastSeq: number) => void;
@@ -37,8 +42,9 @@ export class TurnStream implements AsyncIterable<SessionEvent> {
   constructor(source: TurnStreamSource) {
     this.ready = source.opened.then((response) => {
       const messageId = response.headers.get('x-message-id');
-      if (!messageId) throw new AgentServiceError('The send answered without x-message-id');
-      return { messageId, turnId: response.headers.get('x-turn-id') ?? messageId };
+      const sessionId = response.headers.get('x-session-id') ?? source.sessionId;
+      if (!messageId || !sessionId) throw new AgentServiceError('The send answered without x-message-id or x-session-id');
+      return { messageId, turnId: response.headers.get('x-turn-id') ?? messageId, sessionId };
     });
     // Nobody may read the stream (a fire-and-forget send): its failure must not be unhandled.
     this.ready.catch(() => {});
@@ -46,10 +52,10 @@ export class TurnStream implements AsyncIterable<SessionEvent> {
   }
 
   private async *generate(source: TurnStreamSource): AsyncGenerator<SessionEvent> {
-    const { turnId, messageId } = await this.ready;
+    const { turnId, messageId, sessionId } = await this.ready;
     const events = resumingEvents({
       first: source.opened,
-      reconnect: source.reconnect,
+      reconnect: (lastSeq, signal) => source.reconnect(sessionId, lastSeq, signal),
       filter: turnEventFilter(turnId, messageId),
       isEnd: (event) => isTurnEnd(event, turnId),
       signal: source.signal,

@@ -1,12 +1,27 @@
-import type { AgentDetail, AgentList, Bundle, CommandBody, CommandReply, Deployed, Revision, RevisionList } from '../contract.ts';
+import type {
+  AgentDetail,
+  AgentList,
+  Bundle,
+  CommandBody,
+  CommandReply,
+  Deployed,
+  Revision,
+  RevisionList,
+  TurnAccepted,
+} from '../contract.ts';
 import { path, type RequestOptions } from '../transport.ts';
+import type { TurnStream } from '../turn-stream.ts';
 import { Resource, newIdempotencyKey } from './resource.ts';
+import { turnStreamOf, type SendOptions } from './sessions.ts';
 
 /**
  * A bundle as written for a deploy: `name` and `model`, the rest optional (the service applies the
  * defaults; `Bundle` is the validated form it reads back).
  */
 export type BundleInput = Pick<Bundle, 'name' | 'model'> & Partial<Omit<Bundle, 'name' | 'model'>> & { $schema?: string };
+
+/** A command's message recorded (`runCommandAsync`): follow its turn with `client.events(sessionId)`. */
+export type CommandAccepted = TurnAccepted & { sessionId: string };
 
 export class Agents extends Resource {
   /**
@@ -45,17 +60,56 @@ export class Agents extends Resource {
    * Runs one of the agent's custom commands (the bundle's `commands`): the server resolves its
    * template with `args` and `flags` and sends it like a message, into `sessionId` or a new session,
    * and answers once the turn ends (or waits on someone) with the reply and the `sessionId`.
+   * `runCommandStream` and `runCommandAsync` are its other forms, as `sessions.send` and `sendAsync`.
    */
-  runCommand(name: string, command: string, body: CommandBody = {}, options?: RequestOptions): Promise<CommandReply> {
+  runCommand(name: string, command: string, body: CommandBody = {}, options: SendOptions = {}): Promise<CommandReply> {
     return this.transport.json(
       {
         method: 'POST',
         path: path`/agent/${name}/command/${command}`,
+        query: { ifBusy: options.ifBusy },
         json: body,
         idempotent: true,
         idempotencyKey: newIdempotencyKey(),
       },
       { timeoutMs: 10 * 60_000, ...options },
+    );
+  }
+
+  /**
+   * Runs a custom command and streams its turn: the TurnStream a send gives (resuming by itself when
+   * the connection breaks); `(await stream.ready).sessionId` names the session it runs in, a new one
+   * unless `sessionId` was given. A retry of the request carries the same Idempotency-Key.
+   */
+  runCommandStream(name: string, command: string, body: CommandBody = {}, options: SendOptions = {}): TurnStream {
+    const opened = this.transport.raw(
+      {
+        method: 'POST',
+        path: path`/agent/${name}/command/${command}`,
+        query: { ifBusy: options.ifBusy },
+        json: body,
+        accept: 'text/event-stream',
+        idempotent: true,
+        idempotencyKey: newIdempotencyKey(),
+      },
+      options,
+    );
+    // The session comes from the answer (x-session-id): a subtask runs in a new one even when `sessionId` is given.
+    return turnStreamOf(this.transport, opened, options);
+  }
+
+  /** Runs a custom command without waiting: its message id and the session it went to (202). */
+  runCommandAsync(name: string, command: string, body: CommandBody = {}, options: SendOptions = {}): Promise<CommandAccepted> {
+    return this.transport.json(
+      {
+        method: 'POST',
+        path: path`/agent/${name}/command/${command}`,
+        query: { async: 1, ifBusy: options.ifBusy },
+        json: body,
+        idempotent: true,
+        idempotencyKey: newIdempotencyKey(),
+      },
+      options,
     );
   }
 }

@@ -14,7 +14,7 @@ import type {
 } from '../contract.ts';
 import { PagedList } from '../pagination.ts';
 import { runWithTools, resumeTools, type ToolHandlers, type ToolRunOptions, type ToolRunResult } from '../tool-runner.ts';
-import { path, type RequestOptions } from '../transport.ts';
+import { path, type RequestOptions, type Transport } from '../transport.ts';
 import { TurnStream } from '../turn-stream.ts';
 import { toBlob, type UploadNaming, type UploadSource } from '../upload-source.ts';
 import { openEventStream } from './events.ts';
@@ -202,12 +202,18 @@ export class Sessions extends Resource {
   }
 
   private turnStream(id: string, opened: Promise<Response>, options: SendOptions): TurnStream {
-    return new TurnStream({
-      opened,
-      reconnect: (lastSeq, signal) => openEventStream(this.transport, id, lastSeq, signal),
-      signal: options.signal,
-      maxReconnects: options.maxReconnects,
-      onReconnect: options.onReconnect,
-    });
+    return turnStreamOf(this.transport, opened, options, id);
   }
+}
+
+/** The TurnStream of a request answering with a turn's SSE stream, resuming on the session's events. */
+export function turnStreamOf(transport: Transport, opened: Promise<Response>, options: SendOptions, sessionId?: string): TurnStream {
+  return new TurnStream({
+    opened,
+    ...(sessionId ? { sessionId } : {}),
+    reconnect: (session, lastSeq, signal) => openEventStream(transport, session, lastSeq, signal),
+    signal: options.signal,
+    maxReconnects: options.maxReconnects,
+    onReconnect: options.onReconnect,
+  });
 }
