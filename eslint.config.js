@@ -52,6 +52,15 @@ const LAYERS = {
     may: ['contract', 'lib'],
     why: 'the CLI talks to the service only through @agent-service/sdk',
   },
+  // The dashboard is a web page: it talks to the API only through @agent-service/sdk, and may run the
+  // contract's pure modules; never the service's folders, server packages or Node modules.
+  dashboard: {
+    root: 'dashboard/src',
+    may: ['contract'],
+    packages: ['@temporalio/*', 'pg', 'express', 'pino', 'ai', '@ai-sdk/*', 'ajv', 'ajv/*'],
+    builtins: true,
+    why: 'the dashboard runs in a browser and talks to the service only through @agent-service/sdk',
+  },
 };
 const FOLDERS = [...Object.keys(LAYERS), 'dev', 'bench', 'test'];
 const NODE_BUILTINS = ['node:*', 'fs', 'path', 'http', 'https', 'net', 'crypto', 'child_process', 'os'];
@@ -80,7 +89,7 @@ function layerRules() {
       ...(layer.onlyRelative ? [{ regex: '^[^.]', message: `Not in ${folder}/: ${layer.why}.` }] : []),
     ];
     return {
-      files: [`${layer.root ?? folder}/**/*.ts`],
+      files: [`${layer.root ?? folder}/**/*.ts`, `${layer.root ?? folder}/**/*.tsx`],
       rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
     };
   });
@@ -91,7 +100,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },

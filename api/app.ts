@@ -29,6 +29,7 @@ import { inboundRoutes } from './routes/inbound.ts';
 import { triggerRoutes } from './routes/triggers.ts';
 import { toolRoutes } from './routes/tools.ts';
 import { commandRoutes } from './routes/commands.ts';
+import { serveDashboard } from './middleware/serve-dashboard.ts';
 
 export interface App {
   app: Express;
@@ -42,6 +43,8 @@ export function createApp(deps: ApiDeps): App {
   app.set('trust proxy', deps.config.trustProxy);
 
   app.use(traceMiddleware({ logger: deps.logger }));
+  // The web page (dashboard/dist) under /app/, with its own Content-Security-Policy.
+  app.use('/app', serveDashboard());
   // Bundles are parsed from their text (line/column errors, duplicate keys), so /deploy reads text.
   app.use('/deploy', express.text({ limit: limits.jsonBodyBytes, type: [...DEPLOY_CONTENT_TYPES] }));
   // Inbound provider replies are authenticated by signatures over the exact bytes received.

@@ -1,0 +1,100 @@
+// One question waiting for an answer: what is asked, who asked (agent, session), how long is left,
+// and a button per option with an optional note. The first answer wins; a later one is refused
+// (409) and an expired question answers 410: both are shown, then the inbox reloads.
+import { useState } from 'preact/hooks';
+import type { ApprovalView } from '@agent-service/sdk';
+import { useClient } from '../auth/client-context.ts';
+import { Link } from '../router.tsx';
+import { ProblemView } from '../ui/problem-view.tsx';
+import { timeLeft } from '../ui/time.ts';
+import { When } from '../ui/when.tsx';
+
+interface Props {
+  approval: ApprovalView;
+  agentName: string | undefined;
+  onAnswered(): void;
+}
+
+export function ApprovalCard({ approval, agentName, onAnswered }: Props) {
+  const client = useClient();
+  const [note, setNote] = useState('');
+  const [freeChoice, setFreeChoice] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const noteId = `note-${approval.id}`;
+  const questionId = `question-${approval.id}`;
+
+  const answer = async (choice: string) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await client.approvals.answer(approval.id, note.trim() ? { choice, note: note.trim() } : { choice });
+      onAnswered();
+    } catch (failure) {
+      setError(failure);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <article class="card approval" aria-labelledby={questionId}>
+      <p class="question" id={questionId}>
+        {approval.question}
+      </p>
+      <dl class="facts">
+        <dt>Asked by</dt>
+        <dd>
+          {approval.agentId ? (
+            agentName ? (
+              <Link to={`/agents/${encodeURIComponent(agentName)}`}>{agentName}</Link>
+            ) : (
+              <code>{approval.agentId}</code>
+            )
+          ) : (
+            'a script (API)'
+          )}
+          {approval.sessionId && (
+            <>
+              {' in '}
+              <Link to={`/sessions/${approval.sessionId}`}>session {approval.sessionId}</Link>
+            </>
+          )}
+        </dd>
+        <dt>Asked</dt>
+        <dd>
+          <When iso={approval.createdAt} />
+        </dd>
+        <dt>Time left</dt>
+        <dd>{timeLeft(approval.expiresAt)}</dd>
+      </dl>
+      <div class="answer">
+        <label for={noteId}>Note (optional)</label>
+        <textarea id={noteId} rows={2} value={note} onInput={(event) => setNote(event.currentTarget.value)} />
+        {approval.options.length > 0 ? (
+          <div class="options" role="group" aria-label={`Answers to: ${approval.question}`}>
+            {approval.options.map((option) => (
+              <button key={option} type="button" disabled={busy} onClick={() => void answer(option)}>
+                {option}
+              </button>
+            ))}
+          </div>
+        ) : (
+          <form
+            class="options"
+            onSubmit={(event) => {
+              event.preventDefault();
+              if (freeChoice.trim()) void answer(freeChoice.trim());
+            }}
+          >
+            <label for={`choice-${approval.id}`}>Answer</label>
+            <input id={`choice-${approval.id}`} value={freeChoice} onInput={(event) => setFreeChoice(event.currentTarget.value)} />
+            <button type="submit" disabled={busy}>
+              Send answer
+            </button>
+          </form>
+        )}
+      </div>
+      {error !== undefined && <ProblemView error={error} />}
+    </article>
+  );
+}

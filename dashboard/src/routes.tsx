@@ -1,0 +1,25 @@
+// Which page a path shows. Paths are below /app (router.tsx).
+import type { ComponentChildren } from 'preact';
+import { matchPath, type Location } from './router.tsx';
+import { ApprovalsPage } from './pages/approvals.tsx';
+import { NotFoundPage } from './pages/not-found.tsx';
+
+interface Route {
+  title: string;
+  render(): ComponentChildren;
+}
+
+type Table = [pattern: string, title: string, page: (params: Record<string, string>, location: Location) => ComponentChildren][];
+
+const TABLE: Table = [
+  ['/', 'Approvals', () => <ApprovalsPage />],
+  ['/approvals', 'Approvals', () => <ApprovalsPage />],
+];
+
+export function resolveRoute(location: Location): Route {
+  for (const [pattern, title, page] of TABLE) {
+    const params = matchPath(pattern, location.path);
+    if (params) return { title, render: () => page(params, location) };
+  }
+  return { title: 'Not found', render: () => <NotFoundPage /> };
+}

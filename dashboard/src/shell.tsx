@@ -1,0 +1,49 @@
+// The signed-in frame: a skip link, the navigation, sign out, and the page the path names.
+import { useContext, useEffect } from 'preact/hooks';
+import { SessionContext } from './auth/client-context.ts';
+import { Link, useLocation } from './router.tsx';
+import { resolveRoute } from './routes.tsx';
+
+const SECTIONS = [
+  { to: '/approvals', label: 'Approvals' },
+  { to: '/agents', label: 'Agents' },
+  { to: '/keys', label: 'Keys' },
+  { to: '/secrets', label: 'Secrets' },
+  { to: '/webhooks', label: 'Webhooks' },
+];
+
+export function Shell() {
+  const session = useContext(SessionContext)!;
+  const location = useLocation();
+  const route = resolveRoute(location);
+  useEffect(() => {
+    document.title = `${route.title} · Agent service`;
+  }, [route.title]);
+  return (
+    <>
+      <a class="skip-link" href="#content">
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">Agent service</span>
+        <nav aria-label="Sections">
+          <ul>
+            {SECTIONS.map((section) => (
+              <li key={section.to}>
+                <Link to={section.to} aria-current={location.path.startsWith(section.to) ? 'page' : undefined}>
+                  {section.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <button type="button" class="secondary" onClick={session.signOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="content" tabIndex={-1}>
+        {route.render()}
+      </main>
+    </>
+  );
+}

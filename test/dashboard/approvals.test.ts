@@ -1,0 +1,94 @@
+// Signing in, and the approvals inbox against the real service: a question asked by an agent's turn
+// waits in the inbox, is answered there with a note, and the turn resumes with that answer.
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { agentTest } from '../helpers/harness/fixtures.ts';
+import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
+import { ensureDashboardBuilt } from './build.ts';
+import { expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+
+const test = agentTest();
+let browser: Browser;
+beforeAll(async () => {
+  ensureDashboardBuilt();
+  browser = await launchChromium();
+});
+afterAll(() => browser?.close());
+
+test('sign-in refuses a wrong key with the problem and its trace id, keeps a good one for the tab only, and signs out', async ({ env }) => {
+  const { page, faults, close } = await openPage(browser);
+  try {
+    await page.goto(`${env.api.url}/app/`);
+    await expectAccessible(page);
+    await screenshot(page, 'sign-in');
+    await page.getByLabel('API key').fill('sk_not_a_real_key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.textContent()).toMatch(/Trace id: [0-9a-f]{32}/);
+
+    await page.getByLabel('API key').fill(env.user.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect(page.url()).not.toContain(env.user.apiKey);
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await page.evaluate(() => Object.values(sessionStorage))).toContain(env.user.apiKey);
+
+    // A reload keeps the person signed in (same tab); signing out forgets the key.
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.evaluate(() => Object.values(sessionStorage))).not.toContain(env.user.apiKey);
+    expect(faults).toEqual([]);
+  } finally {
+    await close();
+  }
+});
+
+test('a question asked in a turn is answered from the inbox with a note, and the turn resumes', async ({ env }) => {
+  const { sessionId, requested } = await askInTurn(env, {
+    input: { question: 'Ship release 4.2 today?', options: ['ship', 'wait'] },
+    reply: 'Shipping now.',
+  });
+  const { page, faults, close } = await openPage(browser);
+  try {
+    await signIn(page, env.api.url, env.user.apiKey, '/app/approvals');
+    const card = page.getByRole('article', { name: 'Ship release 4.2 today?' });
+    await card.waitFor();
+    await expect.poll(() => card.textContent()).toMatch(/left/);
+    await expect.poll(() => card.textContent()).toContain(sessionId);
+    await expectAccessible(page);
+    await screenshot(page, 'approvals-waiting');
+
+    await card.getByLabel('Note (optional)').fill('QA signed off');
+    await card.getByRole('button', { name: 'ship' }).click();
+    await card.waitFor({ state: 'detached' });
+    const history = page.getByRole('row', { name: /Ship release 4\.2 today\?/ });
+    await expect.poll(() => history.textContent()).toContain('QA signed off');
+    await screenshot(page, 'approvals-answered');
+
+    const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+    const answered = events.find((event) => event.type === 'approval.answered');
+    expect(answered).toMatchObject({ approvalId: requested.approvalId, choice: 'ship', note: 'QA signed off' });
+    const reply = events.filter((event) => event.type === 'message.completed').at(-1);
+    expect(JSON.stringify(reply)).toContain('Shipping now.');
+    expect(faults).toEqual([]);
+  } finally {
+    await close();
+  }
+});
+
+test('with nothing asked, the inbox says how questions arrive', async ({ env }) => {
+  const { page, close } = await openPage(browser);
+  try {
+    // A user of its own, with no approvals at all.
+    const { createTestUser } = await import('../helpers/harness/users.ts');
+    const fresh = await createTestUser(env.api.db);
+    await signIn(page, env.api.url, fresh.apiKey, '/app/approvals');
+    await page.getByText('No question is waiting for an answer.').waitFor();
+    await expect.poll(() => page.textContent('main')).toContain('ask_my_user');
+    await expectAccessible(page);
+    await screenshot(page, 'approvals-empty');
+  } finally {
+    await close();
+  }
+});

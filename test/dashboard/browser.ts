@@ -1,0 +1,79 @@
+// Debian's Chromium driven by playwright-core, for the dashboard's tests: one browser per test file,
+// a fresh context (its own sessionStorage) per page under test, the page's console watched for
+// Content-Security-Policy refusals and uncaught errors.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+const SCREENSHOTS_DIR = path.resolve('.data/screenshots');
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export function launchChromium(): Promise<Browser> {
+  if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: apt-get install -y chromium`);
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+export interface DashboardPage {
+  page: Page;
+  /** What the page's console reported as refused by the CSP or thrown and not caught. */
+  faults: string[];
+  close(): Promise<void>;
+}
+
+export async function openPage(browser: Browser): Promise<DashboardPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const page = await context.newPage();
+  const faults: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) faults.push(message.text());
+  });
+  page.on('pageerror', (error) => faults.push(`uncaught: ${error.message}`));
+  return { page, faults, close: () => context.close() };
+}
+
+/** Signs in on the sign-in page, as a person would. */
+export async function signIn(page: Page, baseUrl: string, apiKey: string, at = '/app/'): Promise<void> {
+  await page.goto(`${baseUrl}${at}`);
+  await page.getByLabel('API key').fill(apiKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** A 1280x800 screenshot under .data/screenshots/ (git-ignored), to look at. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS_DIR, `${name}.png`) });
+}
+
+/**
+ * axe-core's check of the page as it stands: no serious or critical violation. Evaluated through the
+ * browser's debugging protocol, which the page's CSP does not govern (a script tag it would refuse).
+ */
+export async function expectAccessible(page: Page): Promise<void> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run();
+    return result.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map(
+        (violation) =>
+          `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+      );
+  });
+  expect(violations).toEqual([]);
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
