@@ -7,34 +7,17 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { REPLAY_PAGE_SIZE } from '../api/streaming/sse.ts';
-import type { NewEvent } from '../contract/events.ts';
 import { deployRevision } from '../store/agents.ts';
-import { inTransaction, type Db } from '../store/db.ts';
-import { appendEvents } from '../store/events.ts';
+import type { Db } from '../store/db.ts';
 import { readEventFrames } from '../store/event-frames.ts';
 import { createSession } from '../store/sessions.ts';
 import { startBenchApi } from './bench-api.ts';
 import type { Benchmark } from './benchmark.ts';
+import { seedDeltaEvents } from './seed-events.ts';
 import { minimalBundle } from '../test/helpers/harness/bundles.ts';
 
 const EVENTS = 50_000;
-/** Appended per transaction while seeding. */
-const SEED_BATCH = 2_000;
 const RUNS = 5;
-
-/** Streamed text as a model produces it: short deltas of one assistant message. */
-async function seed(db: Db, sessionId: string): Promise<void> {
-  // createSession wrote seq 1; the rest brings the session to exactly EVENTS events.
-  for (let written = 1; written < EVENTS;) {
-    const count = Math.min(SEED_BATCH, EVENTS - written);
-    const events: NewEvent[] = Array.from({ length: count }, (_, i) => ({
-      type: 'message.part.delta',
-      data: { messageId: 'msg_bench', delta: ` token${written + i}` },
-    }));
-    await inTransaction(db, (client) => appendEvents(client, sessionId, events));
-    written += count;
-  }
-}
 
 /**
  * Opens the SSE replay from 0 and reads until the frame with id EVENTS; the stream stays open for
@@ -132,7 +115,7 @@ const replay: Benchmark = {
       });
       const session = await createSession(db, { userId, agentId: agent.id, revision: agent.revision });
       log(`seeding ${EVENTS} events`);
-      await seed(db, session.id);
+      await seedDeltaEvents(db, session.id, EVENTS);
 
       const headers = api.auth;
       const streamUrl = `${url}/session/${session.id}/events`;
