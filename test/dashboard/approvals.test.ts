@@ -30,14 +30,14 @@ test('sign-in refuses a wrong key with the problem and its trace id, keeps a goo
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     expect(page.url()).not.toContain(env.user.apiKey);
-    expect(await page.evaluate(() => document.cookie)).toBe('');
-    expect(await page.evaluate(() => Object.values(sessionStorage))).toContain(env.user.apiKey);
+    expect(await page.evaluate('document.cookie')).toBe('');
+    expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).toContain(env.user.apiKey);
 
     // A reload keeps the person signed in (same tab); signing out forgets the key.
     await page.reload();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
-    expect(await page.evaluate(() => Object.values(sessionStorage))).not.toContain(env.user.apiKey);
+    expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).not.toContain(env.user.apiKey);
     expect(faults).toEqual([]);
   } finally {
     await close();

@@ -59,7 +59,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export async function expectAccessible(page: Page): Promise<void> {
   await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run();
     return result.violations
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
