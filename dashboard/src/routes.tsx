@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { matchPath, type Location } from './router.tsx';
 import { ApprovalsPage } from './pages/approvals.tsx';
+import { DevicePage } from './pages/device.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 
 interface Route {
@@ -14,6 +15,7 @@ type Table = [pattern: string, title: string, page: (params: Record<string, stri
 const TABLE: Table = [
   ['/', 'Approvals', () => <ApprovalsPage />],
   ['/approvals', 'Approvals', () => <ApprovalsPage />],
+  ['/device', 'Device login', (_params, location) => <DevicePage location={location} />],
 ];
 
 export function resolveRoute(location: Location): Route {
