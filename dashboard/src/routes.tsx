@@ -2,6 +2,9 @@
 import type { ComponentChildren } from 'preact';
 import { matchPath, type Location } from './router.tsx';
 import { ApprovalsPage } from './pages/approvals.tsx';
+import { AgentPage } from './pages/agent.tsx';
+import { AgentsPage } from './pages/agents.tsx';
+import { DeployPage } from './pages/deploy.tsx';
 import { DevicePage } from './pages/device.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 
@@ -15,6 +18,9 @@ type Table = [pattern: string, title: string, page: (params: Record<string, stri
 const TABLE: Table = [
   ['/', 'Approvals', () => <ApprovalsPage />],
   ['/approvals', 'Approvals', () => <ApprovalsPage />],
+  ['/agents', 'Agents', () => <AgentsPage />],
+  ['/agents/:name', 'Agent', ({ name }) => <AgentPage name={name!} />],
+  ['/deploy', 'Deploy', (_params, location) => <DeployPage agent={location.query.get('agent') ?? undefined} />],
   ['/device', 'Device login', (_params, location) => <DevicePage location={location} />],
 ];
 

@@ -1,0 +1,102 @@
+// One agent: its current bundle (highlighted JSONC), triggers with their URLs, commands, revisions,
+// and the ways on: its sessions, a new revision from the editor, deleting it.
+import { useState } from 'preact/hooks';
+import type { Client } from '@agent-service/sdk';
+import { useClient } from '../auth/client-context.ts';
+import { CommandsTable } from '../agents/commands-table.tsx';
+import { RevisionsList } from '../agents/revisions-list.tsx';
+import { TriggersTable } from '../agents/triggers-table.tsx';
+import { Link, navigate } from '../router.tsx';
+import { JsoncView } from '../ui/jsonc-highlight.tsx';
+import { ProblemView } from '../ui/problem-view.tsx';
+import { LoadedView } from '../ui/states.tsx';
+import { useLoad } from '../ui/use-load.ts';
+import { When } from '../ui/when.tsx';
+
+async function loadAgent(client: Client, name: string, signal: AbortSignal) {
+  const [agent, { revisions }] = await Promise.all([client.agents.retrieve(name, { signal }), client.agents.revisions(name, { signal })]);
+  return { agent, revisions };
+}
+
+export function AgentPage({ name }: { name: string }) {
+  const client = useClient();
+  const loaded = useLoad((signal) => loadAgent(client, name, signal), [client, name]);
+  const [deleteError, setDeleteError] = useState<unknown>(undefined);
+  const encoded = encodeURIComponent(name);
+
+  const remove = async () => {
+    if (!window.confirm(`Delete the agent ${name}? Its schedules and trigger URLs stop; its sessions stay readable.`)) return;
+    try {
+      await client.agents.delete(name);
+      navigate('/agents');
+    } catch (failure) {
+      setDeleteError(failure);
+    }
+  };
+
+  return (
+    <>
+      <div class="page-head">
+        <h1>{name}</h1>
+        <div class="toolbar">
+          <Link to={`/agents/${encoded}/sessions`} class="button-link">
+            Sessions
+          </Link>
+          <Link to={`/deploy?agent=${encoded}`} class="button-link secondary">
+            Deploy a new revision
+          </Link>
+          <button type="button" class="danger" onClick={() => void remove()}>
+            Delete agent
+          </button>
+        </div>
+      </div>
+      {deleteError !== undefined && <ProblemView error={deleteError} />}
+      <LoadedView loaded={loaded} what="the agent">
+        {({ agent, revisions }) => (
+          <>
+            <dl class="facts">
+              <dt>Model</dt>
+              <dd>{agent.model ? `${agent.model.providerId} · ${agent.model.modelId}` : '—'}</dd>
+              <dt>Revision</dt>
+              <dd>{agent.revision}</dd>
+              <dt>Deployed</dt>
+              <dd>
+                <When iso={agent.updatedAt} />
+              </dd>
+              <dt>Id</dt>
+              <dd>
+                <code>{agent.id}</code>
+              </dd>
+            </dl>
+            {agent.warnings.length > 0 && (
+              <section aria-labelledby="warnings-heading">
+                <h2 id="warnings-heading">Warnings</h2>
+                <ul>
+                  {agent.warnings.map((warning) => (
+                    <li key={warning}>{warning}</li>
+                  ))}
+                </ul>
+              </section>
+            )}
+            <section aria-labelledby="triggers-heading">
+              <h2 id="triggers-heading">Triggers</h2>
+              <TriggersTable triggers={agent.triggers} />
+            </section>
+            <section aria-labelledby="commands-heading">
+              <h2 id="commands-heading">Commands</h2>
+              <CommandsTable commands={agent.commands} />
+            </section>
+            <section aria-labelledby="bundle-heading">
+              <h2 id="bundle-heading">Bundle (revision {agent.revision})</h2>
+              <JsoncView text={JSON.stringify(agent.bundle, null, 2)} label={`Bundle of ${name}`} />
+            </section>
+            <section aria-labelledby="revisions-heading">
+              <h2 id="revisions-heading">Revisions</h2>
+              <RevisionsList revisions={revisions} current={agent.revision} />
+            </section>
+          </>
+        )}
+      </LoadedView>
+    </>
+  );
+}

@@ -1,0 +1,115 @@
+// Agents in the dashboard against the real service: deploying from the editor (a refused bundle's
+// errors located at their lines, then fixed and deployed), the agent's page (bundle, triggers with
+// a copyable URL, revisions) and the list, with its empty state for a new user.
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { apiTest } from '../helpers/harness/fixtures.ts';
+import { createTestUser } from '../helpers/harness/users.ts';
+import { ensureDashboardBuilt } from './build.ts';
+import { expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+
+const test = apiTest();
+let browser: Browser;
+beforeAll(async () => {
+  ensureDashboardBuilt();
+  browser = await launchChromium();
+});
+afterAll(() => browser?.close());
+
+const name = `dash-${Date.now().toString(36)}`;
+const bundle = (model: string, extra = '') =>
+  [
+    '{',
+    '  // deployed from the dashboard test',
+    `  "name": "${name}",`,
+    `  "model": { "providerId": "${model}", "modelId": "fake-model" },`,
+    '  "instructions": "Be brief.",',
+    `  "triggers": [{ "kind": "webhook", "suffix": "inbound-${name}" }],${extra}`,
+    '}',
+  ].join('\n');
+
+test('a new user sees no agent and where to deploy one', async ({ api }) => {
+  const fresh = await createTestUser(api.db);
+  const { page, faults, close } = await openPage(browser);
+  try {
+    await signIn(page, api.url, fresh.apiKey, '/app/agents');
+    await page.getByText('No agent yet.').waitFor();
+    await expectAccessible(page);
+    await screenshot(page, 'agents-empty');
+    expect(faults).toEqual([]);
+  } finally {
+    await close();
+  }
+});
+
+test('a refused bundle shows each error at its line; fixed, it deploys and the agent page shows it', async ({ api, user }) => {
+  const { page, faults, close } = await openPage(browser);
+  try {
+    await signIn(page, api.url, user.apiKey, '/app/agents');
+    await page.getByRole('link', { name: 'Deploy an agent' }).click();
+    const editor = page.getByLabel('Bundle (JSONC)');
+    await expect.poll(() => editor.inputValue()).toContain('"name"');
+    await editor.fill(bundle('nowhere', '\n  "colour": "blue",'));
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+
+    const errors = page.getByRole('region', { name: /Not deployed/ });
+    await errors.waitFor();
+    const listed = await errors.locator('ol.located-errors li').allTextContents();
+    // The unknown property on line 7 and the provider on line 4, each where it is.
+    expect(listed.some((item) => item.includes('Line 7, column 3') && item.includes('/colour'))).toBe(true);
+    expect(listed.some((item) => item.includes('Line 4') && item.includes('/model/providerId'))).toBe(true);
+    const notes = errors.getByRole('note');
+    expect((await notes.allTextContents()).join('\n')).toContain('/colour');
+    await expect.poll(() => errors.getByRole('alert').textContent()).toMatch(/Trace id: [0-9a-f]{32}/);
+    await expectAccessible(page);
+    await page.evaluate("document.getElementById('deploy-errors').scrollIntoView()");
+    await screenshot(page, 'deploy-errors');
+
+    // The error's button puts the cursor at the unknown property.
+    await errors.getByRole('button', { name: 'Line 7, column 3' }).click();
+    const cursor = await editor.evaluate((area) => {
+      const { value, selectionStart } = area as unknown as { value: string; selectionStart: number };
+      return value.slice(selectionStart, selectionStart + 8);
+    });
+    expect(cursor).toBe('"colour"');
+
+    await editor.fill(bundle('openai-compatible'));
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await page.getByText('Deployed revision 1').waitFor();
+    await page.getByRole('button', { name: `Open ${name}` }).click();
+
+    await page.getByRole('heading', { name, level: 1 }).waitFor();
+    const triggers = page.getByRole('region', { name: 'Triggers' });
+    const url = `${api.url}/trigger/${user.userId}/`;
+    await expect.poll(() => triggers.textContent()).toContain(url);
+    await triggers.getByRole('button', { name: 'Copy the URL of trigger 1' }).click();
+    await triggers.getByText('Copied').waitFor();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toMatch(new RegExp(`/inbound-${name}$`));
+    const shown = page.getByRole('region', { name: `Bundle of ${name}` });
+    expect(await shown.locator('.tok-key', { hasText: '"instructions"' }).count()).toBe(1);
+    expect(await shown.locator('.tok-string', { hasText: '"Be brief."' }).count()).toBe(1);
+    await expectAccessible(page);
+    await screenshot(page, 'agent');
+
+    await page.getByRole('link', { name: 'Agents', exact: true }).click();
+    await page.getByRole('link', { name }).waitFor();
+    await screenshot(page, 'agents');
+    expect(faults).toEqual([]);
+  } finally {
+    await close();
+  }
+});
+
+test('a syntax error is located at the line and column the server names', async ({ api, user }) => {
+  const { page, close } = await openPage(browser);
+  try {
+    await signIn(page, api.url, user.apiKey, '/app/deploy');
+    const editor = page.getByLabel('Bundle (JSONC)');
+    await expect.poll(() => editor.inputValue()).toContain('"name"');
+    await editor.fill('{\n  "name": "x"\n  "model": {}\n}');
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await page.getByRole('button', { name: /^Line 3, column 3$/ }).waitFor();
+  } finally {
+    await close();
+  }
+});
