@@ -36,8 +36,10 @@ import { FAILURE, nonRetryable } from '../lib/failures.ts';
  */
 export interface RecordedApproval {
   expiresAt: string;
-  /** Channels of the asking agent's revision, in declared order: one dispatch each. */
+  /** Channels it goes over (of the asking agent's revision, maybe narrowed by the request): one dispatch each. */
   channels: number;
+  /** Their positions in `userChannels`, in declared order. Absent from records written before a request could narrow them: 0 to channels - 1. */
+  positions?: number[];
   /** The agent's name, for messages and the Web UI. */
   agentName: string | null;
   /** Some channel has threads (Slack, Telegram) where a note about the outcome belongs. */
@@ -105,7 +107,9 @@ export function approvalActivities(deps: ApprovalDeps) {
     async recordApproval(input: ApprovalWorkflowInput & { createdAt: string; expiresAt: string }): Promise<RecordedApproval> {
       const bundle =
         input.agentId !== undefined && input.revision !== undefined ? await deps.bundleOf(input.agentId, input.revision) : undefined;
-      const channels = bundle?.userChannels ?? [];
+      const channels = (bundle?.userChannels ?? [])
+        .map((channel, position) => ({ ...channel, position }))
+        .filter((channel) => input.channels === undefined || input.channels.includes(channel.provider));
       await inTransaction(db, async (client) => {
         const { approval, created } = await insertApproval(client, {
           id: input.approvalId,
@@ -120,7 +124,7 @@ export function approvalActivities(deps: ApprovalDeps) {
           options: input.request.options,
           createdAt: new Date(input.createdAt),
           expiresAt: new Date(input.expiresAt),
-          channels: channels.map((channel) => ({ provider: channel.provider, answerVia: channel.answerVia })),
+          channels: channels.map((channel) => ({ position: channel.position, provider: channel.provider, answerVia: channel.answerVia })),
         });
         if (!created || approval.sessionId === null) return;
         if (waitsInTurn(approval)) await setWaiting(client, approval, true);
@@ -142,6 +146,7 @@ export function approvalActivities(deps: ApprovalDeps) {
       return {
         expiresAt: input.expiresAt,
         channels: channels.length,
+        positions: channels.map((channel) => channel.position),
         agentName: bundle?.name ?? null,
         threaded: channels.some((channel) => channelProviders[channel.provider].notify !== undefined),
       };

@@ -90,6 +90,8 @@ export interface ApprovalWorkflowInput {
   /** The agent whose channels carry the question; without one, only the API and links answer it. */
   agentId?: string;
   revision?: number;
+  /** Providers of the agent's channels to send over (POST /approval's `channels`); without it, every channel. */
+  channels?: string[];
   sessionId?: string;
   turnId?: string;
   toolCallId?: string;

@@ -98,8 +98,8 @@ export type NewApproval = Pick<
   | 'createdAt'
   | 'expiresAt'
 > & {
-  /** The asking agent's channels, in declared order: one pending dispatch each. */
-  channels: Array<{ provider: string; answerVia: 'reply' | 'signed-url' }>;
+  /** The channels it goes over, in declared order: one pending dispatch each, at the channel's position in `userChannels`. */
+  channels: Array<{ position: number; provider: string; answerVia: 'reply' | 'signed-url' }>;
 };
 
 /** Inserts the approval and its pending dispatches; `created` is false when it existed already. */
@@ -124,10 +124,10 @@ export async function insertApproval(client: DbClient, approval: NewApproval): P
     ],
   );
   if (!rows[0]) return { approval: (await getApproval(client, approval.id))!, created: false };
-  for (const [position, channel] of approval.channels.entries()) {
+  for (const channel of approval.channels) {
     await client.query('INSERT INTO approval_dispatches (approval_id, position, provider, answer_via) VALUES ($1, $2, $3, $4)', [
       approval.id,
-      position,
+      channel.position,
       channel.provider,
       channel.answerVia,
     ]);

@@ -115,9 +115,13 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
 
   // Channels go one after another in declared order; a failed one is recorded and the next goes.
   // Answers are taken meanwhile: a quick answer ends the wait without waiting for slow channels.
+  // A record written before requests could narrow the channels (replayed from history) has no
+  // positions: it went over all of them, so the replay schedules what it scheduled then.
   const channelCount = recorded.channels;
+  const positions = recorded.positions ?? Array.from({ length: channelCount }, (_, position) => position);
   void (async () => {
-    for (let position = 0; position < channelCount && !decided; position++) {
+    for (const position of positions) {
+      if (decided) break;
       try {
         await channels.dispatchApproval({ approvalId, position, maxAttempts: settings.dispatchMaxAttempts });
       } catch (error) {

@@ -5,7 +5,7 @@ import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import type { Principal } from '../../store/api-keys.ts';
-import { findAgent } from '../../store/agents.ts';
+import { findAgent, getRevision } from '../../store/agents.ts';
 import { getApproval, getDispatches, listApprovals, type Approval } from '../../store/approvals.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { APPROVAL_LIMITS, parseApprovalRequest } from '../../lib/approvals.ts';
@@ -38,7 +38,7 @@ export function approvalRoutes(deps: ApiDeps) {
     defineRoute(OPERATIONS.createApproval, {
       maxima: { body: { expiresInMs: settings.maxExpiryMs } },
       async handle({ req, body, principal }) {
-        const { agent: agentName, sessionId, ...request } = body;
+        const { agent: agentName, sessionId, channels, ...request } = body;
         const parsed = parseApprovalRequest(request, settings);
         if (!parsed.ok) throw new ValidationError(parsed.error, [{ path: '', message: parsed.error }]);
         const session = sessionId !== undefined ? await loadOwnedSession(deps.db, principal, sessionId) : undefined;
@@ -53,6 +53,7 @@ export function approvalRoutes(deps: ApiDeps) {
           }
           target = session ? target : { agentId: agent.id, revision: agent.revision };
         }
+        if (channels !== undefined) await checkChannels(deps, target, channels);
         const approval = await actIdempotently(
           deps.db,
           req,
@@ -68,6 +69,7 @@ export function approvalRoutes(deps: ApiDeps) {
               source: 'api',
               ...(target ?? {}),
               ...(session ? { sessionId: session.id } : {}),
+              ...(channels !== undefined ? { channels } : {}),
               request: parsed.request,
               settings,
             });
@@ -106,6 +108,25 @@ export function approvalRoutes(deps: ApiDeps) {
       },
     }),
   ];
+}
+
+/** `channels` narrows the asking agent's channels: it needs that agent, and each provider one the agent declares. */
+async function checkChannels(deps: ApiDeps, target: { agentId: string; revision: number } | undefined, channels: readonly string[]) {
+  if (!target) {
+    throw new ValidationError('channels are those of an agent: give `agent` or `sessionId` with them', [
+      { path: '/channels', message: 'needs agent or sessionId' },
+    ]);
+  }
+  const revision = await getRevision(deps.db, target.agentId, target.revision);
+  const declared = new Set<string>(revision?.bundle.userChannels.map((channel) => channel.provider));
+  const unknown = channels.flatMap((provider, index) => (declared.has(provider) ? [] : [{ provider, index }]));
+  if (unknown.length > 0) {
+    const offered = declared.size ? `its channels: ${[...declared].join(', ')}` : 'it has no channels';
+    throw new ValidationError(
+      `The agent has no ${unknown.map(({ provider }) => provider).join(', ')} channel (${offered})`,
+      unknown.map(({ index }) => ({ path: `/channels/${index}`, message: 'is not a channel of the agent' })),
+    );
+  }
 }
 
 /** The id form's body, checked here because the token form of the same path also takes forms. */

@@ -1,6 +1,7 @@
 // Approvals over the API: ask (what the SDK's askHuman calls), read (optionally waiting for the
 // answer), list, and answer: by id with a key, or by the signed token of a public answer link.
 import { ANSWER_VIAS, APPROVAL_LIMITS } from '../approvals.ts';
+import { CHANNEL_PROVIDERS } from '../bundle-constants.ts';
 import { defineOperation, type ResponseOf, type Sent } from './operation.ts';
 import { IDEMPOTENCY_KEY_HEADERS, NULLABLE_STRING, NULLABLE_TIME, STRINGS, TIME } from './shared.ts';
 
@@ -47,7 +48,9 @@ export const APPROVAL_SCHEMA = {
     links: { ...LINKS_SCHEMA, description: 'The answer page and one one-click link per option. Only for keys with approvals:answer' },
     dispatches: {
       type: 'array',
-      description: 'One per channel of the asking agent, in declared order (GET /approval/<id> only)',
+      description:
+        "One per channel the approval goes over (all of the asking agent's, or those `channels` chose), in declared order; " +
+        "`position` is the channel's in `userChannels` (GET /approval/<id> only)",
       items: {
         type: 'object',
         properties: {
@@ -95,6 +98,15 @@ export const CREATE_APPROVAL_BODY_SCHEMA = {
     },
     agent: { type: 'string', minLength: 1, maxLength: 63, description: 'Name of the agent whose channels carry the question' },
     sessionId: { type: 'string', minLength: 1, maxLength: 64, description: 'The session the approval belongs to' },
+    channels: {
+      type: 'array',
+      uniqueItems: true,
+      maxItems: CHANNEL_PROVIDERS.length,
+      items: { enum: CHANNEL_PROVIDERS },
+      description:
+        "Send over these of the agent's channels only (by provider, each one the agent declares; still in declared order); " +
+        '`[]` sends over none. Without it, over all of them. Needs `agent` or `sessionId`',
+    },
   },
 } as const;
 
@@ -130,13 +142,15 @@ export const createApproval = defineOperation({
     "session's agent when only `sessionId` is given; without either, it is answered through the API and its links only. " +
     `Options default to ["yes", "no"] (1 to ${APPROVAL_LIMITS.options}, distinct ignoring case, not bare numbers). ` +
     `\`expiresInMs\` defaults to APPROVAL_DEFAULT_EXPIRY_MS (7 days) and is at most APPROVAL_MAX_EXPIRY_MS. ` +
-    'With `sessionId`, its events (approval.requested, .answered, .expired) go to that session.',
+    'With `sessionId`, its events (approval.requested, .answered, .expired) go to that session. `channels` narrows the ' +
+    "agent's channels to some providers (a provider the agent does not declare is a 400 pointing at it).",
   tag: 'approvals',
   auth: { kind: 'scope', scope: 'sessions:write' },
   body: { required: true, schema: CREATE_APPROVAL_BODY_SCHEMA },
   headers: IDEMPOTENCY_KEY_HEADERS,
   responses: {
     201: { description: 'Created and being sent', schema: APPROVAL_SCHEMA },
+    400: { description: 'Invalid; or `channels` names a provider the agent does not declare, or is given without an agent' },
     404: { description: 'No such agent or session' },
     422: { description: 'The Idempotency-Key was used for a different request' },
   },

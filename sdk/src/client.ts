@@ -89,7 +89,8 @@ export class Client {
 
   /**
    * Asks a person a question and returns a handle to wait for the answer. `agent` sends it over
-   * that agent's channels; `sessionId` records it in that session. Sent once, even when retried.
+   * that agent's channels (`channels`: only those of these providers); `sessionId` records it in
+   * that session. Sent once, even when retried.
    */
   async askHuman(question: CreateApprovalBody, options?: RequestOptions): Promise<ApprovalHandle> {
     const approval = await this.approvals.create(question, options);
