@@ -7,8 +7,7 @@ import { UsageError } from '../exit-codes.ts';
 import { withExamples } from '../help.ts';
 import { printJsonLine, printLine } from '../output.ts';
 import { describeEvent } from '../turn/describe-event.ts';
-
-const TURN_ENDS = new Set(['turn.completed', 'turn.failed', 'turn.aborted']);
+import { PendingTurns } from '../turn/pending-turns.ts';
 
 interface EventsOptions {
   follow?: boolean;
@@ -29,18 +28,22 @@ export function registerEvents(program: Command): void {
       const client = context.client();
       const print = (event: SessionEvent) => (context.json ? printJsonLine(event) : printLine(describeEvent(event)));
 
-      let lastSeq = after;
-      for await (const event of client.events(sessionId, { after })) {
-        print(event);
+      // Following reads the whole log to know which turns are still to end, even the part --after skips.
+      const turns = new PendingTurns();
+      let lastSeq = 0;
+      for await (const event of client.events(sessionId, { after: options.follow ? 0 : after })) {
+        turns.apply(event);
+        if (event.seq > after) print(event);
         lastSeq = event.seq;
       }
-      if (!options.follow || (await isIdle(client, sessionId))) return;
+      if (!options.follow || (turns.empty && (await isIdle(client, sessionId)))) return;
       const stop = new AbortController();
       process.once('SIGINT', () => stop.abort());
       try {
         for await (const event of client.events(sessionId, { after: lastSeq, follow: true, signal: stop.signal })) {
           print(event);
-          if (TURN_ENDS.has(event.type) && (await isIdle(client, sessionId))) return;
+          turns.apply(event);
+          if (PendingTurns.ends(event) && turns.empty && (await isIdle(client, sessionId))) return;
         }
       } catch (error) {
         if (!stop.signal.aborted) throw error;
