@@ -14,10 +14,10 @@ export class PendingTurns {
       // A fork's copies were answered in the session they come from.
       if (event.message.role === 'user' && !event.message.copiedFrom) this.pending.add(event.message.turnId ?? event.message.id);
     } else if (event.type === 'turn.started') {
-      if (event.turnId) this.pending.add(event.turnId);
+      this.pending.add(event.turnId);
     } else if (event.type === 'messages.reverted') {
       for (const id of event.messageIds) this.pending.delete(id);
-    } else if (TURN_ENDS.has(event.type) && 'turnId' in event) {
+    } else if (event.type === 'turn.completed' || event.type === 'turn.failed' || event.type === 'turn.aborted') {
       this.pending.delete(event.turnId);
     }
   }
