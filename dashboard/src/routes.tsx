@@ -7,6 +7,8 @@ import { AgentsPage } from './pages/agents.tsx';
 import { DeployPage } from './pages/deploy.tsx';
 import { DevicePage } from './pages/device.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
+import { SessionPage } from './pages/session.tsx';
+import { SessionsPage } from './pages/sessions.tsx';
 
 interface Route {
   title: string;
@@ -20,6 +22,8 @@ const TABLE: Table = [
   ['/approvals', 'Approvals', () => <ApprovalsPage />],
   ['/agents', 'Agents', () => <AgentsPage />],
   ['/agents/:name', 'Agent', ({ name }) => <AgentPage name={name!} />],
+  ['/agents/:name/sessions', 'Sessions', ({ name }) => <SessionsPage agent={name!} />],
+  ['/sessions/:id', 'Session', ({ id }) => <SessionPage id={id!} />],
   ['/deploy', 'Deploy', (_params, location) => <DeployPage agent={location.query.get('agent') ?? undefined} />],
   ['/device', 'Device login', (_params, location) => <DevicePage location={location} />],
 ];

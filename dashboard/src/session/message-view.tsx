@@ -1,0 +1,60 @@
+// One message of the conversation with its parts: text (streaming in while the reply is written),
+// tool calls with their results, files, a JSON reply, a subtask's outcome.
+import type { Conversation, ShownMessage } from './conversation.ts';
+import { messageText } from './conversation.ts';
+import { ToolCallView } from './tool-call-view.tsx';
+import { usd } from '../ui/time.ts';
+import { Link } from '../router.tsx';
+
+const ROLE_NAMES = { user: 'You', assistant: 'Agent', tool: 'Tools' } as const;
+// How assistive technology names each message (and how the tests find them).
+const LABELS = { user: 'Your message', assistant: 'Agent reply', tool: 'Tool results' } as const;
+
+export function MessageView({ message, conversation }: { message: ShownMessage; conversation: Conversation }) {
+  const text = messageText(message);
+  const calls = message.parts.flatMap((part) => (part.type === 'tool-call' ? [conversation.tools.get(part.toolCallId)] : []));
+  // Results are drawn under their calls; a tool message holding only those has nothing else to show.
+  const others = message.parts.filter((part) => part.type === 'file' || part.type === 'json' || part.type === 'subtask');
+  if (message.role === 'tool' && !text && others.length === 0) return null;
+  return (
+    <li class={`message ${message.role}`} aria-label={LABELS[message.role]}>
+      <p class="message-role">
+        {ROLE_NAMES[message.role]}
+        {message.status === 'streaming' && <span class="badge warn">writing…</span>}
+        {message.status === 'aborted' && <span class="badge muted">stopped</span>}
+        {message.status === 'failed' && <span class="badge bad">failed</span>}
+        {message.costUsd !== null && message.role === 'assistant' && <span class="cost">{usd(message.costUsd)}</span>}
+      </p>
+      {text && <p class="message-text">{text}</p>}
+      {calls.map((call) => call && <ToolCallView key={call.toolCallId} call={call} />)}
+      {others.map((part, index) => {
+        if (part.type === 'file') {
+          return (
+            <p key={index} class="part-file">
+              File <code>{part.filename ?? part.url}</code>
+              {part.mediaType && ` (${part.mediaType})`}
+            </p>
+          );
+        }
+        if (part.type === 'json') {
+          return (
+            <details key={index} open>
+              <summary>JSON reply</summary>
+              <pre>{JSON.stringify(part.json, null, 2)}</pre>
+            </details>
+          );
+        }
+        if (part.type === 'subtask') {
+          return (
+            <p key={index}>
+              Subtask {part.command && <code>/{part.command}</code>} {part.status}:{' '}
+              <Link to={`/sessions/${part.sessionId}`}>its session</Link>
+              {part.error && ` (${part.error})`}
+            </p>
+          );
+        }
+        return null;
+      })}
+    </li>
+  );
+}
