@@ -15,12 +15,17 @@ import { BUNDLED_CONTRACT_MODULES } from './bundled-contract.mjs';
 
 const sdkDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const rootDir = path.dirname(sdkDir);
-const distDir = path.join(sdkDir, 'dist');
+const finalDir = path.join(sdkDir, 'dist');
+// Built aside, then swapped in whole: a program or test importing dist/ meanwhile (another build runs
+// in `npm pack`, in a workspace's prepare) never finds it half written or gone. Under a `dist/` the
+// repository ignores.
+const buildRoot = path.join(sdkDir, `.build-${process.pid}`);
+const distDir = path.join(buildRoot, 'dist');
 const stagingDir = path.join(distDir, '.tsc');
 /** `from '<x>'`, `import '<x>'` and `import('<x>')` in emitted JavaScript or declarations. */
 const IMPORT_SPECIFIER = /\bfrom\s*['"]([^'"]+)['"]|\bimport\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-fs.rmSync(distDir, { recursive: true, force: true });
+fs.rmSync(buildRoot, { recursive: true, force: true });
 const config = ts.getParsedCommandLineOfConfigFile(
   path.join(sdkDir, 'tsconfig.json'),
   {},
@@ -34,6 +39,7 @@ for (const diagnostic of diagnostics) report(diagnostic);
 const emitted = program.emit();
 if (emitted.emitSkipped || diagnostics.length > 0) {
   for (const diagnostic of emitted.diagnostics) report(diagnostic);
+  fs.rmSync(buildRoot, { recursive: true, force: true });
   process.exit(1);
 }
 
@@ -67,8 +73,30 @@ for (const file of walk(contractDir)) {
   if (fs.readFileSync(file, 'utf8').includes('json-schema-to-ts') || /from '\.\/operation\.js'/.test(fs.readFileSync(file, 'utf8')))
     fs.rmSync(file);
 }
+swapIntoPlace();
 // To stderr: `npm pack --json` prints its JSON on stdout, after the prepare script ran.
-console.error(`@agent-service/sdk built into ${path.relative(rootDir, distDir)}/`);
+console.error(`@agent-service/sdk built into ${path.relative(rootDir, finalDir)}/`);
+
+/** Renames the build over dist/: the old one moved aside first (a rename cannot replace a full folder). */
+function swapIntoPlace() {
+  const old = path.join(buildRoot, 'dist-old');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      fs.renameSync(finalDir, old);
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error;
+    }
+    try {
+      fs.renameSync(distDir, finalDir);
+      break;
+    } catch (error) {
+      // Another build swapped its own in between: move that one aside too, a few times at most.
+      if (!['ENOTEMPTY', 'EEXIST'].includes(error.code) || attempt === 5) throw error;
+      fs.rmSync(old, { recursive: true, force: true });
+    }
+  }
+  fs.rmSync(buildRoot, { recursive: true, force: true });
+}
 
 function contractDeclarations() {
   const checker = program.getTypeChecker();
@@ -123,11 +151,13 @@ function runtimeImports(file) {
  */
 function contractModulesRun(sdkFiles) {
   const found = new Set();
-  const visit = (file, allowed) => {
-    if (found.has(file)) return;
+  const visit = (file, fromSdk) => {
     const name = path.relative(stagedContract, file).replace(/\.js$/, '.ts');
-    if (allowed && !BUNDLED_CONTRACT_MODULES.includes(name))
+    // Checked before the visited ones are skipped: a module bundled as another's import is still
+    // not one the SDK may import itself.
+    if (fromSdk && !BUNDLED_CONTRACT_MODULES.includes(name))
       fail(`The SDK runs contract/${name}, which is not in scripts/bundled-contract.mjs`);
+    if (found.has(file)) return;
     found.add(file);
     for (const specifier of runtimeImports(file)) {
       const target = path.resolve(path.dirname(file), specifier);
@@ -152,6 +182,7 @@ function isUnder(file, dir) {
 
 function fail(message) {
   console.error(message);
+  fs.rmSync(buildRoot, { recursive: true, force: true });
   process.exit(1);
 }
 
