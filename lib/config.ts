@@ -1,5 +1,7 @@
 // Every setting the service reads from its environment, parsed and checked once. Nothing else in
 // the code base reads process.env, so the README's table of variables is this file.
+import { ConfigError } from './config-error.ts';
+import { temporalSecurity, type TemporalSecurity } from './temporal-tls-config.ts';
 import path from 'node:path';
 import { isHttpUrl } from './urls.ts';
 import type { ProviderId } from '../contract/bundle-constants.ts';
@@ -27,6 +29,8 @@ export interface Config {
   databaseUrl: string | undefined;
   temporalAddress: string | undefined;
   temporalNamespace: string;
+  /** TLS, mutual TLS and API key for the Temporal frontend (lib/temporal-tls-config.ts). */
+  temporal: TemporalSecurity;
   /** Deadline of every call the API makes to Temporal (503 with Retry-After beyond). */
   temporalCallTimeoutMs: number;
   /** PostgreSQL pool bounds: a stalled database answers 503 instead of queueing requests forever. */
@@ -110,9 +114,7 @@ export interface ProviderEnv {
 
 type Env = Record<string, string | undefined>;
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 function int(env: Env, name: string, fallback: number, min = 0): number {
   const raw = env[name];
@@ -201,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: str(env, 'DATABASE_URL'),
     temporalAddress: str(env, 'TEMPORAL_ADDRESS'),
     temporalNamespace: str(env, 'TEMPORAL_NAMESPACE') ?? 'default',
+    temporal: temporalSecurity(env),
     temporalCallTimeoutMs,
     database: {
       connectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100),

@@ -3,10 +3,12 @@
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { startProcessBase, onShutdown, exitOnStartupError } from '../lib/process.ts';
 import { openDatabase } from '../store/open.ts';
-import { temporalAddress } from '../lib/temporal.ts';
+import { temporalConnectionOptions } from '../lib/temporal.ts';
+import { missingSearchAttributes, registrationHint } from '../lib/search-attribute-registry.ts';
 import { temporalLogger } from '../lib/temporal-logger.ts';
 import { createWorker } from './create-worker.ts';
 import { loadMasterKey } from '../lib/master-key.ts';
+import type { Logger } from '../lib/logger.ts';
 
 async function main(): Promise<void> {
   const { config, logger } = startProcessBase('worker');
@@ -18,8 +20,9 @@ async function main(): Promise<void> {
     logger: temporalLogger(logger.child({ component: 'temporal' })),
     shutdownSignals: [],
   });
-  const connection = await NativeConnection.connect({ address: temporalAddress(config) });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   const taskQueue = config.taskQueue;
+  await checkSearchAttributes(connection, config.temporalNamespace, logger);
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,
@@ -37,6 +40,24 @@ async function main(): Promise<void> {
   logger.info({ taskQueue, namespace: config.temporalNamespace }, 'worker polling');
   process.send?.({ type: 'ready' });
   await running;
+}
+
+/**
+ * Stops the worker when its namespace lacks a search attribute its workflows write (every start
+ * would fail). A frontend that does not let this worker list them (Temporal Cloud's, for one) is
+ * trusted: the operator registered them there.
+ */
+async function checkSearchAttributes(connection: NativeConnection, namespace: string, logger: Logger): Promise<void> {
+  let missing: string[];
+  try {
+    missing = await missingSearchAttributes(connection, namespace);
+  } catch (error) {
+    logger.warn({ err: error, namespace }, 'could not list the search attributes of the namespace; assuming they are registered');
+    return;
+  }
+  if (missing.length > 0) {
+    throw new Error(`Temporal namespace "${namespace}" lacks the search attributes ${missing.join(', ')}: ${registrationHint(namespace)}`);
+  }
 }
 
 main().catch((error: unknown) => exitOnStartupError('worker', error));

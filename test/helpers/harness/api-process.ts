@@ -12,7 +12,10 @@ export interface ApiProcess {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
-/** `env`: the test environment's settings (its TASK_QUEUE, model URLs, ...), as the in-process API gets them. */
+/**
+ * `env`: the test environment's settings (its TASK_QUEUE, model URLs, ...), as the in-process API gets
+ * them. Resolves once the process serves HTTP (liveness), whether or not it reaches Temporal.
+ */
 export async function startApiProcess(env: Record<string, string>): Promise<ApiProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
@@ -43,7 +46,7 @@ export async function startApiProcess(env: Record<string, string>): Promise<ApiP
     await waitFor(
       async () => {
         if (child.exitCode !== null) throw new Error(`the API process exited:\n${output}`);
-        return (await fetch(`${url}/auth/health`).catch(() => undefined))?.status === 200;
+        return (await fetch(`${url}/auth/health/live`).catch(() => undefined))?.status === 200;
       },
       60_000,
       'the API process',
