@@ -6,7 +6,10 @@ import { AgentPage } from './pages/agent.tsx';
 import { AgentsPage } from './pages/agents.tsx';
 import { DeployPage } from './pages/deploy.tsx';
 import { DevicePage } from './pages/device.tsx';
+import { KeysPage } from './pages/keys.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
+import { SecretsPage } from './pages/secrets.tsx';
+import { WebhooksPage } from './pages/webhooks.tsx';
 import { SessionPage } from './pages/session.tsx';
 import { SessionsPage } from './pages/sessions.tsx';
 
@@ -25,6 +28,9 @@ const TABLE: Table = [
   ['/agents/:name/sessions', 'Sessions', ({ name }) => <SessionsPage agent={name!} />],
   ['/sessions/:id', 'Session', ({ id }) => <SessionPage id={id!} />],
   ['/deploy', 'Deploy', (_params, location) => <DeployPage agent={location.query.get('agent') ?? undefined} />],
+  ['/keys', 'Keys', () => <KeysPage />],
+  ['/secrets', 'Secrets', () => <SecretsPage />],
+  ['/webhooks', 'Webhooks', () => <WebhooksPage />],
   ['/device', 'Device login', (_params, location) => <DevicePage location={location} />],
 ];
 

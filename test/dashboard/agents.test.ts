@@ -83,7 +83,7 @@ test('a refused bundle shows each error at its line; fixed, it deploys and the a
     const url = `${api.url}/trigger/${user.userId}/`;
     await expect.poll(() => triggers.textContent()).toContain(url);
     await triggers.getByRole('button', { name: 'Copy the URL of trigger 1' }).click();
-    await triggers.getByText('Copied').waitFor();
+    await triggers.getByText('Copied', { exact: true }).waitFor();
     expect(await page.evaluate<string>('navigator.clipboard.readText()')).toMatch(new RegExp(`/inbound-${name}$`));
     const shown = page.getByRole('region', { name: `Bundle of ${name}` });
     expect(await shown.locator('.tok-key', { hasText: '"instructions"' }).count()).toBe(1);
