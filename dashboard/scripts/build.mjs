@@ -1,20 +1,14 @@
 // Builds the dashboard into dist/ with Vite: index.html and hashed assets, no inline script or style
 // (the API serves them under /app/ with a Content-Security-Policy that allows neither).
-// The page imports the SDK's built package; npm does not promise to run the SDK's prepare script
-// before this one, so the SDK is built here first when its dist/ is missing.
-import fs from 'node:fs';
+// The page bundles the SDK from its source (sdk/src, TypeScript that runs in browsers), not from
+// sdk/dist: npm runs the workspaces' prepare scripts in parallel, so the SDK's own build may be
+// emptying sdk/dist while this one runs.
 import path from 'node:path';
-import process from 'node:process';
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 
 const dashboardDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const sdkDir = path.join(path.dirname(dashboardDir), 'sdk');
-
-if (!fs.existsSync(path.join(sdkDir, 'dist', 'index.js'))) {
-  execFileSync(process.execPath, [path.join(sdkDir, 'scripts', 'build.mjs')], { cwd: sdkDir, stdio: ['ignore', 2, 2] });
-}
+const sdkEntry = path.join(path.dirname(dashboardDir), 'sdk', 'src', 'index.ts');
 
 await build({
   root: dashboardDir,
@@ -22,6 +16,7 @@ await build({
   configFile: false,
   logLevel: 'warn',
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  resolve: { alias: { '@agent-service/sdk': sdkEntry } },
   build: {
     outDir: path.join(dashboardDir, 'dist'),
     emptyOutDir: true,
