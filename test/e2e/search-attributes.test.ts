@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time.js';
 import { afterAll, expect, inject, test } from 'vitest';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
 
@@ -40,7 +41,7 @@ test(
     const namespace = `bare-${randomUUID().slice(0, 8)}`;
     const connection = await Connection.connect({ address: inject('temporalAddress') });
     try {
-      await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: 86_400 } });
+      await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
     } finally {
       await connection.close();
     }
