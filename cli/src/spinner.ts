@@ -25,7 +25,9 @@ export function spinner(text: string, options: { quiet?: boolean } = {}): Spinne
     stop() {
       clearTimeout(start);
       if (timer) clearInterval(timer);
+      // Once only: clearing the line again later would erase what was printed since.
       if (shown) process.stderr.write('\r\u001b[2K');
+      shown = false;
     },
   };
 }

@@ -18,12 +18,32 @@ afterEach(() => {
   for (const terminal of terminals.splice(0)) terminal.close();
 });
 
-function open(args: string[], configDir: string): Terminal {
+function open(args: string[], configDir: string, options: { colours?: boolean; pipe?: string } = {}): Terminal {
   const quoted = [process.execPath, CLI, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
-  const terminal = Terminal.start(quoted, cliEnv(configDir));
+  const env = cliEnv(configDir);
+  if (options.colours) delete env.NO_COLOR;
+  const terminal = Terminal.start(options.pipe ? `${quoted} ${options.pipe}` : quoted, env, configDir);
   terminals.push(terminal);
   return terminal;
 }
+
+/** An SGR colour code, as a terminal receives it. */
+const COLOUR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`);
+
+describe('colours', () => {
+  test('on a terminal, unless NO_COLOR is set or the output is piped', async () => {
+    const configDir = newConfigDir();
+    fs.writeFileSync(path.join(configDir, 'service.jsonc'), '{ "name": "x", "model": { "providerId": "nope", "modelId": "m" } }\n');
+    const deploy = ['deploy', '--dry-run'];
+    const coloured = open(deploy, configDir, { colours: true });
+    await coloured.waitFor(/service\.jsonc:1:/);
+    expect(coloured.screen({ escapes: true })).toMatch(COLOUR);
+    for (const plain of [open(deploy, configDir), open(deploy, configDir, { colours: true, pipe: '2>&1 | cat' })]) {
+      await plain.waitFor(/service\.jsonc:1:/);
+      expect(plain.screen({ escapes: true })).not.toMatch(COLOUR);
+    }
+  });
+});
 
 describe('login --key at a hidden prompt', () => {
   test('the key typed is never shown, and is kept in the profile', async ({ env }) => {

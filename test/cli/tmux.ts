@@ -13,10 +13,10 @@ export class Terminal {
   ) {}
 
   /**
-   * Runs `command` (a shell command line) in a new 200x50 terminal with `env` added. The shell then
+   * Runs `command` (a shell command line) in `cwd` in a new 200x50 terminal with `env` added. The shell then
    * prints `[exit <status>]` and stays, so the status and the last screen can be read.
    */
-  static start(command: string, env: Record<string, string>): Terminal {
+  static start(command: string, env: Record<string, string>, cwd: string): Terminal {
     const socket = `agent-service-cli-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const terminal = new Terminal(socket, 'cli');
     const settings = Object.entries(env).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
@@ -31,6 +31,8 @@ export class Terminal {
       '200',
       '-y',
       '50',
+      '-c',
+      cwd,
       ...settings,
       `${command}; echo "[exit $?]"; sleep 600`,
     ]);
@@ -47,9 +49,12 @@ export class Terminal {
     execFileSync(TMUX, ['-L', this.socket, 'send-keys', '-t', this.name, ...keys]);
   }
 
-  /** What the screen shows, with its scrollback. */
-  screen(): string {
-    return execFileSync(TMUX, ['-L', this.socket, 'capture-pane', '-p', '-J', '-t', this.name, '-S', '-1000'], { encoding: 'utf8' });
+  /** What the screen shows, with its scrollback; `escapes` keeps the colour codes. */
+  screen(options: { escapes?: boolean } = {}): string {
+    const escapes = options.escapes ? ['-e'] : [];
+    return execFileSync(TMUX, ['-L', this.socket, 'capture-pane', '-p', '-J', ...escapes, '-t', this.name, '-S', '-1000'], {
+      encoding: 'utf8',
+    });
   }
 
   /** Waits until the screen matches (the how-many-th match when `count` is given). */

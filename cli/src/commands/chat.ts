@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { contextOf } from '../context.ts';
 import { withExamples } from '../help.ts';
 import { note } from '../output.ts';
+import { spinner } from '../spinner.ts';
 import { err, out } from '../style.ts';
 import { TurnPrinter } from '../turn/print-events.ts';
 
@@ -77,17 +78,21 @@ class ChatLoop {
     this.turnRunning = true;
     this.interrupts = 0;
     const printer = new TurnPrinter({ sessionId: this.sessionId, onApproval: () => {} });
+    const waiting = spinner('Thinking…');
     try {
       const stream = this.client.sessions.send(this.sessionId, text);
       for await (const event of stream) {
+        waiting.stop();
         printer.print(event);
         if (event.type === 'approval.requested') await this.askApproval(event);
       }
       printer.endLine();
     } catch (error) {
+      waiting.stop();
       printer.endLine();
       note(err().red(`error: ${(error as Error).message}`));
     } finally {
+      waiting.stop();
       this.turnRunning = false;
       this.interrupts = 0;
     }

@@ -4,6 +4,7 @@
 import type { Client, SessionEvent, TurnStream } from '@agent-service/sdk';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { note, printJsonLine } from '../output.ts';
+import { spinner } from '../spinner.ts';
 import { err } from '../style.ts';
 import { TurnPrinter, type TurnPrinterOptions } from './print-events.ts';
 
@@ -24,8 +25,11 @@ export async function followTurn(client: Client, sessionId: string, stream: Turn
     client.sessions.abort(sessionId).catch(() => process.exit(130));
   };
   process.on('SIGINT', onInterrupt);
+  // Until the first event (the model's first words, most often), something shows the turn is alive.
+  const waiting = spinner('Thinking…', { quiet: options.json });
   try {
     for await (const event of stream) {
+      waiting.stop();
       if (options.json) printJsonLine(event);
       else printer.print(event);
       options.onEvent?.(event);
@@ -34,6 +38,7 @@ export async function followTurn(client: Client, sessionId: string, stream: Turn
     printer.endLine();
     return end.type === 'turn.completed' ? EXIT.ok : EXIT.turnFailed;
   } finally {
+    waiting.stop();
     process.off('SIGINT', onInterrupt);
   }
 }
