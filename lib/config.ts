@@ -40,6 +40,8 @@ export interface Config {
   publicBaseUrl: string | undefined;
   adminApiKey: string | undefined;
   serviceMasterKey: string | undefined;
+  /** Master keys rotated out, still accepted for reading (SERVICE_MASTER_KEY_PREVIOUS, comma-separated). */
+  previousMasterKeys: string[];
   logLevel: string;
   /** Express 'trust proxy' setting: hops of proxies whose X-Forwarded-For is believed. */
   trustProxy: number;
@@ -213,6 +215,10 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl: str(env, 'PUBLIC_BASE_URL'),
     adminApiKey: adminApiKey(env),
     serviceMasterKey: str(env, 'SERVICE_MASTER_KEY'),
+    previousMasterKeys: (str(env, 'SERVICE_MASTER_KEY_PREVIOUS') ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter(Boolean),
     logLevel: str(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     trustProxy: int(env, 'TRUST_PROXY_HOPS', 0),
     providers: {

@@ -39,3 +39,19 @@ export function loadMasterKey(config: Config): MasterKey {
   }
   return parseMasterKey(fs.readFileSync(file, 'utf8').trim());
 }
+
+/**
+ * The current master key, then the previous ones (SERVICE_MASTER_KEY_PREVIOUS) still accepted for
+ * reading what they sealed or signed: secrets, webhook secrets, approval links, workflow payloads.
+ */
+export function loadMasterKeys(config: Config): MasterKey[] {
+  const current = loadMasterKey(config);
+  const previous = config.previousMasterKeys.map((value, index) => {
+    try {
+      return parseMasterKey(value);
+    } catch {
+      throw new ConfigError(`SERVICE_MASTER_KEY_PREVIOUS: key ${index + 1} must be at least 32 characters`);
+    }
+  });
+  return [current, ...previous.filter((key) => key.id !== current.id)];
+}
