@@ -1,11 +1,10 @@
 // Builds a worker for a task queue. Shared by the worker process and the tests, which pass a
 // pre-built workflow bundle so webpack runs once per test run instead of once per worker.
-import { createRequire } from 'node:module';
 import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
+import { workflowCode } from './workflow-code.ts';
 
-const require = createRequire(import.meta.url);
-export const WORKFLOWS_PATH = require.resolve('../workflows/index.ts');
+export { WORKFLOWS_PATH } from './workflow-code.ts';
 
 export interface WorkerSetup {
   connection: NativeConnection;
@@ -21,7 +20,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     namespace: setup.namespace,
     taskQueue: setup.taskQueue,
     activities: createActivities(setup.deps),
-    ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : workflowCode()),
     shutdownGraceTime: '10 seconds',
     // Heartbeats carry cancellations to running activities: a short throttle lets an abort reach
     // a streaming model step within a second.

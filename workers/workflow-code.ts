@@ -1,0 +1,28 @@
+// Where a worker gets its workflow code. `npm run build` bundles the workflows once, beside the
+// compiled worker (dist/workers/), so a production worker loads that file and is polling at once;
+// run from source (development, tests), the worker has no such file beside it and bundles
+// workflows/index.ts itself, which takes webpack several seconds.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { WorkerOptions } from '@temporalio/worker';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** The workflows' source: what the build bundles, and what a worker run from source bundles at start. */
+export const WORKFLOWS_PATH = path.resolve(here, '../workflows/index.ts');
+
+/** The name of the bundle `npm run build` writes beside the compiled worker. */
+export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
+
+/** The prebuilt bundle's path when this module runs from a build that has one, else undefined. */
+export function prebuiltWorkflowBundle(): string | undefined {
+  const file = path.join(here, WORKFLOW_BUNDLE_FILE);
+  return fs.existsSync(file) ? file : undefined;
+}
+
+/** The worker option that names the workflow code: the prebuilt bundle when there is one, else the source. */
+export function workflowCode(): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+  const codePath = prebuiltWorkflowBundle();
+  return codePath ? { workflowBundle: { codePath } } : { workflowsPath: WORKFLOWS_PATH };
+}
