@@ -208,7 +208,12 @@ describe('custom commands', () => {
     env.fake.enqueue({ text: 'Shorthand works.' });
     const shorthand = await runCli([name, 'review', 'pr-13', 'dev', '--tone=firm', '--json'], { configDir });
     expect(shorthand.code, shorthand.stderr).toBe(0);
-    expect(JSON.parse(shorthand.stdout)).toMatchObject({ status: 'completed', reply: 'Shorthand works.' });
+    const events = shorthand.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; delta?: string });
+    expect(events.at(-1)?.type).toBe('turn.completed');
+    expect(events.map((event) => event.delta ?? '').join('')).toBe('Shorthand works.');
     expect(lastUserText(env.fake.requests.at(-1)!)).toBe('Review pr-13 against dev in a firm tone');
 
     const help = await runCli(['run', name, 'review', '--help'], { configDir });

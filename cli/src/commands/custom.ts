@@ -1,7 +1,8 @@
 // Custom commands of an agent's bundle (its `command` map): `agent-service run <agent> <command>
 // [args...] [--flag value]`, or `agent-service <agent> <command> ...` when <agent> is no command of
 // the CLI. The template is resolved here with the shared resolver first, so a missing argument is a
-// usage error before anything is sent; the service then runs it (and resolves it the same way).
+// usage error before anything is sent; the service then runs it (and resolves it the same way), and
+// its reply streams as a send's does.
 import type { Command } from 'commander';
 import { resolveCommand } from '../../../contract/commands.ts';
 import { contextOf } from '../context.ts';
@@ -9,6 +10,7 @@ import { CliError, ExitWith, EXIT, UsageError } from '../exit-codes.ts';
 import { withExamples } from '../help.ts';
 import { note, printJson, printLine } from '../output.ts';
 import { withSpinner } from '../spinner.ts';
+import { followTurn } from '../turn/follow-turn.ts';
 import { err } from '../style.ts';
 import { customCommandHelp } from '../custom/command-help.ts';
 import { parseCommandWords } from '../custom/parse-words.ts';
@@ -56,25 +58,16 @@ export function registerCustomCommands(program: Command): void {
             `${resolved.errors.map((error) => error.message).join('; ')}\nusage: agent-service run ${agent} ${name} ${view.usage}`.trimEnd(),
           );
         }
-        const reply = await withSpinner(
-          `Running ${name}`,
-          () =>
-            client.agents.runCommand(agent, name, {
-              args: parsed.args,
-              flags: parsed.flags,
-              ...(options.session ? { sessionId: options.session } : {}),
-            }),
-          { quiet: context.json },
-        );
-        if (context.json) printJson(reply);
-        else if (reply.status === 'waiting') {
-          note(err().yellow(`waiting: ${describeWait(reply.waitingFor)}`));
-        } else {
-          printLine(reply.reply);
-          if (reply.status !== 'completed') note(err().red(`the turn ${reply.status}${reply.error ? `: ${reply.error}` : ''}`));
-        }
-        if (!context.json) note(err().dim(`session ${reply.sessionId}`));
-        if (reply.status === 'failed' || reply.status === 'aborted') throw new ExitWith(EXIT.turnFailed);
+        const stream = client.agents.runCommandStream(agent, name, {
+          args: parsed.args,
+          flags: parsed.flags,
+          ...(options.session ? { sessionId: options.session } : {}),
+        });
+        // A command may open a session of its own (a subtask, or no --session): the answer names it.
+        const { sessionId } = await stream.ready;
+        if (!context.json) note(err().dim(`session ${sessionId}`));
+        const code = await followTurn(client, sessionId, stream, { json: context.json });
+        if (code !== EXIT.ok) throw new ExitWith(code);
       },
     );
   withExamples(run, [
@@ -91,13 +84,6 @@ async function listCommands(context: ReturnType<typeof contextOf>, agent: string
   if (detail.commands.length === 0) throw new CliError(`${agent} has no custom commands`);
   printLine(`Commands of ${agent}:`);
   for (const view of detail.commands) printLine(`  ${view.name} ${view.usage}`.trimEnd());
-}
-
-function describeWait(waitingFor: unknown): string {
-  const wait = waitingFor as { kind?: string; question?: string; approvalId?: string; toolCalls?: Array<{ toolName: string }> };
-  if (wait.kind === 'approval') return `${wait.question ?? ''} (agent-service approvals answer ${wait.approvalId ?? ''} <choice>)`;
-  if (wait.kind === 'tool') return `client tools ${(wait.toolCalls ?? []).map((call) => call.toolName).join(', ')}`;
-  return JSON.stringify(waitingFor);
 }
 
 /**
