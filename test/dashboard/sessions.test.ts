@@ -84,3 +84,48 @@ test('cut mid-reply, the live view reconnects and shows every word once', async 
     await proxy.close();
   }
 });
+
+// A 1x1 transparent PNG: a file the model provider accepts in a message.
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+test('a message with a file; the reply regenerated; a fork; a revert; the raw event log', async ({ env }) => {
+  const sessionId = await env.newSession();
+  const { page, faults, close } = await openPage(browser);
+  try {
+    await signIn(page, env.api.url, env.user.apiKey, `/app/sessions/${sessionId}`);
+    await page.getByText('No message yet.').waitFor();
+    env.fake.enqueue({ text: 'A tiny image.' });
+    await page.getByLabel('Message', { exact: true }).fill('What is this?');
+    await page.getByLabel('Attach a file').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: PNG });
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('listitem', { name: 'Agent reply' }).filter({ hasText: 'A tiny image.' }).waitFor();
+    const asked = page.getByRole('listitem', { name: 'Your message' });
+    expect(await asked.textContent()).toContain('dot.png');
+    await asked.getByRole('button', { name: 'Download dot.png' }).waitFor();
+
+    env.fake.enqueue({ text: 'A single pixel.' });
+    await page.getByRole('button', { name: 'Regenerate' }).click();
+    await page.getByRole('listitem', { name: 'Agent reply' }).filter({ hasText: 'A single pixel.' }).waitFor();
+    await expect.poll(() => page.getByText('A tiny image.').count()).toBe(0);
+
+    await page.getByRole('button', { name: 'Show the event log' }).click();
+    const log = page.getByRole('table', { name: 'Event log' });
+    await expect.poll(() => log.textContent()).toContain('messages.reverted');
+    expect(await log.getByRole('row').nth(1).textContent()).toMatch(/^1session\.created/);
+    await expectAccessible(page);
+    await screenshot(page, 'session-events');
+    await page.getByRole('button', { name: 'Show the conversation' }).click();
+
+    await page.getByRole('button', { name: 'Fork' }).click();
+    await expect.poll(() => page.url()).not.toContain(sessionId);
+    await page.getByRole('listitem', { name: 'Agent reply' }).filter({ hasText: 'A single pixel.' }).waitFor();
+    await page.getByText(`Forked from`).waitFor();
+    await page.goBack();
+
+    await page.getByRole('button', { name: 'Revert from here' }).click();
+    await page.getByText('No message yet.').waitFor();
+    expect(faults).toEqual([]);
+  } finally {
+    await close();
+  }
+});

@@ -1,9 +1,11 @@
 // One session as a live conversation: every message with its parts, the reply streaming in as it is
-// written, questions to the user, how turns ended; a box to send the next message and a button to
-// stop the running turn.
+// written, questions to the user, how turns ended; a box to send the next message (with a file) and
+// a button to stop the running turn; fork, revert and regenerate; the raw event log.
+import { useState } from 'preact/hooks';
 import { useClient } from '../auth/client-context.ts';
-import { Link } from '../router.tsx';
+import { Link, navigate } from '../router.tsx';
 import { ConversationView } from '../session/conversation-view.tsx';
+import { EventLog } from '../session/event-log.tsx';
 import { SendBox } from '../session/send-box.tsx';
 import { useConversation } from '../session/use-conversation.ts';
 import { agentNames } from '../ui/agent-names.ts';
@@ -18,6 +20,8 @@ export function SessionPage({ id }: { id: string }) {
   const client = useClient();
   const followed = useConversation(id);
   const { conversation } = followed;
+  const [showLog, setShowLog] = useState(false);
+  const [actionError, setActionError] = useState<unknown>(undefined);
   // Totals are re-read when a turn ends (the status changes), not kept from the events.
   const session = useLoad(
     async (signal) => {
@@ -26,6 +30,17 @@ export function SessionPage({ id }: { id: string }) {
     },
     [client, id, conversation.status === 'idle'],
   );
+
+  /** Runs a history action; its effect arrives on the live stream like everything else. */
+  const act = async (action: () => Promise<unknown>) => {
+    setActionError(undefined);
+    try {
+      await action();
+    } catch (failure) {
+      setActionError(failure);
+    }
+  };
+  const idle = conversation.status === 'idle';
 
   return (
     <>
@@ -42,6 +57,14 @@ export function SessionPage({ id }: { id: string }) {
                   <code>{view.agentId}</code>
                 )}
               </dd>
+              {view.forkedFrom && (
+                <>
+                  <dt>Forked from</dt>
+                  <dd>
+                    <Link to={`/sessions/${view.forkedFrom}`}>{view.forkedFrom}</Link>
+                  </dd>
+                </>
+              )}
               <dt>Status</dt>
               <dd>
                 <span class="status-line" role="status" aria-live="polite">
@@ -56,6 +79,18 @@ export function SessionPage({ id }: { id: string }) {
           </div>
         )}
       </LoadedView>
+      <div class="toolbar">
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => void act(async () => navigate(`/sessions/${(await client.sessions.fork(id)).id}`))}
+        >
+          Fork
+        </button>
+        <button type="button" class="secondary" aria-expanded={showLog} onClick={() => setShowLog(!showLog)}>
+          {showLog ? 'Show the conversation' : 'Show the event log'}
+        </button>
+      </div>
       {followed.error !== undefined && (
         <div>
           <ProblemView error={followed.error} />
@@ -64,8 +99,18 @@ export function SessionPage({ id }: { id: string }) {
           </button>
         </div>
       )}
-      <ConversationView conversation={conversation} />
-      <SendBox sessionId={id} running={conversation.status !== 'idle'} />
+      {actionError !== undefined && <ProblemView error={actionError} />}
+      {showLog ? (
+        <EventLog events={followed.events} />
+      ) : (
+        <ConversationView
+          conversation={conversation}
+          sessionId={id}
+          onRevert={idle ? (messageId) => void act(() => client.sessions.revert(id, messageId)) : undefined}
+          onRegenerate={idle ? (messageId) => void act(() => client.sessions.regenerateAsync(id, messageId)) : undefined}
+        />
+      )}
+      <SendBox sessionId={id} running={!idle} />
     </>
   );
 }

@@ -5,7 +5,18 @@ import { timeLeft } from '../ui/time.ts';
 import type { Conversation } from './conversation.ts';
 import { MessageView } from './message-view.tsx';
 
-export function ConversationView({ conversation }: { conversation: Conversation }) {
+interface Props {
+  conversation: Conversation;
+  sessionId: string;
+  /** Given while no turn runs: revert and regenerate are refused (409) during a turn. */
+  onRevert?(messageId: string): void;
+  onRegenerate?(messageId: string): void;
+}
+
+export function ConversationView({ conversation, sessionId, onRevert, onRegenerate }: Props) {
+  const lastReply = [...conversation.entries]
+    .reverse()
+    .find((entry) => entry.kind === 'message' && conversation.messages.get(entry.id)?.role === 'assistant');
   if (conversation.entries.length === 0) {
     return (
       <EmptyState title="No message yet.">
@@ -18,7 +29,12 @@ export function ConversationView({ conversation }: { conversation: Conversation 
       {conversation.entries.map((entry) => {
         if (entry.kind === 'message') {
           const message = conversation.messages.get(entry.id);
-          return message ? <MessageView key={entry.id} message={message} conversation={conversation} /> : null;
+          if (!message) return null;
+          const actions = {
+            revert: message.role === 'user' && onRevert ? () => onRevert(message.id) : undefined,
+            regenerate: entry === lastReply && onRegenerate ? () => onRegenerate(message.id) : undefined,
+          };
+          return <MessageView key={entry.id} message={message} conversation={conversation} sessionId={sessionId} actions={actions} />;
         }
         if (entry.kind === 'approval') {
           const approval = conversation.approvals.get(entry.id)!;

@@ -5,12 +5,28 @@ import { messageText } from './conversation.ts';
 import { ToolCallView } from './tool-call-view.tsx';
 import { usd } from '../ui/time.ts';
 import { Link } from '../router.tsx';
+import { DownloadButton } from './download-button.tsx';
+
+/** What can be done with a message: given only while no turn runs (the server answers 409 otherwise). */
+export interface MessageActions {
+  /** This message and all after it leave the conversation. */
+  revert?(): void;
+  /** This reply and all after it leave, and the turn runs again. */
+  regenerate?(): void;
+}
 
 const ROLE_NAMES = { user: 'You', assistant: 'Agent', tool: 'Tools' } as const;
 // How assistive technology names each message (and how the tests find them).
 const LABELS = { user: 'Your message', assistant: 'Agent reply', tool: 'Tool results' } as const;
 
-export function MessageView({ message, conversation }: { message: ShownMessage; conversation: Conversation }) {
+interface Props {
+  message: ShownMessage;
+  conversation: Conversation;
+  sessionId: string;
+  actions: MessageActions;
+}
+
+export function MessageView({ message, conversation, sessionId, actions }: Props) {
   const text = messageText(message);
   const calls = message.parts.flatMap((part) => (part.type === 'tool-call' ? [conversation.tools.get(part.toolCallId)] : []));
   // Results are drawn under their calls; a tool message holding only those has nothing else to show.
@@ -32,7 +48,8 @@ export function MessageView({ message, conversation }: { message: ShownMessage; 
           return (
             <p key={index} class="part-file">
               File <code>{part.filename ?? part.url}</code>
-              {part.mediaType && ` (${part.mediaType})`}
+              {part.mediaType && ` (${part.mediaType}) `}
+              <DownloadButton sessionId={sessionId} url={part.url} filename={part.filename ?? part.url.split('/').pop()!} />
             </p>
           );
         }
@@ -55,6 +72,20 @@ export function MessageView({ message, conversation }: { message: ShownMessage; 
         }
         return null;
       })}
+      {(actions.revert || actions.regenerate) && (
+        <div class="toolbar message-actions">
+          {actions.revert && (
+            <button type="button" class="secondary small" onClick={actions.revert}>
+              Revert from here
+            </button>
+          )}
+          {actions.regenerate && (
+            <button type="button" class="secondary small" onClick={actions.regenerate}>
+              Regenerate
+            </button>
+          )}
+        </div>
+      )}
     </li>
   );
 }

@@ -1,23 +1,35 @@
-// The next message, sent with the SDK (async: its events arrive on the page's live stream), and a
-// button that stops the running turn. A message sent while a turn runs waits its turn on the server.
+// The next message, sent with the SDK (async: its events arrive on the page's live stream), with a
+// file uploaded to the session first when one is attached, and a button that stops the running turn.
+// A message sent while a turn runs waits its turn on the server.
 import { useState } from 'preact/hooks';
+import type { SendBody } from '@agent-service/sdk';
 import { useClient } from '../auth/client-context.ts';
 import { ProblemView } from '../ui/problem-view.tsx';
 
 export function SendBox({ sessionId, running }: { sessionId: string; running: boolean }) {
   const client = useClient();
   const [text, setText] = useState('');
+  const [file, setFile] = useState<File | undefined>(undefined);
+  const [fileInput, setFileInput] = useState(0);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
 
   const send = async () => {
     const message = text.trim();
-    if (!message) return;
+    if (!message && !file) return;
     setBusy(true);
     setError(undefined);
     try {
-      await client.sessions.sendAsync(sessionId, message);
+      const parts: SendBody['parts'] = message ? [{ type: 'text', text: message }] : [];
+      if (file) {
+        const uploaded = await client.sessions.upload(sessionId, file);
+        parts.push({ type: 'file', url: uploaded.url, mediaType: uploaded.mediaType, filename: uploaded.filename });
+      }
+      await client.sessions.sendAsync(sessionId, { parts });
       setText('');
+      setFile(undefined);
+      // A new input element: a file input's chosen file cannot be cleared otherwise.
+      setFileInput((value) => value + 1);
     } catch (failure) {
       setError(failure);
     } finally {
@@ -59,8 +71,10 @@ export function SendBox({ sessionId, running }: { sessionId: string; running: bo
       <p id="message-hint" class="hint">
         Ctrl+Enter sends.
       </p>
+      <label for="message-file">Attach a file</label>
+      <input key={fileInput} id="message-file" type="file" onChange={(event) => setFile(event.currentTarget.files?.[0])} />
       <div class="toolbar">
-        <button type="submit" disabled={busy || !text.trim()}>
+        <button type="submit" disabled={busy || (!text.trim() && !file)}>
           Send
         </button>
         {running && (
