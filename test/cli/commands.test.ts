@@ -25,6 +25,8 @@ describe('the command line itself', () => {
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     expect((await runCli(['no-such-command', '--x'], { configDir })).code).toBe(2);
     expect((await runCli(['agents', 'ls', '--no-such-option'], { configDir })).code).toBe(2);
+    expect((await runCli(['send'], { configDir })).code).toBe(2);
+    expect((await runCli(['send', 'helper'], { configDir, input: '' })).code).toBe(2);
   });
 
   test('a command needing a login says so and exits 1', async () => {

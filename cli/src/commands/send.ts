@@ -29,6 +29,7 @@ export function registerSend(program: Command): void {
       if (text === '' || text === '-') {
         if (process.stdin.isTTY) throw new UsageError('No message: give it as arguments, or pipe it in');
         text = await readStdin();
+        if (text.trim() === '') throw new UsageError('No message: stdin was empty');
       }
       const client = context.client();
       let sessionId = options.session;
