@@ -2,7 +2,7 @@
 // files from disk, then deploy and show the revision, the warnings and the trigger URLs.
 import fs from 'node:fs';
 import path from 'node:path';
-import { BadRequestError, type AgentDetail, type Client } from '@agent-service/sdk';
+import { BadRequestError, PermissionDeniedError, type AgentDetail, type Client } from '@agent-service/sdk';
 import type { Command } from 'commander';
 import { parse } from 'jsonc-parser';
 import { contextOf } from '../context.ts';
@@ -82,9 +82,15 @@ function loggedIn(context: ReturnType<typeof contextOf>): boolean {
   return Boolean((process.env.AGENT_SERVICE_API_KEY && (process.env.AGENT_SERVICE_URL || context.profile)) || context.profile);
 }
 
-async function secretKeysOf(client: Client): Promise<ReadonlySet<string>> {
-  const { secrets } = await client.secrets.list();
-  return new Set(secrets.map((secret) => secret.key));
+/** The names of your secrets; undefined (grants left to the service) when this key may not read them. */
+async function secretKeysOf(client: Client): Promise<ReadonlySet<string> | undefined> {
+  try {
+    const { secrets } = await client.secrets.list();
+    return new Set(secrets.map((secret) => secret.key));
+  } catch (error) {
+    if (error instanceof PermissionDeniedError) return undefined;
+    throw error;
+  }
 }
 
 type TriggerView = AgentDetail['triggers'][number];
