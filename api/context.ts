@@ -12,7 +12,10 @@ export interface ApiDeps {
   config: Config;
   db: Db;
   logger: Logger;
+  /** The current master key: everything sealed, signed or shown now uses it. */
   masterKey: MasterKey;
+  /** The current master key, then the previous ones still accepted when reading and verifying. */
+  masterKeys: readonly MasterKey[];
   temporal: { connection: Connection; client: Client };
   /** This process's LISTEN connection, shared by every event stream it serves. */
   events: EventHub;

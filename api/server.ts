@@ -2,16 +2,19 @@
 import { createApp } from './app.ts';
 import { startProcessBase, onShutdown, exitOnStartupError } from '../lib/process.ts';
 import { openDatabase } from '../store/open.ts';
-import { loadMasterKey } from '../lib/master-key.ts';
+import { loadMasterKeys } from '../lib/master-key.ts';
 import { lazyTemporalClient } from '../lib/temporal.ts';
 import { bootstrapAdmin } from '../store/bootstrap.ts';
 import { createEventHub } from './streaming/event-hub.ts';
 import { createStorage } from '../lib/storage.ts';
 import { startHousekeeping } from './housekeeping.ts';
+import { startApiObservability } from './observability.ts';
 
 async function main(): Promise<void> {
   const { config, logger } = startProcessBase('api');
+  const observability = startApiObservability(config, logger);
   const db = await openDatabase(config, logger, 'api');
+  await observability.serve(db);
   const { createdAdminKey } = await bootstrapAdmin(db, config.adminApiKey);
   if (createdAdminKey) {
     // Printed once, to the console only (never to the structured log): it is not stored anywhere.
@@ -21,7 +24,8 @@ async function main(): Promise<void> {
   // openDatabase has checked DATABASE_URL and migrated through it.
   const events = await createEventHub({ databaseUrl: config.databaseUrl!, db, logger });
   const storage = createStorage(config);
-  const { app } = createApp({ config, db, logger, masterKey: loadMasterKey(config), temporal, events, storage });
+  const masterKeys = loadMasterKeys(config);
+  const { app } = createApp({ config, db, logger, masterKey: masterKeys[0]!, masterKeys, temporal, events, storage });
   const housekeeping = startHousekeeping({ config, db, logger, storage });
   const server = app.listen(config.port, config.host, () => {
     logger.info({ url: `http://${config.host}:${config.port}` }, 'API listening');
@@ -41,6 +45,7 @@ async function main(): Promise<void> {
     await events.close();
     await temporal.connection.close().catch(() => undefined);
     await db.end();
+    await observability.close();
   });
 }
 

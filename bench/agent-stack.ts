@@ -112,7 +112,8 @@ export async function startAgentStack(infra: Infra, log: (line: string) => void,
     undo.push('API Temporal connection', () => temporal.connection.close());
     const events = await createEventHub({ databaseUrl: infra.databaseUrl(), db: apiDb, logger });
     undo.push('event hub', () => events.close());
-    const server = createApp({ config, db: apiDb, logger, masterKey, temporal, events }).app.listen(0, '127.0.0.1');
+    const { app } = createApp({ config, db: apiDb, logger, masterKey, masterKeys: [masterKey], temporal, events });
+    const server = app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);

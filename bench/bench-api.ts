@@ -84,7 +84,7 @@ export async function startBenchApi(infra: Infra, options: BenchApiOptions = {})
   try {
     events = await createEventHub({ databaseUrl: infra.databaseUrl(), db, logger });
     const masterKey = parseMasterKey(randomBytes(32).toString('base64url'));
-    const listening = createApp({ config, db, logger, masterKey, temporal, events }).app.listen(0, '127.0.0.1');
+    const listening = createApp({ config, db, logger, masterKey, masterKeys: [masterKey], temporal, events }).app.listen(0, '127.0.0.1');
     server = listening;
     await new Promise<void>((resolve, reject) => {
       listening.once('listening', resolve);

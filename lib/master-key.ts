@@ -53,5 +53,6 @@ export function loadMasterKeys(config: Config): MasterKey[] {
       throw new ConfigError(`SERVICE_MASTER_KEY_PREVIOUS: key ${index + 1} must be at least 32 characters`);
     }
   });
-  return [current, ...previous.filter((key) => key.id !== current.id)];
+  // A key listed twice (or the current one listed as previous) is kept once, at its first place.
+  return [current, ...previous].filter((key, index, all) => all.findIndex((other) => other.id === key.id) === index);
 }

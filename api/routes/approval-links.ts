@@ -27,7 +27,7 @@ function wantsHtml(req: Request): boolean {
 }
 
 async function approvalOfToken(deps: ApiDeps, token: string): Promise<Approval | undefined> {
-  const approvalId = verifyApprovalToken([deps.masterKey], token);
+  const approvalId = verifyApprovalToken(deps.masterKeys, token);
   return approvalId ? getApproval(deps.db, approvalId) : undefined;
 }
 

@@ -30,7 +30,7 @@ const CHAT: ReadonlySet<ChannelProvider> = new Set(['slack', 'telegram']);
 
 async function candidates(deps: ApiDeps, provider: ChannelProvider, lookup: InboundLookup): Promise<DispatchMatch[]> {
   if (lookup.kind === 'ref') return findDispatchesByRef(deps.db, provider, lookup.externalRef);
-  const approvalId = lookup.kind === 'token' ? verifyApprovalToken([deps.masterKey], lookup.token) : lookup.approvalId;
+  const approvalId = lookup.kind === 'token' ? verifyApprovalToken(deps.masterKeys, lookup.token) : lookup.approvalId;
   if (!approvalId) throw new UnauthorizedError('The reply address is not a valid approval address');
   return findDispatchesOfApproval(deps.db, approvalId, provider);
 }
@@ -48,7 +48,7 @@ async function authentic(
     if (!revision || !channel) continue;
     try {
       const config = await resolveChannelConfig(
-        { db: deps.db, masterKeys: [deps.masterKey] },
+        { db: deps.db, masterKeys: deps.masterKeys },
         {
           userId: match.userId,
           grants: revision.bundle.secretGrants,

@@ -16,8 +16,7 @@ import { getRun } from '../../store/workflow-runs.ts';
 import { DependencyUnavailableError, ForbiddenError, NotFoundError, UnsupportedMediaTypeError, ValidationError } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
 import { assertStorableText } from '../../lib/storable-text.ts';
-import { safeEqual } from '../../lib/crypto.ts';
-import { generatedSuffix } from '../triggers/urls.ts';
+import { suffixOpens } from '../triggers/urls.ts';
 import { type TriggerRef, type TriggerRunInput } from '../../lib/triggers.ts';
 import { createRateLimiter } from '../middleware/rate-limit.ts';
 import { callTemporal, isTemporalRefusal } from '../temporal-call.ts';
@@ -140,9 +139,8 @@ export function triggerRoutes(deps: ApiDeps) {
         const agent = await agentState(deps.db, agentId);
         if (!agent || agent.deleted || agent.userId !== userId) throw new NotFoundError(UNKNOWN_TRIGGER);
         const revision = (await getRevision(deps.db, agentId, agent.currentRevision))!;
-        const index = revision.bundle.triggers.findIndex(
-          (trigger, position) =>
-            trigger.kind === 'webhook' && safeEqual(trigger.suffix ?? generatedSuffix(deps.masterKey, agentId, position), suffix),
+        const index = revision.bundle.triggers.findIndex((trigger, position) =>
+          suffixOpens(trigger, deps.masterKeys, agentId, position, suffix),
         );
         if (index === -1) throw new NotFoundError(UNKNOWN_TRIGGER);
         await perTrigger.consume(`${agentId}:${index}`);

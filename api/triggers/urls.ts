@@ -1,7 +1,8 @@
 // Webhook trigger URLs: /trigger/<userId>/<agentId>/<suffix>. The URL is the secret, so a trigger
 // without a `suffix` in its bundle gets one derived from the master key, the agent id and the
-// trigger's position: unguessable, stable across redeploys, and stored nowhere.
-import { hmacSha256 } from '../../lib/crypto.ts';
+// trigger's position: unguessable, stable across redeploys, and stored nowhere. A rotated master key
+// changes the URL shown; the old one keeps working while its key is listed in SERVICE_MASTER_KEY_PREVIOUS.
+import { hmacSha256, safeEqual } from '../../lib/crypto.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
 import { ALPHABET } from '../../lib/ids.ts';
 import type { Trigger } from '../../lib/bundle/index.ts';
@@ -12,6 +13,16 @@ export function generatedSuffix(masterKey: MasterKey, agentId: string, index: nu
   let out = '';
   for (let i = 0; i < 26; i++) out += ALPHABET[digest[i]! & 31];
   return out;
+}
+
+/**
+ * Whether `suffix` opens the webhook trigger at `index`: its own suffix, or one generated under any of
+ * `keys` (the current master key, then previous ones), so URLs handed out before a rotation still fire.
+ */
+export function suffixOpens(trigger: Trigger, keys: readonly MasterKey[], agentId: string, index: number, suffix: string): boolean {
+  if (trigger.kind !== 'webhook') return false;
+  if (trigger.suffix !== undefined) return safeEqual(trigger.suffix, suffix);
+  return keys.some((key) => safeEqual(generatedSuffix(key, agentId, index), suffix));
 }
 
 export interface TriggerView {

@@ -9,7 +9,7 @@ import { createEventHub, type EventHub } from '../../../api/streaming/event-hub.
 import { startHousekeeping } from '../../../api/housekeeping.ts';
 import { createStorage } from '../../../lib/storage.ts';
 import { createLogger } from '../../../lib/logger.ts';
-import { loadMasterKey } from '../../../lib/master-key.ts';
+import { loadMasterKeys } from '../../../lib/master-key.ts';
 import { lazyTemporalClient } from '../../../lib/temporal.ts';
 import { createPool, type Db } from '../../../store/db.ts';
 import type { Config } from '../../../lib/config.ts';
@@ -47,7 +47,8 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
   const eventsApplicationName = `test-events-${randomUUID().slice(0, 8)}`;
   const events = await createEventHub({ databaseUrl: config.databaseUrl!, db, logger, applicationName: eventsApplicationName });
   const storage = createStorage(config);
-  const { app } = createApp({ config, db, logger, masterKey: loadMasterKey(config), temporal, events, storage });
+  const masterKeys = loadMasterKeys(config);
+  const { app } = createApp({ config, db, logger, masterKey: masterKeys[0]!, masterKeys, temporal, events, storage });
   const housekeeping = startHousekeeping({ config, db, logger, storage });
   // Every response is checked against the OpenAPI document (contract-check.ts).
   const server = http.createServer((req, res) => {
