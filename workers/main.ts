@@ -7,7 +7,7 @@ import { temporalConnectionOptions } from '../lib/temporal.ts';
 import { missingSearchAttributes, registrationHint } from '../lib/search-attribute-registry.ts';
 import { temporalLogger } from '../lib/temporal-logger.ts';
 import { createWorker } from './create-worker.ts';
-import { loadMasterKey } from '../lib/master-key.ts';
+import { loadMasterKeys } from '../lib/master-key.ts';
 import type { Logger } from '../lib/logger.ts';
 
 async function main(): Promise<void> {
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     connection,
     namespace: config.temporalNamespace,
     taskQueue,
-    deps: { db, logger, config, masterKeys: [loadMasterKey(config)] },
+    deps: { db, logger, config, masterKeys: loadMasterKeys(config) },
   });
   const running = worker.run();
   onShutdown(logger, async () => {
