@@ -91,6 +91,22 @@ test('a refused bundle shows each error at its line; fixed, it deploys and the a
     await expectAccessible(page);
     await screenshot(page, 'agent');
 
+    // A new revision from the editor, which starts from the current bundle; then the two compared.
+    await page.getByRole('link', { name: 'Deploy a new revision' }).click();
+    await expect.poll(() => editor.inputValue()).toContain('"instructions": "Be brief."');
+    await editor.fill((await editor.inputValue()).replace('"Be brief."', '"Be very brief."'));
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await page.getByText('Deployed revision 2').waitFor();
+    await page.getByRole('button', { name: `Open ${name}` }).click();
+    const diff = page.getByRole('region', { name: 'Changes from revision 1 to 2' });
+    await expect.poll(() => diff.locator('.diff-removed').allTextContents()).toEqual(['removed: −   "instructions": "Be brief.",']);
+    expect(await diff.locator('.diff-added').allTextContents()).toEqual(['added: +   "instructions": "Be very brief.",']);
+    await page.getByRole('button', { name: 'Show revision 1' }).click();
+    await expect.poll(() => page.getByRole('region', { name: 'Bundle of revision 1' }).textContent()).toContain('"Be brief."');
+    await page.getByRole('region', { name: 'Compare revisions' }).scrollIntoViewIfNeeded();
+    await expectAccessible(page);
+    await screenshot(page, 'agent-revisions');
+
     await page.getByRole('link', { name: 'Agents', exact: true }).click();
     await page.getByRole('link', { name }).waitFor();
     await screenshot(page, 'agents');

@@ -1,13 +1,22 @@
-// An agent's revisions, newest first; one is shown as highlighted JSONC on request.
+// An agent's revisions, newest first; one is fetched and shown as highlighted JSONC on request (the
+// list carries no bundles).
 import { useState } from 'preact/hooks';
 import type { RevisionList } from '@agent-service/sdk';
+import { useClient } from '../auth/client-context.ts';
 import { JsoncView } from '../ui/jsonc-highlight.tsx';
+import { LoadedView } from '../ui/states.tsx';
+import { useLoad } from '../ui/use-load.ts';
 import { When } from '../ui/when.tsx';
 
-export function RevisionsList({ revisions, current }: { revisions: RevisionList['revisions']; current: number }) {
+interface Props {
+  agentName: string;
+  revisions: RevisionList['revisions'];
+  current: number;
+}
+
+export function RevisionsList({ agentName, revisions, current }: Props) {
   const [shown, setShown] = useState<number | undefined>(undefined);
   const sorted = [...revisions].sort((a, b) => b.revision - a.revision);
-  const selected = sorted.find((revision) => revision.revision === shown);
   return (
     <>
       <table>
@@ -46,7 +55,17 @@ export function RevisionsList({ revisions, current }: { revisions: RevisionList[
           ))}
         </tbody>
       </table>
-      {selected && <JsoncView text={JSON.stringify(selected.bundle, null, 2)} label={`Bundle of revision ${selected.revision}`} />}
+      {shown !== undefined && <RevisionBundle agentName={agentName} revision={shown} />}
     </>
+  );
+}
+
+function RevisionBundle({ agentName, revision }: { agentName: string; revision: number }) {
+  const client = useClient();
+  const loaded = useLoad((signal) => client.agents.revision(agentName, revision, { signal }), [client, agentName, revision]);
+  return (
+    <LoadedView loaded={loaded} what={`revision ${revision}`}>
+      {(found) => <JsoncView text={JSON.stringify(found.bundle, null, 2)} label={`Bundle of revision ${revision}`} />}
+    </LoadedView>
   );
 }

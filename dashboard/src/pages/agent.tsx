@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import type { Client } from '@agent-service/sdk';
 import { useClient } from '../auth/client-context.ts';
 import { CommandsTable } from '../agents/commands-table.tsx';
+import { RevisionDiff } from '../agents/revision-diff.tsx';
 import { RevisionsList } from '../agents/revisions-list.tsx';
 import { TriggersTable } from '../agents/triggers-table.tsx';
 import { Link, navigate } from '../router.tsx';
@@ -92,7 +93,11 @@ export function AgentPage({ name }: { name: string }) {
             </section>
             <section aria-labelledby="revisions-heading">
               <h2 id="revisions-heading">Revisions</h2>
-              <RevisionsList revisions={revisions} current={agent.revision} />
+              <RevisionsList agentName={name} revisions={revisions} current={agent.revision} />
+            </section>
+            <section aria-labelledby="diff-heading">
+              <h2 id="diff-heading">Compare revisions</h2>
+              <RevisionDiff agentName={name} revisions={revisions} />
             </section>
           </>
         )}
