@@ -66,6 +66,12 @@ test('a question asked in a turn is answered from the inbox with a note, and the
     await expect.poll(() => history.textContent()).toContain('QA signed off');
     await screenshot(page, 'approvals-answered');
 
+    // The session shows the answer and the reply of the resumed turn.
+    await history.getByRole('link', { name: 'session' }).click();
+    await page.getByRole('listitem', { name: 'Agent reply' }).filter({ hasText: 'Shipping now.' }).waitFor();
+    expect(await page.getByRole('listitem', { name: 'Question to you' }).textContent()).toContain('Answered ship — QA signed off');
+    await screenshot(page, 'session-after-approval');
+
     const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
     const answered = events.find((event) => event.type === 'approval.answered');
     expect(answered).toMatchObject({ approvalId: requested.approvalId, choice: 'ship', note: 'QA signed off' });
@@ -88,6 +94,32 @@ test('with nothing asked, the inbox says how questions arrive', async ({ env }) 
     await expect.poll(() => page.textContent('main')).toContain('ask_my_user');
     await expectAccessible(page);
     await screenshot(page, 'approvals-empty');
+  } finally {
+    await close();
+  }
+});
+
+test('the inbox works from the keyboard alone: sign in, reach the question, answer it', async ({ env }) => {
+  const { sessionId } = await askInTurn(env, { input: { question: 'Rotate the staging keys?', options: ['rotate', 'skip'] } });
+  const { page, close } = await openPage(browser);
+  try {
+    await page.goto(`${env.api.url}/app/approvals`);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(env.user.apiKey);
+    await page.keyboard.press('Enter');
+    const card = page.getByRole('article', { name: 'Rotate the staging keys?' });
+    await card.waitFor();
+    // Tab through the page until the note field of this question has the focus, type, then on to its first option.
+    const note = card.getByLabel('Note (optional)');
+    for (let presses = 0; presses < 40 && !(await note.evaluate((element) => element === element.ownerDocument.activeElement)); presses++) {
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.type('by keyboard');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await card.waitFor({ state: 'detached' });
+    const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'approval.answered'));
+    expect(events.find((event) => event.type === 'approval.answered')).toMatchObject({ choice: 'rotate', note: 'by keyboard' });
   } finally {
     await close();
   }
