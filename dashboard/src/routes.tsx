@@ -6,6 +6,7 @@ import { AgentPage } from './pages/agent.tsx';
 import { AgentsPage } from './pages/agents.tsx';
 import { DeployPage } from './pages/deploy.tsx';
 import { DevicePage } from './pages/device.tsx';
+import { HomePage } from './pages/home.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { SecretsPage } from './pages/secrets.tsx';
@@ -21,7 +22,7 @@ interface Route {
 type Table = [pattern: string, title: string, page: (params: Record<string, string>, location: Location) => ComponentChildren][];
 
 const TABLE: Table = [
-  ['/', 'Approvals', () => <ApprovalsPage />],
+  ['/', 'Overview', () => <HomePage />],
   ['/approvals', 'Approvals', () => <ApprovalsPage />],
   ['/agents', 'Agents', () => <AgentsPage />],
   ['/agents/:name', 'Agent', ({ name }) => <AgentPage name={name!} />],

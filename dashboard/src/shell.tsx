@@ -5,12 +5,20 @@ import { Link, useLocation } from './router.tsx';
 import { resolveRoute } from './routes.tsx';
 
 const SECTIONS = [
+  { to: '/', label: 'Overview' },
   { to: '/approvals', label: 'Approvals' },
   { to: '/agents', label: 'Agents' },
   { to: '/keys', label: 'Keys' },
   { to: '/secrets', label: 'Secrets' },
   { to: '/webhooks', label: 'Webhooks' },
 ];
+
+/** The section a path is in: the overview only at the root, the others by their prefix (a session is an agent's). */
+function isCurrent(section: string, path: string): boolean {
+  if (section === '/') return path === '/';
+  if (section === '/agents') return path.startsWith('/agents') || path.startsWith('/sessions') || path.startsWith('/deploy');
+  return path.startsWith(section);
+}
 
 export function Shell() {
   const session = useContext(SessionContext)!;
@@ -30,7 +38,7 @@ export function Shell() {
           <ul>
             {SECTIONS.map((section) => (
               <li key={section.to}>
-                <Link to={section.to} aria-current={location.path.startsWith(section.to) ? 'page' : undefined}>
+                <Link to={section.to} aria-current={isCurrent(section.to, location.path) ? 'page' : undefined}>
                   {section.label}
                 </Link>
               </li>

@@ -129,3 +129,29 @@ test('a message with a file; the reply regenerated; a fork; a revert; the raw ev
     await close();
   }
 });
+
+test('the overview shows a running session and a waiting question, and drops the session once it stops', async ({ env }) => {
+  const sessionId = await env.newSession();
+  const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
+  env.fake.enqueue({ text: 'thinking about it', stallAfterChunks: 1 });
+  await client.sessions.sendAsync(sessionId, 'Think');
+  const question = await client.approvals.create({ question: 'Approve the overview?', options: ['yes', 'no'] });
+  const { page, faults, close } = await openPage(browser);
+  try {
+    await signIn(page, env.api.url, env.user.apiKey, '/app/');
+    const active = page.getByRole('region', { name: /Active sessions/ });
+    await active.getByRole('link', { name: sessionId }).waitFor();
+    const waiting = page.getByRole('region', { name: /Waiting for you/ });
+    await waiting.getByRole('link', { name: 'Approve the overview?' }).waitFor();
+    await expectAccessible(page);
+    await screenshot(page, 'overview');
+
+    await client.sessions.abort(sessionId);
+    await client.approvals.answer(question.id, { choice: 'yes' });
+    await active.getByRole('link', { name: sessionId }).waitFor({ state: 'detached' });
+    await waiting.getByText('No question waits for an answer.').waitFor();
+    expect(faults).toEqual([]);
+  } finally {
+    await close();
+  }
+});
