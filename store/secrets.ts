@@ -22,7 +22,8 @@ interface SecretRow {
   updated_at: Date;
 }
 
-const context = (userId: string, key: string) => `${userId}/${key}`;
+/** Binds the ciphertext to its owner and name: a value copied onto another row does not open. */
+export const secretContext = (userId: string, key: string) => `${userId}/${key}`;
 
 function info(row: SecretRow): SecretInfo {
   return { key: row.key, createdAt: row.created_at, updatedAt: row.updated_at };
@@ -36,7 +37,7 @@ export async function putSecret(
   key: string,
   value: string,
 ): Promise<SecretInfo & { created: boolean }> {
-  const sealed = seal(masterKey, value, context(userId, key));
+  const sealed = seal(masterKey, value, secretContext(userId, key));
   const { rows } = await db.query<SecretRow & { inserted: boolean }>(
     `INSERT INTO secrets (user_id, key, key_id, nonce, ciphertext, auth_tag) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (user_id, key) DO UPDATE
@@ -75,7 +76,11 @@ export async function readSecrets(
   return new Map(
     rows.map((row) => [
       row.key,
-      open(keys, { keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext, authTag: row.auth_tag }, context(userId, row.key)),
+      open(
+        keys,
+        { keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext, authTag: row.auth_tag },
+        secretContext(userId, row.key),
+      ),
     ]),
   );
 }
