@@ -196,6 +196,19 @@ describe('send and events', () => {
   });
 });
 
+describe('chat from a script', () => {
+  test('lines piped into chat are sent one after the other, the replies printed, and it ends with its input', async ({ env }) => {
+    const configDir = newConfigDir();
+    await loginWith(configDir, env.api.url, env.user.apiKey);
+    const { name } = await env.deploy();
+    env.fake.enqueue({ text: 'First reply.' }, { text: 'Second reply.' });
+    const chat = await runCli(['chat', name], { configDir, input: 'one\ntwo\n' });
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout).toBe('First reply.\nSecond reply.\n');
+    expect(env.fake.requests.slice(-2).map((request) => lastUserText(request))).toEqual(['one', 'two']);
+  });
+});
+
 describe('custom commands', () => {
   test('positional and flag placeholders resolved by the shared resolver; --help lists them; a missing flag exits 2', async ({ env }) => {
     const configDir = newConfigDir();

@@ -51,19 +51,24 @@ class ChatLoop {
       this.wake?.();
     });
     const closed = new Promise<void>((resolve) => this.rl.once('close', () => ((this.closed = true), resolve(), this.wake?.())));
-    this.rl.prompt();
+    this.prompt();
     for (;;) {
       const line = await this.nextLine();
       if (line === undefined) break;
       if (line.trim() === '') {
-        this.rl.prompt();
+        this.prompt();
         continue;
       }
       await this.turn(line);
       if (this.closed && this.queued.length === 0) break;
-      this.rl.prompt();
+      this.prompt();
     }
     await closed;
+  }
+
+  /** The prompt, for a person: lines piped in (a script) get the replies alone. */
+  private prompt(): void {
+    if (process.stdin.isTTY) this.rl.prompt();
   }
 
   private wake: (() => void) | undefined;
@@ -135,7 +140,7 @@ class ChatLoop {
       this.client.sessions.abort(this.sessionId).catch((error: unknown) => note(err().red(`abort failed: ${(error as Error).message}`)));
     } else {
       note(err().dim('\n(Ctrl-C again, or Ctrl-D, leaves)'));
-      this.rl.prompt();
+      this.prompt();
     }
   }
 }
