@@ -96,7 +96,7 @@ function layerRules() {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', '**/dist/', 'coverage/', 'dashboard/vendor/'] },
+  { ignores: ['node_modules/', '.data/', '**/dist/', 'dist.*/', 'coverage/', 'dashboard/vendor/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
