@@ -6,6 +6,7 @@ import readline from 'node:readline';
 import type { Client, SessionEvent } from '@agent-service/sdk';
 import type { Command } from 'commander';
 import { contextOf } from '../context.ts';
+import { UsageError } from '../exit-codes.ts';
 import { withExamples } from '../help.ts';
 import { note } from '../output.ts';
 import { spinner } from '../spinner.ts';
@@ -22,6 +23,7 @@ export function registerChat(program: Command): void {
     .option('-s, --session <id>', 'carry on in this session (default: a new one)')
     .action(async (agent: string, options: { session?: string }, command: Command) => {
       const context = contextOf(command);
+      if (context.json) throw new UsageError('chat is a conversation for a person; scripts use `send --json` (one event per line)');
       const client = context.client();
       const sessionId = options.session ?? (await client.sessions.create(agent)).id;
       note(err().dim(`Chatting with ${agent} in ${sessionId}. Ctrl-C aborts a reply; Ctrl-C twice or Ctrl-D leaves.`));
