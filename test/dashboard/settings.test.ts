@@ -127,3 +127,21 @@ test("a webhook's signing secret is shown once; its deliveries say when there ar
     await close();
   }
 });
+
+test('a key deleted while signed in with it: the page says so and leads back to sign-in', async ({ api, user }) => {
+  const owner = new Client({ baseUrl: api.url, apiKey: user.apiKey });
+  const doomed = await owner.keys.create({ name: 'soon-gone' });
+  const { page, close } = await openPage(browser);
+  try {
+    await signIn(page, api.url, doomed.key, '/app/secrets');
+    await owner.keys.delete(doomed.id);
+    await page.getByRole('link', { name: 'Keys' }).click();
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.textContent()).toContain('Your key is no longer accepted.');
+    await alert.getByRole('button', { name: 'Sign in again' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).not.toContain(doomed.key);
+  } finally {
+    await close();
+  }
+});
