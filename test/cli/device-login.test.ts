@@ -46,9 +46,18 @@ describe('login by device flow', () => {
     const whoami = JSON.parse((await runCli(['whoami', '--json'], { configDir })).stdout) as { key: { id: string; name: string } };
     expect(whoami.key).toMatchObject({ id: profile.keyId, name: `agent-service CLI on ${os.hostname()}` });
 
+    // A new login over the profile: the key minted for it before is held by nobody now, and goes.
+    const again = startCli(['login', '--url', api.url, '--json'], { configDir });
+    const againDone = outcome(again);
+    await call(`${api.url}/device/${await userCodeOf(again)}/approve`, { method: 'POST', headers: user.auth });
+    const second = JSON.parse((await againDone).stdout) as { keyId: string };
+    const keyIds = async () =>
+      (await call<{ keys: Array<{ id: string }> }>(`${api.url}/key`, { headers: user.auth })).body.keys.map((key) => key.id);
+    expect(await keyIds()).not.toContain(profile.keyId);
+    expect(await keyIds()).toContain(second.keyId);
+
     expect((await runCli(['logout'], { configDir })).code).toBe(0);
-    const keys = await call<{ keys: Array<{ id: string }> }>(`${api.url}/key`, { headers: user.auth });
-    expect(keys.body.keys.map((key) => key.id)).not.toContain(profile.keyId);
+    expect(await keyIds()).not.toContain(second.keyId);
   });
 
   test('`login approve <code>` from a logged-in terminal; a denied login exits 1', async ({ api, user }) => {

@@ -1,12 +1,13 @@
 // login, logout, whoami: a profile holds a service address and a key (config.ts).
-import { AuthenticationError, Client, PermissionDeniedError } from '@agent-service/sdk';
+import { AuthenticationError, Client } from '@agent-service/sdk';
 import type { Command } from 'commander';
 import { DEFAULT_PROFILE, removeProfile, saveProfile, type Profile } from '../config.ts';
 import { contextOf } from '../context.ts';
 import { CliError } from '../exit-codes.ts';
 import { withExamples } from '../help.ts';
 import { findOwnKey } from '../key-identity.ts';
-import { note, printFields, printJson, warn } from '../output.ts';
+import { deleteMintedKey } from '../minted-key.ts';
+import { note, printFields, printJson } from '../output.ts';
 import { promptHidden } from '../prompt.ts';
 import { withSpinner } from '../spinner.ts';
 import { err } from '../style.ts';
@@ -34,6 +35,8 @@ export function registerAccount(program: Command): void {
         options.key === undefined
           ? await deviceLogin(url, { scopes: options.scope, json: context.json })
           : await keyLogin(url, typeof options.key === 'string' ? options.key : await promptHidden('API key: '));
+      // The key this profile held until now, if minted for it, is held by nobody once replaced.
+      if (context.profile && context.profile.key !== profile.key) await deleteMintedKey(context.profile).catch(() => false);
       saveProfile(context.profileName, profile);
       if (context.json)
         printJson({ profile: context.profileName, url: profile.url, keyId: profile.keyId ?? null, minted: Boolean(profile.minted) });
@@ -55,20 +58,7 @@ export function registerAccount(program: Command): void {
         const context = contextOf(command);
         const profile = context.profile;
         if (!profile) throw new CliError(`Not logged in${profileSuffix(context.profileName)}`);
-        let deleted = false;
-        if (profile.minted && profile.keyId) {
-          await new Client({ baseUrl: profile.url, apiKey: profile.key }).keys.delete(profile.keyId).then(
-            () => (deleted = true),
-            (error: unknown) => {
-              // A key deleted already (or by someone else) is gone all the same.
-              if (error instanceof AuthenticationError) return;
-              // A key minted without keys:write cannot delete itself: say which one is left.
-              if (error instanceof PermissionDeniedError)
-                warn(`this key may not delete itself: delete ${profile.keyId} with \`agent-service keys rm\``);
-              else throw error;
-            },
-          );
-        }
+        const deleted = await deleteMintedKey(profile);
         removeProfile(context.profileName);
         if (context.json) printJson({ profile: context.profileName, keyDeleted: deleted });
         else note(`Logged out${profileSuffix(context.profileName)}${deleted ? '; its key was deleted' : ''}.`);
