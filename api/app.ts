@@ -29,6 +29,8 @@ import { inboundRoutes } from './routes/inbound.ts';
 import { triggerRoutes } from './routes/triggers.ts';
 import { toolRoutes } from './routes/tools.ts';
 import { commandRoutes } from './routes/commands.ts';
+import { codecRoutes } from './routes/codec.ts';
+import { codecCors } from './middleware/codec-cors.ts';
 import { serveDashboard } from './middleware/serve-dashboard.ts';
 
 export interface App {
@@ -53,6 +55,7 @@ export function createApp(deps: ApiDeps): App {
   app.use('/trigger', express.raw({ limit: deps.config.triggers.bodyBytes, type: () => true }));
   app.use(express.json({ limit: limits.jsonBodyBytes, type: ['application/json', 'application/*+json'] }));
   // The answer page's buttons post an HTML form.
+  app.use('/codec', codecCors(deps.config.codecCorsOrigins));
   app.use('/approval', express.urlencoded({ limit: limits.jsonBodyBytes, extended: false }));
 
   const routes: RouteDef[] = [
@@ -76,6 +79,7 @@ export function createApp(deps: ApiDeps): App {
     ...commandRoutes(deps),
     ...schemaRoutes(),
     ...metaRoutes(deps),
+    ...codecRoutes(deps),
   ];
 
   const limiter = createRateLimiter({

@@ -29,6 +29,10 @@ export interface Config {
   databaseUrl: string | undefined;
   temporalAddress: string | undefined;
   temporalNamespace: string;
+  /** Workflow payloads written to Temporal as ciphertext (lib/payload-codec.ts); off only to measure its cost. */
+  temporalPayloadEncryption: boolean;
+  /** Web origins (the Temporal Web UI's) allowed to call the payload codec endpoint from a browser. */
+  codecCorsOrigins: string[];
   /** TLS, mutual TLS and API key for the Temporal frontend (lib/temporal-tls-config.ts). */
   temporal: TemporalSecurity;
   /** Deadline of every call the API makes to Temporal (503 with Retry-After beyond). */
@@ -128,6 +132,14 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
   return value;
 }
 
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (raw === 'on' || raw === 'true') return true;
+  if (raw === 'off' || raw === 'false') return false;
+  throw new ConfigError(`${name} must be on or off, got "${raw}"`);
+}
+
 function str(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
   return raw ? raw : undefined;
@@ -206,6 +218,11 @@ export function loadConfig(env: Env = process.env): Config {
     temporalAddress: str(env, 'TEMPORAL_ADDRESS'),
     temporalNamespace: str(env, 'TEMPORAL_NAMESPACE') ?? 'default',
     temporal: temporalSecurity(env),
+    temporalPayloadEncryption: onOff(env, 'TEMPORAL_PAYLOAD_ENCRYPTION', true),
+    codecCorsOrigins: (str(env, 'CODEC_CORS_ORIGINS') ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
     temporalCallTimeoutMs,
     database: {
       connectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100),

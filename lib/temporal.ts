@@ -2,6 +2,8 @@
 // /auth/health) while Temporal is still coming up instead of refusing to start.
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import type { Config } from './config.ts';
+import { loadMasterKeys } from './master-key.ts';
+import { temporalDataConverter } from './temporal-data-converter.ts';
 
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 
@@ -32,6 +34,10 @@ export function temporalConnectionOptions(config: Config): { address: string; tl
 
 export function lazyTemporalClient(config: Config): { connection: Connection; client: Client } {
   const connection = Connection.lazy(temporalConnectionOptions(config));
-  const client = new Client({ connection, namespace: config.temporalNamespace });
+  const client = new Client({
+    connection,
+    namespace: config.temporalNamespace,
+    dataConverter: temporalDataConverter(config, loadMasterKeys(config)),
+  });
   return { connection, client };
 }

@@ -2,6 +2,7 @@
 // pre-built workflow bundle so webpack runs once per test run instead of once per worker.
 import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
+import { temporalDataConverter } from '../lib/temporal-data-converter.ts';
 import { workflowCode } from './workflow-code.ts';
 
 export { WORKFLOWS_PATH } from './workflow-code.ts';
@@ -20,6 +21,8 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     namespace: setup.namespace,
     taskQueue: setup.taskQueue,
     activities: createActivities(setup.deps),
+    // Payloads encrypted with the master keys; the activities' own Temporal client inherits it.
+    dataConverter: temporalDataConverter(setup.deps.config, setup.deps.masterKeys),
     ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : workflowCode()),
     shutdownGraceTime: '10 seconds',
     // Heartbeats carry cancellations to running activities: a short throttle lets an abort reach

@@ -4,6 +4,7 @@ import * as agents from './agents.ts';
 import * as approvals from './approvals.ts';
 import * as commands from './commands.ts';
 import * as device from './device.ts';
+import * as codec from './codec.ts';
 import * as health from './health.ts';
 import * as keys from './keys.ts';
 import * as media from './media.ts';
@@ -69,6 +70,8 @@ export const OPERATIONS = {
   listSchemas: meta.listSchemas,
   getBundleSchema: meta.getBundleSchema,
   getOpenApi: meta.getOpenApi,
+  decodePayloads: codec.decodePayloads,
+  encodePayloads: codec.encodePayloads,
 } as const satisfies Record<string, Operation>;
 
 export type OperationId = keyof typeof OPERATIONS;

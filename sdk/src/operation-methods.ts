@@ -63,5 +63,7 @@ export const OPERATION_METHODS = {
   listSchemas: 'meta.schemas',
   getBundleSchema: 'meta.bundleSchema',
   getOpenApi: 'meta.openapi',
+  decodePayloads: { excluded: "an operator's endpoint for the Temporal Web UI and CLI (remote codec protocol), not an application call" },
+  encodePayloads: { excluded: "an operator's endpoint for the Temporal Web UI and CLI (remote codec protocol), not an application call" },
   runCommand: 'agents.runCommand',
 } as const satisfies Record<OperationId, OperationMethod>;

@@ -2,6 +2,9 @@
 // attempt, retries on the schedule, 410 disables the webhook, redirects are not followed, a worker
 // restart during the wait loses nothing, and a loopback receiver gets nothing unless allowed.
 // Deliveries are recorded and started here as the publishing workflow would, with short schedules.
+import { testConfig } from '../helpers/harness/env.ts';
+import { loadMasterKeys } from '../../lib/master-key.ts';
+import { temporalDataConverter } from '../../lib/temporal-data-converter.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
@@ -17,14 +20,15 @@ import { type DeliveryResult, type DeliverySettings } from '../../workflows/deli
 import { deliveryWorkflowId } from '../../lib/workflow-ids.ts';
 
 let env: AgentEnv;
-// A client of its own: the worker's client closes when the worker restarts.
+// A client of its own (the worker's client closes when the worker restarts), with the service's payload codec.
 let connection: Connection;
 let client: Client;
 const receivers: WebhookReceiver[] = [];
 beforeAll(async () => {
   env = await startAgentEnv({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
   connection = await Connection.connect({ address: inject('temporalAddress') });
-  client = new Client({ connection, namespace: 'default' });
+  const config = testConfig();
+  client = new Client({ connection, namespace: 'default', dataConverter: temporalDataConverter(config, loadMasterKeys(config)) });
 });
 afterAll(async () => {
   await Promise.all(receivers.map((receiver) => receiver.close()));

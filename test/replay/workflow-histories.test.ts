@@ -7,6 +7,9 @@ import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { DefaultLogger, Runtime, Worker, type ReplayResult } from '@temporalio/worker';
 import * as workflows from '../../workflows/index.ts';
 import { readFixtures, secretsIn } from './history-fixtures.ts';
+import { testConfig } from '../helpers/harness/env.ts';
+import { loadMasterKeys } from '../../lib/master-key.ts';
+import { temporalDataConverter } from '../../lib/temporal-data-converter.ts';
 
 const fixtures = readFixtures();
 const results = new Map<string, ReplayResult>();
@@ -14,9 +17,11 @@ const results = new Map<string, ReplayResult>();
 beforeAll(async () => {
   // The replay worker's state changes are noise; a replay failure comes back in its result.
   Runtime.install({ logger: new DefaultLogger('WARN') });
+  const config = testConfig();
   // One replay worker for all fixtures, on the bundle the global setup built from WORKFLOWS_PATH.
   const replays = Worker.runReplayHistories(
-    { workflowBundle: { codePath: inject('workflowBundlePath') } },
+    // With the service's payload codec, as its workers replay: fixtures may hold ciphertext or plaintext.
+    { workflowBundle: { codePath: inject('workflowBundlePath') }, dataConverter: temporalDataConverter(config, loadMasterKeys(config)) },
     fixtures.map((fixture) => ({ workflowId: fixture.name, history: fixture.history })),
   );
   for await (const result of replays) results.set(result.workflowId, result);

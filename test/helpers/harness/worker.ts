@@ -7,7 +7,8 @@ import { temporalLogger } from '../../../lib/temporal-logger.ts';
 import { createWorker } from '../../../workers/create-worker.ts';
 import { createLogger } from '../../../lib/logger.ts';
 import { createPool, type Db } from '../../../store/db.ts';
-import { loadMasterKey } from '../../../lib/master-key.ts';
+import { loadMasterKeys } from '../../../lib/master-key.ts';
+import { temporalDataConverter } from '../../../lib/temporal-data-converter.ts';
 import { testConfig } from './env.ts';
 
 export interface TestWorker {
@@ -36,12 +37,13 @@ export async function startTestWorker(env: Record<string, string> = {}): Promise
     connection: nativeConnection,
     namespace: 'default',
     taskQueue,
-    deps: { db, logger: createLogger({ level: 'silent' }), config, masterKeys: [loadMasterKey(config)] },
+    deps: { db, logger: createLogger({ level: 'silent' }), config, masterKeys: loadMasterKeys(config) },
     workflowBundle: { codePath: inject('workflowBundlePath') },
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace: 'default' });
+  // The same payload codec as the service's: results and inputs read as the service wrote them.
+  const client = new Client({ connection, namespace: 'default', dataConverter: temporalDataConverter(config, loadMasterKeys(config)) });
   return {
     taskQueue,
     worker,

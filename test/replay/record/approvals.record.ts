@@ -11,6 +11,7 @@ import { call } from '../../helpers/client/request.ts';
 import { approvalNoticeWorkflowId, approvalWorkflowId, turnWorkflowId } from '../../../lib/workflow-ids.ts';
 import type { SessionEvent } from '../../../contract/events.ts';
 import { EventType, hasEvent, recorder, type Recorder } from './recorder.ts';
+import { RECORDING_ENV } from './recording-env.ts';
 
 const SLACK_TOKEN = `xoxb-recording-${randomUUID()}`;
 
@@ -20,7 +21,12 @@ let record: Recorder;
 let bundle: Record<string, unknown>;
 beforeAll(async () => {
   slack = await startFakeSlack();
-  env = await startAgentEnv({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SLACK_API_BASE_URL: slack.baseUrl, APPROVAL_DEFAULT_EXPIRY_MS: '1500' });
+  env = await startAgentEnv({
+    ...RECORDING_ENV,
+    OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+    SLACK_API_BASE_URL: slack.baseUrl,
+    APPROVAL_DEFAULT_EXPIRY_MS: '1500',
+  });
   const tokenKey = `SLACK_TOKEN_${randomUUID().replace(/-/g, '').slice(0, 8).toUpperCase()}`;
   const stored = await call(`${env.api.url}/secret/${tokenKey}`, { method: 'PUT', headers: env.user.auth, json: { value: SLACK_TOKEN } });
   expect(stored.status).toBeLessThan(300);

@@ -15,12 +15,13 @@ import {
 } from '../../../lib/workflow-ids.ts';
 import type { SessionEvent } from '../../../contract/events.ts';
 import { EventType, hasEvent, recorder, type Recorder } from './recorder.ts';
+import { RECORDING_ENV } from './recording-env.ts';
 
 let env: AgentEnv;
 let record: Recorder;
 const schedules: string[] = [];
 beforeAll(async () => {
-  env = await startAgentEnv({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
+  env = await startAgentEnv({ ...RECORDING_ENV, OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
   env.fake.setHandler((request) => ({ text: `Done: ${lastUserText(request) ?? ''}` }));
   record = recorder(env.worker.client, [env.user.apiKey]);
 });

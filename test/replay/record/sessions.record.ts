@@ -9,6 +9,7 @@ import { sessionWorkflowId, turnWorkflowId, deliveryWorkflowId } from '../../../
 import { stateQuery } from '../../../workflows/session.ts';
 import type { SessionEvent } from '../../../contract/events.ts';
 import { EventType, hasEvent, recorder, type Recorder } from './recorder.ts';
+import { RECORDING_ENV } from './recording-env.ts';
 
 let env: AgentEnv;
 let record: Recorder;
@@ -17,7 +18,12 @@ const receivers: WebhookReceiver[] = [];
 const secrets: string[] = [];
 beforeAll(async () => {
   // An idle session ends after a second, so its history closes; a failed delivery retries after two.
-  env = await startAgentEnv({ SESSION_IDLE_MS: '1000', OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '2000,2000' });
+  env = await startAgentEnv({
+    ...RECORDING_ENV,
+    SESSION_IDLE_MS: '1000',
+    OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+    WEBHOOK_RETRY_SCHEDULE_MS: '2000,2000',
+  });
   secrets.push(env.user.apiKey);
   record = recorder(env.worker.client, secrets);
   // Every session's end is published (and delivered: this receiver answers 200).

@@ -7,12 +7,13 @@ import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts
 import { call } from '../../helpers/client/request.ts';
 import { sessionWorkflowId, turnWorkflowId } from '../../../lib/workflow-ids.ts';
 import { EventType, hasEvent, recorder, type Recorder } from './recorder.ts';
+import { RECORDING_ENV } from './recording-env.ts';
 
 let env: AgentEnv;
 let record: Recorder;
 beforeAll(async () => {
   // An idle session ends after a second, so its history closes.
-  env = await startAgentEnv({ SESSION_IDLE_MS: '1000' });
+  env = await startAgentEnv({ ...RECORDING_ENV, SESSION_IDLE_MS: '1000' });
   record = recorder(env.worker.client, [env.user.apiKey]);
 });
 afterAll(async () => env?.close());

@@ -1,0 +1,145 @@
+// Workflow payloads are ciphertext in Temporal: a canary sentence sent as a message and echoed in the
+// reply appears nowhere in the histories of its session and turn workflows, read as anyone with
+// access to the cluster reads them (no codec). With encryption off it does (what the codec hides).
+// The codec endpoint decodes a payload for an admin key, refuses other keys, and names a payload it
+// cannot decode.
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import type { History } from '@temporalio/common/lib/proto-utils.js';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { call } from '../helpers/client/request.ts';
+import { sessionWorkflowId, turnWorkflowId } from '../../lib/workflow-ids.ts';
+
+let raw: Client;
+let connection: Connection;
+beforeAll(async () => {
+  // A client without the service's codec: what an operator of the cluster, or its database, sees.
+  connection = await Connection.connect({ address: inject('temporalAddress') });
+  raw = new Client({ connection, namespace: 'default' });
+});
+afterAll(async () => connection?.close());
+
+/** Every payload of a history: its data and metadata, as text. */
+function payloadsOf(
+  history: History,
+): Array<{ encoding: string; data: string; base64: { metadata: Record<string, string>; data: string } }> {
+  const found: Array<{ encoding: string; data: string; base64: { metadata: Record<string, string>; data: string } }> = [];
+  const visit = (value: unknown): void => {
+    if (!value || typeof value !== 'object') return;
+    if (Array.isArray(value)) return value.forEach(visit);
+    const record = value as Record<string, unknown>;
+    if (record.data instanceof Uint8Array && record.metadata && typeof record.metadata === 'object') {
+      const metadata = record.metadata as Record<string, Uint8Array>;
+      found.push({
+        encoding: Buffer.from(metadata.encoding ?? []).toString('utf8'),
+        data: Buffer.from(record.data).toString('utf8'),
+        base64: {
+          metadata: Object.fromEntries(Object.entries(metadata).map(([key, bytes]) => [key, Buffer.from(bytes).toString('base64')])),
+          data: Buffer.from(record.data).toString('base64'),
+        },
+      });
+      return;
+    }
+    Object.values(record).forEach(visit);
+  };
+  visit(history);
+  return found;
+}
+
+async function chatAndRead(env: AgentEnv, canary: string) {
+  const sessionId = await env.newSession();
+  env.fake.enqueue({ text: `You said: ${canary}` });
+  const sent = await call<{ messageId: string; reply: string }>(`${env.api.url}/session/${sessionId}`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: canary }] },
+  });
+  expect(sent.body.reply).toBe(`You said: ${canary}`);
+  const session = await raw.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory();
+  const turn = await raw.workflow.getHandle(turnWorkflowId(sessionId, sent.body.messageId)).fetchHistory();
+  return { session, turn };
+}
+
+describe('with encryption on (the default)', () => {
+  let env: AgentEnv;
+  let admin: TestUser;
+  beforeAll(async () => {
+    env = await startAgentEnv();
+    admin = await createTestUser(env.api.db, { admin: true });
+  });
+  afterAll(async () => env?.close());
+
+  test('a canary message and its reply appear nowhere in the histories; the codec endpoint shows them to an admin only', async () => {
+    const canary = `canary ${randomUUID()} sings`;
+    const { session, turn } = await chatAndRead(env, canary);
+    for (const history of [session, turn]) {
+      const text = JSON.stringify(history, (_key, value: unknown) =>
+        value instanceof Uint8Array ? Buffer.from(value).toString('latin1') : value,
+      );
+      expect(text).not.toContain(canary);
+      const payloads = payloadsOf(history);
+      // In plaintext only: search attributes (ids, for the Web UI's search) and the SDK's own
+      // bookkeeping of local activities (their type and times; their results are encrypted).
+      const plaintext = payloads.filter((payload) => payload.encoding !== 'binary/encrypted');
+      for (const payload of plaintext) {
+        const searchAttribute = 'type' in payload.base64.metadata && /^"(usr|agt|ses)_\w+"|^"(session|turn)"$/.test(payload.data);
+        const localActivityMarker = JSON.parse(payload.data) as { activity_type?: string };
+        expect(searchAttribute || typeof localActivityMarker.activity_type === 'string', payload.data).toBe(true);
+      }
+      expect(payloads.filter((payload) => payload.encoding === 'binary/encrypted').length).toBeGreaterThan(3);
+    }
+
+    // The session workflow's send Update carries the message: decoded for an admin, it is the canary.
+    const encrypted = payloadsOf(session).map((payload) => payload.base64);
+    const decoded = await call<{ payloads: Array<{ metadata: Record<string, string>; data: string }> }>(`${env.api.url}/codec/decode`, {
+      headers: admin.auth,
+      json: { payloads: encrypted },
+    });
+    expect(decoded.status).toBe(200);
+    expect(decoded.body.payloads).toHaveLength(encrypted.length);
+    const plain = decoded.body.payloads.map((payload) => Buffer.from(payload.data, 'base64').toString('utf8'));
+    expect(plain.some((data) => data.includes(canary))).toBe(true);
+    expect(Buffer.from(decoded.body.payloads[0]!.metadata.encoding!, 'base64').toString('utf8')).toBe('json/plain');
+
+    // Encode, then decode: the round trip of a payload the Web UI sends (a signal's input).
+    const original = {
+      metadata: { encoding: Buffer.from('json/plain').toString('base64') },
+      data: Buffer.from('"hello"').toString('base64'),
+    };
+    const encoded = await call<{ payloads: Array<{ metadata: Record<string, string>; data: string }> }>(`${env.api.url}/codec/encode`, {
+      headers: admin.auth,
+      json: { payloads: [original] },
+    });
+    expect(Buffer.from(encoded.body.payloads[0]!.metadata.encoding!, 'base64').toString('utf8')).toBe('binary/encrypted');
+    const back = await call<{ payloads: unknown[] }>(`${env.api.url}/codec/decode`, { headers: admin.auth, json: encoded.body });
+    expect(back.body.payloads).toEqual([original]);
+
+    // Not for other keys, nor for no key.
+    expect((await call(`${env.api.url}/codec/decode`, { headers: env.user.auth, json: { payloads: encrypted } })).status).toBe(403);
+    expect((await call(`${env.api.url}/codec/decode`, { json: { payloads: encrypted } })).status).toBe(401);
+
+    // An altered payload is named, not decoded.
+    const altered = { ...encrypted[0]!, data: Buffer.from('x'.repeat(40)).toString('base64') };
+    const refused = await call<{ errors: Array<{ path: string }> }>(`${env.api.url}/codec/decode`, {
+      headers: admin.auth,
+      json: { payloads: [encrypted[1], altered] },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([expect.objectContaining({ path: '/payloads/1' })]);
+  });
+});
+
+describe('with TEMPORAL_PAYLOAD_ENCRYPTION=off', () => {
+  let env: AgentEnv;
+  beforeAll(async () => {
+    env = await startAgentEnv({ TEMPORAL_PAYLOAD_ENCRYPTION: 'off' });
+  });
+  afterAll(async () => env?.close());
+
+  test('the canary is in plain sight in the session history: what encryption hides', async () => {
+    const canary = `canary ${randomUUID()} sings`;
+    const { session } = await chatAndRead(env, canary);
+    expect(payloadsOf(session).some((payload) => payload.data.includes(canary))).toBe(true);
+  });
+});
