@@ -7,6 +7,7 @@ import { temporalConnectionOptions } from '../lib/temporal.ts';
 import { missingSearchAttributes, registrationHint } from '../lib/search-attribute-registry.ts';
 import { temporalLogger } from '../lib/temporal-logger.ts';
 import { createWorker } from './create-worker.ts';
+import { prebuiltWorkflowBundle } from './workflow-code.ts';
 import { loadMasterKeys } from '../lib/master-key.ts';
 import type { Logger } from '../lib/logger.ts';
 
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
     shutdownSignals: [],
   });
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
+  const connectedAt = performance.now();
   const taskQueue = config.taskQueue;
   await checkSearchAttributes(connection, config.temporalNamespace, logger);
   const worker = await createWorker({
@@ -37,7 +39,11 @@ async function main(): Promise<void> {
     await connection.close();
     await db.end();
   });
-  logger.info({ taskQueue, namespace: config.temporalNamespace }, 'worker polling');
+  // Which workflow code runs (the build's bundle, or null: bundled from source at start) and how long
+  // the start took once connected: webpack's bundling makes most of it when there is no bundle.
+  const workflowBundle = prebuiltWorkflowBundle() ?? null;
+  const startMs = Math.round(performance.now() - connectedAt);
+  logger.info({ taskQueue, namespace: config.temporalNamespace, workflowBundle, startMs }, 'worker polling');
   process.send?.({ type: 'ready' });
   await running;
 }

@@ -1,13 +1,17 @@
 // The production API (`api/server.ts`) as a separate process on a free port, so a test can kill it
 // for real (SIGKILL: no graceful close, its sockets simply die) or run two of them side by side.
+// From source by default; `npmScript('api')` starts it as `npm run api` does (the build, in production).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { freePort, waitFor } from '../../../dev/ports.ts';
+import { fromSource, killLaunched, servingPid, signalIfRunning, type Launch } from './launch.ts';
 
 export interface ApiProcess {
   url: string;
   process: ChildProcess;
+  /** The process that serves (under npm, npm's child); kill() signals this one. */
+  pid: number;
   output(): string;
   kill(signal: NodeJS.Signals): Promise<void>;
 }
@@ -16,9 +20,9 @@ export interface ApiProcess {
  * `env`: the test environment's settings (its TASK_QUEUE, model URLs, ...), as the in-process API gets
  * them. Resolves once the process serves HTTP (liveness), whether or not it reaches Temporal.
  */
-export async function startApiProcess(env: Record<string, string>): Promise<ApiProcess> {
+export async function startApiProcess(env: Record<string, string>, launch: Launch = fromSource('api/server.ts')): Promise<ApiProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+  const child = spawn(launch.command, launch.args, {
     cwd: path.resolve('.'),
     env: {
       ...process.env,
@@ -52,15 +56,17 @@ export async function startApiProcess(env: Record<string, string>): Promise<ApiP
       'the API process',
     );
   } catch (error) {
-    child.kill('SIGKILL');
+    killLaunched(child);
     throw error;
   }
+  const pid = servingPid(child, launch);
   return {
     url,
     process: child,
+    pid,
     output: () => output,
     async kill(signal) {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) signalIfRunning(pid, signal);
       await exited;
     },
   };

@@ -1,16 +1,23 @@
 // The production worker (`workers/main.ts`) as a separate process, so a test can kill it for real.
+// From source by default; `npmScript('worker')` starts it as `npm run worker` does (the build, in production).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { inject } from 'vitest';
+import { fromSource, killLaunched, servingPid, signalIfRunning, type Launch } from './launch.ts';
 
 export interface WorkerProcess {
   process: ChildProcess;
+  /** The process that runs the worker (under npm, npm's child); kill() signals this one. */
+  pid: number;
   output(): string;
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
-export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
+export async function startWorkerProcess(
+  env: Record<string, string>,
+  launch: Launch = fromSource('workers/main.ts'),
+): Promise<WorkerProcess> {
+  const child = spawn(launch.command, launch.args, {
     cwd: path.resolve('.'),
     env: {
       ...process.env,
@@ -30,14 +37,19 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
   const deadline = Date.now() + 90_000;
   while (!output.includes('worker polling')) {
     if (child.exitCode !== null) throw new Error(`worker exited before polling:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`worker did not start polling:\n${output}`);
+    if (Date.now() > deadline) {
+      killLaunched(child);
+      throw new Error(`worker did not start polling:\n${output}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  const pid = servingPid(child, launch);
   return {
     process: child,
+    pid,
     output: () => output,
     async kill(signal) {
-      if (child.exitCode === null) child.kill(signal);
+      if (child.exitCode === null) signalIfRunning(pid, signal);
       await exited;
     },
   };

@@ -1,0 +1,43 @@
+// How a test starts a production process (api/server.ts, workers/main.ts): from source through tsx, as
+// most tests do, or through its npm script as an operator starts it (`npm run api`), which with
+// NODE_ENV=production runs the build in dist/ with plain node.
+import type { ChildProcess } from 'node:child_process';
+import { descendantsOf } from './processes.ts';
+
+export interface Launch {
+  command: string;
+  args: string[];
+  /** npm runs the script in a child of its own, which serves; npm passes SIGTERM and SIGINT on to it. */
+  throughNpm: boolean;
+}
+
+export const fromSource = (file: string): Launch => ({ command: process.execPath, args: ['--import', 'tsx', file], throughNpm: false });
+
+export const npmScript = (script: string): Launch => ({ command: 'npm', args: ['run', '--silent', script], throughNpm: true });
+
+/**
+ * The pid of the process that runs the service: the spawned process itself, or the one npm's script
+ * exec'd into (so a test's SIGKILL reaches it: npm cannot pass that on, and would leave it running).
+ */
+export function servingPid(child: ChildProcess, launch: Launch): number {
+  if (!launch.throughNpm) return child.pid!;
+  const [served, ...others] = descendantsOf(child.pid!);
+  if (!served || others.length > 0)
+    throw new Error(`npm should run exactly one process, found: ${JSON.stringify(descendantsOf(child.pid!))}`);
+  return served.pid;
+}
+
+/** After a failed start: SIGKILL to the spawned process and whatever it started (npm cannot pass SIGKILL on). */
+export function killLaunched(child: ChildProcess): void {
+  for (const { pid } of descendantsOf(child.pid!)) signalIfRunning(pid, 'SIGKILL');
+  child.kill('SIGKILL');
+}
+
+/** kill(2), for a process that may have ended meanwhile. */
+export function signalIfRunning(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
