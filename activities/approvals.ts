@@ -28,6 +28,7 @@ import { channelProviders } from './channels/index.ts';
 import { ChannelPermanentError } from './channels/types.ts';
 import { moveSessionStatus, type SessionStatus } from '../store/sessions.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
+import { approvalsEnded } from '../lib/metrics/worker-metrics.ts';
 
 /**
  * What the approval workflow learns from writing the record. No token and no link: a result is kept in
@@ -156,8 +157,10 @@ export function approvalActivities(deps: ApprovalDeps) {
     async recordAnswer(
       input: { approvalId: string } & ApprovalAnswer,
     ): Promise<{ answeredAt: string; choice: string; note: string | null }> {
-      return inTransaction(db, async (client) => {
+      let answered = false;
+      const answer = await inTransaction(db, async (client) => {
         const { approval, changed } = await markAnswered(client, input);
+        answered = changed;
         if (changed && approval.sessionId !== null) {
           if (waitsInTurn(approval)) await setWaiting(client, approval, false);
           await appendEvents(client, approval.sessionId, [
@@ -176,11 +179,16 @@ export function approvalActivities(deps: ApprovalDeps) {
         if (approval.status !== 'answered') throw new Error(`Approval ${approval.id} is ${approval.status}; the answer was not recorded`);
         return { answeredAt: approval.answeredAt!.toISOString(), choice: approval.choice!, note: approval.note };
       });
+      // Counted once: a rerun finds the answer stored and changes nothing.
+      if (answered) approvalsEnded.inc({ outcome: 'answered' });
+      return answer;
     },
 
     async recordExpiry(input: { approvalId: string }): Promise<{ expiredAt: string }> {
-      return inTransaction(db, async (client) => {
+      let expired = false;
+      const expiry = await inTransaction(db, async (client) => {
         const { approval, changed } = await markExpired(client, input.approvalId);
+        expired = changed;
         if (changed && approval.sessionId !== null) {
           if (waitsInTurn(approval)) await setWaiting(client, approval, false);
           await appendEvents(client, approval.sessionId, [
@@ -190,6 +198,8 @@ export function approvalActivities(deps: ApprovalDeps) {
         if (approval.status !== 'expired') throw new Error(`Approval ${approval.id} is ${approval.status}; it cannot expire`);
         return { expiredAt: approval.expiredAt!.toISOString() };
       });
+      if (expired) approvalsEnded.inc({ outcome: 'expired' });
+      return expiry;
     },
 
     /** A channel given up on whose last attempt never reported (it timed out): failed, not pending. */

@@ -11,6 +11,7 @@ import { SERVICE_VERSION } from '../lib/version.ts';
 import { createDeliveries, deliveryTarget, finishDelivery, recordAttempt } from '../store/webhook-deliveries.ts';
 import { disableSubscription, openSubscriptionSecret } from '../store/webhook-subscriptions.ts';
 import type { AttemptOutcome, DeliverySettings, PublishedDeliveries } from '../workflows/delivery-types.ts';
+import { webhookDeliveryAttempts } from '../lib/metrics/worker-metrics.ts';
 
 export interface PublishInput {
   userId: string;
@@ -45,6 +46,7 @@ export function webhookActivities(deps: { db: Db; logger: Logger; config: Config
       }
       if (target.subscription_status !== 'active') {
         await finishDelivery(db, input.deliveryId, 'cancelled');
+        webhookDeliveryAttempts.inc({ outcome: 'cancelled' });
         return { result: 'cancelled', detail: 'the subscription is disabled' };
       }
 
@@ -82,6 +84,7 @@ export function webhookActivities(deps: { db: Db; logger: Logger; config: Config
         attempt: { attempt: input.attempt, startedAt, statusCode, error, durationMs },
         status,
       });
+      webhookDeliveryAttempts.inc({ outcome: status === 'pending' ? 'retry' : status });
       if (result === 'gone') {
         // 410 Gone: the receiver says this endpoint will never take deliveries again.
         await disableSubscription(db, target.subscription_id, `The receiver answered 410 Gone to delivery ${target.id}`);
@@ -93,6 +96,7 @@ export function webhookActivities(deps: { db: Db; logger: Logger; config: Config
     /** Ends a delivery whose attempt activity itself failed (e.g. its worker died) on the last attempt. */
     async finishDelivery(input: { deliveryId: string; status: 'failed' | 'cancelled' }): Promise<void> {
       await finishDelivery(db, input.deliveryId, input.status);
+      webhookDeliveryAttempts.inc({ outcome: input.status });
     },
   };
 }

@@ -2,6 +2,8 @@
 import express, { type Express } from 'express';
 import type { ApiDeps } from './context.ts';
 import { traceMiddleware } from './middleware/trace.ts';
+import { requestMetrics } from './middleware/request-metrics.ts';
+import { requestSpan } from './middleware/request-span.ts';
 import { notFoundHandler, problemHandler } from './middleware/problem.ts';
 import { createRateLimiter } from './middleware/rate-limit.ts';
 import { createStreamLimiter } from './streaming/stream-limiter.ts';
@@ -44,7 +46,9 @@ export function createApp(deps: ApiDeps): App {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
 
+  if (deps.config.tracing.endpoint) app.use(requestSpan());
   app.use(traceMiddleware({ logger: deps.logger }));
+  app.use(requestMetrics());
   // The web page (dashboard/dist) under /app/, with its own Content-Security-Policy.
   app.use('/app', serveDashboard());
   // Bundles are parsed from their text (line/column errors, duplicate keys), so /deploy reads text.

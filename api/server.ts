@@ -8,10 +8,13 @@ import { bootstrapAdmin } from '../store/bootstrap.ts';
 import { createEventHub } from './streaming/event-hub.ts';
 import { createStorage } from '../lib/storage.ts';
 import { startHousekeeping } from './housekeeping.ts';
+import { startApiObservability } from './observability.ts';
 
 async function main(): Promise<void> {
   const { config, logger } = startProcessBase('api');
+  const observability = startApiObservability(config, logger);
   const db = await openDatabase(config, logger, 'api');
+  await observability.serve(db);
   const { createdAdminKey } = await bootstrapAdmin(db, config.adminApiKey);
   if (createdAdminKey) {
     // Printed once, to the console only (never to the structured log): it is not stored anywhere.
@@ -42,6 +45,7 @@ async function main(): Promise<void> {
     await events.close();
     await temporal.connection.close().catch(() => undefined);
     await db.end();
+    await observability.close();
   });
 }
 

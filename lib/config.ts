@@ -73,6 +73,10 @@ export interface Config {
   housekeeping: { intervalMs: number; mediaOrphanGraceMs: number };
   /** Device logins (the CLI's): how long a code lives, and codes one client address may ask for per rate-limit window. */
   device: { codeTtlMs: number; codeRateLimitPoints: number };
+  /** Prometheus `/metrics` of each process, on a port of its own (lib/metrics/): not served while its port is unset. */
+  metrics: { host: string; apiPort: number | undefined; workerPort: number | undefined };
+  /** OpenTelemetry traces (lib/tracing.ts), sent over OTLP/HTTP; off while no endpoint is set. */
+  tracing: { endpoint: string | undefined; serviceName: string | undefined };
 }
 
 export interface WebhookSettings {
@@ -161,6 +165,13 @@ function intList(env: Env, name: string, fallback: number[], min: number): numbe
     throw new ConfigError(`${name} must be comma-separated integers >= ${min}, got "${raw}"`);
   }
   return values.map(Number);
+}
+
+function optionalPort(env: Env, name: string): number | undefined {
+  if (str(env, name) === undefined) return undefined;
+  const port = int(env, name, 0, 1);
+  if (port > 65_535) throw new ConfigError(`${name} must be a port number (1-65535), got "${env[name]}"`);
+  return port;
 }
 
 function cidrList(env: Env, name: string): string[] {
@@ -304,6 +315,12 @@ export function loadConfig(env: Env = process.env): Config {
       telegramApiBaseUrl: httpUrl(env, 'TELEGRAM_API_BASE_URL') ?? 'https://api.telegram.org',
       requestTimeoutMs: int(env, 'CHANNEL_REQUEST_TIMEOUT_MS', 15_000, 100),
     },
+    metrics: {
+      host: str(env, 'METRICS_HOST') ?? '127.0.0.1',
+      apiPort: optionalPort(env, 'METRICS_PORT'),
+      workerPort: optionalPort(env, 'WORKER_METRICS_PORT'),
+    },
+    tracing: { endpoint: httpUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'), serviceName: str(env, 'OTEL_SERVICE_NAME') },
   };
   if (config.approvals.defaultExpiryMs > config.approvals.maxExpiryMs) {
     throw new ConfigError('APPROVAL_DEFAULT_EXPIRY_MS must not exceed APPROVAL_MAX_EXPIRY_MS');

@@ -2,6 +2,7 @@
 // /auth/health) while Temporal is still coming up instead of refusing to start.
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import type { Config } from './config.ts';
+import { temporalClientTracing } from './tracing.ts';
 import { loadMasterKeys } from './master-key.ts';
 import { temporalDataConverter } from './temporal-data-converter.ts';
 
@@ -37,6 +38,7 @@ export function lazyTemporalClient(config: Config): { connection: Connection; cl
   const client = new Client({
     connection,
     namespace: config.temporalNamespace,
+    ...temporalClientTracing(config),
     dataConverter: temporalDataConverter(config, loadMasterKeys(config)),
   });
   return { connection, client };

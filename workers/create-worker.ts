@@ -13,6 +13,8 @@ export interface WorkerSetup {
   taskQueue: string;
   deps: ActivityDeps;
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** The tracing plugin (workers/observability.ts) when tracing is on. */
+  plugins?: WorkerOptions['plugins'];
 }
 
 export async function createWorker(setup: WorkerSetup): Promise<Worker> {
@@ -23,7 +25,8 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     activities: createActivities(setup.deps),
     // Payloads encrypted with the master keys; the activities' own Temporal client inherits it.
     dataConverter: temporalDataConverter(setup.deps.config, setup.deps.masterKeys),
-    ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : workflowCode()),
+    ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : workflowCode(setup.plugins)),
+    ...(setup.plugins?.length ? { plugins: setup.plugins } : {}),
     shutdownGraceTime: '10 seconds',
     // Heartbeats carry cancellations to running activities: a short throttle lets an abort reach
     // a streaming model step within a second.

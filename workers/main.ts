@@ -7,17 +7,19 @@ import { temporalConnectionOptions } from '../lib/temporal.ts';
 import { missingSearchAttributes, registrationHint } from '../lib/search-attribute-registry.ts';
 import { temporalLogger } from '../lib/temporal-logger.ts';
 import { createWorker } from './create-worker.ts';
+import { startWorkerObservability } from './observability.ts';
 import { prebuiltWorkflowBundle } from './workflow-code.ts';
 import { loadMasterKeys } from '../lib/master-key.ts';
 import type { Logger } from '../lib/logger.ts';
 
 async function main(): Promise<void> {
   const { config, logger } = startProcessBase('worker');
+  const observability = await startWorkerObservability(config, logger);
   const db = await openDatabase(config, logger, 'worker');
   // Signals are handled by onShutdown below, which stops the worker in order.
   // Core (Rust) logs are forwarded to our logger too, so every line the worker writes is JSON.
   Runtime.install({
-    telemetryOptions: { logging: { forward: {} } },
+    telemetryOptions: { logging: { forward: {} }, ...(observability.temporalMetrics ? { metrics: observability.temporalMetrics } : {}) },
     logger: temporalLogger(logger.child({ component: 'temporal' })),
     shutdownSignals: [],
   });
@@ -29,19 +31,22 @@ async function main(): Promise<void> {
     connection,
     namespace: config.temporalNamespace,
     taskQueue,
+    plugins: observability.plugins,
     deps: { db, logger, config, masterKeys: loadMasterKeys(config) },
   });
   const running = worker.run();
+  await observability.serve(db);
   onShutdown(logger, async () => {
     // shutdown() stops polling; run() settles once in-flight tasks finish (or the grace time ends).
     worker.shutdown();
     await running;
     await connection.close();
     await db.end();
+    await observability.close();
   });
   // Which workflow code runs (the build's bundle, or null: bundled from source at start) and how long
   // the start took once connected: webpack's bundling makes most of it when there is no bundle.
-  const workflowBundle = prebuiltWorkflowBundle() ?? null;
+  const workflowBundle = prebuiltWorkflowBundle(observability.plugins) ?? null;
   const startMs = Math.round(performance.now() - connectedAt);
   logger.info({ taskQueue, namespace: config.temporalNamespace, workflowBundle, startMs }, 'worker polling');
   process.send?.({ type: 'ready' });

@@ -20,6 +20,7 @@ import { TERMINAL_TURN_EVENTS, type MessagePart, type NewEvent, type TokenUsage 
 import type { ToolResultPart } from '../../workflows/turn-types.ts';
 import { isDataException } from '../../store/data-errors.ts';
 import { recordSubtaskReply, type SubtaskReply } from '../../store/subtask-replies.ts';
+import { turnEnd } from './turn-metrics.ts';
 
 /** The failure type of a user message PostgreSQL refuses to store (not retried). */
 
@@ -123,14 +124,17 @@ export function turnBookkeeping(deps: { db: Db }) {
     },
 
     async completeTurn(input: { sessionId: string; turnId: string; usage: TokenUsage; costUsd: number | null }): Promise<void> {
-      await inTransaction(db, async (client) => {
+      const ended = await inTransaction(db, async (client) => {
         // An abort racing this write may have ended the turn already: exactly one terminal event.
-        if (await lockedSessionHasEvent(client, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.turnId }, true)) return;
+        if (await lockedSessionHasEvent(client, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.turnId }, true)) return undefined;
+        const observe = await turnEnd(client, input.sessionId, input.turnId, 'completed');
         await setSessionStatus(client, input.sessionId, 'idle');
         await appendEvents(client, input.sessionId, [
           { type: 'turn.completed', data: { turnId: input.turnId, usage: input.usage, costUsd: input.costUsd } },
         ]);
+        return observe;
       });
+      ended?.();
     },
 
     /** Ends a turn that failed or was aborted. A message still streaming keeps the text it had reached. */
@@ -143,8 +147,9 @@ export function turnBookkeeping(deps: { db: Db }) {
     }): Promise<void> {
       const streaming = await streamingMessageIds(db, input.sessionId, input.userMessageId ?? input.turnId);
       const salvaged = await Promise.all(streaming.map(async (id) => ({ id, text: await streamedText(db, input.sessionId, id) })));
-      await inTransaction(db, async (client) => {
-        if (await lockedSessionHasEvent(client, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.turnId }, true)) return;
+      const ended = await inTransaction(db, async (client) => {
+        if (await lockedSessionHasEvent(client, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.turnId }, true)) return undefined;
+        const observe = await turnEnd(client, input.sessionId, input.turnId, input.outcome);
         const completed: NewEvent[] = [];
         for (const message of salvaged) {
           const parts: MessagePart[] = message.text ? [{ type: 'text', text: message.text }] : [];
@@ -158,7 +163,9 @@ export function turnBookkeeping(deps: { db: Db }) {
             ? { type: 'turn.failed', data: { turnId: input.turnId, error: input.error ?? 'The turn failed' } }
             : { type: 'turn.aborted', data: { turnId: input.turnId } },
         ]);
+        return observe;
       });
+      ended?.();
     },
   };
 }

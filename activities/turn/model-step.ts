@@ -34,6 +34,7 @@ import type { Storage } from '../../lib/storage.ts';
 import { storableText } from '../../lib/storable-text.ts';
 import type { RevisionOf } from './revision-cache.ts';
 import type { Bundle } from '../../contract/bundle.ts';
+import { recordFirstToken, recordStepUsage } from './turn-metrics.ts';
 
 export interface ModelStepDeps {
   db: Db;
@@ -127,6 +128,8 @@ export function modelStepActivities(deps: ModelStepDeps) {
         let streamError: unknown;
         let limitError: string | undefined;
         let end: Extract<ModelCallPart, { type: 'model-call-end' }> | undefined;
+        // The turn's first token, as its user sees it: the first text of its first step's first attempt.
+        let firstToken = input.step === 1 && attempt === 1;
         for await (const part of stream) {
           limitError = meter.count(part);
           if (limitError) {
@@ -139,6 +142,10 @@ export function modelStepActivities(deps: ModelStepDeps) {
             const piece = storableText(part.text);
             text += piece;
             writer.push(piece);
+            if (firstToken) {
+              firstToken = false;
+              recordFirstToken(deps.db, input.sessionId, input.turnId);
+            }
           } else if (part.type === 'tool-call') {
             toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
           } else if (part.type === 'model-call-end') {
@@ -185,6 +192,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
               data: { messageId: input.messageId, ...call, executor: executor ?? ('service' as const) },
             })),
         });
+        recordStepUsage(ref.providerId, tokens, cost);
         // The next step sends the same files; keep them only if it follows at once. A question to a
         // person (or a client's tool) may take days, and the files are read again then.
         keepFiles = allRunByService(bundle, toolCalls, skills);

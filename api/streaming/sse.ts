@@ -9,6 +9,7 @@ import type { SessionEvent } from '../../contract/events.ts';
 import type { EventHub } from './event-hub.ts';
 import { sseFrame } from './sse-frame.ts';
 import { DEFAULT_TAIL_LIMITS } from './session-tail.ts';
+import { sseConnectionsOpen } from '../../lib/metrics/http-metrics.ts';
 
 export { sseFrame };
 
@@ -86,6 +87,7 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
   res.on('close', onClose);
   res.writeHead(200, SSE_HEADERS);
   res.flushHeaders();
+  sseConnectionsOpen.inc();
   const heartbeat = setInterval(() => {
     // Skipped while backpressured: the client is evidently still connected and the buffer is full.
     if (!gone() && !res.writableNeedDrain) res.write(': keep-alive\n\n');
@@ -129,6 +131,7 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
     req.log.warn({ err: error, sessionId, lastSeq }, 'event stream failed');
     if (!gone()) res.end();
   } finally {
+    sseConnectionsOpen.dec();
     closed.abort();
     clearInterval(heartbeat);
     res.off('close', onClose);

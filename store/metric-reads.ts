@@ -1,0 +1,45 @@
+// What the metrics read from PostgreSQL: gauges counted at scrape time (turns in flight, approvals
+// waiting) and a turn's age. The counts look only at busy sessions and unanswered approvals, which
+// partial indexes hold (migration 0017), so a scrape stays cheap however many sessions there are.
+import type { Db, DbClient } from './db.ts';
+
+export interface TurnCounts {
+  /** Sessions whose turn runs. */
+  running: number;
+  /** Sessions whose turn waits for a person or a client's tool result. */
+  waiting: number;
+  /** Sent messages whose turn has not started yet (behind a busy session's running turn). */
+  queued: number;
+}
+
+export async function countTurns(db: Db): Promise<TurnCounts> {
+  const { rows } = await db.query<{ running: number; waiting: number; queued: number }>(
+    `SELECT count(*) FILTER (WHERE s.status = 'running')::int AS running,
+            count(*) FILTER (WHERE s.status = 'waiting')::int AS waiting,
+            coalesce(sum((
+              SELECT count(*) FROM messages m
+               WHERE m.session_id = s.id AND m.role = 'user' AND m.turn_id = m.id AND NOT m.reverted
+                 AND NOT EXISTS (SELECT 1 FROM events e
+                                  WHERE e.session_id = s.id AND e.type = 'turn.started' AND e.data->>'turnId' = m.id)
+            )), 0)::int AS queued
+       FROM sessions s
+      WHERE s.status <> 'idle'`,
+  );
+  return rows[0]!;
+}
+
+export async function countWaitingApprovals(db: Db): Promise<number> {
+  const { rows } = await db.query<{ waiting: number }>(`SELECT count(*)::int AS waiting FROM approvals WHERE status = 'unanswered'`);
+  return rows[0]!.waiting;
+}
+
+/** Seconds since the turn started (its turn.started event), by the database's clock; undefined if it has not. */
+export async function turnAgeSeconds(db: Db | DbClient, sessionId: string, turnId: string): Promise<number | undefined> {
+  const { rows } = await db.query<{ age: number }>(
+    `SELECT extract(epoch FROM clock_timestamp() - at)::float8 AS age
+       FROM events WHERE session_id = $1 AND type = 'turn.started' AND data->>'turnId' = $2
+      ORDER BY seq LIMIT 1`,
+    [sessionId, turnId],
+  );
+  return rows[0]?.age;
+}

@@ -1,0 +1,36 @@
+// Gauges a worker reads from PostgreSQL at scrape time: turns in flight and approvals waiting are
+// the whole service's, kept in PostgreSQL, not any one worker's (take the max across workers).
+import { Gauge } from 'prom-client';
+import type { Db } from '../store/db.ts';
+import type { Logger } from '../lib/logger.ts';
+import { countTurns, countWaitingApprovals } from '../store/metric-reads.ts';
+
+/** A failed read leaves the gauge out of this scrape (and logs why) rather than failing the whole scrape. */
+export function registerWorkerGauges(db: Db, logger: Logger): void {
+  new Gauge({
+    name: 'agent_service_turns',
+    help: 'Turns of the whole service by state: running, waiting (for a person or a client tool) or queued (sent, not started).',
+    labelNames: ['state'] as const,
+    async collect() {
+      this.reset();
+      try {
+        const counts = await countTurns(db);
+        for (const state of ['running', 'waiting', 'queued'] as const) this.set({ state }, counts[state]);
+      } catch (error) {
+        logger.warn({ err: error }, 'could not count turns for the metrics');
+      }
+    },
+  });
+  new Gauge({
+    name: 'agent_service_approvals_waiting',
+    help: 'Approvals of the whole service waiting for an answer.',
+    async collect() {
+      this.reset();
+      try {
+        this.set(await countWaitingApprovals(db));
+      } catch (error) {
+        logger.warn({ err: error }, 'could not count approvals for the metrics');
+      }
+    },
+  });
+}
