@@ -1,7 +1,9 @@
-// A webhook's latest deliveries: the event, its status, each attempt's answer.
+// A webhook's latest deliveries: the event, its status, each attempt's answer. Refreshed while shown:
+// a delivery being retried changes status on its own.
 import type { WebhookDelivery } from '@agent-service/sdk';
 import { useClient } from '../auth/client-context.ts';
 import { EmptyState, LoadedView } from '../ui/states.tsx';
+import { useInterval } from '../ui/use-interval.ts';
 import { useLoad } from '../ui/use-load.ts';
 import { When } from '../ui/when.tsx';
 
@@ -19,6 +21,7 @@ export function DeliveriesTable({ webhookId }: { webhookId: string }) {
     async (signal) => await client.webhooks.deliveries.list(webhookId, { limit: 20 }, { signal }),
     [client, webhookId],
   );
+  useInterval(loaded.reload, 5000);
   return (
     <LoadedView loaded={loaded} what="deliveries">
       {(page) =>
