@@ -8,6 +8,7 @@ const SECTIONS = [
   { to: '/', label: 'Overview' },
   { to: '/approvals', label: 'Approvals' },
   { to: '/agents', label: 'Agents' },
+  { to: '/usage', label: 'Usage' },
   { to: '/keys', label: 'Keys' },
   { to: '/secrets', label: 'Secrets' },
   { to: '/webhooks', label: 'Webhooks' },

@@ -155,3 +155,26 @@ test('the overview shows a running session and a waiting question, and drops the
     await close();
   }
 });
+
+test("usage sums each agent's sessions: tokens in and out, shown as charts and a table", async ({ env }) => {
+  const { name } = await env.deploy();
+  const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
+  for (const text of ['one', 'two']) {
+    const { id } = await client.sessions.create(name);
+    env.fake.enqueue({ text: `Reply ${text}.`, usage: { promptTokens: 120, completionTokens: 30 } });
+    await client.sessions.send(id, text).done();
+  }
+  const { page, faults, close } = await openPage(browser);
+  try {
+    await signIn(page, env.api.url, env.user.apiKey, '/app/usage');
+    const row = page.getByRole('row').filter({ hasText: name });
+    await expect.poll(() => row.getByRole('cell').allTextContents()).toEqual([name, '2', '240', '60', '$0.00']);
+    const chart = page.getByRole('img', { name: /Tokens per agent/ });
+    expect(await chart.getAttribute('aria-label')).toContain(`${name} 300`);
+    await expectAccessible(page);
+    await screenshot(page, 'usage');
+    expect(faults).toEqual([]);
+  } finally {
+    await close();
+  }
+});
