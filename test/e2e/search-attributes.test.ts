@@ -1,33 +1,12 @@
 // A worker on a namespace that lacks this service's search attributes stops at start, naming them and
 // the command that registers them; `npm run search-attributes` registers them once (again: nothing
 // to do), and the worker then starts.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { afterAll, expect, inject, test } from 'vitest';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
-
-function run(script: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    cwd: path.resolve('.'),
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      SERVICE_MASTER_KEY: 'test-master-key-0123456789abcdefghijklmnopqrstuvwxyz',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  return new Promise<{ code: number | null; output: string }>((resolve) => child.once('exit', (code) => resolve({ code, output })));
-}
+import { runScriptToExit } from '../helpers/harness/script-run.ts';
 
 const workers: WorkerProcess[] = [];
 afterAll(async () => {
@@ -47,15 +26,15 @@ test(
     }
     const env = { TEMPORAL_NAMESPACE: namespace, TASK_QUEUE: `bare-${randomUUID()}` };
 
-    const refused = await run('workers/main.ts', env);
+    const refused = await runScriptToExit('workers/main.ts', env);
     expect(refused.code).toBe(1);
     expect(refused.output).toContain(`Temporal namespace "${namespace}" lacks the search attributes SessionId, AgentId, UserId, Kind`);
     expect(refused.output).toContain('npm run search-attributes');
 
-    const registered = await run('workers/search-attributes-cli.ts', env);
+    const registered = await runScriptToExit('workers/search-attributes-cli.ts', env);
     expect(registered).toMatchObject({ code: 0 });
     expect(registered.output).toContain(`registered SessionId, AgentId, UserId, Kind on namespace "${namespace}"`);
-    const again = await run('workers/search-attributes-cli.ts', env);
+    const again = await runScriptToExit('workers/search-attributes-cli.ts', env);
     expect(again).toMatchObject({ code: 0 });
     expect(again.output).toContain(`namespace "${namespace}" has every search attribute already`);
 

@@ -3,8 +3,6 @@
 // cannot speak TLS itself, so a TLS-terminating proxy that demands a client certificate stands in
 // front of it, as a load balancer would before a cluster. Without a client certificate, or trusting
 // another CA, nothing gets through, and the processes say which setting is wrong.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startApiProcess, type ApiProcess } from '../helpers/harness/api-process.ts';
@@ -12,6 +10,7 @@ import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worke
 import { makeTestCertificates, type TestCertificates } from '../helpers/harness/tls-certs.ts';
 import { startTlsProxy, type TlsProxy } from '../helpers/harness/tls-proxy.ts';
 import { call } from '../helpers/client/request.ts';
+import { runScriptToExit } from '../helpers/harness/script-run.ts';
 
 const test = agentTest({}, { inProcessWorker: false });
 
@@ -77,23 +76,7 @@ test(
 );
 
 test('a TLS setting that cannot work stops the process at start, naming the variable', async ({ env }) => {
-  const started = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
-    cwd: path.resolve('.'),
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      DATABASE_URL: inject('databaseUrl'),
-      SERVICE_MASTER_KEY: 'test-master-key-0123456789abcdefghijklmnopqrstuvwxyz',
-      ...env.env,
-      ...mutualTls(),
-      TEMPORAL_TLS_KEY: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  started.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  started.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const code = await new Promise<number | null>((resolve) => started.once('exit', resolve));
+  const { code, output } = await runScriptToExit('workers/main.ts', { ...env.env, ...mutualTls(), TEMPORAL_TLS_KEY: '' });
   expect(code).toBe(1);
   expect(output).toContain('TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together');
 });
