@@ -18,7 +18,7 @@ async function json<T>(args: string[], configDir: string): Promise<T> {
 }
 
 describe('resources', () => {
-  test('agents and sessions: list, show, fork, revert, regenerate, delete', async ({ env }) => {
+  test('agents: list, show with its commands, revisions, delete', async ({ env }) => {
     const configDir = newConfigDir();
     await loginWith(configDir, env.api.url, env.user.apiKey);
     const { name } = await env.deploy({ command: { hello: { template: 'Say hello to ${1}' } } });
@@ -29,6 +29,14 @@ describe('resources', () => {
       expect.objectContaining({ revision: 1 }),
     ]);
 
+    expect((await runCli(['agents', 'rm', name], { configDir })).code).toBe(0);
+    expect((await runCli(['agents', 'show', name], { configDir })).code).toBe(1);
+  });
+
+  test('sessions: list, show, fork, regenerate, revert, abort', async ({ env }) => {
+    const configDir = newConfigDir();
+    await loginWith(configDir, env.api.url, env.user.apiKey);
+    const { name } = await env.deploy();
     env.fake.enqueue({ text: 'First answer.' });
     const sent = await runCli(['send', name, 'hi'], { configDir });
     const sessionId = /session (ses_\S+)/.exec(sent.stderr)![1]!;
@@ -49,9 +57,6 @@ describe('resources', () => {
     const reverted = await json<{ reverted: string[] }>(['sessions', 'revert', sessionId, view.messages[0]!.id], configDir);
     expect(reverted.reverted).toContain(view.messages[0]!.id);
     expect(await json<{ aborted: boolean }>(['sessions', 'abort', sessionId], configDir)).toEqual({ aborted: false });
-
-    expect((await runCli(['agents', 'rm', name], { configDir })).code).toBe(0);
-    expect((await runCli(['agents', 'show', name], { configDir })).code).toBe(1);
   });
 
   test('upload and download a file of a session', async ({ env }) => {
@@ -98,7 +103,7 @@ describe('resources', () => {
     expect(events.some((event) => event.type === 'workflow.started')).toBe(true);
   });
 
-  test('keys and webhooks: create (shown once), list, delete', async ({ env }) => {
+  test('keys: create (shown once), list, delete', async ({ env }) => {
     const configDir = newConfigDir();
     await loginWith(configDir, env.api.url, env.user.apiKey);
     const key = await json<{ id: string; key: string; scopes: string[] }>(['keys', 'create', '--name', 'ci', '--scope', 'read'], configDir);
@@ -107,7 +112,11 @@ describe('resources', () => {
     expect((await json<Array<{ id: string }>>(['keys', 'ls'], configDir)).map((listed) => listed.id)).toContain(key.id);
     expect((await runCli(['keys', 'rm', key.id], { configDir })).code).toBe(0);
     expect((await call(`${env.api.url}/key`, { headers: { authorization: `Bearer ${key.key}` } })).status).toBe(401);
+  });
 
+  test('webhooks: add (the secret shown once), list, deliveries, delete', async ({ env }) => {
+    const configDir = newConfigDir();
+    await loginWith(configDir, env.api.url, env.user.apiKey);
     const hook = await json<{ id: string; secret: string }>(
       ['webhooks', 'add', 'https://example.com/hooks', '-e', 'session.completed', 'session.failed'],
       configDir,
