@@ -22,7 +22,7 @@ afterAll(async () => {
 
 describe('/metrics', () => {
   test(
-    'the API and the worker count a turn, its tokens, an SSE stream, an approval answered and a delivery; the public port serves none of it',
+    'the API and the worker count turns (one queued behind another), their tokens, an SSE stream, an approval answered and a delivery; the public port serves none of it',
     { timeout: 180_000 },
     async ({ env }) => {
       const [apiMetricsPort, workerMetricsPort] = [await freePort(), await freePort()];
@@ -40,7 +40,13 @@ describe('/metrics', () => {
       const hook = await call(`${api.url}/webhook`, { headers: env.user.auth, json: { url: receiver.url, events: ['session.completed'] } });
       expect(hook.status).toBe(201);
 
-      env.fake.setHandler(() => ({ text: ['Hello ', 'there.'], usage: { promptTokens: 11, completionTokens: 7 } }));
+      // The first turn streams for a few seconds, so the second send waits behind it.
+      let calls = 0;
+      env.fake.setHandler(() => ({
+        text: ++calls === 1 ? Array.from({ length: 60 }, (_, index) => `word${index} `) : ['Hello ', 'there.'],
+        chunkDelayMs: 100,
+        usage: { promptTokens: 11, completionTokens: 7 },
+      }));
       const client = new Client({ baseUrl: api.url, apiKey: env.user.apiKey });
       const { name } = await env.deploy();
       const { id: sessionId } = await client.sessions.create(name);
@@ -48,20 +54,31 @@ describe('/metrics', () => {
       // An SSE stream held open through the API process while the turn runs.
       const stop = new AbortController();
       let streaming = false;
+      let completed = 0;
       const following = (async () => {
         for await (const event of client.events(sessionId, { follow: true, signal: stop.signal })) {
-          streaming = true;
-          if (event.type === 'turn.completed') break;
+          if (event.type === 'message.part.delta') streaming = true;
+          if (event.type === 'turn.completed' && ++completed === 2) break;
         }
       })().catch((error: unknown) => {
         if ((error as Error).name !== 'APIUserAbortError') throw error;
       });
       await client.sessions.sendAsync(sessionId, 'hello');
       await vi.waitFor(() => expect(streaming).toBe(true), { timeout: 60_000, interval: 50 });
+      await client.sessions.sendAsync(sessionId, 'and then');
       const during = await scrape(apiMetrics);
       expect(during.value('agent_service_sse_connections_open')).toBeGreaterThanOrEqual(1);
+      // Counted from PostgreSQL for the whole service (other files' turns may add to them).
+      await vi.waitFor(
+        async () => {
+          const busy = await scrape(workerMetrics);
+          expect(busy.value('agent_service_turns', { state: 'running' })).toBeGreaterThanOrEqual(1);
+          expect(busy.value('agent_service_turns', { state: 'queued' })).toBeGreaterThanOrEqual(1);
+        },
+        { timeout: 30_000, interval: 100 },
+      );
       await following;
-      await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'turn.completed'), 60_000);
+      await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'turn.completed').length === 2, 60_000);
 
       // An approval through the API: waiting while unanswered, then answered.
       const asked = await call<{ id: string }>(`${api.url}/approval`, { headers: env.user.auth, json: { question: 'Ship it?' } });
@@ -79,12 +96,14 @@ describe('/metrics', () => {
         },
         { timeout: 30_000, interval: 200 },
       );
-      expect(worker.value('agent_service_turn_duration_seconds_count', { outcome: 'completed' })).toBe(1);
-      expect(worker.value('agent_service_turn_duration_seconds_bucket', { outcome: 'completed', le: '+Inf' })).toBe(1);
-      expect(worker.value('agent_service_turn_first_token_seconds_count')).toBe(1);
+      expect(worker.value('agent_service_turn_duration_seconds_count', { outcome: 'completed' })).toBe(2);
+      expect(worker.value('agent_service_turn_duration_seconds_bucket', { outcome: 'completed', le: '+Inf' })).toBe(2);
+      // The first turn took its 60 pieces at 100 ms apart: at least 5 s, not in the 1 s bucket.
+      expect(worker.value('agent_service_turn_duration_seconds_bucket', { outcome: 'completed', le: '1' })).toBeLessThanOrEqual(1);
+      expect(worker.value('agent_service_turn_first_token_seconds_count')).toBe(2);
       expect(worker.types.get('agent_service_turn_first_token_seconds')).toBe('histogram');
-      expect(worker.value('agent_service_model_tokens_total', { provider: 'openai-compatible', kind: 'input' })).toBe(11);
-      expect(worker.value('agent_service_model_tokens_total', { provider: 'openai-compatible', kind: 'output' })).toBe(7);
+      expect(worker.value('agent_service_model_tokens_total', { provider: 'openai-compatible', kind: 'input' })).toBe(22);
+      expect(worker.value('agent_service_model_tokens_total', { provider: 'openai-compatible', kind: 'output' })).toBe(14);
       expect(worker.types.get('agent_service_model_cost_usd_total')).toBe('counter');
       expect(worker.value('agent_service_approvals_ended_total', { outcome: 'answered' })).toBe(1);
       for (const state of ['running', 'waiting', 'queued']) expect(worker.find('agent_service_turns', { state })).toHaveLength(1);
@@ -96,9 +115,9 @@ describe('/metrics', () => {
 
       const apiScraped = await scrape(apiMetrics);
       const send = { method: 'POST', route: '/session/:id', status: '202' };
-      expect(apiScraped.value('agent_service_http_requests_total', send)).toBe(1);
-      expect(apiScraped.value('agent_service_http_request_duration_seconds_count', send)).toBe(1);
-      expect(apiScraped.value('agent_service_http_request_duration_seconds_bucket', { ...send, le: '+Inf' })).toBe(1);
+      expect(apiScraped.value('agent_service_http_requests_total', send)).toBe(2);
+      expect(apiScraped.value('agent_service_http_request_duration_seconds_count', send)).toBe(2);
+      expect(apiScraped.value('agent_service_http_request_duration_seconds_bucket', { ...send, le: '+Inf' })).toBe(2);
       expect(apiScraped.value('agent_service_http_requests_total', { method: 'POST', route: '/approval/:ref/answer', status: '200' })).toBe(
         1,
       );
