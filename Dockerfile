@@ -14,10 +14,12 @@ WORKDIR /app
 COPY . .
 
 # NODE_ENV is not production yet, so npm ci installs the dev dependencies the build needs (typescript,
-# esbuild); the prune then leaves only what runs. Files stay root's: the service only reads them.
+# esbuild); the prune then leaves only what runs. It must not run the workspaces' prepare scripts again:
+# the SDK's build needs typescript, which the prune has just removed. Files stay root's: the service only
+# reads them.
 RUN npm ci --no-audit --no-fund \
   && npm run build \
-  && npm prune --omit=dev --no-audit --no-fund \
+  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
   && npm cache clean --force
 
 ENV NODE_ENV=production
