@@ -33,12 +33,16 @@ export async function countWaitingApprovals(db: Db): Promise<number> {
   return rows[0]!.waiting;
 }
 
-/** Seconds since the turn started (its turn.started event), by the database's clock; undefined if it has not. */
+/**
+ * Seconds since the turn started (its turn.started event), by the database's clock; undefined if it has
+ * not. Read newest first: the scan of the session's events stops at the turn's start, however long the
+ * session before it.
+ */
 export async function turnAgeSeconds(db: Db | DbClient, sessionId: string, turnId: string): Promise<number | undefined> {
   const { rows } = await db.query<{ age: number }>(
     `SELECT extract(epoch FROM clock_timestamp() - at)::float8 AS age
        FROM events WHERE session_id = $1 AND type = 'turn.started' AND data->>'turnId' = $2
-      ORDER BY seq LIMIT 1`,
+      ORDER BY seq DESC LIMIT 1`,
     [sessionId, turnId],
   );
   return rows[0]?.age;
