@@ -74,7 +74,7 @@ export async function resealAll(db: Db, keys: readonly MasterKey[], batchSize = 
   const known = new Set(keys.map((key) => key.id));
   const tallies = await Promise.all(SEALED_TABLES.map((table) => keyTally(db, table)));
   const missing = tallies.flatMap((tally, index) =>
-    [...tally].filter(([keyId]) => !known.has(keyId)).map(([keyId, rows]) => `${rows} ${SEALED_TABLES[index]!.label} under ${keyId}`),
+    [...tally].filter(([keyId]) => !known.has(keyId)).map(([keyId, rows]) => `${SEALED_TABLES[index]!.label}: ${rows} under ${keyId}`),
   );
   if (missing.length > 0) {
     throw new UnconfiguredMasterKeyError(

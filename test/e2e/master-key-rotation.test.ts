@@ -206,8 +206,8 @@ describe('master key rotation', { timeout: 240_000 }, () => {
   test("with B alone before resealing, reseal refuses and a turn fails, both naming A's key id", async () => {
     const refused = await reseal(KEY_B, []);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`2 secrets under ${ID_A}`);
-    expect(refused.stderr).toContain(`1 webhook secrets under ${ID_A}`);
+    expect(refused.stderr).toContain(`secrets: 2 under ${ID_A}`);
+    expect(refused.stderr).toContain(`webhook secrets: 1 under ${ID_A}`);
     expect(refused.stderr).toContain('SERVICE_MASTER_KEY_PREVIOUS');
     expect(refused.stdout + refused.stderr).not.toContain(KEY_A);
     expect(await sealedKeyIds()).toEqual({ secrets: { OPENAI_COMPATIBLE_API_KEY: ID_A, UNUSED_TOKEN: ID_A }, webhooks: [ID_A] });
