@@ -1,14 +1,15 @@
 // Agents in the dashboard against the real service: deploying from the editor (a refused bundle's
 // errors located at their lines, then fixed and deployed), the agent's page (bundle, triggers with
 // a copyable URL, revisions) and the list, with its empty state for a new user.
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { apiTest } from '../helpers/harness/fixtures.ts';
 import { createTestUser } from '../helpers/harness/users.ts';
 import { ensureDashboardBuilt } from './build.ts';
-import { expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+import { BROWSER_TEST_TIMEOUT_MS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
 
 const test = apiTest();
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 let browser: Browser;
 beforeAll(async () => {
   ensureDashboardBuilt();

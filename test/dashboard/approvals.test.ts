@@ -1,13 +1,14 @@
 // Signing in, and the approvals inbox against the real service: a question asked by an agent's turn
 // waits in the inbox, is answered there with a note, and the turn resumes with that answer.
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
 import { ensureDashboardBuilt } from './build.ts';
-import { expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+import { BROWSER_TEST_TIMEOUT_MS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
 
 const test = agentTest();
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 let browser: Browser;
 beforeAll(async () => {
   ensureDashboardBuilt();

@@ -8,6 +8,11 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
+/**
+ * A browser test walks a page step by step, each step waiting for what the person would see; on a
+ * loaded machine (the whole suite on two cores) that adds up past vitest's default per-test limit.
+ */
+export const BROWSER_TEST_TIMEOUT_MS = 120_000;
 const SCREENSHOTS_DIR = path.resolve('.data/screenshots');
 const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 

@@ -1,14 +1,15 @@
 // A CLI login through the device flow: the program asks for a code, the person opens the page it
 // names, signs in, sees what is asked and approves; the program's next poll gets a working key.
 // A denied request gives the program access_denied.
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { Client, DeviceTokenError } from '../../sdk/src/index.ts';
 import { apiTest } from '../helpers/harness/fixtures.ts';
 import { ensureDashboardBuilt } from './build.ts';
-import { expectAccessible, launchChromium, openPage, screenshot } from './browser.ts';
+import { BROWSER_TEST_TIMEOUT_MS, expectAccessible, launchChromium, openPage, screenshot } from './browser.ts';
 
 const test = apiTest();
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 let browser: Browser;
 beforeAll(async () => {
   ensureDashboardBuilt();

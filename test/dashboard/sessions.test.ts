@@ -1,15 +1,16 @@
 // Sessions in the dashboard against the real service and the fake model: a new session opened from
 // the agent's list, a reply streaming in (seen while the model is still writing), stopped, then a
 // full reply; and the live view going on after its connection is cut, with every word once.
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { Client } from '../../sdk/src/index.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startCuttingProxy } from '../sdk/cutting-proxy.ts';
 import { ensureDashboardBuilt } from './build.ts';
-import { expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+import { BROWSER_TEST_TIMEOUT_MS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
 
 const test = agentTest();
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 let browser: Browser;
 beforeAll(async () => {
   ensureDashboardBuilt();

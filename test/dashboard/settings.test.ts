@@ -1,14 +1,15 @@
 // Keys, secrets and webhooks in the dashboard against the real service: a new key shown once (and
 // working, with the scopes chosen), deleted (then refused); a secret set whose value never comes
 // back, to the page or over the wire; a webhook whose signing secret is shown once.
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { AuthenticationError, Client, PermissionDeniedError } from '../../sdk/src/index.ts';
 import { apiTest } from '../helpers/harness/fixtures.ts';
 import { ensureDashboardBuilt } from './build.ts';
-import { expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+import { BROWSER_TEST_TIMEOUT_MS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
 
 const test = apiTest();
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 let browser: Browser;
 beforeAll(async () => {
   ensureDashboardBuilt();

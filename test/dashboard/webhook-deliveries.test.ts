@@ -1,13 +1,14 @@
 // A webhook's delivery log in the dashboard, against real deliveries: a receiver subscribed to
 // session.completed answers 503 once then 200; the log shows the delivery delivered after two
 // attempts, with the receiver's last answer.
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { agentWithHooksTest } from '../helpers/harness/fixtures.ts';
 import { ensureDashboardBuilt } from './build.ts';
-import { expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+import { BROWSER_TEST_TIMEOUT_MS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
 
 const test = agentWithHooksTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '300,300' }, ['session.completed']);
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 let browser: Browser;
 beforeAll(async () => {
   ensureDashboardBuilt();
