@@ -12,15 +12,24 @@ export interface TurnCounts {
   queued: number;
 }
 
+/**
+ * Turns run one at a time per session, in the order they were sent: the queued ones are the turn-owning
+ * user messages after the message whose turn started last (read newest first, so each busy session
+ * costs an index range, not a scan of its history).
+ */
 export async function countTurns(db: Db): Promise<TurnCounts> {
-  const { rows } = await db.query<{ running: number; waiting: number; queued: number }>(
+  const { rows } = await db.query<TurnCounts>(
     `SELECT count(*) FILTER (WHERE s.status = 'running')::int AS running,
             count(*) FILTER (WHERE s.status = 'waiting')::int AS waiting,
             coalesce(sum((
               SELECT count(*) FROM messages m
                WHERE m.session_id = s.id AND m.role = 'user' AND m.turn_id = m.id AND NOT m.reverted
-                 AND NOT EXISTS (SELECT 1 FROM events e
-                                  WHERE e.session_id = s.id AND e.type = 'turn.started' AND e.data->>'turnId' = m.id)
+                 AND m.position > (
+                   SELECT started.position FROM messages started
+                    WHERE started.id = (
+                      SELECT coalesce(e.data->>'userMessageId', e.data->>'turnId') FROM events e
+                       WHERE e.session_id = s.id AND e.type = 'turn.started'
+                       ORDER BY e.seq DESC LIMIT 1))
             )), 0)::int AS queued
        FROM sessions s
       WHERE s.status <> 'idle'`,
