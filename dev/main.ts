@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../lib/config.ts';
+import { loadMasterKeys } from '../lib/master-key.ts';
 import { createPool } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { bootstrapAdmin } from '../store/bootstrap.ts';
@@ -79,6 +80,13 @@ function supervise(
 async function main(): Promise<void> {
   const config = loadConfig();
   fs.mkdirSync(config.dataDir, { recursive: true });
+  try {
+    // Master keys the API and worker would refuse stop the launch here, not in a loop of their restarts.
+    loadMasterKeys(config);
+  } catch (error) {
+    say((error as Error).message);
+    process.exit(1);
+  }
   let lock: LaunchLock;
   try {
     lock = await acquireLaunchLock(config.dataDir, say);
