@@ -1,5 +1,5 @@
 // The signed-in frame: a skip link, the navigation, sign out, and the page the path names.
-import { useContext, useEffect } from 'preact/hooks';
+import { useContext, useEffect, useRef } from 'preact/hooks';
 import { SessionContext } from './auth/client-context.ts';
 import { Link, useLocation } from './router.tsx';
 import { resolveRoute } from './routes.tsx';
@@ -28,6 +28,16 @@ export function Shell() {
   useEffect(() => {
     document.title = `${route.title} · Agent service`;
   }, [route.title]);
+  // After a navigation in the page, the focus moves to the new content (as a page load would put a
+  // screen reader at its start); the first render leaves it where the browser put it.
+  const main = useRef<HTMLElement>(null);
+  const firstPath = useRef(location.path);
+  useEffect(() => {
+    if (location.path !== firstPath.current) {
+      firstPath.current = '';
+      main.current?.focus();
+    }
+  }, [location.path]);
   return (
     <>
       <a class="skip-link" href="#content">
@@ -50,7 +60,7 @@ export function Shell() {
           Sign out
         </button>
       </header>
-      <main id="content" tabIndex={-1}>
+      <main id="content" tabIndex={-1} ref={main}>
         {route.render()}
       </main>
     </>
