@@ -11,8 +11,11 @@ import type { WorkerOptions, WorkerPlugin } from '@temporalio/worker';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** The workflows' source: what the build bundles, and what a worker run from source bundles at start. */
-export const WORKFLOWS_PATH = path.resolve(here, '../workflows/index.ts');
+/**
+ * The workflows' entry, as this module runs: the source (what the build bundles, and what a worker from
+ * source bundles at start), or in the build the compiled workflows, which a worker with a plugin bundles.
+ */
+export const WORKFLOWS_PATH = path.resolve(here, `../workflows/index${path.extname(fileURLToPath(import.meta.url))}`);
 
 /** The name of the bundle `npm run build` writes beside the compiled worker. */
 export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';

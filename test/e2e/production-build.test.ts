@@ -5,7 +5,9 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startApiProcess, type ApiProcess } from '../helpers/harness/api-process.ts';
@@ -13,6 +15,7 @@ import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worke
 import { npmScript } from '../helpers/harness/launch.ts';
 import { lastUserText } from '../helpers/fakes/fake-model.ts';
 import { Client } from '../../sdk/src/index.ts';
+import type * as WorkflowCode from '../../workers/workflow-code.ts';
 
 const test = agentTest({}, { inProcessWorker: false });
 const started: Array<ApiProcess | WorkerProcess> = [];
@@ -80,5 +83,24 @@ test(
 
     await Promise.all([api.kill('SIGTERM'), worker.kill('SIGTERM')]);
     expect([api.process.exitCode, worker.process.exitCode]).toEqual([0, 0]);
+  },
+);
+
+test(
+  'a worker from the build with a plugin (tracing) bundles the compiled workflows at start, so the plugin can add its workflow interceptors',
+  { timeout: 120_000 },
+  async () => {
+    const built = (await import(pathToFileURL(path.resolve('dist/workers/workflow-code.js')).href)) as typeof WorkflowCode;
+    expect(built.workflowCode()).toEqual({ workflowBundle: { codePath: path.resolve('dist/workers/workflow-bundle.js') } });
+    const tracing = { name: 'tracing' };
+    const fromBuild = built.workflowCode([tracing]);
+    expect(fromBuild).toEqual({ workflowsPath: path.resolve('dist/workflows/index.js') });
+    // What Worker.create then does with it: webpack bundles the build's JavaScript, no .ts file needed.
+    const quiet = () => undefined;
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: fromBuild.workflowsPath!,
+      logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet },
+    });
+    expect(code).toContain('turnWorkflow');
   },
 );
