@@ -172,6 +172,11 @@ test("usage sums each agent's sessions: tokens in and out, shown as charts and a
     await expect.poll(() => row.getByRole('cell').allTextContents()).toEqual([name, '2', '240', '60', '$0.00']);
     const chart = page.getByRole('img', { name: /Tokens per agent/ });
     expect(await chart.getAttribute('aria-label')).toContain(`${name} 300`);
+    // The days' bars hold at least these two replies (the file's other tests add theirs).
+    const daily = (await page.getByRole('img', { name: /Tokens per day/ }).getAttribute('aria-label'))!;
+    const perDay = [...daily.matchAll(/\d{4}-\d{2}-\d{2} ([\d,]+)/g)].map((match) => Number(match[1]!.replace(/,/g, '')));
+    expect(perDay).toHaveLength(14);
+    expect(perDay.reduce((sum, tokens) => sum + tokens, 0)).toBeGreaterThanOrEqual(300);
     await expectAccessible(page);
     await screenshot(page, 'usage');
     expect(faults).toEqual([]);

@@ -1,10 +1,11 @@
 // Usage per agent: tokens and USD cost summed over each agent's sessions (the session totals the
-// API keeps), as charts and a table. Sessions are read page by page up to a bound per agent, and
-// the page says when it stopped short.
-import type { Client } from '@agent-service/sdk';
+// API keeps), and per day over the last two weeks (from the replies, usage/daily-usage.ts), as charts
+// and a table. Sessions are read up to a bound, and the page says when it stopped short.
+import type { Client, SessionView } from '@agent-service/sdk';
 import { useClient } from '../auth/client-context.ts';
 import { Link } from '../router.tsx';
 import { BarChart } from '../usage/bar-chart.tsx';
+import { DAYS, dailyUsage, type DailyUsage } from '../usage/daily-usage.ts';
 import { EmptyState, LoadedView } from '../ui/states.tsx';
 import { usd } from '../ui/time.ts';
 import { useLoad } from '../ui/use-load.ts';
@@ -21,9 +22,10 @@ interface AgentUsage {
   partial: boolean;
 }
 
-async function loadUsage(client: Client, signal: AbortSignal): Promise<AgentUsage[]> {
+async function loadUsage(client: Client, signal: AbortSignal): Promise<{ agents: AgentUsage[]; daily: DailyUsage }> {
   const { agents } = await client.agents.list({ signal });
-  return Promise.all(
+  const sessions: SessionView[] = [];
+  const perAgent = await Promise.all(
     agents.map(async (agent) => {
       const usage: AgentUsage = { name: agent.name, sessions: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, partial: false };
       for await (const session of client.sessions.list(agent.name, { limit: 100 }, { signal })) {
@@ -32,6 +34,7 @@ async function loadUsage(client: Client, signal: AbortSignal): Promise<AgentUsag
           break;
         }
         usage.sessions++;
+        sessions.push(session);
         usage.inputTokens += session.usage.inputTokens ?? 0;
         usage.outputTokens += session.usage.outputTokens ?? 0;
         usage.costUsd += session.usage.costUsd ?? 0;
@@ -39,6 +42,7 @@ async function loadUsage(client: Client, signal: AbortSignal): Promise<AgentUsag
       return usage;
     }),
   );
+  return { agents: perAgent, daily: await dailyUsage(client, sessions, signal) };
 }
 
 export function UsagePage() {
@@ -48,7 +52,7 @@ export function UsagePage() {
     <>
       <h1>Usage</h1>
       <LoadedView loaded={loaded} what="usage">
-        {(usage) => {
+        {({ agents: usage, daily }) => {
           if (usage.length === 0) {
             return (
               <EmptyState title="No agent, so no usage yet.">
@@ -63,6 +67,7 @@ export function UsagePage() {
           );
           return (
             <>
+              <h2>Per agent</h2>
               <BarChart
                 title="Cost per agent (USD)"
                 bars={sorted.map((agent) => ({ label: agent.name, value: agent.costUsd }))}
@@ -100,6 +105,14 @@ export function UsagePage() {
                   ))}
                 </tbody>
               </table>
+              <h2>Per day (the last {DAYS} days, UTC)</h2>
+              <BarChart
+                title="Tokens per day"
+                bars={daily.days.map((day) => ({ label: day.day, value: day.tokens }))}
+                format={(value) => value.toLocaleString()}
+              />
+              <BarChart title="Cost per day (USD)" bars={daily.days.map((day) => ({ label: day.day, value: day.costUsd }))} format={usd} />
+              {daily.partial && <p class="hint">Only the most recently active sessions were read for the days.</p>}
               <p class="hint">Costs are what providers reported, or the price table's estimate; replies without either count as $0.</p>
             </>
           );
