@@ -2,6 +2,7 @@
 // without a key, so it must not show where a `read` key looks (webhook event payloads, the delivery
 // log, session events, approval listings) nor in Temporal history (readable in the Web UI); while
 // the agent's channel still receives working links and a key with approvals:answer still gets them.
+import { decodedHistory } from '../helpers/harness/decoded-history.ts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -91,9 +92,9 @@ const requestAbout = (receiver: WebhookReceiver, approvalId: string, type?: stri
     receiver.requests.find((request) => request.body.includes(approvalId) && (type === undefined || request.body.includes(type))),
   );
 
-/** A workflow's whole history as text, with every payload decoded (history holds them as base64 bytes). */
+/** A workflow's whole history as text, every payload decrypted and decoded (history holds them as encrypted bytes). */
 async function historyText(workflowId: string): Promise<string> {
-  const history = await env.worker.client.workflow.getHandle(workflowId).fetchHistory();
+  const history = await decodedHistory(await env.worker.client.workflow.getHandle(workflowId).fetchHistory());
   return JSON.stringify(history, (key, value: unknown) => {
     if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
     if (key === 'data' && typeof value === 'string') return Buffer.from(value, 'base64').toString('utf8');
