@@ -6,10 +6,10 @@ import type { Browser } from 'playwright-core';
 import { apiTest } from '../helpers/harness/fixtures.ts';
 import { createTestUser } from '../helpers/harness/users.ts';
 import { ensureDashboardBuilt } from './build.ts';
-import { BROWSER_TEST_TIMEOUT_MS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+import { BROWSER_TEST_LIMITS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
 
 const test = apiTest();
-vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
+vi.setConfig(BROWSER_TEST_LIMITS);
 let browser: Browser;
 beforeAll(async () => {
   ensureDashboardBuilt();

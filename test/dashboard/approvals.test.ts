@@ -5,10 +5,10 @@ import type { Browser } from 'playwright-core';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
 import { ensureDashboardBuilt } from './build.ts';
-import { BROWSER_TEST_TIMEOUT_MS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+import { BROWSER_TEST_LIMITS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
 
 const test = agentTest();
-vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
+vi.setConfig(BROWSER_TEST_LIMITS);
 let browser: Browser;
 beforeAll(async () => {
   ensureDashboardBuilt();

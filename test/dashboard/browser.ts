@@ -9,10 +9,12 @@ import { expect } from 'vitest';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 /**
- * A browser test walks a page step by step, each step waiting for what the person would see; on a
- * loaded machine (the whole suite on two cores) that adds up past vitest's default per-test limit.
+ * Limits for a browser test file (`vi.setConfig(BROWSER_TEST_LIMITS)`): a test walks a page step by
+ * step, each step waiting for what the person would see; on a loaded machine (the whole suite on two
+ * cores) that adds up past vitest's 30 s per test, and a page can take longer than expect.poll's
+ * default second to show what the service has done.
  */
-export const BROWSER_TEST_TIMEOUT_MS = 120_000;
+export const BROWSER_TEST_LIMITS = { testTimeout: 120_000, expect: { poll: { timeout: 20_000, interval: 100 } } };
 const SCREENSHOTS_DIR = path.resolve('.data/screenshots');
 const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 

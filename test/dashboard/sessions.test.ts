@@ -7,10 +7,10 @@ import { Client } from '../../sdk/src/index.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startCuttingProxy } from '../sdk/cutting-proxy.ts';
 import { ensureDashboardBuilt } from './build.ts';
-import { BROWSER_TEST_TIMEOUT_MS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+import { BROWSER_TEST_LIMITS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
 
 const test = agentTest();
-vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
+vi.setConfig(BROWSER_TEST_LIMITS);
 let browser: Browser;
 beforeAll(async () => {
   ensureDashboardBuilt();
@@ -76,7 +76,7 @@ test('cut mid-reply, the live view reconnects and shows every word once', async 
     await expect.poll(() => reply.textContent()).toContain('w3 ');
     const before = proxy.connections;
     proxy.cutAll();
-    await expect.poll(() => page.getByRole('status').filter({ hasText: 'idle' }).count(), { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'idle' }).count()).toBe(1);
     await expect.poll(() => reply.locator('.message-text').textContent()).toBe(words.map((word) => `${word} `).join(''));
     expect(proxy.connections).toBeGreaterThan(before);
     expect(faults).toEqual([]);

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, expect, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { agentWithHooksTest } from '../helpers/harness/fixtures.ts';
 import { ensureDashboardBuilt } from './build.ts';
-import { BROWSER_TEST_TIMEOUT_MS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+import { BROWSER_TEST_LIMITS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
 
 const test = agentWithHooksTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '300,300' }, ['session.completed']);
-vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
+vi.setConfig(BROWSER_TEST_LIMITS);
 let browser: Browser;
 beforeAll(async () => {
   ensureDashboardBuilt();
