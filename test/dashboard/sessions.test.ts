@@ -184,3 +184,38 @@ test("usage sums each agent's sessions: tokens in and out, shown as charts and a
     await close();
   }
 });
+
+test('a custom tool call the session waits for is answered from the page, and the turn goes on', async ({ env }) => {
+  const sessionId = await env.newSession({
+    customTools: [
+      {
+        id: 'lookup_order',
+        description: 'Look up an order',
+        parameters: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+      },
+    ],
+  });
+  env.fake.enqueue({ toolCalls: [{ id: 'call_lookup', name: 'lookup_order', arguments: { orderId: 'A-17' } }] }, { text: 'It shipped.' });
+  const { page, faults, close } = await openPage(browser);
+  try {
+    await signIn(page, env.api.url, env.user.apiKey, `/app/sessions/${sessionId}`);
+    await page.getByLabel('Message', { exact: true }).fill('Where is A-17?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const result = page.getByLabel('Result of lookup_order (JSON or text)');
+    await result.waitFor();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'waiting' }).count()).toBe(1);
+    await expectAccessible(page);
+    await screenshot(page, 'session-tool-call');
+    await result.fill('{"status": "shipped"}');
+    await page.getByRole('button', { name: 'Send result' }).click();
+    await page.getByRole('listitem', { name: 'Agent reply' }).filter({ hasText: 'It shipped.' }).waitFor();
+    const events = await env.events(sessionId);
+    expect(events.find((event) => event.type === 'tool.result')).toMatchObject({
+      toolCallId: 'call_lookup',
+      output: { status: 'shipped' },
+    });
+    expect(faults).toEqual([]);
+  } finally {
+    await close();
+  }
+});

@@ -42,7 +42,7 @@ export function MessageView({ message, conversation, sessionId, actions }: Props
         {message.costUsd !== null && message.role === 'assistant' && <span class="cost">{usd(message.costUsd)}</span>}
       </p>
       {text && <p class="message-text">{text}</p>}
-      {calls.map((call) => call && <ToolCallView key={call.toolCallId} call={call} />)}
+      {calls.map((call) => call && <ToolCallView key={call.toolCallId} call={call} sessionId={sessionId} />)}
       {others.map((part, index) => {
         if (part.type === 'file') {
           return (

@@ -1,12 +1,14 @@
-// A tool call in the conversation: the tool, its input, and its result once there is one.
+// A tool call in the conversation: the tool, its input, and its result once there is one; a call
+// the session waits for the client to answer can be answered here.
 import type { ToolActivity } from './conversation.ts';
+import { ToolResultForm } from './tool-result-form.tsx';
 
 function pretty(value: unknown): string {
   if (value === undefined) return '';
   return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
 }
 
-export function ToolCallView({ call }: { call: ToolActivity }) {
+export function ToolCallView({ call, sessionId }: { call: ToolActivity; sessionId: string }) {
   return (
     <div class="part-tool">
       <p>
@@ -19,7 +21,7 @@ export function ToolCallView({ call }: { call: ToolActivity }) {
             <span class="badge ok">done</span>
           )
         ) : (
-          <span class="badge warn">running</span>
+          <span class="badge warn">{call.executor === 'client' ? 'waiting for its result' : 'running'}</span>
         )}
       </p>
       {call.input !== undefined && (
@@ -33,6 +35,9 @@ export function ToolCallView({ call }: { call: ToolActivity }) {
           <summary>Result</summary>
           <pre>{pretty(call.result.output)}</pre>
         </details>
+      )}
+      {call.executor === 'client' && !call.result && (
+        <ToolResultForm sessionId={sessionId} toolCallId={call.toolCallId} toolName={call.toolName} />
       )}
     </div>
   );
