@@ -69,9 +69,10 @@ describe('two API processes and two workers', () => {
         timeout: 60_000,
         interval: 50,
       });
-      const survivor = await startWorkerProcess(env.env);
-      workers.push(survivor);
+      // Killed first, its replacement started after: the turn cannot finish on the first worker
+      // while the second one starts (seconds on a loaded machine); its step is retried on the second.
       await workers[0]!.kill('SIGKILL');
+      workers.push(await startWorkerProcess(env.env));
       await following;
 
       expect(received.at(-1)).toMatchObject({ type: 'turn.completed', turnId: messageId });
