@@ -29,7 +29,7 @@ const bundle = (model: string, extra = '') =>
     '}',
   ].join('\n');
 
-test('a new user sees no agent and where to deploy one', async ({ api }) => {
+test('a new user sees no agent and where to deploy one; an unknown address leads back', async ({ api }) => {
   const fresh = await createTestUser(api.db);
   const { page, faults, close } = await openPage(browser);
   try {
@@ -37,6 +37,12 @@ test('a new user sees no agent and where to deploy one', async ({ api }) => {
     await page.getByText('No agent yet.').waitFor();
     await expectAccessible(page);
     await screenshot(page, 'agents-empty');
+    // An address that is no page says so, with the way back.
+    await page.goto(`${api.url}/app/no/such/page`);
+    await page.getByRole('heading', { name: 'Nothing here' }).waitFor();
+    await expectAccessible(page);
+    await page.getByRole('main').getByRole('link', { name: 'agents' }).click();
+    await page.getByText('No agent yet.').waitFor();
     expect(faults).toEqual([]);
   } finally {
     await close();
