@@ -35,7 +35,7 @@ export function Shell() {
   useEffect(() => {
     if (location.path !== firstPath.current) {
       firstPath.current = '';
-      main.current?.focus();
+      main.current?.focus({ preventScroll: true });
     }
   }, [location.path]);
   return (

@@ -51,6 +51,9 @@ test('a reply streams into a new session, is stopped mid-way keeping its text, a
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'idle' }).count()).toBe(1);
     await expectAccessible(page);
     await screenshot(page, 'session');
+    // Operators find the session's workflows in the Temporal Web UI by its search attribute.
+    await page.getByRole('button', { name: /Temporal Web UI search/ }).click();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toMatch(/^SessionId="ses_[a-z0-9]+"$/);
 
     await page.getByRole('link', { name }).click();
     const row = page.getByRole('row').filter({ hasText: /ses_/ });

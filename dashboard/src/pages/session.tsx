@@ -9,6 +9,7 @@ import { EventLog } from '../session/event-log.tsx';
 import { SendBox } from '../session/send-box.tsx';
 import { useConversation } from '../session/use-conversation.ts';
 import { agentNames } from '../ui/agent-names.ts';
+import { CopyButton } from '../ui/copy-button.tsx';
 import { ProblemView } from '../ui/problem-view.tsx';
 import { LoadedView } from '../ui/states.tsx';
 import { usd } from '../ui/time.ts';
@@ -74,6 +75,12 @@ export function SessionPage({ id }: { id: string }) {
               <dt>Cost</dt>
               <dd>
                 {usd(view.usage.costUsd)} ({view.usage.inputTokens ?? 0} tokens in, {view.usage.outputTokens ?? 0} out)
+              </dd>
+              <dt>Temporal</dt>
+              <dd class="copy-row">
+                {/* The page does not know where the operators' Temporal Web UI is; its workflow search finds them by this. */}
+                <code>{`SessionId="${view.id}"`}</code>
+                <CopyButton value={`SessionId="${view.id}"`} label="Copy the Temporal Web UI search for this session's workflows" />
               </dd>
             </dl>
           </div>
