@@ -117,6 +117,13 @@ test('a refused bundle shows each error at its line; fixed, it deploys and the a
     await page.getByRole('link', { name: 'Agents', exact: true }).click();
     await page.getByRole('link', { name }).waitFor();
     await screenshot(page, 'agents');
+
+    // Deleted from its page (after the browser's confirmation), it leaves the list.
+    await page.getByRole('link', { name }).click();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete agent' }).click();
+    await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+    await page.getByRole('link', { name }).waitFor({ state: 'detached' });
     expect(faults).toEqual([]);
   } finally {
     await close();

@@ -222,3 +222,24 @@ test('a custom tool call the session waits for is answered from the page, and th
     await close();
   }
 });
+
+test('an agent with more sessions than a page lists the older ones on request', async ({ env }) => {
+  const { name } = await env.deploy();
+  const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
+  const ids: string[] = [];
+  for (let count = 0; count < 53; count++) ids.push((await client.sessions.create(name)).id);
+  const { page, close } = await openPage(browser);
+  try {
+    await signIn(page, env.api.url, env.user.apiKey, `/app/agents/${name}/sessions`);
+    const rows = page.getByRole('row').filter({ hasText: /ses_/ });
+    await expect.poll(() => rows.count()).toBe(50);
+    await page.getByRole('button', { name: 'Show older sessions' }).click();
+    await expect.poll(() => rows.count()).toBe(53);
+    expect(await page.getByRole('button', { name: 'Show older sessions' }).count()).toBe(0);
+    // Each session once: the older page continues the first without repeating it.
+    const listed = (await rows.allTextContents()).map((text) => /ses_[a-z0-9]+/.exec(text)![0]);
+    expect([...listed].sort()).toEqual([...ids].sort());
+  } finally {
+    await close();
+  }
+});

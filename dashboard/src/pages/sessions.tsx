@@ -1,5 +1,7 @@
-// An agent's sessions, newest first: status, cost, when; and a button that opens a new one.
+// An agent's sessions, newest first: status, cost, when; older ones page by page; and a button that
+// opens a new one. The first page refreshes every few seconds; older pages stay as loaded.
 import { useState } from 'preact/hooks';
+import type { Page, SessionView } from '@agent-service/sdk';
 import { useClient } from '../auth/client-context.ts';
 import { Link, navigate } from '../router.tsx';
 import { ProblemView } from '../ui/problem-view.tsx';
@@ -10,12 +12,24 @@ import { useLoad } from '../ui/use-load.ts';
 import { When } from '../ui/when.tsx';
 
 const REFRESH_MS = 5000;
+const PAGE_SIZE = 50;
 
 export function SessionsPage({ agent }: { agent: string }) {
   const client = useClient();
-  const loaded = useLoad(async (signal) => await client.sessions.list(agent, { limit: 50 }, { signal }), [client, agent]);
+  const loaded = useLoad(async (signal) => await client.sessions.list(agent, { limit: PAGE_SIZE }, { signal }), [client, agent]);
   useInterval(loaded.reload, REFRESH_MS);
   const [error, setError] = useState<unknown>(undefined);
+  const [older, setOlder] = useState<{ items: SessionView[]; last: Page<SessionView> } | undefined>(undefined);
+
+  const loadOlder = async (last: Page<SessionView>) => {
+    setError(undefined);
+    try {
+      const next = await last.getNextPage();
+      setOlder({ items: [...(older?.items ?? []), ...next.items], last: next });
+    } catch (failure) {
+      setError(failure);
+    }
+  };
 
   const open = async () => {
     setError(undefined);
@@ -39,8 +53,11 @@ export function SessionsPage({ agent }: { agent: string }) {
       </div>
       {error !== undefined && <ProblemView error={error} />}
       <LoadedView loaded={loaded} what="sessions">
-        {(page) =>
-          page.items.length === 0 ? (
+        {(page) => {
+          const shown = new Set(page.items.map((session) => session.id));
+          const items = [...page.items, ...(older?.items ?? []).filter((session) => !shown.has(session.id))];
+          const last = older?.last ?? page;
+          return items.length === 0 ? (
             <EmptyState title="No session yet.">
               <p>
                 Open a <strong>New session</strong> and write to the agent, or start one from a trigger, the CLI (
@@ -48,37 +65,44 @@ export function SessionsPage({ agent }: { agent: string }) {
               </p>
             </EmptyState>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Session</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Cost</th>
-                  <th scope="col">Tokens</th>
-                  <th scope="col">Last activity</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((session) => (
-                  <tr key={session.id}>
-                    <td>
-                      <Link to={`/sessions/${session.id}`}>{session.id}</Link>
-                      {session.forkedFrom && <span class="badge muted">fork</span>}
-                    </td>
-                    <td>
-                      <span class={`badge ${session.status === 'idle' ? 'muted' : 'warn'}`}>{session.status}</span>
-                    </td>
-                    <td>{usd(session.usage.costUsd)}</td>
-                    <td>{(session.usage.inputTokens ?? 0) + (session.usage.outputTokens ?? 0)}</td>
-                    <td>
-                      <When iso={session.updatedAt} />
-                    </td>
+            <>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Session</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Cost</th>
+                    <th scope="col">Tokens</th>
+                    <th scope="col">Last activity</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+                </thead>
+                <tbody>
+                  {items.map((session) => (
+                    <tr key={session.id}>
+                      <td>
+                        <Link to={`/sessions/${session.id}`}>{session.id}</Link>
+                        {session.forkedFrom && <span class="badge muted">fork</span>}
+                      </td>
+                      <td>
+                        <span class={`badge ${session.status === 'idle' ? 'muted' : 'warn'}`}>{session.status}</span>
+                      </td>
+                      <td>{usd(session.usage.costUsd)}</td>
+                      <td>{(session.usage.inputTokens ?? 0) + (session.usage.outputTokens ?? 0)}</td>
+                      <td>
+                        <When iso={session.updatedAt} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {last.hasNextPage() && (
+                <button type="button" class="secondary" onClick={() => void loadOlder(last)}>
+                  Show older sessions
+                </button>
+              )}
+            </>
+          );
+        }}
       </LoadedView>
     </>
   );
