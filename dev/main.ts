@@ -167,7 +167,14 @@ async function main(): Promise<void> {
       uiUrl = String(info.uiUrl);
     }
 
-    const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, DATA_DIR: config.dataDir };
+    const env = {
+      // The dev server's Web UI, unless one is named: GET /session links a session's workflows there.
+      ...(uiUrl ? { TEMPORAL_UI_URL: uiUrl } : {}),
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress,
+      DATA_DIR: config.dataDir,
+    };
     await Promise.all([
       supervise('api', 'api/server.ts', env, stopping, start),
       supervise('worker', 'workers/main.ts', env, stopping, start, WORKER_NODE_FLAGS),

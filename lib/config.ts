@@ -31,6 +31,8 @@ export interface Config {
   temporalNamespace: string;
   /** Workflow payloads written to Temporal as ciphertext (lib/payload-codec.ts); off only to measure its cost. */
   temporalPayloadEncryption: boolean;
+  /** Where operators reach the Temporal Web UI: GET /session links a session's workflows there. */
+  temporalUiUrl: string | undefined;
   /** Web origins (the Temporal Web UI's) allowed to call the payload codec endpoint from a browser. */
   codecCorsOrigins: string[];
   /** TLS, mutual TLS and API key for the Temporal frontend (lib/temporal-tls-config.ts). */
@@ -230,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     temporalNamespace: str(env, 'TEMPORAL_NAMESPACE') ?? 'default',
     temporal: temporalSecurity(env),
     temporalPayloadEncryption: onOff(env, 'TEMPORAL_PAYLOAD_ENCRYPTION', true),
+    temporalUiUrl: httpUrl(env, 'TEMPORAL_UI_URL')?.replace(/\/+$/, ''),
     codecCorsOrigins: (str(env, 'CODEC_CORS_ORIGINS') ?? '')
       .split(',')
       .map((origin) => origin.trim())

@@ -7,6 +7,7 @@ import type { ApiDeps } from '../context.ts';
 import { deleteAgent, findAgent, getRevision, listAgents, listRevisions, type Agent } from '../../store/agents.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { describeTriggers } from '../triggers/urls.ts';
+import { withNextFirings } from '../triggers/next-firings.ts';
 import { publicBaseUrl } from '../public-url.ts';
 import { reconcileSchedules } from '../triggers/schedule-reconcile.ts';
 import type { Principal } from '../../store/api-keys.ts';
@@ -45,11 +46,14 @@ export function agentRoutes(deps: ApiDeps) {
       async handle({ req, params, principal }) {
         const agent = await agentNamed(principal, params.name!);
         const current = (await getRevision(deps.db, agent.id, agent.revision))!;
-        const triggers = describeTriggers(
-          current.bundle.triggers,
-          { userId: agent.userId, agentId: agent.id },
-          deps.masterKey,
-          publicBaseUrl(deps.config, req),
+        const triggers = await withNextFirings(
+          deps,
+          describeTriggers(
+            current.bundle.triggers,
+            { userId: agent.userId, agentId: agent.id },
+            deps.masterKey,
+            publicBaseUrl(deps.config, req),
+          ),
         );
         const { userId: _userId, ...view } = agent;
         return {

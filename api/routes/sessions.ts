@@ -13,6 +13,13 @@ import { streamsTurn } from '../streaming/sse.ts';
 import { sendAndAnswer } from '../sessions/send.ts';
 import { awaitedClientToolCalls, awaitedView } from '../../store/tool-calls.ts';
 
+/** The Web UI's list of the session's workflows (session and turns carry its SessionId search attribute). */
+function temporalUiLink(config: ApiDeps['config'], sessionId: string): string | undefined {
+  if (!config.temporalUiUrl) return undefined;
+  const query = encodeURIComponent(`SessionId="${sessionId}"`);
+  return `${config.temporalUiUrl}/namespaces/${encodeURIComponent(config.temporalNamespace)}/workflows?query=${query}`;
+}
+
 function sessionView(session: Session) {
   const { userId: _userId, ...view } = session;
   return view;
@@ -52,7 +59,16 @@ export function sessionRoutes(deps: ApiDeps) {
           awaited.length > 0
             ? { status: 'waiting' as const, waitingFor: { kind: 'tool' as const, toolCalls: awaited.map(awaitedView) } }
             : {};
-        return { status: 200, body: { ...sessionView(session), ...waiting, messages: await listMessages(deps.db, session.id) } };
+        const workflows = temporalUiLink(deps.config, session.id);
+        return {
+          status: 200,
+          body: {
+            ...sessionView(session),
+            ...waiting,
+            ...(workflows ? { workflowsUrl: workflows } : {}),
+            messages: await listMessages(deps.db, session.id),
+          },
+        };
       },
     }),
     defineRoute(OPERATIONS.sendMessage, {

@@ -32,6 +32,9 @@ export interface TriggerView {
   timezone?: string;
   workflow?: string;
   scheduleId?: string;
+  /** Cron triggers, when Temporal could say (api/triggers/next-firings.ts). */
+  paused?: boolean;
+  nextFireTimes?: string[];
 }
 
 export function describeTriggers(

@@ -65,6 +65,15 @@ export const TRIGGER_VIEW_SCHEMA = {
     expression: { type: 'string' },
     timezone: { type: 'string' },
     scheduleId: { type: 'string', description: 'Cron triggers: the Temporal Schedule (Web UI, Schedules)' },
+    paused: { type: 'boolean', description: 'Cron triggers: an operator paused the schedule (it does not fire)' },
+    nextFireTimes: {
+      type: 'array',
+      maxItems: 5,
+      items: TIME,
+      description:
+        'Cron triggers: the next firings as the schedule plans them (none while paused). Absent while the schedule is being ' +
+        'created after a deploy, or when Temporal does not answer within 2 s',
+    },
     workflow: { type: 'string' },
   },
 } as const;

@@ -158,6 +158,10 @@ export const getSession = defineOperation({
             description:
               'While `status` is `waiting` on calls of custom tools: those calls (answer each with POST /session/<id>/tool-result)',
           },
+          workflowsUrl: {
+            type: 'string',
+            description: "The session's workflows (its session and turn workflows) in the Temporal Web UI, when TEMPORAL_UI_URL is set",
+          },
           messages: {
             type: 'array',
             items: {

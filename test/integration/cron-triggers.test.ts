@@ -139,10 +139,18 @@ describe('cron triggers', () => {
     const { agentId, revision } = await deploy(env, name, [{ kind: 'cron', expression: '* * * * *', message: 'Check the queue' }]);
     const id = cronId(agentId, 0);
 
-    const agent = await call<{ triggers: unknown[] }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
-    expect(agent.body.triggers).toEqual([{ kind: 'cron', expression: '* * * * *', timezone: 'UTC', scheduleId: id }]);
-
     const schedule = await exists(env, id);
+    // GET /agent shows the trigger with its next firings, as the schedule plans them.
+    const agent = await call<{ triggers: Array<{ nextFireTimes?: string[] }> }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
+    expect(agent.body.triggers).toEqual([
+      { kind: 'cron', expression: '* * * * *', timezone: 'UTC', scheduleId: id, paused: false, nextFireTimes: expect.any(Array) },
+    ]);
+    const shown = agent.body.triggers[0]!.nextFireTimes!;
+    expect(shown.length).toBeGreaterThan(0);
+    expect(shown.length).toBeLessThanOrEqual(5);
+    for (const at of shown) expect(new Date(at).getTime() % 60_000).toBe(0);
+    expect(new Date(shown[0]!).getTime()).toBeGreaterThan(deployedAt);
+
     expect(schedule.spec.calendars).toEqual([EVERY_MINUTE]);
     expect(schedule.spec.intervals).toEqual([]);
     expect(schedule.spec.timezone).toBe('UTC');
@@ -287,6 +295,9 @@ describe('cron triggers', () => {
       calendar({ minute: [range(0)], hour: [range(0)], dayOfMonth: [range(2)], month: [range('JANUARY')], dayOfWeek: [ANY_DAY_OF_WEEK] }),
     ]);
     expect(after.state.paused).toBe(true);
+    // GET /agent says so, and shows no firing to come.
+    const agent = await call<{ triggers: unknown[] }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
+    expect(agent.body.triggers).toEqual([expect.objectContaining({ kind: 'cron', paused: true, nextFireTimes: [] })]);
   });
 
   test('a trigger removed from the bundle takes its schedule with it', async ({ env }) => {

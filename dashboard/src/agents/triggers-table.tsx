@@ -1,5 +1,5 @@
 // An agent's triggers: a webhook's URL (the URL is its secret: copy it, do not share it) or a cron
-// expression with its time zone and the Temporal Schedule that fires it.
+// expression with its time zone, the Temporal Schedule that fires it and its next firings.
 import type { AgentDetail } from '@agent-service/sdk';
 import { CopyButton } from '../ui/copy-button.tsx';
 import { EmptyState } from '../ui/states.tsx';
@@ -43,6 +43,18 @@ export function TriggersTable({ triggers }: { triggers: AgentDetail['triggers'] 
                       {' · schedule '}
                       <code>{trigger.scheduleId}</code>
                     </>
+                  )}
+                  {trigger.paused && <p>Paused by an operator: it does not fire.</p>}
+                  {trigger.nextFireTimes && trigger.nextFireTimes.length > 0 && (
+                    <p>
+                      Next:{' '}
+                      {trigger.nextFireTimes.slice(0, 3).map((at, position) => (
+                        <span key={at}>
+                          {position > 0 && ', '}
+                          <time dateTime={at}>{new Date(at).toLocaleString()}</time>
+                        </span>
+                      ))}
+                    </p>
                   )}
                 </>
               )}

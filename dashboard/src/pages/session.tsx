@@ -78,9 +78,17 @@ export function SessionPage({ id }: { id: string }) {
               </dd>
               <dt>Temporal</dt>
               <dd class="copy-row">
-                {/* The page does not know where the operators' Temporal Web UI is; its workflow search finds them by this. */}
-                <code>{`SessionId="${view.id}"`}</code>
-                <CopyButton value={`SessionId="${view.id}"`} label="Copy the Temporal Web UI search for this session's workflows" />
+                {view.workflowsUrl ? (
+                  <a href={view.workflowsUrl} target="_blank" rel="noopener noreferrer">
+                    This session's workflows in the Temporal Web UI
+                  </a>
+                ) : (
+                  // Without TEMPORAL_UI_URL the service does not know where the Web UI is; its search finds them by this.
+                  <>
+                    <code>{`SessionId="${view.id}"`}</code>
+                    <CopyButton value={`SessionId="${view.id}"`} label="Copy the Temporal Web UI search for this session's workflows" />
+                  </>
+                )}
               </dd>
             </dl>
           </div>
