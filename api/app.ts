@@ -32,6 +32,7 @@ import { triggerRoutes } from './routes/triggers.ts';
 import { toolRoutes } from './routes/tools.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { codecRoutes } from './routes/codec.ts';
+import { usageRoutes } from './routes/usage.ts';
 import { codecCors } from './middleware/codec-cors.ts';
 import { serveDashboard } from './middleware/serve-dashboard.ts';
 
@@ -84,6 +85,7 @@ export function createApp(deps: ApiDeps): App {
     ...schemaRoutes(),
     ...metaRoutes(deps),
     ...codecRoutes(deps),
+    ...usageRoutes(deps),
   ];
 
   const limiter = createRateLimiter({

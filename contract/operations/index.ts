@@ -6,6 +6,7 @@ import * as commands from './commands.ts';
 import * as device from './device.ts';
 import * as codec from './codec.ts';
 import * as health from './health.ts';
+import * as usage from './usage.ts';
 import * as keys from './keys.ts';
 import * as media from './media.ts';
 import * as meta from './meta.ts';
@@ -70,6 +71,7 @@ export const OPERATIONS = {
   listSchemas: meta.listSchemas,
   getBundleSchema: meta.getBundleSchema,
   getOpenApi: meta.getOpenApi,
+  getUsage: usage.getUsage,
   decodePayloads: codec.decodePayloads,
   encodePayloads: codec.encodePayloads,
 } as const satisfies Record<string, Operation>;
@@ -84,6 +86,7 @@ export * from './approvals.ts';
 export * from './commands.ts';
 export * from './device.ts';
 export * from './health.ts';
+export * from './usage.ts';
 export * from './keys.ts';
 export * from './media.ts';
 export * from './meta.ts';

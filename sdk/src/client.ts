@@ -14,6 +14,7 @@ import { Secrets } from './resources/secrets.ts';
 import { Sessions } from './resources/sessions.ts';
 import { ToolResults } from './resources/tool-results.ts';
 import { ToolServers } from './resources/tool-servers.ts';
+import { Usage } from './resources/usage.ts';
 import { Webhooks } from './resources/webhooks.ts';
 import { Transport, type FetchLike, type RequestOptions } from './transport.ts';
 
@@ -55,6 +56,8 @@ export class Client {
   readonly health: Health;
   /** The built-in tool servers (`GET /mcps`). */
   readonly toolServers: ToolServers;
+  /** Tokens and cost per agent and per day (`GET /usage`). */
+  readonly usage: Usage;
   readonly meta: Meta;
   private readonly transport: Transport;
 
@@ -84,6 +87,7 @@ export class Client {
     this.admin = new Admin(this.transport);
     this.health = new Health(this.transport);
     this.toolServers = new ToolServers(this.transport);
+    this.usage = new Usage(this.transport);
     this.meta = new Meta(this.transport);
   }
 

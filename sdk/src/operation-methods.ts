@@ -63,6 +63,7 @@ export const OPERATION_METHODS = {
   listSchemas: 'meta.schemas',
   getBundleSchema: 'meta.bundleSchema',
   getOpenApi: 'meta.openapi',
+  getUsage: 'usage.retrieve',
   decodePayloads: { excluded: "an operator's endpoint for the Temporal Web UI and CLI (remote codec protocol), not an application call" },
   encodePayloads: { excluded: "an operator's endpoint for the Temporal Web UI and CLI (remote codec protocol), not an application call" },
   runCommand: 'agents.runCommand',

@@ -1,48 +1,17 @@
-// Usage per agent: tokens and USD cost summed over each agent's sessions (the session totals the
-// API keeps), and per day over the last two weeks (from the replies, usage/daily-usage.ts), as charts
-// and a table. Sessions are read up to a bound, and the page says when it stopped short.
-import type { Client, SessionView } from '@agent-service/sdk';
+// Usage per agent: tokens and USD cost summed over each agent's sessions, and per day over the last
+// two weeks, as the service sums them (GET /usage), shown as charts and a table.
+import type { Client } from '@agent-service/sdk';
 import { useClient } from '../auth/client-context.ts';
 import { Link } from '../router.tsx';
 import { BarChart } from '../usage/bar-chart.tsx';
-import { DAYS, dailyUsage, type DailyUsage } from '../usage/daily-usage.ts';
+import { DAYS, dailySeries, type DayUsage } from '../usage/daily-usage.ts';
 import { EmptyState, LoadedView } from '../ui/states.tsx';
 import { usd } from '../ui/time.ts';
 import { useLoad } from '../ui/use-load.ts';
 
-const SESSIONS_PER_AGENT = 500;
-
-interface AgentUsage {
-  name: string;
-  sessions: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-  /** More sessions exist than were read. */
-  partial: boolean;
-}
-
-async function loadUsage(client: Client, signal: AbortSignal): Promise<{ agents: AgentUsage[]; daily: DailyUsage }> {
-  const { agents } = await client.agents.list({ signal });
-  const sessions: SessionView[] = [];
-  const perAgent = await Promise.all(
-    agents.map(async (agent) => {
-      const usage: AgentUsage = { name: agent.name, sessions: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, partial: false };
-      for await (const session of client.sessions.list(agent.name, { limit: 100 }, { signal })) {
-        if (usage.sessions === SESSIONS_PER_AGENT) {
-          usage.partial = true;
-          break;
-        }
-        usage.sessions++;
-        sessions.push(session);
-        usage.inputTokens += session.usage.inputTokens ?? 0;
-        usage.outputTokens += session.usage.outputTokens ?? 0;
-        usage.costUsd += session.usage.costUsd ?? 0;
-      }
-      return usage;
-    }),
-  );
-  return { agents: perAgent, daily: await dailyUsage(client, sessions, signal) };
+async function loadUsage(client: Client, signal: AbortSignal) {
+  const usage = await client.usage.retrieve({ days: DAYS }, { signal });
+  return { agents: usage.agents, daily: { days: dailySeries(usage) satisfies DayUsage[] } };
 }
 
 export function UsagePage() {
@@ -94,10 +63,7 @@ export function UsagePage() {
                       <td>
                         <Link to={`/agents/${encodeURIComponent(agent.name)}/sessions`}>{agent.name}</Link>
                       </td>
-                      <td>
-                        {agent.sessions}
-                        {agent.partial && ' (the latest only)'}
-                      </td>
+                      <td>{agent.sessions}</td>
                       <td>{agent.inputTokens.toLocaleString()}</td>
                       <td>{agent.outputTokens.toLocaleString()}</td>
                       <td>{usd(agent.costUsd)}</td>
@@ -112,7 +78,6 @@ export function UsagePage() {
                 format={(value) => value.toLocaleString()}
               />
               <BarChart title="Cost per day (USD)" bars={daily.days.map((day) => ({ label: day.day, value: day.costUsd }))} format={usd} />
-              {daily.partial && <p class="hint">Only the most recently active sessions were read for the days.</p>}
               <p class="hint">Costs are what providers reported, or the price table's estimate; replies without either count as $0.</p>
             </>
           );

@@ -136,7 +136,8 @@ export function observe(req: IncomingMessage, res: ServerResponse): void {
   }) as typeof res.end;
   res.once('close', () => {
     if (!res.headersSent) return;
-    const path = new URL(req.url ?? '/', 'http://api').pathname;
+    // Express rewrites req.url inside a mounted router (/app/usage is /usage there); originalUrl is what was asked.
+    const path = new URL((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/', 'http://api').pathname;
     const contentType = res.getHeader('content-type');
     const found = checkResponse({
       method: req.method ?? 'GET',

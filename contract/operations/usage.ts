@@ -1,0 +1,62 @@
+// Usage of the calling user's agents: tokens and USD cost per agent (every session so far) and per
+// agent and UTC day over a window, summed in the database from each reply's recorded usage.
+import { defineOperation, type ResponseOf } from './operation.ts';
+import { TIME } from './shared.ts';
+
+const TOTALS = {
+  inputTokens: { type: 'integer' },
+  outputTokens: { type: 'integer' },
+  costUsd: { type: 'number', description: "What providers reported, or the price table's estimate; replies with neither count as 0" },
+} as const;
+
+export const getUsage = defineOperation({
+  id: 'getUsage',
+  method: 'get',
+  path: '/usage',
+  summary: 'Tokens and cost of your agents, in total and per day',
+  description:
+    '`agents`: each live agent with its sessions and their totals. `daily`: per agent and UTC day, the replies completed that day ' +
+    '(days without replies are absent), for the last `days` days including today.',
+  tag: 'agents',
+  auth: { kind: 'scope', scope: 'read' },
+  query: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { days: { type: 'integer', minimum: 1, maximum: 90, default: 14, description: 'Days of `daily`, today included' } },
+  },
+  responses: {
+    200: {
+      description: 'Totals per agent, and per agent and day',
+      schema: {
+        type: 'object',
+        required: ['since', 'agents', 'daily'],
+        properties: {
+          since: { ...TIME, description: 'Start (00:00 UTC) of the first day of `daily`' },
+          agents: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['agentId', 'name', 'sessions', 'inputTokens', 'outputTokens', 'costUsd'],
+              properties: { agentId: { type: 'string' }, name: { type: 'string' }, sessions: { type: 'integer' }, ...TOTALS },
+            },
+          },
+          daily: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['day', 'agentId', 'replies', 'inputTokens', 'outputTokens', 'costUsd'],
+              properties: {
+                day: { type: 'string', format: 'date' },
+                agentId: { type: 'string' },
+                replies: { type: 'integer' },
+                ...TOTALS,
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+});
+
+export type Usage = ResponseOf<typeof getUsage, 200>;

@@ -1,0 +1,62 @@
+// Usage sums for GET /usage, done by PostgreSQL: per agent from the sessions' running totals, per
+// agent and UTC day from the replies (assistant messages) completed in the window.
+import type { Db } from './db.ts';
+
+export interface AgentTotals {
+  agentId: string;
+  name: string;
+  sessions: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+export interface DayTotals {
+  day: string;
+  agentId: string;
+  replies: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+export async function agentTotals(db: Db, userId: string): Promise<AgentTotals[]> {
+  const { rows } = await db.query<{ agent_id: string; name: string; sessions: number; input: string; output: string; cost: string }>(
+    `SELECT a.id AS agent_id, a.name, count(s.id)::int AS sessions,
+            coalesce(sum(s.input_tokens), 0) AS input, coalesce(sum(s.output_tokens), 0) AS output, coalesce(sum(s.cost_usd), 0) AS cost
+       FROM agents a LEFT JOIN sessions s ON s.agent_id = a.id
+      WHERE a.user_id = $1 AND a.deleted_at IS NULL
+      GROUP BY a.id, a.name ORDER BY a.name`,
+    [userId],
+  );
+  return rows.map((row) => ({
+    agentId: row.agent_id,
+    name: row.name,
+    sessions: row.sessions,
+    inputTokens: Number(row.input),
+    outputTokens: Number(row.output),
+    costUsd: Number(row.cost),
+  }));
+}
+
+/** Replies completed from `since` on, by agent and UTC day. */
+export async function dailyTotals(db: Db, userId: string, since: Date): Promise<DayTotals[]> {
+  const { rows } = await db.query<{ day: string; agent_id: string; replies: number; input: string; output: string; cost: string }>(
+    `SELECT to_char(m.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, s.agent_id, count(*)::int AS replies,
+            coalesce(sum((m.usage->>'inputTokens')::bigint), 0) AS input,
+            coalesce(sum((m.usage->>'outputTokens')::bigint), 0) AS output,
+            coalesce(sum(m.cost_usd), 0) AS cost
+       FROM sessions s JOIN messages m ON m.session_id = s.id
+      WHERE s.user_id = $1 AND m.role = 'assistant' AND m.completed_at >= $2
+      GROUP BY 1, 2 ORDER BY 1, 2`,
+    [userId, since],
+  );
+  return rows.map((row) => ({
+    day: row.day,
+    agentId: row.agent_id,
+    replies: row.replies,
+    inputTokens: Number(row.input),
+    outputTokens: Number(row.output),
+    costUsd: Number(row.cost),
+  }));
+}

@@ -1,0 +1,44 @@
+// GET /usage: tokens and cost per agent over its sessions, and per agent and UTC day from the replies,
+// summed by the service for the calling user only; a window beyond its bounds is a 400.
+import { expect } from 'vitest';
+import { agentTest } from '../helpers/harness/fixtures.ts';
+import { createTestUser } from '../helpers/harness/users.ts';
+import { call } from '../helpers/client/request.ts';
+import { Client } from '../../sdk/src/index.ts';
+
+const test = agentTest();
+
+test('per agent and per day, for this user only', async ({ env }) => {
+  const user = await createTestUser(env.api.db);
+  const client = new Client({ baseUrl: env.api.url, apiKey: user.apiKey });
+  const deploy = async (name: string) =>
+    (await client.agents.deploy({ name, model: { providerId: 'openai-compatible', modelId: 'fake-model' } })) as { agentId: string };
+  const busy = await deploy('busy');
+  const quiet = await deploy('quiet');
+  for (const text of ['one', 'two']) {
+    const { id } = await client.sessions.create('busy');
+    env.fake.enqueue({ text: `Reply ${text}.`, usage: { promptTokens: 100, completionTokens: 20 } });
+    await client.sessions.send(id, text).done();
+  }
+  // Another user's reply counts for nobody else.
+  const otherSession = await env.newSession();
+  env.fake.enqueue({ text: 'Elsewhere.', usage: { promptTokens: 999, completionTokens: 999 } });
+  await call(`${env.api.url}/session/${otherSession}`, { headers: env.user.auth, json: { parts: [{ type: 'text', text: 'hi' }] } });
+
+  const usage = await client.usage.retrieve({ days: 7 });
+  expect(usage.agents).toEqual([
+    { agentId: busy.agentId, name: 'busy', sessions: 2, inputTokens: 200, outputTokens: 40, costUsd: 0 },
+    { agentId: quiet.agentId, name: 'quiet', sessions: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 },
+  ]);
+  const today = new Date().toISOString().slice(0, 10);
+  expect(usage.daily).toEqual([{ day: today, agentId: busy.agentId, replies: 2, inputTokens: 200, outputTokens: 40, costUsd: 0 }]);
+  const since = new Date(usage.since);
+  expect(since.getUTCHours()).toBe(0);
+  expect(Math.round((Date.parse(`${today}T00:00:00Z`) - since.getTime()) / 86_400_000)).toBe(6);
+
+  for (const days of ['0', '91', 'many']) {
+    const refused = await call<{ errors: Array<{ path: string }> }>(`${env.api.url}/usage?days=${days}`, { headers: user.auth });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0]!.path).toBe('/days');
+  }
+});
