@@ -45,6 +45,9 @@ export function createApp(deps: ApiDeps): App {
   const { limits } = deps.config;
   const app = express();
   app.disable('x-powered-by');
+  // No ETag on API answers: a browser would otherwise turn a repeated GET into a 304 with no body, which
+  // no operation documents and a client reading JSON cannot use (the dashboard's static files keep theirs).
+  app.set('etag', false);
   app.set('trust proxy', deps.config.trustProxy);
 
   if (deps.config.tracing.endpoint) app.use(requestSpan());
