@@ -9,6 +9,7 @@ import { ProblemView } from '../ui/problem-view.tsx';
 import { ShownOnce } from '../ui/shown-once.tsx';
 import { LoadedView } from '../ui/states.tsx';
 import { useLoad } from '../ui/use-load.ts';
+import { toggled, useAction } from '../ui/use-action.ts';
 import { When } from '../ui/when.tsx';
 
 // `admin` counts only for admin users and is granted by the admin API, not chosen here.
@@ -20,36 +21,24 @@ export function KeysPage() {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Set<Scope>>(new Set(CHOOSABLE));
   const [created, setCreated] = useState<CreatedKey | undefined>(undefined);
-  const [error, setError] = useState<unknown>(undefined);
+  const { error, run } = useAction();
 
-  const create = async (event: Event) => {
+  const create = (event: Event) => {
     event.preventDefault();
-    setError(undefined);
-    try {
+    return run(async () => {
       setCreated(await client.keys.create({ name: name.trim() || undefined, scopes: [...scopes] }));
       setName('');
       loaded.reload();
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
 
-  const remove = async (id: string) => {
-    setError(undefined);
-    try {
+  const remove = (id: string) =>
+    run(async () => {
       await client.keys.delete(id);
       loaded.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+    });
 
-  const toggle = (scope: Scope, on: boolean) => {
-    const next = new Set(scopes);
-    if (on) next.add(scope);
-    else next.delete(scope);
-    setScopes(next);
-  };
+  const toggle = (scope: Scope, on: boolean) => setScopes(toggled(scopes, scope, on));
 
   return (
     <>

@@ -6,6 +6,7 @@ import { ConfirmButton } from '../ui/confirm-button.tsx';
 import { ProblemView } from '../ui/problem-view.tsx';
 import { EmptyState, LoadedView } from '../ui/states.tsx';
 import { useLoad } from '../ui/use-load.ts';
+import { useAction } from '../ui/use-action.ts';
 import { When } from '../ui/when.tsx';
 
 export function SecretsPage() {
@@ -14,32 +15,25 @@ export function SecretsPage() {
   const [key, setKey] = useState('');
   const [value, setValue] = useState('');
   const [stored, setStored] = useState<string | undefined>(undefined);
-  const [error, setError] = useState<unknown>(undefined);
+  const { error, run } = useAction();
 
-  const save = async (event: Event) => {
+  const save = (event: Event) => {
     event.preventDefault();
-    setError(undefined);
     setStored(undefined);
-    try {
+    return run(async () => {
       const info = await client.secrets.put(key.trim(), value);
       setStored(info.key);
       setKey('');
       setValue('');
       loaded.reload();
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
 
-  const remove = async (name: string) => {
-    setError(undefined);
-    try {
+  const remove = (name: string) =>
+    run(async () => {
       await client.secrets.delete(name);
       loaded.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+    });
 
   return (
     <>

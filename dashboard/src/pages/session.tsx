@@ -14,6 +14,7 @@ import { ProblemView } from '../ui/problem-view.tsx';
 import { LoadedView } from '../ui/states.tsx';
 import { usd } from '../ui/time.ts';
 import { useLoad } from '../ui/use-load.ts';
+import { useAction } from '../ui/use-action.ts';
 
 const STATUS_TEXT = { idle: 'idle', running: 'running', waiting: 'waiting for an answer' } as const;
 
@@ -22,7 +23,8 @@ export function SessionPage({ id }: { id: string }) {
   const followed = useConversation(id);
   const { conversation } = followed;
   const [showLog, setShowLog] = useState(false);
-  const [actionError, setActionError] = useState<unknown>(undefined);
+  /** History actions; their effects arrive on the live stream like everything else. */
+  const { error: actionError, run: act } = useAction();
   // Totals are re-read when a turn ends (the status changes), not kept from the events.
   const session = useLoad(
     async (signal) => {
@@ -32,15 +34,6 @@ export function SessionPage({ id }: { id: string }) {
     [client, id, conversation.status === 'idle'],
   );
 
-  /** Runs a history action; its effect arrives on the live stream like everything else. */
-  const act = async (action: () => Promise<unknown>) => {
-    setActionError(undefined);
-    try {
-      await action();
-    } catch (failure) {
-      setActionError(failure);
-    }
-  };
   const idle = conversation.status === 'idle';
 
   return (

@@ -9,6 +9,7 @@ import { ProblemView } from '../ui/problem-view.tsx';
 import { ShownOnce } from '../ui/shown-once.tsx';
 import { EmptyState, LoadedView } from '../ui/states.tsx';
 import { useLoad } from '../ui/use-load.ts';
+import { toggled, useAction } from '../ui/use-action.ts';
 import { DeliveriesTable } from '../webhooks/deliveries-table.tsx';
 
 export function WebhooksPage() {
@@ -18,36 +19,24 @@ export function WebhooksPage() {
   const [events, setEvents] = useState<Set<WebhookEventType>>(new Set(['session.completed', 'approval.requested']));
   const [created, setCreated] = useState<CreatedWebhook | undefined>(undefined);
   const [open, setOpen] = useState<string | undefined>(undefined);
-  const [error, setError] = useState<unknown>(undefined);
+  const { error, run } = useAction();
 
-  const create = async (event: Event) => {
+  const create = (event: Event) => {
     event.preventDefault();
-    setError(undefined);
-    try {
+    return run(async () => {
       setCreated(await client.webhooks.create({ url: url.trim(), events: [...events] }));
       setUrl('');
       loaded.reload();
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
 
-  const remove = async (id: string) => {
-    setError(undefined);
-    try {
+  const remove = (id: string) =>
+    run(async () => {
       await client.webhooks.delete(id);
       loaded.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+    });
 
-  const toggle = (name: WebhookEventType, on: boolean) => {
-    const next = new Set(events);
-    if (on) next.add(name);
-    else next.delete(name);
-    setEvents(next);
-  };
+  const toggle = (name: WebhookEventType, on: boolean) => setEvents(toggled(events, name, on));
 
   return (
     <>
