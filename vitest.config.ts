@@ -6,8 +6,8 @@ export default defineConfig({
     pool: 'forks',
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/harness/global-setup.ts'],
-    // Fails a test whose API responses disagree with the OpenAPI document.
-    setupFiles: ['test/helpers/harness/contract-setup.ts'],
+    // Fails a test whose API responses disagree with the OpenAPI document; lets Temporal require TypeScript.
+    setupFiles: ['test/helpers/harness/contract-setup.ts', 'test/helpers/harness/require-typescript.ts'],
     testTimeout: 30_000,
     hookTimeout: 180_000,
     // Files share one PostgreSQL and one Temporal server; two cores do not gain from more forks.

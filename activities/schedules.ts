@@ -18,6 +18,7 @@ import { parseCron } from '../lib/cron.ts';
 import { type TriggerRunInput } from '../lib/triggers.ts';
 import { scheduleId, scheduledFiringWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
+import { readableMetadata } from '../lib/readable-metadata.ts';
 
 interface DesiredSchedule {
   id: string;
@@ -65,7 +66,7 @@ function action(config: Config, schedule: DesiredSchedule): ScheduleOptionsActio
     taskQueue: config.taskQueue,
     args: [schedule.input],
     typedSearchAttributes: searchAttributes('trigger', { agentId: schedule.input.agentId, userId: schedule.input.userId }),
-    staticSummary: schedule.note,
+    ...readableMetadata({ summary: schedule.note }),
   };
 }
 

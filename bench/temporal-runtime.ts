@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { bundleWorkflowCode, Runtime } from '@temporalio/worker';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { temporalLogger } from '../lib/temporal-logger.ts';
+import { workflowBundleOptions } from '../workers/workflow-code.ts';
 
 let installed = false;
 
@@ -26,7 +27,7 @@ const quietWebpack = { log: silent, trace: silent, debug: silent, info: silent, 
 export function workflowBundle(workflowsPath: string): Promise<{ code: string }> {
   let bundle = bundles.get(workflowsPath);
   if (!bundle) {
-    bundle = bundleWorkflowCode({ workflowsPath, logger: quietWebpack }).then(({ code }) => ({ code }));
+    bundle = bundleWorkflowCode({ ...workflowBundleOptions(workflowsPath), logger: quietWebpack }).then(({ code }) => ({ code }));
     bundles.set(workflowsPath, bundle);
   }
   return bundle;

@@ -9,6 +9,7 @@ import type { approvalNoticeWorkflow } from '../workflows/approval-notice.ts';
 import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/approvals.ts';
 import { approvalNoticeWorkflowId, approvalWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
+import { readableMetadata } from '../lib/readable-metadata.ts';
 
 /** Starts the approval's workflow (or joins it: the same id is the same approval) and returns its record. */
 export function startApprovalWorkflow(client: Client, taskQueue: string, input: ApprovalWorkflowInput) {
@@ -18,8 +19,10 @@ export function startApprovalWorkflow(client: Client, taskQueue: string, input: 
     workflowIdConflictPolicy: 'USE_EXISTING',
     args: [input],
     typedSearchAttributes: searchAttributes('approval', { sessionId: input.sessionId, agentId: input.agentId, userId: input.userId }),
-    staticSummary: approvalSummary(input.request.question),
-    staticDetails: `Created with POST /approval. Answer: POST /approval/${input.approvalId}/answer`,
+    ...readableMetadata({
+      summary: approvalSummary(input.approvalId),
+      details: `Created with POST /approval. Answer: POST /approval/${input.approvalId}/answer`,
+    }),
   });
   // The same id on every retry: Temporal applies the Update once however often it is sent.
   return client.workflow.executeUpdateWithStart(recordedUpdate, {
@@ -45,6 +48,6 @@ export async function startApprovalNotice(
     taskQueue,
     args: [{ approvalId: approval.id, ...note }],
     typedSearchAttributes: searchAttributes('notice', { userId: approval.userId }),
-    staticSummary: `A note in a chat thread of approval ${approval.id}`,
+    ...readableMetadata({ summary: `A note in a chat thread of approval ${approval.id}` }),
   });
 }

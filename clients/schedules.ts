@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import { reconcileSignal, type schedulesWorkflow } from '../workflows/schedules.ts';
 import { schedulesWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
+import { readableMetadata } from '../lib/readable-metadata.ts';
 
 export async function requestReconcile(client: Client, taskQueue: string, agentId: string): Promise<void> {
   await client.workflow.signalWithStart<typeof schedulesWorkflow>('schedulesWorkflow', {
@@ -13,6 +14,6 @@ export async function requestReconcile(client: Client, taskQueue: string, agentI
     args: [{ agentId }],
     signal: reconcileSignal,
     typedSearchAttributes: searchAttributes('schedules', { agentId }),
-    staticSummary: `Cron schedules of agent ${agentId}`,
+    ...readableMetadata({ summary: `Cron schedules of agent ${agentId}` }),
   });
 }

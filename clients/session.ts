@@ -22,6 +22,7 @@ import {
 import type { TurnSettings } from '../lib/turn-settings.ts';
 import { sessionWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
+import { readableMetadata } from '../lib/readable-metadata.ts';
 
 /** A send can race with the session workflow ending on its idle timer; a retry starts a new run. */
 const ATTEMPTS = 3;
@@ -47,8 +48,10 @@ function startOptions(target: SessionClient, session: SessionTarget): WorkflowSt
       { sessionId: session.id, userId: session.userId, agentId: session.agentId, revision: session.revision, settings: target.settings },
     ],
     typedSearchAttributes: searchAttributes('session', { sessionId: session.id, agentId: session.agentId, userId: session.userId }),
-    staticSummary: `Session ${session.id}`,
-    staticDetails: `Orders the turns of session ${session.id} (agent ${session.agentId}, revision ${session.revision}).`,
+    ...readableMetadata({
+      summary: `Session ${session.id}`,
+      details: `Orders the turns of session ${session.id} (agent ${session.agentId}, revision ${session.revision}).`,
+    }),
   };
 }
 

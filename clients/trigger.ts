@@ -6,6 +6,7 @@ import type { triggerRunWorkflow } from '../workflows/trigger.ts';
 import type { TriggerRunInput } from '../lib/triggers.ts';
 import { triggerRunWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
+import { readableMetadata } from '../lib/readable-metadata.ts';
 
 export async function startTriggerRun(client: Client, taskQueue: string, input: TriggerRunInput & { sessionId: string }): Promise<void> {
   await client.workflow.start<typeof triggerRunWorkflow>('triggerRunWorkflow', {
@@ -15,6 +16,6 @@ export async function startTriggerRun(client: Client, taskQueue: string, input: 
     taskQueue,
     args: [input],
     typedSearchAttributes: searchAttributes('trigger', { sessionId: input.sessionId, agentId: input.agentId, userId: input.userId }),
-    staticSummary: `${input.trigger.kind} trigger of agent ${input.agentId} → session ${input.sessionId}`,
+    ...readableMetadata({ summary: `${input.trigger.kind} trigger of agent ${input.agentId} → session ${input.sessionId}` }),
   });
 }

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { WORKFLOWS_PATH, WORKFLOW_BUNDLE_FILE } from '../workers/workflow-code.ts';
+import { workflowBundleOptions, WORKFLOW_BUNDLE_FILE } from '../workers/workflow-code.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const OUT = path.join(ROOT, 'dist');
@@ -32,7 +32,7 @@ async function bundleWorkflows(out: string): Promise<void> {
   const quiet = () => undefined;
   // The bundle carries its own inline source map: workflow stack traces point at workflows/*.ts.
   const { code } = await bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
+    ...workflowBundleOptions(),
     logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: say, error: say },
   });
   fs.mkdirSync(path.join(out, 'workers'), { recursive: true });

@@ -1,8 +1,9 @@
 // Workflow payloads encrypted at rest in Temporal: every payload a client or worker sends (workflow and
-// activity inputs and results, signals, updates, queries, memos, summaries) becomes AES-256-GCM
+// activity inputs and results, signals, updates, queries, memos) becomes AES-256-GCM
 // ciphertext under a key derived from the master key for this purpose only, named by the master
 // key's id so a rotated key still reads what it wrote. Readers of the Temporal cluster or its database
-// see ciphertext; search attributes (ids only) are never encoded and stay searchable.
+// see ciphertext; search attributes (ids only) are never encoded and stay searchable, and the
+// summaries and details written readable on purpose (lib/readable-metadata.ts) pass as they are.
 //
 // A payload without the encrypted encoding passes through: histories written before encryption was
 // turned on (or while it was off) still replay and read.
@@ -10,6 +11,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { MasterKey } from './master-key.ts';
+import { isReadablePayload } from './readable-metadata.ts';
 
 // The package is CommonJS: its namespace comes through the default export under Node's ESM loader.
 const ProtoPayload = proto.temporal.api.common.v1.Payload;
@@ -70,7 +72,7 @@ export function encryptionCodec(keys: readonly MasterKey[], options: { encrypt: 
 
   return {
     async encode(payloads) {
-      return options.encrypt ? payloads.map(encrypt) : payloads;
+      return options.encrypt ? payloads.map((payload) => (isReadablePayload(payload) ? payload : encrypt(payload))) : payloads;
     },
     async decode(payloads) {
       return payloads.map((payload) => (read(payload.metadata?.encoding) === ENCRYPTED_ENCODING ? decrypt(payload) : payload));

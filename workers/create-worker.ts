@@ -2,8 +2,8 @@
 // pre-built workflow bundle so webpack runs once per test run instead of once per worker.
 import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
-import { temporalDataConverter } from '../lib/temporal-data-converter.ts';
-import { workflowCode } from './workflow-code.ts';
+import { temporalWorkerDataConverter } from '../lib/temporal-data-converter.ts';
+import { converterPaths, workflowCode } from './workflow-code.ts';
 
 export { WORKFLOWS_PATH } from './workflow-code.ts';
 
@@ -23,8 +23,9 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     namespace: setup.namespace,
     taskQueue: setup.taskQueue,
     activities: createActivities(setup.deps),
-    // Payloads encrypted with the master keys; the activities' own Temporal client inherits it.
-    dataConverter: temporalDataConverter(setup.deps.config, setup.deps.masterKeys),
+    // Payloads and failure messages encrypted with the master keys, summaries readable; the activities'
+    // own Temporal client inherits it.
+    dataConverter: temporalWorkerDataConverter(setup.deps.config, setup.deps.masterKeys, converterPaths()),
     ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : workflowCode(setup.plugins)),
     ...(setup.plugins?.length ? { plugins: setup.plugins } : {}),
     shutdownGraceTime: '10 seconds',

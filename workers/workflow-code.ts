@@ -17,6 +17,23 @@ const here = path.dirname(fileURLToPath(import.meta.url));
  */
 export const WORKFLOWS_PATH = path.resolve(here, `../workflows/index${path.extname(fileURLToPath(import.meta.url))}`);
 
+/**
+ * The service's payload and failure converters (lib/payload-converter.ts, lib/failure-converter.ts) as
+ * this module runs, for Temporal to load by path: in a worker, and into every workflow bundle.
+ */
+export function converterPaths(): { payloadConverterPath: string; failureConverterPath: string } {
+  const extension = path.extname(fileURLToPath(import.meta.url));
+  return {
+    payloadConverterPath: path.resolve(here, `../lib/payload-converter${extension}`),
+    failureConverterPath: path.resolve(here, `../lib/failure-converter${extension}`),
+  };
+}
+
+/** What every workflow bundle is made from: the workflows and the service's converters. */
+export function workflowBundleOptions(workflowsPath = WORKFLOWS_PATH) {
+  return { workflowsPath, ...converterPaths() };
+}
+
 /** The name of the bundle `npm run build` writes beside the compiled worker. */
 export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
 

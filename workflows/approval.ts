@@ -26,6 +26,7 @@ import type { RecordedApproval } from '../activities/approvals.ts';
 import { publishEvent } from './publish.ts';
 import { approvalNoticeWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
+import { readableMetadata } from '../lib/readable-metadata.ts';
 
 export type AnsweredOutcome = Extract<ApprovalOutcome, { status: 'answered' }>;
 
@@ -175,7 +176,7 @@ async function startNotice(userId: string, approvalId: string, text: string): Pr
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       typedSearchAttributes: searchAttributes('notice', { userId }),
-      staticSummary: `Outcome of approval ${approvalId}, noted in its chat threads`,
+      ...readableMetadata({ summary: `Outcome of approval ${approvalId}, noted in its chat threads` }),
     });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

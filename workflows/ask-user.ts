@@ -9,15 +9,16 @@ import { approvalWorkflow } from './approval.ts';
 import type { ToolCall, ToolResultPart, TurnInput } from './turn-types.ts';
 import { approvalWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
+import { readableMetadata } from '../lib/readable-metadata.ts';
 
 /** Seeded workflow randomness, so a replay makes the same id. */
 export function newApprovalId(): string {
   return `apr_${idCharsFromHex(uuid4().replace(/-/g, '') + uuid4().replace(/-/g, ''))}`;
 }
 
-export function approvalSummary(question: string): string {
-  const oneLine = question.replace(/\s+/g, ' ');
-  return `Approval: ${oneLine.length > 120 ? `${oneLine.slice(0, 119)}…` : oneLine}`;
+/** The approval's summary in Temporal, readable there (lib/readable-metadata.ts): its id, never the question. */
+export function approvalSummary(approvalId: string): string {
+  return `Approval ${approvalId}: a question to the user`;
 }
 
 export async function askUser(turn: TurnInput, call: ToolCall): Promise<ToolResultPart> {
@@ -45,8 +46,10 @@ export async function askUser(turn: TurnInput, call: ToolCall): Promise<ToolResu
     cancellationType: ChildWorkflowCancellationType.ABANDON,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     typedSearchAttributes: searchAttributes('approval', { sessionId: turn.sessionId, agentId: turn.agentId, userId: turn.userId }),
-    staticSummary: approvalSummary(parsed.request.question),
-    staticDetails: `Asked by the ask_my_user tool in turn ${turn.turnId} of session ${turn.sessionId}. Answer: POST /approval/${approvalId}/answer`,
+    ...readableMetadata({
+      summary: approvalSummary(approvalId),
+      details: `Asked by the ask_my_user tool in turn ${turn.turnId} of session ${turn.sessionId}. Answer: POST /approval/${approvalId}/answer`,
+    }),
   });
   const output =
     outcome.status === 'answered'

@@ -27,6 +27,7 @@ import { turnWorkflow } from './turn.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
 import { approvalWorkflowId, turnWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
+import { readableMetadata } from '../lib/readable-metadata.ts';
 
 export interface GraphRunInput {
   runId: string;
@@ -66,7 +67,7 @@ export async function graphRunWorkflow(
       ],
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
       typedSearchAttributes: searchAttributes('turn', attributes),
-      staticSummary: `Node ${nodeId} of run ${run.runId} (workflow ${run.workflow})`,
+      ...readableMetadata({ summary: `Node ${nodeId} of run ${run.runId} (workflow ${run.workflow})` }),
     });
     if (outcome.status !== 'completed') throw nonRetryable(FAILURE.nodeFailed, `Node "${nodeId}": the turn ended ${outcome.status}`);
     outputs[nodeId] = { output: outcome.reply ?? '' };
@@ -101,8 +102,10 @@ export async function graphRunWorkflow(
       cancellationType: ChildWorkflowCancellationType.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       typedSearchAttributes: searchAttributes('approval', attributes),
-      staticSummary: approvalSummary(parsed.request.question),
-      staticDetails: `Node ${nodeId} of run ${run.runId} (workflow ${run.workflow}). Answer: POST /approval/${approvalId}/answer`,
+      ...readableMetadata({
+        summary: approvalSummary(approvalId),
+        details: `Node ${nodeId} of run ${run.runId} (workflow ${run.workflow}). Answer: POST /approval/${approvalId}/answer`,
+      }),
     });
     if (outcome.status === 'expired') {
       outputs[nodeId] = { expired: true };

@@ -20,6 +20,7 @@ import { deliveryWorkflow } from './delivery.ts';
 import type { SessionRef, TurnOutcome } from './turn-types.ts';
 import { deliveryWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
+import { readableMetadata } from '../lib/readable-metadata.ts';
 
 const { publishWebhookEvent } = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
 
@@ -35,8 +36,10 @@ export async function publishEvent(userId: string, event: PublishedEvent, eventK
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         typedSearchAttributes: searchAttributes('delivery', { userId }),
-        staticSummary: `Webhook ${event.type} delivery ${delivery.id}`,
-        staticDetails: `Subscription ${delivery.subscriptionId}. Attempts: GET /webhook/${delivery.subscriptionId}/deliveries`,
+        ...readableMetadata({
+          summary: `Webhook ${event.type} delivery ${delivery.id}`,
+          details: `Subscription ${delivery.subscriptionId}. Attempts: GET /webhook/${delivery.subscriptionId}/deliveries`,
+        }),
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

@@ -28,6 +28,7 @@ import { steerSignal, turnWorkflow } from './turn.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
 import { turnWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
+import { readableMetadata } from '../lib/readable-metadata.ts';
 
 /** `steer`: while a turn runs, the message joins it and its next model step reads it (else it queues). */
 export type IfBusy = 'queue' | 'reject' | 'interrupt' | 'steer';
@@ -281,8 +282,10 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
           ],
           parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
           typedSearchAttributes: searchAttributes('turn', { sessionId: input.sessionId, agentId: input.agentId, userId: input.userId }),
-          staticSummary: `Turn ${turn.turnId} of session ${input.sessionId}`,
-          staticDetails: `Agent ${input.agentId} revision ${input.revision}. Events: GET /session/${input.sessionId}/events`,
+          ...readableMetadata({
+            summary: `Turn ${turn.turnId} of session ${input.sessionId}`,
+            details: `Agent ${input.agentId} revision ${input.revision}. Events: GET /session/${input.sessionId}/events`,
+          }),
         }),
       );
       ended = { outcome };

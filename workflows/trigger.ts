@@ -20,6 +20,7 @@ import { graphRunWorkflow } from './graph.ts';
 import { publishEvent } from './publish.ts';
 import { graphRunWorkflowId } from '../lib/workflow-ids.ts';
 import { SessionIdKey, searchAttributes } from '../lib/search-attributes.ts';
+import { readableMetadata } from '../lib/readable-metadata.ts';
 
 /** Set by Temporal on a workflow a schedule started: the firing's nominal time. */
 const ScheduledStartTimeKey = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
@@ -87,8 +88,10 @@ export async function triggerRunWorkflow(
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         typedSearchAttributes: searchAttributes('run', { sessionId, agentId: input.agentId, userId: input.userId }),
-        staticSummary: `Run ${runId} of workflow ${input.workflow}`,
-        staticDetails: `Agent ${input.agentId} revision ${revision}. Events: GET /session/${sessionId}/events`,
+        ...readableMetadata({
+          summary: `Run ${runId} of workflow ${input.workflow}`,
+          details: `Agent ${input.agentId} revision ${revision}. Events: GET /session/${sessionId}/events`,
+        }),
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

@@ -2,7 +2,7 @@
 // reply appears nowhere in the histories of its session and turn workflows, read as anyone with
 // access to the cluster reads them (no codec). With encryption off it does (what the codec hides).
 // The codec endpoint decodes a payload for an admin key, refuses other keys, and names a payload it
-// cannot decode.
+// cannot decode. Workflow summaries and details stay readable without the codec, and hold ids only.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
-import { sessionWorkflowId, turnWorkflowId } from '../../lib/workflow-ids.ts';
+import { approvalWorkflowId, sessionWorkflowId, turnWorkflowId } from '../../lib/workflow-ids.ts';
+import { READABLE_METADATA_KEY } from '../../lib/readable-metadata.ts';
 
 let raw: Client;
 let connection: Connection;
@@ -79,13 +80,15 @@ describe('with encryption on (the default)', () => {
       );
       expect(text).not.toContain(canary);
       const payloads = payloadsOf(history);
-      // In plaintext only: search attributes (ids, for the Web UI's search) and the SDK's own
-      // bookkeeping of local activities (their type and times; their results are encrypted).
+      // In plaintext only: search attributes (ids, for the Web UI's search), the summaries written
+      // readable (ids), and the SDK's own bookkeeping of local activities (their type and times;
+      // their results are encrypted).
       const plaintext = payloads.filter((payload) => payload.encoding !== 'binary/encrypted');
       for (const payload of plaintext) {
         const searchAttribute = 'type' in payload.base64.metadata && /^"(usr|agt|ses)_\w+"|^"(session|turn)"$/.test(payload.data);
+        const summary = READABLE_METADATA_KEY in payload.base64.metadata;
         const localActivityMarker = JSON.parse(payload.data) as { activity_type?: string };
-        expect(searchAttribute || typeof localActivityMarker.activity_type === 'string', payload.data).toBe(true);
+        expect(searchAttribute || summary || typeof localActivityMarker.activity_type === 'string', payload.data).toBe(true);
       }
       expect(payloads.filter((payload) => payload.encoding === 'binary/encrypted').length).toBeGreaterThan(3);
     }
@@ -120,13 +123,66 @@ describe('with encryption on (the default)', () => {
     expect((await call(`${env.api.url}/codec/decode`, { json: { payloads: encrypted } })).status).toBe(401);
 
     // An altered payload is named, not decoded.
-    const altered = { ...encrypted[0]!, data: Buffer.from('x'.repeat(40)).toString('base64') };
+    const ciphertext = payloadsOf(session).find((payload) => payload.encoding === 'binary/encrypted')!.base64;
+    const altered = { ...ciphertext, data: Buffer.from('x'.repeat(40)).toString('base64') };
     const refused = await call<{ errors: Array<{ path: string }> }>(`${env.api.url}/codec/decode`, {
       headers: admin.auth,
       json: { payloads: [encrypted[1], altered] },
     });
     expect(refused.status).toBe(400);
     expect(refused.body.errors).toEqual([expect.objectContaining({ path: '/payloads/1' })]);
+  });
+
+  test('summaries and details read without the codec, as the Web UI lists runs; an approval is named by its id, not its question', async () => {
+    const canary = `canary ${randomUUID()} asks`;
+    const sessionId = await env.newSession();
+    env.fake.enqueue({ text: 'Heard.' });
+    const sent = await call<{ messageId: string }>(`${env.api.url}/session/${sessionId}`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: canary }] },
+    });
+    expect(sent.status).toBe(200);
+    const session = await raw.workflow.getHandle(sessionWorkflowId(sessionId)).describe();
+    expect(await session.staticSummary()).toBe(`Session ${sessionId}`);
+    const turn = await raw.workflow.getHandle(turnWorkflowId(sessionId, sent.body.messageId)).describe();
+    expect(await turn.staticSummary()).toMatch(new RegExp(`^Turn \\S+ of session ${sessionId}$`));
+    expect(await turn.staticDetails()).toContain(`GET /session/${sessionId}/events`);
+
+    const { name } = await env.deploy();
+    const asked = await call<{ id: string }>(`${env.api.url}/approval`, {
+      headers: env.user.auth,
+      json: { question: canary, options: ['yes', 'no'], agent: name },
+    });
+    expect(asked.status, asked.text).toBe(201);
+    const approval = await raw.workflow.getHandle(approvalWorkflowId(asked.body.id)).describe();
+    expect(await approval.staticSummary()).toBe(`Approval ${asked.body.id}: a question to the user`);
+    expect(await approval.staticDetails()).toBe(`Created with POST /approval. Answer: POST /approval/${asked.body.id}/answer`);
+    const history = await raw.workflow.getHandle(approvalWorkflowId(asked.body.id)).fetchHistory();
+    expect(payloadsOf(history).some((payload) => payload.data.includes(canary))).toBe(false);
+  });
+
+  test("a failure's message is ciphertext too: a provider error quoting the canary is in no history, and the user still reads it", async () => {
+    const canary = `canary ${randomUUID()} fails`;
+    const sessionId = await env.newSession();
+    env.fake.enqueue({ status: 400, errorBody: { error: { message: `Cannot answer "${canary}"`, type: 'invalid_request_error' } } });
+    const sent = await call<{ messageId: string; status: string; error: string }>(`${env.api.url}/session/${sessionId}`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'hello' }] },
+    });
+    expect(sent.body.status).toBe('failed');
+    const events = await env.events(sessionId);
+    expect(events.at(-1)).toMatchObject({ type: 'turn.failed', error: expect.stringContaining(canary) });
+
+    const turn = await raw.workflow.getHandle(turnWorkflowId(sessionId, sent.body.messageId)).fetchHistory();
+    const failed = turn.events!.find((event) => event.activityTaskFailedEventAttributes);
+    expect(failed, 'the model step failed in the history').toBeDefined();
+    expect(failed!.activityTaskFailedEventAttributes!.failure!.message).toBe('Encoded failure');
+    for (const history of [turn, await raw.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory()]) {
+      const text = JSON.stringify(history, (_key, value: unknown) =>
+        value instanceof Uint8Array ? Buffer.from(value).toString('latin1') : value,
+      );
+      expect(text).not.toContain(canary);
+    }
   });
 });
 

@@ -9,7 +9,8 @@ import * as workflows from '../../workflows/index.ts';
 import { readFixtures, secretsIn } from './history-fixtures.ts';
 import { testConfig } from '../helpers/harness/env.ts';
 import { loadMasterKeys } from '../../lib/master-key.ts';
-import { temporalDataConverter } from '../../lib/temporal-data-converter.ts';
+import { temporalWorkerDataConverter } from '../../lib/temporal-data-converter.ts';
+import { converterPaths } from '../../workers/workflow-code.ts';
 
 const fixtures = readFixtures();
 const results = new Map<string, ReplayResult>();
@@ -21,7 +22,10 @@ beforeAll(async () => {
   // One replay worker for all fixtures, on the bundle the global setup built from WORKFLOWS_PATH.
   const replays = Worker.runReplayHistories(
     // With the service's payload codec, as its workers replay: fixtures may hold ciphertext or plaintext.
-    { workflowBundle: { codePath: inject('workflowBundlePath') }, dataConverter: temporalDataConverter(config, loadMasterKeys(config)) },
+    {
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      dataConverter: temporalWorkerDataConverter(config, loadMasterKeys(config), converterPaths()),
+    },
     fixtures.map((fixture) => ({ workflowId: fixture.name, history: fixture.history })),
   );
   for await (const result of replays) results.set(result.workflowId, result);

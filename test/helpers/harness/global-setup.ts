@@ -12,7 +12,7 @@ import { obtainTemporalCli } from '../../../dev/temporal-cli.ts';
 import { freePort } from '../../../dev/ports.ts';
 import { createPool } from '../../../store/db.ts';
 import { migrate } from '../../../store/migrate.ts';
-import { WORKFLOWS_PATH } from '../../../workers/create-worker.ts';
+import { workflowBundleOptions } from '../../../workers/workflow-code.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -52,7 +52,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
           });
           return temporal.address;
         })(),
-      bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger }),
+      bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietLogger }),
     ]);
     const workflowBundlePath = path.join(scratch, 'workflow-bundle.js');
     fs.writeFileSync(workflowBundlePath, bundle.code);
