@@ -7,7 +7,7 @@ import type { NewEvent, SessionEvent } from '../contract/events.ts';
 /** The PostgreSQL NOTIFY channel of appended events: `<sessionId>:<lastSeq>` (or `<approvalId>:0`). */
 export const EVENTS_CHANNEL = 'session_events';
 
-interface EventRow {
+export interface EventRow {
   session_id: string;
   seq: number;
   type: string;

@@ -1,8 +1,9 @@
 // Follows sessions' events for one API process. Every reader of a session shares one SessionTail,
 // which reads PostgreSQL once per wake for all of them; a reader pages PostgreSQL itself only while
 // it is behind that tail (a replay from an older Last-Event-ID, or a client too slow to keep up),
-// then joins it. With 500 readers of a busy session, a delta costs one query, not 500. A reader that
-// only writes SSE may take its batches as frames: its own pages then come framed by PostgreSQL
+// then joins it. With 500 readers of a busy session, a delta costs one query, not 500; and the tails
+// of sessions woken together read in one query (grouped-tail-reads.ts). A reader that only writes
+// SSE may take its batches as frames: its own pages then come framed by PostgreSQL
 // (store/event-frames.ts), which is what makes a long replay cheap.
 import type { Db } from '../../store/db.ts';
 import { lastSeqOf, readEvents } from '../../store/events.ts';
@@ -11,6 +12,7 @@ import type { SessionEvent } from '../../contract/events.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { DEFAULT_TAIL_LIMITS, SessionTail, type TailLimits } from './session-tail.ts';
 import { sseFrame } from './sse-frame.ts';
+import { groupedTailReads } from './grouped-tail-reads.ts';
 
 export interface EventFeed {
   /**
@@ -72,12 +74,14 @@ export function createEventFeed(options: EventFeedOptions): EventFeed {
   const limits = options.limits ?? DEFAULT_TAIL_LIMITS;
   const log = options.logger.child({ component: 'event-feed' });
   const followed = new Map<string, Followed>();
+  // The tails woken together read together: one query for the sessions of one worker commit.
+  const tailReads = groupedTailReads(db);
 
   function acquire(sessionId: string): Followed {
     let entry = followed.get(sessionId);
     if (!entry) {
       const tail = new SessionTail(
-        (afterSeq, limit) => readEvents(db, sessionId, afterSeq, limit),
+        (afterSeq, limit) => tailReads(sessionId, afterSeq, limit),
         limits,
         (error) => log.warn({ err: error, sessionId }, 'reading the session tail failed'),
       );

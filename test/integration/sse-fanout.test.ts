@@ -26,10 +26,11 @@ function countEventReads(pool: Db): Db {
       if (property === 'query') {
         return (...args: unknown[]) => {
           const [text, values] = args as [unknown, unknown[] | undefined];
-          if (typeof text === 'string' && /FROM events WHERE session_id = \$1 AND seq > \$2/.test(text)) {
-            const sessionId = String(values?.[0]);
-            eventReads.set(sessionId, (eventReads.get(sessionId) ?? 0) + 1);
-          }
+          // A reader's own page (readEvents), or the tails' grouped read: a query counts once for each session it reads.
+          const own = typeof text === 'string' && /FROM events WHERE session_id = \$1 AND seq > \$2/.test(text);
+          const grouped = typeof text === 'string' && /unnest\(\$1::text\[\]/.test(text) && /FROM events/.test(text);
+          const sessions = own ? [String(values?.[0])] : grouped ? [...new Set(values?.[0] as string[])] : [];
+          for (const sessionId of sessions) eventReads.set(sessionId, (eventReads.get(sessionId) ?? 0) + 1);
           return (target.query as (...a: unknown[]) => unknown)(...args);
         };
       }

@@ -33,12 +33,23 @@ function fakeLog(limits: TailLimits) {
     held: new Map<number, Promise<void>>(),
   };
   const db = {
-    async query(sql: string, [sessionId, afterSeq, limit]: [string, number, number]) {
+    async query(sql: string, params: [string, number, number] | [string[], number[], number[]]) {
       if (sql.includes('FROM sessions')) {
         return { rows: [{ last_seq: rows.length }] };
       }
       const number = ++state.reads;
-      const found = rows.filter((row) => row.session_id === sessionId && row.seq > afterSeq).slice(0, limit);
+      // A reader's own page (readEvents), or the tails' grouped read (store/tail-reads.ts: arrays, rows numbered by request).
+      const grouped = (Array.isArray(params[0]) ? params : undefined) as [string[], number[], number[]] | undefined;
+      const single = params as [string, number, number];
+      const asked = grouped
+        ? grouped[0].map((sessionId, index) => ({ sessionId, afterSeq: grouped[1][index]!, limit: grouped[2][index]!, request: index + 1 }))
+        : [{ sessionId: single[0], afterSeq: single[1], limit: single[2], request: undefined }];
+      const found = asked.flatMap(({ sessionId, afterSeq, limit, request }) =>
+        rows
+          .filter((row) => row.session_id === sessionId && row.seq > afterSeq)
+          .slice(0, limit)
+          .map((row) => (request === undefined ? row : { ...row, request })),
+      );
       // A read answers in a later turn of the event loop, as a real one does: a reader reading in a loop cannot starve the test.
       await new Promise((resolve) => setImmediate(resolve));
       if (state.hold) await state.hold;

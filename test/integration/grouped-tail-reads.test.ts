@@ -1,0 +1,81 @@
+// The API's session tails read PostgreSQL together (api/streaming/grouped-tail-reads.ts): reads asked
+// for in the same moment are one query, and each tail still gets exactly its own page, the one
+// readEvents gives; reads asked while a query runs share the next one; a failed query fails only the
+// reads it held.
+import { expect } from 'vitest';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+import { agentTest } from '../helpers/harness/fixtures.ts';
+import { groupedTailReads } from '../../api/streaming/grouped-tail-reads.ts';
+import { appendEvents, readEvents } from '../../store/events.ts';
+import { inTransaction, type Db } from '../../store/db.ts';
+import type { NewEvent } from '../../contract/events.ts';
+
+const test = agentTest();
+
+/** A session with `count` events after its session.created (seq 1). */
+async function sessionWithEvents(env: AgentEnv, count: number): Promise<string> {
+  const sessionId = await env.newSession();
+  const events = Array.from({ length: count }, (_, index) => ({ type: 'approval.answered', data: { approvalId: `apr_${index}` } }));
+  await inTransaction(env.api.db, (client) => appendEvents(client, sessionId, events as unknown as NewEvent[]));
+  return sessionId;
+}
+
+/** The database, counting the queries sent through it; the first `failing` of them fail. */
+function counted(db: Db, failing = 0) {
+  const sent: string[] = [];
+  const wrapped = {
+    query: (...args: Parameters<Db['query']>) => {
+      sent.push(String(args[0]));
+      if (sent.length <= failing) return Promise.reject(new Error('connection reset'));
+      return (db.query as (...all: unknown[]) => unknown)(...args);
+    },
+  } as unknown as Db;
+  return { db: wrapped, sent };
+}
+
+test('reads of twenty tails asked at once are one query, and each is the page readEvents gives', async ({ env }) => {
+  const sessions = await Promise.all(Array.from({ length: 20 }, (_, index) => sessionWithEvents(env, 3 + index)));
+  // Positions and limits differ; one session is asked twice; one position is its end (an empty page).
+  const asked = sessions.map((sessionId, index) => ({ sessionId, afterSeq: index % 4, limit: 2 + (index % 5) }));
+  asked.push({ sessionId: sessions[0]!, afterSeq: 1, limit: 1000 }, { sessionId: sessions[1]!, afterSeq: 5, limit: 10 });
+  const { db, sent } = counted(env.api.db);
+  const read = groupedTailReads(db);
+  const pages = await Promise.all(asked.map((request) => read(request.sessionId, request.afterSeq, request.limit)));
+  expect(sent).toHaveLength(1);
+  const expected = await Promise.all(asked.map((request) => readEvents(env.api.db, request.sessionId, request.afterSeq, request.limit)));
+  expect(pages).toEqual(expected);
+  expect(pages.at(-1)).toEqual([]);
+  expect(pages[0]!.map((event) => event.seq)).toEqual([1, 2]);
+  expect(pages.at(-2)!.map((event) => event.seq)).toEqual([2, 3, 4]);
+});
+
+test('reads beyond the per-query bound go in further queries at once; reads asked while one runs share the next', async ({ env }) => {
+  const sessions = await Promise.all(Array.from({ length: 7 }, () => sessionWithEvents(env, 2)));
+  const { db, sent } = counted(env.api.db);
+  const read = groupedTailReads(db, 3);
+  const pages = await Promise.all(sessions.map((sessionId) => read(sessionId, 0, 10)));
+  expect(sent).toHaveLength(3);
+  expect(pages.map((page) => page.map((event) => event.seq))).toEqual(sessions.map(() => [1, 2, 3]));
+
+  sent.length = 0;
+  const first = read(sessions[0]!, 1, 10);
+  // The first query is on its way (the next macrotask sent it); these two wait for it and go together.
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(sent).toHaveLength(1);
+  const later = [read(sessions[1]!, 1, 10), read(sessions[2]!, 0, 1)];
+  expect((await first).map((event) => event.seq)).toEqual([2, 3]);
+  const [second, third] = await Promise.all(later);
+  expect(sent).toHaveLength(2);
+  expect(second!.map((event) => event.seq)).toEqual([2, 3]);
+  expect(third!.map((event) => event.seq)).toEqual([1]);
+});
+
+test('a failed query rejects the reads it held, and the reads after it are answered', async ({ env }) => {
+  const sessionId = await sessionWithEvents(env, 2);
+  const { db } = counted(env.api.db, 1);
+  const read = groupedTailReads(db);
+  const failed = [read(sessionId, 0, 10), read(sessionId, 1, 10)];
+  await expect(Promise.all(failed)).rejects.toThrow('connection reset');
+  await expect(failed[1]).rejects.toThrow('connection reset');
+  expect((await read(sessionId, 0, 10)).map((event) => event.seq)).toEqual([1, 2, 3]);
+});
