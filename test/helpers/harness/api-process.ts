@@ -3,7 +3,7 @@
 // From source by default; `npmScript('api')` starts it as `npm run api` does (the build, in production).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { inject } from 'vitest';
+import { testProcessEnv } from './env.ts';
 import { freePort, waitFor } from '../../../dev/ports.ts';
 import { fromSource, killLaunched, servingPid, signalIfRunning, type Launch } from './launch.ts';
 
@@ -24,21 +24,14 @@ export async function startApiProcess(env: Record<string, string>, launch: Launc
   const port = await freePort();
   const child = spawn(launch.command, launch.args, {
     cwd: path.resolve('.'),
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      // The key the test harness uses (test/helpers/harness/env.ts): secrets and links read the same everywhere.
-      SERVICE_MASTER_KEY: 'test-master-key-0123456789abcdefghijklmnopqrstuvwxyz',
+    env: testProcessEnv('warn', {
       RATE_LIMIT_POINTS: '1000000',
       AUTH_FAILURE_LIMIT_POINTS: '1000000',
       HOUSEKEEPING_INTERVAL_MS: '0',
       ...env,
       HOST: '127.0.0.1',
       PORT: String(port),
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

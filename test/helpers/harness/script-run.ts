@@ -2,20 +2,12 @@
 // with the test database, Temporal and master key, to its exit: what an operator's terminal shows.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { inject } from 'vitest';
+import { testProcessEnv } from './env.ts';
 
 export async function runScriptToExit(script: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: path.resolve('.'),
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      SERVICE_MASTER_KEY: 'test-master-key-0123456789abcdefghijklmnopqrstuvwxyz',
-      ...env,
-    },
+    env: testProcessEnv('info', env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

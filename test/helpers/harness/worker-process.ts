@@ -2,7 +2,7 @@
 // From source by default; `npmScript('worker')` starts it as `npm run worker` does (the build, in production).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { inject } from 'vitest';
+import { testProcessEnv } from './env.ts';
 import { fromSource, killLaunched, servingPid, signalIfRunning, type Launch } from './launch.ts';
 
 export interface WorkerProcess {
@@ -19,15 +19,7 @@ export async function startWorkerProcess(
 ): Promise<WorkerProcess> {
   const child = spawn(launch.command, launch.args, {
     cwd: path.resolve('.'),
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      SERVICE_MASTER_KEY: 'test-master-key-0123456789abcdefghijklmnopqrstuvwxyz',
-      ...env,
-    },
+    env: testProcessEnv('info', env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
