@@ -1,9 +1,9 @@
 // Session tails of one API process read PostgreSQL together: the reads asked for in the same moment
 // go in one query (store/tail-reads.ts), the mirror of the worker's group commit
 // (activities/turn/delta-commits.ts). One worker transaction NOTIFYs every session whose deltas it
-// wrote, so fifty streams woken by it cost one query here instead of fifty. While no read is in
-// flight the next one goes at the next macrotask, so a lone wake waits for nothing; what is asked for
-// while one is in flight goes together in the next.
+// wrote, so fifty streams woken by it cost one query here instead of fifty. A read goes at the next
+// macrotask, so a lone wake waits for nothing; a few queries may run at once (a slow one does not hold
+// back the wakes after it), and when that many run, what is asked meanwhile goes together in the next.
 import type { Db } from '../../store/db.ts';
 import { readTails, type TailRead } from '../../store/tail-reads.ts';
 import type { SessionEvent } from '../../contract/events.ts';
@@ -14,44 +14,53 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-/** Most sessions per query; the rest go in the next one at once. */
-const MAX_READS_PER_QUERY = 100;
+export interface TailReadLimits {
+  /** Most sessions per query; the rest go in another one at once. */
+  maxReads: number;
+  /** Most queries running at once, a few of the API pool's connections. */
+  maxQueries: number;
+}
+
+const DEFAULT_LIMITS: TailReadLimits = { maxReads: 100, maxQueries: 3 };
 
 export type GroupedTailReader = (sessionId: string, afterSeq: number, limit: number) => Promise<SessionEvent[]>;
 
-export function groupedTailReads(db: Db, maxReads = MAX_READS_PER_QUERY): GroupedTailReader {
+export function groupedTailReads(db: Db, limits: TailReadLimits = DEFAULT_LIMITS): GroupedTailReader {
   let queue: Pending[] = [];
-  let running = false;
+  let running = 0;
   let scheduled = false;
 
-  async function drain(): Promise<void> {
-    running = true;
+  async function readBatch(batch: Pending[]): Promise<void> {
     try {
-      while (queue.length > 0) {
-        const batch = queue.slice(0, maxReads);
-        queue = queue.slice(batch.length);
-        try {
-          const pages = await readTails(
-            db,
-            batch.map((pending) => pending.read),
-          );
-          batch.forEach((pending, index) => pending.resolve(pages[index]!));
-        } catch (error) {
-          // Each tail handles a failed read itself (it forgets its position and its readers re-read).
-          for (const pending of batch) pending.reject(error);
-        }
-      }
-    } finally {
-      running = false;
+      const pages = await readTails(
+        db,
+        batch.map((pending) => pending.read),
+      );
+      batch.forEach((pending, index) => pending.resolve(pages[index]!));
+    } catch (error) {
+      // Each tail handles a failed read itself (it forgets its position and its readers re-read).
+      for (const pending of batch) pending.reject(error);
+    }
+  }
+
+  function launch(): void {
+    while (queue.length > 0 && running < limits.maxQueries) {
+      const batch = queue.slice(0, limits.maxReads);
+      queue = queue.slice(batch.length);
+      running++;
+      void readBatch(batch).finally(() => {
+        running--;
+        schedule();
+      });
     }
   }
 
   function schedule(): void {
-    if (running || scheduled) return;
+    if (scheduled || queue.length === 0 || running >= limits.maxQueries) return;
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      void drain();
+      launch();
     });
   }
 

@@ -20,18 +20,30 @@ async function sessionWithEvents(env: AgentEnv, count: number): Promise<string> 
   return sessionId;
 }
 
-/** The database, counting the queries sent through it; the first `failing` of them fail. */
+/** The database, counting the queries sent through it; the first `failing` of them fail; each waits for `gate` while it is set. */
 function counted(db: Db, failing = 0) {
   const sent: string[] = [];
+  const control = { gate: undefined as Promise<void> | undefined };
   const wrapped = {
-    query: (...args: Parameters<Db['query']>) => {
+    query: async (...args: Parameters<Db['query']>) => {
       sent.push(String(args[0]));
-      if (sent.length <= failing) return Promise.reject(new Error('connection reset'));
+      const number = sent.length;
+      await control.gate;
+      if (number <= failing) throw new Error('connection reset');
       return (db.query as (...all: unknown[]) => unknown)(...args);
     },
   } as unknown as Db;
-  return { db: wrapped, sent };
+  return { db: wrapped, sent, control };
 }
+
+/** A gate and the function that opens it. */
+function gate() {
+  let open!: () => void;
+  const closed = new Promise<void>((resolve) => (open = resolve));
+  return { closed, open };
+}
+
+const nextMacrotask = () => new Promise((resolve) => setImmediate(resolve));
 
 test('reads of twenty tails asked at once are one query, and each is the page readEvents gives', async ({ env }) => {
   const sessions = await Promise.all(Array.from({ length: 20 }, (_, index) => sessionWithEvents(env, 3 + index)));
@@ -49,25 +61,40 @@ test('reads of twenty tails asked at once are one query, and each is the page re
   expect(pages.at(-2)!.map((event) => event.seq)).toEqual([2, 3, 4]);
 });
 
-test('reads beyond the per-query bound go in further queries at once; reads asked while one runs share the next', async ({ env }) => {
+test('reads beyond the per-query bound go in further queries at once', async ({ env }) => {
   const sessions = await Promise.all(Array.from({ length: 7 }, () => sessionWithEvents(env, 2)));
   const { db, sent } = counted(env.api.db);
-  const read = groupedTailReads(db, 3);
+  const read = groupedTailReads(db, { maxReads: 3, maxQueries: 3 });
   const pages = await Promise.all(sessions.map((sessionId) => read(sessionId, 0, 10)));
   expect(sent).toHaveLength(3);
   expect(pages.map((page) => page.map((event) => event.seq))).toEqual(sessions.map(() => [1, 2, 3]));
+});
 
-  sent.length = 0;
+test('a read asked while a query runs goes at once in another, up to the bound; beyond it reads wait and then go together', async ({
+  env,
+}) => {
+  const sessions = await Promise.all(Array.from({ length: 4 }, () => sessionWithEvents(env, 2)));
+  const { db, sent, control } = counted(env.api.db);
+  const read = groupedTailReads(db, { maxReads: 100, maxQueries: 2 });
+  const held = gate();
+  control.gate = held.closed;
   const first = read(sessions[0]!, 1, 10);
-  // The first query is on its way (the next macrotask sent it); these two wait for it and go together.
-  await new Promise((resolve) => setImmediate(resolve));
-  expect(sent).toHaveLength(1);
-  const later = [read(sessions[1]!, 1, 10), read(sessions[2]!, 0, 1)];
-  expect((await first).map((event) => event.seq)).toEqual([2, 3]);
-  const [second, third] = await Promise.all(later);
+  await nextMacrotask();
+  const second = read(sessions[1]!, 1, 10);
+  await nextMacrotask();
+  // Two queries run, neither answered: the next reads wait for one of them to end.
   expect(sent).toHaveLength(2);
-  expect(second!.map((event) => event.seq)).toEqual([2, 3]);
+  const waiting = [read(sessions[2]!, 0, 1), read(sessions[3]!, 2, 10)];
+  await nextMacrotask();
+  expect(sent).toHaveLength(2);
+  control.gate = undefined;
+  held.open();
+  expect((await first).map((event) => event.seq)).toEqual([2, 3]);
+  expect((await second).map((event) => event.seq)).toEqual([2, 3]);
+  const [third, fourth] = await Promise.all(waiting);
+  expect(sent).toHaveLength(3);
   expect(third!.map((event) => event.seq)).toEqual([1]);
+  expect(fourth!.map((event) => event.seq)).toEqual([3]);
 });
 
 test('a failed query rejects the reads it held, and the reads after it are answered', async ({ env }) => {
