@@ -113,4 +113,19 @@ export default tseslint.config(
     },
   },
   ...layerRules(),
+  // A workflow's summary and details stay readable in Temporal only when written through
+  // readableMetadata (lib/readable-metadata.ts); a bare one would be encrypted, or, if someone marked
+  // it by hand, could carry what should not be readable.
+  {
+    files: ['workflows/**/*.ts', 'clients/**/*.ts', 'activities/**/*.ts', 'api/**/*.ts', 'workers/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'Property[key.name=/^static(Summary|Details)$/]',
+          message: 'Write a workflow summary and details with readableMetadata() from lib/readable-metadata.ts.',
+        },
+      ],
+    },
+  },
 );

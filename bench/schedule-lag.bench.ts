@@ -18,6 +18,7 @@ import { startAgentStack, type AgentStack } from './agent-stack.ts';
 import { expectStatus, timedRequest } from './http-json.ts';
 import { summarize } from './measure.ts';
 import { sessionWorkflowId } from '../lib/workflow-ids.ts';
+import { readableMetadata } from '../lib/readable-metadata.ts';
 
 const INTERVAL_S = 5;
 const FIRINGS = 20;
@@ -153,7 +154,8 @@ const scheduleLag: Benchmark = {
           taskQueue: serviceAction.taskQueue,
           args: serviceAction.args,
           ...(serviceAction.typedSearchAttributes ? { typedSearchAttributes: serviceAction.typedSearchAttributes } : {}),
-          ...(serviceAction.staticSummary ? { staticSummary: serviceAction.staticSummary } : {}),
+          // Read back from Temporal, the summary is a plain string again: marked anew, as the service writes it.
+          ...(serviceAction.staticSummary ? readableMetadata({ summary: serviceAction.staticSummary }) : {}),
         },
         policies: { overlap: policies.overlap, catchupWindow: policies.catchupWindow },
         state: { note: 'schedule-lag benchmark' },

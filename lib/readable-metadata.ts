@@ -1,7 +1,8 @@
 // What Temporal shows operators beside a workflow (its summary and details in the Web UI and
 // `temporal workflow describe`) stays readable while every other payload is encrypted
-// (lib/payload-codec.ts): operators find a run by it without a key. So it holds ids, event types
-// and API paths, never a user's words; a question to the user, say, is named by its approval id.
+// (lib/payload-codec.ts): operators find a run by it without a key. So it holds ids, event types,
+// API paths and the names a bundle gives (agent, graph workflow and node names, cron expressions),
+// never a user's words; a question to the user, say, is named by its approval id.
 //
 // The text is marked, not recognised: the payload converter (lib/payload-converter.ts) writes a
 // marked string with READABLE_METADATA_KEY in its payload's metadata, and the codec leaves such a
@@ -36,6 +37,10 @@ export function readableMetadata(notes: { summary: string; details?: string }): 
   };
 }
 
+/** A payload the converter wrote readable: marked, and JSON text (the mark on anything else is not honoured). */
 export function isReadablePayload(payload: Payload): boolean {
-  return payload.metadata?.[READABLE_METADATA_KEY] !== undefined;
+  const metadata = payload.metadata;
+  return (
+    metadata?.[READABLE_METADATA_KEY] !== undefined && new TextDecoder().decode(metadata.encoding ?? new Uint8Array()) === 'json/plain'
+  );
 }

@@ -4,7 +4,7 @@
 // wrote, so fifty streams woken by it cost one query here instead of fifty. A read goes at the next
 // macrotask, so a lone wake waits for nothing; a few queries may run at once (a slow one does not hold
 // back the wakes after it), and when that many run, what is asked meanwhile goes together in the next.
-import type { Db } from '../../store/db.ts';
+import { isDatabaseUnavailable, type Db } from '../../store/db.ts';
 import { readTails, type TailRead } from '../../store/tail-reads.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
@@ -38,7 +38,14 @@ export function groupedTailReads(db: Db, limits: TailReadLimits = DEFAULT_LIMITS
       );
       batch.forEach((pending, index) => pending.resolve(pages[index]!));
     } catch (error) {
-      // Each tail handles a failed read itself (it forgets its position and its readers re-read).
+      // A failed read makes its tail forget its position, and every reader of that session then reads
+      // for itself: one bad read (a big page past a statement timeout, say) must not do that to every
+      // tail it shared a query with, so the reads are tried again one by one. A database that is down
+      // fails them all at once, as it would fail the single reads.
+      if (batch.length > 1 && !isDatabaseUnavailable(error)) {
+        await Promise.all(batch.map((pending) => readBatch([pending])));
+        return;
+      }
       for (const pending of batch) pending.reject(error);
     }
   }

@@ -95,12 +95,23 @@ test(
     const tracing = { name: 'tracing' };
     const fromBuild = built.workflowCode([tracing]);
     expect(fromBuild).toEqual({ workflowsPath: path.resolve('dist/workflows/index.js') });
-    // What Worker.create then does with it: webpack bundles the build's JavaScript, no .ts file needed.
+    // What Worker.create then does with it: webpack bundles the build's JavaScript with the build's
+    // converters (the worker's dataConverter names them), no .ts file needed.
+    const options = built.workflowBundleOptions(fromBuild.workflowsPath!);
+    expect(options).toMatchObject({
+      payloadConverterPath: path.resolve('dist/lib/payload-converter.js'),
+      failureConverterPath: path.resolve('dist/lib/failure-converter.js'),
+    });
     const quiet = () => undefined;
     const { code } = await bundleWorkflowCode({
-      workflowsPath: fromBuild.workflowsPath!,
+      ...options,
       logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet },
     });
     expect(code).toContain('turnWorkflow');
+    // Both bundles carry the service's converters: summaries marked readable, failure messages encoded.
+    for (const bundle of [code, fs.readFileSync('dist/workers/workflow-bundle.js', 'utf8')]) {
+      expect(bundle).toContain('agent-service-readable');
+      expect(bundle).toContain('encodeCommonAttributes: true');
+    }
   },
 );

@@ -1,7 +1,7 @@
 // The API's session tails read PostgreSQL together (api/streaming/grouped-tail-reads.ts): reads asked
 // for in the same moment are one query, and each tail still gets exactly its own page, the one
-// readEvents gives; reads asked while a query runs share the next one; a failed query fails only the
-// reads it held.
+// readEvents gives; a few queries run at once and reads asked beyond that share the next one; a query
+// that fails has its reads tried one by one, unless the database is down.
 import { expect } from 'vitest';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
@@ -20,8 +20,11 @@ async function sessionWithEvents(env: AgentEnv, count: number): Promise<string> 
   return sessionId;
 }
 
-/** The database, counting the queries sent through it; the first `failing` of them fail; each waits for `gate` while it is set. */
-function counted(db: Db, failing = 0) {
+/**
+ * The database, counting the queries sent through it; the first `failing` of them fail with `failure`;
+ * each waits for `gate` while it is set.
+ */
+function counted(db: Db, failing = 0, failure: () => Error = () => new Error('canceling statement due to statement timeout')) {
   const sent: string[] = [];
   const control = { gate: undefined as Promise<void> | undefined };
   const wrapped = {
@@ -29,7 +32,7 @@ function counted(db: Db, failing = 0) {
       sent.push(String(args[0]));
       const number = sent.length;
       await control.gate;
-      if (number <= failing) throw new Error('connection reset');
+      if (number <= failing) throw failure();
       return (db.query as (...all: unknown[]) => unknown)(...args);
     },
   } as unknown as Db;
@@ -97,12 +100,27 @@ test('a read asked while a query runs goes at once in another, up to the bound; 
   expect(fourth!.map((event) => event.seq)).toEqual([3]);
 });
 
-test('a failed query rejects the reads it held, and the reads after it are answered', async ({ env }) => {
+test('a query that fails has its reads tried again one by one, so one bad read does not fail the tails it shared a query with', async ({
+  env,
+}) => {
   const sessionId = await sessionWithEvents(env, 2);
-  const { db } = counted(env.api.db, 1);
+  const { db, sent } = counted(env.api.db, 1);
   const read = groupedTailReads(db);
-  const failed = [read(sessionId, 0, 10), read(sessionId, 1, 10)];
-  await expect(Promise.all(failed)).rejects.toThrow('connection reset');
-  await expect(failed[1]).rejects.toThrow('connection reset');
+  const pages = await Promise.all([read(sessionId, 0, 10), read(sessionId, 1, 10), read(sessionId, 2, 10)]);
+  expect(pages.map((page) => page.map((event) => event.seq))).toEqual([[1, 2, 3], [2, 3], [3]]);
+  expect(sent).toHaveLength(4);
+});
+
+test('with the database down the reads of the failed query fail at once, untried; the reads after it are answered', async ({ env }) => {
+  const sessionId = await sessionWithEvents(env, 2);
+  const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  const { db, sent } = counted(env.api.db, 1, refused);
+  const read = groupedTailReads(db);
+  const failed = await Promise.allSettled([read(sessionId, 0, 10), read(sessionId, 1, 10)]);
+  expect(failed.map((result) => (result.status === 'rejected' ? (result.reason as Error).message : 'answered'))).toEqual([
+    'connect ECONNREFUSED 127.0.0.1:5432',
+    'connect ECONNREFUSED 127.0.0.1:5432',
+  ]);
+  expect(sent).toHaveLength(1);
   expect((await read(sessionId, 0, 10)).map((event) => event.seq)).toEqual([1, 2, 3]);
 });

@@ -94,7 +94,9 @@ describe('with encryption on (the default)', () => {
     }
 
     // The session workflow's send Update carries the message: decoded for an admin, it is the canary.
-    const encrypted = payloadsOf(session).map((payload) => payload.base64);
+    const encrypted = payloadsOf(session)
+      .filter((payload) => payload.encoding === 'binary/encrypted')
+      .map((payload) => payload.base64);
     const decoded = await call<{ payloads: Array<{ metadata: Record<string, string>; data: string }> }>(`${env.api.url}/codec/decode`, {
       headers: admin.auth,
       json: { payloads: encrypted },
@@ -123,8 +125,7 @@ describe('with encryption on (the default)', () => {
     expect((await call(`${env.api.url}/codec/decode`, { json: { payloads: encrypted } })).status).toBe(401);
 
     // An altered payload is named, not decoded.
-    const ciphertext = payloadsOf(session).find((payload) => payload.encoding === 'binary/encrypted')!.base64;
-    const altered = { ...ciphertext, data: Buffer.from('x'.repeat(40)).toString('base64') };
+    const altered = { ...encrypted[0]!, data: Buffer.from('x'.repeat(40)).toString('base64') };
     const refused = await call<{ errors: Array<{ path: string }> }>(`${env.api.url}/codec/decode`, {
       headers: admin.auth,
       json: { payloads: [encrypted[1], altered] },

@@ -7,7 +7,7 @@ import type { Payload } from '@temporalio/common';
 import { encryptionCodec, PayloadKeyMissingError } from '../../lib/payload-codec.ts';
 import { payloadConverter } from '../../lib/payload-converter.ts';
 import { parseMasterKey } from '../../lib/master-key.ts';
-import { readableMetadata } from '../../lib/readable-metadata.ts';
+import { READABLE_METADATA_KEY, readableMetadata } from '../../lib/readable-metadata.ts';
 
 const CURRENT = parseMasterKey('current-master-key-0123456789abcdefghijklmnop');
 const OLDER = parseMasterKey('older-master-key-0123456789abcdefghijklmnopqr');
@@ -43,6 +43,16 @@ describe('the payload codec with the payload converter', () => {
     // Read back, the marked text is a plain string again.
     const [read] = await codec.decode([summary!]);
     expect(payloadConverter.fromPayload(read!)).toBe('Session ses_abc');
+  });
+
+  it('honours the mark on JSON text only: a marked payload of another encoding is encrypted', async () => {
+    const marked = (encoding: string) => ({
+      metadata: { encoding: new TextEncoder().encode(encoding), [READABLE_METADATA_KEY]: new TextEncoder().encode('ids-only') },
+      data: new TextEncoder().encode('secret bytes'),
+    });
+    const [binary, json] = await encryptionCodec([CURRENT]).encode([marked('binary/plain'), marked('json/plain')]);
+    expect(encodingOf(binary!)).toBe('binary/encrypted');
+    expect(encodingOf(json!)).toBe('json/plain');
   });
 
   it('reads with a previous key what that key wrote, and names the key it does not hold', async () => {
