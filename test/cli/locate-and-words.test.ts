@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'jsonc-parser';
 import { describe, expect, test } from 'vitest';
-import { lineAndColumn, offsetOfPointer, syntaxProblems } from '../../cli/src/deploy/locate.ts';
+import { lineAndColumn, syntaxProblems } from '../../cli/src/deploy/locate.ts';
+import { pointerOffset } from '../../contract/bundle-positions.ts';
 import { inlineFilesFromDisk } from '../../cli/src/deploy/inline-files.ts';
 import { parseCommandWords } from '../../cli/src/custom/parse-words.ts';
 import { renderLocated } from '../../cli/src/deploy/render-errors.ts';
@@ -20,7 +21,7 @@ const TEXT = `{
 
 function at(pointer: string): string {
   const { tree } = syntaxProblems(TEXT);
-  const where = lineAndColumn(TEXT, offsetOfPointer(tree!, pointer));
+  const where = lineAndColumn(TEXT, pointerOffset(tree!, pointer));
   return `${where.line}:${where.column}`;
 }
 
@@ -38,7 +39,7 @@ describe('locating a JSON pointer', () => {
   test('the caret sits under the spot even after tabs', () => {
     const text = '{\n\t"mcps": ["tiem"]\n}';
     const { tree } = syntaxProblems(text);
-    const where = lineAndColumn(text, offsetOfPointer(tree!, '/mcps/0'));
+    const where = lineAndColumn(text, pointerOffset(tree!, '/mcps/0'));
     const rendered = renderLocated('service.jsonc', where, 'unknown').split('\n');
     expect(rendered[0]).toBe('service.jsonc:2:11  unknown');
     expect(rendered[2]!.indexOf('^') - rendered[2]!.indexOf('|') - 2).toBe(rendered[1]!.indexOf('"tiem"') - rendered[1]!.indexOf('|') - 2);

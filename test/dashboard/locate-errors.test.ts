@@ -35,3 +35,16 @@ test("a syntax error's stated line and column are kept, with the offset they nam
   expect(located).toMatchObject({ line: 3, column: 4 });
   expect(TEXT.slice(located!.offset!, located!.offset! + 4)).toBe('name');
 });
+
+test('lines ending in \\r\\n or a lone \\r count as \\n does, for pointers and stated positions alike', () => {
+  for (const newline of ['\r\n', '\r']) {
+    const text = TEXT.replaceAll('\n', newline);
+    const [providerId, stated] = locateErrors(text, [
+      { path: '/model/providerId', message: 'unknown provider' },
+      { path: '', message: "line 3, column 4: expected ','" },
+    ]);
+    expect(providerId).toMatchObject({ line: 4, column: 14 });
+    expect(text.slice(providerId!.offset!, providerId!.offset! + 12)).toBe('"providerId"');
+    expect(text.slice(stated!.offset!, stated!.offset! + 4)).toBe('name');
+  }
+});

@@ -1,7 +1,8 @@
 // Local validation of a bundle with the service's own validator (lib/bundle, pure), before anything
 // is sent: every error located in the file as written.
 import { validateBundle } from '../../../lib/bundle/index.ts';
-import { lineAndColumn, offsetOfPointer, syntaxProblems, type Located } from './locate.ts';
+import { pointerOffset } from '../../../contract/bundle-positions.ts';
+import { lineAndColumn, syntaxProblems, type Located } from './locate.ts';
 
 export interface LocatedError {
   path: string;
@@ -38,6 +39,6 @@ export function locateErrors(original: string, errors: ReadonlyArray<{ path: str
   const { tree } = syntaxProblems(original);
   return errors.map((error) => ({
     ...error,
-    where: lineAndColumn(original, tree ? offsetOfPointer(tree, error.path) : 0),
+    where: lineAndColumn(original, tree ? pointerOffset(tree, error.path) : 0),
   }));
 }
