@@ -1,21 +1,13 @@
 // Agents in the dashboard against the real service: deploying from the editor (a refused bundle's
 // errors located at their lines, then fixed and deployed), the agent's page (bundle, triggers with
 // a copyable URL, revisions) and the list, with its empty state for a new user.
-import { afterAll, beforeAll, expect, vi } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { expect } from 'vitest';
 import { apiTest } from '../helpers/harness/fixtures.ts';
 import { createTestUser } from '../helpers/harness/users.ts';
-import { ensureDashboardBuilt } from './build.ts';
-import { BROWSER_TEST_LIMITS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+import { browserForTests, expectAccessible, openPage, screenshot, signIn } from './browser.ts';
 
 const test = apiTest();
-vi.setConfig(BROWSER_TEST_LIMITS);
-let browser: Browser;
-beforeAll(async () => {
-  ensureDashboardBuilt();
-  browser = await launchChromium();
-});
-afterAll(() => browser?.close());
+const browser = browserForTests();
 
 const name = `dash-${Date.now().toString(36)}`;
 const bundle = (model: string, extra = '') =>
@@ -31,7 +23,7 @@ const bundle = (model: string, extra = '') =>
 
 test('a new user sees no agent and where to deploy one; an unknown address leads back', async ({ api }) => {
   const fresh = await createTestUser(api.db);
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await signIn(page, api.url, fresh.apiKey, '/app/agents');
     await page.getByText('No agent yet.').waitFor();
@@ -50,7 +42,7 @@ test('a new user sees no agent and where to deploy one; an unknown address leads
 });
 
 test('a refused bundle shows each error at its line; fixed, it deploys and the agent page shows it', async ({ api, user }) => {
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await signIn(page, api.url, user.apiKey, '/app/agents');
     await page.getByRole('link', { name: 'Deploy an agent' }).click();
@@ -131,7 +123,7 @@ test('a refused bundle shows each error at its line; fixed, it deploys and the a
 });
 
 test('a syntax error is located at the line and column the server names', async ({ api, user }) => {
-  const { page, close } = await openPage(browser);
+  const { page, close } = await openPage(browser());
   try {
     await signIn(page, api.url, user.apiKey, '/app/deploy');
     const editor = page.getByLabel('Bundle (JSONC)');

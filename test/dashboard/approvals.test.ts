@@ -1,23 +1,15 @@
 // Signing in, and the approvals inbox against the real service: a question asked by an agent's turn
 // waits in the inbox, is answered there with a note, and the turn resumes with that answer.
-import { afterAll, beforeAll, expect, vi } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
-import { ensureDashboardBuilt } from './build.ts';
-import { BROWSER_TEST_LIMITS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+import { browserForTests, expectAccessible, openPage, screenshot, signIn } from './browser.ts';
 
 const test = agentTest();
-vi.setConfig(BROWSER_TEST_LIMITS);
-let browser: Browser;
-beforeAll(async () => {
-  ensureDashboardBuilt();
-  browser = await launchChromium();
-});
-afterAll(() => browser?.close());
+const browser = browserForTests();
 
 test('sign-in refuses a wrong key with the problem and its trace id, keeps a good one for the tab only, and signs out', async ({ env }) => {
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await page.goto(`${env.api.url}/app/`);
     await expectAccessible(page);
@@ -50,7 +42,7 @@ test('a question asked in a turn is answered from the inbox with a note, and the
     input: { question: 'Ship release 4.2 today?', options: ['ship', 'wait'] },
     reply: 'Shipping now.',
   });
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await signIn(page, env.api.url, env.user.apiKey, '/app/approvals');
     const card = page.getByRole('article', { name: 'Ship release 4.2 today?' });
@@ -85,7 +77,7 @@ test('a question asked in a turn is answered from the inbox with a note, and the
 });
 
 test('with nothing asked, the inbox says how questions arrive', async ({ env }) => {
-  const { page, close } = await openPage(browser);
+  const { page, close } = await openPage(browser());
   try {
     // A user of its own, with no approvals at all.
     const { createTestUser } = await import('../helpers/harness/users.ts');
@@ -102,7 +94,7 @@ test('with nothing asked, the inbox says how questions arrive', async ({ env }) 
 
 test('the inbox works from the keyboard alone: sign in, reach the question, answer it', async ({ env }) => {
   const { sessionId } = await askInTurn(env, { input: { question: 'Rotate the staging keys?', options: ['rotate', 'skip'] } });
-  const { page, close } = await openPage(browser);
+  const { page, close } = await openPage(browser());
   try {
     await page.goto(`${env.api.url}/app/approvals`);
     await page.keyboard.press('Tab');

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
+import { ensureDashboardBuilt } from './build.ts';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 /**
@@ -24,6 +25,24 @@ export function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM_PATH,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
+}
+
+/**
+ * The browser of a test file, called at its top: the dashboard built and Chromium launched before the
+ * file's tests, closed after them, with the browser test limits. Pages open with `openPage(browser())`.
+ */
+export function browserForTests(): () => Browser {
+  vi.setConfig(BROWSER_TEST_LIMITS);
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    ensureDashboardBuilt();
+    browser = await launchChromium();
+  });
+  afterAll(() => browser?.close());
+  return () => {
+    if (!browser) throw new Error('the browser is launched in beforeAll: open pages inside a test');
+    return browser;
+  };
 }
 
 export interface DashboardPage {

@@ -1,27 +1,19 @@
 // A CLI login through the device flow: the program asks for a code, the person opens the page it
 // names, signs in, sees what is asked and approves; the program's next poll gets a working key.
 // A denied request gives the program access_denied.
-import { afterAll, beforeAll, expect, vi } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { expect } from 'vitest';
 import { Client, DeviceTokenError } from '../../sdk/src/index.ts';
 import { apiTest } from '../helpers/harness/fixtures.ts';
-import { ensureDashboardBuilt } from './build.ts';
-import { BROWSER_TEST_LIMITS, expectAccessible, launchChromium, openPage, screenshot } from './browser.ts';
+import { browserForTests, expectAccessible, openPage, screenshot } from './browser.ts';
 
 const test = apiTest();
-vi.setConfig(BROWSER_TEST_LIMITS);
-let browser: Browser;
-beforeAll(async () => {
-  ensureDashboardBuilt();
-  browser = await launchChromium();
-});
-afterAll(() => browser?.close());
+const browser = browserForTests();
 
 test('a device login opened from its link, signed in, approved: the program gets a key that works', async ({ api, user }) => {
   const device = new Client({ baseUrl: api.url });
   const code = await device.device.requestCode({ clientName: 'agent-service CLI on build-box', scopes: ['read', 'agents:write'] });
   expect(new URL(code.verificationUriComplete).pathname).toBe('/app/device');
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await page.goto(`${api.url}${new URL(code.verificationUriComplete).pathname}${new URL(code.verificationUriComplete).search}`);
     await page.getByRole('heading', { name: 'Sign in to approve a device login' }).waitFor();
@@ -53,7 +45,7 @@ test('a device login opened from its link, signed in, approved: the program gets
 test('a denied device login gives the program access_denied; an unknown code is a problem with its trace id', async ({ api, user }) => {
   const device = new Client({ baseUrl: api.url });
   const code = await device.device.requestCode({ clientName: 'someone else' });
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await page.goto(`${api.url}/app/device`);
     await page.getByLabel('API key').fill(user.apiKey);

@@ -1,26 +1,18 @@
 // Sessions in the dashboard against the real service and the fake model: a new session opened from
 // the agent's list, a reply streaming in (seen while the model is still writing), stopped, then a
 // full reply; and the live view going on after its connection is cut, with every word once.
-import { afterAll, beforeAll, expect, vi } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { expect } from 'vitest';
 import { Client } from '../../sdk/src/index.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startCuttingProxy } from '../sdk/cutting-proxy.ts';
-import { ensureDashboardBuilt } from './build.ts';
-import { BROWSER_TEST_LIMITS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+import { browserForTests, expectAccessible, openPage, screenshot, signIn } from './browser.ts';
 
 const test = agentTest();
-vi.setConfig(BROWSER_TEST_LIMITS);
-let browser: Browser;
-beforeAll(async () => {
-  ensureDashboardBuilt();
-  browser = await launchChromium();
-});
-afterAll(() => browser?.close());
+const browser = browserForTests();
 
 test('a reply streams into a new session, is stopped mid-way keeping its text, and the next one completes', async ({ env }) => {
   const { name } = await env.deploy();
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await signIn(page, env.api.url, env.user.apiKey, `/app/agents/${name}/sessions`);
     await page.getByText('No session yet.').waitFor();
@@ -69,7 +61,7 @@ test('cut mid-reply, the live view reconnects and shows every word once', async 
   const proxy = await startCuttingProxy(env.api.url);
   const sessionId = await env.newSession();
   const words = Array.from({ length: 30 }, (_, index) => `w${index}`);
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await signIn(page, proxy.url, env.user.apiKey, `/app/sessions/${sessionId}`);
     await page.getByText('No message yet.').waitFor();
@@ -94,7 +86,7 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 
 test('a message with a file; the reply regenerated; a fork; a revert; the raw event log', async ({ env }) => {
   const sessionId = await env.newSession();
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await signIn(page, env.api.url, env.user.apiKey, `/app/sessions/${sessionId}`);
     await page.getByText('No message yet.').waitFor();
@@ -140,7 +132,7 @@ test('the overview shows a running session and a waiting question, and drops the
   env.fake.enqueue({ text: 'thinking about it', stallAfterChunks: 1 });
   await client.sessions.sendAsync(sessionId, 'Think');
   const question = await client.approvals.create({ question: 'Approve the overview?', options: ['yes', 'no'] });
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await signIn(page, env.api.url, env.user.apiKey, '/app/');
     const active = page.getByRole('region', { name: /Active sessions/ });
@@ -168,7 +160,7 @@ test("usage sums each agent's sessions: tokens in and out, shown as charts and a
     env.fake.enqueue({ text: `Reply ${text}.`, usage: { promptTokens: 120, completionTokens: 30 } });
     await client.sessions.send(id, text).done();
   }
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await signIn(page, env.api.url, env.user.apiKey, '/app/usage');
     const row = page.getByRole('row').filter({ hasText: name });
@@ -199,7 +191,7 @@ test('a custom tool call the session waits for is answered from the page, and th
     ],
   });
   env.fake.enqueue({ toolCalls: [{ id: 'call_lookup', name: 'lookup_order', arguments: { orderId: 'A-17' } }] }, { text: 'It shipped.' });
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await signIn(page, env.api.url, env.user.apiKey, `/app/sessions/${sessionId}`);
     await page.getByLabel('Message', { exact: true }).fill('Where is A-17?');
@@ -228,7 +220,7 @@ test('an agent with more sessions than a page lists the older ones on request', 
   const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
   const ids: string[] = [];
   for (let count = 0; count < 53; count++) ids.push((await client.sessions.create(name)).id);
-  const { page, close } = await openPage(browser);
+  const { page, close } = await openPage(browser());
   try {
     await signIn(page, env.api.url, env.user.apiKey, `/app/agents/${name}/sessions`);
     const rows = page.getByRole('row').filter({ hasText: /ses_/ });

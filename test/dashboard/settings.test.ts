@@ -1,24 +1,16 @@
 // Keys, secrets and webhooks in the dashboard against the real service: a new key shown once (and
 // working, with the scopes chosen), deleted (then refused); a secret set whose value never comes
 // back, to the page or over the wire; a webhook whose signing secret is shown once.
-import { afterAll, beforeAll, expect, vi } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { expect } from 'vitest';
 import { AuthenticationError, Client, PermissionDeniedError } from '../../sdk/src/index.ts';
 import { apiTest } from '../helpers/harness/fixtures.ts';
-import { ensureDashboardBuilt } from './build.ts';
-import { BROWSER_TEST_LIMITS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+import { browserForTests, expectAccessible, openPage, screenshot, signIn } from './browser.ts';
 
 const test = apiTest();
-vi.setConfig(BROWSER_TEST_LIMITS);
-let browser: Browser;
-beforeAll(async () => {
-  ensureDashboardBuilt();
-  browser = await launchChromium();
-});
-afterAll(() => browser?.close());
+const browser = browserForTests();
 
 test('a new key is shown once with a copy button, has the scopes chosen, and stops working once deleted', async ({ api, user }) => {
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await signIn(page, api.url, user.apiKey, '/app/keys');
     await page.getByLabel('Name').fill('ci-reader');
@@ -61,7 +53,7 @@ test('a new key is shown once with a copy button, has the scopes chosen, and sto
 
 test('a secret is set and listed, and its value never comes back to the page or over the wire', async ({ api, user }) => {
   const value = `value-${Date.now()}-never-shown`;
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   // Every answer of /secret the page read (a body the browser already dropped at a reload is skipped;
   // at least the PUT's and the lists' are read).
   const bodies: string[] = [];
@@ -103,7 +95,7 @@ test('a secret is set and listed, and its value never comes back to the page or 
 });
 
 test("a webhook's signing secret is shown once; its deliveries say when there are none", async ({ api, user }) => {
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await signIn(page, api.url, user.apiKey, '/app/webhooks');
     await page.getByText('No webhook.').waitFor();
@@ -132,7 +124,7 @@ test("a webhook's signing secret is shown once; its deliveries say when there ar
 test('a key deleted while signed in with it: the page says so and leads back to sign-in', async ({ api, user }) => {
   const owner = new Client({ baseUrl: api.url, apiKey: user.apiKey });
   const doomed = await owner.keys.create({ name: 'soon-gone' });
-  const { page, close } = await openPage(browser);
+  const { page, close } = await openPage(browser());
   try {
     await signIn(page, api.url, doomed.key, '/app/secrets');
     await owner.keys.delete(doomed.id);

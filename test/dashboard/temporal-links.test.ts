@@ -1,22 +1,14 @@
 // What the dashboard shows of Temporal against the real service: a cron trigger's next firings on its
 // agent's page, as the schedule plans them, and a session's link to its workflows in the Temporal Web
 // UI when the service knows where the UI is (TEMPORAL_UI_URL).
-import { afterAll, beforeAll, expect, vi } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
-import { ensureDashboardBuilt } from './build.ts';
-import { BROWSER_TEST_LIMITS, expectAccessible, launchChromium, openPage, signIn } from './browser.ts';
+import { browserForTests, expectAccessible, openPage, signIn } from './browser.ts';
 
 const UI = 'https://temporal.example.com';
 const test = agentTest({ TEMPORAL_UI_URL: UI });
-vi.setConfig(BROWSER_TEST_LIMITS);
-let browser: Browser;
-beforeAll(async () => {
-  ensureDashboardBuilt();
-  browser = await launchChromium();
-});
-afterAll(() => browser?.close());
+const browser = browserForTests();
 
 test("a cron trigger's next firings on the agent page; a session's workflows linked in the Web UI", async ({ env }) => {
   const { name } = await env.deploy({ triggers: [{ kind: 'cron', expression: '0 9 * * 1', timezone: 'Europe/Paris' }] });
@@ -29,7 +21,7 @@ test("a cron trigger's next firings on the agent page; a session's workflows lin
       { timeout: 30_000 },
     )
     .toBeGreaterThan(0);
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await signIn(page, env.api.url, env.user.apiKey, `/app/agents/${name}`);
     const triggers = page.getByRole('region', { name: 'Triggers' });

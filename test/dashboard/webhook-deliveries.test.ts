@@ -1,20 +1,12 @@
 // A webhook's delivery log in the dashboard, against real deliveries: a receiver subscribed to
 // session.completed answers 503 once then 200; the log shows the delivery delivered after two
 // attempts, with the receiver's last answer.
-import { afterAll, beforeAll, expect, vi } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { expect } from 'vitest';
 import { agentWithHooksTest } from '../helpers/harness/fixtures.ts';
-import { ensureDashboardBuilt } from './build.ts';
-import { BROWSER_TEST_LIMITS, expectAccessible, launchChromium, openPage, screenshot, signIn } from './browser.ts';
+import { browserForTests, expectAccessible, openPage, screenshot, signIn } from './browser.ts';
 
 const test = agentWithHooksTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '300,300' }, ['session.completed']);
-vi.setConfig(BROWSER_TEST_LIMITS);
-let browser: Browser;
-beforeAll(async () => {
-  ensureDashboardBuilt();
-  browser = await launchChromium();
-});
-afterAll(() => browser?.close());
+const browser = browserForTests();
 
 test('a delivery retried after a 503 shows as delivered, with its attempts and last answer', async ({ env, hooks }) => {
   hooks.enqueue(503);
@@ -28,7 +20,7 @@ test('a delivery retried after a 503 shows as delivered, with its attempts and l
   expect(sent.status).toBe(200);
   await hooks.waitForRequests(2);
 
-  const { page, faults, close } = await openPage(browser);
+  const { page, faults, close } = await openPage(browser());
   try {
     await signIn(page, env.api.url, env.user.apiKey, '/app/webhooks');
     const card = page.getByRole('listitem').filter({ hasText: hooks.url });

@@ -32,6 +32,21 @@ async function bundleTexts(client: Client, agentName: string, from: number, to: 
   return { before: JSON.stringify(before.bundle, null, 2), after: JSON.stringify(after.bundle, null, 2) };
 }
 
+function RevisionSelect(props: { id: string; label: string; numbers: number[]; value: number; onChange: (value: number) => void }) {
+  return (
+    <div>
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(event) => props.onChange(Number(event.currentTarget.value))}>
+        {props.numbers.map((number) => (
+          <option key={number} value={number}>
+            {number}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 export function RevisionDiff({ agentName, revisions }: { agentName: string; revisions: RevisionList['revisions'] }) {
   const numbers = revisions.map((revision) => revision.revision).sort((a, b) => a - b);
   const [from, setFrom] = useState(numbers.at(-2) ?? numbers[0]!);
@@ -40,26 +55,8 @@ export function RevisionDiff({ agentName, revisions }: { agentName: string; revi
   return (
     <div>
       <div class="row compact">
-        <div>
-          <label for="diff-from">From revision</label>
-          <select id="diff-from" value={from} onChange={(event) => setFrom(Number(event.currentTarget.value))}>
-            {numbers.map((number) => (
-              <option key={number} value={number}>
-                {number}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label for="diff-to">To revision</label>
-          <select id="diff-to" value={to} onChange={(event) => setTo(Number(event.currentTarget.value))}>
-            {numbers.map((number) => (
-              <option key={number} value={number}>
-                {number}
-              </option>
-            ))}
-          </select>
-        </div>
+        <RevisionSelect id="diff-from" label="From revision" numbers={numbers} value={from} onChange={setFrom} />
+        <RevisionSelect id="diff-to" label="To revision" numbers={numbers} value={to} onChange={setTo} />
       </div>
       <DiffView agentName={agentName} from={from} to={to} />
     </div>
