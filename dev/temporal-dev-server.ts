@@ -40,6 +40,15 @@ export type DevServerSynchronous = 'normal' | 'full';
  */
 const HISTORY_QUEUE_READS_PER_SECOND = 100;
 
+/**
+ * Eager activity dispatch: when a workflow task schedules an activity on its own task queue and the
+ * worker has a free slot, the server hands the activity back in its answer to that task, recorded as
+ * started in the same write, instead of queueing it for matching and a poll. Every model step is such
+ * an activity. Temporal's servers default it off (Temporal Cloud has it on); nothing about retries,
+ * timeouts or heartbeats changes, and a worker that dies with it is timed out like any other.
+ */
+const EAGER_ACTIVITIES = 'system.enableActivityEagerExecution=true';
+
 export function tuningArgs(synchronous: DevServerSynchronous = 'normal'): string[] {
   return [
     '--sqlite-pragma',
@@ -50,6 +59,8 @@ export function tuningArgs(synchronous: DevServerSynchronous = 'normal'): string
     'matching.numTaskqueueReadPartitions=1',
     '--dynamic-config-value',
     'matching.numTaskqueueWritePartitions=1',
+    '--dynamic-config-value',
+    EAGER_ACTIVITIES,
     ...['transfer', 'visibility', 'timer'].flatMap((queue) => [
       '--dynamic-config-value',
       `history.${queue}ProcessorMaxPollRPS=${HISTORY_QUEUE_READS_PER_SECOND}`,

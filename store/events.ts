@@ -3,6 +3,7 @@
 import pg from 'pg';
 import type { Db, DbClient } from './db.ts';
 import type { NewEvent, SessionEvent } from '../contract/events.ts';
+import type { SessionStatus } from './sessions.ts';
 
 /** The PostgreSQL NOTIFY channel of appended events: `<sessionId>:<lastSeq>` (or `<approvalId>:0`). */
 export const EVENTS_CHANNEL = 'session_events';
@@ -20,26 +21,39 @@ export function toSessionEvent(row: EventRow): SessionEvent {
 }
 
 /**
- * Appends events with the session's next seq values. Must run in a transaction: the UPDATE locks
- * the session row, so concurrent appenders take turns and seq has no gap and no repeat.
+ * Appends events with the session's next seq values and announces them. Must run in a transaction:
+ * the UPDATE locks the session row, so concurrent appenders take turns and seq has no gap and no
+ * repeat. `status` moves the session's status in the same statement.
+ *
+ * One statement, one round trip: the UPDATE, the INSERT and the NOTIFY were three, and a turn makes
+ * five or six appends. The UPDATE waits for the row lock and then works on the newest row, so the seqs
+ * it hands the INSERT are the same as the separate statements made (the NOTIFY is delivered at commit).
  */
-export async function appendEvents(client: DbClient, sessionId: string, events: readonly NewEvent[]): Promise<SessionEvent[]> {
+export async function appendEvents(
+  client: DbClient,
+  sessionId: string,
+  events: readonly NewEvent[],
+  options: { status?: SessionStatus } = {},
+): Promise<SessionEvent[]> {
   if (events.length === 0) return [];
-  const { rows } = await client.query<{ last_seq: number }>(
-    'UPDATE sessions SET last_seq = last_seq + $2, updated_at = now() WHERE id = $1 RETURNING last_seq',
-    [sessionId, events.length],
+  // `announced` makes the NOTIFY run: PostgreSQL skips a SELECT in WITH that nothing reads.
+  const { rows } = await client.query<EventRow & { announced: unknown }>(
+    `WITH session AS (
+       UPDATE sessions SET last_seq = last_seq + $2::int, updated_at = now(), status = COALESCE($5::text, status)
+        WHERE id = $1 RETURNING last_seq
+     ), inserted AS (
+       INSERT INTO events (session_id, seq, type, data)
+       SELECT $1, session.last_seq - $2::int + e.ordinality, e.type, e.data
+         FROM session, ROWS FROM (jsonb_to_recordset($3::jsonb) AS (type text, data jsonb)) WITH ORDINALITY AS e(type, data, ordinality)
+       RETURNING *
+     ), notice AS (
+       SELECT pg_notify($4, $1 || ':' || session.last_seq) FROM session
+     )
+     SELECT inserted.*, (SELECT count(*) FROM notice) AS announced FROM inserted`,
+    [sessionId, events.length, JSON.stringify(events), EVENTS_CHANNEL, options.status ?? null],
   );
-  if (!rows[0]) throw new Error(`Session ${sessionId} does not exist`);
-  const first = rows[0].last_seq - events.length + 1;
-  const inserted = await client.query<EventRow>(
-    `INSERT INTO events (session_id, seq, type, data)
-     SELECT $1, $2::bigint + e.ordinality - 1, e.type, e.data
-       FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS (type text, data jsonb)) WITH ORDINALITY AS e(type, data, ordinality)
-     RETURNING *`,
-    [sessionId, first, JSON.stringify(events)],
-  );
-  await client.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, `${sessionId}:${rows[0].last_seq}`]);
-  return inserted.rows.sort((a, b) => a.seq - b.seq).map(toSessionEvent);
+  if (rows.length === 0) throw new Error(`Session ${sessionId} does not exist`);
+  return rows.sort((a, b) => a.seq - b.seq).map(({ announced: _announced, ...row }) => toSessionEvent(row));
 }
 
 /**

@@ -41,11 +41,27 @@ interface DeliveryRow {
 /**
  * One delivery per active subscription of the user naming `type`, in one transaction. Runs again
  * with the same `eventKey` find the deliveries made before instead of adding more.
+ *
+ * Every turn publishes an event, and most users subscribe to none: one query first reads both the
+ * subscriptions and the deliveries already made for the key. With no subscription there is nothing
+ * to insert, and what it read is what the transaction would have returned (one round trip, not four).
  */
 export async function createDeliveries(
   db: Db,
   input: { userId: string; type: string; eventKey: string; data: unknown },
 ): Promise<Array<{ id: string; subscriptionId: string }>> {
+  const { rows: found } = await db.query<{ subscribed: boolean; id: string | null; subscription_id: string | null }>(
+    `SELECT EXISTS (SELECT 1 FROM webhook_subscriptions WHERE user_id = $1 AND status = 'active' AND $2 = ANY(events)) AS subscribed,
+            d.id, d.subscription_id
+       FROM (SELECT 1) AS one
+       LEFT JOIN (webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.user_id = $1)
+         ON d.event_key = $3
+      ORDER BY d.created_at, d.id`,
+    [input.userId, input.type, input.eventKey],
+  );
+  if (!found[0]?.subscribed) {
+    return found.filter((row) => row.id !== null).map((row) => ({ id: row.id!, subscriptionId: row.subscription_id! }));
+  }
   return inTransaction(db, async (client) => {
     const { rows: subscriptions } = await client.query<{ id: string }>(
       `SELECT id FROM webhook_subscriptions WHERE user_id = $1 AND status = 'active' AND $2 = ANY(events) ORDER BY created_at, id`,

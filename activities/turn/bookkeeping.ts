@@ -12,7 +12,7 @@ import {
   streamingMessageIds,
   toolResultEvent,
 } from '../../store/messages.ts';
-import { moveSessionStatus, setSessionStatus } from '../../store/sessions.ts';
+import { moveSessionStatus } from '../../store/sessions.ts';
 import { MessageNotFoundError, NotAnAssistantMessageError, revertFrom, SessionBusyError, type RevertOutcome } from '../../store/revert.ts';
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
 import { jsonReplyFeedback } from './json-reply.ts';
@@ -51,8 +51,7 @@ export function turnBookkeeping(deps: { db: Db }) {
       const { sessionId: _sessionId, ...data } = input;
       await inTransaction(db, async (client) => {
         if (await lockedSessionHasEvent(client, input.sessionId, ['turn.started'], { turnId: input.turnId })) return;
-        await setSessionStatus(client, input.sessionId, 'running');
-        await appendEvents(client, input.sessionId, [{ type: 'turn.started', data }]);
+        await appendEvents(client, input.sessionId, [{ type: 'turn.started', data }], { status: 'running' });
       });
     },
 
@@ -128,10 +127,12 @@ export function turnBookkeeping(deps: { db: Db }) {
         // An abort racing this write may have ended the turn already: exactly one terminal event.
         if (await lockedSessionHasEvent(client, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.turnId }, true)) return undefined;
         const observe = await turnEnd(client, input.sessionId, input.turnId, 'completed');
-        await setSessionStatus(client, input.sessionId, 'idle');
-        await appendEvents(client, input.sessionId, [
-          { type: 'turn.completed', data: { turnId: input.turnId, usage: input.usage, costUsd: input.costUsd } },
-        ]);
+        await appendEvents(
+          client,
+          input.sessionId,
+          [{ type: 'turn.completed', data: { turnId: input.turnId, usage: input.usage, costUsd: input.costUsd } }],
+          { status: 'idle' },
+        );
         return observe;
       });
       ended?.();
@@ -156,13 +157,17 @@ export function turnBookkeeping(deps: { db: Db }) {
           const ended = await endStreamingMessage(client, message.id, input.outcome === 'failed' ? 'failed' : 'aborted', parts);
           if (ended) completed.push({ type: 'message.completed', data: { message: ended } });
         }
-        await setSessionStatus(client, input.sessionId, 'idle');
-        await appendEvents(client, input.sessionId, [
-          ...completed,
-          input.outcome === 'failed'
-            ? { type: 'turn.failed', data: { turnId: input.turnId, error: input.error ?? 'The turn failed' } }
-            : { type: 'turn.aborted', data: { turnId: input.turnId } },
-        ]);
+        await appendEvents(
+          client,
+          input.sessionId,
+          [
+            ...completed,
+            input.outcome === 'failed'
+              ? { type: 'turn.failed', data: { turnId: input.turnId, error: input.error ?? 'The turn failed' } }
+              : { type: 'turn.aborted', data: { turnId: input.turnId } },
+          ],
+          { status: 'idle' },
+        );
         return observe;
       });
       ended?.();

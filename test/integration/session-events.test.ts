@@ -4,16 +4,18 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import pg from 'pg';
 import { describe, expect, vi } from 'vitest';
 import { apiTest } from '../helpers/harness/fixtures.ts';
 import { startTestApi } from '../helpers/harness/api.ts';
+import { testConfig } from '../helpers/harness/env.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 import { collectSse, readSse, type SseEvent } from '../helpers/client/sse-parse.ts';
 import { inTransaction, type Db } from '../../store/db.ts';
 import { deployRevision } from '../../store/agents.ts';
-import { createSession } from '../../store/sessions.ts';
-import { appendEvents } from '../../store/events.ts';
+import { createSession, getSession } from '../../store/sessions.ts';
+import { appendEvents, EVENTS_CHANNEL, lastSeqOf, readEvents } from '../../store/events.ts';
 import { TERMINAL_TURN_EVENTS, type NewEvent, type SessionEvent } from '../../contract/events.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { streamEvents } from '../../api/streaming/sse.ts';
@@ -82,6 +84,46 @@ function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Prom
     { timeout: timeoutMs, interval: 25 },
   );
 }
+
+describe('appending', () => {
+  test('one append numbers its events after the last, moves the status with them, is announced at commit, and refuses an unknown session', async ({
+    db,
+    user,
+  }) => {
+    const sessionId = await newSession(db, user);
+    const listener = new pg.Client({ connectionString: testConfig().databaseUrl });
+    await listener.connect();
+    const notices: string[] = [];
+    listener.on('notification', (message) => notices.push(message.payload ?? ''));
+    await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
+    try {
+      const before = await lastSeqOf(db, sessionId);
+      const appended = await inTransaction(db, async (client) => {
+        const events = await appendEvents(client, sessionId, [delta('a'), delta('b'), delta('c')], { status: 'running' });
+        // Announced at commit, not before.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(notices).not.toContain(`${sessionId}:${before + 3}`);
+        return events;
+      });
+      expect(appended.map((event) => [event.seq, (event as { delta?: string }).delta])).toEqual([
+        [before + 1, 'a'],
+        [before + 2, 'b'],
+        [before + 3, 'c'],
+      ]);
+      expect(await readEvents(db, sessionId, before, 10)).toEqual(appended);
+      expect(await lastSeqOf(db, sessionId)).toBe(before + 3);
+      expect((await getSession(db, sessionId))?.status).toBe('running');
+      await expect.poll(() => notices, { timeout: 10_000 }).toContain(`${sessionId}:${before + 3}`);
+
+      // Without a status the session keeps its own.
+      await inTransaction(db, (client) => appendEvents(client, sessionId, [delta('d')]));
+      expect((await getSession(db, sessionId))?.status).toBe('running');
+      await expect(inTransaction(db, (client) => appendEvents(client, 'ses_missing', [delta('x')]))).rejects.toThrow(/does not exist/);
+    } finally {
+      await listener.end();
+    }
+  });
+});
 
 describe('JSON pages', () => {
   test('pages follow `next` to the end, where next is null', async ({ api, user, db }) => {

@@ -6,7 +6,7 @@ import type { TestApi } from '../helpers/harness/api.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 import { createDeliveries, recordAttempt } from '../../store/webhook-deliveries.ts';
-import { openSubscriptionSecret } from '../../store/webhook-subscriptions.ts';
+import { disableSubscription, openSubscriptionSecret } from '../../store/webhook-subscriptions.ts';
 import { loadMasterKey } from '../../lib/master-key.ts';
 
 const test = apiTest({ WEBHOOK_SUBSCRIPTIONS_PER_USER: '3' });
@@ -116,6 +116,22 @@ describe('subscriptions', () => {
 });
 
 describe('delivery log', () => {
+  test('publishing an event again finds the deliveries made before, even once no subscription is active', async ({ api }) => {
+    const owner = await createTestUser(api.db);
+    expect(await createDeliveries(api.db, { userId: owner.userId, type: 'session.completed', eventKey: 'none', data: {} })).toEqual([]);
+    const created = await subscribe(api, owner, { url: 'https://example.com/again', events: ['session.completed'] });
+    const other = await subscribe(api, owner, { url: 'https://example.com/other', events: ['session.failed'] });
+    const made = await createDeliveries(api.db, { userId: owner.userId, type: 'session.completed', eventKey: 'turn-1', data: {} });
+    expect(made).toEqual([{ id: expect.stringMatching(/^dlv_/), subscriptionId: created.body.id }]);
+    // A retried publish after the subscription was disabled (no active one left for this type) reads
+    // what the first made rather than losing it; an event nobody subscribes to has no delivery.
+    await disableSubscription(api.db, created.body.id, 'the receiver answered 410');
+    expect(await createDeliveries(api.db, { userId: owner.userId, type: 'session.completed', eventKey: 'turn-1', data: {} })).toEqual(made);
+    expect(await createDeliveries(api.db, { userId: owner.userId, type: 'session.completed', eventKey: 'turn-2', data: {} })).toEqual([]);
+    const failed = await createDeliveries(api.db, { userId: owner.userId, type: 'session.failed', eventKey: 'turn-2', data: {} });
+    expect(failed).toEqual([{ id: expect.stringMatching(/^dlv_/), subscriptionId: other.body.id }]);
+  });
+
   test('lists deliveries newest first with their attempts, in pages', async ({ api }) => {
     const owner = await createTestUser(api.db);
     const created = await subscribe(api, owner, { url: 'https://example.com/log', events: ['session.completed'] });
