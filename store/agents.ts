@@ -117,11 +117,6 @@ export async function listRevisions(db: Db, agentId: string): Promise<Omit<Agent
   return rows.map((row) => ({ agentId: row.agent_id, revision: row.revision, warnings: row.warnings, createdAt: row.created_at }));
 }
 
-export async function isAgentDeleted(db: Db, agentId: string): Promise<boolean> {
-  const { rows } = await db.query<{ deleted: boolean }>('SELECT deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1', [agentId]);
-  return rows[0]?.deleted ?? true;
-}
-
 /** Frees the name; the rows stay so that sessions of the agent remain readable. */
 export async function deleteAgent(db: Db, userId: string, name: string): Promise<Agent | undefined> {
   const { rows } = await db.query<AgentRow>(

@@ -134,7 +134,7 @@ export async function recordUserMessage(
       ]);
       return { message: toMessageView(existing.rows[0]), seq: existing.rows[0].position, turnStarted: (started.rowCount ?? 0) > 0 };
     }
-    const { message } = await insertMessage(client, {
+    const { message, events } = await insertMessage(client, {
       id: input.messageId,
       sessionId: input.sessionId,
       turnId: input.joinTurn ?? input.messageId,
@@ -142,8 +142,8 @@ export async function recordUserMessage(
       parts: input.parts,
       status: 'complete',
     });
-    const { rows } = await client.query<{ position: number }>('SELECT position FROM messages WHERE id = $1', [input.messageId]);
-    return { message, seq: rows[0]!.position, turnStarted: false };
+    // The message's position: the seq of its message.created, the last event appended.
+    return { message, seq: events.at(-1)!.seq, turnStarted: false };
   });
 }
 

@@ -101,6 +101,29 @@ export async function getSession(db: Db | DbClient, sessionId: string): Promise<
   return rows[0] && toSession(rows[0]);
 }
 
+/** A session with what decides whether it takes changes: its agent deleted, a workflow run driving it. */
+export interface SessionWithState {
+  session: Session;
+  agentDeleted: boolean;
+  runRunning: boolean;
+}
+
+/** getSession and the state a send checks, in one query (a send made three). */
+export async function getSessionWithState(db: Db | DbClient, sessionId: string): Promise<SessionWithState | undefined> {
+  const { rows } = await db.query<SessionRow & { agent_deleted: boolean | null; run_running: boolean }>(
+    `SELECT s.*,
+            (SELECT a.deleted_at IS NOT NULL FROM agents a WHERE a.id = s.agent_id) AS agent_deleted,
+            EXISTS (SELECT 1 FROM workflow_runs r WHERE r.session_id = s.id AND r.status = 'running') AS run_running
+       FROM sessions s WHERE s.id = $1`,
+    [sessionId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const { agent_deleted: agentDeleted, run_running: runRunning, ...session } = row;
+  // An agent row that is gone counts as deleted.
+  return { session: toSession(session), agentDeleted: agentDeleted ?? true, runRunning };
+}
+
 /**
  * An agent's sessions, newest first. `before` is the id of the last session of the previous page:
  * the page continues strictly after it in (created_at, id) order, so equal timestamps never make a

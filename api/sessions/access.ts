@@ -3,9 +3,8 @@
 // private per user (another user's agent of that name is simply not found).
 import type { Db } from '../../store/db.ts';
 import type { Principal } from '../../store/api-keys.ts';
-import { getSession, type Session } from '../../store/sessions.ts';
+import { getSession, getSessionWithState, type Session, type SessionWithState } from '../../store/sessions.ts';
 import { ConflictError, DependencyUnavailableError, ForbiddenError, GoneError, NotFoundError } from '../../lib/errors.ts';
-import { isAgentDeleted } from '../../store/agents.ts';
 import { finishRun, runningRunOfSession } from '../../store/workflow-runs.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ApiDeps } from '../context.ts';
@@ -13,7 +12,10 @@ import { callTemporal } from '../temporal-call.ts';
 import { graphRunWorkflowId } from '../../lib/workflow-ids.ts';
 
 export async function loadOwnedSession(db: Db, principal: Principal | undefined, id: string): Promise<Session> {
-  const session = await getSession(db, id);
+  return owned(await getSession(db, id), principal, id);
+}
+
+function owned(session: Session | undefined, principal: Principal | undefined, id: string): Session {
   if (!session) throw new NotFoundError(`There is no session "${id}"`);
   if (session.userId !== principal?.userId) throw new ForbiddenError('This session belongs to another user');
   return session;
@@ -21,11 +23,16 @@ export async function loadOwnedSession(db: Db, principal: Principal | undefined,
 
 /** A session that may still change: its owner's, and its agent not deleted (410: readable only). */
 export async function loadWritableSession(db: Db, principal: Principal | undefined, id: string): Promise<Session> {
-  const session = await loadOwnedSession(db, principal, id);
-  if (await isAgentDeleted(db, session.agentId)) {
+  return (await loadWritable(db, principal, id)).session;
+}
+
+async function loadWritable(db: Db, principal: Principal | undefined, id: string): Promise<SessionWithState> {
+  const found = await getSessionWithState(db, id);
+  const session = owned(found?.session, principal, id);
+  if (found?.agentDeleted) {
     throw new GoneError('The agent of this session was deleted; the session can be read but not changed');
   }
-  return session;
+  return { session, agentDeleted: false, runRunning: found?.runRunning ?? false };
 }
 
 const RUN_START_GRACE_MS = 60_000;
@@ -40,8 +47,8 @@ export async function loadSendableSession(
   principal: Principal | undefined,
   id: string,
 ): Promise<Session> {
-  const session = await loadWritableSession(deps.db, principal, id);
-  const run = await runningRunOfSession(deps.db, session.id);
+  const { session, runRunning } = await loadWritable(deps.db, principal, id);
+  const run = runRunning ? await runningRunOfSession(deps.db, session.id) : undefined;
   if (!run) return session;
   let state: string | undefined;
   try {

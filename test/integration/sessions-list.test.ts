@@ -59,3 +59,23 @@ test('a session keeps the revision it began with; a new one takes the current re
   const read = await call<{ revision: number }>(`${env.api.url}/session/${first}`, { headers: env.user.auth });
   expect(read.body.revision).toBe(1);
 });
+
+test("a deleted agent's sessions stay readable but take no send, revert or fork (410); another user's is 403, an unknown one 404", async ({
+  env,
+}) => {
+  const { name } = await env.deploy();
+  const sessionId = (await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: env.user.auth, json: {} })).body.id;
+  const send = { parts: [{ type: 'text', text: 'hello' }] };
+  const other = await createTestUser(env.api.db);
+  expect((await call(`${env.api.url}/session/${sessionId}?async=1`, { headers: other.auth, json: send })).status).toBe(403);
+  expect((await call(`${env.api.url}/session/ses_unknown?async=1`, { headers: env.user.auth, json: send })).status).toBe(404);
+
+  expect((await call(`${env.api.url}/agent/${name}`, { method: 'DELETE', headers: env.user.auth })).status).toBe(204);
+  expect((await call(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth })).status).toBe(200);
+  const refused = await call<{ detail: string }>(`${env.api.url}/session/${sessionId}?async=1`, { headers: env.user.auth, json: send });
+  expect(refused.status).toBe(410);
+  expect(refused.body.detail).toMatch(/agent of this session was deleted/);
+  const revert = { messageId: 'msg_any' };
+  expect((await call(`${env.api.url}/session/${sessionId}/revert`, { headers: env.user.auth, json: revert })).status).toBe(410);
+  expect((await call(`${env.api.url}/session/${sessionId}/fork`, { headers: env.user.auth, json: {} })).status).toBe(410);
+});
