@@ -24,6 +24,15 @@ const ASSOCIATED_DATA = Buffer.from('agent-service temporal payload v1');
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 
+/**
+ * `undefined` or `null` (the `binary/null` encoding, no data) has nothing to hide, and is most of what
+ * passes: every heartbeat of a streaming model step, four times a second, and every activity that
+ * returns nothing. It stays as it is rather than cost an encryption each time.
+ */
+function isNullPayload(payload: Payload): boolean {
+  return read(payload.metadata?.encoding) === 'binary/null' && !payload.data?.length && Object.keys(payload.metadata ?? {}).length === 1;
+}
+
 export class PayloadKeyMissingError extends Error {
   override name = 'PayloadKeyMissingError';
 }
@@ -72,7 +81,9 @@ export function encryptionCodec(keys: readonly MasterKey[], options: { encrypt: 
 
   return {
     async encode(payloads) {
-      return options.encrypt ? payloads.map((payload) => (isReadablePayload(payload) ? payload : encrypt(payload))) : payloads;
+      return options.encrypt
+        ? payloads.map((payload) => (isReadablePayload(payload) || isNullPayload(payload) ? payload : encrypt(payload)))
+        : payloads;
     },
     async decode(payloads) {
       return payloads.map((payload) => (read(payload.metadata?.encoding) === ENCRYPTED_ENCODING ? decrypt(payload) : payload));

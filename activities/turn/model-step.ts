@@ -95,10 +95,12 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const overLimit = new AbortController();
       const meter = new OutputMeter({ maxTokens: limits.stepOutputTokens, maxBytes: limits.stepOutputBytes });
       let keepFiles = false;
-      // Every 250 ms, below the worker's 500 ms heartbeat throttle: how a cancellation reaches the step
-      // within a second. Each call costs the worker some work (an encoded payload through its heartbeat
-      // pipeline), so the step's writes do not heartbeat too.
-      const heartbeat = setInterval(() => context.heartbeat(), 250);
+      // Every 500 ms, the worker's heartbeat throttle: the server hears from the step every half second
+      // and answers a cancellation then, so an abort reaches the step within a second. Each call costs
+      // the worker's event loop a trip through its heartbeat pipeline into the native worker (which
+      // throttles only there), so calls no more often than the throttle sends (at 250 ms, half of
+      // them were dropped there), and the step's writes do not heartbeat too.
+      const heartbeat = setInterval(() => context.heartbeat(), 500);
       const writer = new DeltaWriter(deltaCommits, { sessionId: input.sessionId, messageId: input.messageId, attempt }, deps.deltaFlushMs);
       try {
         const history = await conversation(deps.db, input.sessionId, turnId);

@@ -26,6 +26,22 @@ describe('the payload codec with the payload converter', () => {
     expect(payloadConverter.fromPayload(read!)).toEqual(message);
   });
 
+  it('leaves undefined (binary/null, no data) as it is, and encrypts a null-encoded payload that carries anything', async () => {
+    const codec = encryptionCodec([CURRENT]);
+    const [nothing] = await codec.encode([payloadConverter.toPayload(undefined)]);
+    expect(encodingOf(nothing!)).toBe('binary/null');
+    expect(nothing!.data?.length ?? 0).toBe(0);
+    const [decoded] = await codec.decode([nothing!]);
+    expect(payloadConverter.fromPayload(decoded!)).toBeUndefined();
+    const smuggled: Payload = { metadata: { encoding: new TextEncoder().encode('binary/null') }, data: new TextEncoder().encode('secret') };
+    const tagged: Payload = { metadata: { encoding: new TextEncoder().encode('binary/null'), note: new TextEncoder().encode('secret') } };
+    const written = await codec.encode([smuggled, tagged, payloadConverter.toPayload(null)]);
+    expect(written.map(encodingOf)).toEqual(['binary/encrypted', 'binary/encrypted', 'binary/encrypted']);
+    const [back, backTagged] = await codec.decode(written);
+    expect([encodingOf(back!), textOf(back!)]).toEqual(['binary/null', 'secret']);
+    expect(new TextDecoder().decode(backTagged!.metadata!.note!)).toBe('secret');
+  });
+
   it('leaves a summary and details marked readable as JSON text, and encrypts the same words unmarked', async () => {
     const codec = encryptionCodec([CURRENT]);
     const { staticSummary, staticDetails } = readableMetadata({
