@@ -5,6 +5,8 @@ import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
 import { appendEvents, lockedSessionHasEvent } from './events.ts';
 import type { MessagePart, MessageRole, MessageStatus, MessageView, NewEvent, SessionEvent, TokenUsage } from '../contract/events.ts';
+import type { SessionStatus } from './sessions.ts';
+import { TERMINAL_TURN_EVENTS } from '../contract/events.ts';
 
 export interface MessageRow {
   id: string;
@@ -56,6 +58,7 @@ export async function insertMessage(
     model?: { providerId: string; modelId: string };
   },
   extraEvents: NewEvent[] = [],
+  options: { sessionStatus?: SessionStatus } = {},
 ): Promise<{ message: MessageView; events: SessionEvent[] }> {
   // The message's position is the seq of its message.created event: the next seq of the session.
   const { rows: seqRows } = await client.query<{ next: number }>(
@@ -79,7 +82,9 @@ export async function insertMessage(
     ],
   );
   const message = toMessageView(rows[0]!);
-  const events = await appendEvents(client, input.sessionId, [...extraEvents, { type: 'message.created', data: { message } }]);
+  const events = await appendEvents(client, input.sessionId, [...extraEvents, { type: 'message.created', data: { message } }], {
+    ...(options.sessionStatus ? { status: options.sessionStatus } : {}),
+  });
   return { message, events };
 }
 
@@ -127,10 +132,11 @@ export async function recordUserMessage(
     const existing = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1', [input.messageId]);
     if (existing.rows[0]) {
       // A send seen again (a client retry reaching a later run of the session workflow): its turn
-      // ran already if its turn.started exists.
-      const started = await client.query(`SELECT 1 FROM events WHERE session_id = $1 AND type = 'turn.started' AND data->>'turnId' = $2`, [
+      // ran already if it started or ended (a turn aborted before its first step never started).
+      const started = await client.query(`SELECT 1 FROM events WHERE session_id = $1 AND type = ANY($3) AND data->>'turnId' = $2 LIMIT 1`, [
         input.sessionId,
         input.messageId,
+        ['turn.started', ...TERMINAL_TURN_EVENTS],
       ]);
       return { message: toMessageView(existing.rows[0]), seq: existing.rows[0].position, turnStarted: (started.rowCount ?? 0) > 0 };
     }
@@ -153,7 +159,15 @@ export async function recordUserMessage(
  */
 export async function claimAssistantMessage(
   db: Db,
-  input: { sessionId: string; turnId: string; messageId: string; attempt: number; model: { providerId: string; modelId: string } },
+  input: {
+    sessionId: string;
+    turnId: string;
+    messageId: string;
+    attempt: number;
+    model: { providerId: string; modelId: string };
+    /** The turn's first step: `turn.started` (this data) goes first, once per turn, and the session is running. */
+    startsTurn?: { turnId: string; userMessageId?: string };
+  },
 ): Promise<MessageView> {
   return inTransaction(db, async (client) => {
     const existing = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1 FOR UPDATE', [input.messageId]);
@@ -170,6 +184,11 @@ export async function claimAssistantMessage(
       await appendEvents(client, input.sessionId, retry);
       return toMessageView(updated.rows[0]!);
     }
+    // Once per turn even if the turn's first message is made again (a run reset by an operator).
+    const starts =
+      input.startsTurn && !(await lockedSessionHasEvent(client, input.sessionId, ['turn.started'], { turnId: input.startsTurn.turnId }))
+        ? input.startsTurn
+        : undefined;
     const { message } = await insertMessage(
       client,
       {
@@ -182,7 +201,8 @@ export async function claimAssistantMessage(
         attempt: input.attempt,
         model: input.model,
       },
-      retry,
+      [...(starts ? [{ type: 'turn.started' as const, data: starts }] : []), ...retry],
+      starts ? { sessionStatus: 'running' } : {},
     );
     return message;
   });

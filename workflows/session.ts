@@ -276,6 +276,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
               revision: input.revision,
               turnId: turn.turnId,
               settings: input.settings,
+              startedByFirstStep: true,
               ...(turn.model ? { model: turn.model } : {}),
               ...(turn.userMessageId ? { userMessageId: turn.userMessageId } : {}),
             },

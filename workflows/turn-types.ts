@@ -24,6 +24,13 @@ export interface TurnInput extends SessionRef {
   userMessageId?: string;
   model?: ModelOverride;
   settings: TurnSettings;
+  /**
+   * The first model step writes `turn.started` (with its first message) rather than a local activity
+   * before it. Absent from the input of turns started before this existed, whose histories have that
+   * local activity: an input field rather than a patch, because a patch marker upserts a search
+   * attribute (a visibility write) in every turn.
+   */
+  startedByFirstStep?: true;
 }
 
 export interface ToolCall {

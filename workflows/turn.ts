@@ -65,11 +65,17 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   // Messages belong to the user message's turn (see TurnInput.userMessageId); events name turnId.
   const regenerated = input.userMessageId ? { userMessageId: input.userMessageId } : {};
   try {
-    await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });
+    // turn.started was a local activity of its own before the first step: a transaction, and a local
+    // activity's trip through the worker, ahead of the first token of every turn. Turns started with
+    // `startedByFirstStep` have their first step write it with its first message; turns started before
+    // (their input has no such field, and their history has the local activity) keep it.
+    const startedByStep = input.startedByFirstStep === true;
+    if (!startedByStep) await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });
     for (let step = 1; step <= settings.maxSteps; step++) {
       const stepMessageId = messageId();
       client.stepStarted(stepMessageId);
-      const result: StepResult = await model.runModelStep({ ...input, messageId: stepMessageId, step });
+      const startsTurn = startedByStep && step === 1 ? { startsTurn: true } : {};
+      const result: StepResult = await model.runModelStep({ ...input, messageId: stepMessageId, step, ...startsTurn });
       // Calls the client runs (custom tools with valid input) are awaited together, after the others.
       const clientCalls = result.toolCalls.filter((call) => call.executor === 'client');
       client.stepDone(stepMessageId, clientCalls);

@@ -55,7 +55,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
   const deltaCommits = new DeltaCommits(deps.db);
 
   return {
-    async runModelStep(input: TurnInput & { messageId: string; step: number }): Promise<StepResult> {
+    async runModelStep(input: TurnInput & { messageId: string; step: number; startsTurn?: boolean }): Promise<StepResult> {
       const context = Context.current();
       const attempt = context.info.attempt;
       const { bundle, skills } = await revisionOf(input.agentId, input.revision);
@@ -71,6 +71,10 @@ export function modelStepActivities(deps: ModelStepDeps) {
         messageId: input.messageId,
         attempt,
         model: ref,
+        // The turn's first step writes its turn.started, in the transaction that makes its first message.
+        ...(input.startsTurn
+          ? { startsTurn: { turnId: input.turnId, ...(input.userMessageId ? { userMessageId: input.userMessageId } : {}) } }
+          : {}),
       });
       if (claimed.status !== 'streaming') {
         const done = resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null);

@@ -72,6 +72,15 @@ test('turnWorkflow: a built-in tool call (time) and the answer after it', async 
   await record.closed(turnWorkflowId(sessionId, sent.body.messageId), 'turnWorkflow', 'builtin-tool-completed');
 });
 
+test('turnWorkflow: turn.started written by the first model step (input startedByFirstStep), a tool call, then the answer', async () => {
+  if (!record.wanted('turnWorkflow', 'started-by-step-completed')) return;
+  const sessionId = await env.newSession({ mcps: ['time'] });
+  env.fake.enqueue({ toolCalls: [{ id: 'call_time', name: 'current_time', arguments: { timezone: 'UTC' } }] }, { text: 'Noon.' });
+  const sent = await send(sessionId, 'What time is it?');
+  expect(sent.body.reply).toBe('Noon.');
+  await record.closed(turnWorkflowId(sessionId, sent.body.messageId), 'turnWorkflow', 'started-by-step-completed');
+});
+
 test('sessionWorkflow: a turn running, two queued (an Update and a signal), then idle; and its delivery between attempts', async () => {
   if (!record.wanted('sessionWorkflow', 'queued-turns-idle-ended')) return;
   // A receiver of its own that fails its first request: no other session's event reaches it.
