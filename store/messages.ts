@@ -7,6 +7,7 @@ import { appendEvents, lockedSessionHasEvent } from './events.ts';
 import type { MessagePart, MessageRole, MessageStatus, MessageView, NewEvent, SessionEvent, TokenUsage } from '../contract/events.ts';
 import type { SessionStatus } from './sessions.ts';
 import { TERMINAL_TURN_EVENTS } from '../contract/events.ts';
+import { turnAgeSeconds } from './metric-reads.ts';
 
 export interface MessageRow {
   id: string;
@@ -218,8 +219,33 @@ async function lockOwned(client: DbClient, messageId: string, attempt: number): 
 }
 
 /**
+ * A step that may end its turn: when it finishes with no tool call, and every user message of its turn
+ * (steering included) was in what it read, `turn.completed` goes with its message.completed.
+ */
+export interface TurnCompletion {
+  /** The turn's id, as its events name it. */
+  turnId: string;
+  /** The turn its messages belong to (the user message's id; a regenerated turn's differs from turnId). */
+  messagesTurnId: string;
+  /** The user messages of the turn the step read. */
+  readUserMessageIds: readonly string[];
+  /** The turn's totals, this step included. */
+  usage: TokenUsage;
+  costUsd: number | null;
+}
+
+export interface FinishedMessage {
+  message: MessageView;
+  /** The turn was completed with this message (now, or by the attempt that finished it before). */
+  turnCompleted: boolean;
+  /** Seconds since turn.started when this write completed the turn (for the duration metric). */
+  turnAgeSeconds?: number;
+}
+
+/**
  * Stores the step's final message (idempotently: a message already finished is returned as is),
- * adds its usage to the session's totals, and appends message.completed plus any extra events.
+ * adds its usage to the session's totals, and appends message.completed plus any extra events, and
+ * with `completesTurn` the turn's end when the turn is done (see TurnCompletion).
  */
 export async function finishAssistantMessage(
   db: Db,
@@ -232,11 +258,15 @@ export async function finishAssistantMessage(
     usage: TokenUsage;
     costUsd: number | null;
     events?: (message: MessageView) => NewEvent[];
+    completesTurn?: TurnCompletion;
   },
-): Promise<MessageView> {
+): Promise<FinishedMessage> {
   return inTransaction(db, async (client) => {
     const current = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1 FOR UPDATE', [input.messageId]);
-    if (current.rows[0] && current.rows[0].status !== 'streaming') return toMessageView(current.rows[0]);
+    if (current.rows[0] && current.rows[0].status !== 'streaming') {
+      const turnCompleted = input.completesTurn ? await hasTurnCompleted(client, input.sessionId, input.completesTurn.turnId) : false;
+      return { message: toMessageView(current.rows[0]), turnCompleted };
+    }
     await lockOwned(client, input.messageId, input.attempt);
     const { rows } = await client.query<MessageRow>(
       `UPDATE messages SET parts = $2, status = $3, usage = $4, cost_usd = $5, completed_at = now() WHERE id = $1 RETURNING *`,
@@ -247,9 +277,41 @@ export async function finishAssistantMessage(
       [input.sessionId, input.usage.inputTokens, input.usage.outputTokens, input.costUsd ?? 0],
     );
     const message = toMessageView(rows[0]!);
-    await appendEvents(client, input.sessionId, [{ type: 'message.completed', data: { message } }, ...(input.events?.(message) ?? [])]);
-    return message;
+    const completion = input.completesTurn && (await turnMayComplete(client, input.sessionId, input.completesTurn));
+    const events: NewEvent[] = [{ type: 'message.completed', data: { message } }, ...(input.events?.(message) ?? [])];
+    if (!completion) {
+      await appendEvents(client, input.sessionId, events);
+      return { message, turnCompleted: false };
+    }
+    const { turnId, usage, costUsd } = completion;
+    const age = await turnAgeSeconds(client, input.sessionId, turnId);
+    await appendEvents(client, input.sessionId, [...events, { type: 'turn.completed', data: { turnId, usage, costUsd } }], {
+      status: 'idle',
+    });
+    return { message, turnCompleted: true, ...(age !== undefined ? { turnAgeSeconds: age } : {}) };
   });
+}
+
+/**
+ * Whether a turn may end now, under the session's lock (so a steering message is either seen here or
+ * recorded after the end): it has no terminal event yet, and no user message of it went unread.
+ */
+async function turnMayComplete(client: DbClient, sessionId: string, turn: TurnCompletion): Promise<TurnCompletion | undefined> {
+  if (await lockedSessionHasEvent(client, sessionId, TERMINAL_TURN_EVENTS, { turnId: turn.turnId }, true)) return undefined;
+  const { rowCount } = await client.query(
+    `SELECT 1 FROM messages WHERE session_id = $1 AND turn_id = $2 AND role = 'user' AND NOT reverted AND NOT (id = ANY($3)) LIMIT 1`,
+    [sessionId, turn.messagesTurnId, turn.readUserMessageIds],
+  );
+  return (rowCount ?? 0) > 0 ? undefined : turn;
+}
+
+/** Whether the turn has its turn.completed (a step finished again reports the end it wrote before). */
+export async function hasTurnCompleted(db: Db | DbClient, sessionId: string, turnId: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM events WHERE session_id = $1 AND type = 'turn.completed' AND data @> $2::jsonb LIMIT 1`,
+    [sessionId, JSON.stringify({ turnId })],
+  );
+  return (rowCount ?? 0) > 0;
 }
 
 /** The `tool.result` event of one result, as the turn records it and as a client's answer announces it. */

@@ -71,6 +71,7 @@ export async function graphRunWorkflow(
           turnId,
           settings: run.settings,
           startedByFirstStep: true,
+          completedByLastStep: true,
         },
       ],
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

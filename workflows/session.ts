@@ -277,6 +277,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
               turnId: turn.turnId,
               settings: input.settings,
               startedByFirstStep: true,
+              completedByLastStep: true,
               ...(turn.model ? { model: turn.model } : {}),
               ...(turn.userMessageId ? { userMessageId: turn.userMessageId } : {}),
             },

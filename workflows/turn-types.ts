@@ -31,6 +31,21 @@ export interface TurnInput extends SessionRef {
    * attribute (a visibility write) in every turn.
    */
   startedByFirstStep?: true;
+  /**
+   * A model step that gives the final answer writes `turn.completed` with it, rather than a local
+   * activity after it. Absent from the input of turns started before this existed (as above).
+   */
+  completedByLastStep?: true;
+}
+
+/** What a model step is given: the turn, which step, and what the step writes of the turn's own events. */
+export interface ModelStepInput extends TurnInput {
+  messageId: string;
+  step: number;
+  /** The turn's first step: it writes turn.started (TurnInput.startedByFirstStep). */
+  startsTurn?: boolean;
+  /** The turn's usage and cost before this step: given, a final answer completes the turn with the totals. */
+  turnTotals?: { usage: TokenUsage; costUsd: number | null };
 }
 
 export interface ToolCall {
@@ -56,6 +71,8 @@ export interface StepResult {
   finishReason: string;
   usage: TokenUsage;
   costUsd: number | null;
+  /** The step wrote turn.completed (ModelStepInput.turnTotals): the turn is over. */
+  turnCompleted?: true;
 }
 
 export type ToolResultPart = Extract<MessagePart, { type: 'tool-result' }>;

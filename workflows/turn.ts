@@ -71,11 +71,15 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
     // (their input has no such field, and their history has the local activity) keep it.
     const startedByStep = input.startedByFirstStep === true;
     if (!startedByStep) await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });
+    // Likewise turn.completed: a step giving the final answer writes it (given the totals so far), so
+    // no local activity follows the last step. Turns started without `completedByLastStep` keep it.
+    let completedByStep = false;
     for (let step = 1; step <= settings.maxSteps; step++) {
       const stepMessageId = messageId();
       client.stepStarted(stepMessageId);
       const startsTurn = startedByStep && step === 1 ? { startsTurn: true } : {};
-      const result: StepResult = await model.runModelStep({ ...input, messageId: stepMessageId, step, ...startsTurn });
+      const totals = input.completedByLastStep ? { turnTotals: { usage: { ...usage }, costUsd } } : {};
+      const result: StepResult = await model.runModelStep({ ...input, messageId: stepMessageId, step, ...startsTurn, ...totals });
       // Calls the client runs (custom tools with valid input) are awaited together, after the others.
       const clientCalls = result.toolCalls.filter((call) => call.executor === 'client');
       client.stepDone(stepMessageId, clientCalls);
@@ -84,6 +88,11 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       if (result.costUsd !== null) costUsd = (costUsd ?? 0) + result.costUsd;
       reply = result.text;
       for (const id of result.turnUserMessageIds ?? []) if (steers.includes(id)) steersRead.add(id);
+      if (result.turnCompleted) {
+        // Its end is written: a steering message it did not read runs as a turn of its own (session.ts).
+        completedByStep = true;
+        break;
+      }
       if (result.toolCalls.length === 0) {
         // A message that steered the turn while this step ran, after it read the conversation: one more step reads it.
         if (steers.some((id) => !steersRead.has(id)) && step < settings.maxSteps) continue;
@@ -127,7 +136,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       const turnId = input.userMessageId ?? input.turnId;
       await book.recordToolResults({ sessionId: input.sessionId, turnId, messageId: resultsMessageId, results });
     }
-    await book.completeTurn({ sessionId: input.sessionId, turnId: input.turnId, usage, costUsd });
+    if (!completedByStep) await book.completeTurn({ sessionId: input.sessionId, turnId: input.turnId, usage, costUsd });
     return { status: 'completed', usage, costUsd, reply, ...(steersRead.size > 0 ? { steered: [...steersRead] } : {}) };
   } catch (error) {
     if (isCancellation(error)) {

@@ -12,9 +12,9 @@ import type { Config } from '../../lib/config.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
 import type { MessagePart } from '../../contract/events.ts';
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
-import { claimAssistantMessage, conversation, finishAssistantMessage } from '../../store/messages.ts';
+import { claimAssistantMessage, conversation, finishAssistantMessage, hasTurnCompleted } from '../../store/messages.ts';
 import { readSecrets } from '../../store/secrets.ts';
-import type { StepResult, ToolCall, TurnInput } from '../../workflows/turn-types.ts';
+import type { ModelStepInput, StepResult, ToolCall } from '../../workflows/turn-types.ts';
 import { credentialSecretNames, languageModel, providerCredentials } from '../model/providers.ts';
 import { classifyModelError } from '../model/errors.ts';
 import { costUsd } from '../model/pricing.ts';
@@ -34,7 +34,7 @@ import type { Storage } from '../../lib/storage.ts';
 import { storableText } from '../../lib/storable-text.ts';
 import type { RevisionOf } from './revision-cache.ts';
 import type { Bundle } from '../../contract/bundle.ts';
-import { recordFirstToken, recordStepUsage } from './turn-metrics.ts';
+import { recordFirstToken, recordStepUsage, recordTurnDuration } from './turn-metrics.ts';
 
 export interface ModelStepDeps {
   db: Db;
@@ -55,7 +55,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
   const deltaCommits = new DeltaCommits(deps.db);
 
   return {
-    async runModelStep(input: TurnInput & { messageId: string; step: number; startsTurn?: boolean }): Promise<StepResult> {
+    async runModelStep(input: ModelStepInput): Promise<StepResult> {
       const context = Context.current();
       const attempt = context.info.attempt;
       const { bundle, skills } = await revisionOf(input.agentId, input.revision);
@@ -77,7 +77,10 @@ export function modelStepActivities(deps: ModelStepDeps) {
           : {}),
       });
       if (claimed.status !== 'streaming') {
-        const done = resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null);
+        // This step finished before (its result was lost with a worker): report it, and the turn's end it wrote.
+        const ended =
+          input.turnTotals && (await hasTurnCompleted(deps.db, input.sessionId, input.turnId)) ? { turnCompleted: true as const } : {};
+        const done = { ...resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null), ...ended };
         return { ...done, toolCalls: classifyToolCalls(bundle, skills, done.toolCalls), ...replyErrorsOf(bundle, done, claimed.parts) };
       }
 
@@ -184,7 +187,22 @@ export function modelStepActivities(deps: ModelStepDeps) {
           ...(reply?.ok ? [{ type: 'json' as const, json: reply.json }] : []),
         ];
         const classified = classifyToolCalls(bundle, skills, toolCalls);
-        const message = await finishAssistantMessage(deps.db, {
+        // A final answer (no tool call, a valid structured reply) ends the turn in the same transaction.
+        const final = toolCalls.length === 0 && (!reply || reply.ok);
+        const completesTurn =
+          input.turnTotals && final
+            ? {
+                turnId: input.turnId,
+                messagesTurnId: turnId,
+                readUserMessageIds: turnUserMessageIds,
+                usage: {
+                  inputTokens: input.turnTotals.usage.inputTokens + tokens.inputTokens,
+                  outputTokens: input.turnTotals.usage.outputTokens + tokens.outputTokens,
+                },
+                costUsd: cost === null ? input.turnTotals.costUsd : (input.turnTotals.costUsd ?? 0) + cost,
+              }
+            : undefined;
+        const { message, turnCompleted, turnAgeSeconds } = await finishAssistantMessage(deps.db, {
           sessionId: input.sessionId,
           messageId: input.messageId,
           attempt,
@@ -197,7 +215,9 @@ export function modelStepActivities(deps: ModelStepDeps) {
               type: 'tool.call' as const,
               data: { messageId: input.messageId, ...call, executor: executor ?? ('service' as const) },
             })),
+          ...(completesTurn ? { completesTurn } : {}),
         });
+        if (turnAgeSeconds !== undefined) recordTurnDuration('completed', turnAgeSeconds);
         recordStepUsage(ref.providerId, tokens, cost);
         // The next step sends the same files; keep them only if it follows at once. A question to a
         // person (or a client's tool) may take days, and the files are read again then.
@@ -209,6 +229,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
           ...replyErrorsOf(bundle, done, message.parts),
           turnUserMessageIds,
           finishReason: end?.finishReason ?? 'other',
+          ...(turnCompleted ? { turnCompleted: true } : {}),
         };
       } finally {
         clearInterval(heartbeat);

@@ -37,3 +37,8 @@ export function recordStepUsage(providerId: string, usage: TokenUsage, costUsd: 
   modelTokens.inc({ provider: providerId, kind: 'output' }, usage.outputTokens);
   if (costUsd !== null) modelCostUsd.inc({ provider: providerId }, costUsd);
 }
+
+/** A turn's duration, when the transaction that ended it read its age (a model step completing it). */
+export function recordTurnDuration(outcome: 'completed' | 'failed' | 'aborted', ageSeconds: number): void {
+  turnDuration.observe({ outcome }, ageSeconds);
+}

@@ -206,6 +206,35 @@ describe('the model call', () => {
     expect(second[2]).toMatchObject({ role: 'tool', tool_call_id: 'call_1' });
   });
 
+  test("a turn of two steps ends with both steps' totals, written with its final message; the session is idle again", async ({ env }) => {
+    const sessionId = await env.newSession({ mcps: ['time'] });
+    env.fake.enqueue(
+      {
+        toolCalls: [{ id: 'call_2', name: 'current_time', arguments: { timezone: 'UTC' } }],
+        usage: { promptTokens: 40, completionTokens: 7, cost: 0.004 },
+      },
+      { text: 'Noon.', usage: { promptTokens: 60, completionTokens: 3, cost: 0.001 } },
+    );
+    const response = await send(env, sessionId, 'What time is it?');
+    expect(response.body).toMatchObject({ reply: 'Noon.', status: 'completed' });
+    const events = await env.events(sessionId);
+    const turnId = response.body.messageId as string;
+    // turn.started opens the turn, ahead of its first assistant message.
+    const started = events.findIndex((event) => event.type === 'turn.started');
+    expect(events[started + 1]).toMatchObject({ type: 'message.created', message: { role: 'assistant' } });
+    const end = events.findIndex((event) => event.type === 'turn.completed');
+    expect(events[end]).toMatchObject({ turnId, usage: { inputTokens: 100, outputTokens: 10 }, costUsd: 0.005 });
+    expect(events[end - 1]).toMatchObject({
+      type: 'message.completed',
+      message: { role: 'assistant', parts: [{ type: 'text', text: 'Noon.' }] },
+    });
+    // One transaction: the same database time.
+    expect(events[end]!.at).toBe(events[end - 1]!.at);
+    expect(events.filter((event) => ['turn.completed', 'turn.failed', 'turn.aborted'].includes(event.type))).toHaveLength(1);
+    const session = await call<{ status: string }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
+    expect(session.body.status).toBe('idle');
+  });
+
   test('a rejected key fails the turn at once with a message a user understands', async ({ env }) => {
     const sessionId = await env.newSession();
     env.fake.enqueue({ status: 401, errorBody: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } });

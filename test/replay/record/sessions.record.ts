@@ -81,6 +81,15 @@ test('turnWorkflow: turn.started written by the first model step (input startedB
   await record.closed(turnWorkflowId(sessionId, sent.body.messageId), 'turnWorkflow', 'started-by-step-completed');
 });
 
+test('turnWorkflow: turn.started and turn.completed written by its model steps (startedByFirstStep, completedByLastStep), a tool call between', async () => {
+  if (!record.wanted('turnWorkflow', 'completed-by-last-step')) return;
+  const sessionId = await env.newSession({ mcps: ['time'] });
+  env.fake.enqueue({ toolCalls: [{ id: 'call_time', name: 'current_time', arguments: { timezone: 'UTC' } }] }, { text: 'Noon, UTC.' });
+  const sent = await send(sessionId, 'What time is it now?');
+  expect(sent.body.reply).toBe('Noon, UTC.');
+  await record.closed(turnWorkflowId(sessionId, sent.body.messageId), 'turnWorkflow', 'completed-by-last-step');
+});
+
 test('sessionWorkflow: a turn running, two queued (an Update and a signal), then idle; and its delivery between attempts', async () => {
   if (!record.wanted('sessionWorkflow', 'queued-turns-idle-ended')) return;
   // A receiver of its own that fails its first request: no other session's event reaches it.
