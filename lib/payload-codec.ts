@@ -25,8 +25,8 @@ const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 
 /**
- * `undefined` or `null` (the `binary/null` encoding, no data) has nothing to hide, and is most of what
- * passes: every heartbeat of a streaming model step, four times a second, and every activity that
+ * `undefined` (the `binary/null` encoding and no data; `null` is JSON) has nothing to hide, and is much
+ * of what passes: every heartbeat of a streaming model step, twice a second, and every activity that
  * returns nothing. It stays as it is rather than cost an encryption each time.
  */
 function isNullPayload(payload: Payload): boolean {

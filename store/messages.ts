@@ -124,11 +124,13 @@ export async function recordInvalidReply(
 /**
  * Records a user message once (a retried call finds it and returns it). `joinTurn`: the user message of
  * a running turn this one steers (ifBusy=steer): it belongs to that turn, whose next step reads it.
+ * With `joinTurnId` (that turn's id), a turn that has already written its end is not joined: its last
+ * step can no longer read the message, which is then a turn of its own (`joined: false`).
  */
 export async function recordUserMessage(
   db: Db,
-  input: { sessionId: string; messageId: string; parts: MessagePart[]; joinTurn?: string },
-): Promise<{ message: MessageView; seq: number; turnStarted: boolean }> {
+  input: { sessionId: string; messageId: string; parts: MessagePart[]; joinTurn?: string; joinTurnId?: string },
+): Promise<{ message: MessageView; seq: number; turnStarted: boolean; joined: boolean }> {
   return inTransaction(db, async (client) => {
     const existing = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1', [input.messageId]);
     if (existing.rows[0]) {
@@ -139,18 +141,25 @@ export async function recordUserMessage(
         input.messageId,
         ['turn.started', ...TERMINAL_TURN_EVENTS],
       ]);
-      return { message: toMessageView(existing.rows[0]), seq: existing.rows[0].position, turnStarted: (started.rowCount ?? 0) > 0 };
+      const row = existing.rows[0];
+      return { message: toMessageView(row), seq: row.position, turnStarted: (started.rowCount ?? 0) > 0, joined: row.turn_id !== row.id };
     }
+    // Under the session's lock, as the step that would end the turn checks for messages it did not read.
+    const joinTurn =
+      input.joinTurn &&
+      !(input.joinTurnId && (await lockedSessionHasEvent(client, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.joinTurnId })))
+        ? input.joinTurn
+        : undefined;
     const { message, events } = await insertMessage(client, {
       id: input.messageId,
       sessionId: input.sessionId,
-      turnId: input.joinTurn ?? input.messageId,
+      turnId: joinTurn ?? input.messageId,
       role: 'user',
       parts: input.parts,
       status: 'complete',
     });
     // The message's position: the seq of its message.created, the last event appended.
-    return { message, seq: events.at(-1)!.seq, turnStarted: false };
+    return { message, seq: events.at(-1)!.seq, turnStarted: false, joined: joinTurn !== undefined };
   });
 }
 
@@ -185,11 +194,7 @@ export async function claimAssistantMessage(
       await appendEvents(client, input.sessionId, retry);
       return toMessageView(updated.rows[0]!);
     }
-    // Once per turn even if the turn's first message is made again (a run reset by an operator).
-    const starts =
-      input.startsTurn && !(await lockedSessionHasEvent(client, input.sessionId, ['turn.started'], { turnId: input.startsTurn.turnId }))
-        ? input.startsTurn
-        : undefined;
+    const starts = input.startsTurn && (await turnToStart(client, input.sessionId, input.startsTurn));
     const { message } = await insertMessage(
       client,
       {
@@ -207,6 +212,23 @@ export async function claimAssistantMessage(
     );
     return message;
   });
+}
+
+/**
+ * Whether the first message of a turn also starts it: once per turn, even if that message is made again
+ * (a run reset by an operator); and never once the turn has ended (an attempt that stalled before its
+ * claim while the turn was aborted is refused, rather than reopen the turn).
+ */
+async function turnToStart(
+  client: DbClient,
+  sessionId: string,
+  start: { turnId: string; userMessageId?: string },
+): Promise<typeof start | undefined> {
+  if (!(await lockedSessionHasEvent(client, sessionId, ['turn.started', ...TERMINAL_TURN_EVENTS], { turnId: start.turnId }))) return start;
+  if (await lockedSessionHasEvent(client, sessionId, TERMINAL_TURN_EVENTS, { turnId: start.turnId })) {
+    throw new StaleAttemptError(`turn ${start.turnId} has ended`);
+  }
+  return undefined;
 }
 
 async function lockOwned(client: DbClient, messageId: string, attempt: number): Promise<MessageRow> {
@@ -229,9 +251,9 @@ export interface TurnCompletion {
   messagesTurnId: string;
   /** The user messages of the turn the step read. */
   readUserMessageIds: readonly string[];
-  /** The turn's totals, this step included. */
-  usage: TokenUsage;
-  costUsd: number | null;
+  /** The turn's totals before this step; the message's own (as stored) are added. */
+  priorUsage: TokenUsage;
+  priorCostUsd: number | null;
 }
 
 export interface FinishedMessage {
@@ -283,7 +305,12 @@ export async function finishAssistantMessage(
       await appendEvents(client, input.sessionId, events);
       return { message, turnCompleted: false };
     }
-    const { turnId, usage, costUsd } = completion;
+    // The totals add what was stored (cost rounded as the column keeps it), as the workflow adds the
+    // steps' results and the session's totals add the messages.
+    const { turnId, priorUsage, priorCostUsd } = completion;
+    const own = message.usage ?? { inputTokens: 0, outputTokens: 0 };
+    const usage = { inputTokens: priorUsage.inputTokens + own.inputTokens, outputTokens: priorUsage.outputTokens + own.outputTokens };
+    const costUsd = message.costUsd === null || message.costUsd === undefined ? priorCostUsd : (priorCostUsd ?? 0) + message.costUsd;
     const age = await turnAgeSeconds(client, input.sessionId, turnId);
     await appendEvents(client, input.sessionId, [...events, { type: 'turn.completed', data: { turnId, usage, costUsd } }], {
       status: 'idle',

@@ -63,16 +63,7 @@ export async function graphRunWorkflow(
     const outcome = await executeChild(turnWorkflow, {
       workflowId: turnWorkflowId(run.sessionId, turnId),
       args: [
-        {
-          sessionId: run.sessionId,
-          userId: run.userId,
-          agentId: run.agentId,
-          revision: run.revision,
-          turnId,
-          settings: run.settings,
-          startedByFirstStep: true,
-          completedByLastStep: true,
-        },
+        { sessionId: run.sessionId, userId: run.userId, agentId: run.agentId, revision: run.revision, turnId, settings: run.settings },
       ],
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
       typedSearchAttributes: searchAttributes('turn', attributes),

@@ -138,13 +138,16 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     recording += 1;
     const result = sendChain.then(async (): Promise<SendResult> => {
       // Steering joins the running turn (not one being aborted); with none running it is an ordinary send.
-      const joining = send.ifBusy === 'steer' && running && !running.cancelRequested ? running : undefined;
+      const steered = send.ifBusy === 'steer' && running && !running.cancelRequested ? running : undefined;
       const recorded = await record({
         sessionId: input.sessionId,
         messageId: send.messageId,
         parts: send.parts,
-        ...(joining ? { joinTurn: joining.userMessageId } : {}),
+        ...(steered ? { joinTurn: steered.userMessageId, joinTurnId: steered.turnId } : {}),
       });
+      // A turn whose last step has written its end is not joined: the message is a send like any other.
+      // (Recorded results from before `joined` existed have none: joined.)
+      const joining = steered && recorded.joined !== false ? steered : undefined;
       if (joining) {
         if (!accepted.has(send.messageId)) {
           accepted.add(send.messageId);
@@ -276,8 +279,6 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
               revision: input.revision,
               turnId: turn.turnId,
               settings: input.settings,
-              startedByFirstStep: true,
-              completedByLastStep: true,
               ...(turn.model ? { model: turn.model } : {}),
               ...(turn.userMessageId ? { userMessageId: turn.userMessageId } : {}),
             },

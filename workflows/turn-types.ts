@@ -24,25 +24,13 @@ export interface TurnInput extends SessionRef {
   userMessageId?: string;
   model?: ModelOverride;
   settings: TurnSettings;
-  /**
-   * The first model step writes `turn.started` (with its first message) rather than a local activity
-   * before it. Absent from the input of turns started before this existed, whose histories have that
-   * local activity: an input field rather than a patch, because a patch marker upserts a search
-   * attribute (a visibility write) in every turn.
-   */
-  startedByFirstStep?: true;
-  /**
-   * A model step that gives the final answer writes `turn.completed` with it, rather than a local
-   * activity after it. Absent from the input of turns started before this existed (as above).
-   */
-  completedByLastStep?: true;
 }
 
 /** What a model step is given: the turn, which step, and what the step writes of the turn's own events. */
 export interface ModelStepInput extends TurnInput {
   messageId: string;
   step: number;
-  /** The turn's first step: it writes turn.started (TurnInput.startedByFirstStep). */
+  /** The turn's first step: it writes turn.started with its first message (patch turn-events-by-steps). */
   startsTurn?: boolean;
   /** The turn's usage and cost before this step: given, a final answer completes the turn with the totals. */
   turnTotals?: { usage: TokenUsage; costUsd: number | null };
@@ -73,6 +61,8 @@ export interface StepResult {
   costUsd: number | null;
   /** The step wrote turn.completed (ModelStepInput.turnTotals): the turn is over. */
   turnCompleted?: true;
+  /** The step saw to turn.started (ModelStepInput.startsTurn); absent from a worker that predates it. */
+  turnStarted?: true;
 }
 
 export type ToolResultPart = Extract<MessagePart, { type: 'tool-result' }>;

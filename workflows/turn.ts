@@ -8,6 +8,7 @@ import {
   rootCause,
   CancellationScope,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   uuid4,
@@ -65,21 +66,23 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   // Messages belong to the user message's turn (see TurnInput.userMessageId); events name turnId.
   const regenerated = input.userMessageId ? { userMessageId: input.userMessageId } : {};
   try {
-    // turn.started was a local activity of its own before the first step: a transaction, and a local
-    // activity's trip through the worker, ahead of the first token of every turn. Turns started with
-    // `startedByFirstStep` have their first step write it with its first message; turns started before
-    // (their input has no such field, and their history has the local activity) keep it.
-    const startedByStep = input.startedByFirstStep === true;
-    if (!startedByStep) await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });
-    // Likewise turn.completed: a step giving the final answer writes it (given the totals so far), so
-    // no local activity follows the last step. Turns started without `completedByLastStep` keep it.
+    // turn.started and turn.completed were local activities of their own around the model steps: a
+    // transaction each, and a local activity's trip through the worker, one ahead of the first token and
+    // one ahead of the end. The first step now writes turn.started with its first message, and a step
+    // giving the final answer writes turn.completed with it (README: "Versioning workflows"; histories
+    // from before the patch replay with the local activities).
+    const stepsWriteTurnEvents = patched('turn-events-by-steps');
+    if (!stepsWriteTurnEvents) await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });
     let completedByStep = false;
     for (let step = 1; step <= settings.maxSteps; step++) {
       const stepMessageId = messageId();
       client.stepStarted(stepMessageId);
-      const startsTurn = startedByStep && step === 1 ? { startsTurn: true } : {};
-      const totals = input.completedByLastStep ? { turnTotals: { usage: { ...usage }, costUsd } } : {};
-      const result: StepResult = await model.runModelStep({ ...input, messageId: stepMessageId, step, ...startsTurn, ...totals });
+      const own = stepsWriteTurnEvents ? { ...(step === 1 ? { startsTurn: true } : {}), turnTotals: { usage: { ...usage }, costUsd } } : {};
+      const result: StepResult = await model.runModelStep({ ...input, messageId: stepMessageId, step, ...own });
+      // A worker from before the patch (in a rolling deploy) ran the step without writing the start.
+      if (stepsWriteTurnEvents && step === 1 && !result.turnStarted) {
+        await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });
+      }
       // Calls the client runs (custom tools with valid input) are awaited together, after the others.
       const clientCalls = result.toolCalls.filter((call) => call.executor === 'client');
       client.stepDone(stepMessageId, clientCalls);

@@ -33,10 +33,12 @@ export function turnBookkeeping(deps: { db: Db }) {
       parts: MessagePart[];
       /** Steering: the user message of the running turn this message joins. */
       joinTurn?: string;
-    }): Promise<{ seq: number; turnStarted: boolean }> {
+      /** That turn's id: a turn that has written its end is not joined. */
+      joinTurnId?: string;
+    }): Promise<{ seq: number; turnStarted: boolean; joined?: boolean }> {
       try {
-        const { seq, turnStarted } = await recordUserMessage(db, input);
-        return { seq, turnStarted };
+        const { seq, turnStarted, joined } = await recordUserMessage(db, input);
+        return { seq, turnStarted, ...(input.joinTurn ? { joined } : {}) };
       } catch (error) {
         // A message PostgreSQL refuses (the API refuses such text; this is the backstop) fails the same way
         // every time: retried, a signalled send would never settle and would hold its session for good.

@@ -76,11 +76,13 @@ export function modelStepActivities(deps: ModelStepDeps) {
           ? { startsTurn: { turnId: input.turnId, ...(input.userMessageId ? { userMessageId: input.userMessageId } : {}) } }
           : {}),
       });
+      // Tells the workflow this worker saw to turn.started (one from before that would not have).
+      const started = input.startsTurn ? { turnStarted: true as const } : {};
       if (claimed.status !== 'streaming') {
         // This step finished before (its result was lost with a worker): report it, and the turn's end it wrote.
         const ended =
           input.turnTotals && (await hasTurnCompleted(deps.db, input.sessionId, input.turnId)) ? { turnCompleted: true as const } : {};
-        const done = { ...resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null), ...ended };
+        const done = { ...resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null), ...ended, ...started };
         return { ...done, toolCalls: classifyToolCalls(bundle, skills, done.toolCalls), ...replyErrorsOf(bundle, done, claimed.parts) };
       }
 
@@ -195,11 +197,8 @@ export function modelStepActivities(deps: ModelStepDeps) {
                 turnId: input.turnId,
                 messagesTurnId: turnId,
                 readUserMessageIds: turnUserMessageIds,
-                usage: {
-                  inputTokens: input.turnTotals.usage.inputTokens + tokens.inputTokens,
-                  outputTokens: input.turnTotals.usage.outputTokens + tokens.outputTokens,
-                },
-                costUsd: cost === null ? input.turnTotals.costUsd : (input.turnTotals.costUsd ?? 0) + cost,
+                priorUsage: input.turnTotals.usage,
+                priorCostUsd: input.turnTotals.costUsd,
               }
             : undefined;
         const { message, turnCompleted, turnAgeSeconds } = await finishAssistantMessage(deps.db, {
@@ -230,6 +229,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
           turnUserMessageIds,
           finishReason: end?.finishReason ?? 'other',
           ...(turnCompleted ? { turnCompleted: true } : {}),
+          ...started,
         };
       } finally {
         clearInterval(heartbeat);

@@ -82,15 +82,20 @@ describe('with encryption on (the default)', () => {
       const payloads = payloadsOf(history);
       // In plaintext only: search attributes (ids, for the Web UI's search), the summaries written
       // readable (ids), the SDK's own bookkeeping of local activities (their type and times; their
-      // results are encrypted), and undefined (binary/null, no data: nothing to hide).
+      // results are encrypted) and of patches (their names, also in the TemporalChangeVersion search
+      // attribute), and undefined (binary/null, no data: nothing to hide).
       const plaintext = payloads.filter(
         (payload) => payload.encoding !== 'binary/encrypted' && !(payload.encoding === 'binary/null' && payload.data === ''),
       );
+      const patchName = /^[a-z0-9-]+$/;
       for (const payload of plaintext) {
         const searchAttribute = 'type' in payload.base64.metadata && /^"(usr|agt|ses)_\w+"|^"(session|turn)"$/.test(payload.data);
         const summary = READABLE_METADATA_KEY in payload.base64.metadata;
-        const localActivityMarker = JSON.parse(payload.data) as { activity_type?: string };
-        expect(searchAttribute || summary || typeof localActivityMarker.activity_type === 'string', payload.data).toBe(true);
+        const marker = JSON.parse(payload.data) as { activity_type?: string; id?: string } | string[];
+        const localActivityMarker = !Array.isArray(marker) && typeof marker.activity_type === 'string';
+        const patchMarker = !Array.isArray(marker) && typeof marker.id === 'string' && patchName.test(marker.id);
+        const changeVersion = Array.isArray(marker) && marker.every((name) => patchName.test(name));
+        expect(searchAttribute || summary || localActivityMarker || patchMarker || changeVersion, payload.data).toBe(true);
       }
       // At least the workflow's input, and its first activity's input and result.
       expect(payloads.filter((payload) => payload.encoding === 'binary/encrypted').length).toBeGreaterThanOrEqual(3);

@@ -72,22 +72,13 @@ test('turnWorkflow: a built-in tool call (time) and the answer after it', async 
   await record.closed(turnWorkflowId(sessionId, sent.body.messageId), 'turnWorkflow', 'builtin-tool-completed');
 });
 
-test('turnWorkflow: turn.started written by the first model step (input startedByFirstStep), a tool call, then the answer', async () => {
-  if (!record.wanted('turnWorkflow', 'started-by-step-completed')) return;
-  const sessionId = await env.newSession({ mcps: ['time'] });
-  env.fake.enqueue({ toolCalls: [{ id: 'call_time', name: 'current_time', arguments: { timezone: 'UTC' } }] }, { text: 'Noon.' });
-  const sent = await send(sessionId, 'What time is it?');
-  expect(sent.body.reply).toBe('Noon.');
-  await record.closed(turnWorkflowId(sessionId, sent.body.messageId), 'turnWorkflow', 'started-by-step-completed');
-});
-
-test('turnWorkflow: turn.started and turn.completed written by its model steps (startedByFirstStep, completedByLastStep), a tool call between', async () => {
-  if (!record.wanted('turnWorkflow', 'completed-by-last-step')) return;
+test('turnWorkflow: turn.started and turn.completed written by its model steps (patch turn-events-by-steps), a tool call between', async () => {
+  if (!record.wanted('turnWorkflow', 'steps-write-turn-events')) return;
   const sessionId = await env.newSession({ mcps: ['time'] });
   env.fake.enqueue({ toolCalls: [{ id: 'call_time', name: 'current_time', arguments: { timezone: 'UTC' } }] }, { text: 'Noon, UTC.' });
   const sent = await send(sessionId, 'What time is it now?');
   expect(sent.body.reply).toBe('Noon, UTC.');
-  await record.closed(turnWorkflowId(sessionId, sent.body.messageId), 'turnWorkflow', 'completed-by-last-step');
+  await record.closed(turnWorkflowId(sessionId, sent.body.messageId), 'turnWorkflow', 'steps-write-turn-events');
 });
 
 test('sessionWorkflow: a turn running, two queued (an Update and a signal), then idle; and its delivery between attempts', async () => {
