@@ -1,38 +1,28 @@
 // GET /session/:id/events against a real PostgreSQL: JSON pages, SSE replay then live, several API
 // processes, heartbeats, concurrent appenders, a process going away mid-stream, and a LISTEN
 // connection killed under the hub. Events are written the way activities write them.
-import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import pg from 'pg';
 import { describe, expect, vi } from 'vitest';
 import { apiTest } from '../helpers/harness/fixtures.ts';
+import { storedSession } from '../helpers/harness/stored-session.ts';
 import { startTestApi } from '../helpers/harness/api.ts';
 import { testConfig } from '../helpers/harness/env.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 import { collectSse, readSse, type SseEvent } from '../helpers/client/sse-parse.ts';
 import { inTransaction, type Db } from '../../store/db.ts';
-import { deployRevision } from '../../store/agents.ts';
-import { createSession, getSession } from '../../store/sessions.ts';
+import { getSession } from '../../store/sessions.ts';
 import { appendEvents, EVENTS_CHANNEL, lastSeqOf, readEvents } from '../../store/events.ts';
 import { TERMINAL_TURN_EVENTS, type NewEvent, type SessionEvent } from '../../contract/events.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { streamEvents } from '../../api/streaming/sse.ts';
-import { minimalBundle } from '../helpers/harness/bundles.ts';
 
 // `db` is the tests' own pool: appends keep working while an API under test is closed.
 const test = apiTest();
 
-async function newSession(db: Db, who: TestUser): Promise<string> {
-  const { agent } = await deployRevision(db, {
-    userId: who.userId,
-    bundle: minimalBundle(`events-${randomUUID().slice(0, 8)}`),
-    warnings: [],
-  });
-  const session = await createSession(db, { userId: who.userId, agentId: agent.id, revision: agent.revision });
-  return session.id;
-}
+const newSession = (db: Db, user: TestUser) => storedSession(db, user, 'events');
 
 const delta = (text: string): NewEvent => ({ type: 'message.part.delta', data: { messageId: 'msg_test', delta: text } });
 

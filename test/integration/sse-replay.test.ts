@@ -5,31 +5,21 @@
 // data that JSON escapes or reorders included; and through the HTTP API, a replay from the middle of a
 // multi-page session (Last-Event-ID) gives every event once and in order, equal to what a stream that
 // was open while they were written received live.
-import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { apiTest } from '../helpers/harness/fixtures.ts';
+import { storedSession } from '../helpers/harness/stored-session.ts';
 import type { TestApi } from '../helpers/harness/api.ts';
 import type { TestUser } from '../helpers/harness/users.ts';
 import { readSse, type SseEvent } from '../helpers/client/sse-parse.ts';
 import { inTransaction, type Db } from '../../store/db.ts';
-import { deployRevision } from '../../store/agents.ts';
-import { createSession } from '../../store/sessions.ts';
 import { appendEvents, readEvents } from '../../store/events.ts';
 import { readEventFrames } from '../../store/event-frames.ts';
 import { sseFrame } from '../../api/streaming/sse-frame.ts';
 import type { NewEvent, SessionEvent } from '../../contract/events.ts';
-import { minimalBundle } from '../helpers/harness/bundles.ts';
 
 const test = apiTest();
 
-async function newSession(db: Db, user: TestUser): Promise<string> {
-  const { agent } = await deployRevision(db, {
-    userId: user.userId,
-    bundle: minimalBundle(`replay-${randomUUID().slice(0, 8)}`),
-    warnings: [],
-  });
-  return (await createSession(db, { userId: user.userId, agentId: agent.id, revision: agent.revision })).id;
-}
+const newSession = (db: Db, user: TestUser) => storedSession(db, user, 'replay');
 
 const append = (db: Db, sessionId: string, events: readonly NewEvent[]) =>
   inTransaction(db, (client) => appendEvents(client, sessionId, events));

@@ -5,11 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { apiTest } from '../helpers/harness/fixtures.ts';
+import { storedSession } from '../helpers/harness/stored-session.ts';
 import type { TestUser } from '../helpers/harness/users.ts';
-import { minimalBundle } from '../helpers/harness/bundles.ts';
 import { inTransaction, type Db } from '../../store/db.ts';
-import { deployRevision } from '../../store/agents.ts';
-import { createSession, getSession } from '../../store/sessions.ts';
+import { getSession } from '../../store/sessions.ts';
 import { appendEvents, readEvents } from '../../store/events.ts';
 import { claimAssistantMessage, finishAssistantMessage, recordUserMessage, StaleAttemptError } from '../../store/messages.ts';
 import type { SessionEvent } from '../../contract/events.ts';
@@ -18,14 +17,7 @@ const test = apiTest();
 const MODEL = { providerId: 'openai-compatible', modelId: 'fake-model' };
 const msgId = () => `msg_${randomUUID().replace(/-/g, '')}`;
 
-async function newSession(db: Db, who: TestUser): Promise<string> {
-  const { agent } = await deployRevision(db, {
-    userId: who.userId,
-    bundle: minimalBundle(`steps-${randomUUID().slice(0, 8)}`),
-    warnings: [],
-  });
-  return (await createSession(db, { userId: who.userId, agentId: agent.id, revision: agent.revision })).id;
-}
+const newSession = (db: Db, user: TestUser) => storedSession(db, user, 'steps');
 
 /** A user message and its turn's first step claimed: the turn has started. */
 async function startedTurn(db: Db, sessionId: string): Promise<{ turnId: string; stepId: string }> {
