@@ -140,8 +140,21 @@ describe('cron triggers', () => {
     const id = cronId(agentId, 0);
 
     const schedule = await exists(env, id);
-    // GET /agent shows the trigger with its next firings, as the schedule plans them.
-    const agent = await call<{ triggers: Array<{ nextFireTimes?: string[] }> }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
+    // GET /agent shows the trigger with its next firings, as the schedule plans them. The API waits 2 s
+    // for Temporal to describe the schedule and shows the trigger without them otherwise: on a loaded
+    // machine (every test file at once on 2 cores) a first answer may come without them.
+    const readAgent = () =>
+      call<{ triggers: Array<{ nextFireTimes?: string[] }> }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
+    let agent = await readAgent();
+    await expect
+      .poll(
+        async () => {
+          agent = await readAgent();
+          return agent.body.triggers[0]?.nextFireTimes !== undefined;
+        },
+        { timeout: 30_000, interval: 500 },
+      )
+      .toBe(true);
     expect(agent.body.triggers).toEqual([
       { kind: 'cron', expression: '* * * * *', timezone: 'UTC', scheduleId: id, paused: false, nextFireTimes: expect.any(Array) },
     ]);
