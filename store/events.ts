@@ -93,7 +93,17 @@ export async function lockedSessionHasEvent(
 ): Promise<boolean> {
   const session = await client.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [sessionId]);
   if (!session.rowCount) return goneAnswers;
-  const { rowCount } = await client.query('SELECT 1 FROM events WHERE session_id = $1 AND type = ANY($2) AND data @> $3::jsonb LIMIT 1', [
+  return sessionHasEvent(client, sessionId, types, match);
+}
+
+/** Whether the session has an event of one of `types` whose data holds `match`, without a lock (see above). */
+export async function sessionHasEvent(
+  db: Db | DbClient,
+  sessionId: string,
+  types: readonly string[],
+  match: Readonly<Record<string, string | number>>,
+): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM events WHERE session_id = $1 AND type = ANY($2) AND data @> $3::jsonb LIMIT 1', [
     sessionId,
     types,
     JSON.stringify(match),

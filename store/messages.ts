@@ -3,7 +3,7 @@
 // is refused once a newer attempt owns the message, so a zombie attempt cannot interleave.
 import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
-import { appendEvents, lockedSessionHasEvent } from './events.ts';
+import { appendEvents, lockedSessionHasEvent, sessionHasEvent } from './events.ts';
 import type { MessagePart, MessageRole, MessageStatus, MessageView, NewEvent, SessionEvent, TokenUsage } from '../contract/events.ts';
 import type { SessionStatus } from './sessions.ts';
 import { TERMINAL_TURN_EVENTS } from '../contract/events.ts';
@@ -136,13 +136,11 @@ export async function recordUserMessage(
     if (existing.rows[0]) {
       // A send seen again (a client retry reaching a later run of the session workflow): its turn
       // ran already if it started or ended (a turn aborted before its first step never started).
-      const started = await client.query(`SELECT 1 FROM events WHERE session_id = $1 AND type = ANY($3) AND data->>'turnId' = $2 LIMIT 1`, [
-        input.sessionId,
-        input.messageId,
-        ['turn.started', ...TERMINAL_TURN_EVENTS],
-      ]);
+      const started = await sessionHasEvent(client, input.sessionId, ['turn.started', ...TERMINAL_TURN_EVENTS], {
+        turnId: input.messageId,
+      });
       const row = existing.rows[0];
-      return { message: toMessageView(row), seq: row.position, turnStarted: (started.rowCount ?? 0) > 0, joined: row.turn_id !== row.id };
+      return { message: toMessageView(row), seq: row.position, turnStarted: started, joined: row.turn_id !== row.id };
     }
     // Under the session's lock, as the step that would end the turn checks for messages it did not read.
     const joinTurn =
@@ -225,7 +223,7 @@ async function turnToStart(
   start: { turnId: string; userMessageId?: string },
 ): Promise<typeof start | undefined> {
   if (!(await lockedSessionHasEvent(client, sessionId, ['turn.started', ...TERMINAL_TURN_EVENTS], { turnId: start.turnId }))) return start;
-  if (await lockedSessionHasEvent(client, sessionId, TERMINAL_TURN_EVENTS, { turnId: start.turnId })) {
+  if (await sessionHasEvent(client, sessionId, TERMINAL_TURN_EVENTS, { turnId: start.turnId })) {
     throw new StaleAttemptError(`turn ${start.turnId} has ended`);
   }
   return undefined;
@@ -333,12 +331,8 @@ async function turnMayComplete(client: DbClient, sessionId: string, turn: TurnCo
 }
 
 /** Whether the turn has its turn.completed (a step finished again reports the end it wrote before). */
-export async function hasTurnCompleted(db: Db | DbClient, sessionId: string, turnId: string): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `SELECT 1 FROM events WHERE session_id = $1 AND type = 'turn.completed' AND data @> $2::jsonb LIMIT 1`,
-    [sessionId, JSON.stringify({ turnId })],
-  );
-  return (rowCount ?? 0) > 0;
+export function hasTurnCompleted(db: Db | DbClient, sessionId: string, turnId: string): Promise<boolean> {
+  return sessionHasEvent(db, sessionId, ['turn.completed'], { turnId });
 }
 
 /** The `tool.result` event of one result, as the turn records it and as a client's answer announces it. */

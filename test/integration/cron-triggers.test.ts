@@ -145,16 +145,14 @@ describe('cron triggers', () => {
     // machine (every test file at once on 2 cores) a first answer may come without them.
     const readAgent = () =>
       call<{ triggers: Array<{ nextFireTimes?: string[] }> }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
-    let agent = await readAgent();
-    await expect
-      .poll(
-        async () => {
-          agent = await readAgent();
-          return agent.body.triggers[0]?.nextFireTimes !== undefined;
-        },
-        { timeout: 30_000, interval: 500 },
-      )
-      .toBe(true);
+    const agent = await vi.waitFor(
+      async () => {
+        const read = await readAgent();
+        if (read.body.triggers[0]?.nextFireTimes === undefined) throw new Error('no next firings shown yet');
+        return read;
+      },
+      { timeout: 30_000, interval: 500 },
+    );
     expect(agent.body.triggers).toEqual([
       { kind: 'cron', expression: '* * * * *', timezone: 'UTC', scheduleId: id, paused: false, nextFireTimes: expect.any(Array) },
     ]);
