@@ -42,12 +42,13 @@ WITH input AS (
   SELECT o."sessionId", b.last_seq - b.n + row_number() OVER (PARTITION BY o."sessionId" ORDER BY o.ord),
          'message.part.delta', jsonb_build_object('messageId', o."messageId", 'delta', o.delta)
     FROM owned o JOIN bumped b ON b.id = o."sessionId"
-  RETURNING session_id, seq
+  RETURNING session_id, seq, type, data
 )
 SELECT (SELECT coalesce(array_agg(DISTINCT "messageId" || ':' || attempt), '{}') FROM owned) AS written,
-       -- pg_notify is volatile: PostgreSQL evaluates it for every row even though only the count is read.
-       (SELECT count(*) FROM (SELECT pg_notify($2, session_id || ':' || max(seq)) FROM inserted GROUP BY session_id) n)
-         AS sessions`;
+       -- The announcement is volatile: PostgreSQL evaluates it for every row even though only the count is read.
+       (SELECT count(*) FROM (
+          SELECT announce_session_events($2, session_id, max(seq), json_agg(json_build_array(seq, type, data) ORDER BY seq))
+            FROM inserted GROUP BY session_id) n) AS sessions`;
 
 /**
  * Appends one delta event per entry, in order within each session; answers which message attempts

@@ -5,7 +5,10 @@ import type { Db, DbClient } from './db.ts';
 import type { NewEvent, SessionEvent } from '../contract/events.ts';
 import type { SessionStatus } from './sessions.ts';
 
-/** The PostgreSQL NOTIFY channel of appended events: `<sessionId>:<lastSeq>` (or `<approvalId>:0`). */
+/**
+ * The PostgreSQL NOTIFY channel of appended events: `<sessionId>:<lastSeq>` and, when they fit, the events
+ * (store/event-notices.ts); `<approvalId>:0` for an approval's writes.
+ */
 export const EVENTS_CHANNEL = 'session_events';
 
 export interface EventRow {
@@ -17,7 +20,12 @@ export interface EventRow {
 }
 
 export function toSessionEvent(row: EventRow): SessionEvent {
-  return { ...row.data, seq: row.seq, type: row.type, at: row.at.toISOString(), sessionId: row.session_id } as SessionEvent;
+  return sessionEvent(row.session_id, row.seq, row.type, row.at.toISOString(), row.data);
+}
+
+/** An event as readers get it: its data's members, then its own (which win over a data member of the same name). */
+export function sessionEvent(sessionId: string, seq: number, type: string, at: string, data: Record<string, unknown>): SessionEvent {
+  return { ...data, seq, type, at, sessionId } as SessionEvent;
 }
 
 /**
@@ -47,7 +55,8 @@ export async function appendEvents(
          FROM session, ROWS FROM (jsonb_to_recordset($3::jsonb) AS (type text, data jsonb)) WITH ORDINALITY AS e(type, data, ordinality)
        RETURNING *
      ), notice AS (
-       SELECT pg_notify($4, $1 || ':' || session.last_seq) FROM session
+       SELECT announce_session_events($4, $1, session.last_seq,
+                (SELECT json_agg(json_build_array(i.seq, i.type, i.data) ORDER BY i.seq) FROM inserted i)) FROM session
      )
      SELECT inserted.*, (SELECT count(*) FROM notice) AS announced FROM inserted`,
     [sessionId, events.length, JSON.stringify(events), EVENTS_CHANNEL, options.status ?? null],

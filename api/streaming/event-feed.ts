@@ -30,10 +30,13 @@ export interface EventFeed {
   stats(): { sessions: number; readers: number; bufferedEvents: number; bufferedBytes: number };
 }
 
+/** A subscriber's wake: `events`, when given, are the appended events, consecutive and in seq order. */
+export type Wake = (events?: readonly SessionEvent[]) => void;
+
 export interface EventFeedOptions {
   db: Db;
-  /** The hub's subscription: calls `onWake` when the session may have new events. */
-  subscribe: (sessionId: string, onWake: () => void) => () => void;
+  /** The hub's subscription: calls `onWake` when the session may have new events, with them when it has them. */
+  subscribe: (sessionId: string, onWake: Wake) => () => void;
   logger: Logger;
   limits?: TailLimits;
 }
@@ -86,7 +89,7 @@ export function createEventFeed(options: EventFeedOptions): EventFeed {
         (error) => log.warn({ err: error, sessionId }, 'reading the session tail failed'),
       );
       // Subscribed before any reader's first read: an event committed after that read wakes the tail.
-      entry = { tail, readers: 0, unsubscribe: options.subscribe(sessionId, () => tail.wake()) };
+      entry = { tail, readers: 0, unsubscribe: options.subscribe(sessionId, (events) => tail.wake(events)) };
       followed.set(sessionId, entry);
     }
     entry.readers++;

@@ -1,19 +1,26 @@
-// One LISTEN connection per API process, shared by every event stream it serves. A wake only says
-// "look again": readers always re-read PostgreSQL after their last seq, so a wake that is lost,
-// doubled or late costs a query, never an event. That is why a dropped connection needs no replay
-// of what was missed: after re-LISTENing, every subscriber is woken and catches up by itself.
+// One LISTEN connection per API process, shared by every event stream it serves. A wake says "look
+// again", and may bring the appended events themselves (store/event-notices.ts): a session tail that
+// holds everything before them takes them as they are, any other reads PostgreSQL after its last seq.
+// So a wake that is lost, doubled or late costs a query, never an event. That is why a dropped
+// connection needs no replay of what was missed: after re-LISTENing, every subscriber is woken and
+// catches up by itself.
 // Event streams follow sessions through the hub's feed (api/streaming/event-feed.ts): one read per session per
 // wake, shared by every stream of that session in this process.
 import pg from 'pg';
 import type { Logger } from '../../lib/logger.ts';
 import type { Db } from '../../store/db.ts';
 import { EVENTS_CHANNEL, lastSeqsOf, listenForEvents } from '../../store/events.ts';
-import { createEventFeed, type EventFeed } from './event-feed.ts';
+import { parseEventNotice } from '../../store/event-notices.ts';
+import type { SessionEvent } from '../../contract/events.ts';
+import { createEventFeed, type EventFeed, type Wake } from './event-feed.ts';
 import type { TailLimits } from './session-tail.ts';
 
 export interface EventHub extends EventFeed {
-  /** Calls `onWake` whenever `sessionId` may have new events; returns the unsubscribe function. */
-  subscribe(sessionId: string, onWake: () => void): () => void;
+  /**
+   * Calls `onWake` whenever `sessionId` may have new events, with them when the notice brought them;
+   * returns the unsubscribe function.
+   */
+  subscribe(sessionId: string, onWake: Wake): () => void;
   close(): Promise<void>;
 }
 
@@ -45,7 +52,7 @@ export async function createEventHub(options: EventHubOptions): Promise<EventHub
   const log = logger.child({ component: 'event-hub' });
   const safetyPollMs = options.safetyPollMs ?? DEFAULT_SAFETY_POLL_MS;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
-  const subscribers = new Map<string, Set<() => void>>();
+  const subscribers = new Map<string, Set<Wake>>();
   // The highest seq each watched session has been woken for (by NOTIFY or by the poll). The poll
   // wakes a session only when last_seq went beyond it: all idle streams together cost one query.
   const announced = new Map<string, number>();
@@ -55,10 +62,10 @@ export async function createEventHub(options: EventHubOptions): Promise<EventHub
   let reconnectTimer: NodeJS.Timeout | undefined;
   let polling = false;
 
-  function wake(sessionId: string): void {
+  function wake(sessionId: string, events?: readonly SessionEvent[]): void {
     for (const onWake of [...(subscribers.get(sessionId) ?? [])]) {
       try {
-        onWake();
+        onWake(events);
       } catch (error) {
         log.error({ err: error, sessionId }, 'event subscriber failed');
       }
@@ -79,12 +86,15 @@ export async function createEventHub(options: EventHubOptions): Promise<EventHub
 
   function onNotification(message: pg.Notification): void {
     if (message.channel !== EVENTS_CHANNEL || !message.payload) return;
-    const colon = message.payload.lastIndexOf(':');
-    const sessionId = colon === -1 ? message.payload : message.payload.slice(0, colon);
-    const seq = Number(message.payload.slice(colon + 1));
-    if (!subscribers.has(sessionId)) return;
-    if (Number.isFinite(seq)) noteSeq(sessionId, seq);
-    wake(sessionId);
+    // Only the head is read for a session nobody here follows: most notices are for other processes' readers.
+    const newline = message.payload.indexOf('\n');
+    const head = newline === -1 ? message.payload : message.payload.slice(0, newline);
+    const colon = head.lastIndexOf(':');
+    if (!subscribers.has(colon === -1 ? head : head.slice(0, colon))) return;
+    const notice = parseEventNotice(message.payload);
+    if (!notice) return;
+    if (Number.isFinite(notice.lastSeq)) noteSeq(notice.id, notice.lastSeq);
+    wake(notice.id, notice.events);
   }
 
   async function connect(): Promise<pg.Client> {
@@ -186,11 +196,11 @@ export async function createEventHub(options: EventHubOptions): Promise<EventHub
   const pollTimer = setInterval(() => void poll(), safetyPollMs);
   pollTimer.unref();
 
-  function subscribe(sessionId: string, onWake: () => void): () => void {
+  function subscribe(sessionId: string, onWake: Wake): () => void {
     let set = subscribers.get(sessionId);
     if (!set) subscribers.set(sessionId, (set = new Set()));
     // A wrapper per call, so subscribing the same function twice needs two unsubscribes.
-    const entry = () => onWake();
+    const entry: Wake = (events) => onWake(events);
     set.add(entry);
     return () => {
       const current = subscribers.get(sessionId);

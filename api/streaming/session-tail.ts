@@ -74,8 +74,21 @@ export class SessionTail {
     if (this.woken) void this.run();
   }
 
-  /** The hub's wake: new events may have been committed. */
-  wake(): void {
+  /**
+   * The hub's wake: new events may have been committed. `pushed`, the appended events when the notice
+   * carried them, are taken as they are when they continue what the tail holds and no read is under way
+   * or owed; otherwise the tail reads PostgreSQL, as for any wake.
+   */
+  wake(pushed?: readonly SessionEvent[]): void {
+    if (pushed && this.position !== undefined && !this.reading && !this.woken && !this.closed) {
+      const position = this.position;
+      const fresh = pushed.filter((event) => event.seq > position);
+      if (fresh.length === 0) return;
+      if (fresh.every((event, index) => event.seq === position + 1 + index)) {
+        this.append(fresh);
+        return;
+      }
+    }
     this.woken = true;
     if (this.position !== undefined) void this.run();
   }
@@ -142,7 +155,7 @@ export class SessionTail {
     }
   }
 
-  private append(page: SessionEvent[]): void {
+  private append(page: readonly SessionEvent[]): void {
     for (const event of page) {
       // A page comes from `position` on, so it continues the buffer with no gap.
       this.entries.push(event);

@@ -7,9 +7,9 @@ import { expect } from 'vitest';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { DeltaCommits } from '../../activities/turn/delta-commits.ts';
-import { EVENTS_CHANNEL } from '../../store/events.ts';
+import { parseEventNotice, type EventNotice } from '../../store/event-notices.ts';
 import { claimAssistantMessage, StaleAttemptError } from '../../store/messages.ts';
-import { appendEvents, readEvents } from '../../store/events.ts';
+import { appendEvents, EVENTS_CHANNEL, readEvents } from '../../store/events.ts';
 import { inTransaction } from '../../store/db.ts';
 
 const test = agentTest();
@@ -47,8 +47,8 @@ test("twenty streams' writes of one moment commit in one transaction, each sessi
   );
   const listener = new pg.Client({ connectionString: env.api.config.databaseUrl });
   await listener.connect();
-  const notices: string[] = [];
-  listener.on('notification', (message) => notices.push(message.payload ?? ''));
+  const notices: EventNotice[] = [];
+  listener.on('notification', (message) => notices.push(parseEventNotice(message.payload ?? '')!));
   await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
   try {
     const commits = new DeltaCommits(env.api.db);
@@ -66,7 +66,9 @@ test("twenty streams' writes of one moment commit in one transaction, each sessi
     expect(transactions.size).toBe(1);
     await expect.poll(() => notices.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(streams.length);
     for (const stream of streams) {
-      expect(notices).toContain(`${stream.sessionId}:${before.get(stream.sessionId)! + 1}`);
+      // Each session's notice names its last seq and carries its delta, as a read of it builds it.
+      const notice = notices.find((n) => n.id === stream.sessionId && n.lastSeq === before.get(stream.sessionId)! + 1);
+      expect(JSON.stringify(notice?.events)).toBe(JSON.stringify((await readEvents(env.api.db, stream.sessionId, 0, 100)).slice(-1)));
     }
   } finally {
     await listener.end();

@@ -15,6 +15,7 @@ import { collectSse, readSse, type SseEvent } from '../helpers/client/sse-parse.
 import { inTransaction, type Db } from '../../store/db.ts';
 import { getSession } from '../../store/sessions.ts';
 import { appendEvents, EVENTS_CHANNEL, lastSeqOf, readEvents } from '../../store/events.ts';
+import { parseEventNotice, type EventNotice } from '../../store/event-notices.ts';
 import { TERMINAL_TURN_EVENTS, type NewEvent, type SessionEvent } from '../../contract/events.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { streamEvents } from '../../api/streaming/sse.ts';
@@ -83,16 +84,17 @@ describe('appending', () => {
     const sessionId = await newSession(db, user);
     const listener = new pg.Client({ connectionString: testConfig().databaseUrl });
     await listener.connect();
-    const notices: string[] = [];
-    listener.on('notification', (message) => notices.push(message.payload ?? ''));
+    const notices: EventNotice[] = [];
+    listener.on('notification', (message) => notices.push(parseEventNotice(message.payload ?? '')!));
     await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
+    const announced = (lastSeq: number) => notices.find((notice) => notice.id === sessionId && notice.lastSeq === lastSeq);
     try {
       const before = await lastSeqOf(db, sessionId);
       const appended = await inTransaction(db, async (client) => {
         const events = await appendEvents(client, sessionId, [delta('a'), delta('b'), delta('c')], { status: 'running' });
         // Announced at commit, not before.
         await new Promise((resolve) => setTimeout(resolve, 50));
-        expect(notices).not.toContain(`${sessionId}:${before + 3}`);
+        expect(announced(before + 3)).toBeUndefined();
         return events;
       });
       expect(appended.map((event) => [event.seq, (event as { delta?: string }).delta])).toEqual([
@@ -103,7 +105,17 @@ describe('appending', () => {
       expect(await readEvents(db, sessionId, before, 10)).toEqual(appended);
       expect(await lastSeqOf(db, sessionId)).toBe(before + 3);
       expect((await getSession(db, sessionId))?.status).toBe('running');
-      await expect.poll(() => notices, { timeout: 10_000 }).toContain(`${sessionId}:${before + 3}`);
+      await expect.poll(() => announced(before + 3), { timeout: 10_000 }).toBeDefined();
+      // The notice carries the events as a read builds them, member order and `at` to the millisecond included.
+      expect(JSON.stringify(announced(before + 3)!.events)).toBe(JSON.stringify(await readEvents(db, sessionId, before, 3)));
+
+      // Events too big for a notice are announced by seq alone, and the transaction commits.
+      const big = await inTransaction(db, (client) =>
+        appendEvents(client, sessionId, [delta('x'.repeat(4_000)), delta('y'.repeat(4_000))]),
+      );
+      await expect.poll(() => announced(before + 5), { timeout: 10_000 }).toBeDefined();
+      expect(announced(before + 5)!.events).toBeUndefined();
+      expect(await readEvents(db, sessionId, before + 3, 10)).toEqual(big);
 
       // Without a status the session keeps its own.
       await inTransaction(db, (client) => appendEvents(client, sessionId, [delta('d')]));

@@ -2,12 +2,15 @@
 // wake, every follower gets every event once and in order, a slow follower falls behind the bounded
 // buffer and reads for itself, a wake before the tail knows its position is not lost, a failed
 // tail read costs queries, not events (nor a stall), and a follower starting past the end of the log
-// neither spins nor misplaces the tail that the others share.
+// neither spins nor misplaces the tail that the others share. A wake that brings its events is taken
+// without a read when it continues the tail, and read for when it does not.
 import { describe, expect, test } from 'vitest';
 import { createEventFeed, type EventFeed } from '../../api/streaming/event-feed.ts';
 import type { TailLimits } from '../../api/streaming/session-tail.ts';
 import type { Db } from '../../store/db.ts';
 import { createLogger } from '../../lib/logger.ts';
+import { toSessionEvent } from '../../store/events.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 
 const SESSION = 'ses_feed';
 
@@ -22,7 +25,7 @@ interface Row {
 /** An event log with the hub's wake, and a pool whose reads can be counted, held or failed. */
 function fakeLog(limits: TailLimits) {
   const rows: Row[] = [];
-  const subscribers = new Set<() => void>();
+  const subscribers = new Set<(events?: readonly SessionEvent[]) => void>();
   const state = {
     reads: 0,
     /** While set, reads take their rows at once but answer only when it resolves. */
@@ -71,8 +74,12 @@ function fakeLog(limits: TailLimits) {
     feed,
     state,
     subscribers,
-    /** Commits `count` events (with `size` characters of text each) and wakes the feed, as NOTIFY would. */
-    append(count = 1, size = 10, wake = true) {
+    /**
+     * Commits `count` events (with `size` characters of text each) and wakes the feed, as NOTIFY would:
+     * with the events themselves when `wake` is 'push', as a notice that carries them does.
+     */
+    append(count = 1, size = 10, wake: boolean | 'push' = true) {
+      const first = rows.length;
       for (let i = 0; i < count; i++) {
         const seq = rows.length + 1;
         rows.push({
@@ -83,8 +90,14 @@ function fakeLog(limits: TailLimits) {
           data: { messageId: 'm', delta: 'x'.repeat(size) },
         });
       }
-      if (wake) for (const onWake of [...subscribers]) onWake();
+      const pushed = wake === 'push' ? rows.slice(first).map(toSessionEvent) : undefined;
+      if (wake) for (const onWake of [...subscribers]) onWake(pushed);
     },
+    /** Wakes the feed with events as a notice brings them, whether or not they continue the log. */
+    push(events: readonly SessionEvent[]) {
+      for (const onWake of [...subscribers]) onWake(events);
+    },
+    event: (seq: number) => toSessionEvent(rows[seq - 1]!),
   };
 }
 
@@ -151,6 +164,57 @@ describe('event feed', () => {
     await Promise.all(followers.map((f) => f.close()));
     expect(log.subscribers.size).toBe(0);
     expect(log.feed.stats()).toEqual({ sessions: 0, readers: 0, bufferedEvents: 0, bufferedBytes: 0 });
+  });
+
+  test('events a wake brings are taken as they are: 20 followers get them in order, with no read', async () => {
+    const log = fakeLog(LIMITS);
+    log.append(3);
+    const followers = Array.from({ length: 20 }, () => follower(log.feed));
+    await until(() => followers.every((f) => f.seqs.length === 3), 'replay');
+    log.state.reads = 0;
+    for (let seq = 4; seq <= 30; seq += 3) {
+      log.append(3, 10, 'push');
+      await until(() => followers.every((f) => f.seqs.at(-1) === seq + 2), `seq ${seq + 2}`);
+    }
+    expect(log.state.reads).toBe(0);
+    for (const f of followers) expect(f.seqs).toEqual(range(1, 30));
+    await Promise.all(followers.map((f) => f.close()));
+  });
+
+  test('a wake whose events do not continue the tail reads the log; events it already holds are not repeated', async () => {
+    const log = fakeLog(LIMITS);
+    log.append(2);
+    const f = follower(log.feed);
+    await until(() => f.seqs.length === 2, 'replay');
+    log.state.reads = 0;
+    // Seq 3 committed with a notice too big to carry it (a wake only) that is late; seq 4's notice comes first.
+    log.append(1, 10, false);
+    log.append(1, 10, 'push');
+    await until(() => f.seqs.length === 4, 'seq 3 and 4, read');
+    expect(log.state.reads).toBe(1);
+    // The late wake, then a notice repeating what the tail holds: nothing new, nothing twice.
+    log.push([log.event(3), log.event(4)]);
+    log.append(1, 10, 'push');
+    await until(() => f.seqs.length === 5, 'seq 5');
+    expect(f.seqs).toEqual(range(1, 5));
+    expect(log.state.reads).toBe(1);
+    await f.close();
+  });
+
+  test('events a wake brings while the tail reads are read for after it, once', async () => {
+    const log = fakeLog(LIMITS);
+    log.append(1);
+    const f = follower(log.feed);
+    await until(() => f.seqs.length === 1, 'replay');
+    const held = gate();
+    log.state.held.set(log.state.reads + 1, held.opened);
+    log.append(1);
+    await until(() => log.state.held.size === 1 && log.state.reads === 2, 'the tail reads seq 2');
+    log.append(2, 10, 'push');
+    held.open();
+    await until(() => f.seqs.length === 4, 'seq 2 to 4');
+    expect(f.seqs).toEqual(range(1, 4));
+    await f.close();
   });
 
   test('a follower behind the buffer pages the log itself, then joins the tail', async () => {
