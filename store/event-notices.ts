@@ -1,6 +1,6 @@
 // Reads what the session_events channel carries (written by the SQL function announce_session_events,
 // schema/migrations/0018_event_notices.sql): `<id>:<lastSeq>`, and for an append whose events fit in
-// the notice, a newline and {"at", "events": [[seq, type, data], ...]}. The events are built exactly
+// the notice, a newline and {"at", "events": [[seq, type, data], ...]} in base64. The events are built exactly
 // as a read of their rows builds them (store/events.ts sessionEvent), so a reader cannot tell a
 // pushed event from a read one.
 import { sessionEvent } from './events.ts';
@@ -31,7 +31,7 @@ export function parseEventNotice(payload: string): EventNotice | undefined {
   if (newline === -1) return { id, lastSeq };
   let body: NoticeBody;
   try {
-    body = JSON.parse(payload.slice(newline + 1)) as NoticeBody;
+    body = JSON.parse(Buffer.from(payload.slice(newline + 1), 'base64').toString('utf8')) as NoticeBody;
   } catch {
     return { id, lastSeq };
   }

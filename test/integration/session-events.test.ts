@@ -85,7 +85,11 @@ describe('appending', () => {
     const listener = new pg.Client({ connectionString: testConfig().databaseUrl });
     await listener.connect();
     const notices: EventNotice[] = [];
-    listener.on('notification', (message) => notices.push(parseEventNotice(message.payload ?? '')!));
+    const payloads: string[] = [];
+    listener.on('notification', (message) => {
+      payloads.push(message.payload ?? '');
+      notices.push(parseEventNotice(message.payload ?? '')!);
+    });
     await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
     const announced = (lastSeq: number) => notices.find((notice) => notice.id === sessionId && notice.lastSeq === lastSeq);
     try {
@@ -108,6 +112,8 @@ describe('appending', () => {
       await expect.poll(() => announced(before + 3), { timeout: 10_000 }).toBeDefined();
       // The notice carries the events as a read builds them, member order and `at` to the millisecond included.
       expect(JSON.stringify(announced(before + 3)!.events)).toBe(JSON.stringify(await readEvents(db, sessionId, before, 3)));
+      // An API of the version before took the session from before the payload's last colon: it still wakes it.
+      for (const payload of payloads) expect(payload.slice(0, payload.lastIndexOf(':'))).toBe(sessionId);
 
       // Events too big for a notice are announced by seq alone, and the transaction commits.
       const big = await inTransaction(db, (client) =>
