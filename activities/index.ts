@@ -6,6 +6,7 @@ import type { MasterKey } from '../lib/master-key.ts';
 import { systemActivities } from './system.ts';
 import { turnBookkeeping } from './turn/bookkeeping.ts';
 import { modelStepActivities } from './turn/model-step.ts';
+import type { AbortNotices } from './turn/abort-notices.ts';
 import { toolActivities } from './turn/tools.ts';
 import { revisionCache } from './turn/revision-cache.ts';
 import { createStorage } from '../lib/storage.ts';
@@ -20,6 +21,8 @@ export interface ActivityDeps {
   config: Config;
   /** The current master key first, then previous ones still accepted for reading secrets. */
   masterKeys: readonly MasterKey[];
+  /** Turn aborts told to this worker at once (its owner closes it); without it aborts come with heartbeats. */
+  abortNotices?: AbortNotices;
 }
 
 export function createActivities(deps: ActivityDeps) {

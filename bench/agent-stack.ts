@@ -3,6 +3,7 @@
 // (createWorker with the service's workflow bundle and activities) on a task queue of its own, and
 // the fake Chat Completions server reached through the `openai-compatible` provider. Only the model
 // is fake. close() leaves a shared PostgreSQL or Temporal as it found them.
+import { AbortNotices } from '../activities/turn/abort-notices.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -91,11 +92,13 @@ export async function startAgentStack(infra: Infra, log: (line: string) => void,
     undo.push('worker pool', () => workerDb.end());
     const nativeConnection = await NativeConnection.connect({ address: infra.temporalAddress() });
     undo.push('worker connection', () => nativeConnection.close());
+    const abortNotices = new AbortNotices({ databaseUrl: infra.databaseUrl(), logger });
+    undo.push('abort notices', () => abortNotices.close());
     const worker: Worker = await createWorker({
       connection: nativeConnection,
       namespace,
       taskQueue: config.taskQueue,
-      deps: { db: workerDb, logger, config, masterKeys: [masterKey] },
+      deps: { db: workerDb, logger, config, masterKeys: [masterKey], abortNotices },
       workflowBundle: await workflowBundle(WORKFLOWS_PATH),
     });
     const running = worker.run();

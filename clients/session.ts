@@ -98,12 +98,13 @@ export async function signalSessionWithStart(target: SessionClient, session: Ses
 }
 
 /** Asks the session's workflow to cancel its running turn: false when none runs (or no workflow does). */
-export async function abortRunningTurn(client: Client, sessionId: string): Promise<boolean> {
+/** Whether a turn was aborted, and which. */
+export async function abortRunningTurn(client: Client, sessionId: string): Promise<{ aborted: boolean; turnId?: string }> {
   try {
-    return (await client.workflow.getHandle(sessionWorkflowId(sessionId)).executeUpdate(abortUpdate)).aborted;
+    return await client.workflow.getHandle(sessionWorkflowId(sessionId)).executeUpdate(abortUpdate);
   } catch (error) {
     // No running session workflow: nothing to abort.
-    if (error instanceof WorkflowNotFoundError) return false;
+    if (error instanceof WorkflowNotFoundError) return { aborted: false };
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 // Appending and reading session events. An append runs inside the caller's transaction, so an
 // event commits (and is announced) together with the change it describes, or not at all.
-import pg from 'pg';
+import type pg from 'pg';
 import type { Db, DbClient } from './db.ts';
 import type { NewEvent, SessionEvent } from '../contract/events.ts';
 import type { SessionStatus } from './sessions.ts';
@@ -130,11 +130,6 @@ export async function appendEventOnce(
   if (await lockedSessionHasEvent(client, sessionId, [event.type], match)) return false;
   await appendEvents(client, sessionId, [event]);
   return true;
-}
-
-/** Subscribes a dedicated connection to the NOTIFY every append sends (the API's event hub). */
-export async function listenForEvents(client: pg.ClientBase): Promise<void> {
-  await client.query(`LISTEN ${pg.escapeIdentifier(EVENTS_CHANNEL)}`);
 }
 
 /** The last seq of each of these sessions: the event hub's safety poll, in one query for all of them. */

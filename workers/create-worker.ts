@@ -29,10 +29,11 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : workflowCode(setup.plugins)),
     ...(setup.plugins?.length ? { plugins: setup.plugins } : {}),
     shutdownGraceTime: '10 seconds',
-    // Heartbeats carry cancellations to running activities: a short throttle lets an abort reach
-    // a streaming model step within a second.
-    maxHeartbeatThrottleInterval: '500 milliseconds',
-    defaultHeartbeatThrottleInterval: '500 milliseconds',
+    // Heartbeats tell Temporal a model step lives, and bring it an abort that no notice brought sooner
+    // (activities/turn/abort-notices.ts); each is a write to Temporal's persistence, so not every half
+    // second per stream.
+    maxHeartbeatThrottleInterval: '5 seconds',
+    defaultHeartbeatThrottleInterval: '5 seconds',
     // Temporal's default is 100. A model step holds its slot for its whole stream, mostly waiting on
     // the provider, so the default capped a worker at 100 replies streaming at once; beyond the cap
     // a turn waits to start rather than sharing the worker's CPU with the streams already running.

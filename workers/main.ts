@@ -7,6 +7,7 @@ import { temporalConnectionOptions } from '../lib/temporal.ts';
 import { missingSearchAttributes, registrationHint } from '../lib/search-attribute-registry.ts';
 import { temporalLogger } from '../lib/temporal-logger.ts';
 import { createWorker } from './create-worker.ts';
+import { AbortNotices } from '../activities/turn/abort-notices.ts';
 import { startWorkerObservability } from './observability.ts';
 import { prebuiltWorkflowBundle } from './workflow-code.ts';
 import { loadMasterKeys } from '../lib/master-key.ts';
@@ -27,12 +28,13 @@ async function main(): Promise<void> {
   const connectedAt = performance.now();
   const taskQueue = config.taskQueue;
   await checkSearchAttributes(connection, config.temporalNamespace, logger);
+  const abortNotices = new AbortNotices({ databaseUrl: config.databaseUrl!, logger });
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,
     taskQueue,
     plugins: observability.plugins,
-    deps: { db, logger, config, masterKeys: loadMasterKeys(config) },
+    deps: { db, logger, config, masterKeys: loadMasterKeys(config), abortNotices },
   });
   const running = worker.run();
   await observability.serve(db);
@@ -41,6 +43,7 @@ async function main(): Promise<void> {
     worker.shutdown();
     await running;
     await connection.close();
+    await abortNotices.close();
     await db.end();
     await observability.close();
   });

@@ -69,7 +69,8 @@ export const sendUpdate = defineUpdate<SendResult, [SendInput]>('send');
  */
 export const sendSignal = defineSignal<[AsyncSendInput]>('sendAsync');
 export type AsyncSendInput = Omit<SendInput, 'ifBusy'> & { ifBusy: Exclude<IfBusy, 'reject'> };
-export const abortUpdate = defineUpdate<{ aborted: boolean }>('abort');
+/** `turnId`: the turn aborted (absent from a worker of the version before, and when none was). */
+export const abortUpdate = defineUpdate<{ aborted: boolean; turnId?: string }>('abort');
 
 export interface RevertInput {
   /** This message and every message after it leave the conversation. */
@@ -206,7 +207,10 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     return true;
   }
 
-  setHandler(abortUpdate, () => ({ aborted: cancelRunning() }));
+  setHandler(abortUpdate, () => {
+    const turnId = running?.turnId;
+    return cancelRunning() && turnId ? { aborted: true, turnId } : { aborted: false };
+  });
 
   setHandler(
     revertUpdate,

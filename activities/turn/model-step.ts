@@ -27,6 +27,8 @@ import { checkJsonReply, jsonReplyInstructions } from './json-reply.ts';
 import { jsonSchema, Output, type JSONSchema7 } from 'ai';
 import { DeltaCommits } from './delta-commits.ts';
 import { DeltaWriter } from './delta-writer.ts';
+import type { AbortNotices } from './abort-notices.ts';
+import { endAsAborted } from './confirm-abort.ts';
 import { conversationFiles } from './media-files.ts';
 import { OutputMeter } from './output-limit.ts';
 import { TurnFiles } from './turn-files.ts';
@@ -45,7 +47,15 @@ export interface ModelStepDeps {
   revisionOf: RevisionOf;
   /** Where uploaded files are read from, for file parts in the conversation. */
   storage: Storage;
+  /** Aborts told to this worker at once; without them an abort comes with the step's next heartbeat. */
+  abortNotices?: AbortNotices;
 }
+
+/**
+ * How often a step heartbeats (at most half its heartbeat timeout): Temporal learns that it lives, and
+ * brings an abort with the answer when no notice brought it sooner (abort-notices.ts).
+ */
+const HEARTBEAT_EVERY_MS = 5_000;
 
 export function modelStepActivities(deps: ModelStepDeps) {
   const { revisionOf } = deps;
@@ -104,12 +114,12 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const overLimit = new AbortController();
       const meter = new OutputMeter({ maxTokens: limits.stepOutputTokens, maxBytes: limits.stepOutputBytes });
       let keepFiles = false;
-      // Every 500 ms, the worker's heartbeat throttle: the server hears from the step every half second
-      // and answers a cancellation then, so an abort reaches the step within a second. Each call costs
-      // the worker's event loop a trip through its heartbeat pipeline into the native worker (which
-      // throttles only there), so calls no more often than the throttle sends (at 250 ms, half of
-      // them were dropped there), and the step's writes do not heartbeat too.
-      const heartbeat = setInterval(() => context.heartbeat(), 500);
+      // No more often than the worker's heartbeat throttle sends (workers/create-worker.ts): each call
+      // costs the event loop a trip through the SDK's heartbeat pipeline into the native worker, which
+      // drops what comes faster. The step's writes do not heartbeat too.
+      const heartbeatEveryMs = Math.min(HEARTBEAT_EVERY_MS, (context.info.heartbeatTimeoutMs ?? Infinity) / 2);
+      const heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
+      const told = deps.abortNotices?.watch(input.sessionId, input.turnId);
       const writer = new DeltaWriter(deltaCommits, { sessionId: input.sessionId, messageId: input.messageId, attempt }, deps.deltaFlushMs);
       try {
         const history = await conversation(deps.db, input.sessionId, turnId);
@@ -132,7 +142,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
             ? { output: Output.object({ schema: jsonSchema(bundle.jsonReply.schema as JSONSchema7), name: 'reply' }) }
             : {}),
           ...(limits.sendStepOutputTokens ? { maxOutputTokens: limits.stepOutputTokens } : {}),
-          abortSignal: AbortSignal.any([context.cancellationSignal, overLimit.signal]),
+          abortSignal: AbortSignal.any([context.cancellationSignal, overLimit.signal, ...(told ? [told.signal] : [])]),
         });
         let text = '';
         const toolCalls: ToolCall[] = [];
@@ -168,6 +178,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         // Whatever was streamed before an abort or error stays readable: flush it first.
         await writer.flush();
         if (context.cancellationSignal.aborted) throw new CancelledFailure('The turn was aborted');
+        if (told?.signal.aborted) await endAsAborted(context);
         if (limitError) throw nonRetryable(FAILURE.modelOutputLimit, limitError);
         if (streamError !== undefined) {
           const { retryable, message } = classifyModelError(streamError, { providerId: ref.providerId, secrets: inUse });
@@ -233,6 +244,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         };
       } finally {
         clearInterval(heartbeat);
+        told?.stop();
         writer.close();
         if (keepFiles) turnFiles.keep(turnKey);
         else turnFiles.release(turnKey);

@@ -6,10 +6,10 @@
 // catches up by itself.
 // Event streams follow sessions through the hub's feed (api/streaming/event-feed.ts): one read per session per
 // wake, shared by every stream of that session in this process.
-import pg from 'pg';
 import type { Logger } from '../../lib/logger.ts';
 import type { Db } from '../../store/db.ts';
-import { EVENTS_CHANNEL, lastSeqsOf, listenForEvents } from '../../store/events.ts';
+import { EVENTS_CHANNEL, lastSeqsOf } from '../../store/events.ts';
+import { openListener } from '../../store/listener.ts';
 import { parseEventNotice } from '../../store/event-notices.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 import { createEventFeed, type EventFeed, type Wake } from './event-feed.ts';
@@ -41,25 +41,17 @@ export interface EventHubOptions {
 
 const DEFAULT_APPLICATION_NAME = 'agent-service-events';
 const DEFAULT_SAFETY_POLL_MS = 5_000;
-const DEFAULT_BACKOFF = { minMs: 100, maxMs: 5_000 };
 /** A poll that takes longer than this means the connection is dead, even if TCP has not noticed. */
 const POLL_TIMEOUT_MS = 10_000;
-const CONNECT_TIMEOUT_MS = 5_000;
-const CLOSE_TIMEOUT_MS = 1_000;
 
 export async function createEventHub(options: EventHubOptions): Promise<EventHub> {
   const { logger } = options;
   const log = logger.child({ component: 'event-hub' });
   const safetyPollMs = options.safetyPollMs ?? DEFAULT_SAFETY_POLL_MS;
-  const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const subscribers = new Map<string, Set<Wake>>();
   // The highest seq each watched session has been woken for (by NOTIFY or by the poll). The poll
   // wakes a session only when last_seq went beyond it: all idle streams together cost one query.
   const announced = new Map<string, number>();
-  let client: pg.Client | undefined;
-  let closed = false;
-  let failures = 0;
-  let reconnectTimer: NodeJS.Timeout | undefined;
   let polling = false;
 
   function wake(sessionId: string, events?: readonly SessionEvent[]): void {
@@ -84,90 +76,33 @@ export async function createEventHub(options: EventHubOptions): Promise<EventHub
     return true;
   }
 
-  function onNotification(message: pg.Notification): void {
-    if (message.channel !== EVENTS_CHANNEL || !message.payload) return;
+  function onNotification(payload: string): void {
     // Only the head is read for a session nobody here follows: most notices are for other processes' readers.
-    const newline = message.payload.indexOf('\n');
-    const head = newline === -1 ? message.payload : message.payload.slice(0, newline);
+    const newline = payload.indexOf('\n');
+    const head = newline === -1 ? payload : payload.slice(0, newline);
     const colon = head.lastIndexOf(':');
     if (!subscribers.has(colon === -1 ? head : head.slice(0, colon))) return;
-    const notice = parseEventNotice(message.payload);
+    const notice = parseEventNotice(payload);
     if (!notice) return;
     if (Number.isFinite(notice.lastSeq)) noteSeq(notice.id, notice.lastSeq);
     wake(notice.id, notice.events);
   }
 
-  async function connect(): Promise<pg.Client> {
-    const next = new pg.Client({
-      connectionString: options.databaseUrl,
-      application_name: options.applicationName ?? DEFAULT_APPLICATION_NAME,
-      // Without keep-alives a silently dropped connection would look idle forever.
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    });
-    // Registered before connecting: an 'error' without a listener would crash the process.
-    next.on('error', (error) => lost(next, error));
-    next.on('end', () => lost(next, new Error('connection ended')));
-    next.on('notification', onNotification);
-    try {
-      await next.connect();
-      await listenForEvents(next);
-    } catch (error) {
-      discard(next);
-      throw error;
-    }
-    return next;
-  }
-
-  /** Stops listening to a client without waiting for it: a half-open socket may never answer. */
-  function discard(old: pg.Client): void {
-    old.removeAllListeners('notification');
-    old.removeAllListeners('end');
-    old.removeAllListeners('error');
-    old.on('error', () => undefined);
-    old.end().catch(() => undefined);
-  }
-
-  function lost(which: pg.Client, error: unknown): void {
-    if (which !== client || closed) return;
-    client = undefined;
-    discard(which);
-    log.warn({ err: error }, 'LISTEN connection lost; reconnecting');
-    scheduleReconnect();
-  }
-
-  function scheduleReconnect(): void {
-    if (closed || reconnectTimer) return;
-    const ceiling = Math.min(backoff.maxMs, backoff.minMs * 2 ** failures);
-    const delay = ceiling / 2 + Math.random() * (ceiling / 2);
-    reconnectTimer = setTimeout(() => {
-      reconnectTimer = undefined;
-      connect().then(
-        (fresh) => {
-          if (closed) {
-            discard(fresh);
-            return;
-          }
-          client = fresh;
-          failures = 0;
-          log.info('LISTEN connection restored');
-          // Anything committed while we were deaf was announced to nobody: everyone re-reads.
-          wakeAll();
-        },
-        (error: unknown) => {
-          failures++;
-          log.warn({ err: error, failures }, 'LISTEN reconnect failed');
-          scheduleReconnect();
-        },
-      );
-    }, delay);
-    reconnectTimer.unref();
-  }
+  // The API still starts when PostgreSQL is down (its health check reports it); streams catch up once it listens.
+  const listener = await openListener({
+    databaseUrl: options.databaseUrl,
+    channel: EVENTS_CHANNEL,
+    applicationName: options.applicationName ?? DEFAULT_APPLICATION_NAME,
+    logger: log,
+    onNotification,
+    // Anything committed while we were deaf was announced to nobody: everyone re-reads.
+    onRestored: wakeAll,
+    ...(options.backoff ? { backoff: options.backoff } : {}),
+  });
 
   /** Wakes sessions whose last_seq moved past what was announced: covers NOTIFYs that never arrived. */
   async function poll(): Promise<void> {
-    const current = client;
+    const current = listener.client;
     if (!current || polling || subscribers.size === 0) return;
     polling = true;
     let timer: NodeJS.Timeout | undefined;
@@ -178,21 +113,13 @@ export async function createEventHub(options: EventHubOptions): Promise<EventHub
       const rows = await Promise.race([lastSeqsOf(current, [...subscribers.keys()]), timeout]);
       for (const row of rows) if (noteSeq(row.sessionId, row.lastSeq)) wake(row.sessionId);
     } catch (error) {
-      lost(current, error);
+      listener.lost(current, error);
     } finally {
       clearTimeout(timer);
       polling = false;
     }
   }
 
-  try {
-    client = await connect();
-  } catch (error) {
-    // The API still starts (its health check reports PostgreSQL); streams catch up once we connect.
-    failures++;
-    log.warn({ err: error }, 'LISTEN connection failed; retrying');
-    scheduleReconnect();
-  }
   const pollTimer = setInterval(() => void poll(), safetyPollMs);
   pollTimer.unref();
 
@@ -216,22 +143,8 @@ export async function createEventHub(options: EventHubOptions): Promise<EventHub
     follow: feed.follow,
     stats: feed.stats,
     async close() {
-      if (closed) return;
-      closed = true;
       clearInterval(pollTimer);
-      clearTimeout(reconnectTimer);
-      const last = client;
-      client = undefined;
-      if (!last) return;
-      last.removeAllListeners('end');
-      last.removeAllListeners('error');
-      last.on('error', () => undefined);
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        last.end().catch(() => undefined),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS))),
-      ]);
-      clearTimeout(timer);
+      await listener.close();
     },
   };
 }

@@ -135,8 +135,8 @@ describe('sending', () => {
 
     const aborted = await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth });
     expect(aborted.body).toEqual({ aborted: true });
-    // The model call is cut (the step heartbeats every 250 ms, which is how the cancellation reaches it;
-    // how soon is a matter for bench/, not for an assertion that a loaded machine would fail).
+    // The model call is cut (the API's notice tells the worker at once, and the step's next heartbeat
+    // would bring the cancellation otherwise; how soon is not for an assertion a loaded machine would fail).
     await env.fake.waitForDisconnects(1, 10_000);
 
     const events = await env.waitForEvents(sessionId, ended(turnId));

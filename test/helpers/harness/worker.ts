@@ -1,4 +1,5 @@
 // A worker on its own task queue, running the pre-built workflow bundle from the global setup.
+import { AbortNotices } from '../../../activities/turn/abort-notices.ts';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
@@ -33,11 +34,13 @@ export async function startTestWorker(env: Record<string, string> = {}): Promise
   const address = inject('temporalAddress');
   const db = createPool(inject('databaseUrl'), 5, config.database);
   const nativeConnection = await NativeConnection.connect({ address });
+  const logger = createLogger({ level: 'silent' });
+  const abortNotices = new AbortNotices({ databaseUrl: inject('databaseUrl'), logger });
   const worker = await createWorker({
     connection: nativeConnection,
     namespace: 'default',
     taskQueue,
-    deps: { db, logger: createLogger({ level: 'silent' }), config, masterKeys: loadMasterKeys(config) },
+    deps: { db, logger, config, masterKeys: loadMasterKeys(config), abortNotices },
     workflowBundle: { codePath: inject('workflowBundlePath') },
   });
   const running = worker.run();
@@ -54,6 +57,7 @@ export async function startTestWorker(env: Record<string, string> = {}): Promise
       await running;
       await nativeConnection.close();
       await connection.close();
+      await abortNotices.close();
       await db.end();
     },
   };
