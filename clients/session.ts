@@ -98,13 +98,12 @@ export async function signalSessionWithStart(target: SessionClient, session: Ses
 }
 
 /** Asks the session's workflow to cancel its running turn: false when none runs (or no workflow does). */
-/** Whether a turn was aborted, and which. */
-export async function abortRunningTurn(client: Client, sessionId: string): Promise<{ aborted: boolean; turnId?: string }> {
+export async function abortRunningTurn(client: Client, sessionId: string): Promise<boolean> {
   try {
-    return await client.workflow.getHandle(sessionWorkflowId(sessionId)).executeUpdate(abortUpdate);
+    return (await client.workflow.getHandle(sessionWorkflowId(sessionId)).executeUpdate(abortUpdate)).aborted;
   } catch (error) {
     // No running session workflow: nothing to abort.
-    if (error instanceof WorkflowNotFoundError) return { aborted: false };
+    if (error instanceof WorkflowNotFoundError) return false;
     throw error;
   }
 }

@@ -69,8 +69,7 @@ export const sendUpdate = defineUpdate<SendResult, [SendInput]>('send');
  */
 export const sendSignal = defineSignal<[AsyncSendInput]>('sendAsync');
 export type AsyncSendInput = Omit<SendInput, 'ifBusy'> & { ifBusy: Exclude<IfBusy, 'reject'> };
-/** `turnId`: the turn aborted (absent from a worker of the version before, and when none was). */
-export const abortUpdate = defineUpdate<{ aborted: boolean; turnId?: string }>('abort');
+export const abortUpdate = defineUpdate<{ aborted: boolean }>('abort');
 
 export interface RevertInput {
   /** This message and every message after it leave the conversation. */
@@ -207,10 +206,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     return true;
   }
 
-  setHandler(abortUpdate, () => {
-    const turnId = running?.turnId;
-    return cancelRunning() && turnId ? { aborted: true, turnId } : { aborted: false };
-  });
+  setHandler(abortUpdate, () => ({ aborted: cancelRunning() }));
 
   setHandler(
     revertUpdate,

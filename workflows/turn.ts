@@ -65,6 +65,18 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   let invalidReplies = 0;
   // Messages belong to the user message's turn (see TurnInput.userMessageId); events name turnId.
   const regenerated = input.userMessageId ? { userMessageId: input.userMessageId } : {};
+  // Cancelled (an abort, an interrupting send, the session's end), the turn tells the worker streaming
+  // its model step through PostgreSQL at once: the step cuts the model call and confirms the
+  // cancellation with Temporal, rather than learn of it from its next heartbeat, 5 s apart
+  // (activities/turn/abort-notices.ts). The patch is asked only then, so a turn that is not cancelled
+  // records no marker (each costs a visibility write); cancelled histories from before it have no such
+  // local activity.
+  CancellationScope.current().cancelRequested.catch(async () => {
+    if (!patched('abort-notices')) return;
+    await CancellationScope.nonCancellable(() => book.announceTurnAbort({ sessionId: input.sessionId, turnId: input.turnId })).catch(
+      () => undefined,
+    );
+  });
   try {
     // turn.started and turn.completed were local activities of their own around the model steps: a
     // transaction each, and a local activity's trip through the worker, one ahead of the first token and

@@ -1,5 +1,6 @@
 // Activities that record a turn's progress: its start, its tool results, its end. Each is one
 // transaction and idempotent, because Temporal may run an activity again after a crash.
+import { announceTurnAbort } from '../../store/turn-aborts.ts';
 import type { Db } from '../../store/db.ts';
 import { inTransaction } from '../../store/db.ts';
 import { appendEventOnce, appendEvents, lockedSessionHasEvent } from '../../store/events.ts';
@@ -138,6 +139,14 @@ export function turnBookkeeping(deps: { db: Db }) {
         return observe;
       });
       ended?.();
+    },
+
+    /**
+     * Tells the workers that a turn was cancelled (store/turn-aborts.ts): the one streaming its model
+     * step cuts the model call now rather than at its next heartbeat.
+     */
+    async announceTurnAbort(input: { sessionId: string; turnId: string }): Promise<void> {
+      await announceTurnAbort(db, input.sessionId, input.turnId);
     },
 
     /** Ends a turn that failed or was aborted. A message still streaming keeps the text it had reached. */

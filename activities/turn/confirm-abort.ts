@@ -3,9 +3,9 @@
 // CONFIRM_POLL_MS, rather than wait for the worker's next throttled heartbeat (seconds away). Once the
 // server says the cancellation was requested, the step reports it and leaves the activity to that
 // report, as an activity completed from outside is; the turn workflow then sees what a cancelled step
-// always gave it. The notice is sent only after the session workflow took the abort, so the request
-// is on its way; one that does not come in CONFIRM_MS (it cannot be told apart from a lost one) fails
-// the attempt, to be retried.
+// always gave it. The notice is sent by the turn workflow as it requests the cancellation, so the
+// request is on its way; one that does not come in CONFIRM_MS (it cannot be told apart from a lost
+// one) fails the attempt, to be retried.
 import { CompleteAsyncError, type Context } from '@temporalio/activity';
 import { ActivityCancelledError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';

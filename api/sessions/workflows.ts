@@ -4,7 +4,6 @@
 // for a worker, so with none running it answers 503 rather than hold the request forever.
 import { randomUUID } from 'node:crypto';
 import { abortRunningTurn, signalSessionWithStart, updateSessionWithStart, type SessionClient } from '../../clients/session.ts';
-import { announceTurnAbort } from '../../store/turn-aborts.ts';
 import { callTemporal } from '../temporal-call.ts';
 import type { UpdateDefinition } from '@temporalio/common';
 import {
@@ -87,16 +86,8 @@ async function updateWithStart<Ret, Args extends [unknown]>(
   }
 }
 
-export async function abortSession(deps: ApiDeps, sessionId: string): Promise<boolean> {
-  const { aborted, turnId } = await callTemporal(deps, () => abortRunningTurn(deps.temporal.client, sessionId), {
+export function abortSession(deps: ApiDeps, sessionId: string): Promise<boolean> {
+  return callTemporal(deps, () => abortRunningTurn(deps.temporal.client, sessionId), {
     unavailable: 'The session did not confirm the abort in time (are the workers running?); try again shortly',
   });
-  // The worker streaming the turn stops the model call now, not at its next heartbeat. Best effort:
-  // the abort is taken, and Temporal brings it to the step all the same.
-  if (aborted && turnId) {
-    await announceTurnAbort(deps.db, sessionId, turnId).catch((error: unknown) =>
-      deps.logger.warn({ err: error, sessionId, turnId }, 'could not announce a turn abort to the workers'),
-    );
-  }
-  return aborted;
 }

@@ -1,5 +1,6 @@
 // Records sessions, turns and webhook deliveries as the service makes them: a turn with a built-in
-// tool call, a session with a running turn and two queued ones, an aborted and a failed turn, and a
+// tool call, a session with a running turn and two queued ones, an aborted (twice: before and with the
+// patch abort-notices) and a failed turn, and a
 // session.completed delivery waiting between attempts (its receiver fails first). Plus the probe.
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
@@ -132,6 +133,18 @@ test('turnWorkflow and sessionWorkflow: a turn aborted while streaming, then ano
   expect((await send(sessionId, 'again')).body.reply).toBe('back');
   await record.closed(turnWorkflowId(sessionId, first.body.messageId), 'turnWorkflow', 'aborted');
   await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'aborted-then-sent');
+});
+
+test('turnWorkflow: a turn aborted while streaming tells the worker of its cancellation (patch abort-notices)', async () => {
+  if (!record.wanted('turnWorkflow', 'aborted-by-notice')) return;
+  const sessionId = await env.newSession();
+  env.fake.enqueue({ text: ['partial ', 'text ', 'so ', 'far'], stallAfterChunks: 2 });
+  const first = await send(sessionId, 'long story', '?async=1');
+  await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
+  const aborted = await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth });
+  expect(aborted.body).toEqual({ aborted: true });
+  await env.waitForEvents(sessionId, turnsEnded(1));
+  await record.closed(turnWorkflowId(sessionId, first.body.messageId), 'turnWorkflow', 'aborted-by-notice');
 });
 
 test('turnWorkflow and sessionWorkflow: a turn the model rejects fails; session.failed is published', async () => {
