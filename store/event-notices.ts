@@ -20,21 +20,36 @@ interface NoticeBody {
   events: Array<[number, string, Record<string, unknown>]>;
 }
 
-/** Undefined for a payload this version cannot read (from a newer writer, say): then it is only a wake. */
-export function parseEventNotice(payload: string): EventNotice | undefined {
+/**
+ * What a notice says. Its events are dropped, and it is only a wake, when they cannot be read (a newer
+ * writer's form, or anything else a NOTIFY on the channel may carry); without a colon its id is the payload.
+ */
+export function parseEventNotice(payload: string): EventNotice {
   const newline = payload.indexOf('\n');
   const head = newline === -1 ? payload : payload.slice(0, newline);
   const colon = head.lastIndexOf(':');
-  if (colon <= 0) return undefined;
-  const id = head.slice(0, colon);
-  const lastSeq = Number(head.slice(colon + 1));
+  const id = colon === -1 ? head : head.slice(0, colon);
+  const lastSeq = colon === -1 ? NaN : Number(head.slice(colon + 1));
   if (newline === -1) return { id, lastSeq };
-  let body: NoticeBody;
+  const events = readEvents(id, payload.slice(newline + 1));
+  return events ? { id, lastSeq, events } : { id, lastSeq };
+}
+
+function readEvents(id: string, base64: string): SessionEvent[] | undefined {
+  let body: unknown;
   try {
-    body = JSON.parse(Buffer.from(payload.slice(newline + 1), 'base64').toString('utf8')) as NoticeBody;
+    body = JSON.parse(Buffer.from(base64, 'base64').toString('utf8'));
   } catch {
-    return { id, lastSeq };
+    return undefined;
   }
-  if (typeof body?.at !== 'string' || !Array.isArray(body.events)) return { id, lastSeq };
-  return { id, lastSeq, events: body.events.map(([seq, type, data]) => sessionEvent(id, seq, type, body.at, data)) };
+  const { at, events } = (body ?? {}) as Partial<NoticeBody>;
+  if (typeof at !== 'string' || !Array.isArray(events) || events.length === 0) return undefined;
+  const read: SessionEvent[] = [];
+  for (const entry of events as unknown[]) {
+    if (!Array.isArray(entry)) return undefined;
+    const [seq, type, data] = entry as unknown[];
+    if (!Number.isSafeInteger(seq) || typeof type !== 'string' || typeof data !== 'object' || data === null) return undefined;
+    read.push(sessionEvent(id, seq as number, type, at, data as Record<string, unknown>));
+  }
+  return read;
 }

@@ -13,10 +13,15 @@ export interface ListenerOptions {
   applicationName: string;
   logger: Logger;
   onNotification: (payload: string) => void;
-  /** Called once the connection listens again after it was lost (not after the first connect). */
+  /** Called once the connection listens again after it was lost, or after a first connect that failed. */
   onRestored?: () => void;
   /** Reconnect delays: doubling from `minMs` up to `maxMs`, with jitter. */
   backoff?: { minMs: number; maxMs: number };
+  /**
+   * How often to ask the connection a trivial query, for a caller that queries it no other way: a
+   * half-open connection would otherwise go unnoticed until TCP keep-alive gives up (minutes).
+   */
+  checkEveryMs?: number;
 }
 
 export interface Listener {
@@ -28,6 +33,8 @@ export interface Listener {
 }
 
 const DEFAULT_BACKOFF = { minMs: 100, maxMs: 5_000 };
+/** A query that takes longer than this means the connection is dead, even if TCP has not noticed. */
+export const LISTENER_QUERY_TIMEOUT_MS = 10_000;
 const CONNECT_TIMEOUT_MS = 5_000;
 const CLOSE_TIMEOUT_MS = 1_000;
 
@@ -53,7 +60,13 @@ export async function openListener(options: ListenerOptions): Promise<Listener> 
     next.on('error', (error) => lost(next, error));
     next.on('end', () => lost(next, new Error('connection ended')));
     next.on('notification', (message) => {
-      if (message.channel === options.channel && message.payload) options.onNotification(message.payload);
+      if (message.channel !== options.channel || !message.payload) return;
+      // Thrown here, in the socket's data handler, an error would take the whole process down.
+      try {
+        options.onNotification(message.payload);
+      } catch (error) {
+        log.error({ err: error, channel: options.channel }, 'a notification could not be handled');
+      }
     });
     try {
       await next.connect();
@@ -116,6 +129,18 @@ export async function openListener(options: ListenerOptions): Promise<Listener> 
     log.warn({ err: error, channel: options.channel }, 'LISTEN connection failed; retrying');
     scheduleReconnect();
   }
+  let checking = false;
+  const checkTimer = options.checkEveryMs
+    ? setInterval(() => {
+        const current = client;
+        if (!current || checking) return;
+        checking = true;
+        withTimeout(current.query('SELECT 1'), LISTENER_QUERY_TIMEOUT_MS)
+          .catch((error: unknown) => lost(current, error))
+          .finally(() => (checking = false));
+      }, options.checkEveryMs)
+    : undefined;
+  checkTimer?.unref();
 
   return {
     get client() {
@@ -126,6 +151,7 @@ export async function openListener(options: ListenerOptions): Promise<Listener> 
       if (closed) return;
       closed = true;
       clearTimeout(reconnectTimer);
+      clearInterval(checkTimer);
       const last = client;
       client = undefined;
       if (!last) return;
@@ -140,4 +166,19 @@ export async function openListener(options: ListenerOptions): Promise<Listener> 
       clearTimeout(timer);
     },
   };
+}
+
+/** `work`, or a rejection once `ms` have passed without it settling. */
+export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

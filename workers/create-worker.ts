@@ -1,5 +1,6 @@
 // Builds a worker for a task queue. Shared by the worker process and the tests, which pass a
 // pre-built workflow bundle so webpack runs once per test run instead of once per worker.
+import { heartbeatEvery } from '../activities/turn/model-step.ts';
 import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 import { temporalWorkerDataConverter } from '../lib/temporal-data-converter.ts';
@@ -31,9 +32,9 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     shutdownGraceTime: '10 seconds',
     // Heartbeats tell Temporal a model step lives, and bring it an abort that no notice brought sooner
     // (activities/turn/abort-notices.ts); each is a write to Temporal's persistence, so not every half
-    // second per stream.
-    maxHeartbeatThrottleInterval: '5 seconds',
-    defaultHeartbeatThrottleInterval: '5 seconds',
+    // second per stream. The same spacing as the step's calls (model-step.ts heartbeatEvery).
+    maxHeartbeatThrottleInterval: heartbeatEvery(setup.deps.config.turns.stepHeartbeatTimeoutMs),
+    defaultHeartbeatThrottleInterval: heartbeatEvery(setup.deps.config.turns.stepHeartbeatTimeoutMs),
     // Temporal's default is 100. A model step holds its slot for its whole stream, mostly waiting on
     // the provider, so the default capped a worker at 100 replies streaming at once; beyond the cap
     // a turn waits to start rather than sharing the worker's CPU with the streams already running.

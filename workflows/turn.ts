@@ -37,6 +37,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   // Bookkeeping is one short, idempotent transaction each: local activities run it inside the
   // workflow task, saving a task round trip per call (see bench/turn-latency).
   const book = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+  const notice = proxyLocalActivities<Activities>({ startToCloseTimeout: '2 seconds', retry: { maximumAttempts: 1 } });
   const model = proxyActivities<Activities>({
     startToCloseTimeout: '15 minutes',
     heartbeatTimeout: settings.stepHeartbeatTimeoutMs,
@@ -71,102 +72,112 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   // (activities/turn/abort-notices.ts). The patch is asked only then, so a turn that is not cancelled
   // records no marker (each costs a visibility write); cancelled histories from before it have no such
   // local activity.
-  CancellationScope.current().cancelRequested.catch(async () => {
+  // One short try: the workflow task that carries the cancellation to Temporal waits for this local
+  // activity, and a lost notice only leaves the abort to the heartbeat. Awaited before the turn
+  // returns, so its marker is never left behind by a workflow that ends meanwhile.
+  let announced: Promise<void> = Promise.resolve();
+  CancellationScope.current().cancelRequested.catch(() => {
     if (!patched('abort-notices')) return;
-    await CancellationScope.nonCancellable(() => book.announceTurnAbort({ sessionId: input.sessionId, turnId: input.turnId })).catch(
-      () => undefined,
-    );
+    announced = CancellationScope.nonCancellable(() =>
+      notice.announceTurnAbort({ sessionId: input.sessionId, turnId: input.turnId }),
+    ).catch(() => undefined);
   });
   try {
-    // turn.started and turn.completed were local activities of their own around the model steps: a
-    // transaction each, and a local activity's trip through the worker, one ahead of the first token and
-    // one ahead of the end. The first step now writes turn.started with its first message, and a step
-    // giving the final answer writes turn.completed with it (README: "Versioning workflows"; histories
-    // from before the patch replay with the local activities).
-    const stepsWriteTurnEvents = patched('turn-events-by-steps');
-    if (!stepsWriteTurnEvents) await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });
-    let completedByStep = false;
-    for (let step = 1; step <= settings.maxSteps; step++) {
-      const stepMessageId = messageId();
-      client.stepStarted(stepMessageId);
-      const own = stepsWriteTurnEvents ? { ...(step === 1 ? { startsTurn: true } : {}), turnTotals: { usage: { ...usage }, costUsd } } : {};
-      const result: StepResult = await model.runModelStep({ ...input, messageId: stepMessageId, step, ...own });
-      // A worker from before the patch (in a rolling deploy) ran the step without writing the start.
-      if (stepsWriteTurnEvents && step === 1 && !result.turnStarted) {
-        await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });
-      }
-      // Calls the client runs (custom tools with valid input) are awaited together, after the others.
-      const clientCalls = result.toolCalls.filter((call) => call.executor === 'client');
-      client.stepDone(stepMessageId, clientCalls);
-      usage.inputTokens += result.usage.inputTokens;
-      usage.outputTokens += result.usage.outputTokens;
-      if (result.costUsd !== null) costUsd = (costUsd ?? 0) + result.costUsd;
-      reply = result.text;
-      for (const id of result.turnUserMessageIds ?? []) if (steers.includes(id)) steersRead.add(id);
-      if (result.turnCompleted) {
-        // Its end is written: a steering message it did not read runs as a turn of its own (session.ts).
-        completedByStep = true;
-        break;
-      }
-      if (result.toolCalls.length === 0) {
-        // A message that steered the turn while this step ran, after it read the conversation: one more step reads it.
-        if (steers.some((id) => !steersRead.has(id)) && step < settings.maxSteps) continue;
-        if (!result.replyErrors) break;
-        // A reply that must be JSON valid against jsonReply.schema was not: the model is told why and tries again.
-        invalidReplies += 1;
-        const attemptsLeft = (result.replyRetries ?? 0) - invalidReplies + 1;
-        const turnId = input.userMessageId ?? input.turnId;
-        await book.recordInvalidReply({
-          sessionId: input.sessionId,
-          turnId,
-          invalidMessageId: result.messageId,
-          attempt: invalidReplies,
-          errors: result.replyErrors,
-          attemptsLeft,
-          ...(attemptsLeft > 0 ? { feedbackMessageId: messageId() } : {}),
-        });
-        if (attemptsLeft <= 0) {
-          throw nonRetryable(
-            FAILURE.replyInvalid,
-            `The reply did not match jsonReply.schema after ${invalidReplies} attempt${invalidReplies === 1 ? '' : 's'}: ${result.replyErrors.join('; ')}`,
-          );
+    try {
+      // turn.started and turn.completed were local activities of their own around the model steps: a
+      // transaction each, and a local activity's trip through the worker, one ahead of the first token and
+      // one ahead of the end. The first step now writes turn.started with its first message, and a step
+      // giving the final answer writes turn.completed with it (README: "Versioning workflows"; histories
+      // from before the patch replay with the local activities).
+      const stepsWriteTurnEvents = patched('turn-events-by-steps');
+      if (!stepsWriteTurnEvents) await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });
+      let completedByStep = false;
+      for (let step = 1; step <= settings.maxSteps; step++) {
+        const stepMessageId = messageId();
+        client.stepStarted(stepMessageId);
+        const own = stepsWriteTurnEvents
+          ? { ...(step === 1 ? { startsTurn: true } : {}), turnTotals: { usage: { ...usage }, costUsd } }
+          : {};
+        const result: StepResult = await model.runModelStep({ ...input, messageId: stepMessageId, step, ...own });
+        // A worker from before the patch (in a rolling deploy) ran the step without writing the start.
+        if (stepsWriteTurnEvents && step === 1 && !result.turnStarted) {
+          await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });
         }
-        continue;
+        // Calls the client runs (custom tools with valid input) are awaited together, after the others.
+        const clientCalls = result.toolCalls.filter((call) => call.executor === 'client');
+        client.stepDone(stepMessageId, clientCalls);
+        usage.inputTokens += result.usage.inputTokens;
+        usage.outputTokens += result.usage.outputTokens;
+        if (result.costUsd !== null) costUsd = (costUsd ?? 0) + result.costUsd;
+        reply = result.text;
+        for (const id of result.turnUserMessageIds ?? []) if (steers.includes(id)) steersRead.add(id);
+        if (result.turnCompleted) {
+          // Its end is written: a steering message it did not read runs as a turn of its own (session.ts).
+          completedByStep = true;
+          break;
+        }
+        if (result.toolCalls.length === 0) {
+          // A message that steered the turn while this step ran, after it read the conversation: one more step reads it.
+          if (steers.some((id) => !steersRead.has(id)) && step < settings.maxSteps) continue;
+          if (!result.replyErrors) break;
+          // A reply that must be JSON valid against jsonReply.schema was not: the model is told why and tries again.
+          invalidReplies += 1;
+          const attemptsLeft = (result.replyRetries ?? 0) - invalidReplies + 1;
+          const turnId = input.userMessageId ?? input.turnId;
+          await book.recordInvalidReply({
+            sessionId: input.sessionId,
+            turnId,
+            invalidMessageId: result.messageId,
+            attempt: invalidReplies,
+            errors: result.replyErrors,
+            attemptsLeft,
+            ...(attemptsLeft > 0 ? { feedbackMessageId: messageId() } : {}),
+          });
+          if (attemptsLeft <= 0) {
+            throw nonRetryable(
+              FAILURE.replyInvalid,
+              `The reply did not match jsonReply.schema after ${invalidReplies} attempt${invalidReplies === 1 ? '' : 's'}: ${result.replyErrors.join('; ')}`,
+            );
+          }
+          continue;
+        }
+        const results: ToolResultPart[] = [];
+        const runTool = (call: ToolCall): Promise<ToolResultPart> =>
+          call.toolName === ASK_MY_USER
+            ? askUser(input, call)
+            : call.inputError !== undefined
+              ? Promise.resolve(inputErrorResult(call, call.inputError))
+              : tools.runBuiltinTool({ sessionId: input.sessionId, agentId: input.agentId, revision: input.revision, call });
+        for (const call of result.toolCalls) if (call.executor !== 'client') results.push(await runTool(call));
+        const resultsMessageId = messageId();
+        if (clientCalls.length > 0) {
+          results.push(...(await client.awaitResults(stepMessageId, clientCalls, resultsMessageId)));
+          // The tool message keeps the order of the calls.
+          const order = result.toolCalls.map((call) => call.toolCallId);
+          results.sort((a, b) => order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId));
+        }
+        const turnId = input.userMessageId ?? input.turnId;
+        await book.recordToolResults({ sessionId: input.sessionId, turnId, messageId: resultsMessageId, results });
       }
-      const results: ToolResultPart[] = [];
-      const runTool = (call: ToolCall): Promise<ToolResultPart> =>
-        call.toolName === ASK_MY_USER
-          ? askUser(input, call)
-          : call.inputError !== undefined
-            ? Promise.resolve(inputErrorResult(call, call.inputError))
-            : tools.runBuiltinTool({ sessionId: input.sessionId, agentId: input.agentId, revision: input.revision, call });
-      for (const call of result.toolCalls) if (call.executor !== 'client') results.push(await runTool(call));
-      const resultsMessageId = messageId();
-      if (clientCalls.length > 0) {
-        results.push(...(await client.awaitResults(stepMessageId, clientCalls, resultsMessageId)));
-        // The tool message keeps the order of the calls.
-        const order = result.toolCalls.map((call) => call.toolCallId);
-        results.sort((a, b) => order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId));
+      if (!completedByStep) await book.completeTurn({ sessionId: input.sessionId, turnId: input.turnId, usage, costUsd });
+      return { status: 'completed', usage, costUsd, reply, ...(steersRead.size > 0 ? { steered: [...steersRead] } : {}) };
+    } catch (error) {
+      if (isCancellation(error)) {
+        await CancellationScope.nonCancellable(() =>
+          book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated, outcome: 'aborted' }),
+        );
+        return { status: 'aborted', usage, costUsd };
       }
-      const turnId = input.userMessageId ?? input.turnId;
-      await book.recordToolResults({ sessionId: input.sessionId, turnId, messageId: resultsMessageId, results });
-    }
-    if (!completedByStep) await book.completeTurn({ sessionId: input.sessionId, turnId: input.turnId, usage, costUsd });
-    return { status: 'completed', usage, costUsd, reply, ...(steersRead.size > 0 ? { steered: [...steersRead] } : {}) };
-  } catch (error) {
-    if (isCancellation(error)) {
+      // The innermost message: the activity's own words, not Temporal's wrapping.
+      const message = rootCause(error) ?? String(error);
+      // Not cancellable: an abort arriving now must not leave the turn without its terminal event.
       await CancellationScope.nonCancellable(() =>
-        book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated, outcome: 'aborted' }),
+        book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated, outcome: 'failed', error: message }),
       );
-      return { status: 'aborted', usage, costUsd };
+      // Fail the workflow too, so operators see the failed turn as failed in the Web UI.
+      throw nonRetryable(FAILURE.turnFailed, message);
     }
-    // The innermost message: the activity's own words, not Temporal's wrapping.
-    const message = rootCause(error) ?? String(error);
-    // Not cancellable: an abort arriving now must not leave the turn without its terminal event.
-    await CancellationScope.nonCancellable(() =>
-      book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated, outcome: 'failed', error: message }),
-    );
-    // Fail the workflow too, so operators see the failed turn as failed in the Web UI.
-    throw nonRetryable(FAILURE.turnFailed, message);
+  } finally {
+    await announced;
   }
 }

@@ -1,9 +1,10 @@
-// Aborts reach this worker's model steps through PostgreSQL at once (store/turn-aborts.ts), so the
-// steps need not heartbeat every half second for Temporal to bring the abort: each heartbeat is a
-// write to Temporal's persistence, and fifty streams made a hundred a second. A step watches its turn
-// while it runs; a notice for it aborts the model call, and the step then confirms the cancellation
-// with Temporal (model-step.ts). The connection opens with the first step this worker runs. A notice
-// that is lost (the connection was down, the API is older) leaves the abort to the step's next heartbeat.
+// Aborts reach this worker's model steps through PostgreSQL at once (store/turn-aborts.ts: the
+// cancelled turn workflow announces itself), so the steps need not heartbeat every half second for
+// Temporal to bring the abort: each heartbeat is a write to Temporal's persistence, and fifty streams
+// made a hundred a second. A step watches its turn while it runs; a notice for it aborts the model
+// call, and the step then confirms the cancellation with Temporal (confirm-abort.ts). The connection
+// opens with the first step this worker runs. A notice that is lost (the connection was down, the step
+// was not watching yet) leaves the abort to the step's next heartbeat.
 import type { Logger } from '../../lib/logger.ts';
 import { openListener, type Listener } from '../../store/listener.ts';
 import { TURN_ABORTS_CHANNEL } from '../../store/turn-aborts.ts';
@@ -30,6 +31,8 @@ export class AbortNotices {
         applicationName: this.options.applicationName ?? 'agent-service-turn-aborts',
         logger: this.options.logger.child({ component: 'abort-notices' }),
         onNotification: (payload) => this.abort(payload),
+        // Nothing else is asked of this connection: a dead one would go unnoticed for minutes.
+        checkEveryMs: 30_000,
       });
     }
     const key = `${sessionId}:${turnId}`;

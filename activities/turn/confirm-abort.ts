@@ -1,34 +1,34 @@
 // A model step told of its turn's abort by a notice (abort-notices.ts) ends as cancelled as soon as
-// Temporal has the cancellation: it asks the server itself, with a heartbeat of its own every
-// CONFIRM_POLL_MS, rather than wait for the worker's next throttled heartbeat (seconds away). Once the
-// server says the cancellation was requested, the step reports it and leaves the activity to that
+// Temporal has the cancellation: it asks the server itself, with heartbeats of its own (50 ms apart,
+// then further apart), rather than wait for the worker's next throttled heartbeat, seconds away. Once
+// the server says the cancellation was requested, the step reports it and leaves the activity to that
 // report, as an activity completed from outside is; the turn workflow then sees what a cancelled step
 // always gave it. The notice is sent by the turn workflow as it requests the cancellation, so the
-// request is on its way; one that does not come in CONFIRM_MS (it cannot be told apart from a lost
-// one) fails the attempt, to be retried.
+// request is on its way even when it is slow to come (a workflow task retried on another worker): the
+// step waits for it, for as long as its own heartbeats keep it alive, rather than fail and be run
+// again, which would call the model anew for a turn its user aborted.
 import { CompleteAsyncError, type Context } from '@temporalio/activity';
 import { ActivityCancelledError } from '@temporalio/client';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { FAILURE } from '../../lib/failures.ts';
+import { CancelledFailure } from '@temporalio/common';
 
-const CONFIRM_POLL_MS = 50;
-const CONFIRM_MS = 10_000;
+/** The cancellation's details in the turn's history: an operator sees that the notice brought it. */
+export const CANCELLED_ON_NOTICE = "cancelled on its turn's abort notice";
+
+const FIRST_POLL_MS = 50;
+const MAX_POLL_MS = 1_000;
 
 export async function endAsAborted(context: Context): Promise<never> {
-  const deadline = Date.now() + CONFIRM_MS;
-  for (;;) {
+  for (let pollMs = FIRST_POLL_MS; ; pollMs = Math.min(MAX_POLL_MS, pollMs * 2)) {
     // The worker's own heartbeat brought the cancellation meanwhile.
     if (context.cancellationSignal.aborted) throw new CancelledFailure('The turn was aborted');
     try {
       await context.client.activity.heartbeat(context.info.taskToken);
     } catch (error) {
       if (!(error instanceof ActivityCancelledError)) throw error;
-      await context.client.activity.reportCancellation(context.info.taskToken);
+      await context.client.activity.reportCancellation(context.info.taskToken, CANCELLED_ON_NOTICE);
       throw new CompleteAsyncError();
     }
-    if (Date.now() >= deadline) {
-      throw ApplicationFailure.retryable('An abort was announced but Temporal did not cancel the step', FAILURE.modelTransient);
-    }
-    await context.sleep(CONFIRM_POLL_MS);
+    // Throws CancelledFailure if the worker's heartbeat brings the cancellation during the wait.
+    await context.sleep(pollMs);
   }
 }

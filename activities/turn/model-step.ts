@@ -27,7 +27,7 @@ import { checkJsonReply, jsonReplyInstructions } from './json-reply.ts';
 import { jsonSchema, Output, type JSONSchema7 } from 'ai';
 import { DeltaCommits } from './delta-commits.ts';
 import { DeltaWriter } from './delta-writer.ts';
-import type { AbortNotices } from './abort-notices.ts';
+import type { AbortNotices, WatchedTurn } from './abort-notices.ts';
 import { endAsAborted } from './confirm-abort.ts';
 import { conversationFiles } from './media-files.ts';
 import { OutputMeter } from './output-limit.ts';
@@ -52,10 +52,13 @@ export interface ModelStepDeps {
 }
 
 /**
- * How often a step heartbeats (at most half its heartbeat timeout): Temporal learns that it lives, and
- * brings an abort with the answer when no notice brought it sooner (abort-notices.ts).
+ * How often a step heartbeats: Temporal learns that it lives, and brings an abort with the answer when
+ * no notice brought it sooner (abort-notices.ts). Every 5 s, or a quarter of the heartbeat timeout when
+ * that is shorter, so a late heartbeat or two never times a live step out.
  */
-const HEARTBEAT_EVERY_MS = 5_000;
+export function heartbeatEvery(heartbeatTimeoutMs: number | undefined): number {
+  return Math.max(100, Math.min(5_000, (heartbeatTimeoutMs ?? Infinity) / 4));
+}
 
 export function modelStepActivities(deps: ModelStepDeps) {
   const { revisionOf } = deps;
@@ -117,11 +120,13 @@ export function modelStepActivities(deps: ModelStepDeps) {
       // No more often than the worker's heartbeat throttle sends (workers/create-worker.ts): each call
       // costs the event loop a trip through the SDK's heartbeat pipeline into the native worker, which
       // drops what comes faster. The step's writes do not heartbeat too.
-      const heartbeatEveryMs = Math.min(HEARTBEAT_EVERY_MS, (context.info.heartbeatTimeoutMs ?? Infinity) / 2);
-      const heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
-      const told = deps.abortNotices?.watch(input.sessionId, input.turnId);
+      const heartbeatEveryMs = heartbeatEvery(context.info.heartbeatTimeoutMs);
+      let heartbeat: NodeJS.Timeout | undefined;
+      let told: WatchedTurn | undefined;
       const writer = new DeltaWriter(deltaCommits, { sessionId: input.sessionId, messageId: input.messageId, attempt }, deps.deltaFlushMs);
       try {
+        heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
+        told = deps.abortNotices?.watch(input.sessionId, input.turnId);
         const history = await conversation(deps.db, input.sessionId, turnId);
         // What the step saw of its turn: a message steering the turn after this read needs another step.
         const turnUserMessageIds = history

@@ -9,7 +9,7 @@
 import type { Logger } from '../../lib/logger.ts';
 import type { Db } from '../../store/db.ts';
 import { EVENTS_CHANNEL, lastSeqsOf } from '../../store/events.ts';
-import { openListener } from '../../store/listener.ts';
+import { LISTENER_QUERY_TIMEOUT_MS, openListener, withTimeout } from '../../store/listener.ts';
 import { parseEventNotice } from '../../store/event-notices.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 import { createEventFeed, type EventFeed, type Wake } from './event-feed.ts';
@@ -41,8 +41,6 @@ export interface EventHubOptions {
 
 const DEFAULT_APPLICATION_NAME = 'agent-service-events';
 const DEFAULT_SAFETY_POLL_MS = 5_000;
-/** A poll that takes longer than this means the connection is dead, even if TCP has not noticed. */
-const POLL_TIMEOUT_MS = 10_000;
 
 export async function createEventHub(options: EventHubOptions): Promise<EventHub> {
   const { logger } = options;
@@ -83,7 +81,6 @@ export async function createEventHub(options: EventHubOptions): Promise<EventHub
     const colon = head.lastIndexOf(':');
     if (!subscribers.has(colon === -1 ? head : head.slice(0, colon))) return;
     const notice = parseEventNotice(payload);
-    if (!notice) return;
     if (Number.isFinite(notice.lastSeq)) noteSeq(notice.id, notice.lastSeq);
     wake(notice.id, notice.events);
   }
@@ -105,17 +102,13 @@ export async function createEventHub(options: EventHubOptions): Promise<EventHub
     const current = listener.client;
     if (!current || polling || subscribers.size === 0) return;
     polling = true;
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`safety poll took over ${POLL_TIMEOUT_MS} ms`)), POLL_TIMEOUT_MS);
-      });
-      const rows = await Promise.race([lastSeqsOf(current, [...subscribers.keys()]), timeout]);
+      // One that takes too long means the connection is dead, even if TCP has not noticed.
+      const rows = await withTimeout(lastSeqsOf(current, [...subscribers.keys()]), LISTENER_QUERY_TIMEOUT_MS);
       for (const row of rows) if (noteSeq(row.sessionId, row.lastSeq)) wake(row.sessionId);
     } catch (error) {
       listener.lost(current, error);
     } finally {
-      clearTimeout(timer);
       polling = false;
     }
   }

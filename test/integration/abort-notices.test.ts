@@ -1,4 +1,4 @@
-// A turn's abort announced by the API reaches the worker's step that watches that turn, and no
+// A turn's abort announced by its cancelled workflow reaches the worker's step that watches that turn, and no
 // other: each watch aborts only for its own session and turn, a step that stopped watching is left
 // alone, and a LISTEN connection that is killed comes back and carries notices again.
 import { randomUUID } from 'node:crypto';

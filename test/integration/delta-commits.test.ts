@@ -48,7 +48,7 @@ test("twenty streams' writes of one moment commit in one transaction, each sessi
   const listener = new pg.Client({ connectionString: env.api.config.databaseUrl });
   await listener.connect();
   const notices: EventNotice[] = [];
-  listener.on('notification', (message) => notices.push(parseEventNotice(message.payload ?? '')!));
+  listener.on('notification', (message) => notices.push(parseEventNotice(message.payload ?? '')));
   await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
   try {
     const commits = new DeltaCommits(env.api.db);

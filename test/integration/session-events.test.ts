@@ -88,14 +88,14 @@ describe('appending', () => {
     const payloads: string[] = [];
     listener.on('notification', (message) => {
       payloads.push(message.payload ?? '');
-      notices.push(parseEventNotice(message.payload ?? '')!);
+      notices.push(parseEventNotice(message.payload ?? ''));
     });
     await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
     const announced = (lastSeq: number) => notices.find((notice) => notice.id === sessionId && notice.lastSeq === lastSeq);
     try {
       const before = await lastSeqOf(db, sessionId);
       const appended = await inTransaction(db, async (client) => {
-        const events = await appendEvents(client, sessionId, [delta('a'), delta('b'), delta('c')], { status: 'running' });
+        const events = await appendEvents(client, sessionId, [delta('a'), delta('b é 🌍'), delta('c')], { status: 'running' });
         // Announced at commit, not before.
         await new Promise((resolve) => setTimeout(resolve, 50));
         expect(announced(before + 3)).toBeUndefined();
@@ -103,7 +103,7 @@ describe('appending', () => {
       });
       expect(appended.map((event) => [event.seq, (event as { delta?: string }).delta])).toEqual([
         [before + 1, 'a'],
-        [before + 2, 'b'],
+        [before + 2, 'b é 🌍'],
         [before + 3, 'c'],
       ]);
       expect(await readEvents(db, sessionId, before, 10)).toEqual(appended);

@@ -135,7 +135,7 @@ describe('sending', () => {
 
     const aborted = await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth });
     expect(aborted.body).toEqual({ aborted: true });
-    // The model call is cut (the API's notice tells the worker at once, and the step's next heartbeat
+    // The model call is cut (the cancelled turn's notice tells the worker at once, and the step's next heartbeat
     // would bring the cancellation otherwise; how soon is not for an assertion a loaded machine would fail).
     await env.fake.waitForDisconnects(1, 10_000);
 

@@ -201,6 +201,28 @@ describe('event feed', () => {
     await f.close();
   });
 
+  test('an event a notice brings while the tail is reading it is not taken twice', async () => {
+    const log = fakeLog(LIMITS);
+    log.append(1);
+    const f = follower(log.feed);
+    await until(() => f.seqs.length === 1, 'replay');
+    const readsBefore = log.state.reads;
+    const held = gate();
+    log.state.held.set(readsBefore + 1, held.opened);
+    // Seq 2 is committed and a plain wake starts the tail's read of it (the read has its rows, held);
+    // then seq 2's notice arrives with the event itself.
+    log.append(1);
+    await until(() => log.state.reads === readsBefore + 1, 'the tail reads seq 2');
+    log.push([log.event(2)]);
+    held.open();
+    await until(() => f.seqs.length >= 2, 'seq 2');
+    // A third event shows that nothing more was queued for the follower in between.
+    log.append(1, 10, 'push');
+    await until(() => f.seqs.length >= 3, 'seq 3');
+    expect(f.seqs).toEqual(range(1, 3));
+    await f.close();
+  });
+
   test('events a wake brings while the tail reads are read for after it, once', async () => {
     const log = fakeLog(LIMITS);
     log.append(1);
