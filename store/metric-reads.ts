@@ -56,3 +56,13 @@ export async function turnAgeSeconds(db: Db | DbClient, sessionId: string, turnI
   );
   return rows[0]?.age;
 }
+
+/**
+ * The fraction of PostgreSQL's NOTIFY queue in use (0 to 1). Every notice stays queued until every
+ * listening connection has read it, so one listener that stops reading (a frozen process whose
+ * connection stays open) makes it grow; full, every transaction that announces events fails.
+ */
+export async function notificationQueueUsage(db: Db): Promise<number> {
+  const { rows } = await db.query<{ usage: number }>('SELECT pg_notification_queue_usage()::float8 AS usage');
+  return rows[0]!.usage;
+}

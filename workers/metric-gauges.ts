@@ -1,9 +1,9 @@
-// Gauges a worker reads from PostgreSQL at scrape time: turns in flight and approvals waiting are
-// the whole service's, kept in PostgreSQL, not any one worker's (take the max across workers).
+// Gauges a worker reads from PostgreSQL at scrape time: turns in flight, approvals waiting and the
+// NOTIFY queue are the whole service's, kept in PostgreSQL, not any one worker's (take the max across workers).
 import { Gauge } from 'prom-client';
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../lib/logger.ts';
-import { countTurns, countWaitingApprovals } from '../store/metric-reads.ts';
+import { countTurns, countWaitingApprovals, notificationQueueUsage } from '../store/metric-reads.ts';
 
 /** A failed read leaves the gauge out of this scrape (and logs why) rather than failing the whole scrape. */
 export function registerWorkerGauges(db: Db, logger: Logger): void {
@@ -18,6 +18,18 @@ export function registerWorkerGauges(db: Db, logger: Logger): void {
         for (const state of ['running', 'waiting', 'queued'] as const) this.set({ state }, counts[state]);
       } catch (error) {
         logger.warn({ err: error }, 'could not count turns for the metrics');
+      }
+    },
+  });
+  new Gauge({
+    name: 'agent_service_postgres_notify_queue_usage',
+    help: "Fraction of PostgreSQL's NOTIFY queue in use (0 to 1): grows when a listening connection stops reading; full, appends fail.",
+    async collect() {
+      this.reset();
+      try {
+        this.set(await notificationQueueUsage(db));
+      } catch (error) {
+        logger.warn({ err: error }, 'could not read the NOTIFY queue for the metrics');
       }
     },
   });

@@ -83,7 +83,11 @@ describe('/metrics', () => {
       // An approval through the API: waiting while unanswered, then answered.
       const asked = await call<{ id: string }>(`${api.url}/approval`, { headers: env.user.auth, json: { question: 'Ship it?' } });
       expect(asked.status).toBe(201);
-      expect((await scrape(workerMetrics)).value('agent_service_approvals_waiting')).toBeGreaterThanOrEqual(1);
+      const waiting = await scrape(workerMetrics);
+      expect(waiting.value('agent_service_approvals_waiting')).toBeGreaterThanOrEqual(1);
+      // Read from PostgreSQL at the scrape: a fraction, well below 1 here.
+      expect(waiting.value('agent_service_postgres_notify_queue_usage')).toBeGreaterThanOrEqual(0);
+      expect(waiting.value('agent_service_postgres_notify_queue_usage')).toBeLessThan(0.5);
       const answered = await call(`${api.url}/approval/${asked.body.id}/answer`, { headers: env.user.auth, json: { choice: 'yes' } });
       expect(answered.status).toBe(200);
 
