@@ -21,28 +21,27 @@ export function registerWorkerGauges(db: Db, logger: Logger): void {
       }
     },
   });
-  new Gauge({
-    name: 'agent_service_postgres_notify_queue_usage',
-    help: "Fraction of PostgreSQL's NOTIFY queue in use (0 to 1): grows when a listening connection stops reading; full, appends fail.",
-    async collect() {
-      this.reset();
-      try {
-        this.set(await notificationQueueUsage(db));
-      } catch (error) {
-        logger.warn({ err: error }, 'could not read the NOTIFY queue for the metrics');
-      }
-    },
-  });
-  new Gauge({
-    name: 'agent_service_approvals_waiting',
-    help: 'Approvals of the whole service waiting for an answer.',
-    async collect() {
-      this.reset();
-      try {
-        this.set(await countWaitingApprovals(db));
-      } catch (error) {
-        logger.warn({ err: error }, 'could not count approvals for the metrics');
-      }
-    },
-  });
+  /** A gauge of one number read at scrape. */
+  const readAtScrape = (name: string, help: string, what: string, read: () => Promise<number>) =>
+    new Gauge({
+      name,
+      help,
+      async collect() {
+        this.reset();
+        try {
+          this.set(await read());
+        } catch (error) {
+          logger.warn({ err: error }, `could not read ${what} for the metrics`);
+        }
+      },
+    });
+  readAtScrape(
+    'agent_service_postgres_notify_queue_usage',
+    "Fraction of PostgreSQL's NOTIFY queue in use (0 to 1): grows when a listening connection stops reading; full, appends fail.",
+    'the NOTIFY queue',
+    () => notificationQueueUsage(db),
+  );
+  readAtScrape('agent_service_approvals_waiting', 'Approvals of the whole service waiting for an answer.', 'approvals', () =>
+    countWaitingApprovals(db),
+  );
 }
