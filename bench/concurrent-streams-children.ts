@@ -132,6 +132,28 @@ export function processCpuMs(pid: number): number | undefined {
   }
 }
 
+/**
+ * CPU time of a process and its children so far, in milliseconds (PostgreSQL's backends are children of
+ * its postmaster); undefined when the process is gone or there is no /proc.
+ */
+export function processTreeCpuMs(pid: number): number | undefined {
+  const own = processCpuMs(pid);
+  if (own === undefined) return undefined;
+  let total = own;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // ppid is field 4 of the line, 2 after the name.
+      if (Number(fields[1]) === pid) total += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total;
+}
+
 /** CPU time all cores of this machine have spent busy so far, in milliseconds, from /proc/stat; undefined where there is none. */
 export function machineCpuMs(): number | undefined {
   try {

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import { TERMINAL_TURN_EVENTS, type SessionEvent } from '../contract/events.ts';
 import type { FakeScript } from '../test/helpers/fakes/fake-model.ts';
-import { machineCpuMs, processCpuMs } from './concurrent-streams-children.ts';
+import { machineCpuMs, processTreeCpuMs } from './concurrent-streams-children.ts';
 import { readSse, type SseReader } from './sse-reader.ts';
 
 /** A server the round streams through. */
@@ -75,7 +75,7 @@ interface Stream {
 function cpuSnapshot(pids: Record<string, number>): Record<string, number | undefined> {
   const usage = process.cpuUsage();
   const snapshot: Record<string, number | undefined> = { machine: machineCpuMs(), bench: (usage.user + usage.system) / 1000 };
-  for (const [name, pid] of Object.entries(pids)) snapshot[name] = processCpuMs(pid);
+  for (const [name, pid] of Object.entries(pids)) snapshot[name] = processTreeCpuMs(pid);
   return snapshot;
 }
 

@@ -131,7 +131,8 @@ export async function startService(infra: Infra, fakeBaseUrl: string, log: (line
       url,
       deltaFlushMs,
       headers,
-      pids: { api: api.pid, worker: worker.pid },
+      // The Temporal dev server and PostgreSQL (its backends included) when started for the run.
+      pids: { api: api.pid, worker: worker.pid, ...infra.pids() },
       logWarnings: () => ({ api: logWarnings(infra.scratchDir, 'api'), worker: logWarnings(infra.scratchDir, 'worker') }),
       async open(count) {
         const ids: string[] = [];

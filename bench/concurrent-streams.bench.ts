@@ -145,7 +145,8 @@ const concurrentStreams: Benchmark = {
           'each (NODE_ENV=production, pools of 10, logs at info to a file); fake model and readers: this process. Baseline: the ' +
           'same round through an in-memory relay child process (POST -> streamed Chat Completions from the same fake -> each ' +
           "content delta at once as SSE to the readers). ratio = ours / baseline. cpuCores: CPU time over the round's wall " +
-          'time, per process and for the whole machine (PostgreSQL and Temporal included). startSpreadMs / ' +
+          'time, for the whole machine and per process (api, worker, and temporal and postgres, its backends included, ' +
+          'when started for the run). startSpreadMs / ' +
           'peakConcurrentStreams: how far apart the fake began the streams, and the most it was streaming at one moment. ' +
           'steadyLagMs: the lag of the tokens written after the last stream began, when no turn was being started. ' +
           "split (ours only, when PostgreSQL is local): the event's stored `at` is its write transaction's start (ms precision).",

@@ -25,6 +25,8 @@ export interface Infra {
   scratchDir: string;
   /** Where each part came from, for the report. */
   origin: { postgres: Origin; temporal: Origin };
+  /** The processes of the parts started here (not those from the environment), for CPU accounting. */
+  pids(): { postgres?: number; temporal?: number };
   stop(): Promise<void>;
 }
 
@@ -102,6 +104,10 @@ export async function startInfra(needs: ReadonlySet<Need>, log: (line: string) =
       temporalAddress: () => required(temporalAddress, 'temporal'),
       scratchDir,
       origin,
+      pids: () => ({
+        ...(postgres?.pid ? { postgres: postgres.pid } : {}),
+        ...(temporal?.pid ? { temporal: temporal.pid } : {}),
+      }),
       stop,
     };
   } catch (error) {

@@ -13,6 +13,8 @@ export const EMBEDDED_DATABASE = 'agent_service';
 
 export interface RunningPostgres {
   databaseUrl: string;
+  /** The postmaster's process (its backends are its children), for a benchmark's CPU accounting. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -128,6 +130,17 @@ export async function startEmbeddedPostgres(options: {
   }
   return {
     databaseUrl: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${EMBEDDED_DATABASE}`,
+    pid: postmasterPid(databaseDir),
     stop: () => server.stop(),
   };
+}
+
+/** The first line of postmaster.pid, while the server runs. */
+function postmasterPid(dataDir: string): number | undefined {
+  try {
+    const pid = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }

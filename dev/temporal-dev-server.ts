@@ -71,6 +71,8 @@ export function tuningArgs(synchronous: DevServerSynchronous = 'normal'): string
 export interface RunningTemporal {
   address: string;
   uiUrl: string | undefined;
+  /** The server's process, for a benchmark's CPU accounting. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -152,6 +154,7 @@ async function startOnce(options: DevServerOptions): Promise<RunningTemporal> {
   return {
     address: `127.0.0.1:${options.port}`,
     uiUrl: options.headless ? undefined : `http://127.0.0.1:${options.uiPort}`,
+    pid: child.pid,
     async stop() {
       if (exited) return;
       child.kill('SIGTERM');

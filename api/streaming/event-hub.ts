@@ -4,8 +4,8 @@
 // So a wake that is lost, doubled or late costs a query, never an event. That is why a dropped
 // connection needs no replay of what was missed: after re-LISTENing, every subscriber is woken and
 // catches up by itself.
-// Event streams follow sessions through the hub's feed (api/streaming/event-feed.ts): one read per session per
-// wake, shared by every stream of that session in this process.
+// Event streams follow sessions through the hub's feed (api/streaming/event-feed.ts): at most one read per
+// session per wake, shared by every stream of that session in this process.
 import type { Logger } from '../../lib/logger.ts';
 import type { Db } from '../../store/db.ts';
 import { EVENTS_CHANNEL, lastSeqsOf } from '../../store/events.ts';
