@@ -21,14 +21,32 @@ export async function endAsAborted(context: Context): Promise<never> {
   for (let pollMs = FIRST_POLL_MS; ; pollMs = Math.min(MAX_POLL_MS, pollMs * 2)) {
     // The worker's own heartbeat brought the cancellation meanwhile.
     if (context.cancellationSignal.aborted) throw new CancelledFailure('The turn was aborted');
-    try {
-      await context.client.activity.heartbeat(context.info.taskToken);
-    } catch (error) {
-      if (!(error instanceof ActivityCancelledError)) throw error;
-      await context.client.activity.reportCancellation(context.info.taskToken, CANCELLED_ON_NOTICE);
-      throw new CompleteAsyncError();
-    }
+    if (await reportedCancelled(context)) throw new CompleteAsyncError();
     // Throws CancelledFailure if the worker's heartbeat brings the cancellation during the wait.
     await context.sleep(pollMs);
+  }
+}
+
+/**
+ * Whether the server has the cancellation, and now has the step's report of it too. A call that fails
+ * otherwise (the server out of reach a moment, the activity paused or gone) answers false: the worker's
+ * own heartbeat settles those, and meanwhile the step asks again.
+ */
+async function reportedCancelled(context: Context): Promise<boolean> {
+  try {
+    await context.client.activity.heartbeat(context.info.taskToken);
+    return false;
+  } catch (error) {
+    if (!(error instanceof ActivityCancelledError)) {
+      context.log.warn('could not ask Temporal whether the aborted step is cancelled', { error: String(error) });
+      return false;
+    }
+  }
+  try {
+    await context.client.activity.reportCancellation(context.info.taskToken, CANCELLED_ON_NOTICE);
+    return true;
+  } catch (error) {
+    context.log.warn('could not report the aborted step cancelled', { error: String(error) });
+    return false;
   }
 }
