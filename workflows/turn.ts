@@ -37,6 +37,8 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   // Bookkeeping is one short, idempotent transaction each: local activities run it inside the
   // workflow task, saving a task round trip per call (see bench/turn-latency).
   const book = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+  // One short try: the workflow task that carries a cancellation to Temporal waits for this local
+  // activity, and a lost notice only leaves the abort to the step's heartbeat.
   const notice = proxyLocalActivities<Activities>({ startToCloseTimeout: '2 seconds', retry: { maximumAttempts: 1 } });
   const model = proxyActivities<Activities>({
     startToCloseTimeout: '15 minutes',
@@ -71,10 +73,8 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   // cancellation with Temporal, rather than learn of it from its next heartbeat, 5 s apart
   // (activities/turn/abort-notices.ts). The patch is asked only then, so a turn that is not cancelled
   // records no marker (each costs a visibility write); cancelled histories from before it have no such
-  // local activity.
-  // One short try: the workflow task that carries the cancellation to Temporal waits for this local
-  // activity, and a lost notice only leaves the abort to the heartbeat. Awaited before the turn
-  // returns, so its marker is never left behind by a workflow that ends meanwhile.
+  // local activity. Awaited before the turn returns, so its marker is never left behind by a workflow
+  // that ends meanwhile.
   let announced: Promise<void> = Promise.resolve();
   CancellationScope.current().cancelRequested.catch(() => {
     if (!patched('abort-notices')) return;
