@@ -116,20 +116,25 @@ export function forkBenchChild(options: {
   };
 }
 
+/** A process's parent and its CPU time so far (user + system, ms), from /proc/<pid>/stat; undefined when gone. */
+function processStat(pid: number | string): { ppid: number; cpuMs: number } | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // ppid is field 4 of the line, utime and stime 14 and 15: 2, 12 and 13 after the name.
+    return { ppid: Number(fields[1]), cpuMs: (Number(fields[11]) + Number(fields[12])) * 10 };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * CPU time (user + system) a process has used so far, in milliseconds, from /proc/<pid>/stat
  * (whose clock ticks are USER_HZ, 100 per second, on Linux); undefined where there is no /proc.
  */
 export function processCpuMs(pid: number): number | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
+  return processStat(pid)?.cpuMs;
 }
 
 /**
@@ -142,14 +147,8 @@ export function processTreeCpuMs(pid: number): number | undefined {
   let total = own;
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // ppid is field 4 of the line, 2 after the name.
-      if (Number(fields[1]) === pid) total += (Number(fields[11]) + Number(fields[12])) * 10;
-    } catch {
-      // Gone meanwhile.
-    }
+    const child = processStat(entry);
+    if (child?.ppid === pid) total += child.cpuMs;
   }
   return total;
 }

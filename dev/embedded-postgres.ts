@@ -20,11 +20,10 @@ export interface RunningPostgres {
 
 /** The postmaster of an earlier run (e.g. a launcher killed with SIGKILL) may still be stopping. */
 async function waitForEarlierServer(dataDir: string, timeoutMs = 30_000): Promise<void> {
-  const pidFile = path.join(dataDir, 'postmaster.pid');
   const deadline = Date.now() + timeoutMs;
-  while (fs.existsSync(pidFile)) {
-    const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-    if (!Number.isInteger(pid) || !isProcessAlive(pid)) return; // stale: postgres itself cleans it up
+  for (;;) {
+    const pid = postmasterPid(dataDir);
+    if (pid === undefined || !isProcessAlive(pid)) return; // none, or stale: postgres itself cleans it up
     if (Date.now() > deadline) {
       throw new Error(`PostgreSQL (pid ${pid}) is still running on ${dataDir}: is another launcher using this DATA_DIR?`);
     }
@@ -135,7 +134,7 @@ export async function startEmbeddedPostgres(options: {
   };
 }
 
-/** The first line of postmaster.pid, while the server runs. */
+/** The first line of postmaster.pid (the server's process), while there is one. */
 function postmasterPid(dataDir: string): number | undefined {
   try {
     const pid = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);

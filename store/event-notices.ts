@@ -28,11 +28,19 @@ export function parseEventNotice(payload: string): EventNotice {
   const newline = payload.indexOf('\n');
   const head = newline === -1 ? payload : payload.slice(0, newline);
   const colon = head.lastIndexOf(':');
-  const id = colon === -1 ? head : head.slice(0, colon);
+  const id = noticeId(payload);
   const lastSeq = colon === -1 ? NaN : Number(head.slice(colon + 1));
   if (newline === -1) return { id, lastSeq };
   const events = readEvents(id, payload.slice(newline + 1));
   return events ? { id, lastSeq, events } : { id, lastSeq };
+}
+
+/** The session (or approval) a notice names, read alone: what a listener checks before reading more of it. */
+export function noticeId(payload: string): string {
+  const newline = payload.indexOf('\n');
+  const head = newline === -1 ? payload : payload.slice(0, newline);
+  const colon = head.lastIndexOf(':');
+  return colon === -1 ? head : head.slice(0, colon);
 }
 
 function readEvents(id: string, base64: string): SessionEvent[] | undefined {

@@ -5,6 +5,7 @@
 // (activities/turn/abort-notices.ts) each hold one.
 import pg from 'pg';
 import type { Logger } from '../lib/logger.ts';
+import { withTimeout } from '../lib/with-timeout.ts';
 
 export interface ListenerOptions {
   databaseUrl: string;
@@ -135,7 +136,7 @@ export async function openListener(options: ListenerOptions): Promise<Listener> 
         const current = client;
         if (!current || checking) return;
         checking = true;
-        withTimeout(current.query('SELECT 1'), LISTENER_QUERY_TIMEOUT_MS)
+        withTimeout(current.query('SELECT 1'), LISTENER_QUERY_TIMEOUT_MS, 'The LISTEN connection')
           .catch((error: unknown) => lost(current, error))
           .finally(() => (checking = false));
       }, options.checkEveryMs)
@@ -166,19 +167,4 @@ export async function openListener(options: ListenerOptions): Promise<Listener> 
       clearTimeout(timer);
     },
   };
-}
-
-/** `work`, or a rejection once `ms` have passed without it settling. */
-export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -19,6 +19,7 @@ export interface WorkerSetup {
 }
 
 export async function createWorker(setup: WorkerSetup): Promise<Worker> {
+  const heartbeatThrottle = heartbeatEvery(setup.deps.config.turns.stepHeartbeatTimeoutMs);
   return Worker.create({
     connection: setup.connection,
     namespace: setup.namespace,
@@ -33,8 +34,8 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     // Heartbeats tell Temporal a model step lives, and bring it an abort that no notice brought sooner
     // (activities/turn/abort-notices.ts); each is a write to Temporal's persistence, so not every half
     // second per stream. The same spacing as the step's calls (model-step.ts heartbeatEvery).
-    maxHeartbeatThrottleInterval: heartbeatEvery(setup.deps.config.turns.stepHeartbeatTimeoutMs),
-    defaultHeartbeatThrottleInterval: heartbeatEvery(setup.deps.config.turns.stepHeartbeatTimeoutMs),
+    maxHeartbeatThrottleInterval: heartbeatThrottle,
+    defaultHeartbeatThrottleInterval: heartbeatThrottle,
     // Temporal's default is 100. A model step holds its slot for its whole stream, mostly waiting on
     // the provider, so the default capped a worker at 100 replies streaming at once; beyond the cap
     // a turn waits to start rather than sharing the worker's CPU with the streams already running.

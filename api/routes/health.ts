@@ -7,21 +7,10 @@ import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { pingDatabase } from '../../store/health.ts';
+import { withTimeout } from '../../lib/with-timeout.ts';
 import { countPollers, POLLER_FRESH_MS, type PollerCount } from '../health/worker-pollers.ts';
 
 const CHECK_TIMEOUT_MS = 2_000;
-
-async function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 type Check = { ok: true } | { ok: false; error: string };
 
@@ -54,7 +43,7 @@ async function checkWorkers(deps: ApiDeps, log: Logger) {
  */
 async function check(work: () => Promise<unknown>, what: string, log: Logger): Promise<Check> {
   try {
-    await withTimeout(work(), what);
+    await withTimeout(work(), CHECK_TIMEOUT_MS, what);
     return { ok: true };
   } catch (error) {
     log.warn({ err: error, part: what }, 'health check failed');

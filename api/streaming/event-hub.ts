@@ -9,8 +9,9 @@
 import type { Logger } from '../../lib/logger.ts';
 import type { Db } from '../../store/db.ts';
 import { EVENTS_CHANNEL, lastSeqsOf } from '../../store/events.ts';
-import { LISTENER_QUERY_TIMEOUT_MS, openListener, withTimeout } from '../../store/listener.ts';
-import { parseEventNotice } from '../../store/event-notices.ts';
+import { LISTENER_QUERY_TIMEOUT_MS, openListener } from '../../store/listener.ts';
+import { withTimeout } from '../../lib/with-timeout.ts';
+import { noticeId, parseEventNotice } from '../../store/event-notices.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 import { createEventFeed, type EventFeed, type Wake } from './event-feed.ts';
 import type { TailLimits } from './session-tail.ts';
@@ -75,11 +76,8 @@ export async function createEventHub(options: EventHubOptions): Promise<EventHub
   }
 
   function onNotification(payload: string): void {
-    // Only the head is read for a session nobody here follows: most notices are for other processes' readers.
-    const newline = payload.indexOf('\n');
-    const head = newline === -1 ? payload : payload.slice(0, newline);
-    const colon = head.lastIndexOf(':');
-    if (!subscribers.has(colon === -1 ? head : head.slice(0, colon))) return;
+    // Only the id is read for a session nobody here follows: most notices are for other processes' readers.
+    if (!subscribers.has(noticeId(payload))) return;
     const notice = parseEventNotice(payload);
     if (Number.isFinite(notice.lastSeq)) noteSeq(notice.id, notice.lastSeq);
     wake(notice.id, notice.events);
@@ -104,7 +102,7 @@ export async function createEventHub(options: EventHubOptions): Promise<EventHub
     polling = true;
     try {
       // One that takes too long means the connection is dead, even if TCP has not noticed.
-      const rows = await withTimeout(lastSeqsOf(current, [...subscribers.keys()]), LISTENER_QUERY_TIMEOUT_MS);
+      const rows = await withTimeout(lastSeqsOf(current, [...subscribers.keys()]), LISTENER_QUERY_TIMEOUT_MS, 'The safety poll');
       for (const row of rows) if (noteSeq(row.sessionId, row.lastSeq)) wake(row.sessionId);
     } catch (error) {
       listener.lost(current, error);
