@@ -6,7 +6,7 @@
 import http from 'node:http';
 import { TERMINAL_TURN_EVENTS, type SessionEvent } from '../contract/events.ts';
 import type { FakeScript } from '../test/helpers/fakes/fake-model.ts';
-import { machineCpuMs, processTreeCpuMs } from './concurrent-streams-children.ts';
+import { cpuSnapshot, cpuSpent } from './cpu-meter.ts';
 import { readSse, type SseReader } from './sse-reader.ts';
 
 /** A server the round streams through. */
@@ -70,13 +70,6 @@ interface Stream {
   endAt?: number;
   retried: boolean;
   reader?: SseReader;
-}
-
-function cpuSnapshot(pids: Record<string, number>): Record<string, number | undefined> {
-  const usage = process.cpuUsage();
-  const snapshot: Record<string, number | undefined> = { machine: machineCpuMs(), bench: (usage.user + usage.system) / 1000 };
-  for (const [name, pid] of Object.entries(pids)) snapshot[name] = processTreeCpuMs(pid);
-  return snapshot;
 }
 
 /** The most intervals that hold one moment: starts +1, ends -1, in time order (an end before a start at the same time). */
@@ -153,9 +146,8 @@ export async function streamRound(target: StreamTarget, options: RoundOptions): 
     const wallMs = performance.now() - started;
     const cpuAfter = cpuSnapshot(target.pids);
     const cores: Record<string, number | undefined> = {};
-    for (const [name, after] of Object.entries(cpuAfter)) {
-      const before = cpuBefore[name];
-      cores[name] = after === undefined || before === undefined ? undefined : Math.round(((after - before) / wallMs) * 100) / 100;
+    for (const [name, spent] of Object.entries(cpuSpent(cpuBefore, cpuAfter, wallMs))) {
+      cores[name] = spent === undefined ? undefined : Math.round(spent * 100) / 100;
     }
 
     const result: RoundResult = {

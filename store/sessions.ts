@@ -3,7 +3,7 @@
 import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
 import { newId } from '../lib/ids.ts';
-import { appendEvents } from './events.ts';
+import { EVENTS_CHANNEL } from './events.ts';
 
 export type SessionStatus = 'idle' | 'running' | 'waiting';
 
@@ -59,7 +59,7 @@ export async function createSession(
   db: Db,
   input: { userId: string; agentId: string; revision: number; parentSessionId?: string; id?: string },
 ): Promise<Session> {
-  return inTransaction(db, (client) => insertSession(client, input));
+  return insertSession(db, input);
 }
 
 /**
@@ -76,24 +76,47 @@ export async function openSessionOnce(
   });
 }
 
-/** Inserts a session and its `session.created` event (naming its origin when it is a fork), in the caller's transaction. */
+/**
+ * Inserts a session and its `session.created` event (naming its origin when it is a fork), and announces
+ * the event, in one statement: alone it needs no transaction of its own (it was four round trips: BEGIN,
+ * the INSERT, the append, COMMIT), and in a caller's transaction it commits with the rest. A new session's
+ * first event is seq 1, so the row is written with `last_seq` 1 rather than updated by an append; the
+ * events' foreign key is checked at the statement's end, when the session row is there.
+ */
 export async function insertSession(
-  client: DbClient,
+  db: Db | DbClient,
   input: { userId: string; agentId: string; revision: number; forkedFrom?: string; parentSessionId?: string; id?: string },
 ): Promise<Session> {
-  const { rows } = await client.query<SessionRow>(
-    'INSERT INTO sessions (id, user_id, agent_id, revision, forked_from, parent_session_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
-    [input.id ?? newId('ses'), input.userId, input.agentId, input.revision, input.forkedFrom ?? null, input.parentSessionId ?? null],
-  );
-  const session = rows[0]!;
   const data = {
     agentId: input.agentId,
     revision: input.revision,
     ...(input.forkedFrom ? { forkedFrom: input.forkedFrom } : {}),
     ...(input.parentSessionId ? { parentSessionId: input.parentSessionId } : {}),
   };
-  await appendEvents(client, session.id, [{ type: 'session.created', data }]);
-  return toSession({ ...session, last_seq: 1 });
+  // `announced` makes the NOTIFY run: PostgreSQL skips a SELECT in WITH that nothing reads.
+  const { rows } = await db.query<SessionRow & { announced: unknown }>(
+    `WITH session AS (
+       INSERT INTO sessions (id, user_id, agent_id, revision, forked_from, parent_session_id, last_seq)
+       VALUES ($1, $2, $3, $4, $5, $6, 1) RETURNING *
+     ), inserted AS (
+       INSERT INTO events (session_id, seq, type, data) SELECT id, 1, 'session.created', $7::jsonb FROM session RETURNING *
+     ), notice AS (
+       SELECT announce_session_events($8, i.session_id, i.seq, json_build_array(json_build_array(i.seq, i.type, i.data))) FROM inserted i
+     )
+     SELECT session.*, (SELECT count(*) FROM notice) AS announced FROM session`,
+    [
+      input.id ?? newId('ses'),
+      input.userId,
+      input.agentId,
+      input.revision,
+      input.forkedFrom ?? null,
+      input.parentSessionId ?? null,
+      JSON.stringify(data),
+      EVENTS_CHANNEL,
+    ],
+  );
+  const { announced: _announced, ...session } = rows[0]!;
+  return toSession(session);
 }
 
 export async function getSession(db: Db | DbClient, sessionId: string): Promise<Session | undefined> {

@@ -13,7 +13,9 @@ import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 import { collectSse, readSse, type SseEvent } from '../helpers/client/sse-parse.ts';
 import { inTransaction, type Db } from '../../store/db.ts';
-import { getSession } from '../../store/sessions.ts';
+import { createSession, getSession } from '../../store/sessions.ts';
+import { deployRevision } from '../../store/agents.ts';
+import { minimalBundle } from '../helpers/harness/bundles.ts';
 import { appendEvents, EVENTS_CHANNEL, lastSeqOf, readEvents } from '../../store/events.ts';
 import { parseEventNotice, type EventNotice } from '../../store/event-notices.ts';
 import { TERMINAL_TURN_EVENTS, type NewEvent, type SessionEvent } from '../../contract/events.ts';
@@ -130,6 +132,46 @@ describe('appending', () => {
       await inTransaction(db, (client) => appendEvents(client, sessionId, [delta('d')]));
       expect((await getSession(db, sessionId))?.status).toBe('running');
       await expect(inTransaction(db, (client) => appendEvents(client, 'ses_missing', [delta('x')]))).rejects.toThrow(/does not exist/);
+    } finally {
+      await listener.end();
+    }
+  });
+});
+
+describe('a new session', () => {
+  test('its row and its session.created (seq 1) are one statement, announced with the event; a refused one leaves neither', async ({
+    db,
+    user,
+  }) => {
+    const { agent } = await deployRevision(db, { userId: user.userId, bundle: minimalBundle(`created-${Date.now()}`), warnings: [] });
+    const listener = new pg.Client({ connectionString: testConfig().databaseUrl });
+    await listener.connect();
+    const notices: EventNotice[] = [];
+    listener.on('notification', (message) => notices.push(parseEventNotice(message.payload ?? '')));
+    await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
+    try {
+      const session = await createSession(db, { userId: user.userId, agentId: agent.id, revision: agent.revision });
+      expect(session).toMatchObject({ userId: user.userId, agentId: agent.id, revision: agent.revision, status: 'idle', lastSeq: 1 });
+      const events = await readEvents(db, session.id, 0, 10);
+      expect(events).toEqual([
+        { seq: 1, type: 'session.created', at: expect.any(String), sessionId: session.id, agentId: agent.id, revision: agent.revision },
+      ]);
+      expect(await lastSeqOf(db, session.id)).toBe(1);
+      await expect.poll(() => notices.find((notice) => notice.id === session.id), { timeout: 10_000 }).toBeDefined();
+      const notice = notices.find((each) => each.id === session.id)!;
+      expect(notice.lastSeq).toBe(1);
+      expect(JSON.stringify(notice.events)).toBe(JSON.stringify(events));
+      // The next append follows it.
+      const [next] = await inTransaction(db, (client) => appendEvents(client, session.id, [delta('after')]));
+      expect(next!.seq).toBe(2);
+
+      // An agent that does not exist: the row is refused, and no event of it is left behind.
+      const refusedId = `ses_refused${Date.now()}`;
+      await expect(createSession(db, { id: refusedId, userId: user.userId, agentId: 'agt_missing', revision: 1 })).rejects.toThrow(
+        /foreign key/,
+      );
+      expect(await getSession(db, refusedId)).toBeUndefined();
+      expect(await readEvents(db, refusedId, 0, 10)).toEqual([]);
     } finally {
       await listener.end();
     }
