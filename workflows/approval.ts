@@ -2,6 +2,8 @@
 // order, then wait for the first valid answer (an Update) or the expiry (a timer), whichever comes
 // first. The answer Update's validator rejects a second answer, an answer after expiry and a
 // choice outside the options, so a rejected answer never enters history and exactly one wins.
+// The workflow is the one place an answer is decided: it is written to PostgreSQL (where the API and
+// every reader see it as taken) only once Temporal has stored the Update's acceptance.
 // Started as an abandoned child of a turn (or a workflow run, or by the API), it outlives them all.
 import {
   ActivityFailure,
@@ -11,6 +13,7 @@ import {
   defineUpdate,
   log,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -35,10 +38,23 @@ export const answerUpdate = defineUpdate<AnsweredOutcome, [ApprovalAnswer]>('ans
 export const recordedUpdate = defineUpdate<RecordedApproval>('recorded');
 export const approvalStatusQuery = defineQuery<'unanswered' | 'answered' | 'expired'>('status');
 
+/** Patch: the answer is written by an activity scheduled with the Update's acceptance (README: "Versioning workflows"). */
+const ANSWER_AFTER_ACCEPTANCE = 'answer-after-acceptance';
+
 export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<ApprovalOutcome> {
   const { approvalId, request, settings } = input;
   // The record's writes are idempotent and must happen: retried for as long as PostgreSQL is away.
   const book = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '1 minute' } });
+  // The answer's write is an activity, not a local one: its command is stored with the Update's
+  // acceptance, in one write, so it runs only once the acceptance is durable. A local activity runs
+  // inside the workflow task, before the server has stored anything of it; when the server then
+  // refused the task (UnhandledCommand: an event came in while it ran, and the task also completed
+  // the workflow), it dropped the Update (the API saw an error) while the answer stood in PostgreSQL
+  // as taken, so nobody answered again and the asking turn waited forever.
+  const afterAcceptance = proxyActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '200 milliseconds', maximumInterval: '1 minute' },
+  });
   const channels = proxyActivities<Activities>({
     startToCloseTimeout: '2 minutes',
     retry: {
@@ -75,9 +91,11 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
       answeredVia = answer.via;
       const choice = matchOption(request.options, answer.choice)!;
       await condition(() => record.written !== undefined);
+      // Histories recorded before the patch wrote the answer with a local activity (see afterAcceptance).
+      const recordAnswer = patched(ANSWER_AFTER_ACCEPTANCE) ? afterAcceptance.recordAnswer : book.recordAnswer;
       let stored: Awaited<ReturnType<typeof book.recordAnswer>>;
       try {
-        stored = await book.recordAnswer({ approvalId, choice, note: answer.note, via: answer.via });
+        stored = await recordAnswer({ approvalId, choice, note: answer.note, via: answer.via });
       } catch (error) {
         // Not recorded: the approval is open again for the next answer (and for its expiry).
         if (decided === 'answered') decided = undefined;

@@ -3,8 +3,9 @@
 // answered on its own, in any order; the first answer wins and any other is refused (409). A call not
 // answered within the client-tool timeout gets an error result the model reads; an abort of the turn
 // ends the wait. Each answer is announced as its tool.result at once; the step's tool message, with
-// every result, is written when all are in.
-import { condition, defineUpdate, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+// every result, is written when all are in. An answer is announced only once Temporal has stored the
+// Update's acceptance (see the handler), so a tool.result readers see is always one the turn has.
+import { condition, defineUpdate, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from '../lib/turn-settings.ts';
@@ -26,6 +27,9 @@ export interface ToolResultAck {
 
 export const toolResultUpdate = defineUpdate<ToolResultAck, [ToolResultInput]>('toolResult');
 
+/** Patch: an answer is announced by an activity scheduled with the Update's acceptance (README: "Versioning workflows"). */
+const ANNOUNCE_AFTER_ACCEPTANCE = 'tool-result-after-acceptance';
+
 /** What the model reads when a call was never answered. */
 export const NO_CLIENT_RESULT = 'No result from the client: the call was not answered in time.';
 
@@ -40,6 +44,14 @@ interface Awaited {
  */
 export function clientTools(input: TurnInput) {
   const book = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+  // The API refuses a second answer once tool.result is written, so that write must follow the
+  // acceptance: an activity's command is stored with it, where a local activity would run before the
+  // server stored anything, and an Update the server then dropped (a refused workflow task) would
+  // leave the call answered for readers and unanswered in the turn (workflows/approval.ts, the same).
+  const afterAcceptance = proxyActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '200 milliseconds', maximumAttempts: 10 },
+  });
   /** Model steps this turn has started, by their message id: an answer names one of them. */
   const steps = new Set<string>();
   /** Steps whose tool calls are known (their result came back). */
@@ -75,7 +87,8 @@ export function clientTools(input: TurnInput) {
       closed.add(id);
       announcing += 1;
       try {
-        await book.announceToolResult({ sessionId: input.sessionId, messageId: toolMessageId, result });
+        const announce = patched(ANNOUNCE_AFTER_ACCEPTANCE) ? afterAcceptance.announceToolResult : book.announceToolResult;
+        await announce({ sessionId: input.sessionId, messageId: toolMessageId, result });
       } finally {
         announcing -= 1;
       }

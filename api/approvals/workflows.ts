@@ -1,6 +1,7 @@
 // The API's side of approvals: creating one starts its workflow (Update-with-Start, returning once
 // the record is written), answering one is an Update, whichever path the answer came by (the API,
 // a signed link, a provider's reply). The workflow decides; this file turns its verdict into HTTP.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError as TemporalServiceError, WorkflowNotFoundError } from '@temporalio/client';
 import type { ApiDeps } from '../context.ts';
 import type { AnsweredOutcome } from '../../workflows/approval.ts';
@@ -35,6 +36,22 @@ function unconfirmed(deps: ApiDeps, error: unknown, message: string): unknown {
   return new DependencyUnavailableError(message);
 }
 
+/** How often the record is read again while the winning answer's write is on its way. */
+const WINNER_POLL_MS = 20;
+
+/**
+ * The record once it shows the answer the workflow took instead of this one. The workflow writes an
+ * answer after storing its acceptance (workflows/approval.ts), so a second answer can be refused a few
+ * milliseconds before the first is readable: read until it is, within the call's deadline.
+ */
+async function recordOfWinner(deps: ApiDeps, approvalId: string, deadline: number): Promise<Approval | undefined> {
+  for (;;) {
+    const approval = await getApproval(deps.db, approvalId);
+    if (approval?.status !== 'unanswered' || Date.now() + WINNER_POLL_MS > deadline) return approval;
+    await sleep(WINNER_POLL_MS);
+  }
+}
+
 /** The verdict of the stored record, for an answer that reached no running workflow. */
 function verdictOf(approval: Approval | undefined): ServiceError {
   if (approval?.status === 'answered') return new ConflictError(`This approval was already answered ("${approval.choice}")`);
@@ -65,6 +82,7 @@ export async function answerApproval(deps: ApiDeps, approval: Approval, answer: 
   const unavailable =
     'The answer was not confirmed in time (are the workers running?): it may or may not have been taken. Send it again: ' +
     'if it was taken, that is a 409 naming the choice recorded';
+  const deadline = Date.now() + deps.config.approvals.confirmTimeoutMs;
   try {
     return await callTemporal(deps, () => answerApprovalWorkflow(deps.temporal.client, approval.id, answer), {
       timeoutMs: deps.config.approvals.confirmTimeoutMs,
@@ -72,7 +90,7 @@ export async function answerApproval(deps: ApiDeps, approval: Approval, answer: 
     });
   } catch (error) {
     // Answered meanwhile: the stored record names the choice that won.
-    if (failureType(error) === FAILURE.approvalAnswered) throw verdictOf(await getApproval(deps.db, approval.id));
+    if (failureType(error) === FAILURE.approvalAnswered) throw verdictOf(await recordOfWinner(deps, approval.id, deadline));
     const rejected = failureProblem(error, { [FAILURE.approvalInvalidChoice]: invalidChoiceDetail(approval, answer.choice) });
     if (rejected) throw rejected;
     // The workflow ended between our read and the Update (answered or expired meanwhile).

@@ -69,6 +69,24 @@ test('approvalWorkflow, turnWorkflow, approvalNoticeWorkflow: waiting on ask_my_
   await record.closed(approvalNoticeWorkflowId(requested.approvalId, 'outcome'), 'approvalNoticeWorkflow', 'outcome-noted');
 });
 
+test('approvalWorkflow: answered, the answer written by an activity after the acceptance (patch answer-after-acceptance)', async () => {
+  if (!record.wanted('approvalWorkflow', 'answered-after-acceptance')) return;
+  const sentBefore = slack.calls.length;
+  const { sessionId, requested } = await askInTurn(env, {
+    bundle,
+    input: { question: 'Archive the Q3 report?', options: ['archive', 'keep'], expiresInMs: 600_000 },
+    reply: 'Archived.',
+  });
+  await slack.waitForCalls(sentBefore + 1);
+  const answered = await call(`${env.api.url}/approval/${requested.approvalId}/answer`, {
+    headers: env.user.auth,
+    json: { choice: 'archive' },
+  });
+  expect(answered.status).toBe(200);
+  await env.waitForEvents(sessionId, turnEnded);
+  await record.closed(approvalWorkflowId(requested.approvalId), 'approvalWorkflow', 'answered-after-acceptance');
+});
+
 test('approvalWorkflow, turnWorkflow: the default expiry fires and the turn goes on without an answer', async () => {
   if (!record.wanted('approvalWorkflow', 'expired-by-default')) return;
   const { sessionId, requested } = await askInTurn(env, {

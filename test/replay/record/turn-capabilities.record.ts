@@ -50,6 +50,20 @@ test('turnWorkflow: waiting on a custom tool run by the client, then answered', 
   await record.closed(turn, 'turnWorkflow', 'client-tool-answered');
 });
 
+test('turnWorkflow: a client tool answered, announced by an activity after the acceptance (patch tool-result-after-acceptance)', async () => {
+  if (!record.wanted('turnWorkflow', 'client-tool-answered-after-acceptance')) return;
+  const sessionId = await env.newSession({ customTools: [LOOKUP] });
+  env.fake.enqueue({ toolCalls: [{ id: 'call_p', name: 'lookup_order', arguments: { orderId: 'A-2' } }] }, { text: 'Packed.' });
+  const waiting = await send(sessionId, 'Where is A-2?');
+  expect(waiting.body.status).toBe('waiting');
+  const answered = await call(`${env.api.url}/session/${sessionId}/tool-result`, {
+    headers: env.user.auth,
+    json: { toolCallId: 'call_p', output: { status: 'packed' } },
+  });
+  expect(answered.status).toBe(200);
+  await record.closed(turnWorkflowId(sessionId, waiting.body.messageId), 'turnWorkflow', 'client-tool-answered-after-acceptance');
+});
+
 test('turnWorkflow: a structured reply invalid once, then valid', async () => {
   if (!record.wanted('turnWorkflow', 'json-reply-retried')) return;
   const sessionId = await env.newSession({ jsonReply: { schema: { type: 'object', required: ['ok'] } } });
