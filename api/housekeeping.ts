@@ -1,23 +1,33 @@
 // The API's periodic clean-up: uploaded files that no media row names (older than
 // MEDIA_ORPHAN_GRACE_MS), Idempotency-Keys past their 24 h and device logins expired for longer than
-// they lived (DEVICE_CODE_TTL_MS; until then a late poll still hears expired_token). A pass runs at
+// they lived (DEVICE_CODE_TTL_MS; until then a late poll still hears expired_token); and answers stored
+// without their approval workflow taking them, handed to it (approvals/reconcile.ts). A pass runs at
 // start and then every HOUSEKEEPING_INTERVAL_MS (0: never). Every API process runs it: a pass only
-// deletes what nothing uses, so two processes sweeping at once merely repeat each other's deletes.
+// deletes what nothing uses, and a workflow takes one answer, so two processes sweeping at once merely
+// repeat each other's work.
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Storage } from '../lib/storage.ts';
 import type { Db } from '../store/db.ts';
+import type { ApiDeps } from './context.ts';
 import { deleteExpiredIdempotencyKeys } from '../store/idempotency-keys.ts';
 import { deleteExpiredDeviceAuthorizations } from '../store/device-authorizations.ts';
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency.ts';
 import { sweepOrphanMedia } from './sessions/orphan-media.ts';
+import { reconcileStrandedAnswers } from './approvals/reconcile.ts';
 
 export interface Housekeeping {
   /** Stops the timer and waits for a pass under way. */
   stop(): Promise<void>;
 }
 
-export function startHousekeeping(deps: { config: Config; db: Db; logger: Logger; storage: Storage }): Housekeeping {
+export function startHousekeeping(deps: {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  storage: Storage;
+  temporal: ApiDeps['temporal'];
+}): Housekeeping {
   const { intervalMs, mediaOrphanGraceMs } = deps.config.housekeeping;
   if (intervalMs === 0) return { stop: async () => undefined };
   let stopped = false;
@@ -33,6 +43,12 @@ export function startHousekeeping(deps: { config: Config; db: Db; logger: Logger
         deps.logger.info({ orphanFiles: media.removed, expiredIdempotencyKeys: keys, expiredDeviceLogins: logins }, 'housekeeping');
     } catch (error) {
       deps.logger.warn({ err: error }, 'housekeeping pass failed; the next one tries again');
+    }
+    // Apart: Temporal out of reach must not stop the sweeps above, nor they this.
+    try {
+      await reconcileStrandedAnswers(deps);
+    } catch (error) {
+      deps.logger.warn({ err: error }, 'could not check approval workflows for stranded answers; the next pass tries again');
     }
   }
 

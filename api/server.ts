@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const storage = createStorage(config);
   const masterKeys = loadMasterKeys(config);
   const { app } = createApp({ config, db, logger, masterKey: masterKeys[0]!, masterKeys, temporal, events, storage });
-  const housekeeping = startHousekeeping({ config, db, logger, storage });
+  const housekeeping = startHousekeeping({ config, db, logger, storage, temporal });
   const server = app.listen(config.port, config.host, () => {
     logger.info({ url: `http://${config.host}:${config.port}` }, 'API listening');
     process.send?.({ type: 'ready', url: `http://${config.host}:${config.port}` });

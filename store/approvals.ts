@@ -135,6 +135,15 @@ export async function insertApproval(client: DbClient, approval: NewApproval): P
   return { approval: toApproval(rows[0]), created: true };
 }
 
+/** Of these approvals, those answered longer than `graceMs` ago (api/approvals/reconcile.ts). */
+export async function answeredBefore(db: Db, ids: readonly string[], graceMs: number): Promise<Approval[]> {
+  const { rows } = await db.query<ApprovalRow>(
+    `SELECT * FROM approvals WHERE id = ANY($1) AND status = 'answered' AND answered_at < now() - make_interval(secs => $2 / 1000.0)`,
+    [ids, graceMs],
+  );
+  return rows.map(toApproval);
+}
+
 export async function getApproval(db: Db | DbClient, id: string): Promise<Approval | undefined> {
   const { rows } = await db.query<ApprovalRow>('SELECT * FROM approvals WHERE id = $1', [id]);
   return rows[0] && toApproval(rows[0]);

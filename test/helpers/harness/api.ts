@@ -49,7 +49,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
   const storage = createStorage(config);
   const masterKeys = loadMasterKeys(config);
   const { app } = createApp({ config, db, logger, masterKey: masterKeys[0]!, masterKeys, temporal, events, storage });
-  const housekeeping = startHousekeeping({ config, db, logger, storage });
+  const housekeeping = startHousekeeping({ config, db, logger, storage, temporal });
   // Every response is checked against the OpenAPI document (contract-check.ts).
   const server = http.createServer((req, res) => {
     observe(req, res);
