@@ -62,7 +62,7 @@ const LAYERS = {
     why: 'the dashboard runs in a browser and talks to the service only through @agent-service/sdk',
   },
 };
-const FOLDERS = [...Object.keys(LAYERS), 'dev', 'bench', 'test'];
+const FOLDERS = [...Object.keys(LAYERS), 'dev', 'bench', 'soak', 'test'];
 const NODE_BUILTINS = ['node:*', 'fs', 'path', 'http', 'https', 'net', 'crypto', 'child_process', 'os'];
 
 function layerRules() {

@@ -14,6 +14,7 @@ import {
   log,
   executeChild,
   getExternalWorkflowHandle,
+  patched,
   proxyLocalActivities,
   setHandler,
   workflowInfo,
@@ -107,6 +108,9 @@ interface QueuedTurn {
 /** History stays small: a fresh run after this many turns. */
 const TURNS_PER_RUN = 100;
 
+/** Patch: a turn's end waits for the sends being recorded (README: "Versioning workflows"). */
+const SENDS_SETTLE = 'sends-settle-before-turn-end';
+
 export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void> {
   // Local activities: a send's recording runs inside the workflow task (one transaction, idempotent).
   const { recordUserMessage, revertMessages, endTurn, returnSubtaskReply } = proxyLocalActivities<Activities>({
@@ -120,6 +124,8 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     startToCloseTimeout: '30 seconds',
     retry: { maximumInterval: '1 minute' },
   });
+  // Asked once, at the start of each run: a run from before the patch replays without it.
+  const settleSends = patched(SENDS_SETTLE);
   const queue: QueuedTurn[] = [...(input.queue ?? [])];
   let running: { turnId: string; userMessageId: string; scope: CancellationScope; cancelRequested: boolean } | undefined;
   // Sends are handled one after another so messages are recorded in the order they were accepted.
@@ -305,6 +311,14 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
         error: 'The turn stopped before it finished (it was terminated or timed out)',
       });
     } finally {
+      // What follows a turn's end (is the session idle, does a steering message join this turn or
+      // queue, does an interrupt find a turn to cancel) must not depend on whether a send arriving as
+      // the turn ended was recorded before or after that end was seen. It can be either way round on
+      // a replay: a send's recording is a local activity, and one that outlasted its workflow task
+      // (a busy worker; the task is then extended) is handed to the replay in the same activation as
+      // the turn's end, where the first run saw them one after the other. So the sends in flight are
+      // recorded first; their signals and Updates are in history, so a replay waits for the same ones.
+      if (settleSends) await condition(() => recording === 0);
       running = undefined;
     }
     // Steering the turn did not read (it was ending, or it failed or was aborted) runs as turns of its own, in order.

@@ -52,7 +52,13 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       nonRetryableErrorTypes: [FAILURE.modelRejected, FAILURE.modelConfiguration],
     },
   });
-  const tools = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
+  // A tool call heartbeats while it runs (activities/turn/tools.ts): one on a worker that died is
+  // tried again within seconds, not after the whole start-to-close timeout.
+  const tools = proxyActivities<Activities>({
+    startToCloseTimeout: '2 minutes',
+    heartbeatTimeout: '10 seconds',
+    retry: { maximumAttempts: 3 },
+  });
   const client = clientTools(input);
   /** Messages that steer this turn, and those a step has read. */
   const steers: string[] = [];

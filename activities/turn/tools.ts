@@ -2,6 +2,7 @@
 // does not fit the tool, becomes an error result the model can read, not a failed turn. Tools that
 // act for the agent (memory, http) get its services here: its notes, the outbound guard, and only the
 // secrets its bundle grants, decrypted inside this activity and never returned.
+import { Context } from '@temporalio/activity';
 import type { Bundle } from '../../lib/bundle/index.ts';
 import type { RevisionOf } from './revision-cache.ts';
 import type { Config } from '../../lib/config.ts';
@@ -13,6 +14,7 @@ import { readSecrets } from '../../store/secrets.ts';
 import { getSession } from '../../store/sessions.ts';
 import type { ToolCall, ToolResultPart } from '../../workflows/turn-types.ts';
 import { findBuiltinTool, type AgentToolServices } from '../tools/index.ts';
+import { heartbeatEvery } from './model-step.ts';
 
 export interface ToolActivityDeps {
   db: Db;
@@ -63,7 +65,16 @@ export function toolActivities(deps: ToolActivityDeps) {
           isError: true,
         };
       }
-      const { output, isError } = await tool.execute(input.call.input, { bundle, agent: agentServices(input, bundle) });
+      // Alive while it runs (an http call may take its whole timeout): a worker that dies mid-call is noticed.
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), heartbeatEvery(context.info.heartbeatTimeoutMs));
+      let result: Awaited<ReturnType<typeof tool.execute>>;
+      try {
+        result = await tool.execute(input.call.input, { bundle, agent: agentServices(input, bundle) });
+      } finally {
+        clearInterval(beat);
+      }
+      const { output, isError } = result;
       return { type: 'tool-result', toolCallId, toolName, output, ...(isError ? { isError: true } : {}) };
     },
   };

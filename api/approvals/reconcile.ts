@@ -8,7 +8,9 @@ import { approvalWorkflowId } from '../../lib/workflow-ids.ts';
 import { answerApprovalWorkflow } from '../../clients/approval.ts';
 import { answeredBefore } from '../../store/approvals.ts';
 import { FAILURE, failureType } from '../../lib/failures.ts';
-import type { ApiDeps } from '../context.ts';
+import type { Client } from '@temporalio/client';
+import type { Db } from '../../store/db.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 /** An answer younger than this may still be on its way into its workflow: left alone. */
 export const STRANDED_ANSWER_GRACE_MS = 60_000;
@@ -22,7 +24,7 @@ const PREFIX = approvalWorkflowId('');
 
 /** Hands stranded answers to their workflows; answers how many it handed over. */
 export async function reconcileStrandedAnswers(
-  deps: Pick<ApiDeps, 'db' | 'temporal' | 'logger'>,
+  deps: { db: Db; temporal: { client: Client }; logger: Logger },
   graceMs = STRANDED_ANSWER_GRACE_MS,
 ): Promise<number> {
   let handed = 0;

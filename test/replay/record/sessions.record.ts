@@ -121,6 +121,20 @@ test('sessionWorkflow: a turn running, two queued (an Update and a signal), then
   await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'queued-turns-idle-ended');
 });
 
+test('sessionWorkflow: sends arriving while a turn runs are recorded before its end is acted on (patch sends-settle-before-turn-end)', async () => {
+  if (!record.wanted('sessionWorkflow', 'sends-settled-idle-ended')) return;
+  const sessionId = await env.newSession();
+  env.fake.enqueue({ text: ['one ', 'two ', 'three'], chunkDelayMs: 300 }, { text: 'steered' }, { text: 'queued' });
+  const first = send(sessionId, 'first');
+  await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'turn.started'));
+  // One steers the running turn, one queues behind it.
+  expect((await send(sessionId, 'a steer', '?async=1&ifBusy=steer')).status).toBe(202);
+  expect((await send(sessionId, 'queued', '?async=1')).status).toBe(202);
+  await first;
+  await env.waitForEvents(sessionId, turnsEnded(2));
+  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'sends-settled-idle-ended');
+});
+
 test('turnWorkflow and sessionWorkflow: a turn aborted while streaming, then another send', async () => {
   if (!record.wanted('turnWorkflow', 'aborted')) return;
   const sessionId = await env.newSession();

@@ -1,0 +1,174 @@
+// What must hold after a soak, read from what the service stored (PostgreSQL, Temporal) and what its
+// clients saw (each session's reader, each send and answer). Each breach is one violation, named by
+// kind, with the session and what was found; a clean soak has none.
+import type { Client } from '@temporalio/client';
+import type { SessionEvent } from '../contract/events.ts';
+import type { Db } from '../store/db.ts';
+import { readEvents } from '../store/events.ts';
+import { approvalWorkflowId } from '../lib/workflow-ids.ts';
+import type { SentTurn } from './driver.ts';
+import type { SessionReader } from './reader.ts';
+
+export interface Violation {
+  kind: string;
+  sessionId?: string;
+  detail: string;
+}
+
+const TURN_ENDS = new Set(['turn.completed', 'turn.failed', 'turn.aborted']);
+
+export async function storedEvents(db: Db, sessionId: string): Promise<SessionEvent[]> {
+  const all: SessionEvent[] = [];
+  for (;;) {
+    const page = await readEvents(db, sessionId, all.at(-1)?.seq ?? 0, 1000);
+    all.push(...page);
+    if (page.length < 1000) return all;
+  }
+}
+
+/** JSON with keys sorted: the same event built by two writers may list its members in another order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
+  );
+}
+
+/** The text a reader following deltas shows for a message: deltas, dropped at each step.retry. */
+function deltaText(events: readonly SessionEvent[], messageId: string): string {
+  let text = '';
+  for (const event of events) {
+    if (event.type === 'step.retry' && event.messageId === messageId) text = '';
+    if (event.type === 'message.part.delta' && event.messageId === messageId) text += event.delta;
+  }
+  return text;
+}
+
+/** Sends, turns, messages and answers of one session against its stored log and its reader. */
+function checkSession(turns: readonly SentTurn[], reader: SessionReader, stored: readonly SessionEvent[], status: string): Violation[] {
+  const found: Violation[] = [];
+  const sessionId = reader.sessionId;
+  const add = (kind: string, detail: string) => found.push({ kind, sessionId, detail });
+
+  const accepted = turns.filter((turn) => turn.messageId !== undefined);
+  const userMessages = stored.flatMap((event) =>
+    event.type === 'message.created' && event.message.role === 'user' ? [event.message.id] : [],
+  );
+  for (const turn of turns) {
+    if (turn.refused) add('send-refused', `${turn.kind}/${turn.mode} "${turn.text}": ${turn.refused}`);
+    if (turn.messageId && turn.end !== 'turn.completed')
+      add('turn-not-completed', `${turn.messageId} (${turn.kind}/${turn.mode}): ${turn.end ?? 'no end seen'}`);
+    if (turn.stream === 'open') add('stream-not-ended', `${turn.messageId}: its stream was still open after its turn's end`);
+    if (turn.streamOutOfOrder > 0)
+      add('stream-out-of-order', `${turn.messageId}: ${turn.streamOutOfOrder} events at or below the seq before them`);
+    for (const answer of [...turn.approvals, ...turn.toolResults]) {
+      if (answer.status !== 200 && answer.status !== 409) add('answer-refused', `${answer.id}: ${answer.status}`);
+    }
+  }
+  for (const turn of accepted) {
+    const copies = userMessages.filter((id) => id === turn.messageId).length;
+    if (copies !== 1) add('send-not-stored-once', `${turn.messageId} stored ${copies} times`);
+    const ends = stored.filter((event) => TURN_ENDS.has(event.type) && 'turnId' in event && event.turnId === turn.messageId);
+    if (ends.length !== 1 || ends[0]!.type !== 'turn.completed')
+      add('stored-turn-end', `${turn.messageId}: ${ends.map((event) => event.type).join(', ') || 'none'}`);
+  }
+  const sent = new Set(accepted.map((turn) => turn.messageId));
+  for (const id of userMessages) if (!sent.has(id)) add('user-message-not-sent', `${id} is stored, but no send was answered with it`);
+
+  for (const event of stored) {
+    if (event.type !== 'message.completed' || event.message.role !== 'assistant') continue;
+    const text = event.message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+    const deltas = deltaText(stored, event.message.id);
+    if (text !== deltas) add('text-not-deltas', `${event.message.id}: "${text.slice(0, 60)}" vs deltas "${deltas.slice(0, 60)}"`);
+  }
+  const calls = stored.filter((event) => event.type === 'tool.call' && event.executor === 'client');
+  for (const call of calls) {
+    if (call.type !== 'tool.call') continue;
+    const results = stored.filter((event) => event.type === 'tool.result' && event.toolCallId === call.toolCallId).length;
+    if (results !== 1) add('client-tool-results', `${call.toolCallId}: ${results} results`);
+  }
+
+  for (const gap of reader.outOfOrder) add('reader-out-of-order', `expected seq ${gap.expected}, got ${gap.got}`);
+  for (const error of reader.errors) add('reader-error', error);
+  const seen = reader.received.map(({ event }) => event.seq);
+  const lastStored = stored.at(-1)?.seq ?? 0;
+  if (seen.length !== lastStored || seen.some((seq, index) => seq !== index + 1)) {
+    add('reader-missed', `received ${seen.length} events up to seq ${seen.at(-1) ?? 0}; stored ${lastStored}`);
+  }
+  for (const { event } of reader.received) {
+    const kept = stored[event.seq - 1];
+    if (kept && canonical(kept) !== canonical(event))
+      add('reader-differs', `seq ${event.seq}: streamed ${event.type}, stored ${kept.type}`);
+  }
+  if (status !== 'idle') add('session-not-idle', `ends ${status}`);
+  return found;
+}
+
+/** Every question asked is answered in PostgreSQL and its workflow ended with that answer. */
+async function checkApprovals(db: Db, client: Client, sessionIds: readonly string[]): Promise<{ violations: Violation[]; asked: number }> {
+  const violations: Violation[] = [];
+  const { rows } = await db.query<{ id: string; session_id: string; status: string; choice: string | null }>(
+    'SELECT id, session_id, status, choice FROM approvals WHERE session_id = ANY($1)',
+    [sessionIds],
+  );
+  for (const approval of rows) {
+    const add = (detail: string) => violations.push({ kind: 'approval-not-taken', sessionId: approval.session_id, detail });
+    if (approval.status !== 'answered') add(`${approval.id} is ${approval.status}`);
+    const described = await client.workflow.getHandle(approvalWorkflowId(approval.id)).describe();
+    if (described.status.name !== 'COMPLETED') {
+      add(`${approval.id} is ${approval.status} in PostgreSQL, its workflow ${described.status.name}`);
+      continue;
+    }
+    const outcome = (await client.workflow.getHandle(approvalWorkflowId(approval.id)).result()) as { status: string; choice?: string };
+    if (outcome.status !== 'answered' || outcome.choice !== approval.choice) {
+      add(`${approval.id}: stored ${approval.status} "${approval.choice}", its workflow ended ${outcome.status} "${outcome.choice}"`);
+    }
+  }
+  return { violations, asked: rows.length };
+}
+
+/** How long the soak's workflows may take to close once its load is over (sessions idle, tasks on a killed worker's sticky queue timed out). */
+const QUIET_TIMEOUT_MS = 60_000;
+
+/** Nothing of the soak's task queue still runs once its sessions went idle: waited for, then what still runs is listed. */
+async function checkWorkflows(client: Client, taskQueue: string): Promise<Violation[]> {
+  const running = async () => {
+    const found: Violation[] = [];
+    for await (const execution of client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` })) {
+      found.push({ kind: 'workflow-still-running', detail: `${execution.type} ${execution.workflowId}` });
+    }
+    return found;
+  };
+  const deadline = Date.now() + QUIET_TIMEOUT_MS;
+  for (;;) {
+    const found = await running();
+    if (found.length === 0 || Date.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+export interface CheckInput {
+  db: Db;
+  client: Client;
+  taskQueue: string;
+  sessions: ReadonlyArray<{ reader: SessionReader; turns: readonly SentTurn[] }>;
+}
+
+export async function checkSoak(
+  input: CheckInput,
+): Promise<{ violations: Violation[]; stored: Map<string, SessionEvent[]>; approvals: number }> {
+  const stored = new Map<string, SessionEvent[]>();
+  const violations: Violation[] = [];
+  const ids = input.sessions.map(({ reader }) => reader.sessionId);
+  const { rows } = await input.db.query<{ id: string; status: string }>('SELECT id, status FROM sessions WHERE id = ANY($1)', [ids]);
+  const statuses = new Map(rows.map((row) => [row.id, row.status]));
+  for (const { reader, turns } of input.sessions) {
+    const events = await storedEvents(input.db, reader.sessionId);
+    stored.set(reader.sessionId, events);
+    violations.push(...checkSession(turns, reader, events, statuses.get(reader.sessionId) ?? 'missing'));
+  }
+  const approvals = await checkApprovals(input.db, input.client, ids);
+  violations.push(...approvals.violations, ...(await checkWorkflows(input.client, input.taskQueue)));
+  return { violations, stored, approvals: approvals.asked };
+}

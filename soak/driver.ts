@@ -1,0 +1,176 @@
+// One session's user: sends a turn of a random kind in a random way, answers whatever the turn asks
+// (a question, a client tool call) the moment its reader shows it, waits for the turn's end, and goes
+// on until the load time is up. What it did is kept for the checks: each send's key and message id,
+// every answer and its status, and how the turn ended (or that it did not).
+import { randomUUID } from 'node:crypto';
+import type { SessionEvent } from '../contract/events.ts';
+import { readSse } from '../test/helpers/client/sse-parse.ts';
+import type { SoakHttp } from './http.ts';
+import type { SessionReader } from './reader.ts';
+import { SEND_MODES, TURN_KINDS, userText, type SendMode, type TurnKind } from './turn-kinds.ts';
+
+export interface Answered {
+  id: string;
+  /** The status of the answer that settled it (200 taken, 409 taken before), or the last one seen. */
+  status: number;
+  /** From the event that asked to the settling answer's response. */
+  ms: number;
+}
+
+export interface SentTurn {
+  sessionId: string;
+  kind: TurnKind;
+  mode: SendMode;
+  idempotencyKey: string;
+  text: string;
+  messageId?: string;
+  /** A send the service refused, or whose answer made no sense: status and body. */
+  refused?: string;
+  /** How the turn ended as its reader saw it; `stuck` when it did not within the turn's time. */
+  end?: 'turn.completed' | 'turn.failed' | 'turn.aborted' | 'stuck';
+  approvals: Answered[];
+  toolResults: Answered[];
+  /** A streamed send's own events: seqs that did not increase. */
+  streamOutOfOrder: number;
+  /** A streamed send's stream, read on the side until it ends; `open` if it was still open after its turn's end. */
+  streamRead?: Promise<void>;
+  stream?: 'open' | 'ended' | 'cut';
+}
+
+/** A turn with no end this long after its last event is stuck (every wait in it is answered at once). */
+export const TURN_QUIET_MS = 60_000;
+
+const isTurnEnd = (event: SessionEvent, turnId: string) =>
+  (event.type === 'turn.completed' || event.type === 'turn.failed' || event.type === 'turn.aborted') && event.turnId === turnId;
+
+/** An answer, sent again while the connection breaks or the service is unavailable (http.ts). */
+async function settle(http: SoakHttp, path: string, body: unknown): Promise<number> {
+  return (await http.json(path, { body })).status;
+}
+
+/** How long a streamed send's stream may stay open after its turn's end was seen elsewhere. */
+const STREAM_END_WAIT_MS = 5_000;
+
+/** Streamed sends cut before their first event, tried again with the same key; then it counts as refused. */
+const STREAM_ATTEMPTS = 20;
+
+async function send(http: SoakHttp, turn: SentTurn): Promise<void> {
+  const body = { parts: [{ type: 'text', text: turn.text }] };
+  const headers = { 'idempotency-key': turn.idempotencyKey };
+  if (turn.mode !== 'streamed') {
+    const path = `/session/${turn.sessionId}${turn.mode === 'async' ? '?async=1' : ''}`;
+    const answer = await http.json<{ messageId?: string }>(path, { body, headers });
+    const expected = turn.mode === 'async' ? 202 : 200;
+    if (answer.status !== expected || !answer.body?.messageId) turn.refused = `${answer.status} ${JSON.stringify(answer.body)}`;
+    else turn.messageId = answer.body.messageId;
+    return;
+  }
+  // Streamed: the first event is the user message (its id is the turn's). The stream stays open while
+  // the turn waits for an answer, so the rest is read on the side, to its end or until it breaks (its
+  // session's reader has everything anyway).
+  for (let attempt = 1; ; attempt++) {
+    const response = await http.open(`/session/${turn.sessionId}`, { body, headers: { ...headers, accept: 'text/event-stream' } });
+    if (response.status !== 200) {
+      turn.refused = `${response.status} ${await response.text()}`;
+      return;
+    }
+    const frames = readSse(response);
+    let lastSeq = 0;
+    const take = (event: SessionEvent) => {
+      if (event.seq <= lastSeq) turn.streamOutOfOrder += 1;
+      lastSeq = event.seq;
+      if (!turn.messageId && event.type === 'message.created' && event.message.role === 'user') turn.messageId = event.message.id;
+    };
+    try {
+      for (let next = await frames.next(); !next.done; next = await frames.next()) {
+        take(JSON.parse(next.value.data) as SessionEvent);
+        if (turn.messageId) break;
+      }
+    } catch {
+      // Cut: tried again below, or followed by the reader.
+    }
+    if (turn.messageId) {
+      turn.stream = 'open';
+      turn.streamRead = (async () => {
+        try {
+          for await (const frame of frames) take(JSON.parse(frame.data) as SessionEvent);
+          turn.stream = 'ended';
+        } catch {
+          // Cut: the reader follows the rest.
+          turn.stream = 'cut';
+        }
+      })();
+      return;
+    }
+    // Cut before the message was even announced: the same key again finds the same send.
+    if (attempt >= STREAM_ATTEMPTS) {
+      turn.refused = `the stream ended ${attempt} times before its first event`;
+      return;
+    }
+  }
+}
+
+async function runTurn(http: SoakHttp, reader: SessionReader, turn: SentTurn): Promise<void> {
+  let cursor = reader.received.length;
+  await send(http, turn);
+  if (!turn.messageId) return;
+  const turnId = turn.messageId;
+  const asked = new Map<string, number>();
+  for (;;) {
+    for (; cursor < reader.received.length; cursor++) {
+      const { event, at } = reader.received[cursor]!;
+      if (isTurnEnd(event, turnId)) {
+        turn.end = event.type as SentTurn['end'];
+        // A streamed send's stream ends with its turn: waited for (briefly), so its seqs are all counted.
+        await Promise.race([turn.streamRead, new Promise((resolve) => setTimeout(resolve, STREAM_END_WAIT_MS))]);
+        return;
+      }
+      if (event.type === 'approval.requested' && event.turnId === turnId && !asked.has(event.approvalId)) {
+        asked.set(event.approvalId, at);
+        const status = await settle(http, `/approval/${event.approvalId}/answer`, { choice: 'yes' });
+        turn.approvals.push({ id: event.approvalId, status, ms: Math.round(performance.now() - at) });
+      }
+      if (event.type === 'tool.call' && event.executor === 'client' && !asked.has(event.toolCallId)) {
+        asked.set(event.toolCallId, at);
+        const status = await settle(http, `/session/${turn.sessionId}/tool-result`, {
+          toolCallId: event.toolCallId,
+          output: { found: true },
+        });
+        turn.toolResults.push({ id: event.toolCallId, status, ms: Math.round(performance.now() - at) });
+      }
+    }
+    if (!(await reader.waitBeyond(cursor, TURN_QUIET_MS))) {
+      turn.end = 'stuck';
+      return;
+    }
+  }
+}
+
+/**
+ * Sends turns one after another until `until` (performance.now()), each kept in `turns` as it goes
+ * (so a soak that stops waiting still has them); stops early at a turn that never ends.
+ */
+export async function driveSession(
+  http: SoakHttp,
+  reader: SessionReader,
+  turns: SentTurn[],
+  options: { label: string; until: number; random: () => number },
+): Promise<void> {
+  const pick = <T>(values: readonly T[]) => values[Math.floor(options.random() * values.length)]!;
+  for (let index = 1; performance.now() < options.until; index++) {
+    const kind = pick(TURN_KINDS);
+    const turn: SentTurn = {
+      sessionId: reader.sessionId,
+      kind,
+      mode: pick(SEND_MODES),
+      idempotencyKey: randomUUID(),
+      text: userText(kind, `${options.label}.${index}`),
+      approvals: [],
+      toolResults: [],
+      streamOutOfOrder: 0,
+    };
+    turns.push(turn);
+    await runTurn(http, reader, turn);
+    if (turn.refused || turn.end !== 'turn.completed') break;
+  }
+}

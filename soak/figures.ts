@@ -1,0 +1,93 @@
+// The soak's figures: what was sent and answered, how turns ended, and for each kill how long its
+// replacement took and how long the turns it interrupted went without an event.
+import type { SessionEvent } from '../contract/events.ts';
+import type { Kill } from './chaos.ts';
+import type { SentTurn } from './driver.ts';
+
+function tally<T>(items: readonly T[], key: (item: T) => string | undefined): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) {
+    const name = key(item);
+    if (name !== undefined) counts[name] = (counts[name] ?? 0) + 1;
+  }
+  return counts;
+}
+
+function spread(values: readonly number[]): { p50: number; max: number } | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: sorted[Math.ceil(sorted.length / 2) - 1]!, max: sorted.at(-1)! };
+}
+
+const TURN_ENDS = new Set(['turn.completed', 'turn.failed', 'turn.aborted']);
+
+/**
+ * For one kill: the turns in flight at that moment (started before it, ended after it) and, for each,
+ * the time from the kill to its session's next event. The largest is how long the kill stalled a turn.
+ */
+function stallAfter(kill: Kill, stored: ReadonlyMap<string, SessionEvent[]>): { inFlight: number; stallMs: number | null } {
+  const stalls: number[] = [];
+  for (const events of stored.values()) {
+    let startedAt: number | undefined;
+    for (const event of events) {
+      const at = Date.parse(event.at);
+      if (event.type === 'turn.started') startedAt = at;
+      if (TURN_ENDS.has(event.type)) {
+        if (startedAt !== undefined && startedAt <= kill.at && at > kill.at) {
+          const next = events.find((later) => Date.parse(later.at) > kill.at)!;
+          stalls.push(Date.parse(next.at) - kill.at);
+        }
+        startedAt = undefined;
+      }
+    }
+  }
+  return { inFlight: stalls.length, stallMs: stalls.length ? Math.max(...stalls) : null };
+}
+
+export function soakFigures(input: {
+  turns: readonly SentTurn[];
+  kills: readonly Kill[];
+  stored: ReadonlyMap<string, SessionEvent[]>;
+  approvals: number;
+  readers: { events: number; reconnects: number };
+  retries: number;
+  refusedConnections: number;
+}) {
+  const { turns, kills, stored } = input;
+  const accepted = turns.filter((turn) => turn.messageId !== undefined);
+  const approvals = turns.flatMap((turn) => turn.approvals);
+  const toolResults = turns.flatMap((turn) => turn.toolResults);
+  const perKill = kills.map((kill) => ({ ...kill, at: new Date(kill.at).toISOString(), ...stallAfter(kill, stored) }));
+  return {
+    sends: {
+      accepted: accepted.length,
+      refused: turns.filter((turn) => turn.refused).length,
+      byKind: tally(accepted, (turn) => turn.kind),
+      byMode: tally(accepted, (turn) => turn.mode),
+    },
+    turns: tally(accepted, (turn) => turn.end ?? 'no end'),
+    approvals: {
+      asked: input.approvals,
+      answers: tally(approvals, (answer) => String(answer.status)),
+      answerMs: spread(approvals.map((answer) => answer.ms)),
+    },
+    clientTools: {
+      called: toolResults.length,
+      answers: tally(toolResults, (answer) => String(answer.status)),
+      answerMs: spread(toolResults.map((answer) => answer.ms)),
+    },
+    kills: {
+      total: kills.length,
+      byTarget: tally(kills, (kill) => kill.target.replace(/-\d+$/, '')),
+      restartMs: spread(kills.map((kill) => kill.restartMs)),
+      turnStallMs: spread(perKill.flatMap((kill) => (kill.stallMs === null ? [] : [kill.stallMs]))),
+      each: perKill,
+    },
+    clients: {
+      readerEvents: input.readers.events,
+      readerReconnects: input.readers.reconnects,
+      requestRetries: input.retries,
+      connectionsRefusedByEveryApi: input.refusedConnections,
+    },
+  };
+}

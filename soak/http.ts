@@ -1,0 +1,78 @@
+// Requests as a careful client makes them through the balancer while processes die under it: a
+// connection that breaks, or a 502/503/504, is tried again after a short pause (a send with the same
+// Idempotency-Key, so it is taken once), up to a deadline. Every retry is counted for the report.
+
+export interface JsonAnswer<T> {
+  status: number;
+  body: T;
+}
+
+export interface SoakHttp {
+  /** JSON in and out. Only for requests that may be sent again (a send carries an Idempotency-Key). */
+  json<T = Record<string, unknown>>(
+    path: string,
+    init?: { method?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<JsonAnswer<T>>;
+  /** The raw response of one attempt (for SSE), with the same retries until a response comes. */
+  open(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal }): Promise<Response>;
+  readonly retries: number;
+}
+
+const RETRY_STATUSES = new Set([502, 503, 504]);
+const PAUSE_MS = 200;
+/** A request still failing after this long fails the soak: no process came back. */
+const DEADLINE_MS = 90_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function soakHttp(baseUrl: string, apiKey: string): SoakHttp {
+  let retries = 0;
+  const auth = { authorization: `Bearer ${apiKey}` };
+
+  async function open(
+    path: string,
+    init: { method?: string; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal },
+  ): Promise<Response> {
+    const deadline = Date.now() + DEADLINE_MS;
+    for (;;) {
+      let failure: string;
+      try {
+        const response = await fetch(`${baseUrl}${path}`, {
+          method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+          headers: { ...auth, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
+          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+          signal: init.signal,
+        });
+        if (!RETRY_STATUSES.has(response.status)) return response;
+        failure = `${response.status} ${await response.text().catch(() => '')}`;
+      } catch (error) {
+        if (init.signal?.aborted) throw error;
+        failure = (error as Error).message;
+      }
+      if (Date.now() > deadline) throw new Error(`${init.method ?? 'GET'} ${path} kept failing for ${DEADLINE_MS / 1000} s: ${failure}`);
+      retries += 1;
+      await sleep(PAUSE_MS);
+    }
+  }
+
+  return {
+    open,
+    async json(path, init = {}) {
+      // The body is read within the retries: a connection cut mid-body is a failed attempt too.
+      const deadline = Date.now() + DEADLINE_MS;
+      for (;;) {
+        const response = await open(path, init);
+        try {
+          const text = await response.text();
+          return { status: response.status, body: (text ? JSON.parse(text) : undefined) as never };
+        } catch (error) {
+          if (Date.now() > deadline) throw error;
+          retries += 1;
+        }
+      }
+    },
+    get retries() {
+      return retries;
+    },
+  };
+}

@@ -1,0 +1,74 @@
+// The turns a soak sends, the agent that takes them, and what the fake model answers. A user message
+// names its kind in brackets; the model answers a kind with a tool call (or text), and any tool
+// result with a final text, streamed in many small chunks so that kills land mid-stream.
+import type { FakeHandler, FakeScript } from '../test/helpers/fakes/fake-model.ts';
+import { lastUserText } from '../test/helpers/fakes/fake-model.ts';
+
+export const TURN_KINDS = ['text', 'tool', 'ask', 'client'] as const;
+export type TurnKind = (typeof TURN_KINDS)[number];
+
+/** How a turn is sent: `?async=1` (202 at once), waiting for its answer, or streamed (SSE). */
+export const SEND_MODES = ['async', 'waiting', 'streamed'] as const;
+export type SendMode = (typeof SEND_MODES)[number];
+
+export const CLIENT_TOOL = 'lookup_order';
+
+export function userText(kind: TurnKind, label: string): string {
+  return `[${kind}] ${label}`;
+}
+
+function kindOf(text: string | undefined): TurnKind {
+  const kind = /^\[(\w+)\]/.exec(text ?? '')?.[1];
+  return (TURN_KINDS as readonly string[]).includes(kind ?? '') ? (kind as TurnKind) : 'text';
+}
+
+const WORDS = 'the quick brown fox jumps over the lazy dog while the soak kills a process now and then'.split(' ');
+
+/** About 40 chunks a few milliseconds apart: long enough to be cut by a kill. */
+function reply(label: string): FakeScript {
+  const chunks = Array.from({ length: 40 }, (_, index) => `${WORDS[index % WORDS.length]} `);
+  return { text: [`(${label}) `, ...chunks], chunkDelayMs: 5 };
+}
+
+let calls = 0;
+
+export const modelHandler: FakeHandler = (request) => {
+  const messages = request.body.messages;
+  const label = lastUserText(request)?.slice(0, 40) ?? '';
+  if (messages.at(-1)?.role === 'tool') return reply(`after tool: ${label}`);
+  const id = `call_soak_${++calls}`;
+  switch (kindOf(lastUserText(request))) {
+    case 'text':
+      return reply(label);
+    case 'tool':
+      return { toolCalls: [{ id, name: 'current_time', arguments: { timezone: 'Europe/Paris' } }] };
+    case 'ask':
+      return { toolCalls: [{ id, name: 'ask_my_user', arguments: { question: `Go on with ${label}?`, options: ['yes', 'no'] } }] };
+    case 'client':
+      return { toolCalls: [{ id, name: CLIENT_TOOL, arguments: { orderId: label } }] };
+  }
+};
+
+/**
+ * The agent every session talks to: the `time` server, a tool its client runs, and two channels for
+ * its questions, one that takes them and one whose address the outbound guard refuses for good.
+ */
+export function soakBundle(name: string, receiverUrl: string): Record<string, unknown> {
+  return {
+    name,
+    model: { providerId: 'openai-compatible', modelId: 'fake-model' },
+    instructions: 'You are the soak agent.',
+    mcps: ['time'],
+    customTools: [
+      {
+        id: CLIENT_TOOL,
+        description: 'Look up an order',
+        parameters: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+      },
+    ],
+    userChannels: [
+      { provider: 'webhook', config: { url: receiverUrl } },
+      { provider: 'webhook', config: { url: 'http://169.254.169.254/refused' } },
+    ],
+  };
+}

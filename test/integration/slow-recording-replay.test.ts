@@ -1,0 +1,108 @@
+// A send recorded by a local activity that outlasts its workflow task, while the running turn ends,
+// must leave a session history its own workflow code replays (what a worker taking the session over
+// does: after a crash, a restart, a deploy). On a busy worker a recording can take that long: the task
+// is extended (Temporal's workflow-task heartbeat) and the turn's end arrives meanwhile; the replay then
+// sees the recording's result in the same activation as the turn's end, where the first run saw them
+// one after the other. Found by `npm run soak`: a session whose next task failed for good with
+// "[TMPRL1100] Nondeterminism error: Missing associated machine for LocalActivity" took no more sends.
+//
+// Here a worker of the test's own records messages marked SLOW<ms> that many milliseconds late; the
+// delays sweep the moment the extended task is handed back (80% of the 10 s task timeout), where the
+// two orders part. Each session's history is then replayed against the workflow bundle.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, inject, test } from 'vitest';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
+import { createActivities } from '../../activities/index.ts';
+import { AbortNotices } from '../../activities/turn/abort-notices.ts';
+import { temporalWorkerDataConverter } from '../../lib/temporal-data-converter.ts';
+import { converterPaths } from '../../workers/workflow-code.ts';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { testConfig } from '../helpers/harness/env.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { createPool, type Db } from '../../store/db.ts';
+import { loadMasterKeys } from '../../lib/master-key.ts';
+import { call } from '../helpers/client/request.ts';
+import { sessionWorkflowId } from '../../lib/workflow-ids.ts';
+
+/** Recording delays around 8 s, where a task extended at 80% of its 10 s timeout is handed back. */
+const DELAYS_MS = Array.from({ length: 17 }, (_, index) => 7_960 + index * 5);
+
+let env: AgentEnv;
+let worker: Worker;
+let running: Promise<void>;
+let db: Db;
+let abortNotices: AbortNotices;
+let nativeConnection: NativeConnection;
+let connection: Connection;
+let client: Client;
+let config: ReturnType<typeof testConfig>;
+
+beforeAll(async () => {
+  env = await startAgentEnv({ TASK_QUEUE: `test-${randomUUID()}`, SESSION_IDLE_MS: '2000' }, { inProcessWorker: false });
+  config = testConfig({ ...env.env });
+  db = createPool(inject('databaseUrl'), 5, config.database);
+  const logger = createLogger({ level: 'silent' });
+  abortNotices = new AbortNotices({ databaseUrl: inject('databaseUrl'), logger });
+  const activities = createActivities({ db, logger, config, masterKeys: loadMasterKeys(config), abortNotices });
+  const lateRecording: typeof activities.recordUserMessage = async (input) => {
+    const late = /SLOW(\d+)/.exec(JSON.stringify(input.parts));
+    if (late) await new Promise((resolve) => setTimeout(resolve, Number(late[1])));
+    return activities.recordUserMessage(input);
+  };
+  nativeConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
+  worker = await Worker.create({
+    connection: nativeConnection,
+    namespace: 'default',
+    taskQueue: config.taskQueue,
+    activities: { ...activities, recordUserMessage: lateRecording },
+    dataConverter: temporalWorkerDataConverter(config, loadMasterKeys(config), converterPaths()),
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+  });
+  running = worker.run();
+  connection = await Connection.connect({ address: inject('temporalAddress') });
+  client = new Client({ connection, namespace: 'default' });
+}, 120_000);
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await Promise.all([nativeConnection?.close(), connection?.close(), abortNotices?.close()]);
+  await db?.end();
+  await env?.close();
+});
+
+const send = (sessionId: string, text: string) =>
+  call(`${env.api.url}/session/${sessionId}?async=1`, { headers: env.user.auth, json: { parts: [{ type: 'text', text }] } });
+
+test('a send recorded late while the running turn ends leaves a history that replays', { timeout: 120_000 }, async () => {
+  // The first turn streams for about a second; the late send arrives while it does.
+  env.fake.setHandler((request) =>
+    JSON.stringify(request.body.messages).includes('SLOW')
+      ? { text: 'second' }
+      : { text: Array.from({ length: 10 }, (_, i) => `w${i} `), chunkDelayMs: 100 },
+  );
+  const outcomes = await Promise.all(
+    DELAYS_MS.map(async (delay) => {
+      const sessionId = await env.newSession();
+      expect((await send(sessionId, 'first')).status).toBe(202);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await send(sessionId, `SLOW${delay}`)).status).toBe(202);
+      await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'turn.completed').length === 2, 60_000);
+      const history = await client.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory();
+      try {
+        await Worker.runReplayHistory(
+          {
+            workflowBundle: { codePath: inject('workflowBundlePath') },
+            dataConverter: temporalWorkerDataConverter(config, loadMasterKeys(config), converterPaths()),
+          },
+          history,
+        );
+        return undefined;
+      } catch (error) {
+        return `recorded ${delay} ms late: ${(error as Error).message}`;
+      }
+    }),
+  );
+  expect(outcomes.filter((outcome) => outcome !== undefined)).toEqual([]);
+});
