@@ -6,6 +6,7 @@
 // Temporal carried the call out: a deadline that expires (or a connection that drops) after the request
 // went out leaves it possibly in history, and the client's own retries of UNAVAILABLE hide whether an
 // earlier attempt got through. So a call that acts words its 503 as "may or may not", with a safe retry.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import type { ApiDeps } from './context.ts';
 import { causeChain, DependencyUnavailableError } from '../lib/errors.ts';
@@ -40,6 +41,24 @@ export function isTemporalRefusal(error: unknown): boolean {
   return causeChain(error).some((cause) => REFUSAL_CODES.has((cause as { code?: unknown }).code));
 }
 
+/**
+ * Temporal refused an Update because the workflow's task is failing and being retried (WorkflowNotReady,
+ * FAILED_PRECONDITION): a worker died holding it, say, and another one is replaying the workflow. The
+ * Update was not taken, and will be once the task succeeds, usually within seconds.
+ */
+export function isWorkflowNotReady(error: unknown): boolean {
+  return causeChain(error).some(
+    (cause) =>
+      (cause as { code?: unknown }).code === 9 &&
+      /workflow task in failed state|unexpected workflow task failure/i.test(
+        `${cause.message} ${(cause as { details?: unknown }).details ?? ''}`,
+      ),
+  );
+}
+
+/** Pause between tries of a call refused while its workflow's task is retried. */
+const NOT_READY_RETRY_MS = 250;
+
 export interface TemporalCallOptions {
   /** The deadline of the whole call, retries included; default TEMPORAL_CALL_TIMEOUT_MS. */
   timeoutMs?: number;
@@ -53,10 +72,19 @@ export async function callTemporal<T>(
   options: TemporalCallOptions = {},
 ): Promise<T> {
   const timeoutMs = options.timeoutMs ?? deps.config.temporalCallTimeoutMs;
+  const deadline = Date.now() + timeoutMs;
   try {
-    return await deps.temporal.client.withDeadline(Date.now() + timeoutMs, call);
+    for (;;) {
+      try {
+        return await deps.temporal.client.withDeadline(deadline, call);
+      } catch (error) {
+        // Refused without being taken, for now only: tried again while the deadline allows.
+        if (!isWorkflowNotReady(error) || Date.now() + NOT_READY_RETRY_MS >= deadline) throw error;
+        await sleep(NOT_READY_RETRY_MS);
+      }
+    }
   } catch (error) {
-    if (!isTemporalUnavailable(error)) throw error;
+    if (!isTemporalUnavailable(error) && !isWorkflowNotReady(error)) throw error;
     deps.logger.warn({ err: error, timeoutMs }, 'Temporal did not answer in time');
     throw new DependencyUnavailableError(options.unavailable ?? TEMPORAL_UNAVAILABLE);
   }

@@ -105,11 +105,21 @@ interface QueuedTurn {
   replyTo?: SubtaskReplyTarget;
 }
 
-/** History stays small: a fresh run after this many turns. */
-const TURNS_PER_RUN = 100;
+/**
+ * History stays small: a fresh run after this many turns. A worker that takes a session over (another
+ * crashed, restarted or was deployed) replays its run's whole history in one workflow task, which must
+ * finish within the task's 10 s timeout on a busy machine; runs of 100 turns (about 1,100 events) did
+ * not always, and the session then refused sends while the task was retried. Runs from before the patch
+ * below keep 100.
+ */
+const TURNS_PER_RUN = 25;
+const TURNS_PER_RUN_BEFORE_PATCH = 100;
 
-/** Patch: a turn's end waits for the sends being recorded (README: "Versioning workflows"). */
-const SENDS_SETTLE = 'sends-settle-before-turn-end';
+/**
+ * Patch (README: "Versioning workflows"): a turn's end waits for the sends being recorded, and a run
+ * holds TURNS_PER_RUN turns.
+ */
+const SETTLED_SENDS_SHORT_RUNS = 'settled-sends-short-runs';
 
 export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void> {
   // Local activities: a send's recording runs inside the workflow task (one transaction, idempotent).
@@ -125,7 +135,8 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     retry: { maximumInterval: '1 minute' },
   });
   // Asked once, at the start of each run: a run from before the patch replays without it.
-  const settleSends = patched(SENDS_SETTLE);
+  const settleSends = patched(SETTLED_SENDS_SHORT_RUNS);
+  const turnsPerRun = settleSends ? TURNS_PER_RUN : TURNS_PER_RUN_BEFORE_PATCH;
   const queue: QueuedTurn[] = [...(input.queue ?? [])];
   let running: { turnId: string; userMessageId: string; scope: CancellationScope; cancelRequested: boolean } | undefined;
   // Sends are handled one after another so messages are recorded in the order they were accepted.
@@ -328,7 +339,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     queue.unshift(...unread.map((messageId) => ({ turnId: messageId })));
     await publishTurnEnd(input, turn.turnId, ended, queue.length === 0);
     if (turn.replyTo) await returnReply(turn.turnId, turn.replyTo, ended);
-    if (++turns >= TURNS_PER_RUN || workflowInfo().continueAsNewSuggested) {
+    if (++turns >= turnsPerRun || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof sessionWorkflow>({ ...input, queue });
     }

@@ -121,7 +121,7 @@ test('sessionWorkflow: a turn running, two queued (an Update and a signal), then
   await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'queued-turns-idle-ended');
 });
 
-test('sessionWorkflow: sends arriving while a turn runs are recorded before its end is acted on (patch sends-settle-before-turn-end)', async () => {
+test('sessionWorkflow: sends arriving while a turn runs are recorded before its end is acted on (patch settled-sends-short-runs)', async () => {
   if (!record.wanted('sessionWorkflow', 'sends-settled-idle-ended')) return;
   const sessionId = await env.newSession();
   env.fake.enqueue({ text: ['one ', 'two ', 'three'], chunkDelayMs: 300 }, { text: 'steered' }, { text: 'queued' });
