@@ -45,8 +45,13 @@ function deltaText(events: readonly SessionEvent[], messageId: string): string {
   return text;
 }
 
-/** Sends, turns, messages and answers of one session against its stored log and its reader. */
-function checkSession(turns: readonly SentTurn[], reader: SessionReader, stored: readonly SessionEvent[], status: string): Violation[] {
+/** Sends, turns, messages and answers of one session against its stored log and its reader (exported for its test). */
+export function checkSession(
+  turns: readonly SentTurn[],
+  reader: SessionReader,
+  stored: readonly SessionEvent[],
+  status: string,
+): Violation[] {
   const found: Violation[] = [];
   const sessionId = reader.sessionId;
   const add = (kind: string, detail: string) => found.push({ kind, sessionId, detail });

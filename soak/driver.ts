@@ -30,6 +30,8 @@ export interface SentTurn {
   end?: 'turn.completed' | 'turn.failed' | 'turn.aborted' | 'stuck';
   approvals: Answered[];
   toolResults: Answered[];
+  /** Where the client is with it: for a soak that stops waiting, what it was still waiting on. */
+  phase: 'sending' | 'following' | 'answering' | 'done';
   /** A streamed send's own events: seqs that did not increase. */
   streamOutOfOrder: number;
   /** A streamed send's stream, read on the side until it ends; `open` if it was still open after its turn's end. */
@@ -113,6 +115,7 @@ async function send(http: SoakHttp, turn: SentTurn): Promise<void> {
 async function runTurn(http: SoakHttp, reader: SessionReader, turn: SentTurn): Promise<void> {
   let cursor = reader.received.length;
   await send(http, turn);
+  turn.phase = 'following';
   if (!turn.messageId) return;
   const turnId = turn.messageId;
   const asked = new Map<string, number>();
@@ -121,26 +124,32 @@ async function runTurn(http: SoakHttp, reader: SessionReader, turn: SentTurn): P
       const { event, at } = reader.received[cursor]!;
       if (isTurnEnd(event, turnId)) {
         turn.end = event.type as SentTurn['end'];
+        turn.phase = 'done';
         // A streamed send's stream ends with its turn: waited for (briefly), so its seqs are all counted.
         await Promise.race([turn.streamRead, new Promise((resolve) => setTimeout(resolve, STREAM_END_WAIT_MS))]);
         return;
       }
       if (event.type === 'approval.requested' && event.turnId === turnId && !asked.has(event.approvalId)) {
         asked.set(event.approvalId, at);
+        turn.phase = 'answering';
         const status = await settle(http, `/approval/${event.approvalId}/answer`, { choice: 'yes' });
         turn.approvals.push({ id: event.approvalId, status, ms: Math.round(performance.now() - at) });
+        turn.phase = 'following';
       }
       if (event.type === 'tool.call' && event.executor === 'client' && !asked.has(event.toolCallId)) {
         asked.set(event.toolCallId, at);
+        turn.phase = 'answering';
         const status = await settle(http, `/session/${turn.sessionId}/tool-result`, {
           toolCallId: event.toolCallId,
           output: { found: true },
         });
         turn.toolResults.push({ id: event.toolCallId, status, ms: Math.round(performance.now() - at) });
+        turn.phase = 'following';
       }
     }
     if (!(await reader.waitBeyond(cursor, TURN_QUIET_MS))) {
       turn.end = 'stuck';
+      turn.phase = 'done';
       return;
     }
   }
@@ -168,6 +177,7 @@ export async function driveSession(
       approvals: [],
       toolResults: [],
       streamOutOfOrder: 0,
+      phase: 'sending',
     };
     turns.push(turn);
     await runTurn(http, reader, turn);

@@ -51,6 +51,8 @@ export function soakFigures(input: {
   approvals: number;
   readers: { events: number; reconnects: number };
   retries: number;
+  /** What the retried requests had met. */
+  failures: Record<string, number>;
   refusedConnections: number;
 }) {
   const { turns, kills, stored } = input;
@@ -87,6 +89,7 @@ export function soakFigures(input: {
       readerEvents: input.readers.events,
       readerReconnects: input.readers.reconnects,
       requestRetries: input.retries,
+      retriedBecause: input.failures,
       connectionsRefusedByEveryApi: input.refusedConnections,
     },
   };

@@ -16,6 +16,8 @@ export interface SoakHttp {
   /** The raw response of one attempt (for SSE), with the same retries until a response comes. */
   open(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal }): Promise<Response>;
   readonly retries: number;
+  /** The failures that were tried again, by what they were (a status, or the network error's words). */
+  readonly failures: Record<string, number>;
 }
 
 const RETRY_STATUSES = new Set([502, 503, 504]);
@@ -27,6 +29,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function soakHttp(baseUrl: string, apiKey: string): SoakHttp {
   let retries = 0;
+  const failures: Record<string, number> = {};
   const auth = { authorization: `Bearer ${apiKey}` };
 
   async function open(
@@ -51,6 +54,8 @@ export function soakHttp(baseUrl: string, apiKey: string): SoakHttp {
       }
       if (Date.now() > deadline) throw new Error(`${init.method ?? 'GET'} ${path} kept failing for ${DEADLINE_MS / 1000} s: ${failure}`);
       retries += 1;
+      const what = failure.slice(0, 80);
+      failures[what] = (failures[what] ?? 0) + 1;
       await sleep(PAUSE_MS);
     }
   }
@@ -74,5 +79,6 @@ export function soakHttp(baseUrl: string, apiKey: string): SoakHttp {
     get retries() {
       return retries;
     },
+    failures,
   };
 }

@@ -139,8 +139,17 @@ async function main(): Promise<number> {
       taskQueue,
       sessions: readers.map((reader, index) => ({ reader, turns: turnsBySession[index]! })),
     });
-    if (!drained)
-      checked.violations.push({ kind: 'drain-timeout', detail: `sessions still busy ${options.drainSeconds} s after the load` });
+    if (!drained) {
+      for (const turns of turnsBySession) {
+        const last = turns.at(-1);
+        if (!last || last.phase === 'done') continue;
+        checked.violations.push({
+          kind: 'drain-timeout',
+          sessionId: last.sessionId,
+          detail: `still ${last.phase} ${options.drainSeconds} s after the load: ${last.kind}/${last.mode} "${last.text}" ${last.messageId ?? ''}`,
+        });
+      }
+    }
     const figures = soakFigures({
       turns: turnsBySession.flat(),
       kills,
@@ -151,6 +160,7 @@ async function main(): Promise<number> {
         reconnects: readers.reduce((sum, reader) => sum + reader.reconnects, 0),
       },
       retries: http.retries,
+      failures: http.failures,
       refusedConnections: balancer.refused,
     });
     const byKind: Record<string, number> = {};

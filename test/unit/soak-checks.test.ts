@@ -1,0 +1,103 @@
+// The soak (soak/checks.ts) is only as good as its checks: a clean session passes, and each breach a
+// user would suffer (a send stored twice or never answered, a turn without its end, text that is not
+// its deltas, a reader that missed or repeated a seq, a session left busy) is a violation of its kind.
+import { describe, expect, test } from 'vitest';
+import { checkSession } from '../../soak/checks.ts';
+import type { SentTurn } from '../../soak/driver.ts';
+import type { SessionReader } from '../../soak/reader.ts';
+import type { MessageView, SessionEvent } from '../../contract/events.ts';
+
+const SESSION = 'ses_soak';
+const at = '2026-11-27T12:00:00.000Z';
+
+function message(id: string, role: MessageView['role'], text: string): MessageView {
+  return { id, role, parts: [{ type: 'text', text }], status: 'complete', turnId: 'msg_user', createdAt: at } as MessageView;
+}
+
+/** A session's log of one completed text turn, numbered from 1. */
+function turnLog(): SessionEvent[] {
+  const events = [
+    { type: 'session.created', agentId: 'agt', revision: 1 },
+    { type: 'message.created', message: message('msg_user', 'user', '[text] s1.1') },
+    { type: 'turn.started', turnId: 'msg_user' },
+    { type: 'message.created', message: message('msg_reply', 'assistant', '') },
+    { type: 'message.part.delta', messageId: 'msg_reply', delta: 'Hello ' },
+    { type: 'message.part.delta', messageId: 'msg_reply', delta: 'there' },
+    { type: 'message.completed', message: message('msg_reply', 'assistant', 'Hello there') },
+    { type: 'turn.completed', turnId: 'msg_user', usage: { inputTokens: 1, outputTokens: 2 }, costUsd: null },
+  ];
+  return events.map((event, index) => ({ ...event, seq: index + 1, at, sessionId: SESSION }) as SessionEvent);
+}
+
+function sent(overrides: Partial<SentTurn> = {}): SentTurn {
+  return {
+    sessionId: SESSION,
+    kind: 'text',
+    mode: 'async',
+    idempotencyKey: 'key-1',
+    text: '[text] s1.1',
+    messageId: 'msg_user',
+    end: 'turn.completed',
+    approvals: [],
+    toolResults: [],
+    streamOutOfOrder: 0,
+    phase: 'done',
+    ...overrides,
+  };
+}
+
+function reader(events: readonly SessionEvent[], outOfOrder: SessionReader['outOfOrder'] = []): SessionReader {
+  return {
+    sessionId: SESSION,
+    received: events.map((event) => ({ event, at: 0 })),
+    outOfOrder,
+    reconnects: 0,
+    errors: [],
+    waitBeyond: async () => true,
+    lastSeq: () => events.at(-1)?.seq ?? 0,
+    stop: async () => undefined,
+  };
+}
+
+const kinds = (violations: { kind: string }[]) => violations.map((violation) => violation.kind);
+
+describe('the soak checks one session', () => {
+  test('a session whose every send ran its turn, as stored and as streamed, passes', () => {
+    const log = turnLog();
+    expect(checkSession([sent()], reader(log), log, 'idle')).toEqual([]);
+  });
+
+  test('a send stored twice, and a stored message no send was answered with', () => {
+    const log = turnLog();
+    const twice = [...log, { ...log[1]!, seq: log.length + 1 }] as SessionEvent[];
+    expect(kinds(checkSession([sent()], reader(twice), twice, 'idle'))).toContain('send-not-stored-once');
+    expect(kinds(checkSession([], reader(log), log, 'idle'))).toContain('user-message-not-sent');
+  });
+
+  test('a turn the client never saw end, or that failed', () => {
+    const log = turnLog().slice(0, -1);
+    const found = kinds(checkSession([sent({ end: 'stuck' })], reader(log), log, 'running'));
+    expect(found).toEqual(expect.arrayContaining(['turn-not-completed', 'stored-turn-end', 'session-not-idle']));
+  });
+
+  test('a completed message whose text is not its deltas', () => {
+    const log = turnLog();
+    log[5] = { ...log[5]!, delta: 'where' } as SessionEvent;
+    expect(kinds(checkSession([sent()], reader(log), log, 'idle'))).toEqual(['text-not-deltas']);
+  });
+
+  test('a reader that missed a seq, or got one again', () => {
+    const log = turnLog();
+    const missed = log.filter((event) => event.seq !== 4);
+    expect(kinds(checkSession([sent()], reader(missed, [{ expected: 4, got: 5 }]), log, 'idle'))).toEqual(
+      expect.arrayContaining(['reader-out-of-order', 'reader-missed']),
+    );
+  });
+
+  test('an answer the service refused', () => {
+    const log = turnLog();
+    expect(kinds(checkSession([sent({ approvals: [{ id: 'apr_1', status: 500, ms: 3 }] })], reader(log), log, 'idle'))).toEqual([
+      'answer-refused',
+    ]);
+  });
+});
