@@ -95,6 +95,18 @@ function failureText(error: unknown): string {
   return text;
 }
 
+/** An answer as stored, tagged so that the expiry's result can tell it from an expiry. */
+export interface StoredAnswer {
+  status: 'answered';
+  answeredAt: string;
+  choice: string;
+  note: string | null;
+}
+
+function storedAnswer(approval: Approval): StoredAnswer {
+  return { status: 'answered', answeredAt: approval.answeredAt!.toISOString(), choice: approval.choice!, note: approval.note };
+}
+
 function waitsInTurn(approval: Pick<Approval, 'source' | 'sessionId'>): approval is Approval & { sessionId: string } {
   return approval.sessionId !== null && (approval.source === 'tool' || approval.source === 'workflow');
 }
@@ -177,16 +189,22 @@ export function approvalActivities(deps: ApprovalDeps) {
           ]);
         }
         if (approval.status !== 'answered') throw new Error(`Approval ${approval.id} is ${approval.status}; the answer was not recorded`);
-        return { answeredAt: approval.answeredAt!.toISOString(), choice: approval.choice!, note: approval.note };
+        const { answeredAt, choice, note } = storedAnswer(approval);
+        return { answeredAt, choice, note };
       });
       // Counted once: a rerun finds the answer stored and changes nothing.
       if (answered) approvalsEnded.inc({ outcome: 'answered' });
       return answer;
     },
 
-    async recordExpiry(input: { approvalId: string }): Promise<{ expiredAt: string }> {
+    /**
+     * Records the expiry; a later call (a replay) returns the expiry that is stored. An answer already
+     * stored (one an earlier version wrote without its workflow taking it) is returned instead: the
+     * workflow takes it, since whoever answered was told it was taken.
+     */
+    async recordExpiry(input: { approvalId: string }): Promise<{ expiredAt: string } | StoredAnswer> {
       let expired = false;
-      const expiry = await inTransaction(db, async (client) => {
+      const expiry = await inTransaction(db, async (client): Promise<{ expiredAt: string } | StoredAnswer> => {
         const { approval, changed } = await markExpired(client, input.approvalId);
         expired = changed;
         if (changed && approval.sessionId !== null) {
@@ -195,6 +213,7 @@ export function approvalActivities(deps: ApprovalDeps) {
             { type: 'approval.expired', data: { approvalId: approval.id, expiredAt: approval.expiredAt!.toISOString() } },
           ]);
         }
+        if (approval.status === 'answered') return storedAnswer(approval);
         if (approval.status !== 'expired') throw new Error(`Approval ${approval.id} is ${approval.status}; it cannot expire`);
         return { expiredAt: approval.expiredAt!.toISOString() };
       });

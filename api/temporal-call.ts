@@ -41,6 +41,9 @@ export function isTemporalRefusal(error: unknown): boolean {
   return causeChain(error).some((cause) => REFUSAL_CODES.has((cause as { code?: unknown }).code));
 }
 
+/** gRPC status FAILED_PRECONDITION. */
+const FAILED_PRECONDITION = 9;
+
 /**
  * Temporal refused an Update because the workflow's task is failing and being retried (WorkflowNotReady,
  * FAILED_PRECONDITION): a worker died holding it, say, and another one is replaying the workflow. The
@@ -49,7 +52,7 @@ export function isTemporalRefusal(error: unknown): boolean {
 export function isWorkflowNotReady(error: unknown): boolean {
   return causeChain(error).some(
     (cause) =>
-      (cause as { code?: unknown }).code === 9 &&
+      (cause as { code?: unknown }).code === FAILED_PRECONDITION &&
       /workflow task in failed state|unexpected workflow task failure/i.test(
         `${cause.message} ${(cause as { details?: unknown }).details ?? ''}`,
       ),
@@ -84,8 +87,12 @@ export async function callTemporal<T>(
       }
     }
   } catch (error) {
-    if (!isTemporalUnavailable(error) && !isWorkflowNotReady(error)) throw error;
-    deps.logger.warn({ err: error, timeoutMs }, 'Temporal did not answer in time');
+    const notReady = isWorkflowNotReady(error);
+    if (!isTemporalUnavailable(error) && !notReady) throw error;
+    deps.logger.warn(
+      { err: error, timeoutMs },
+      notReady ? "the workflow's task was still being retried when the call's time was up" : 'Temporal did not answer in time',
+    );
     throw new DependencyUnavailableError(options.unavailable ?? TEMPORAL_UNAVAILABLE);
   }
 }

@@ -2,7 +2,7 @@
 // clients saw (each session's reader, each send and answer). Each breach is one violation, named by
 // kind, with the session and what was found; a clean soak has none.
 import type { Client } from '@temporalio/client';
-import type { SessionEvent } from '../contract/events.ts';
+import { TERMINAL_TURN_EVENTS, type SessionEvent } from '../contract/events.ts';
 import type { Db } from '../store/db.ts';
 import { readEvents } from '../store/events.ts';
 import { approvalWorkflowId } from '../lib/workflow-ids.ts';
@@ -14,8 +14,6 @@ export interface Violation {
   sessionId?: string;
   detail: string;
 }
-
-const TURN_ENDS = new Set(['turn.completed', 'turn.failed', 'turn.aborted']);
 
 export async function storedEvents(db: Db, sessionId: string): Promise<SessionEvent[]> {
   const all: SessionEvent[] = [];
@@ -69,12 +67,19 @@ export function checkSession(
       add('stream-out-of-order', `${turn.messageId}: ${turn.streamOutOfOrder} events at or below the seq before them`);
     for (const answer of [...turn.approvals, ...turn.toolResults]) {
       if (answer.status !== 200 && answer.status !== 409) add('answer-refused', `${answer.id}: ${answer.status}`);
+      // Only the soak answers, once: "taken before" is right only for an attempt after one that got no answer.
+      if (answer.status === 409 && answer.attempts === 1) add('answer-taken-before', `${answer.id}: 409 at the first attempt`);
     }
+    // A turn that was to ask and asked nothing tested nothing.
+    if (turn.end === 'turn.completed' && turn.kind === 'ask' && turn.approvals.length === 0) add('asked-nothing', `${turn.messageId}`);
+    if (turn.end === 'turn.completed' && turn.kind === 'client' && turn.toolResults.length === 0) add('asked-nothing', `${turn.messageId}`);
   }
   for (const turn of accepted) {
     const copies = userMessages.filter((id) => id === turn.messageId).length;
     if (copies !== 1) add('send-not-stored-once', `${turn.messageId} stored ${copies} times`);
-    const ends = stored.filter((event) => TURN_ENDS.has(event.type) && 'turnId' in event && event.turnId === turn.messageId);
+    const ends = stored.filter(
+      (event) => TERMINAL_TURN_EVENTS.includes(event.type) && 'turnId' in event && event.turnId === turn.messageId,
+    );
     if (ends.length !== 1 || ends[0]!.type !== 'turn.completed')
       add('stored-turn-end', `${turn.messageId}: ${ends.map((event) => event.type).join(', ') || 'none'}`);
   }

@@ -4,6 +4,7 @@
 // every answer and its status, and how the turn ended (or that it did not).
 import { randomUUID } from 'node:crypto';
 import type { SessionEvent } from '../contract/events.ts';
+import { isTurnEnd } from '../contract/turn-events.ts';
 import { readSse } from '../test/helpers/client/sse-parse.ts';
 import type { SoakHttp } from './http.ts';
 import type { SessionReader } from './reader.ts';
@@ -13,6 +14,8 @@ export interface Answered {
   id: string;
   /** The status of the answer that settled it (200 taken, 409 taken before), or the last one seen. */
   status: number;
+  /** How many times it was sent (more than once when a connection broke or the service answered 502/503/504). */
+  attempts: number;
   /** From the event that asked to the settling answer's response. */
   ms: number;
 }
@@ -42,12 +45,10 @@ export interface SentTurn {
 /** A turn with no end this long after its last event is stuck (every wait in it is answered at once). */
 export const TURN_QUIET_MS = 60_000;
 
-const isTurnEnd = (event: SessionEvent, turnId: string) =>
-  (event.type === 'turn.completed' || event.type === 'turn.failed' || event.type === 'turn.aborted') && event.turnId === turnId;
-
 /** An answer, sent again while the connection breaks or the service is unavailable (http.ts). */
-async function settle(http: SoakHttp, path: string, body: unknown): Promise<number> {
-  return (await http.json(path, { body })).status;
+async function settle(http: SoakHttp, path: string, body: unknown): Promise<{ status: number; attempts: number }> {
+  const { status, attempts } = await http.json(path, { body });
+  return { status, attempts };
 }
 
 /** How long a streamed send's stream may stay open after its turn's end was seen elsewhere. */
@@ -132,18 +133,18 @@ async function runTurn(http: SoakHttp, reader: SessionReader, turn: SentTurn): P
       if (event.type === 'approval.requested' && event.turnId === turnId && !asked.has(event.approvalId)) {
         asked.set(event.approvalId, at);
         turn.phase = 'answering';
-        const status = await settle(http, `/approval/${event.approvalId}/answer`, { choice: 'yes' });
-        turn.approvals.push({ id: event.approvalId, status, ms: Math.round(performance.now() - at) });
+        const answer = await settle(http, `/approval/${event.approvalId}/answer`, { choice: 'yes' });
+        turn.approvals.push({ id: event.approvalId, ...answer, ms: Math.round(performance.now() - at) });
         turn.phase = 'following';
       }
       if (event.type === 'tool.call' && event.executor === 'client' && !asked.has(event.toolCallId)) {
         asked.set(event.toolCallId, at);
         turn.phase = 'answering';
-        const status = await settle(http, `/session/${turn.sessionId}/tool-result`, {
+        const answer = await settle(http, `/session/${turn.sessionId}/tool-result`, {
           toolCallId: event.toolCallId,
           output: { found: true },
         });
-        turn.toolResults.push({ id: event.toolCallId, status, ms: Math.round(performance.now() - at) });
+        turn.toolResults.push({ id: event.toolCallId, ...answer, ms: Math.round(performance.now() - at) });
         turn.phase = 'following';
       }
     }

@@ -1,6 +1,6 @@
 // The soak's figures: what was sent and answered, how turns ended, and for each kill how long its
 // replacement took and how long the turns it interrupted went without an event.
-import type { SessionEvent } from '../contract/events.ts';
+import { TERMINAL_TURN_EVENTS, type SessionEvent } from '../contract/events.ts';
 import type { Kill } from './chaos.ts';
 import type { SentTurn } from './driver.ts';
 
@@ -19,8 +19,6 @@ function spread(values: readonly number[]): { p50: number; max: number } | null 
   return { p50: sorted[Math.ceil(sorted.length / 2) - 1]!, max: sorted.at(-1)! };
 }
 
-const TURN_ENDS = new Set(['turn.completed', 'turn.failed', 'turn.aborted']);
-
 /**
  * For one kill: the turns in flight at that moment (started before it, ended after it) and, for each,
  * the time from the kill to its session's next event. The largest is how long the kill stalled a turn.
@@ -32,7 +30,7 @@ function stallAfter(kill: Kill, stored: ReadonlyMap<string, SessionEvent[]>): { 
     for (const event of events) {
       const at = Date.parse(event.at);
       if (event.type === 'turn.started') startedAt = at;
-      if (TURN_ENDS.has(event.type)) {
+      if (TERMINAL_TURN_EVENTS.includes(event.type)) {
         if (startedAt !== undefined && startedAt <= kill.at && at > kill.at) {
           const next = events.find((later) => Date.parse(later.at) > kill.at)!;
           stalls.push(Date.parse(next.at) - kill.at);

@@ -5,6 +5,8 @@
 export interface JsonAnswer<T> {
   status: number;
   body: T;
+  /** Requests sent to get it: 1 unless a connection broke or the service answered 502, 503 or 504. */
+  attempts: number;
 }
 
 export interface SoakHttp {
@@ -32,12 +34,13 @@ export function soakHttp(baseUrl: string, apiKey: string): SoakHttp {
   const failures: Record<string, number> = {};
   const auth = { authorization: `Bearer ${apiKey}` };
 
-  async function open(
+  /** The response of the first attempt that got one, and how many attempts that took. */
+  async function counted(
     path: string,
     init: { method?: string; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal },
-  ): Promise<Response> {
+  ): Promise<{ response: Response; attempts: number }> {
     const deadline = Date.now() + DEADLINE_MS;
-    for (;;) {
+    for (let attempts = 1; ; attempts++) {
       let failure: string;
       try {
         const response = await fetch(`${baseUrl}${path}`, {
@@ -46,7 +49,7 @@ export function soakHttp(baseUrl: string, apiKey: string): SoakHttp {
           body: init.body === undefined ? undefined : JSON.stringify(init.body),
           signal: init.signal,
         });
-        if (!RETRY_STATUSES.has(response.status)) return response;
+        if (!RETRY_STATUSES.has(response.status)) return { response, attempts };
         failure = `${response.status} ${await response.text().catch(() => '')}`;
       } catch (error) {
         if (init.signal?.aborted) throw error;
@@ -61,15 +64,16 @@ export function soakHttp(baseUrl: string, apiKey: string): SoakHttp {
   }
 
   return {
-    open,
+    open: async (path, init) => (await counted(path, init)).response,
     async json(path, init = {}) {
       // The body is read within the retries: a connection cut mid-body is a failed attempt too.
       const deadline = Date.now() + DEADLINE_MS;
-      for (;;) {
-        const response = await open(path, init);
+      for (let sent = 0; ;) {
+        const { response, attempts } = await counted(path, init);
+        sent += attempts;
         try {
           const text = await response.text();
-          return { status: response.status, body: (text ? JSON.parse(text) : undefined) as never };
+          return { status: response.status, body: (text ? JSON.parse(text) : undefined) as never, attempts: sent };
         } catch (error) {
           if (Date.now() > deadline) throw error;
           retries += 1;

@@ -139,6 +139,18 @@ async function main(): Promise<number> {
       taskQueue,
       sessions: readers.map((reader, index) => ({ reader, turns: turnsBySession[index]! })),
     });
+    // The API hands an answer stored without its workflow taking it over (api/approvals/reconcile.ts),
+    // which would hide the very fault the soak looks for: each one it had to is a violation.
+    for (const file of fs.readdirSync(logDir)) {
+      const handed = fs
+        .readFileSync(path.join(logDir, file), 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('was handed to the workflow'));
+      for (const line of handed) checked.violations.push({ kind: 'stranded-answer', detail: `${file}: ${line.slice(0, 300)}` });
+    }
+    if (options.killEveryMs > 0 && options.seconds * 1000 >= 2 * options.killEveryMs && kills.length === 0) {
+      checked.violations.push({ kind: 'no-kills', detail: 'the load ran without a single kill' });
+    }
     if (!drained) {
       for (const turns of turnsBySession) {
         const last = turns.at(-1);

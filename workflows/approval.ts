@@ -157,8 +157,16 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
     await condition(() => decided !== undefined, Math.max(expiresAt - Date.now(), 1));
     if (decided === undefined) {
       decided = 'expired';
-      const { expiredAt } = await book.recordExpiry({ approvalId });
-      outcome = { status: 'expired', expiredAt };
+      const expiry = await book.recordExpiry({ approvalId });
+      // An answer stored without this workflow taking it (an earlier version could leave one) is the
+      // outcome: whoever answered was told it was taken. Results recorded before carry no status.
+      if ('status' in expiry) {
+        decided = 'answered';
+        const { choice, note, answeredAt } = expiry;
+        outcome = { status: 'answered', choice, note, answeredAt };
+      } else {
+        outcome = { status: 'expired', expiredAt: expiry.expiredAt };
+      }
       break;
     }
     await condition(() => outcome !== undefined || decided === undefined);

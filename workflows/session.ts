@@ -138,7 +138,8 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   const settleSends = patched(SETTLED_SENDS_SHORT_RUNS);
   const turnsPerRun = settleSends ? TURNS_PER_RUN : TURNS_PER_RUN_BEFORE_PATCH;
   const queue: QueuedTurn[] = [...(input.queue ?? [])];
-  let running: { turnId: string; userMessageId: string; scope: CancellationScope; cancelRequested: boolean } | undefined;
+  /** The turn being run; `ended` once its child workflow ended (it stays here while the sends in flight are recorded). */
+  let running: { turnId: string; userMessageId: string; scope: CancellationScope; cancelRequested: boolean; ended: boolean } | undefined;
   // Sends are handled one after another so messages are recorded in the order they were accepted.
   let sendChain: Promise<unknown> = Promise.resolve();
   /** Turns this run has queued: a send seen again never queues its turn twice. */
@@ -148,7 +149,10 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   /** Sends accepted but still being recorded: ifBusy=reject counts them as work ahead. */
   let recording = 0;
 
-  setHandler(stateQuery, () => ({ runningTurnId: running?.turnId ?? null, queued: queue.map((turn) => turn.turnId) }));
+  setHandler(stateQuery, () => ({
+    runningTurnId: running && !running.ended ? running.turnId : null,
+    queued: queue.map((turn) => turn.turnId),
+  }));
 
   /** Records a send after the ones before it and queues its turn once, however often it arrives. */
   function acceptSend(send: SendInput, record: typeof recordUserMessage): Promise<SendResult> {
@@ -215,9 +219,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     },
   });
 
-  /** Cancels the running turn; false when there is none, or it is already being cancelled. */
+  /** Cancels the running turn; false when there is none, it has ended, or it is already being cancelled. */
   function cancelRunning(): boolean {
-    if (!running || running.cancelRequested) return false;
+    if (!running || running.ended || running.cancelRequested) return false;
     running.cancelRequested = true;
     running.scope.cancel();
     return true;
@@ -282,7 +286,8 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     }
     const turn = queue.shift()!;
     const scope = new CancellationScope();
-    running = { turnId: turn.turnId, userMessageId: turn.userMessageId ?? turn.turnId, scope, cancelRequested: false };
+    const current = { turnId: turn.turnId, userMessageId: turn.userMessageId ?? turn.turnId, scope, cancelRequested: false, ended: false };
+    running = current;
     let ended: TurnEnd;
     try {
       const outcome = await scope.run(() =>
@@ -329,6 +334,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       // (a busy worker; the task is then extended) is handed to the replay in the same activation as
       // the turn's end, where the first run saw them one after the other. So the sends in flight are
       // recorded first; their signals and Updates are in history, so a replay waits for the same ones.
+      // Meanwhile the ended turn is not offered to aborts and tool results (the state query); a steering
+      // message still reads it as running, and its recording finds the turn's end written: it queues.
+      current.ended = true;
       if (settleSends) await condition(() => recording === 0);
       running = undefined;
     }

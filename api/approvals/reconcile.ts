@@ -4,10 +4,13 @@
 // an answer is listed as answered, so nobody answers it again. A pass lists the approval workflows still
 // running and hands each one whose record shows an answer older than the grace time that stored answer,
 // as its Update: the workflow's write finds it stored and changes nothing, and the workflow ends with it.
+// (One whose expiry comes first takes the stored answer from the expiry's write instead.) Every call has
+// a deadline: a pass must end, workers running or not, so the other sweeps of housekeeping go on.
 import { approvalWorkflowId } from '../../lib/workflow-ids.ts';
 import { answerApprovalWorkflow } from '../../clients/approval.ts';
 import { answeredBefore } from '../../store/approvals.ts';
 import { FAILURE, failureType } from '../../lib/failures.ts';
+import { causeChain } from '../../lib/errors.ts';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../store/db.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -17,6 +20,17 @@ export const STRANDED_ANSWER_GRACE_MS = 60_000;
 
 /** Running approval workflows are checked against PostgreSQL this many at a time. */
 const BATCH = 500;
+
+/** The longest a pass may take, listing included; and each answer handed over. */
+const PASS_DEADLINE_MS = 5 * 60_000;
+const HAND_OVER_DEADLINE_MS = 15_000;
+
+/** The workflow took another answer, expired, or ended meanwhile: nothing left to hand over. */
+function settledMeanwhile(error: unknown): boolean {
+  const type = failureType(error);
+  if (type === FAILURE.approvalAnswered || type === FAILURE.approvalExpired) return true;
+  return causeChain(error).some((cause) => cause.name === 'WorkflowNotFoundError' || /already completed|not found/i.test(cause.message));
+}
 
 const RUNNING_APPROVALS = `WorkflowType = 'approvalWorkflow' AND ExecutionStatus = 'Running'`;
 
@@ -34,24 +48,28 @@ export async function reconcileStrandedAnswers(
     batch = [];
     for (const approval of stranded) {
       try {
-        await answerApprovalWorkflow(deps.temporal.client, approval.id, {
-          choice: approval.choice!,
-          note: approval.note,
-          via: approval.answeredVia ?? 'api',
-        });
+        await deps.temporal.client.withDeadline(Date.now() + HAND_OVER_DEADLINE_MS, () =>
+          answerApprovalWorkflow(deps.temporal.client, approval.id, {
+            choice: approval.choice!,
+            note: approval.note,
+            via: approval.answeredVia ?? 'api',
+          }),
+        );
         handed += 1;
         deps.logger.warn({ approvalId: approval.id }, 'an answer stored without its workflow taking it was handed to the workflow');
       } catch (error) {
-        // Taken meanwhile (another API process's pass, say): nothing left to do.
-        if (failureType(error) === FAILURE.approvalAnswered) continue;
+        // Another API process's pass, say, or the expiry took it.
+        if (settledMeanwhile(error)) continue;
         deps.logger.warn({ err: error, approvalId: approval.id }, 'could not hand a stored answer to its workflow');
       }
     }
   };
-  for await (const execution of deps.temporal.client.workflow.list({ query: RUNNING_APPROVALS })) {
-    if (execution.workflowId.startsWith(PREFIX)) batch.push(execution.workflowId.slice(PREFIX.length));
-    if (batch.length >= BATCH) await flush();
-  }
-  if (batch.length > 0) await flush();
+  await deps.temporal.client.withDeadline(Date.now() + PASS_DEADLINE_MS, async () => {
+    for await (const execution of deps.temporal.client.workflow.list({ query: RUNNING_APPROVALS })) {
+      if (execution.workflowId.startsWith(PREFIX)) batch.push(execution.workflowId.slice(PREFIX.length));
+      if (batch.length >= BATCH) await flush();
+    }
+    if (batch.length > 0) await flush();
+  });
   return handed;
 }

@@ -37,14 +37,18 @@ test('the 25th turn ends the run; the turns queued then run in the next one, in 
   expect(users).toEqual(Array.from({ length: 27 }, (_, index) => `turn ${index + 1}`));
   expect(events.filter((event) => event.type === 'turn.failed' || event.type === 'turn.aborted')).toEqual([]);
 
-  // Temporal's list of runs may lag a moment behind them.
-  await vi.waitFor(
+  // Temporal's list of runs may lag a moment behind them. The first run started 25 turns, then the next.
+  const firstRun = await vi.waitFor(
     async () => {
       const runs = [];
-      for await (const run of env.worker.client.workflow.list({ query: `WorkflowId = '${sessionWorkflowId(sessionId)}'` }))
-        runs.push(run.status.name);
-      expect(runs).toContain('CONTINUED_AS_NEW');
+      for await (const run of env.worker.client.workflow.list({ query: `WorkflowId = '${sessionWorkflowId(sessionId)}'` })) runs.push(run);
+      const continued = runs.filter((run) => run.status.name === 'CONTINUED_AS_NEW');
+      expect(continued).toHaveLength(1);
+      return continued[0]!.runId;
     },
     { timeout: 10_000, interval: 200 },
   );
+  const history = await env.worker.client.workflow.getHandle(sessionWorkflowId(sessionId), firstRun).fetchHistory();
+  const childStarts = history.events!.filter((event) => event.startChildWorkflowExecutionInitiatedEventAttributes).length;
+  expect(childStarts).toBe(25);
 });

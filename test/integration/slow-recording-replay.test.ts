@@ -8,7 +8,9 @@
 //
 // Here a worker of the test's own records messages marked SLOW<ms> that many milliseconds late; the
 // delays sweep the moment the extended task is handed back (80% of the 10 s task timeout), where the
-// two orders part. Each session's history is then replayed against the workflow bundle.
+// two orders part; each history is replayed against the workflow bundle, and a third of them at least
+// must hold that case.
+// Before the fix, 7 to 10 of the 17 failed to replay in each of two runs.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -24,6 +26,11 @@ import { createPool, type Db } from '../../store/db.ts';
 import { loadMasterKeys } from '../../lib/master-key.ts';
 import { call } from '../helpers/client/request.ts';
 import { sessionWorkflowId } from '../../lib/workflow-ids.ts';
+import proto from '@temporalio/proto';
+import type { History } from '@temporalio/common/lib/proto-utils.js';
+
+// The proto package is CommonJS: its namespace comes through the default import under plain Node.
+const EventType = proto.temporal.api.enums.v1.EventType;
 
 /** Recording delays around 8 s, where a task extended at 80% of its 10 s timeout is handed back. */
 const DELAYS_MS = Array.from({ length: 17 }, (_, index) => 7_960 + index * 5);
@@ -72,6 +79,26 @@ afterAll(async () => {
   await env?.close();
 });
 
+/**
+ * The case this test is about, in the history: after the late send's signal, a workflow task ended (it was
+ * extended) before the recording's marker, and the first turn's end came in between.
+ */
+function recordingOutlastedItsTask(history: History): boolean {
+  const events = history.events ?? [];
+  const signals = events.flatMap((event, index) => (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED ? [index] : []));
+  const lateSignal = signals[1];
+  const turnEnd = events.findIndex((event) => event.eventType === EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED);
+  const recorded = events.findIndex((event, index) => {
+    if (lateSignal === undefined || index <= lateSignal) return false;
+    const details = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+    return details !== undefined && details !== null && Buffer.from(details).toString('utf8').includes('recordUserMessage');
+  });
+  const taskEnded = events.findIndex(
+    (event, index) => lateSignal !== undefined && index > lateSignal && event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+  );
+  return lateSignal !== undefined && taskEnded !== -1 && taskEnded < turnEnd && turnEnd < recorded;
+}
+
 const send = (sessionId: string, text: string) =>
   call(`${env.api.url}/session/${sessionId}?async=1`, { headers: env.user.auth, json: { parts: [{ type: 'text', text }] } });
 
@@ -82,6 +109,7 @@ test('a send recorded late while the running turn ends leaves a history that rep
       ? { text: 'second' }
       : { text: Array.from({ length: 10 }, (_, i) => `w${i} `), chunkDelayMs: 100 },
   );
+  let outlasted = 0;
   const outcomes = await Promise.all(
     DELAYS_MS.map(async (delay) => {
       const sessionId = await env.newSession();
@@ -90,6 +118,7 @@ test('a send recorded late while the running turn ends leaves a history that rep
       expect((await send(sessionId, `SLOW${delay}`)).status).toBe(202);
       await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'turn.completed').length === 2, 60_000);
       const history = await client.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory();
+      if (recordingOutlastedItsTask(history)) outlasted += 1;
       try {
         await Worker.runReplayHistory(
           {
@@ -105,4 +134,6 @@ test('a send recorded late while the running turn ends leaves a history that rep
     }),
   );
   expect(outcomes.filter((outcome) => outcome !== undefined)).toEqual([]);
+  // The sweep did reach the case: the shorter delays end before the task is extended, the longer ones after.
+  expect(outlasted).toBeGreaterThanOrEqual(DELAYS_MS.length / 3);
 });

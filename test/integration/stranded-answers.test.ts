@@ -1,6 +1,7 @@
 // An answer an earlier version stored without its workflow taking it (the approval answered in
 // PostgreSQL, its workflow and turn still waiting, every new answer a 409) is handed to its workflow by
-// the API's housekeeping pass once older than the grace time: the turn resumes with that answer.
+// the API's housekeeping pass once older than the grace time, or taken by the workflow's expiry if that
+// comes first (it retried forever before): either way the turn resumes with that answer.
 import { expect, vi } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
@@ -12,7 +13,11 @@ import { approvalWorkflowId } from '../../lib/workflow-ids.ts';
 const test = agentTest();
 
 /** What the earlier version left: the record answered (long enough ago), nothing in the workflow. */
-async function strand(db: { query: (sql: string, values: unknown[]) => Promise<unknown> }, approvalId: string, agoMs: number) {
+async function strand(
+  db: { query: (sql: string, values: unknown[]) => Promise<unknown> },
+  approvalId: string,
+  agoMs: number,
+): Promise<void> {
   await db.query(
     `UPDATE approvals SET status = 'answered', choice = 'ship', note = 'stranded', answered_via = 'link',
             answered_at = now() - make_interval(secs => $2 / 1000.0) WHERE id = $1`,
@@ -51,4 +56,22 @@ test('a stored answer its workflow never took is handed to it, and the turn resu
   expect(results.at(-1)).toMatchObject({ toolCallId: 'call_ask', output: { choice: 'ship', note: 'stranded' } });
   // Taken: a second pass has nothing left to hand over.
   expect(await reconcileStrandedAnswers(deps)).toBe(0);
+});
+
+test('a stored answer its workflow never took, found by the expiry first, is the outcome', async ({ env }) => {
+  const { sessionId, requested } = await askInTurn(env, {
+    input: { question: 'Ship the draft?', options: ['ship', 'hold'], expiresInMs: 2_000 },
+    reply: 'Deleted.',
+  });
+  // Stored long ago, never taken; the expiry comes before any housekeeping pass does.
+  await strand(env.api.db, requested.approvalId, STRANDED_ANSWER_GRACE_MS + 1_000);
+  const outcome = await env.worker.client.workflow.getHandle(approvalWorkflowId(requested.approvalId)).result();
+  expect(outcome).toMatchObject({ status: 'answered', choice: 'ship', note: 'stranded' });
+  const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+  expect(events.filter((event) => event.type === 'tool.result').at(-1)).toMatchObject({ output: { choice: 'ship', note: 'stranded' } });
+  expect(events.some((event) => event.type === 'approval.expired')).toBe(false);
+  expect((await call(`${env.api.url}/approval/${requested.approvalId}`, { headers: env.user.auth })).body).toMatchObject({
+    status: 'answered',
+    choice: 'ship',
+  });
 });

@@ -94,10 +94,19 @@ describe('the soak checks one session', () => {
     );
   });
 
-  test('an answer the service refused', () => {
+  test('an answer the service refused, or said was taken before at the first attempt', () => {
     const log = turnLog();
-    expect(kinds(checkSession([sent({ approvals: [{ id: 'apr_1', status: 500, ms: 3 }] })], reader(log), log, 'idle'))).toEqual([
-      'answer-refused',
-    ]);
+    const answered = (status: number, attempts: number) =>
+      kinds(checkSession([sent({ kind: 'ask', approvals: [{ id: 'apr_1', status, attempts, ms: 3 }] })], reader(log), log, 'idle'));
+    expect(answered(500, 1)).toEqual(['answer-refused']);
+    expect(answered(409, 1)).toEqual(['answer-taken-before']);
+    expect(answered(409, 2)).toEqual([]);
+    expect(answered(200, 1)).toEqual([]);
+  });
+
+  test('a turn that was to ask and asked nothing', () => {
+    const log = turnLog();
+    expect(kinds(checkSession([sent({ kind: 'ask' })], reader(log), log, 'idle'))).toEqual(['asked-nothing']);
+    expect(kinds(checkSession([sent({ kind: 'client' })], reader(log), log, 'idle'))).toEqual(['asked-nothing']);
   });
 });
