@@ -123,6 +123,11 @@ const SETTLED_SENDS_SHORT_RUNS = 'settled-sends-short-runs';
 
 export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void> {
   // Local activities: a send's recording runs inside the workflow task (one transaction, idempotent).
+  // Unlike an approval's answer (workflows/approval.ts), a message stored by a task Temporal then drops
+  // decides nothing: the API never answers a send from the stored message alone, and the send sent again
+  // (the same message id, under its Idempotency-Key) is taken then and runs its turn once. A send's task
+  // never also ends the workflow (its handler holds the idle exit and continue-as-new back), so Temporal
+  // has no reason to refuse it; a task lost with its worker is timed out and its Update delivered again.
   const { recordUserMessage, revertMessages, endTurn, returnSubtaskReply } = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 10 },
