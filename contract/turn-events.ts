@@ -27,6 +27,8 @@ export function turnEventFilter(turnId: string, userMessageId = turnId): (event:
       case 'step.retry':
       case 'tool.call':
       case 'tool.result':
+      // A structured reply that was not valid, and is tried again within the turn.
+      case 'reply.invalid':
         return messages.has(event.messageId);
       case 'approval.requested':
         if (event.turnId !== turnId) return false;
@@ -35,8 +37,21 @@ export function turnEventFilter(turnId: string, userMessageId = turnId): (event:
       case 'approval.answered':
       case 'approval.expired':
         return approvals.has(event.approvalId);
-      default:
+      // The session's, not a turn's: a regenerate's revert answers the request that made it (its seq
+      // is where the regenerated turn's events start), and the rest are written outside any turn.
+      case 'messages.reverted':
+      case 'session.created':
+      case 'trigger.fired':
+      case 'workflow.started':
+      case 'workflow.node':
+      case 'workflow.completed':
+      case 'workflow.failed':
         return false;
+      default: {
+        // A new event type must be given its place here: the compiler refuses to build until it is.
+        const unplaced: never = event;
+        return unplaced;
+      }
     }
   };
 }

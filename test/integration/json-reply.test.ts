@@ -5,6 +5,7 @@ import { describe, expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
 import { messageText } from '../helpers/fakes/fake-model.ts';
+import { collectSse } from '../helpers/client/sse-parse.ts';
 import type { MessageView, SessionEvent } from '../../contract/events.ts';
 
 const test = agentTest();
@@ -57,6 +58,26 @@ describe('jsonReply', () => {
 
     const session = await call<{ messages: MessageView[] }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
     expect(session.body.messages.at(-1)!.parts).toContainEqual({ type: 'json', json: expect.objectContaining({ priority: 'high' }) });
+  });
+
+  test('a streamed send shows each reply.invalid of its turn, in seq order with the rest', async ({ env }) => {
+    const sessionId = await env.newSession({ jsonReply: TRIAGE });
+    env.fake.enqueue({ text: 'Not JSON at all.' }, { text: '{"priority": "low", "summary": "Typo"}' });
+    const response = await fetch(`${env.api.url}/session/${sessionId}`, {
+      method: 'POST',
+      headers: { ...env.user.auth, accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ parts: [{ type: 'text', text: 'A typo on the home page' }] }),
+    });
+    expect(response.status).toBe(200);
+    const streamed = (await collectSse(response, (frame) => frame.event === 'turn.completed')).map(
+      (frame) => JSON.parse(frame.data) as SessionEvent,
+    );
+    const stored = await env.events(sessionId);
+    expect(events(streamed, 'reply.invalid')).toEqual(events(stored, 'reply.invalid'));
+    expect(events(streamed, 'reply.invalid')).toHaveLength(1);
+    // Every event of the turn's log after the user message reached the stream, and nothing else.
+    const turnStart = stored.findIndex((event) => event.type === 'turn.started');
+    expect(streamed.map((event) => event.seq)).toEqual(stored.slice(turnStart - 1).map((event) => event.seq));
   });
 
   test('invalid three times with two retries: turn.failed naming the errors, no json part', async ({ env }) => {
