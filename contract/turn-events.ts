@@ -23,11 +23,11 @@ export function turnEventFilter(turnId: string, userMessageId = turnId): (event:
       case 'turn.failed':
       case 'turn.aborted':
         return event.turnId === turnId;
+      // Of the turn's messages, a structured reply that was not valid (reply.invalid) included.
       case 'message.part.delta':
       case 'step.retry':
       case 'tool.call':
       case 'tool.result':
-      // A structured reply that was not valid, and is tried again within the turn.
       case 'reply.invalid':
         return messages.has(event.messageId);
       case 'approval.requested':
