@@ -1,6 +1,7 @@
 // The public answer links: `/approval/<token>/answer?choice=<option>`, signed (lib/approval-token.ts)
-// and sent to people over their channels. A browser's GET answers in one click; HEAD and link
-// previews (chat unfurlers, mail scanners) only ever see the page, whose button answers with POST.
+// and sent to people over their channels. A person's click (a user-activated navigation) answers in one
+// click; anything else (HEAD, link previews, mail scanners, scripts) only ever sees the page, whose
+// button answers with POST.
 // Pages are HTML for browsers and JSON for clients that ask for it; the status codes are the same.
 import type { Request, Response } from 'express';
 import { OPERATIONS } from '../../contract/operations/index.ts';
@@ -83,6 +84,15 @@ export async function answerByToken(deps: ApiDeps, input: HandlerInput<unknown, 
   return answerAndShow(deps, req, res, approval, choice, note);
 }
 
+/**
+ * A person's click: a top-level navigation the user set off (Fetch Metadata, sent by every current
+ * browser). Mail security scanners open every link with a browser's User-Agent, but not as a click: they
+ * get the page, whose button answers, so their fetch changes nothing and the person's click still counts.
+ */
+function isClick(req: Request): boolean {
+  return req.get('sec-fetch-user') === '?1' && req.get('sec-fetch-mode') === 'navigate';
+}
+
 export function approvalLinkRoutes(deps: ApiDeps) {
   return [
     defineRoute(OPERATIONS.openAnswerLink, {
@@ -90,7 +100,7 @@ export function approvalLinkRoutes(deps: ApiDeps) {
         const approval = await approvalOfToken(deps, params.ref!);
         if (!approval) return notFound(req, res);
         const actionUrl = req.originalUrl.split('?')[0]!;
-        const person = req.method === 'GET' && !isLinkPreviewFetcher(req.get('user-agent'));
+        const person = req.method === 'GET' && isClick(req) && !isLinkPreviewFetcher(req.get('user-agent'));
         if (query.choice && person) return answerAndShow(deps, req, res, approval, query.choice, null);
         // Looking is not answering: the page shows the state and, if still open, the buttons.
         if (approval.status === 'answered') return sendPage(res, 200, answeredPage(approval, approval.choice ?? '', false));

@@ -234,13 +234,15 @@ export const openAnswerLink = defineOperation({
   id: 'openAnswerLink',
   method: 'get',
   path: '/approval/{ref}/answer',
-  summary: 'The public answer link: a browser GET with ?choice= answers; HEAD and link previews never do',
+  summary: "The public answer link: a person's click with ?choice= answers; scanners, previews and HEAD never do",
   description:
-    'Public, by signed token. Without `choice` (and for HEAD, and for link-preview fetchers such as Slackbot, ' +
-    'TelegramBot, facebookexternalhit, mail scanners, or a request without User-Agent) it shows the question with a ' +
-    'button per option, which answers with POST. With `choice`, a browser records the answer: 200, then 409 for a ' +
-    'later answer, 410 once expired, 400 for a choice outside the options. A token that is malformed or not signed ' +
-    'by this service is 404 and writes nothing.',
+    "Public, by signed token. With `choice`, a GET that is a person's click records the answer: a top-level " +
+    'navigation the user set off (`Sec-Fetch-User: ?1` with `Sec-Fetch-Mode: navigate`, which browsers send) from ' +
+    'a browser that is not a known link-preview fetcher. Then 200, then 409 for a later answer, 410 once expired, ' +
+    '400 for a choice outside the options. Anything else (no `choice`, HEAD, a mail scanner opening the link with a ' +
+    "browser's User-Agent, Slackbot, TelegramBot, facebookexternalhit, a request without User-Agent, a script) is " +
+    'shown the question with a button per option, which answers with POST, and records nothing. A token that is ' +
+    'malformed or not signed by this service is 404 and writes nothing.',
   tag: 'approvals',
   auth: { kind: 'public' },
   query: CHOICE_QUERY,

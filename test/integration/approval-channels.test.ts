@@ -13,13 +13,13 @@ import { startFakeTelegram, type FakeTelegram, type TelegramCall } from '../help
 import { startSmtpSink, type SinkMail, type SmtpSink } from '../helpers/fakes/smtp-sink.ts';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
 import { call } from '../helpers/client/request.ts';
+import { openLink } from '../helpers/client/browser-headers.ts';
 import { REPLY_INSTRUCTIONS } from '../../activities/channels/approval-message.ts';
 import { generateWebhookSecret, signWebhook, verifyWebhookSignature } from '../../lib/webhook-signature.ts';
 import { slackSignature } from '../../api/inbound/slack.ts';
 import { askInTurn as askInSharedTurn } from '../helpers/harness/ask-in-turn.ts';
 import { freePort } from '../../dev/ports.ts';
 
-const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 /** The Slack channel whose fake answers invalid_auth: its calls take no ts from the fake's numbering. */
 const FAILING_SLACK_CHANNEL = 'C0FAILING1';
 
@@ -149,8 +149,8 @@ async function answeredEvent(sessionId: string) {
 /** Follows a one-click link as a browser: it answers. */
 async function click(url: string): Promise<void> {
   expect(url.startsWith(`${env.api.url}/approval/`), url).toBe(true);
-  const response = await fetch(url, { headers: { 'user-agent': BROWSER } });
-  const text = await response.text();
+  const response = await openLink(url);
+  const text = response.text;
   // On a failure, the API's own account of it (its error log lines) says why.
   const errors = env.api.logs.filter((line) => Number(line.level) >= 50);
   expect(response.status, `${text}\n${JSON.stringify(errors.slice(-3), null, 2)}`).toBe(200);

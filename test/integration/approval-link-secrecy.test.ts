@@ -11,12 +11,11 @@ import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
 import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
 import { call } from '../helpers/client/request.ts';
+import { openLink } from '../helpers/client/browser-headers.ts';
 import { closeServer, readJsonRequest, sendJson } from '../helpers/fakes/recorded.ts';
 import { approvalToken } from '../../lib/approval-token.ts';
 import { loadMasterKey } from '../../lib/master-key.ts';
 import { approvalWorkflowId, sessionWorkflowId } from '../../lib/workflow-ids.ts';
-
-const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 
 let env: AgentEnv;
 /** Receives the user's outbound webhook events (POST /webhook). */
@@ -124,8 +123,8 @@ async function sentDispatch(approvalId: string): Promise<void> {
 }
 
 async function click(url: string): Promise<void> {
-  const response = await fetch(url, { headers: { 'user-agent': BROWSER } });
-  expect(response.status, await response.text()).toBe(200);
+  const response = await openLink(url);
+  expect(response.status, response.text).toBe(200);
 }
 
 const channelBundle = () => ({ userChannels: [{ provider: 'webhook', answerVia: 'signed-url', config: { url: channel.url } }] });

@@ -7,6 +7,7 @@ import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { agentWithHooksTest } from '../helpers/harness/fixtures.ts';
 import { createTestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
+import { BROWSER_USER_AGENT, CLICK_HEADERS, SCANNER_HEADERS, openLink } from '../helpers/client/browser-headers.ts';
 import { verifyWebhook, type WebhookEvent } from '../../lib/webhook-signature.ts';
 import { approvalToken } from '../../lib/approval-token.ts';
 import { parseMasterKey } from '../../lib/master-key.ts';
@@ -29,8 +30,6 @@ interface ApprovalBody {
   token: string;
   links: { page: string; options: Array<{ option: string; url: string }> };
 }
-
-const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 
 /** A session whose turn calls ask_my_user with `input`, then (resumed) says `reply`. */
 const askInSession = (env: AgentEnv, input: Record<string, unknown>, reply = 'Done.') => askInTurn(env, { input, reply });
@@ -95,7 +94,7 @@ describe('ask_my_user in a turn', () => {
     expect((await getApproval(env, requested.approvalId)).body.status).toBe('expired');
     expect((await answer(env, requested.approvalId, { choice: 'yes' })).status).toBe(410);
     const { links } = (await getApproval(env, requested.approvalId)).body;
-    expect((await call(links.options[0]!.url, { headers: { 'user-agent': BROWSER } })).status).toBe(410);
+    expect((await openLink(links.options[0]!.url)).status).toBe(410);
   });
 
   test('input the tool cannot take is an error result the model reads, and nothing waits', async ({ env }) => {
@@ -179,18 +178,18 @@ describe('signed links', () => {
     return created.body;
   }
 
-  test('a browser GET answers in one click; the page shows the question; a second click is 409', async ({ env }) => {
+  test('a click answers in one click; the page shows the question; a second click is 409', async ({ env }) => {
     const approval = await create(env);
-    const page = await fetch(approval.links.page, { headers: { 'user-agent': BROWSER } });
+    const page = await fetch(approval.links.page, { headers: { 'user-agent': BROWSER_USER_AGENT } });
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('Publish the blog post &#34;Q3 results&#34; now?');
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
 
-    const yes = await fetch(approval.links.options[0]!.url, { headers: { 'user-agent': BROWSER } });
+    const yes = await openLink(approval.links.options[0]!.url);
     expect(yes.status).toBe(200);
-    expect(await yes.text()).toContain('is recorded');
-    const no = await fetch(approval.links.options[1]!.url, { headers: { 'user-agent': BROWSER } });
+    expect(yes.text).toContain('is recorded');
+    const no = await openLink(approval.links.options[1]!.url);
     expect(no.status).toBe(409);
     expect((await getApproval(env, approval.id)).body).toMatchObject({ status: 'answered', choice: 'yes', answeredVia: 'link' });
   });
@@ -199,18 +198,33 @@ describe('signed links', () => {
     const approval = await create(env);
     const response = await fetch(approval.links.page, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': BROWSER },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': BROWSER_USER_AGENT },
       body: 'choice=no&note=not+before+Monday',
     });
     expect(response.status).toBe(200);
     expect((await getApproval(env, approval.id)).body).toMatchObject({ choice: 'no', note: 'not before Monday' });
   });
 
+  test("a mail scanner's GET with a browser's User-Agent answers nothing; the person's click after it does", async ({ env }) => {
+    const approval = await create(env);
+    const url = approval.links.options[1]!.url;
+    // Scanners fetch every link, some as a navigation, but none as one a person set off.
+    for (const headers of [SCANNER_HEADERS, { ...SCANNER_HEADERS, 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' }]) {
+      const scanned = await openLink(url, headers);
+      expect(scanned.status).toBe(200);
+      expect(scanned.text).toContain('Confirm your answer');
+    }
+    expect((await getApproval(env, approval.id)).body.status).toBe('unanswered');
+    const clicked = await openLink(url);
+    expect(clicked.status).toBe(200);
+    expect((await getApproval(env, approval.id)).body).toMatchObject({ status: 'answered', choice: 'no', answeredVia: 'link' });
+  });
+
   test('link previews and HEAD never answer', async ({ env }) => {
     const approval = await create(env);
     const url = approval.links.options[0]!.url;
     for (let i = 0; i < 5; i++) {
-      expect((await fetch(url, { method: 'HEAD', headers: { 'user-agent': BROWSER } })).status).toBe(200);
+      expect((await openLink(url, CLICK_HEADERS, 'HEAD')).status).toBe(200);
     }
     const previews = [
       'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
@@ -220,9 +234,9 @@ describe('signed links', () => {
       'WhatsApp/2.23.20.0',
     ];
     for (const agent of previews) {
-      const response = await fetch(url, { headers: { 'user-agent': agent } });
+      const response = await openLink(url, { ...CLICK_HEADERS, 'user-agent': agent });
       expect(response.status).toBe(200);
-      expect(await response.text()).toContain('Confirm your answer');
+      expect(response.text).toContain('Confirm your answer');
     }
     expect((await getApproval(env, approval.id)).body.status).toBe('unanswered');
   });
@@ -234,12 +248,12 @@ describe('signed links', () => {
     const foreign = approvalToken(parseMasterKey('another-service-master-key-0123456789abcdef'), approval.id);
     for (const token of [`${id}.${flipped}`, foreign, 'not-a-token', `${id}.${signature}x`, `${id.toUpperCase()}.${flipped}`]) {
       const url = `${env.api.url}/approval/${encodeURIComponent(token)}/answer?choice=yes`;
-      expect((await fetch(url, { headers: { 'user-agent': BROWSER } })).status, token).toBe(404);
+      expect((await openLink(url)).status, token).toBe(404);
       expect((await fetch(url, { method: 'POST', headers: { accept: 'application/json' } })).status, token).toBe(404);
     }
     // A bare id is the keyed form of the same path: without a key it is 401, not an answer.
     expect((await fetch(`${env.api.url}/approval/${id}/answer?choice=yes`, { method: 'POST' })).status).toBe(401);
-    expect((await fetch(`${env.api.url}/approval/${id}/answer?choice=yes`, { headers: { 'user-agent': BROWSER } })).status).toBe(404);
+    expect((await openLink(`${env.api.url}/approval/${id}/answer?choice=yes`)).status).toBe(404);
     expect((await getApproval(env, approval.id)).body.status).toBe('unanswered');
   });
 });
