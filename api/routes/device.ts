@@ -20,6 +20,9 @@ import type { Principal } from '../../store/api-keys.ts';
 import { ConflictError, DependencyUnavailableError, DeviceGrantError, NotFoundError } from '../../lib/errors.ts';
 import { sha256Hex } from '../../lib/crypto.ts';
 
+/** A device login gets `admin` only when it asks for it by name. */
+const DEVICE_GRANT = { adminOnlyByName: true } as const;
+
 /** Where a logged-in person approves a code: the dashboard's page. */
 const VERIFICATION_PATH = '/app/device';
 
@@ -32,7 +35,8 @@ function view(authorization: DeviceAuthorization, caller: Principal): DeviceAuth
   return {
     userCode: displayUserCode(authorization.userCode),
     clientName: authorization.clientName,
-    scopes: authorization.grantedScopes ?? authorization.requestedScopes ?? caller.scopes,
+    // What approving grants: those asked for, else the approver's own but `admin` (api/key-scopes.ts).
+    scopes: authorization.grantedScopes ?? authorization.requestedScopes ?? caller.scopes.filter((scope) => scope !== 'admin'),
     status: authorization.status,
     expiresAt: authorization.expiresAt.toISOString(),
   };
@@ -60,7 +64,9 @@ export function deviceRoutes(deps: ApiDeps) {
     const answered = await answerDeviceAuthorization(
       deps.db,
       found.userCode,
-      status === 'approved' ? { status, userId: caller.userId, scopes: scopesToGrant(caller, found.requestedScopes) } : { status },
+      status === 'approved'
+        ? { status, userId: caller.userId, scopes: scopesToGrant(caller, found.requestedScopes, DEVICE_GRANT) }
+        : { status },
     );
     if (answered) return { status: 200, body: view(answered, caller) };
     // Not pending any more: answered by someone else meanwhile, or expired (then it is not found).

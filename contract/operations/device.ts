@@ -38,7 +38,7 @@ const REQUEST_CODE_BODY_SCHEMA = {
       items: { enum: SCOPES },
       minItems: 1,
       uniqueItems: true,
-      description: "The scopes the key should have. Default: the approving key's scopes",
+      description: "The scopes the key should have. Default: the approving key's scopes but `admin`, which only a request naming it gets",
     },
   },
 } as const;
@@ -66,7 +66,7 @@ const DEVICE_AUTHORIZATION_SCHEMA = {
       type: 'array',
       items: { enum: SCOPES },
       description:
-        'The scopes the key gets: once approved, those granted; before, those asked for, or (none asked for) those of the calling key',
+        'The scopes the key gets: once approved, those granted; before, those asked for, or (none asked for) those of the calling key but `admin`',
     },
     status: { enum: DEVICE_AUTHORIZATION_STATUSES },
     expiresAt: TIME,

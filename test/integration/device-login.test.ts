@@ -107,6 +107,25 @@ describe('device login', () => {
     expect(token.body.scopes).toEqual(['read', 'keys:write']);
   });
 
+  test("an admin's approval of a login that names no scopes grants no admin; one that asks for admin by name gets it", async ({
+    api,
+    db,
+  }) => {
+    const admin = await createTestUser(db, { admin: true });
+    const approve = async (scopes?: string[]) => {
+      const code = await call<DeviceCode>(`${api.url}/device/code`, { json: { clientName: machine(), ...(scopes ? { scopes } : {}) } });
+      const shown = await call<{ scopes: string[] }>(`${api.url}/device/${code.body.userCode}`, { headers: admin.auth });
+      expect((await call(`${api.url}/device/${code.body.userCode}/approve`, { headers: admin.auth, method: 'POST' })).status).toBe(200);
+      const token = await call<{ scopes: string[] }>(`${api.url}/device/token`, { json: { deviceCode: code.body.deviceCode } });
+      expect(token.body.scopes).toEqual(shown.body.scopes);
+      return token.body.scopes;
+    };
+    const unscoped = await approve();
+    expect(unscoped).not.toContain('admin');
+    expect(unscoped).toContain('agents:write');
+    expect(await approve(['read', 'admin'])).toEqual(['read', 'admin']);
+  });
+
   test('a device polling sooner than the interval is told to slow down, and the interval grows by 5 s each time', async ({ api }) => {
     const code = await call<DeviceCode>(`${api.url}/device/code`, { json: { clientName: machine() } });
     const poll = () => call<Problem>(`${api.url}/device/token`, { json: { deviceCode: code.body.deviceCode } });
