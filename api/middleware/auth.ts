@@ -1,7 +1,8 @@
 // Bearer-key authentication and authorisation. 401 when the key is missing, malformed, unknown or
 // deleted; 403 when a valid key lacks the scope the route needs. Admin routes need both: a key of an
 // admin user, holding the `admin` scope (so an admin's key narrowed to `read` administers nothing). Failed
-// attempts are rate limited per client address, so keys cannot be guessed at speed.
+// attempts are rate limited per client address, so keys cannot be guessed at speed: past the limit the
+// address is refused before its key is even looked up, until the window ends.
 import type { Request } from 'express';
 import type { Db } from '../../store/db.ts';
 import { authenticate, touchKey, type Principal } from '../../store/api-keys.ts';
@@ -27,9 +28,16 @@ export function createAuthenticator(options: { db: Db; failures: RateLimiter }):
   async function identify(req: Request): Promise<Principal> {
     const header = req.get('authorization');
     const match = header ? BEARER.exec(header) : null;
-    const principal = match ? await authenticate(options.db, match[1]!) : undefined;
+    const address = `ip:${req.ip ?? 'unknown'}`;
+    // An address that spent its failures is refused whatever its key: a good guess from it gets the same
+    // 429 as a bad one, so guessing on past the limit learns nothing. Asked beside the key's lookup, so a
+    // request waits for one round trip to PostgreSQL, not two.
+    const [, principal] = await Promise.all([
+      options.failures.refuseIfSpent(address),
+      match ? authenticate(options.db, match[1]!) : undefined,
+    ]);
     if (!principal) {
-      await options.failures.consume(`ip:${req.ip ?? 'unknown'}`);
+      await options.failures.consume(address);
       throw new UnauthorizedError(
         header ? 'The API key is invalid or has been deleted' : 'Send an API key as "Authorization: Bearer <key>"',
       );

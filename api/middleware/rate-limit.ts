@@ -8,6 +8,13 @@ import { RateLimitedError } from '../../lib/errors.ts';
 export interface RateLimiter {
   /** Counts one request for `bucket`; throws RateLimitedError when the bucket is empty. */
   consume(bucket: string): Promise<void>;
+  /** Throws RateLimitedError when `bucket` is already empty, counting nothing. */
+  refuseIfSpent(bucket: string): Promise<void>;
+}
+
+function limited(msBeforeNext: number): RateLimitedError {
+  const retryAfter = Math.max(1, Math.ceil(msBeforeNext / 1000));
+  return new RateLimitedError(`Rate limit reached; retry after ${retryAfter} s`, retryAfter);
 }
 
 export function createRateLimiter(options: { db: Db; points: number; windowSeconds: number; prefix: string }): RateLimiter {
@@ -27,12 +34,13 @@ export function createRateLimiter(options: { db: Db; points: number; windowSecon
       try {
         await limiter.consume(bucket);
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) {
-          const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-          throw new RateLimitedError(`Rate limit reached; retry after ${retryAfter} s`, retryAfter);
-        }
+        if (rejection instanceof RateLimiterRes) throw limited(rejection.msBeforeNext);
         throw rejection;
       }
+    },
+    async refuseIfSpent(bucket) {
+      const state = await limiter.get(bucket);
+      if (state && state.remainingPoints <= 0) throw limited(state.msBeforeNext);
     },
   };
 }

@@ -19,10 +19,12 @@ afterAll(async () => {
 
 test('two API processes share one budget per key; the 7th request gets 429 with Retry-After', async () => {
   const user = await createTestUser(first.db);
+  // An address of its own: other test files' failed logins from 127.0.0.1 count in the same table.
+  const headers = { ...user.auth, 'x-forwarded-for': '198.51.100.252' };
   const statuses: number[] = [];
-  for (let i = 0; i < 6; i++) statuses.push((await call(`${(i % 2 ? first : second).url}/key`, { headers: user.auth })).status);
+  for (let i = 0; i < 6; i++) statuses.push((await call(`${(i % 2 ? first : second).url}/key`, { headers })).status);
   expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
-  const limited = await call(`${first.url}/key`, { headers: user.auth });
+  const limited = await call(`${first.url}/key`, { headers });
   expect(limited.status).toBe(429);
   expect(limited.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   const retryAfter = limited.headers.get('retry-after')!;
@@ -32,7 +34,7 @@ test('two API processes share one budget per key; the 7th request gets 429 with 
 
   // Another key of another user is not affected.
   const other = await createTestUser(first.db);
-  expect((await call(`${second.url}/key`, { headers: other.auth })).status).toBe(200);
+  expect((await call(`${second.url}/key`, { headers: { ...other.auth, 'x-forwarded-for': '198.51.100.252' } })).status).toBe(200);
 });
 
 test('repeated failed authentication from one address is limited, across processes', async () => {
@@ -45,7 +47,11 @@ test('repeated failed authentication from one address is limited, across process
     );
   }
   expect(statuses).toEqual([401, 401, 401, 429]);
-  // A valid key from the same address still works: only failures count here.
+  // Past the limit the address is refused before any key is looked up: a right guess learns nothing either.
   const user = await createTestUser(first.db);
-  expect((await call(`${first.url}/key`, { headers: { ...user.auth, 'x-forwarded-for': address } })).status).toBe(200);
+  const guessed = await call(`${first.url}/key`, { headers: { ...user.auth, 'x-forwarded-for': address } });
+  expect(guessed.status).toBe(429);
+  expect(Number(guessed.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  // Another address, and a key that never failed from one, are not affected.
+  expect((await call(`${second.url}/key`, { headers: { ...user.auth, 'x-forwarded-for': '198.51.100.251' } })).status).toBe(200);
 });
