@@ -5,6 +5,7 @@ import { openDatabase } from '../store/open.ts';
 import { loadMasterKeys } from '../lib/master-key.ts';
 import { lazyTemporalClient } from '../lib/temporal.ts';
 import { bootstrapAdmin } from '../store/bootstrap.ts';
+import { writeFirstAdminKey } from './first-admin-key.ts';
 import { createEventHub } from './streaming/event-hub.ts';
 import { createStorage } from '../lib/storage.ts';
 import { startHousekeeping } from './housekeeping.ts';
@@ -15,10 +16,18 @@ async function main(): Promise<void> {
   const observability = startApiObservability(config, logger);
   const db = await openDatabase(config, logger, 'api');
   await observability.serve(db);
-  const { createdAdminKey } = await bootstrapAdmin(db, config.adminApiKey);
-  if (createdAdminKey) {
-    // Printed once, to the console only (never to the structured log): it is not stored anywhere.
-    console.log(`\nFirst start: created the admin user. Admin API key (shown once):\n\n  ${createdAdminKey}\n`);
+  if (config.env === 'production') {
+    // Production's output goes to log collectors: the first admin key goes to a file only its owner reads.
+    await bootstrapAdmin(db, config.adminApiKey, async (key) => {
+      const file = await writeFirstAdminKey(config.dataDir, key);
+      logger.warn({ file }, 'first start: created the admin user; its API key is in this file (mode 0600): read it, then delete it');
+    });
+  } else {
+    const { createdAdminKey } = await bootstrapAdmin(db, config.adminApiKey);
+    if (createdAdminKey) {
+      // Printed once, to the console only (never to the structured log): it is not stored anywhere.
+      console.log(`\nFirst start: created the admin user. Admin API key (shown once):\n\n  ${createdAdminKey}\n`);
+    }
   }
   const temporal = lazyTemporalClient(config);
   // openDatabase has checked DATABASE_URL and migrated through it.

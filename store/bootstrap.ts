@@ -16,7 +16,15 @@ export interface BootstrapResult {
   adminUserId: string;
 }
 
-export async function bootstrapAdmin(db: Db, adminApiKey: string | undefined): Promise<BootstrapResult> {
+/**
+ * `keep`: given a created key before the transaction commits; if it throws, nothing is created (so a
+ * key that could not be kept is never the only one), and the next start tries again.
+ */
+export async function bootstrapAdmin(
+  db: Db,
+  adminApiKey: string | undefined,
+  keep?: (createdAdminKey: string) => Promise<void>,
+): Promise<BootstrapResult> {
   return inTransaction(db, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK_ID]);
     const existing = await findFirstAdmin(client);
@@ -27,6 +35,7 @@ export async function bootstrapAdmin(db: Db, adminApiKey: string | undefined): P
     }
     if (existing) return { adminUserId: admin.id };
     const { key } = await insertKey(client, { userId: admin.id, name: 'admin (first start)', scopes: SCOPES });
+    await keep?.(key);
     return { adminUserId: admin.id, createdAdminKey: key };
   });
 }

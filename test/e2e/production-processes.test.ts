@@ -1,10 +1,15 @@
 // `npm run api` and `npm run worker` as production runs them: configured by environment only,
 // against an external PostgreSQL and Temporal, refusing to start without what production needs.
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { expect, inject, test } from 'vitest';
 import { freePort, waitFor } from '../../dev/ports.ts';
 import { startWorkerProcess } from '../helpers/harness/worker-process.ts';
+import { FIRST_ADMIN_KEY_FILE } from '../../api/first-admin-key.ts';
 
 function run(script: string, env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
@@ -73,3 +78,52 @@ test('the API process refuses to start with an ADMIN_API_KEY shorter than 32 cha
   expect(started.output()).toContain('ADMIN_API_KEY must have at least 32 characters');
   expect(started.output()).not.toContain('short-admin-key-0123');
 });
+
+test(
+  "a production first start puts the new admin's key in a 0600 file under DATA_DIR, never in its output",
+  { timeout: 60_000 },
+  async () => {
+    // A database of its own: the shared test database has an admin already, and a first start needs none.
+    const name = `first_start_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const admin = new pg.Client({ connectionString: inject('databaseUrl') });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const url = new URL(inject('databaseUrl'));
+    url.pathname = `/${name}`;
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'first-start-'));
+    const port = await freePort();
+    const api = run('api/server.ts', {
+      ...production(),
+      DATABASE_URL: url.toString(),
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    });
+    try {
+      await waitFor(
+        async () => (await fetch(`http://127.0.0.1:${port}/auth/health/live`).catch(() => undefined))?.status === 200,
+        30_000,
+        'the API',
+      );
+      const file = path.join(dataDir, FIRST_ADMIN_KEY_FILE);
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      const key = fs.readFileSync(file, 'utf8').trim();
+      expect(key).toMatch(/^sk_/);
+      expect(api.output()).not.toContain(key);
+      expect(api.output()).toContain(FIRST_ADMIN_KEY_FILE);
+      // The key works, as an admin's.
+      const created = await fetch(`http://127.0.0.1:${port}/admin/users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'alice' }),
+      });
+      expect(created.status).toBe(201);
+    } finally {
+      api.child.kill('SIGTERM');
+      await api.exited;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      await admin.query(`DROP DATABASE ${name}`);
+      await admin.end();
+    }
+  },
+);
