@@ -19,6 +19,12 @@ export interface ChannelSettings {
   telegramApiBaseUrl: string;
   /** One request to a provider's API (or one SMTP exchange). */
   requestTimeoutMs: number;
+  /**
+   * SMTP without TLS, allowed only to a relay on a loopback address, and only when the operator says so:
+   * otherwise an email channel that is not `secure` requires STARTTLS (a man in the middle who strips it
+   * would see the login in clear).
+   */
+  smtpPlaintextLoopback: boolean;
 }
 
 export interface Config {
@@ -317,6 +323,7 @@ export function loadConfig(env: Env = process.env): Config {
       slackApiBaseUrl: httpUrl(env, 'SLACK_API_BASE_URL') ?? 'https://slack.com/api',
       telegramApiBaseUrl: httpUrl(env, 'TELEGRAM_API_BASE_URL') ?? 'https://api.telegram.org',
       requestTimeoutMs: int(env, 'CHANNEL_REQUEST_TIMEOUT_MS', 15_000, 100),
+      smtpPlaintextLoopback: onOff(env, 'SMTP_PLAINTEXT_LOOPBACK', false),
     },
     metrics: {
       host: str(env, 'METRICS_HOST') ?? '127.0.0.1',

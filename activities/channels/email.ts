@@ -1,7 +1,9 @@
 // The email channel: the approval as one message over SMTP (nodemailer). Config:
 //   host          required; the SMTP server
 //   port          default 587
-//   secure        default port == 465; TLS from the first byte (otherwise STARTTLS when offered)
+//   secure        default port == 465; TLS from the first byte (otherwise STARTTLS, required: a server
+//                 that does not offer it is refused, unless SMTP_PLAINTEXT_LOOPBACK lets a relay on a
+//                 loopback address take plain text)
 //   user, pass    optional; SMTP authentication, both or neither
 //   from          required; `agent@example.com` or `Agent <agent@example.com>`
 //   to            required; one address or several, comma-separated
@@ -79,9 +81,14 @@ interface SmtpError extends Error {
   responseCode?: number;
 }
 
+function isLoopback(address: string): boolean {
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
 /** Whether the server would refuse the same message again. 503 is a session in the wrong state, not a refusal. */
 function isPermanent(error: SmtpError): boolean {
-  if (error.code === 'EAUTH' || error.code === 'ECONFIG') return true;
+  // ETLS: the server offers no STARTTLS (or it failed), which another try will not change.
+  if (error.code === 'EAUTH' || error.code === 'ECONFIG' || error.code === 'ETLS') return true;
   return typeof error.responseCode === 'number' && error.responseCode >= 500 && error.responseCode < 600 && error.responseCode !== 503;
 }
 
@@ -116,10 +123,15 @@ export const emailProvider: ChannelProviderImpl = {
     }
 
     const timeoutMs = context.settings.requestTimeoutMs;
+    // Never the login or the message in clear over the network: STARTTLS is required, not just taken when
+    // offered (a man in the middle could strip the offer). Only the operator may allow plain text, to a
+    // relay on this machine.
+    const plaintextAllowed = context.settings.smtpPlaintextLoopback && isLoopback(address);
     const transport = createTransport({
       host: address,
       port,
       secure,
+      requireTLS: !secure && !plaintextAllowed,
       // The certificate is checked against the name, not the address connected to; EHLO names our sender's domain.
       tls: isIP(host) ? {} : { servername: host },
       name: fromDomain,
@@ -147,6 +159,13 @@ export const emailProvider: ChannelProviderImpl = {
       });
     } catch (caught) {
       const error = caught as SmtpError;
+      if (error.code === 'ETLS' && !secure) {
+        throw new ChannelPermanentError(
+          'The SMTP server offers no STARTTLS, and mail goes only over TLS: use a port with TLS from the first byte ' +
+            '("secure": true, usually 465), or a server that offers STARTTLS',
+          { cause: error },
+        );
+      }
       if (isPermanent(error)) throw new ChannelPermanentError(`The SMTP server refused the message: ${error.message}`, { cause: error });
       throw error;
     } finally {

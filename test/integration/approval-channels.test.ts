@@ -33,6 +33,8 @@ beforeAll(async () => {
   [slack, telegram, sink, hooks] = await Promise.all([startFakeSlack(), startFakeTelegram(), startSmtpSink(), startWebhookReceiver()]);
   env = await startAgentEnv({
     OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+    // The SMTP sink speaks plain text on a loopback address.
+    SMTP_PLAINTEXT_LOOPBACK: 'on',
     SLACK_API_BASE_URL: slack.baseUrl,
     TELEGRAM_API_BASE_URL: telegram.baseUrl,
     APPROVAL_DISPATCH_RETRY_INITIAL_MS: '100',

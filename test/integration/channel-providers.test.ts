@@ -52,7 +52,13 @@ let closedPort: number;
 
 beforeAll(async () => {
   [receiver, slack, telegram, sink] = await Promise.all([startWebhookReceiver(), startFakeSlack(), startFakeTelegram(), startSmtpSink()]);
-  const settings = { slackApiBaseUrl: slack.baseUrl, telegramApiBaseUrl: telegram.baseUrl, requestTimeoutMs: 3_000 };
+  // The sink speaks plain text on a loopback address, which only SMTP_PLAINTEXT_LOOPBACK allows.
+  const settings = {
+    slackApiBaseUrl: slack.baseUrl,
+    telegramApiBaseUrl: telegram.baseUrl,
+    requestTimeoutMs: 3_000,
+    smtpPlaintextLoopback: true,
+  };
   context = { outbound: createOutboundClient({ allowCidrs: ['127.0.0.0/8'] }), settings };
   guarded = { outbound: createOutboundClient({ allowCidrs: [] }), settings };
   const probe = createServer().listen(0, '127.0.0.1');
@@ -410,6 +416,20 @@ describe('email', () => {
     expect(mail!.subject).toBe(`Question from release-bot: ${question.replace(/\s+/g, ' ').slice(0, 60)}…`);
     expect(mail!.text).toContain(`\n\n${question}\n\n`);
     expect(mail!.text).toBe(approvalText(message({ question, options: ['oui', 'non'] })));
+  });
+
+  test('a server that offers no STARTTLS is refused for good, before any login, unless the operator allows a loopback relay', async () => {
+    const strict = { ...context, settings: { ...context.settings, smtpPlaintextLoopback: false } };
+    const error = await failure(send({ ...base, user: 'agent', pass: 's3cret' }, {}, strict));
+    expect(error).toBeInstanceOf(ChannelPermanentError);
+    expect(error.message).toContain('offers no STARTTLS');
+    expect(error.message).not.toContain('s3cret');
+    // Nothing went in clear: no login, no message.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(sink.mails).toHaveLength(0);
+    // The same server, allowed as a relay on this machine.
+    await send({ ...base, user: 'agent', pass: 's3cret' });
+    expect((await sink.waitForMail(1))[0]!.login).toEqual({ username: 'agent', password: 's3cret' });
   });
 
   test('logs in with user and pass; a refused login is permanent', async () => {

@@ -7,7 +7,8 @@ import { startSmtpSink } from '../helpers/fakes/smtp-sink.ts';
 import { startWebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
 import { BadRequestError, Client } from '../../sdk/src/index.ts';
 
-const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
+// The SMTP sink speaks plain text on a loopback address.
+const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SMTP_PLAINTEXT_LOOPBACK: 'on' });
 
 describe('askHuman channels', () => {
   test('the question goes over the chosen channels only; without channels, over all of them', async ({ env, onTestFinished }) => {
