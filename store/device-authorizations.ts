@@ -10,6 +10,9 @@ import type { DeviceAuthorizationStatus } from '../contract/operations/device.ts
 export interface DeviceAuthorization {
   userCode: string;
   clientName: string;
+  /** The client address that asked (null for requests from before it was kept). */
+  requestedFrom: string | null;
+  requestedAt: Date;
   requestedScopes: Scope[] | null;
   grantedScopes: Scope[] | null;
   status: DeviceAuthorizationStatus;
@@ -19,6 +22,8 @@ export interface DeviceAuthorization {
 interface Row {
   user_code: string;
   client_name: string;
+  requested_from: string | null;
+  created_at: Date;
   requested_scopes: Scope[] | null;
   granted_scopes: Scope[] | null;
   status: DeviceAuthorizationStatus;
@@ -29,6 +34,8 @@ function toAuthorization(row: Row): DeviceAuthorization {
   return {
     userCode: row.user_code,
     clientName: row.client_name,
+    requestedFrom: row.requested_from,
+    requestedAt: row.created_at,
     requestedScopes: row.requested_scopes,
     grantedScopes: row.granted_scopes,
     status: row.status,
@@ -43,16 +50,17 @@ export async function insertDeviceAuthorization(
     deviceCodeHash: string;
     userCode: string;
     clientName: string;
+    requestedFrom: string | null;
     scopes: readonly Scope[] | null;
     intervalSeconds: number;
     ttlMs: number;
   },
 ): Promise<boolean> {
   const { rowCount } = await db.query(
-    `INSERT INTO device_authorizations (device_code_hash, user_code, client_name, requested_scopes, interval_seconds, expires_at)
-     VALUES ($1, $2, $3, $4, $5, now() + $6::float8 * interval '1 millisecond')
+    `INSERT INTO device_authorizations (device_code_hash, user_code, client_name, requested_from, requested_scopes, interval_seconds, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, now() + $7::float8 * interval '1 millisecond')
      ON CONFLICT (user_code) DO NOTHING`,
-    [input.deviceCodeHash, input.userCode, input.clientName, input.scopes, input.intervalSeconds, input.ttlMs],
+    [input.deviceCodeHash, input.userCode, input.clientName, input.requestedFrom, input.scopes, input.intervalSeconds, input.ttlMs],
   );
   return rowCount === 1;
 }

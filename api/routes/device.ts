@@ -35,6 +35,8 @@ function view(authorization: DeviceAuthorization, caller: Principal): DeviceAuth
   return {
     userCode: displayUserCode(authorization.userCode),
     clientName: authorization.clientName,
+    requestedFrom: authorization.requestedFrom,
+    requestedAt: authorization.requestedAt.toISOString(),
     // What approving grants: those asked for, else the approver's own but `admin` (api/key-scopes.ts).
     scopes: authorization.grantedScopes ?? authorization.requestedScopes ?? caller.scopes.filter((scope) => scope !== 'admin'),
     status: authorization.status,
@@ -86,6 +88,7 @@ export function deviceRoutes(deps: ApiDeps) {
             deviceCodeHash: sha256Hex(deviceCode),
             userCode: candidate,
             clientName: body.clientName,
+            requestedFrom: req.ip ?? null,
             scopes: body.scopes ?? null,
             intervalSeconds: DEVICE_POLL_INTERVAL_SECONDS,
             ttlMs: codeTtlMs,

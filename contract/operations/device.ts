@@ -58,10 +58,15 @@ const DEVICE_CODE_SCHEMA = {
 
 const DEVICE_AUTHORIZATION_SCHEMA = {
   type: 'object',
-  required: ['userCode', 'clientName', 'scopes', 'status', 'expiresAt'],
+  required: ['userCode', 'clientName', 'requestedFrom', 'requestedAt', 'scopes', 'status', 'expiresAt'],
   properties: {
     userCode: USER_CODE,
     clientName: { type: 'string' },
+    requestedFrom: {
+      type: ['string', 'null'],
+      description: 'The client address the login was asked from (as the API saw it, behind TRUST_PROXY_HOPS proxies)',
+    },
+    requestedAt: { ...TIME, description: 'When the login was asked for' },
     scopes: {
       type: 'array',
       items: { enum: SCOPES },

@@ -24,6 +24,8 @@ test('a device login opened from its link, signed in, approved: the program gets
     await expect.poll(() => request.textContent()).toContain('agent-service CLI on build-box');
     expect(await request.textContent()).toContain('agents:write');
     expect(await request.textContent()).toMatch(/min left/);
+    // Where and when the login was asked from, so a code read out by someone else stands out.
+    expect(await request.textContent()).toMatch(/Askedfrom \S+, at \S/);
     await expectAccessible(page);
     await screenshot(page, 'device-pending');
 

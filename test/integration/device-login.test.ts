@@ -44,6 +44,8 @@ describe('device login', () => {
     expect(shown.body).toEqual({
       userCode: code.userCode,
       clientName,
+      requestedFrom: expect.any(String),
+      requestedAt: expect.any(String),
       scopes: ['read', 'sessions:write'],
       status: 'pending',
       expiresAt: expect.any(String),
@@ -120,6 +122,13 @@ describe('device login', () => {
       expect(token.body.scopes).toEqual(shown.body.scopes);
       return token.body.scopes;
     };
+    // The approver sees where and when the login was asked from.
+    const asked = await call<DeviceCode>(`${api.url}/device/code`, { json: { clientName: machine() } });
+    const request = await call<{ requestedFrom: string; requestedAt: string }>(`${api.url}/device/${asked.body.userCode}`, {
+      headers: admin.auth,
+    });
+    expect(request.body.requestedFrom).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    expect(Math.abs(Date.parse(request.body.requestedAt) - Date.now())).toBeLessThan(60_000);
     const unscoped = await approve();
     expect(unscoped).not.toContain('admin');
     expect(unscoped).toContain('agents:write');

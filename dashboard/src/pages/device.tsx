@@ -76,6 +76,11 @@ function DeviceRequest({ code }: { code: string }) {
             <dl class="facts">
               <dt>Program</dt>
               <dd>{request.clientName}</dd>
+              <dt>Asked</dt>
+              <dd>
+                from <code>{request.requestedFrom ?? 'an unknown address'}</code>, at{' '}
+                <time dateTime={request.requestedAt}>{new Date(request.requestedAt).toLocaleString()}</time>
+              </dd>
               <dt>Key scopes</dt>
               <dd>
                 {request.scopes.length ? (
