@@ -7,6 +7,7 @@ import type { ApiDeps } from '../context.ts';
 import { deleteAgent, findAgent, getRevision, listAgents, listRevisions, type Agent } from '../../store/agents.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { describeTriggers } from '../triggers/urls.ts';
+import { mayReadCapabilities, readOnlyBundle, readOnlyTriggers } from '../agents/read-only-view.ts';
 import { withNextFirings } from '../triggers/next-firings.ts';
 import { publicBaseUrl } from '../public-url.ts';
 import { reconcileSchedules } from '../triggers/schedule-reconcile.ts';
@@ -56,14 +57,15 @@ export function agentRoutes(deps: ApiDeps) {
           ),
         );
         const { userId: _userId, ...view } = agent;
+        const full = mayReadCapabilities(principal!);
         return {
           status: 200,
           body: {
             ...view,
             model: current.bundle.model,
-            bundle: current.bundle,
+            bundle: full ? current.bundle : readOnlyBundle(current.bundle),
             warnings: current.warnings,
-            triggers,
+            triggers: full ? triggers : readOnlyTriggers(triggers),
             commands: commandViews(current.bundle),
           },
         };
@@ -83,7 +85,7 @@ export function agentRoutes(deps: ApiDeps) {
         const revision = Number.isInteger(number) && number > 0 ? await getRevision(deps.db, agent.id, number) : undefined;
         if (!revision) throw new NotFoundError(`Agent "${agent.name}" has no revision ${params.revision}`);
         const { agentId: _agentId, fetchedSkills: _fetchedSkills, ...view } = revision;
-        return { status: 200, body: view };
+        return { status: 200, body: mayReadCapabilities(principal!) ? view : { ...view, bundle: readOnlyBundle(view.bundle) } };
       },
     }),
     defineRoute(OPERATIONS.deleteAgent, {

@@ -61,7 +61,10 @@ export const TRIGGER_VIEW_SCHEMA = {
   required: ['kind'],
   properties: {
     kind: { enum: ['webhook', 'cron'] },
-    url: { type: 'string', description: 'Webhook triggers: POST here (no key; the URL is the secret)' },
+    url: {
+      type: 'string',
+      description: 'Webhook triggers: POST here (no key; the URL is the secret). Shown only to keys with agents:write',
+    },
     expression: { type: 'string' },
     timezone: { type: 'string' },
     scheduleId: { type: 'string', description: 'Cron triggers: the Temporal Schedule (Web UI, Schedules)' },
