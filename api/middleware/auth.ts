@@ -2,7 +2,7 @@
 // deleted; 403 when a valid key lacks the scope the route needs. Admin routes need both: a key of an
 // admin user, holding the `admin` scope (so an admin's key narrowed to `read` administers nothing). Failed
 // attempts are rate limited per client address, so keys cannot be guessed at speed: past the limit the
-// address is refused before its key is even looked up, until the window ends.
+// address is refused whatever key it sends, a right one too, until the window ends.
 import type { Request } from 'express';
 import type { Db } from '../../store/db.ts';
 import { authenticate, touchKey, type Principal } from '../../store/api-keys.ts';
