@@ -7,7 +7,7 @@
 // went out leaves it possibly in history, and the client's own retries of UNAVAILABLE hide whether an
 // earlier attempt got through. So a call that acts words its 503 as "may or may not", with a safe retry.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import type { ApiDeps } from './context.ts';
 import { causeChain, DependencyUnavailableError } from '../lib/errors.ts';
 
@@ -39,6 +39,11 @@ const REFUSAL_CODES: ReadonlySet<unknown> = new Set([3, 5, 7, 9, 16]);
 /** Temporal refused the call without acting on it (see REFUSAL_CODES). */
 export function isTemporalRefusal(error: unknown): boolean {
   return causeChain(error).some((cause) => REFUSAL_CODES.has((cause as { code?: unknown }).code));
+}
+
+/** The call's workflow has ended (or never ran): what it asked of it can no longer happen. */
+export function isWorkflowGone(error: unknown): boolean {
+  return causeChain(error).some((cause) => cause instanceof WorkflowNotFoundError || /already completed|not found/i.test(cause.message));
 }
 
 /** gRPC status FAILED_PRECONDITION. */

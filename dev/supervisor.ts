@@ -27,6 +27,8 @@ export interface ChildOptions {
   nodeFlags?: readonly string[];
   /** How long to wait for the child's `ready` message. */
   readyTimeoutMs: number;
+  /** Where its output goes (a file descriptor); the launcher's own output by default. */
+  output?: number;
 }
 
 function hasExited(child: ChildProcess): boolean {
@@ -54,7 +56,7 @@ export function forkChild(options: ChildOptions): Child {
       '--import',
       'tsx',
     ],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', options.output ?? 'inherit', options.output ?? 'inherit', 'ipc'],
     detached: true,
   });
   const exited = new Promise<number | null>((resolve) => {

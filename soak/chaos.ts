@@ -2,6 +2,7 @@
 // worker, chosen at random, is SIGKILLed (no graceful close: its sockets and in-flight tasks simply
 // die) and a new one started in its place. Each kill is logged with when it happened and how long its
 // replacement took to be ready.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Fleet } from './fleet.ts';
 
 export interface Kill {
@@ -17,7 +18,7 @@ export async function runChaos(fleet: Fleet, options: { meanMs: number; until: n
   for (;;) {
     const pause = options.meanMs * (0.5 + options.random());
     if (performance.now() + pause >= options.until) return kills;
-    await new Promise((resolve) => setTimeout(resolve, pause));
+    await sleep(pause);
     const member = fleet.members[Math.floor(options.random() * fleet.members.length)]!;
     const at = Date.now();
     const { restartMs } = await fleet.killAndRestart(member);

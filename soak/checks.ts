@@ -1,6 +1,7 @@
 // What must hold after a soak, read from what the service stored (PostgreSQL, Temporal) and what its
 // clients saw (each session's reader, each send and answer). Each breach is one violation, named by
 // kind, with the session and what was found; a clean soak has none.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import { TERMINAL_TURN_EVENTS, type SessionEvent } from '../contract/events.ts';
 import type { Db } from '../store/db.ts';
@@ -154,7 +155,7 @@ async function checkWorkflows(client: Client, taskQueue: string): Promise<Violat
   for (;;) {
     const found = await running();
     if (found.length === 0 || Date.now() > deadline) return found;
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sleep(500);
   }
 }
 

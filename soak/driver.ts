@@ -2,6 +2,7 @@
 // (a question, a client tool call) the moment its reader shows it, waits for the turn's end, and goes
 // on until the load time is up. What it did is kept for the checks: each send's key and message id,
 // every answer and its status, and how the turn ended (or that it did not).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import type { SessionEvent } from '../contract/events.ts';
 import { isTurnEnd } from '../contract/turn-events.ts';
@@ -127,7 +128,7 @@ async function runTurn(http: SoakHttp, reader: SessionReader, turn: SentTurn): P
         turn.end = event.type as SentTurn['end'];
         turn.phase = 'done';
         // A streamed send's stream ends with its turn: waited for (briefly), so its seqs are all counted.
-        await Promise.race([turn.streamRead, new Promise((resolve) => setTimeout(resolve, STREAM_END_WAIT_MS))]);
+        await Promise.race([turn.streamRead, sleep(STREAM_END_WAIT_MS)]);
         return;
       }
       if (event.type === 'approval.requested' && event.turnId === turnId && !asked.has(event.approvalId)) {

@@ -1,6 +1,7 @@
 // Requests as a careful client makes them through the balancer while processes die under it: a
 // connection that breaks, or a 502/503/504, is tried again after a short pause (a send with the same
 // Idempotency-Key, so it is taken once), up to a deadline. Every retry is counted for the report.
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface JsonAnswer<T> {
   status: number;
@@ -26,8 +27,6 @@ const RETRY_STATUSES = new Set([502, 503, 504]);
 const PAUSE_MS = 200;
 /** A request still failing after this long fails the soak: no process came back. */
 const DEADLINE_MS = 90_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function soakHttp(baseUrl: string, apiKey: string): SoakHttp {
   let retries = 0;

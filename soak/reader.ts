@@ -2,6 +2,7 @@
 // /session/<id>/events as SSE, and after every break (its API killed, the balancer's connection reset)
 // again with Last-Event-ID set to the last seq it received. It keeps everything the server sent, in
 // order, without dropping repeats: a seq that is not the one after the last is a gap or a repeat.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readSse } from '../test/helpers/client/sse-parse.ts';
 import type { SessionEvent } from '../contract/events.ts';
 import type { SoakHttp } from './http.ts';
@@ -61,7 +62,7 @@ export function followSession(http: SoakHttp, sessionId: string): SessionReader 
       }
       if (stopped.signal.aborted) return;
       reconnects += 1;
-      await new Promise((resolve) => setTimeout(resolve, RECONNECT_PAUSE_MS));
+      await sleep(RECONNECT_PAUSE_MS);
     }
   })();
 

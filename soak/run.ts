@@ -4,6 +4,7 @@
 // SIGKILLed at random and started again. Then every invariant a user relies on is checked against what
 // was stored and what the clients saw (soak/checks.ts). Prints one JSON document on stdout (progress on
 // stderr); exits 1 when anything was violated. Settings: soak/options.ts.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,7 +32,6 @@ import { soakFigures } from './figures.ts';
 import { modelHandler, soakBundle } from './turn-kinds.ts';
 
 const say = (line: string) => process.stderr.write(`[soak] ${line}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Sessions end their workflow this long after their last turn, so the end of the soak can see them all closed. */
 const SESSION_IDLE_MS = 3_000;
 

@@ -10,7 +10,7 @@ import { approvalWorkflowId } from '../../lib/workflow-ids.ts';
 import { answerApprovalWorkflow } from '../../clients/approval.ts';
 import { answeredBefore } from '../../store/approvals.ts';
 import { FAILURE, failureType } from '../../lib/failures.ts';
-import { causeChain } from '../../lib/errors.ts';
+import { isWorkflowGone } from '../temporal-call.ts';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../store/db.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -29,7 +29,7 @@ const HAND_OVER_DEADLINE_MS = 15_000;
 function settledMeanwhile(error: unknown): boolean {
   const type = failureType(error);
   if (type === FAILURE.approvalAnswered || type === FAILURE.approvalExpired) return true;
-  return causeChain(error).some((cause) => cause.name === 'WorkflowNotFoundError' || /already completed|not found/i.test(cause.message));
+  return isWorkflowGone(error);
 }
 
 const RUNNING_APPROVALS = `WorkflowType = 'approvalWorkflow' AND ExecutionStatus = 'Running'`;

@@ -2,18 +2,18 @@
 // the record is written), answering one is an Update, whichever path the answer came by (the API,
 // a signed link, a provider's reply). The workflow decides; this file turns its verdict into HTTP.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ServiceError as TemporalServiceError, WorkflowNotFoundError } from '@temporalio/client';
+import { ServiceError as TemporalServiceError } from '@temporalio/client';
 import type { ApiDeps } from '../context.ts';
 import type { AnsweredOutcome } from '../../workflows/approval.ts';
 import { answerApprovalWorkflow, startApprovalNotice, startApprovalWorkflow } from '../../clients/approval.ts';
 import type { RecordedApproval } from '../../activities/approvals.ts';
 import { matchOption, type ApprovalAnswer, type ApprovalWorkflowInput } from '../../lib/approvals.ts';
 import { getApproval, type Approval } from '../../store/approvals.ts';
-import { causeChain, ConflictError, DependencyUnavailableError, GoneError, ValidationError, type ServiceError } from '../../lib/errors.ts';
+import { ConflictError, DependencyUnavailableError, GoneError, ValidationError, type ServiceError } from '../../lib/errors.ts';
 import { FAILURE, failureType } from '../../lib/failures.ts';
 import { failureProblem } from '../failure-problems.ts';
 import { assertStorableText } from '../../lib/storable-text.ts';
-import { callTemporal } from '../temporal-call.ts';
+import { callTemporal, isWorkflowGone } from '../temporal-call.ts';
 
 export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput): Promise<RecordedApproval> {
   const unavailable =
@@ -94,7 +94,7 @@ export async function answerApproval(deps: ApiDeps, approval: Approval, answer: 
     const rejected = failureProblem(error, { [FAILURE.approvalInvalidChoice]: invalidChoiceDetail(approval, answer.choice) });
     if (rejected) throw rejected;
     // The workflow ended between our read and the Update (answered or expired meanwhile).
-    if (error instanceof WorkflowNotFoundError || causeChain(error).some((cause) => /already completed|not found/i.test(cause.message))) {
+    if (isWorkflowGone(error)) {
       throw verdictOf(await getApproval(deps.db, approval.id));
     }
     throw unconfirmed(deps, error, unavailable);
