@@ -12,10 +12,11 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type BlockList, type LookupFunction } from 'node:net';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import zlib from 'node:zlib';
 import { parseCidrList, refusedRange } from './refused-addresses.ts';
+import { ResponseTooLargeError } from './response-limits.ts';
 
 export class OutboundRequestError extends Error {
   override name = 'OutboundRequestError';
@@ -66,7 +67,7 @@ export interface OutboundRequest {
   body?: string | Buffer;
   /** The whole exchange: connect, send, and reading the status and the body snippet. */
   timeoutMs: number;
-  /** Bytes of the response body kept (default 1024); the rest is not read. */
+  /** Bytes of the response body kept, decompressed (default 1024); the rest is not read. */
   maxBodyBytes?: number;
 }
 
@@ -150,14 +151,17 @@ export function createOutboundClient(options: { allowCidrs: readonly string[] })
           res.destroy();
           resolve({ status: res.statusCode ?? 0, headers: res.headers, bodySnippet: Buffer.concat(chunks).toString('utf8') });
         };
-        res.on('data', (chunk: Buffer) => {
+        // Decompressed bytes are what is kept and counted; the ratio guard bounds the work to get them.
+        const body = decode(res, res.headers['content-encoding']);
+        body.on('data', (chunk: Buffer) => {
           const room = maxBodyBytes - kept;
           if (room > 0) chunks.push(chunk.subarray(0, room));
           kept += chunk.length;
           if (kept >= maxBodyBytes) finish();
         });
-        res.on('end', finish);
-        res.on('error', fail);
+        body.on('end', finish);
+        body.on('error', fail);
+        if (body !== res) res.on('error', fail);
       });
       const timer = setTimeout(
         () => req.destroy(new OutboundTimeoutError(`No complete answer from ${url.origin} within ${options.timeoutMs} ms`)),
@@ -198,7 +202,16 @@ export function createOutboundClient(options: { allowCidrs: readonly string[] })
         const noBody = incoming.method === 'HEAD' || status === 204 || status === 304;
         try {
           if (noBody) res.resume();
-          const stream = noBody ? null : (Readable.toWeb(decode(res, responseHeaders)) as NodeReadableStream as ReadableStream<Uint8Array>);
+          let stream: ReadableStream<Uint8Array> | null = null;
+          if (!noBody) {
+            const decoded = decode(res, responseHeaders.get('content-encoding') ?? undefined);
+            if (decoded !== res) {
+              // The body handed on is the decompressed one.
+              responseHeaders.delete('content-encoding');
+              responseHeaders.delete('content-length');
+            }
+            stream = Readable.toWeb(decoded) as NodeReadableStream as ReadableStream<Uint8Array>;
+          }
           resolve(new Response(stream, { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
         } catch (error) {
           res.destroy();
@@ -217,9 +230,21 @@ export function createOutboundClient(options: { allowCidrs: readonly string[] })
   return { refusal, checkUrl, request, lookup, fetch: guardedFetch };
 }
 
-/** The body as sent, decompressed when the server compressed it anyway (no Accept-Encoding is sent). */
-function decode(res: http.IncomingMessage, headers: Headers): Readable {
-  const encoding = headers.get('content-encoding')?.trim().toLowerCase();
+/**
+ * Compressed bytes may expand this many times, once past DECOMPRESSED_FREE_BYTES. Text that servers
+ * really send (JSON, event streams, HTML) stays far below it; a gzip bomb is about a thousand.
+ */
+export const MAX_DECOMPRESSION_RATIO = 200;
+const DECOMPRESSED_FREE_BYTES = 1024 * 1024;
+
+/**
+ * The body as sent, decompressed when the server compressed it anyway (no Accept-Encoding is sent
+ * unless a caller's headers ask), ended with a ResponseTooLargeError once the decompressed bytes
+ * outgrow the compressed ones by MAX_DECOMPRESSION_RATIO. What the body may hold in all is the
+ * reader's to limit (`request`'s maxBodyBytes, lib/response-limits.ts for `fetch`).
+ */
+function decode(res: http.IncomingMessage, encodingHeader: string | undefined): Readable {
+  const encoding = encodingHeader?.trim().toLowerCase();
   const decoder =
     encoding === 'gzip' || encoding === 'x-gzip'
       ? zlib.createGunzip()
@@ -229,8 +254,21 @@ function decode(res: http.IncomingMessage, headers: Headers): Readable {
           ? zlib.createBrotliDecompress()
           : undefined;
   if (!decoder) return res;
-  headers.delete('content-encoding');
-  headers.delete('content-length');
+  let raw = 0;
+  let decoded = 0;
+  res.on('data', (chunk: Buffer) => (raw += chunk.length));
+  const ratioGuard = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      decoded += chunk.length;
+      if (decoded > DECOMPRESSED_FREE_BYTES && decoded > raw * MAX_DECOMPRESSION_RATIO) {
+        res.destroy();
+        done(new ResponseTooLargeError(`expands more than ${MAX_DECOMPRESSION_RATIO} times when decompressed`));
+        return;
+      }
+      done(null, chunk);
+    },
+  });
   res.on('error', (error) => decoder.destroy(error));
-  return res.pipe(decoder);
+  decoder.on('error', (error) => ratioGuard.destroy(error));
+  return res.pipe(decoder).pipe(ratioGuard);
 }

@@ -1,6 +1,7 @@
 // What went wrong with a model call, in two answers: may another attempt succeed (Temporal retries
 // the step), and what should the agent's owner read if the turn fails. Rejected keys and bad
-// requests fail at once; rate limits, provider outages and lost connections are retried.
+// requests fail at once, and so does an answer past its size limit (lib/response-limits.ts); rate
+// limits, provider outages and lost connections are retried.
 //
 // The message is built from the status and the provider's own error text only: never request
 // headers, the request body or the URL's query, and known secrets and key-like strings are masked,
@@ -8,6 +9,7 @@
 import { APICallError, RetryError } from 'ai';
 import { ModelConfigError } from './config-errors.ts';
 import { isRecord } from '../../lib/is-record.ts';
+import { responseTooLarge } from '../../lib/response-limits.ts';
 
 export interface ModelErrorClassification {
   retryable: boolean;
@@ -58,6 +60,9 @@ export function classifyModelError(error: unknown, context: ModelErrorContext = 
 }
 
 function classify(error: unknown, provider: string): ModelErrorClassification {
+  // The SDK wraps what ended a body's stream (a stream error part, "Failed to process error response").
+  const tooLarge = responseTooLarge(error);
+  if (tooLarge) return { retryable: false, message: tooLarge.message };
   if (error instanceof ModelConfigError) return { retryable: false, message: error.message };
   if (APICallError.isInstance(error)) return classifyApiCall(error, provider);
   if (error instanceof Error) {

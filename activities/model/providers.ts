@@ -23,6 +23,7 @@ import type { LanguageModel } from 'ai';
 import { PROVIDER_IDS, type ProviderId } from '../../contract/bundle-constants.ts';
 import type { Config } from '../../lib/config.ts';
 import { createOutboundClient, OutboundAddressRefusedError, OutboundUrlError } from '../../lib/outbound.ts';
+import { limitedFetch, type FetchLimits } from '../../lib/response-limits.ts';
 import {
   InvalidBaseUrlError,
   MissingApiKeyError,
@@ -104,12 +105,18 @@ export function providerCredentials(
  * secret is a refused address; a host name that resolves to one fails the call with a
  * RefusedBaseUrlError instead.
  */
-export function languageModel(ref: ModelRef, credentials: ProviderCredentials): LanguageModel {
+export function languageModel(ref: ModelRef, credentials: ProviderCredentials, answerLimits: FetchLimits): LanguageModel {
   const names = variablesOf(ref.providerId);
   const providerId = ref.providerId as ProviderId;
   const baseURL = checkedBaseUrl(providerId, credentials, names.baseUrl) ?? DEFAULT_BASE_URLS[providerId];
-  // Undefined (the global fetch) unless the base URL came from a secret.
-  const guarded = credentials.baseUrlFromSecret ? guardedFetch(providerId, names.baseUrl, baseURL, credentials) : undefined;
+  // The global fetch unless the base URL came from a secret; whoever chose the address, what its
+  // answers may make the worker hold is limited (lib/response-limits.ts).
+  const guarded = limitedFetch(
+    credentials.baseUrlFromSecret
+      ? guardedFetch(providerId, names.baseUrl, baseURL, credentials)
+      : (input, init) => globalThis.fetch(input, init),
+    answerLimits,
+  );
   const apiKey = () => {
     if (credentials.apiKey) return credentials.apiKey;
     throw new MissingApiKeyError(providerId, names.apiKey, credentials.baseUrlFromSecret ? names.baseUrl : undefined);

@@ -31,6 +31,7 @@ import type { AbortNotices, WatchedTurn } from './abort-notices.ts';
 import { endAsAborted } from './confirm-abort.ts';
 import { conversationFiles } from './media-files.ts';
 import { OutputMeter } from './output-limit.ts';
+import { modelAnswerLimits } from '../model/answer-limits.ts';
 import { TurnFiles } from './turn-files.ts';
 import type { Storage } from '../../lib/storage.ts';
 import { storableText } from '../../lib/storable-text.ts';
@@ -107,7 +108,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         const secrets = await readSecrets(deps.db, deps.masterKeys, input.userId, granted);
         const credentials = providerCredentials(ref.providerId, secrets, deps.config);
         inUse.push(...secrets.values(), ...(credentials.apiKey ? [credentials.apiKey] : []));
-        model = languageModel(ref, credentials);
+        model = languageModel(ref, credentials, modelAnswerLimits(limits));
       } catch (error) {
         throw nonRetryable(FAILURE.modelConfiguration, (error as Error).message);
       }

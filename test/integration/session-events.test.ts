@@ -48,6 +48,7 @@ function openSse(url: string, who: TestUser, sessionId: string, options: { after
 }
 
 const seqs = (events: SseEvent[]) => events.map((event) => Number(event.id));
+const parsed = (events: SseEvent[]) => events.map((event) => ({ id: event.id, event: event.event, data: JSON.parse(event.data) as unknown }));
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 const reaches = (seq: number) => (event: SseEvent) => Number(event.id) >= seq;
 
@@ -284,7 +285,10 @@ describe('SSE live', () => {
     );
     const [first, second] = await reading;
     expect(seqs(first)).toEqual(range(1, 51));
-    expect(second).toEqual(first);
+    // The same events in the same order with the same members. Not byte-equal: a reader that joined
+    // while events were being appended gets some of them from PostgreSQL's replay, which prints JSON
+    // with a space after ':' and ',' (store/event-frames.ts), and the other reader the same events live.
+    expect(parsed(second)).toEqual(parsed(first));
   });
 
   test('two API processes on one database both stream appended events live', async ({ api, user, db }) => {
@@ -296,7 +300,7 @@ describe('SSE live', () => {
       await append(db, sessionId, 4);
       const [viaFirst, viaSecond] = await Promise.all(streams.map((stream) => readUntil(stream, reaches(5))));
       expect(seqs(viaFirst!)).toEqual(range(2, 5));
-      expect(viaSecond).toEqual(viaFirst);
+      expect(parsed(viaSecond!)).toEqual(parsed(viaFirst!));
       for (const stream of streams) await stream.return(undefined);
     } finally {
       await other.close();

@@ -18,8 +18,10 @@ import {
 } from '../../activities/model/config-errors.ts';
 import { classifyModelError } from '../../activities/model/errors.ts';
 import { costUsd } from '../../activities/model/pricing.ts';
+import { modelAnswerLimits } from '../../activities/model/answer-limits.ts';
 
 const KEY = 'sk-test-0123456789abcdef';
+const LIMITS = modelAnswerLimits(loadConfig({}).limits);
 let fake: FakeModel;
 
 beforeAll(async () => {
@@ -48,7 +50,7 @@ async function run(model: LanguageModel, abortSignal?: AbortSignal): Promise<Str
 }
 
 function at(providerId: string, modelId: string, credentials: ProviderCredentials = { apiKey: KEY, baseUrl: fake.baseUrl }) {
-  return languageModel({ providerId, modelId }, credentials);
+  return languageModel({ providerId, modelId }, credentials, LIMITS);
 }
 
 async function freePortUrl(): Promise<string> {
@@ -123,7 +125,7 @@ describe('credentials', () => {
     const secrets = new Map([['OPENAI_BASE_URL', 'https://mine.example/v1']]);
     const credentials = providerCredentials('openai', secrets, config);
     expect(credentials).toEqual({ apiKey: undefined, baseUrl: 'https://mine.example/v1', baseUrlFromSecret: true, outboundAllowCidrs: [] });
-    expect(() => languageModel({ providerId: 'openai', modelId: 'gpt-4o' }, credentials)).toThrow(
+    expect(() => languageModel({ providerId: 'openai', modelId: 'gpt-4o' }, credentials, LIMITS)).toThrow(
       /no API key for the base URL in your secret OPENAI_BASE_URL.*store a secret named OPENAI_API_KEY/,
     );
   });
