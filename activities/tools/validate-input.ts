@@ -1,10 +1,12 @@
 // Tool inputs are checked against the tool's JSON Schema before anything runs: a model that sends
 // a wrong argument gets told what was wrong, as a tool error it can correct, instead of a tool
 // running on garbage. The dialect follows lib/bundle/json-schema-check.ts: draft-07 unless the
-// schema's $schema names draft 2020-12.
+// schema's $schema names draft 2020-12. Tenants' patterns and uniqueItems are checked in linear time
+// (lib/bundle/linear-schema.ts): these checks run on workers every user shares.
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonObject } from '../../contract/bundle.ts';
+import { linearRegExp, withLinearKeywords } from '../../lib/bundle/linear-schema.ts';
 
 const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 // Lenient like the deploy check (unknown keywords are hints to the model); a fresh instance per
@@ -17,6 +19,7 @@ const OPTIONS: Options = {
   meta: false,
   validateSchema: false,
   addUsedSchema: false,
+  code: { regExp: linearRegExp },
 };
 const MAX_CACHED = 500;
 const MAX_REPORTED = 5;
@@ -30,7 +33,14 @@ export function toolInputProblem(schema: JsonObject, input: unknown): string | u
   } catch (error) {
     return `The tool's input schema does not compile: ${error instanceof Error ? error.message : String(error)}`;
   }
-  if (validate(input)) return undefined;
+  let valid: boolean;
+  try {
+    valid = validate(input) as boolean;
+  } catch (error) {
+    // A schema that recurses into itself without consuming the input ($ref: '#') overflows the stack.
+    return `The tool's input schema could not be checked: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  if (valid) return undefined;
   const reasons = [...new Set((validate.errors ?? []).map((error) => describeSchemaError(error)))].slice(0, MAX_REPORTED);
   return `Invalid input: ${reasons.join('; ') || 'it does not match the input schema'}.`;
 }
@@ -41,7 +51,7 @@ export function compiledSchema(schema: JsonObject): ValidateFunction {
   const hit = cache.get(key);
   if (hit) return hit;
   const { $schema: declared, ...body } = schema;
-  const ajv = typeof declared === 'string' && DRAFT_2020.test(declared) ? new Ajv2020(OPTIONS) : new Ajv(OPTIONS);
+  const ajv = withLinearKeywords(typeof declared === 'string' && DRAFT_2020.test(declared) ? new Ajv2020(OPTIONS) : new Ajv(OPTIONS));
   const validate = ajv.compile(body);
   if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
   cache.set(key, validate);

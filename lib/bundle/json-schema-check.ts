@@ -8,13 +8,16 @@
 // nor linger for the next user's.
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { linearRegExp, withLinearKeywords } from './linear-schema.ts';
 
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
 const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 
 // Unknown keywords are annotations to a model provider, so user schemas are not held to strict mode.
 const lenient: Options = { strict: false, logger: false, validateFormats: false };
-const throwaway: Options = { ...lenient, meta: false, validateSchema: false, addUsedSchema: false };
+// Compiled as workers will compile it: patterns by RE2 (lib/bundle/linear-schema.ts), so a pattern
+// RE2 cannot run (lookaround, backreferences) is refused here rather than at the first tool call.
+const throwaway: Options = { ...lenient, meta: false, validateSchema: false, addUsedSchema: false, code: { regExp: linearRegExp } };
 const metaCheckers = { draft07: new Ajv(lenient), draft2020: new Ajv2020(lenient) };
 
 /** Why `schema` is not a usable JSON Schema, or undefined when it compiles. */
@@ -31,7 +34,7 @@ export function jsonSchemaProblem(schema: Record<string, unknown>): string | und
     if (!checker.validateSchema(body)) {
       return `is not a valid JSON Schema: ${firstReason(checker.errors)}`;
     }
-    (dialect === 'draft07' ? new Ajv(throwaway) : new Ajv2020(throwaway)).compile(body);
+    withLinearKeywords(dialect === 'draft07' ? new Ajv(throwaway) : new Ajv2020(throwaway)).compile(body);
     return undefined;
   } catch (error) {
     return `does not compile as a JSON Schema: ${error instanceof Error ? error.message : String(error)}`;

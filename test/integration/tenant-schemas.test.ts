@@ -1,0 +1,108 @@
+// A tenant's JSON Schema cannot freeze the worker every user shares. A custom tool whose parameters
+// hold a pattern that backtracks for ever (`^(a+)+$` against forty a's and a b) and a uniqueItems
+// array of 20,000 objects (every pair compared, before) are checked at once: each call gets a tool
+// error the model reads, and another user's turn, sent at the same moment, completes on the same
+// worker (a process of its own, so a frozen one fails this test by its timeout, not the test run).
+// A pattern the linear-time engine cannot run is refused at deploy, naming where it is.
+import { afterAll, expect } from 'vitest';
+import { agentTest } from '../helpers/harness/fixtures.ts';
+import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
+import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { call } from '../helpers/client/request.ts';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+import type { FakeRequest, FakeScript } from '../helpers/fakes/fake-model.ts';
+
+const test = agentTest({}, { inProcessWorker: false });
+let worker: WorkerProcess | undefined;
+afterAll(async () => {
+  await worker?.kill('SIGKILL');
+});
+
+const CHECK = {
+  id: 'check_order',
+  description: 'Checks an order',
+  parameters: {
+    type: 'object',
+    properties: {
+      code: { type: 'string', pattern: '^(a+)+$' },
+      lines: { type: 'array', uniqueItems: true, items: { type: 'object' } },
+    },
+  },
+};
+
+const BACKTRACKS = { code: `${'a'.repeat(40)}b` };
+// Items 0 and 1 are the same: ajv's pairwise loop reaches that pair last.
+const MANY_LINES = { lines: [{ sku: 0 }, ...Array.from({ length: 20_000 }, (_, i) => ({ sku: i }))] };
+
+/** What the fake model says: a tool call for each tenant's message, text once a tool result is in. */
+function script(request: FakeRequest): FakeScript {
+  const messages = request.body.messages as { role: string; content: unknown }[];
+  if (messages.some((message) => message.role === 'tool')) return { text: 'The check failed.' };
+  const said = JSON.stringify(messages.at(-1)?.content);
+  if (said.includes('pattern')) return { toolCalls: [{ name: 'check_order', arguments: BACKTRACKS }] };
+  if (said.includes('unique')) return { toolCalls: [{ name: 'check_order', arguments: MANY_LINES }] };
+  return { text: 'Served as usual.' };
+}
+
+async function sessionOf(env: AgentEnv, who: TestUser, bundle: Record<string, unknown>): Promise<string> {
+  const name = `agent-${Math.random().toString(36).slice(2, 10)}`;
+  const deployed = await call<{ ok: boolean }>(`${env.api.url}/deploy`, {
+    headers: who.auth,
+    json: { name, model: { providerId: 'openai-compatible', modelId: 'fake-model' }, ...bundle },
+  });
+  expect(deployed.body.ok).toBe(true);
+  return (await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: who.auth, json: {} })).body.id;
+}
+
+const send = (env: AgentEnv, who: TestUser, sessionId: string, text: string) =>
+  call<{ status: string; reply: string }>(`${env.api.url}/session/${sessionId}`, {
+    headers: who.auth,
+    json: { parts: [{ type: 'text', text }] },
+  });
+
+test(
+  'a backtracking pattern and a huge uniqueItems array get tool errors; another user is served meanwhile',
+  { timeout: 120_000 },
+  async ({ env }) => {
+    worker = await startWorkerProcess(env.env);
+    env.fake.setHandler(script);
+    const tenant = env.user;
+    const bystander = await createTestUser(env.api.db);
+    const [patternSession, uniqueSession] = [
+      await sessionOf(env, tenant, { customTools: [CHECK] }),
+      await sessionOf(env, tenant, { customTools: [CHECK] }),
+    ];
+    const bystanderSession = await sessionOf(env, bystander, {});
+
+    const [pattern, unique, served] = await Promise.all([
+      send(env, tenant, patternSession, 'check the pattern'),
+      send(env, tenant, uniqueSession, 'check unique lines'),
+      send(env, bystander, bystanderSession, 'hello'),
+    ]);
+    expect(served.body).toMatchObject({ status: 'completed', reply: 'Served as usual.' });
+    for (const [sessionId, reply, error] of [
+      [patternSession, pattern, /\/code must match pattern "\^\(a\+\)\+\$"/],
+      [uniqueSession, unique, /\/lines must NOT have duplicate items \(items ## 1 and 0 are identical\)/],
+    ] as const) {
+      expect(reply.body).toMatchObject({ status: 'completed', reply: 'The check failed.' });
+      const events = await env.events(sessionId);
+      expect(events.find((event) => event.type === 'tool.result')).toMatchObject({ isError: true, output: expect.stringMatching(error) });
+    }
+  },
+);
+
+test('a pattern the linear-time engine cannot run is refused at deploy, with its place', async ({ env }) => {
+  for (const pattern of ['^(?=a)a', '(a)\\1']) {
+    const tool = { ...CHECK, parameters: { type: 'object', properties: { code: { type: 'string', pattern } } } };
+    const response = await call<{ errors: { path: string; message: string }[] }>(`${env.api.url}/deploy`, {
+      headers: env.user.auth,
+      json: {
+        name: `agent-${Math.random().toString(36).slice(2, 10)}`,
+        model: { providerId: 'openai-compatible', modelId: 'm' },
+        customTools: [tool],
+      },
+    });
+    expect(response.status, pattern).toBe(400);
+    expect(response.body.errors).toContainEqual({ path: '/customTools/0/parameters', message: expect.stringMatching(/does not compile/) });
+  }
+});
