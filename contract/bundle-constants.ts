@@ -44,3 +44,7 @@ export const MAX_COLLECTION_ENTRIES = 1000;
 
 /** More errors than this are summarised in one last entry, so garbage input gets a short answer. */
 export const MAX_REPORTED_ERRORS = 100;
+
+/** A host a secret may be sent to in tool headers: an exact name (or IPv4 address), or `*.` and a domain for its subdomains. */
+export const SECRET_HOST_PATTERN = /^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+export const MAX_SECRET_HOSTS = 20;

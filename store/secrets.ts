@@ -8,8 +8,16 @@ import type { UserChannel } from '../contract/bundle.ts';
 
 export interface SecretInfo {
   key: string;
+  /** Where the secret may be sent in a tool's request headers (lib/secret-hosts.ts). */
+  hosts: string[];
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** A secret opened for use: its value and the hosts it may be sent to. */
+export interface OpenedSecret {
+  value: string;
+  hosts: string[];
 }
 
 interface SecretRow {
@@ -18,6 +26,7 @@ interface SecretRow {
   nonce: Buffer;
   ciphertext: Buffer;
   auth_tag: Buffer;
+  hosts: string[];
   created_at: Date;
   updated_at: Date;
 }
@@ -26,32 +35,39 @@ interface SecretRow {
 export const secretContext = (userId: string, key: string) => `${userId}/${key}`;
 
 function info(row: SecretRow): SecretInfo {
-  return { key: row.key, createdAt: row.created_at, updatedAt: row.updated_at };
+  return { key: row.key, hosts: row.hosts, createdAt: row.created_at, updatedAt: row.updated_at };
 }
 
-/** Stores or replaces a secret; `created` tells which. */
+/**
+ * Stores or replaces a secret; `created` tells which. `hosts` replaces the stored list when given;
+ * left out, a new secret gets none and a replaced one keeps its own (a rotated value keeps working).
+ */
 export async function putSecret(
   db: Db,
   masterKey: MasterKey,
   userId: string,
   key: string,
   value: string,
+  hosts?: readonly string[],
 ): Promise<SecretInfo & { created: boolean }> {
   const sealed = seal(masterKey, value, secretContext(userId, key));
   const { rows } = await db.query<SecretRow & { inserted: boolean }>(
-    `INSERT INTO secrets (user_id, key, key_id, nonce, ciphertext, auth_tag) VALUES ($1, $2, $3, $4, $5, $6)
+    `INSERT INTO secrets (user_id, key, key_id, nonce, ciphertext, auth_tag, hosts)
+     VALUES ($1, $2, $3, $4, $5, $6, coalesce($7::text[], '{}'))
      ON CONFLICT (user_id, key) DO UPDATE
        SET key_id = EXCLUDED.key_id, nonce = EXCLUDED.nonce, ciphertext = EXCLUDED.ciphertext,
-           auth_tag = EXCLUDED.auth_tag, updated_at = now()
-     RETURNING key, created_at, updated_at, (xmax = 0) AS inserted`,
-    [userId, key, sealed.keyId, sealed.nonce, sealed.ciphertext, sealed.authTag],
+           auth_tag = EXCLUDED.auth_tag, hosts = coalesce($7::text[], secrets.hosts), updated_at = now()
+     RETURNING key, hosts, created_at, updated_at, (xmax = 0) AS inserted`,
+    [userId, key, sealed.keyId, sealed.nonce, sealed.ciphertext, sealed.authTag, hosts ?? null],
   );
   const row = rows[0]!;
   return { ...info(row), created: row.inserted };
 }
 
 export async function listSecrets(db: Db, userId: string): Promise<SecretInfo[]> {
-  const { rows } = await db.query<SecretRow>('SELECT key, created_at, updated_at FROM secrets WHERE user_id = $1 ORDER BY key', [userId]);
+  const { rows } = await db.query<SecretRow>('SELECT key, hosts, created_at, updated_at FROM secrets WHERE user_id = $1 ORDER BY key', [
+    userId,
+  ]);
   return rows.map(info);
 }
 
@@ -72,17 +88,31 @@ export async function readSecrets(
   userId: string,
   names: readonly string[],
 ): Promise<Map<string, string>> {
+  const opened = await openSecrets(db, keys, userId, names);
+  return new Map([...opened].map(([name, secret]) => [name, secret.value]));
+}
+
+/** The named secrets of a user with the hosts each may be sent to; for activities only. */
+export async function openSecrets(
+  db: Db,
+  keys: readonly MasterKey[],
+  userId: string,
+  names: readonly string[],
+): Promise<Map<string, OpenedSecret>> {
   // Most model steps are granted no provider secret: no need to ask.
   if (names.length === 0) return new Map();
   const { rows } = await db.query<SecretRow>('SELECT * FROM secrets WHERE user_id = $1 AND key = ANY($2)', [userId, names]);
   return new Map(
     rows.map((row) => [
       row.key,
-      open(
-        keys,
-        { keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext, authTag: row.auth_tag },
-        secretContext(userId, row.key),
-      ),
+      {
+        value: open(
+          keys,
+          { keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext, authTag: row.auth_tag },
+          secretContext(userId, row.key),
+        ),
+        hosts: row.hosts,
+      },
     ]),
   );
 }

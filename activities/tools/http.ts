@@ -1,12 +1,14 @@
 // The `http` tool server: the agent fetches a URL through the outbound guard (private addresses
 // refused unless OUTBOUND_ALLOW_CIDRS allows them, no redirects, a deadline, a bounded answer). Header
-// values may name the agent's granted secrets as {{secrets.KEY}}: they are filled in here, inside the
-// activity, so the model, the tool.call event and Temporal's history only ever hold the reference;
+// values may name the agent's granted secrets as {{secrets.KEY}}, each sent only to the hosts its
+// owner allowed (lib/secret-hosts.ts): they are filled in here, inside the activity, so the model, the tool.call event and Temporal's history only ever hold the reference;
 // a secret value the answer echoes back is masked before the model or the tool.result event sees it.
 import { HTTP_TOOL_LIMITS } from '../../contract/tool-servers.ts';
 import { secretReferences, substituteSecrets } from '../../lib/channel-config.ts';
 import { OutboundRequestError, outboundErrorText } from '../../lib/outbound.ts';
 import { defineBuiltinTool, toolError } from './define.ts';
+import { secretMayGoTo } from '../../lib/secret-hosts.ts';
+import type { OpenedSecret } from '../../store/secrets.ts';
 import { utf8Prefix } from './utf8.ts';
 
 interface HttpInput {
@@ -29,7 +31,12 @@ export const httpRequest = defineBuiltinTool<HttpInput>('http', 'http_request', 
   }
 
   const declared = input.headers ?? {};
-  const secrets = await agent.grantedSecrets(secretReferences(declared));
+  const opened = await agent.grantedSecrets(secretReferences(declared));
+  if (opened.size > 0) {
+    const refused = refusedSecret(opened, input.url);
+    if (refused) return toolError(refused);
+  }
+  const secrets = new Map([...opened].map(([name, secret]) => [name, secret.value]));
   let headers: Record<string, string>;
   try {
     headers = Object.fromEntries(Object.entries(substituteSecrets(declared, secrets, 'headers')).map(([k, v]) => [k, String(v)]));
@@ -69,6 +76,31 @@ export const httpRequest = defineBuiltinTool<HttpInput>('http', 'http_request', 
     isError: false,
   };
 });
+
+/**
+ * Why a secret the headers name may not go to the URL's host (lib/secret-hosts.ts), naming the secret
+ * and the host, never the value; undefined when every one may.
+ */
+function refusedSecret(secrets: ReadonlyMap<string, OpenedSecret>, url: string): string | undefined {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return 'The URL is not a valid absolute URL.';
+  }
+  for (const [name, secret] of secrets) {
+    if (secret.hosts.length === 0) {
+      return (
+        `The secret ${name} may not be sent in request headers: it names no hosts it may go to. ` +
+        `Its owner can allow some with PUT /secret/${name} {"value": ..., "hosts": ["api.example.com"]}.`
+      );
+    }
+    if (!secretMayGoTo(secret.hosts, host)) {
+      return `The secret ${name} may be sent only to ${secret.hosts.join(', ')}, not to ${host}.`;
+    }
+  }
+  return undefined;
+}
 
 /** Replaces every secret value in a text by its name, so an echoing server cannot reveal one. */
 function masker(secrets: ReadonlyMap<string, string>): (text: string) => string {

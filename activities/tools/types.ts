@@ -2,6 +2,7 @@
 // these; the model sees their name, description and input schema, and the turn runs `execute`.
 import type { Bundle, JsonObject } from '../../contract/bundle.ts';
 import type { OutboundClient } from '../../lib/outbound.ts';
+import type { OpenedSecret } from '../../store/secrets.ts';
 
 /**
  * What tools that act for an agent reach: its notes, the network (through the outbound guard) and the
@@ -12,8 +13,11 @@ export interface AgentToolServices {
   agentId: string;
   memory: AgentMemory;
   outbound: OutboundClient;
-  /** The named secrets of the agent's user, only those the bundle grants; absent names are missing. */
-  grantedSecrets(names: readonly string[]): Promise<ReadonlyMap<string, string>>;
+  /**
+   * The named secrets of the agent's user, only those the bundle grants, each with the hosts it may
+   * be sent to in tool headers (lib/secret-hosts.ts); absent names are missing.
+   */
+  grantedSecrets(names: readonly string[]): Promise<ReadonlyMap<string, OpenedSecret>>;
 }
 
 /** The `memory` server's notes of one agent (store/agent-memory.ts). */

@@ -10,7 +10,7 @@ import type { MasterKey } from '../../lib/master-key.ts';
 import { createOutboundClient } from '../../lib/outbound.ts';
 import type { Db } from '../../store/db.ts';
 import { forgetNote, listNotes, recallNote, rememberNote } from '../../store/agent-memory.ts';
-import { readSecrets } from '../../store/secrets.ts';
+import { openSecrets } from '../../store/secrets.ts';
 import { getSession } from '../../store/sessions.ts';
 import type { ToolCall, ToolResultPart } from '../../workflows/turn-types.ts';
 import { findBuiltinTool, type AgentToolServices } from '../tools/index.ts';
@@ -46,7 +46,7 @@ export function toolActivities(deps: ToolActivityDeps) {
       async grantedSecrets(names) {
         const granted = names.filter((name) => bundle.secretGrants.includes(name));
         if (granted.length === 0) return new Map();
-        return readSecrets(db, deps.masterKeys, await owner(), granted);
+        return openSecrets(db, deps.masterKeys, await owner(), granted);
       },
     };
   }

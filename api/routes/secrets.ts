@@ -32,7 +32,7 @@ export function secretRoutes(deps: ApiDeps) {
             { path: '/value', message: `is longer than ${MAX_SECRET_BYTES} bytes` },
           ]);
         }
-        const { created, ...stored } = await putSecret(deps.db, deps.masterKey, principal!.userId, key, body.value);
+        const { created, ...stored } = await putSecret(deps.db, deps.masterKey, principal!.userId, key, body.value, body.hosts);
         return { status: created ? 201 : 200, body: stored };
       },
     }),

@@ -1,21 +1,35 @@
 // Secrets: write-only values. Answers carry names and dates, never a value.
-import { SECRET_KEY_PATTERN } from '../bundle-constants.ts';
+import { MAX_SECRET_HOSTS, SECRET_HOST_PATTERN, SECRET_KEY_PATTERN } from '../bundle-constants.ts';
 import { defineOperation, type ResponseOf, type Sent } from './operation.ts';
 import { TIME } from './shared.ts';
 
 export const MAX_SECRET_BYTES = 64 * 1024;
 
+const HOSTS = {
+  type: 'array',
+  maxItems: MAX_SECRET_HOSTS,
+  uniqueItems: true,
+  items: { type: 'string', maxLength: 253, pattern: SECRET_HOST_PATTERN.source },
+  description:
+    "Where the secret may be sent in a tool's request headers (`{{secrets.KEY}}` in the http tool): host names in lower case, " +
+    'or `*.example.com` for any subdomain of example.com. A secret with none cannot be used in tool headers at all; ' +
+    'model providers and approval channels read it wherever they are configured to.',
+} as const;
+
 export const SECRET_INFO_SCHEMA = {
   type: 'object',
-  required: ['key', 'createdAt', 'updatedAt'],
-  properties: { key: { type: 'string' }, createdAt: TIME, updatedAt: TIME },
+  required: ['key', 'hosts', 'createdAt', 'updatedAt'],
+  properties: { key: { type: 'string' }, hosts: HOSTS, createdAt: TIME, updatedAt: TIME },
 } as const;
 
 export const PUT_SECRET_BODY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['value'],
-  properties: { value: { type: 'string', minLength: 1 } },
+  properties: {
+    value: { type: 'string', minLength: 1 },
+    hosts: { ...HOSTS, description: `${HOSTS.description} Left out, a new secret gets none and a replaced one keeps its own.` },
+  },
 } as const;
 
 export const listSecrets = defineOperation({

@@ -1,8 +1,9 @@
 // User channels: each provider's settings (activities/channels/<provider>.ts documents them), so a
 // channel that could never send, or never authenticate a reply, fails the deploy instead of the
 // first approval. Values written as {{secrets.KEY}} are only known inside the activity; they are
-// checked for presence here, their form at send time. Messages never repeat a value: it may be a
-// credential written in clear text.
+// checked for presence here, their form at send time. Credentials (tokens, signing secrets, a
+// password) must be such references: a bundle is readable by every agents:write key and kept in
+// every revision. Messages never repeat a value.
 import { CHANNEL_PROVIDERS, SECRET_REFERENCE } from '../../contract/bundle-constants.ts';
 import { childPointer } from './pointer.ts';
 import { isRecord, type Json, type Report } from './report.ts';
@@ -11,9 +12,6 @@ import type { ChannelProvider } from '../../contract/bundle.ts';
 type Kind =
   | 'string'
   | 'url'
-  | 'webhookSecret'
-  | 'botToken'
-  | 'secretToken'
   | 'chat'
   | 'host'
   | 'port'
@@ -28,23 +26,31 @@ interface Rules {
   required: readonly string[];
   /** The setting replies cannot do without, and why. */
   reply: { key: string; why: string };
+  /**
+   * Settings that are credentials: only a {{secrets.KEY}} reference is taken, never a value in clear
+   * text, which every agents:write key could read back and every revision would keep.
+   */
+  credentials: readonly string[];
 }
 
 const RULES: Record<ChannelProvider, Rules> = {
   webhook: {
-    settings: { url: 'url', secret: 'webhookSecret' },
+    settings: { url: 'url', secret: 'string' },
     required: ['url'],
     reply: { key: 'secret', why: 'it authenticates the replies posted to /inbound/webhook' },
+    credentials: ['secret'],
   },
   slack: {
     settings: { token: 'string', channel: 'string', signingSecret: 'string' },
     required: ['token', 'channel'],
     reply: { key: 'signingSecret', why: "it authenticates Slack's events that carry the replies" },
+    credentials: ['token', 'signingSecret'],
   },
   telegram: {
-    settings: { botToken: 'botToken', chatId: 'chat', secretToken: 'secretToken' },
+    settings: { botToken: 'string', chatId: 'chat', secretToken: 'string' },
     required: ['botToken', 'chatId'],
     reply: { key: 'secretToken', why: "it is setWebhook's secret_token, which Telegram sends back with every reply" },
+    credentials: ['botToken', 'secretToken'],
   },
   email: {
     settings: {
@@ -59,6 +65,7 @@ const RULES: Record<ChannelProvider, Rules> = {
     },
     required: ['host', 'from', 'to'],
     reply: { key: 'replyAddress', why: 'replies are sent to it, with the approval token after a "+"' },
+    credentials: ['pass'],
   },
 };
 
@@ -73,9 +80,6 @@ const holdsSecretReference = (value: string) => value.search(SECRET_REFERENCE) !
 const HOST =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?$|^\[?[0-9A-Fa-f:.]+\]?$/;
 const ADDRESS = /^[^\s@<>,"]+@[^\s@<>,"]+$/;
-/** Telegram's rule for setWebhook's secret_token. */
-const TELEGRAM_SECRET = /^[A-Za-z0-9_-]{1,256}$/;
-const TELEGRAM_BOT_TOKEN = /^\d+:[A-Za-z0-9_-]+$/;
 
 export function checkChannels(bundle: Json, report: Report): void {
   if (!Array.isArray(bundle.userChannels)) return;
@@ -104,11 +108,20 @@ export function checkChannels(bundle: Json, report: Report): void {
       const kind = Object.hasOwn(rules.settings, key) ? rules.settings[key] : undefined;
       if (kind === undefined) report.error(path, `is not a setting of the ${provider} channel (known: ${known.join(', ')})`);
       else {
-        const problem = valueProblem(kind, value);
+        const problem = rules.credentials.includes(key) ? credentialProblem(value) : valueProblem(kind, value);
         if (problem) report.error(path, problem);
       }
     }
   });
+}
+
+/** A credential setting holds a secret reference, nothing else will do; its form is checked at send time. */
+function credentialProblem(value: unknown): string | undefined {
+  if (typeof value === 'string' && holdsSecretReference(value)) return undefined;
+  return (
+    'is a credential, so it must be a {{secrets.KEY}} reference, not a value written in the bundle: ' +
+    'store it with PUT /secret/KEY (agent-service secrets set KEY) and list KEY in secretGrants'
+  );
 }
 
 /** What is wrong with a setting's value, if anything. */
@@ -134,12 +147,6 @@ function literalProblem(kind: Kind, value: string): string | undefined {
   switch (kind) {
     case 'url':
       return /^https?:$/.test(urlProtocol(value) ?? '') ? undefined : 'must be an absolute http or https URL';
-    case 'webhookSecret':
-      return isWebhookSecret(value) ? undefined : 'must be "whsec_" followed by base64 of at least 16 bytes (POST /webhook returns one)';
-    case 'botToken':
-      return TELEGRAM_BOT_TOKEN.test(value) ? undefined : 'must be a bot token of the form 123456:ABC-DEF… (from BotFather)';
-    case 'secretToken':
-      return TELEGRAM_SECRET.test(value) ? undefined : "must be 1 to 256 characters of A-Z, a-z, 0-9, '_' and '-' (Telegram's rule)";
     case 'host':
       return HOST.test(value) ? undefined : 'must be a host name or an IP address, without a scheme or a port';
     case 'address':
@@ -161,11 +168,6 @@ function urlProtocol(value: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isWebhookSecret(value: string): boolean {
-  const encoded = value.startsWith('whsec_') ? value.slice(6) : '';
-  return /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) && Buffer.from(encoded, 'base64').length >= 16;
 }
 
 function bareAddress(value: string): string {

@@ -1,11 +1,10 @@
 // Secrets: a grant of a secret that does not exist fails the deploy under strictSecrets and warns
 // otherwise; a channel may only reference secrets the agent is granted, since the
-// channel runs with the agent's grants.
+// channel runs with the agent's grants. (A channel credential written in clear text is refused by
+// check-channels.ts.)
 import { SECRET_KEY_PATTERN, SECRET_REFERENCE } from '../../contract/bundle-constants.ts';
 import { childPointer } from './pointer.ts';
 import { isRecord, type Json, type Report } from './report.ts';
-
-const CREDENTIAL_FIELD = /token|secret|password|passwd|api_?key/i;
 
 export function checkSecrets(bundle: Json, report: Report, existingSecretKeys: ReadonlySet<string>): void {
   if (!Array.isArray(bundle.secretGrants)) return;
@@ -41,9 +40,6 @@ function checkChannelReferences(channels: unknown, granted: ReadonlySet<string>,
           path,
           `references ${keys}, not in secretGrants; grant ${ungranted.length > 1 ? 'them' : 'it'} to use ${ungranted.length > 1 ? 'them' : 'it'} here`,
         );
-      }
-      if (references.length === 0 && value !== '' && CREDENTIAL_FIELD.test(field)) {
-        report.warn(path, 'looks like a credential written in clear text; store it as a secret and write {{secrets.<KEY>}}');
       }
     }
   });

@@ -8,6 +8,7 @@
 // nor linger for the next user's.
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { RE2JSException } from 're2js';
 import { linearRegExp, withLinearKeywords } from './linear-schema.ts';
 
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
@@ -37,6 +38,9 @@ export function jsonSchemaProblem(schema: Record<string, unknown>): string | und
     withLinearKeywords(dialect === 'draft07' ? new Ajv(throwaway) : new Ajv2020(throwaway)).compile(body);
     return undefined;
   } catch (error) {
+    if (error instanceof RE2JSException) {
+      return `has a pattern the service cannot run: ${error.message} (patterns run on RE2, in linear time: lookahead, lookbehind and backreferences are not supported)`;
+    }
     return `does not compile as a JSON Schema: ${error instanceof Error ? error.message : String(error)}`;
   }
 }

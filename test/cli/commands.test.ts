@@ -258,4 +258,25 @@ describe('secrets', () => {
     expect(listed.stdout).not.toContain('s3cret-value');
     expect((await runCli(['secrets', 'rm', key], { configDir })).code).toBe(0);
   });
+
+  test('secrets set --host names where tools may send it; a new value keeps them; --no-hosts clears them', async ({ env }) => {
+    const configDir = newConfigDir();
+    await loginWith(configDir, env.api.url, env.user.apiKey);
+    const key = `CLI_HOSTED_${Date.now().toString(36).toUpperCase()}`;
+    const hostsOf = async () => {
+      const listed = await runCli(['secrets', 'ls', '--json'], { configDir });
+      return (JSON.parse(listed.stdout) as Array<{ key: string; hosts: string[] }>).find((secret) => secret.key === key)?.hosts;
+    };
+    const set = await runCli(['secrets', 'set', key, '--host', 'api.github.com', '--host', '*.example.com'], { configDir, input: 'v1\n' });
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stderr + set.stdout).toContain('tools may send it to api.github.com, *.example.com');
+    expect(await hostsOf()).toEqual(['api.github.com', '*.example.com']);
+    expect((await runCli(['secrets', 'set', key], { configDir, input: 'v2\n' })).code).toBe(0);
+    expect(await hostsOf()).toEqual(['api.github.com', '*.example.com']);
+    expect((await runCli(['secrets', 'set', key, '--no-hosts'], { configDir, input: 'v3\n' })).code).toBe(0);
+    expect(await hostsOf()).toEqual([]);
+    const refused = await runCli(['secrets', 'set', key, '--host', 'https://api.github.com'], { configDir, input: 'v4\n' });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/hosts/);
+  });
 });

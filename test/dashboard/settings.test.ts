@@ -1,6 +1,6 @@
 // Keys, secrets and webhooks in the dashboard against the real service: a new key shown once (and
 // working, with the scopes chosen), deleted (then refused); a secret set whose value never comes
-// back, to the page or over the wire; a webhook whose signing secret is shown once.
+// back, to the page or over the wire (its hosts do); a webhook whose signing secret is shown once.
 import { expect } from 'vitest';
 import { AuthenticationError, Client, PermissionDeniedError } from '../../sdk/src/index.ts';
 import { apiTest } from '../helpers/harness/fixtures.ts';
@@ -70,11 +70,13 @@ test('a secret is set and listed, and its value never comes back to the page or 
     await expectAccessible(page);
     await page.getByLabel('Name').fill('HELPDESK_TOKEN');
     await page.getByLabel('Value').fill(value);
+    await page.getByLabel('Hosts (optional)').fill('api.github.com, *.Example.com');
     expect(await page.getByLabel('Value').getAttribute('type')).toBe('password');
     await page.getByRole('button', { name: 'Save secret' }).click();
     await page.getByText('Stored HELPDESK_TOKEN.').waitFor();
     const row = page.getByRole('row').filter({ hasText: 'HELPDESK_TOKEN' });
     expect(await row.textContent()).toContain('hidden');
+    expect(await row.textContent()).toContain('api.github.com, *.example.com');
     expect(await page.getByLabel('Value').inputValue()).toBe('');
     expect(await page.content()).not.toContain(value);
     await expectAccessible(page);

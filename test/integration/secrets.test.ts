@@ -18,9 +18,14 @@ describe('secrets API', () => {
     expect((await put(api, user, 'OPENAI_API_KEY', 'sk-first')).status).toBe(201);
     const replaced = await put(api, user, 'OPENAI_API_KEY', 'sk-second');
     expect(replaced.status).toBe(200);
-    expect(replaced.body).toEqual({ key: 'OPENAI_API_KEY', createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(replaced.body).toEqual({ key: 'OPENAI_API_KEY', hosts: [], createdAt: expect.any(String), updatedAt: expect.any(String) });
     const listed = await call<{ secrets: Record<string, unknown>[] }>(`${api.url}/secret`, { headers: user.auth });
-    expect(listed.body.secrets).toContainEqual({ key: 'OPENAI_API_KEY', createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(listed.body.secrets).toContainEqual({
+      key: 'OPENAI_API_KEY',
+      hosts: [],
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     expect(listed.text).not.toContain('sk-second');
     const opened = await readSecrets(api.db, [loadMasterKey(api.config)], user.userId, ['OPENAI_API_KEY']);
     expect(opened.get('OPENAI_API_KEY')).toBe('sk-second');
@@ -37,6 +42,34 @@ describe('secrets API', () => {
     expect((await put(api, user, 'NUMBER', 42)).status).toBe(400);
     expect((await put(api, user, 'HUGE', 'x'.repeat(64 * 1024 + 1))).status).toBe(400);
     expect((await put(api, user, 'FITS', 'é'.repeat(1000))).status).toBe(201);
+  });
+
+  test('hosts: listed, replaced when given, kept when left out, cleared by []; refused unless lower-case host names', async ({
+    api,
+    user,
+  }) => {
+    const putBody = (key: string, body: object) => call(`${api.url}/secret/${key}`, { method: 'PUT', headers: user.auth, json: body });
+    expect((await putBody('HOSTED', { value: 'v', hosts: ['api.github.com', '*.example.com'] })).body).toMatchObject({
+      hosts: ['api.github.com', '*.example.com'],
+    });
+    expect((await putBody('HOSTED', { value: 'v2' })).body).toMatchObject({ hosts: ['api.github.com', '*.example.com'] });
+    const listed = await call<{ secrets: { key: string; hosts: string[] }[] }>(`${api.url}/secret`, { headers: user.auth });
+    expect(listed.body.secrets.find((secret) => secret.key === 'HOSTED')!.hosts).toEqual(['api.github.com', '*.example.com']);
+    expect((await putBody('HOSTED', { value: 'v3', hosts: [] })).body).toMatchObject({ hosts: [] });
+    expect((await putBody('UNHOSTED', { value: 'v' })).body).toMatchObject({ hosts: [] });
+    for (const hosts of [
+      ['https://api.github.com'],
+      ['API.GITHUB.COM'],
+      ['api.github.com/path'],
+      ['a.*.com'],
+      ['x', 'x'],
+      Array(21)
+        .fill(0)
+        .map((_, i) => `h${i}.com`),
+    ]) {
+      const refused = await putBody('HOSTED', { value: 'v4', hosts });
+      expect(refused.status, JSON.stringify(hosts)).toBe(400);
+    }
   });
 
   test("another user's secrets are invisible", async ({ api, user }) => {

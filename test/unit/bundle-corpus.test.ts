@@ -177,13 +177,6 @@ const cases: Case[] = [
     ],
   },
   {
-    name: 'a credential in clear text in a channel is a warning',
-    text: withBase(`"userChannels": [{ "provider": "telegram", "config": { "botToken": "123:abc", "chatId": 42 } }]`),
-    warnings: [
-      '/userChannels/0/config/botToken: looks like a credential written in clear text; store it as a secret and write {{secrets.<KEY>}}',
-    ],
-  },
-  {
     name: 'cron macros, names and time zone aliases',
     text: withBase(`"triggers": [
       { "kind": "cron", "expression": "@weekly", "timezone": "UTC" },
@@ -308,6 +301,25 @@ const cases: Case[] = [
     messages: ['number is too large'],
   },
 
+  {
+    name: 'channel credentials written in clear text are refused, each at its place; references pass',
+    secrets: ['SLACK_SIGNING'],
+    text: withBase(`"secretGrants": ["SLACK_SIGNING"], "userChannels": [
+      { "provider": "slack", "config": { "token": "xoxb-1-2", "channel": "C1", "signingSecret": "{{secrets.SLACK_SIGNING}}" } },
+      { "provider": "telegram", "config": { "botToken": "123:abc", "chatId": 42, "secretToken": "s3cret" } },
+      { "provider": "email", "config": { "host": "smtp.example.com", "from": "a@example.com", "to": "b@example.com", "pass": "hunter2" } },
+      { "provider": "webhook", "config": { "url": "https://example.com/hook", "secret": "whsec_AAAAAAAAAAAAAAAAAAAAAA==" } }
+    ]`),
+    errors: [
+      '/userChannels/0/config/token',
+      '/userChannels/1/config/botToken',
+      '/userChannels/1/config/secretToken',
+      '/userChannels/2/config/pass',
+      '/userChannels/3/config/secret',
+    ],
+    messages: [/^is a credential, so it must be a \{\{secrets\.KEY\}\} reference/],
+  },
+
   // ---- schema errors ----
   { name: 'name and model missing', text: '{}', errors: ['/name', '/model'], messages: ['is required', 'is required'] },
   {
@@ -396,7 +408,7 @@ const cases: Case[] = [
     messages: [
       /^is not a valid JSON Schema: \/type must be equal to one of the allowed values \(array, boolean, integer, null, number, object, string\)$/,
       /^does not compile as a JSON Schema: can't resolve reference #\/definitions\/missing/,
-      /^does not compile as a JSON Schema: .*regular expression/i,
+      /^has a pattern the service cannot run: error parsing regexp: missing closing \)/,
       /\$schema must name draft-07 or draft 2020-12/,
     ],
   },

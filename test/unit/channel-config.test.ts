@@ -7,6 +7,9 @@ import { validateBundle } from '../../lib/bundle/index.ts';
 
 const SECRETS = ['SLACK_TOKEN', 'SLACK_SIGNING', 'TG_TOKEN', 'TG_SECRET', 'HOOK_SECRET', 'SMTP_PASS', 'SMTP_PORT', 'REPLY'];
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const CREDENTIAL =
+  'is a credential, so it must be a {{secrets.KEY}} reference, not a value written in the bundle: ' +
+  'store it with PUT /secret/KEY (agent-service secrets set KEY) and list KEY in secretGrants';
 
 function validate(channels: unknown[]) {
   const text = JSON.stringify({
@@ -62,7 +65,11 @@ describe('valid channels', () => {
           config: { host: 'smtp.example.com', port: '2525', from: 'a@b.c', to: 'x@y.z', replyAddress: '{{secrets.REPLY}}' },
           answerVia: 'reply',
         },
-        { provider: 'webhook', config: { url: 'https://{{secrets.HOOK_SECRET}}.example.com', secret: SECRET }, answerVia: 'reply' },
+        {
+          provider: 'webhook',
+          config: { url: 'https://{{secrets.HOOK_SECRET}}.example.com', secret: '{{secrets.HOOK_SECRET}}' },
+          answerVia: 'reply',
+        },
       ]),
     ).toEqual([]);
   });
@@ -146,19 +153,37 @@ describe('settings', () => {
     ]);
   });
 
-  test('webhook: an http(s) url and a whsec_ secret when written literally', () => {
+  test('webhook: an http(s) url; a secret written in the bundle, even a well-formed one, is refused', () => {
     expect(
       errorsOf([
-        { provider: 'webhook', config: { url: 'ftp://example.com/x', secret: 'whsec_c2hvcnQ=' } },
+        { provider: 'webhook', config: { url: 'ftp://example.com/x', secret: SECRET } },
         { provider: 'webhook', config: { url: 'example.com/hook', secret: 'plain-secret-of-enough-length' } },
         { provider: 'webhook', config: { url: 42 } },
       ]),
     ).toEqual([
       ['/userChannels/0/config/url', 'must be an absolute http or https URL'],
-      ['/userChannels/0/config/secret', 'must be "whsec_" followed by base64 of at least 16 bytes (POST /webhook returns one)'],
+      ['/userChannels/0/config/secret', CREDENTIAL],
       ['/userChannels/1/config/url', 'must be an absolute http or https URL'],
-      ['/userChannels/1/config/secret', 'must be "whsec_" followed by base64 of at least 16 bytes (POST /webhook returns one)'],
+      ['/userChannels/1/config/secret', CREDENTIAL],
       ['/userChannels/2/config/url', 'must be a string'],
+    ]);
+  });
+
+  test("every provider's credentials: a reference, nothing else", () => {
+    expect(
+      errorsOf([
+        { provider: 'slack', config: { token: 'xoxb-1', channel: 'C1', signingSecret: 'abc' } },
+        { provider: 'telegram', config: { botToken: '123:abc', chatId: 1, secretToken: 'tok' } },
+        { provider: 'email', config: { host: 'smtp.example.com', from: 'a@b.c', to: 'x@y.z', pass: 'hunter2' } },
+        { provider: 'slack', config: { token: 'Bearer {{secrets.SLACK_TOKEN}}', channel: 'C1', signingSecret: 42 } },
+      ]),
+    ).toEqual([
+      ['/userChannels/0/config/token', CREDENTIAL],
+      ['/userChannels/0/config/signingSecret', CREDENTIAL],
+      ['/userChannels/1/config/botToken', CREDENTIAL],
+      ['/userChannels/1/config/secretToken', CREDENTIAL],
+      ['/userChannels/2/config/pass', CREDENTIAL],
+      ['/userChannels/3/config/signingSecret', CREDENTIAL],
     ]);
   });
 
@@ -185,7 +210,7 @@ describe('settings', () => {
       ['/userChannels/6/config/from', 'must be an email address, bare or as Name <address>'],
       ['/userChannels/6/config/to', 'must be email addresses, separated by commas'],
       ['/userChannels/7/config/user', 'must be a string'],
-      ['/userChannels/7/config/pass', 'must not be empty'],
+      ['/userChannels/7/config/pass', CREDENTIAL],
     ]);
   });
 
@@ -216,16 +241,14 @@ describe('settings', () => {
     ]);
   });
 
-  test('telegram: bot token, chat id and secret token forms', () => {
+  test('telegram: chat id forms', () => {
     expect(
       errorsOf([
-        { provider: 'telegram', config: { botToken: 'not-a-token', chatId: 1.5, secretToken: 'has spaces in it' } },
-        { provider: 'telegram', config: { botToken: '123:abc', chatId: true } },
+        { provider: 'telegram', config: { botToken: '{{secrets.TG_TOKEN}}', chatId: 1.5 } },
+        { provider: 'telegram', config: { botToken: '{{secrets.TG_TOKEN}}', chatId: true } },
       ]),
     ).toEqual([
-      ['/userChannels/0/config/botToken', 'must be a bot token of the form 123456:ABC-DEF… (from BotFather)'],
       ['/userChannels/0/config/chatId', 'must be a chat id (an integer) or @channelusername'],
-      ['/userChannels/0/config/secretToken', "must be 1 to 256 characters of A-Z, a-z, 0-9, '_' and '-' (Telegram's rule)"],
       ['/userChannels/1/config/chatId', 'must be a string'],
     ]);
   });

@@ -21,8 +21,8 @@ export function registerSecrets(program: Command): void {
         const { secrets: list } = await context.client().secrets.list();
         if (context.json) return printJson(list);
         printTable(
-          ['KEY', 'UPDATED'],
-          list.map((secret) => [secret.key, age(secret.updatedAt)]),
+          ['KEY', 'HOSTS', 'UPDATED'],
+          list.map((secret) => [secret.key, secret.hosts.join(',') || '-', age(secret.updatedAt)]),
           'No secrets yet.',
         );
       }),
@@ -34,17 +34,27 @@ export function registerSecrets(program: Command): void {
       .command('set')
       .description('Store or replace a secret; the value is read from stdin, or typed at a hidden prompt')
       .argument('<key>', 'a name like an environment variable')
-      .action(async (key: string, _options: object, command: Command) => {
+      .option(
+        '--host <host>',
+        "a host the secret may be sent to in a tool's request headers (repeat for more; *.example.com for subdomains)",
+        (host: string, hosts: string[] = []) => [...hosts, host],
+      )
+      .option('--no-hosts', 'the secret may be sent to no host in tool headers (clears the hosts it had)')
+      .action(async (key: string, options: { host?: string[]; hosts?: boolean }, command: Command) => {
         const context = contextOf(command);
+        if (options.host && options.hosts === false) throw new UsageError('--host and --no-hosts do not go together');
         const value = process.stdin.isTTY ? await promptHidden(`Value of ${key}: `) : await readStdin();
         if (value === '') throw new UsageError('The value is empty');
-        const stored = await context.client().secrets.put(key, value);
+        // Neither option: a new secret gets no hosts, a replaced one keeps its own.
+        const hosts = options.host ?? (options.hosts === false ? [] : undefined);
+        const stored = await context.client().secrets.put(key, value, hosts ? { hosts } : {});
         if (context.json) return printJson(stored);
-        note(`Stored ${stored.key}.`);
+        note(stored.hosts.length ? `Stored ${stored.key}; tools may send it to ${stored.hosts.join(', ')}.` : `Stored ${stored.key}.`);
       }),
     [
       'agent-service secrets set OPENROUTER_API_KEY              # asks for the value',
       'printf %s "$TOKEN" | agent-service secrets set HELPDESK_TOKEN',
+      'printf %s "$GH" | agent-service secrets set GITHUB_TOKEN --host api.github.com',
     ],
   );
 

@@ -1,5 +1,6 @@
 // Secrets: names and dates only (the service never answers with a value); set one (new or replaced)
-// and delete one. The value field is a password field, emptied once the secret is stored.
+// and delete one. The value field is a password field, emptied once the secret is stored. Hosts say
+// where tools may send it (lib/secret-hosts.ts).
 import { useState } from 'preact/hooks';
 import { useClient } from '../auth/client-context.ts';
 import { ConfirmButton } from '../ui/confirm-button.tsx';
@@ -14,6 +15,7 @@ export function SecretsPage() {
   const loaded = useLoad((signal) => client.secrets.list({ signal }), [client]);
   const [key, setKey] = useState('');
   const [value, setValue] = useState('');
+  const [hosts, setHosts] = useState('');
   const [stored, setStored] = useState<string | undefined>(undefined);
   const { error, run } = useAction();
 
@@ -21,10 +23,16 @@ export function SecretsPage() {
     event.preventDefault();
     setStored(undefined);
     return run(async () => {
-      const info = await client.secrets.put(key.trim(), value);
+      // Left empty: a new secret gets no hosts, a replaced one keeps its own.
+      const named = hosts
+        .split(/[\s,]+/)
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean);
+      const info = await client.secrets.put(key.trim(), value, named.length ? { hosts: named } : {});
       setStored(info.key);
       setKey('');
       setValue('');
+      setHosts('');
       loaded.reload();
     });
   };
@@ -68,8 +76,24 @@ export function SecretsPage() {
               onInput={(event) => setValue(event.currentTarget.value)}
             />
           </div>
+          <div>
+            <label for="secret-hosts">Hosts (optional)</label>
+            <input
+              id="secret-hosts"
+              placeholder="api.github.com, *.example.com"
+              autoComplete="off"
+              spellcheck={false}
+              aria-describedby="secret-hosts-help"
+              value={hosts}
+              onInput={(event) => setHosts(event.currentTarget.value)}
+            />
+          </div>
           <button type="submit">Save secret</button>
         </div>
+        <p id="secret-hosts-help" class="muted">
+          Where tools may send it in request headers (<code>{'{{secrets.KEY}}'}</code> in the <code>http</code> tool). With none, no tool
+          may send it; model providers and approval channels still read it. Left empty, a replaced secret keeps its hosts.
+        </p>
         <p role="status">{stored && `Stored ${stored}. Its value is not shown again.`}</p>
       </form>
       {error !== undefined && <ProblemView error={error} />}
@@ -89,6 +113,7 @@ export function SecretsPage() {
                 <tr>
                   <th scope="col">Name</th>
                   <th scope="col">Value</th>
+                  <th scope="col">Hosts</th>
                   <th scope="col">Created</th>
                   <th scope="col">Updated</th>
                   <th scope="col">
@@ -103,6 +128,7 @@ export function SecretsPage() {
                       <code>{secret.key}</code>
                     </td>
                     <td class="muted">hidden</td>
+                    <td>{secret.hosts.length ? secret.hosts.join(', ') : <span class="muted">none</span>}</td>
                     <td>
                       <When iso={secret.createdAt} />
                     </td>

@@ -8,9 +8,17 @@ export class Secrets extends Resource {
     return this.transport.json({ method: 'GET', path: '/secret', idempotent: true }, options);
   }
 
-  /** Stores (or replaces) a secret; agents read it when their bundle grants it. */
-  put(key: string, value: string, options?: RequestOptions): Promise<SecretInfo> {
-    return this.transport.json({ method: 'PUT', path: path`/secret/${key}`, json: { value }, idempotent: true }, options);
+  /**
+   * Stores (or replaces) a secret; agents read it when their bundle grants it. `hosts` names where it
+   * may be sent in a tool's request headers (`api.github.com`, `*.example.com`); left out, a new
+   * secret gets none (usable by providers and channels, not in tool headers) and a replaced one keeps its own.
+   */
+  put(key: string, value: string, options?: RequestOptions & { hosts?: string[] }): Promise<SecretInfo> {
+    const { hosts, ...request } = options ?? {};
+    return this.transport.json(
+      { method: 'PUT', path: path`/secret/${key}`, json: { value, ...(hosts ? { hosts } : {}) }, idempotent: true },
+      request,
+    );
   }
 
   delete(key: string, options?: RequestOptions): Promise<void> {
