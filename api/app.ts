@@ -33,6 +33,7 @@ import { toolRoutes } from './routes/tools.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { codecRoutes } from './routes/codec.ts';
 import { usageRoutes } from './routes/usage.ts';
+import { limitRoutes } from './routes/limits.ts';
 import { codecCors } from './middleware/codec-cors.ts';
 import { serveDashboard } from './middleware/serve-dashboard.ts';
 
@@ -66,6 +67,13 @@ export function createApp(deps: ApiDeps): App {
   app.use('/codec', codecCors(deps.config.codecCorsOrigins));
   app.use('/approval', express.urlencoded({ limit: limits.jsonBodyBytes, extended: false }));
 
+  const limiter = createRateLimiter({
+    db: deps.db,
+    points: limits.rateLimitPoints,
+    windowSeconds: limits.rateLimitWindowSeconds,
+    prefix: 'req',
+  });
+  const streams = createStreamLimiter({ perUser: limits.openStreamsPerUser });
   const routes: RouteDef[] = [
     ...healthRoutes(deps),
     ...keyRoutes(deps),
@@ -89,14 +97,9 @@ export function createApp(deps: ApiDeps): App {
     ...metaRoutes(deps),
     ...codecRoutes(deps),
     ...usageRoutes(deps),
+    ...limitRoutes(deps, { requests: limiter, streams }),
   ];
 
-  const limiter = createRateLimiter({
-    db: deps.db,
-    points: limits.rateLimitPoints,
-    windowSeconds: limits.rateLimitWindowSeconds,
-    prefix: 'req',
-  });
   const failures = createRateLimiter({
     db: deps.db,
     points: limits.authFailuresPerWindow,
@@ -104,7 +107,6 @@ export function createApp(deps: ApiDeps): App {
     prefix: 'authfail',
   });
   const router = express.Router();
-  const streams = createStreamLimiter({ perKey: limits.sseStreamsPerKey });
   mountRoutes(router, routes, { auth: createAuthenticator({ db: deps.db, failures }), limiter, streams });
   app.use(router);
 

@@ -35,11 +35,11 @@ type QueryIn<O extends Operation> = O extends { query: infer Q } ? Received<Q> :
 export interface RouteHandler<B, Q> {
   handle(input: HandlerInput<B, Q>): Promise<Reply | undefined> | Reply | undefined;
   /**
-   * Whether this request will be answered with an SSE stream (given its parsed query). Such a request
-   * counts against the key's SSE_STREAMS_PER_KEY until it closes, checked before the handler runs,
-   * so a refused streamed send starts nothing.
+   * Whether this request holds its connection open (an SSE stream, a send that waits for its turn, a
+   * read with ?wait=), given its parsed query. Such a request counts against its user's
+   * OPEN_STREAMS_PER_USER until it closes, checked before the handler runs, so a refused send starts nothing.
    */
-  opensStream?: (req: Request, query: Record<string, unknown>) => boolean;
+  holdsConnection?: (req: Request, query: Record<string, unknown>) => boolean;
   /** For an operation with a keyless form (`auth.keyless`): whether this request is that form. */
   publicWhen?: (req: Request) => boolean;
   /**
@@ -123,7 +123,8 @@ export function mountRoutes(router: Router, routes: RouteDef[], options: MountOp
     router[operation.method](expressPath, async (req: Request, res: Response) => {
       const principal = await options.auth.require(req, auth);
       req.principal = principal;
-      await options.limiter.consume(principal ? `key:${principal.keyId}` : `ip:${req.ip ?? 'unknown'}`);
+      // Per user, not per key: a user minting keys gets no more (README, "Tenant isolation").
+      await options.limiter.consume(principal ? `user:${principal.userId}` : `ip:${req.ip ?? 'unknown'}`);
       let body: unknown = undefined;
       if (checkBody) {
         const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
@@ -143,7 +144,7 @@ export function mountRoutes(router: Router, routes: RouteDef[], options: MountOp
       }
       // Express 5 exposes req.query as a getter; copy it so defaults can be applied.
       const query = checkQuery ? checkQuery({ ...(req.query as Record<string, unknown>) }) : {};
-      if (principal && handler.opensStream?.(req, query)) options.streams.hold(principal.keyId, res);
+      if (principal && handler.holdsConnection?.(req, query)) options.streams.hold(principal.userId, res);
       const reply = await handler.handle({ req, res, body, query, params: req.params as Record<string, string>, principal });
       if (!reply) return;
       if (reply.headers) res.set(reply.headers);

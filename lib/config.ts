@@ -98,7 +98,7 @@ export interface WebhookSettings {
 export interface Limits {
   /** Largest JSON or bundle body, in bytes. */
   jsonBodyBytes: number;
-  /** Requests per key (or per IP when unauthenticated) in one window. */
+  /** Requests per user, all its keys together (or per IP when unauthenticated), in one window. */
   rateLimitPoints: number;
   rateLimitWindowSeconds: number;
   /** Failed authentications per client address in one window before 429. */
@@ -109,8 +109,16 @@ export interface Limits {
   sseHeartbeatMs: number;
   /** Largest uploaded file, in bytes (413 beyond). */
   uploadBytes: number;
-  /** SSE streams (event streams and streamed sends) one key may hold open in one API process (429 beyond). */
-  sseStreamsPerKey: number;
+  /** Connections one user holds open in one API process: SSE streams, waiting sends, ?wait= reads (429 beyond). */
+  openStreamsPerUser: number;
+  /** API keys one user may hold (403 beyond). */
+  keysPerUser: number;
+  /** Cron triggers across one user's live agents (a deploy past it is a 403). */
+  schedulesPerUser: number;
+  /** Unanswered approvals of one user (403 for a new one beyond; ask_my_user gets a tool error). */
+  openApprovalsPerUser: number;
+  /** Bytes of uploads one user's sessions keep (403 beyond). */
+  storedBytesPerUser: number;
   /** Bytes of files (images, PDFs, text) the model is sent in one step: the files of the whole conversation. */
   turnFileBytes: number;
   /** Bytes of files one worker keeps between the model steps of its turns, all turns together (0: none kept). */
@@ -272,7 +280,12 @@ export function loadConfig(env: Env = process.env): Config {
       deltaFlushMs: int(env, 'DELTA_FLUSH_MS', 40, 1),
       sseHeartbeatMs: int(env, 'SSE_HEARTBEAT_MS', 15_000, 50),
       uploadBytes: int(env, 'UPLOAD_LIMIT_BYTES', 25 * 1024 * 1024, 1),
-      sseStreamsPerKey: int(env, 'SSE_STREAMS_PER_KEY', 50, 1),
+      // SSE_STREAMS_PER_KEY is what this was called when it counted per key; still read as a fallback.
+      openStreamsPerUser: int(env, 'OPEN_STREAMS_PER_USER', int(env, 'SSE_STREAMS_PER_KEY', 50, 1), 1),
+      keysPerUser: int(env, 'KEYS_PER_USER', 100, 1),
+      schedulesPerUser: int(env, 'SCHEDULES_PER_USER', 100, 0),
+      openApprovalsPerUser: int(env, 'OPEN_APPROVALS_PER_USER', 1000, 1),
+      storedBytesPerUser: int(env, 'STORED_BYTES_PER_USER', 1024 * 1024 * 1024, 0),
       turnFileBytes: int(env, 'TURN_FILE_BYTES_LIMIT', 50 * 1024 * 1024, 1),
       workerFileCacheBytes: int(env, 'WORKER_FILE_CACHE_BYTES', 256 * 1024 * 1024, 0),
       workerConcurrentActivities: int(env, 'WORKER_MAX_CONCURRENT_ACTIVITIES', 200, 1),

@@ -104,6 +104,28 @@ export class RateLimitedError extends problemClass('rate-limited', 'RateLimitedE
   }
 }
 
+/** A user holds as many open streams and waiting requests as it may: 429 with Retry-After. */
+export class StreamLimitError extends problemClass('stream-limit', 'StreamLimitError') {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A user holds as many API keys as it may (KEYS_PER_USER). */
+export class KeyLimitError extends problemClass('key-limit', 'KeyLimitError') {}
+
+/** A deploy would take the user's cron schedules past SCHEDULES_PER_USER. */
+export class ScheduleLimitError extends problemClass('schedule-limit', 'ScheduleLimitError') {}
+
+/** A user has as many unanswered approvals as it may (OPEN_APPROVALS_PER_USER). */
+export class ApprovalLimitError extends problemClass('approval-limit', 'ApprovalLimitError') {}
+
+/** An upload would take the user's stored bytes past STORED_BYTES_PER_USER. */
+export class StorageLimitError extends problemClass('storage-limit', 'StorageLimitError') {}
+
 /** Seconds a client is asked to wait before trying again when a dependency is down (`Retry-After`). */
 export const DEFAULT_RETRY_AFTER_SECONDS = 5;
 

@@ -70,6 +70,20 @@ export async function insertKey(
   return { apiKey: toApiKey(rows[0]!), key };
 }
 
+/**
+ * The keys a user holds, counted after locking the user's row (in `client`'s transaction), so two
+ * requests adding a key at once cannot both pass a limit on the count.
+ */
+export async function countKeysLocked(client: DbClient, userId: string): Promise<number> {
+  await client.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+  return countKeys(client, userId);
+}
+
+export async function countKeys(db: Db | DbClient, userId: string): Promise<number> {
+  const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM api_keys WHERE user_id = $1', [userId]);
+  return rows[0]!.count;
+}
+
 export async function listKeys(db: Db, userId: string): Promise<ApiKey[]> {
   const { rows } = await db.query<KeyRow>('SELECT * FROM api_keys WHERE user_id = $1 ORDER BY created_at, id', [userId]);
   return rows.map(toApiKey);

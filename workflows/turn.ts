@@ -148,11 +148,13 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
           continue;
         }
         const results: ToolResultPart[] = [];
+        // inputError first: a question past OPEN_APPROVALS_PER_USER comes with one. (Before that limit
+        // no ask_my_user call had one, so recorded histories take the same branch as they did.)
         const runTool = (call: ToolCall): Promise<ToolResultPart> =>
-          call.toolName === ASK_MY_USER
-            ? askUser(input, call)
-            : call.inputError !== undefined
-              ? Promise.resolve(inputErrorResult(call, call.inputError))
+          call.inputError !== undefined
+            ? Promise.resolve(inputErrorResult(call, call.inputError))
+            : call.toolName === ASK_MY_USER
+              ? askUser(input, call)
               : tools.runBuiltinTool({ sessionId: input.sessionId, agentId: input.agentId, revision: input.revision, call });
         for (const call of result.toolCalls) if (call.executor !== 'client') results.push(await runTool(call));
         const resultsMessageId = messageId();

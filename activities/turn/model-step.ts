@@ -32,6 +32,7 @@ import { endAsAborted } from './confirm-abort.ts';
 import { conversationFiles } from './media-files.ts';
 import { OutputMeter } from './output-limit.ts';
 import { modelAnswerLimits } from '../model/answer-limits.ts';
+import { withinQuestionLimit } from './question-limit.ts';
 import { TurnFiles } from './turn-files.ts';
 import type { Storage } from '../../lib/storage.ts';
 import { storableText } from '../../lib/storable-text.ts';
@@ -73,6 +74,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const context = Context.current();
       const attempt = context.info.attempt;
       const { bundle, skills } = await revisionOf(input.agentId, input.revision);
+      const questionsChecked = (calls: ToolCall[]) => withinQuestionLimit(deps.db, input.userId, limits.openApprovalsPerUser, calls);
       const ref = input.model
         ? { providerId: input.model.providerId || bundle.model.providerId, modelId: input.model.modelId }
         : bundle.model;
@@ -97,7 +99,11 @@ export function modelStepActivities(deps: ModelStepDeps) {
         const ended =
           input.turnTotals && (await hasTurnCompleted(deps.db, input.sessionId, input.turnId)) ? { turnCompleted: true as const } : {};
         const done = { ...resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null), ...ended, ...started };
-        return { ...done, toolCalls: classifyToolCalls(bundle, skills, done.toolCalls), ...replyErrorsOf(bundle, done, claimed.parts) };
+        return {
+          ...done,
+          toolCalls: await questionsChecked(classifyToolCalls(bundle, skills, done.toolCalls)),
+          ...replyErrorsOf(bundle, done, claimed.parts),
+        };
       }
 
       let model;
@@ -241,7 +247,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         const done = resultOf(message.id, message.parts, message.usage, message.costUsd ?? null);
         return {
           ...done,
-          toolCalls: classifyToolCalls(bundle, skills, done.toolCalls),
+          toolCalls: await questionsChecked(classifyToolCalls(bundle, skills, done.toolCalls)),
           ...replyErrorsOf(bundle, done, message.parts),
           turnUserMessageIds,
           finishReason: end?.finishReason ?? 'other',

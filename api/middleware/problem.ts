@@ -9,13 +9,14 @@ import {
   PayloadTooLargeError,
   RateLimitedError,
   ServiceError,
+  StreamLimitError,
   UnsupportedMediaTypeError,
 } from '../../lib/errors.ts';
 import { isDatabaseUnavailable } from '../../store/db.ts';
 import { isTemporalUnavailable, TEMPORAL_UNAVAILABLE } from '../temporal-call.ts';
 
 export function sendProblem(res: Response, error: ServiceError, traceId: string): void {
-  if (error instanceof RateLimitedError || error instanceof DependencyUnavailableError)
+  if (error instanceof RateLimitedError || error instanceof StreamLimitError || error instanceof DependencyUnavailableError)
     res.setHeader('Retry-After', String(error.retryAfterSeconds));
   res
     .status(error.status)

@@ -10,6 +10,8 @@ export interface RateLimiter {
   consume(bucket: string): Promise<void>;
   /** Throws RateLimitedError when `bucket` is already empty, counting nothing. */
   refuseIfSpent(bucket: string): Promise<void>;
+  /** What `bucket` has spent in its current window. */
+  spent(bucket: string): Promise<number>;
 }
 
 function limited(msBeforeNext: number): RateLimitedError {
@@ -41,6 +43,9 @@ export function createRateLimiter(options: { db: Db; points: number; windowSecon
     async refuseIfSpent(bucket) {
       const state = await limiter.get(bucket);
       if (state && state.remainingPoints <= 0) throw limited(state.msBeforeNext);
+    },
+    async spent(bucket) {
+      return (await limiter.get(bucket))?.consumedPoints ?? 0;
     },
   };
 }

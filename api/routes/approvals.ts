@@ -3,6 +3,8 @@
 // and lives in approval-links.ts. Another user's approval is 403 (ids are global, as sessions'), an unknown one 404.
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
+import { countOpenApprovals } from '../../store/user-holdings.ts';
+import { refusePastApprovalLimit } from '../user-limits.ts';
 import type { ApiDeps } from '../context.ts';
 import type { Principal } from '../../store/api-keys.ts';
 import { findAgent, getRevision } from '../../store/agents.ts';
@@ -63,6 +65,8 @@ export function approvalRoutes(deps: ApiDeps) {
             // request was not confirmed in time) joins the same approval workflow, which records it once.
             const recorded = replayed ? await getApproval(deps.db, approvalId) : undefined;
             if (recorded) return recorded;
+            if (!replayed)
+              refusePastApprovalLimit(await countOpenApprovals(deps.db, principal!.userId), deps.config.limits.openApprovalsPerUser);
             await startApproval(deps, {
               approvalId,
               userId: principal!.userId,
@@ -87,6 +91,7 @@ export function approvalRoutes(deps: ApiDeps) {
       },
     }),
     defineRoute(OPERATIONS.getApproval, {
+      holdsConnection: (_req, query) => Number(query.wait) > 0,
       maxima: { query: { wait: settings.maxWaitSeconds } },
       async handle({ req, res, params, query, principal }) {
         const found = await loadOwnedApproval(deps, principal, params.id!);

@@ -13,12 +13,12 @@ import { actIdempotently } from '../idempotency.ts';
 import { defineRoute } from '../route.ts';
 import { loadSendableSession } from '../sessions/access.ts';
 import { sendAndAnswer } from '../sessions/send.ts';
-import { streamsTurn } from '../streaming/sse.ts';
+import { holdsTurn } from '../streaming/sse.ts';
 
 export function commandRoutes(deps: ApiDeps) {
   return [
     defineRoute(OPERATIONS.runCommand, {
-      opensStream: streamsTurn,
+      holdsConnection: holdsTurn,
       async handle({ req, res, params, body, query, principal }) {
         const userId = principal!.userId;
         const agent = await findAgent(deps.db, userId, params.name!);

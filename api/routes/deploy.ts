@@ -7,6 +7,8 @@ import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { validateBundle } from '../../lib/bundle/index.ts';
+import { countCronTriggers } from '../../store/user-holdings.ts';
+import { refusePastScheduleLimit } from '../user-limits.ts';
 import { deployRevision, getRevision } from '../../store/agents.ts';
 import { reconcileSchedules } from '../triggers/schedule-reconcile.ts';
 import { secretKeys } from '../../store/secrets.ts';
@@ -41,6 +43,11 @@ export function deployRoutes(deps: ApiDeps) {
         const text = typeof req.body === 'string' ? req.body : '';
         const result = validateBundle(text, { existingSecretKeys: await secretKeys(deps.db, principal!.userId) });
         if (!result.ok) return invalid(result.errors);
+        const crons = result.bundle.triggers.filter((trigger) => trigger.kind === 'cron').length;
+        if (crons > 0) {
+          const others = await countCronTriggers(deps.db, principal!.userId, result.bundle.name);
+          refusePastScheduleLimit(others, crons, deps.config.limits.schedulesPerUser);
+        }
         const fetched = await fetchSkills(result.bundle);
         if (!fetched.ok) return invalid(fetched.errors);
         const { agent, created } = await deployRevision(deps.db, {

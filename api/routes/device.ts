@@ -4,6 +4,8 @@
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { DEVICE_POLL_INTERVAL_SECONDS, type DeviceAuthorization as DeviceAuthorizationView } from '../../contract/operations/device.ts';
 import { defineRoute } from '../route.ts';
+import { countKeys } from '../../store/api-keys.ts';
+import { refusePastKeyLimit } from '../user-limits.ts';
 import type { ApiDeps } from '../context.ts';
 import { publicBaseUrl } from '../public-url.ts';
 import { scopesToGrant } from '../key-scopes.ts';
@@ -63,6 +65,8 @@ export function deviceRoutes(deps: ApiDeps) {
 
   async function answer(typed: string, caller: Principal, status: 'approved' | 'denied') {
     const found = await unexpiredOrNotFound(deps, typed);
+    // The key is made when the device polls; a user already at the limit is told now, by name.
+    if (status === 'approved') refusePastKeyLimit(await countKeys(deps.db, caller.userId), deps.config.limits.keysPerUser);
     const answered = await answerDeviceAuthorization(
       deps.db,
       found.userCode,

@@ -2,7 +2,9 @@
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
-import { deleteKey, insertKey, listKeys, type ApiKey } from '../../store/api-keys.ts';
+import { countKeysLocked, deleteKey, insertKey, listKeys, type ApiKey } from '../../store/api-keys.ts';
+import { inTransaction } from '../../store/db.ts';
+import { refusePastKeyLimit } from '../user-limits.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { scopesToGrant } from '../key-scopes.ts';
 
@@ -22,7 +24,10 @@ export function keyRoutes(deps: ApiDeps) {
       async handle({ body, principal }) {
         const caller = principal!;
         const scopes = scopesToGrant(caller, body.scopes);
-        const { apiKey, key } = await insertKey(deps.db, { userId: caller.userId, name: body.name ?? 'unnamed', scopes });
+        const { apiKey, key } = await inTransaction(deps.db, async (client) => {
+          refusePastKeyLimit(await countKeysLocked(client, caller.userId), deps.config.limits.keysPerUser);
+          return insertKey(client, { userId: caller.userId, name: body.name ?? 'unnamed', scopes });
+        });
         return { status: 201, body: { id: apiKey.id, key, name: apiKey.name, scopes: apiKey.scopes, createdAt: apiKey.createdAt } };
       },
     }),

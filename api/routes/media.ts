@@ -6,6 +6,8 @@ import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { findMedia, insertMedia } from '../../store/media.ts';
+import { storedBytes } from '../../store/user-holdings.ts';
+import { refusePastStorageLimit } from '../user-limits.ts';
 import { NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { contentDisposition, displayFilename, isMediaKey, mediaKeyName, normalizeMediaType } from '../../lib/media-types.ts';
 import type { Storage } from '../../lib/storage.ts';
@@ -20,6 +22,9 @@ export function mediaRoutes(deps: ApiDeps, storage: Storage) {
       bodyCheckedByHandler: true,
       async handle({ req, res, params, principal }) {
         const session = await loadWritableSession(deps.db, principal, params.id!);
+        const { storedBytesPerUser } = deps.config.limits;
+        // Refused before a byte is read when the user is full already; checked with the file's size once it is in.
+        refusePastStorageLimit(await storedBytes(deps.db, principal!.userId), 0, storedBytesPerUser - 1);
         const file = await uploader.receive(req, res);
         if (!file) {
           throw new ValidationError('Send the file as multipart/form-data in a part named "file", with a filename', [
@@ -27,6 +32,7 @@ export function mediaRoutes(deps: ApiDeps, storage: Storage) {
           ]);
         }
         try {
+          refusePastStorageLimit(await storedBytes(deps.db, principal!.userId), file.size, storedBytesPerUser);
           const media = await insertMedia(deps.db, {
             sessionId: session.id,
             key: file.key,

@@ -24,7 +24,7 @@ function replayStart(header: string | undefined, after: number | undefined): num
 export function sessionEventRoutes(deps: ApiDeps) {
   return [
     defineRoute(OPERATIONS.listSessionEvents, {
-      opensStream: acceptsEventStream,
+      holdsConnection: acceptsEventStream,
       async handle({ req, res, params, query, principal }) {
         const wantsStream = acceptsEventStream(req);
         const after = wantsStream ? replayStart(req.get('last-event-id'), query.after) : (query.after ?? 0);

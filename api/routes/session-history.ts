@@ -12,7 +12,7 @@ import { newId } from '../../lib/ids.ts';
 import { loadSendableSession, loadWritableSession } from '../sessions/access.ts';
 import { revertInSession } from '../sessions/workflows.ts';
 import { answerTurn } from '../streaming/turn-answer.ts';
-import { streamsTurn } from '../streaming/sse.ts';
+import { holdsTurn } from '../streaming/sse.ts';
 
 /** The message to revert from, checked before the workflow is asked (which checks again, in order). */
 async function revertTarget(deps: ApiDeps, session: Session, messageId: string): Promise<SessionMessage> {
@@ -42,7 +42,7 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
       },
     }),
     defineRoute(OPERATIONS.regenerateReply, {
-      opensStream: streamsTurn,
+      holdsConnection: holdsTurn,
       async handle({ req, res, params, body, query, principal }) {
         const session = await loadSendableSession(deps, principal, params.id!);
         const message = await revertTarget(deps, session, body.assistantMessageId);

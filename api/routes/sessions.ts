@@ -9,7 +9,7 @@ import { OPERATIONS } from '../../contract/operations/index.ts';
 import { loadOwnedSession, loadSendableSession } from '../sessions/access.ts';
 import { abortSession } from '../sessions/workflows.ts';
 import { checkFileParts } from '../sessions/file-parts.ts';
-import { streamsTurn } from '../streaming/sse.ts';
+import { holdsTurn } from '../streaming/sse.ts';
 import { sendAndAnswer } from '../sessions/send.ts';
 import { awaitedClientToolCalls, awaitedView } from '../../store/tool-calls.ts';
 
@@ -72,7 +72,7 @@ export function sessionRoutes(deps: ApiDeps) {
       },
     }),
     defineRoute(OPERATIONS.sendMessage, {
-      opensStream: streamsTurn,
+      holdsConnection: holdsTurn,
       async handle({ req, res, params, body, query, principal }) {
         const session = await loadSendableSession(deps, principal, params.id!);
         const parts = await checkFileParts(deps.db, session.id, body.parts, deps.config.limits.turnFileBytes);

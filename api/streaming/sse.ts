@@ -57,7 +57,16 @@ export function acceptsEventStream(req: Request): boolean {
 
 /** Whether a request that starts a turn (a send, a regenerate) is answered with the turn's SSE stream. */
 export function streamsTurn(req: Request, query: { async?: unknown }): boolean {
-  return acceptsEventStream(req) && query.async !== '1' && query.async !== 'true';
+  return acceptsEventStream(req) && !isAsync(query);
+}
+
+/** Whether a request that starts a turn holds its connection until the turn ends: streamed or waiting, not ?async=1. */
+export function holdsTurn(_req: Request, query: { async?: unknown }): boolean {
+  return !isAsync(query);
+}
+
+function isAsync(query: { async?: unknown }): boolean {
+  return query.async === '1' || query.async === 'true';
 }
 
 /** Writes the SSE response; resolves when it has ended, whichever way. */

@@ -82,8 +82,9 @@ function implied(operation: Operation): Record<number, ResponseSpec> {
   }
   implied[429] = {
     description: operation.streams
-      ? 'Rate limited, or (for an SSE answer) the key already holds SSE_STREAMS_PER_KEY open streams; retry after the number of seconds in Retry-After'
-      : 'Rate limited; retry after the number of seconds in Retry-After',
+      ? 'Rate limited (`rate-limited`: RATE_LIMIT_POINTS per user), or (`stream-limit`, for an answer held open) the user already holds ' +
+        'OPEN_STREAMS_PER_USER open streams and waiting requests; retry after the number of seconds in Retry-After'
+      : 'Rate limited (`rate-limited`: RATE_LIMIT_POINTS per user, all its keys together); retry after the number of seconds in Retry-After',
   };
   implied[500] = { description: 'Server error; the body carries a trace id' };
   // PostgreSQL or Temporal down, or no worker answering: any operation may answer so, within its deadline.

@@ -190,6 +190,9 @@ export const getApproval = defineOperation({
   method: 'get',
   path: '/approval/{id}',
   summary: 'One approval, with its channel dispatches; `?wait=<seconds>` holds until it is answered or expired',
+  description:
+    'A read with `wait` above 0 holds its connection and counts toward OPEN_STREAMS_PER_USER meanwhile (429 `stream-limit` ' +
+    'with Retry-After beyond).',
   tag: 'approvals',
   auth: { kind: 'scope', scope: 'read' },
   query: {

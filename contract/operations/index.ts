@@ -7,6 +7,7 @@ import * as device from './device.ts';
 import * as codec from './codec.ts';
 import * as health from './health.ts';
 import * as usage from './usage.ts';
+import * as limits from './limits.ts';
 import * as keys from './keys.ts';
 import * as media from './media.ts';
 import * as meta from './meta.ts';
@@ -72,6 +73,7 @@ export const OPERATIONS = {
   getBundleSchema: meta.getBundleSchema,
   getOpenApi: meta.getOpenApi,
   getUsage: usage.getUsage,
+  getLimits: limits.getLimits,
   decodePayloads: codec.decodePayloads,
   encodePayloads: codec.encodePayloads,
 } as const satisfies Record<string, Operation>;

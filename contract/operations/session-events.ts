@@ -33,8 +33,9 @@ export const listSessionEvents = defineOperation({
     'With `Accept: text/event-stream`: an SSE stream of the events with `seq` above `Last-Event-ID` (header) or ' +
     '`after`, then new events as they happen; frames are `id: <seq>`, `event: <type>`, `data: <event JSON>`, with ' +
     "a `: keep-alive` comment at least every SSE_HEARTBEAT_MS. A `Last-Event-ID` (or `after`) beyond the session's " +
-    'last event is taken as that last event: the stream then carries the events that come next. A key holds at most ' +
-    'SSE_STREAMS_PER_KEY open streams (streamed sends included) per API process; one more is a 429 with Retry-After. ' +
+    'last event is taken as that last event: the stream then carries the events that come next. A user holds at most ' +
+    'OPEN_STREAMS_PER_USER open streams (streamed and waiting sends included, all its keys together) per API process; ' +
+    'one more is a 429 `stream-limit` with Retry-After. ' +
     'Otherwise one JSON page of events ' +
     'after `after`; `next` is the `after` of the following page, or null when this page reached the last event.',
   tag: 'sessions',

@@ -9,16 +9,7 @@ import { childPointer } from './pointer.ts';
 import { isRecord, type Json, type Report } from './report.ts';
 import type { ChannelProvider } from '../../contract/bundle.ts';
 
-type Kind =
-  | 'string'
-  | 'url'
-  | 'chat'
-  | 'host'
-  | 'port'
-  | 'boolean'
-  | 'address'
-  | 'addresses'
-  | 'replyAddress';
+type Kind = 'string' | 'url' | 'chat' | 'host' | 'port' | 'boolean' | 'address' | 'addresses' | 'replyAddress';
 
 interface Rules {
   /** Every setting the provider reads, in the order the error message lists them. */

@@ -15,6 +15,7 @@ import { Sessions } from './resources/sessions.ts';
 import { ToolResults } from './resources/tool-results.ts';
 import { ToolServers } from './resources/tool-servers.ts';
 import { Usage } from './resources/usage.ts';
+import { Limits } from './resources/limits.ts';
 import { Webhooks } from './resources/webhooks.ts';
 import { Transport, type FetchLike, type RequestOptions } from './transport.ts';
 
@@ -58,6 +59,8 @@ export class Client {
   readonly toolServers: ToolServers;
   /** Tokens and cost per agent and per day (`GET /usage`). */
   readonly usage: Usage;
+  /** Your limits per user and what you hold against each (`GET /limits`). */
+  readonly limits: Limits;
   readonly meta: Meta;
   private readonly transport: Transport;
 
@@ -88,6 +91,7 @@ export class Client {
     this.health = new Health(this.transport);
     this.toolServers = new ToolServers(this.transport);
     this.usage = new Usage(this.transport);
+    this.limits = new Limits(this.transport);
     this.meta = new Meta(this.transport);
   }
 

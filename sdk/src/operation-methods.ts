@@ -64,6 +64,7 @@ export const OPERATION_METHODS = {
   getBundleSchema: 'meta.bundleSchema',
   getOpenApi: 'meta.openapi',
   getUsage: 'usage.retrieve',
+  getLimits: 'limits.retrieve',
   decodePayloads: { excluded: "an operator's endpoint for the Temporal Web UI and CLI (remote codec protocol), not an application call" },
   encodePayloads: { excluded: "an operator's endpoint for the Temporal Web UI and CLI (remote codec protocol), not an application call" },
   runCommand: 'agents.runCommand',

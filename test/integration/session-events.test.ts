@@ -48,7 +48,8 @@ function openSse(url: string, who: TestUser, sessionId: string, options: { after
 }
 
 const seqs = (events: SseEvent[]) => events.map((event) => Number(event.id));
-const parsed = (events: SseEvent[]) => events.map((event) => ({ id: event.id, event: event.event, data: JSON.parse(event.data) as unknown }));
+const parsed = (events: SseEvent[]) =>
+  events.map((event) => ({ id: event.id, event: event.event, data: JSON.parse(event.data) as unknown }));
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 const reaches = (seq: number) => (event: SseEvent) => Number(event.id) >= seq;
 

@@ -2,9 +2,9 @@
 // PostgreSQL: 50 readers of a busy session each get every event once and in order while the API
 // takes the events a notice carries without reading them, and reads events too big for a notice
 // about once per wake (not once per reader), even with a reader whose
-// Last-Event-ID is beyond the end of the log, and a key holds at most
-// SSE_STREAMS_PER_KEY open streams (event streams and streamed sends alike): 429 beyond, accepted
-// again once one closes.
+// Last-Event-ID is beyond the end of the log, and a user holds at most OPEN_STREAMS_PER_USER open
+// connections (event streams, streamed and waiting sends alike), whichever of its keys opened them:
+// 429 beyond, accepted again once one closes.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
@@ -106,8 +106,8 @@ describe('one read per session per wake', () => {
   let api: TestApi;
   let user: TestUser;
   beforeAll(async () => {
-    // Every reader here uses one key: the per-key limit is the other describe's business.
-    api = await startTestApi({ SSE_STREAMS_PER_KEY: '1000' }, { wrapDb: countEventReads });
+    // Every reader here is one user: the per-user limit is the other describe's business.
+    api = await startTestApi({ OPEN_STREAMS_PER_USER: '1000' }, { wrapDb: countEventReads });
     user = await createTestUser(db);
   });
   afterAll(async () => {
@@ -198,10 +198,10 @@ describe('one read per session per wake', () => {
   });
 });
 
-describe('open streams per key', () => {
+describe('open connections per user', () => {
   let env: AgentEnv;
   beforeAll(async () => {
-    env = await startAgentEnv({ SSE_STREAMS_PER_KEY: '2' });
+    env = await startAgentEnv({ OPEN_STREAMS_PER_USER: '2' });
   });
   afterAll(async () => {
     await env?.close();
@@ -212,7 +212,11 @@ describe('open streams per key', () => {
     expect(response.headers.get('content-type')).toContain('application/problem+json');
     expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
     const problem = (await response.json()) as { status: number; detail: string };
-    expect(problem).toMatchObject({ status: 429, detail: expect.stringContaining('SSE_STREAMS_PER_KEY') });
+    expect(problem).toMatchObject({
+      type: 'https://agent-service.dev/problems/stream-limit',
+      status: 429,
+      detail: expect.stringContaining('OPEN_STREAMS_PER_USER'),
+    });
   };
 
   /** The server sees a close a moment later; until then a new stream is still a 429. */
@@ -227,7 +231,7 @@ describe('open streams per key', () => {
     return accepted!;
   };
 
-  test('a stream past SSE_STREAMS_PER_KEY is a 429 (a streamed send too, which then starts nothing); one closing frees a place', async () => {
+  test('a stream past OPEN_STREAMS_PER_USER is a 429 (a streamed or waiting send too, which then starts nothing); one closing frees a place', async () => {
     const sessionId = await env.newSession();
     const first = await reader((signal) => openSse(env.api.url, sessionId, env.user, {}, signal));
     const second = await reader((signal) => openSse(env.api.url, sessionId, env.user, {}, signal));
@@ -239,14 +243,31 @@ describe('open streams per key', () => {
         body: JSON.stringify({ parts: [{ type: 'text', text: 'hello' }] }),
       });
       await expectStreamLimit(send);
+      // A send that waits for its turn (JSON, not ?async=1) holds its connection as long: it counts too.
+      const waiting = await fetch(`${env.api.url}/session/${sessionId}`, {
+        method: 'POST',
+        headers: { ...env.user.auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ parts: [{ type: 'text', text: 'hello' }] }),
+      });
+      await expectStreamLimit(waiting);
       expect((await env.events(sessionId)).map((event) => event.type)).toEqual(['session.created']);
 
-      // Not streams, so not counted: the JSON form, and a key of its own for another client.
+      // Not held open, so not counted: the JSON form of the events, and an async send's 202.
       expect((await call(`${env.api.url}/session/${sessionId}/events`, { headers: env.user.auth })).status).toBe(200);
+      // Another key of the same user gets no more: the count is the user's.
       const other = await call<{ key: string }>(`${env.api.url}/key`, { headers: env.user.auth, json: { name: 'other client' } });
-      const otherStream = await openSse(env.api.url, sessionId, { ...env.user, auth: { authorization: `Bearer ${other.body.key}` } });
-      expect(otherStream.status).toBe(200);
-      await otherStream.body?.cancel();
+      await expectStreamLimit(await openSse(env.api.url, sessionId, { ...env.user, auth: { authorization: `Bearer ${other.body.key}` } }));
+      // Another user is not affected.
+      const stranger = await createTestUser(env.api.db);
+      const strangersAgent = await call<{ ok: boolean }>(`${env.api.url}/deploy`, {
+        headers: stranger.auth,
+        json: { name: 'strangers-agent', model: { providerId: 'openai-compatible', modelId: 'fake-model' } },
+      });
+      expect(strangersAgent.body.ok).toBe(true);
+      const strangers = await call<{ id: string }>(`${env.api.url}/agent/strangers-agent/session`, { headers: stranger.auth, json: {} });
+      const strangerStream = await openSse(env.api.url, strangers.body.id, stranger);
+      expect(strangerStream.status).toBe(200);
+      await strangerStream.body?.cancel();
 
       await first.close();
       await (await streamOnceAccepted(sessionId, 'a stream is accepted again')).body?.cancel();
