@@ -34,6 +34,7 @@ import { commandRoutes } from './routes/commands.ts';
 import { codecRoutes } from './routes/codec.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { limitRoutes } from './routes/limits.ts';
+import { budgetRoutes } from './routes/budgets.ts';
 import { codecCors } from './middleware/codec-cors.ts';
 import { serveDashboard } from './middleware/serve-dashboard.ts';
 
@@ -98,6 +99,7 @@ export function createApp(deps: ApiDeps): App {
     ...codecRoutes(deps),
     ...usageRoutes(deps),
     ...limitRoutes(deps, { requests: limiter, streams }),
+    ...budgetRoutes(deps),
   ];
 
   const failures = createRateLimiter({

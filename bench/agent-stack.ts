@@ -49,6 +49,8 @@ export interface AgentStack {
   newSession(agentName: string): Promise<string>;
   /** The waiting send: answers when the turn has ended. Anything but a completed turn throws. */
   send(agent: http.Agent, sessionId: string, text: string): Promise<TimedResponse<WaitingSendAnswer>>;
+  /** Another user of the same service (removed by close()), with the same three calls as it. */
+  otherUser(): Promise<Pick<AgentStack, 'headers' | 'deployAgent' | 'newSession' | 'send'>>;
   close(): Promise<void>;
 }
 
@@ -131,12 +133,6 @@ export async function startAgentStack(infra: Infra, log: (line: string) => void,
     );
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-    const user = await createUser(apiDb, { name: `bench-${randomBytes(4).toString('hex')}` });
-    // Agents, sessions, messages and events go with the user (ON DELETE CASCADE).
-    undo.push('bench user', () => apiDb.query('DELETE FROM users WHERE id = $1', [user.id]));
-    const { key } = await insertKey(apiDb, { userId: user.id, name: 'bench', scopes: scopesFor(user) });
-    const headers = jsonHeaders({ authorization: `Bearer ${key}` });
-
     const clientConnection = await Connection.connect({ address: infra.temporalAddress() });
     undo.push('client connection', () => clientConnection.close());
     const client = new Client({ connection: clientConnection, namespace });
@@ -147,45 +143,63 @@ export async function startAgentStack(infra: Infra, log: (line: string) => void,
 
     const setup = new http.Agent({ keepAlive: true, maxSockets: 8 });
     undo.push('setup agent', async () => setup.destroy());
+
+    /** A user with a key, and the calls a benchmark makes as it. */
+    const userCalls = async () => {
+      const user = await createUser(apiDb, { name: `bench-${randomBytes(4).toString('hex')}` });
+      // Agents, sessions, messages and events go with the user (ON DELETE CASCADE).
+      undo.push('bench user', () => apiDb.query('DELETE FROM users WHERE id = $1', [user.id]));
+      const { key } = await insertKey(apiDb, { userId: user.id, name: 'bench', scopes: scopesFor(user) });
+      const headers = jsonHeaders({ authorization: `Bearer ${key}` });
+      return {
+        headers,
+        async deployAgent(extra: Record<string, unknown> = {}) {
+          const name = `bench-${randomBytes(6).toString('hex')}`;
+          const body = JSON.stringify({
+            name,
+            model: { providerId: 'openai-compatible', modelId: 'fake-model' },
+            instructions: 'Be brief.',
+            ...extra,
+          });
+          expectStatus(
+            await timedRequest(setup, `${url}/deploy`, { method: 'POST', headers, body, timeoutMs: 30_000 }),
+            201,
+            'POST /deploy',
+          );
+          return name;
+        },
+        async newSession(agentName: string) {
+          const response = await timedRequest<{ id: string }>(setup, `${url}/agent/${agentName}/session`, {
+            method: 'POST',
+            headers,
+            body: '{}',
+            timeoutMs: 30_000,
+          });
+          const { id } = expectStatus(response, 201, 'POST /agent/<name>/session');
+          sessions.push(id);
+          return id;
+        },
+        async send(agent: http.Agent, sessionId: string, text: string) {
+          const response = await timedRequest<WaitingSendAnswer>(agent, `${url}/session/${sessionId}`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ parts: [{ type: 'text', text }] }),
+            timeoutMs: TURN_TIMEOUT_MS,
+          });
+          const answer = expectStatus(response, 200, `POST /session/${sessionId}`);
+          if (answer.status !== 'completed') throw new Error(`turn ${answer.messageId} ended ${answer.status}: ${answer.error ?? ''}`);
+          return response;
+        },
+      };
+    };
+    const first = await userCalls();
     return {
       url,
-      headers,
       fake,
       config,
       temporal: { connection: nativeConnection, client, namespace },
-      async deployAgent(extra = {}) {
-        const name = `bench-${randomBytes(6).toString('hex')}`;
-        const body = JSON.stringify({
-          name,
-          model: { providerId: 'openai-compatible', modelId: 'fake-model' },
-          instructions: 'Be brief.',
-          ...extra,
-        });
-        expectStatus(await timedRequest(setup, `${url}/deploy`, { method: 'POST', headers, body, timeoutMs: 30_000 }), 201, 'POST /deploy');
-        return name;
-      },
-      async newSession(agentName) {
-        const response = await timedRequest<{ id: string }>(setup, `${url}/agent/${agentName}/session`, {
-          method: 'POST',
-          headers,
-          body: '{}',
-          timeoutMs: 30_000,
-        });
-        const { id } = expectStatus(response, 201, 'POST /agent/<name>/session');
-        sessions.push(id);
-        return id;
-      },
-      async send(agent, sessionId, text) {
-        const response = await timedRequest<WaitingSendAnswer>(agent, `${url}/session/${sessionId}`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ parts: [{ type: 'text', text }] }),
-          timeoutMs: TURN_TIMEOUT_MS,
-        });
-        const answer = expectStatus(response, 200, `POST /session/${sessionId}`);
-        if (answer.status !== 'completed') throw new Error(`turn ${answer.messageId} ended ${answer.status}: ${answer.error ?? ''}`);
-        return response;
-      },
+      ...first,
+      otherUser: userCalls,
       close,
     };
   } catch (error) {

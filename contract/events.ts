@@ -51,6 +51,11 @@ export interface EventData {
   'message.created': { message: MessageView };
   /** `userMessageId`: the user message a regenerated turn answers (otherwise it is `turnId` itself). */
   'turn.started': { turnId: string; userMessageId?: string };
+  /**
+   * The turn waits for a place among its user's running turns (RUNNING_TURNS_PER_USER, `limit`): it
+   * starts (or goes on) by itself once one frees. Written once per turn, whichever step waited.
+   */
+  'turn.queued': { turnId: string; limit: number };
   'message.part.delta': { messageId: string; delta: string };
   'step.retry': { messageId: string; attempt: number };
   /**

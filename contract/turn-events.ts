@@ -19,6 +19,7 @@ export function turnEventFilter(turnId: string, userMessageId = turnId): (event:
         messages.add(event.message.id);
         return true;
       case 'turn.started':
+      case 'turn.queued':
       case 'turn.completed':
       case 'turn.failed':
       case 'turn.aborted':

@@ -119,6 +119,8 @@ export interface Limits {
   openApprovalsPerUser: number;
   /** Bytes of uploads one user's sessions keep (403 beyond). */
   storedBytesPerUser: number;
+  /** Model steps one user runs at once, all its sessions together; beyond, a turn waits (turn.queued). */
+  runningTurnsPerUser: number;
   /** Bytes of files (images, PDFs, text) the model is sent in one step: the files of the whole conversation. */
   turnFileBytes: number;
   /** Bytes of files one worker keeps between the model steps of its turns, all turns together (0: none kept). */
@@ -286,6 +288,7 @@ export function loadConfig(env: Env = process.env): Config {
       schedulesPerUser: int(env, 'SCHEDULES_PER_USER', 100, 0),
       openApprovalsPerUser: int(env, 'OPEN_APPROVALS_PER_USER', 1000, 1),
       storedBytesPerUser: int(env, 'STORED_BYTES_PER_USER', 1024 * 1024 * 1024, 0),
+      runningTurnsPerUser: int(env, 'RUNNING_TURNS_PER_USER', 50, 1),
       turnFileBytes: int(env, 'TURN_FILE_BYTES_LIMIT', 50 * 1024 * 1024, 1),
       workerFileCacheBytes: int(env, 'WORKER_FILE_CACHE_BYTES', 256 * 1024 * 1024, 0),
       workerConcurrentActivities: int(env, 'WORKER_MAX_CONCURRENT_ACTIVITIES', 200, 1),

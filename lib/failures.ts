@@ -31,6 +31,8 @@ export const FAILURE = {
   modelConfiguration: 'ModelConfigurationError',
   /** A step's output went past MODEL_STEP_MAX_OUTPUT_*: not retried, another attempt would stream the same. */
   modelOutputLimit: 'ModelOutputLimitExceeded',
+  /** A monthly spend budget (the user's or the agent's) is spent: no model call until it is raised or the month turns. */
+  budgetSpent: 'BudgetSpent',
   /** A reply that had to match `jsonReply.schema` still did not after its retries: the turn fails. */
   replyInvalid: 'ReplyInvalid',
   /** A message PostgreSQL cannot store (see activities/turn/bookkeeping.ts): not retried. */

@@ -34,6 +34,11 @@ export interface ModelStepInput extends TurnInput {
   startsTurn?: boolean;
   /** The turn's usage and cost before this step: given, a final answer completes the turn with the totals. */
   turnTotals?: { usage: TokenUsage; costUsd: number | null };
+  /**
+   * The turn waits (StepResult.queued) when its user already runs RUNNING_TURNS_PER_USER steps. Only
+   * turns that know to wait and ask again say so: a turn of an older worker never gets `queued`.
+   */
+  mayQueue?: boolean;
 }
 
 export interface ToolCall {
@@ -47,6 +52,11 @@ export interface ToolCall {
 }
 
 export interface StepResult {
+  /**
+   * The step did not run: its user already runs as many steps as it may (RUNNING_TURNS_PER_USER). The
+   * turn waits a moment and asks again; nothing of the step was written but the turn's `turn.queued`.
+   */
+  queued?: true;
   messageId: string;
   text: string;
   toolCalls: ToolCall[];

@@ -11,11 +11,12 @@ import {
   patched,
   proxyActivities,
   proxyLocalActivities,
+  sleep,
   uuid4,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
-import type { StepResult, ToolCall, ToolResultPart, TurnInput, TurnOutcome } from './turn-types.ts';
+import type { ModelStepInput, StepResult, ToolCall, ToolResultPart, TurnInput, TurnOutcome } from './turn-types.ts';
 import { ASK_MY_USER } from '../lib/ask-my-user.ts';
 import { askUser } from './ask-user.ts';
 import { clientTools } from './client-tools.ts';
@@ -27,6 +28,10 @@ function messageId(): string {
 
 /** A message that joins this running turn (ifBusy=steer): recorded in the turn, read by its next step. */
 export const steerSignal = defineSignal<[string]>('steer');
+
+/** How long a queued turn waits before it asks for a place again: doubling from the first, up to the most. */
+const QUEUE_WAIT_FIRST_MS = 500;
+const QUEUE_WAIT_MAX_MS = 5_000;
 
 function inputErrorResult(call: ToolCall, error: string): ToolResultPart {
   return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: error, isError: true };
@@ -67,6 +72,17 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
     if (!steers.includes(messageId)) steers.push(messageId);
   });
 
+  // A step whose user already runs RUNNING_TURNS_PER_USER steps does not run (activities/turn/step-queue.ts):
+  // the turn waits, on a timer, and asks again. Histories from before never had a `queued` result, so
+  // they take no timer here.
+  const stepInTurn = async (stepInput: ModelStepInput): Promise<StepResult> => {
+    for (let waits = 0; ; waits++) {
+      const result = await model.runModelStep(stepInput);
+      if (!result.queued) return result;
+      await sleep(Math.min(QUEUE_WAIT_MAX_MS, QUEUE_WAIT_FIRST_MS * 2 ** waits));
+    }
+  };
+
   const usage = { inputTokens: 0, outputTokens: 0 };
   let costUsd: number | null = null;
   let reply = '';
@@ -104,7 +120,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
         const own = stepsWriteTurnEvents
           ? { ...(step === 1 ? { startsTurn: true } : {}), turnTotals: { usage: { ...usage }, costUsd } }
           : {};
-        const result: StepResult = await model.runModelStep({ ...input, messageId: stepMessageId, step, ...own });
+        const result = await stepInTurn({ ...input, messageId: stepMessageId, step, ...own, mayQueue: true });
         // A worker from before the patch (in a rolling deploy) ran the step without writing the start.
         if (stepsWriteTurnEvents && step === 1 && !result.turnStarted) {
           await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });

@@ -33,6 +33,9 @@ import { conversationFiles } from './media-files.ts';
 import { OutputMeter } from './output-limit.ts';
 import { modelAnswerLimits } from '../model/answer-limits.ts';
 import { withinQuestionLimit } from './question-limit.ts';
+import { inStepSlot } from './step-queue.ts';
+import { budgetsFor } from '../../store/budgets.ts';
+import { budgetSpentMessage } from './budget-check.ts';
 import { TurnFiles } from './turn-files.ts';
 import type { Storage } from '../../lib/storage.ts';
 import { storableText } from '../../lib/storable-text.ts';
@@ -69,200 +72,209 @@ export function modelStepActivities(deps: ModelStepDeps) {
   // One per worker: every stream's delta writes of the moment share a transaction.
   const deltaCommits = new DeltaCommits(deps.db);
 
-  return {
-    async runModelStep(input: ModelStepInput): Promise<StepResult> {
-      const context = Context.current();
-      const attempt = context.info.attempt;
-      const { bundle, skills } = await revisionOf(input.agentId, input.revision);
-      const questionsChecked = (calls: ToolCall[]) => withinQuestionLimit(deps.db, input.userId, limits.openApprovalsPerUser, calls);
-      const ref = input.model
-        ? { providerId: input.model.providerId || bundle.model.providerId, modelId: input.model.modelId }
-        : bundle.model;
+  // A place lapses with the step's start-to-close timeout (workflows/turn.ts), the longest a step runs.
+  const queue = { limit: limits.runningTurnsPerUser, leaseMs: 15 * 60_000 };
 
-      // A regenerated turn writes into its user message's turn and sees the conversation up to it.
-      const turnId = input.userMessageId ?? input.turnId;
-      const claimed = await claimAssistantMessage(deps.db, {
+  return {
+    runModelStep: (input: ModelStepInput): Promise<StepResult> => inStepSlot(deps.db, queue, input, () => runModelStep(input)),
+  };
+
+  async function runModelStep(input: ModelStepInput): Promise<StepResult> {
+    const context = Context.current();
+    const attempt = context.info.attempt;
+    const { bundle, skills } = await revisionOf(input.agentId, input.revision);
+    const questionsChecked = (calls: ToolCall[]) => withinQuestionLimit(deps.db, input.userId, limits.openApprovalsPerUser, calls);
+    const ref = input.model
+      ? { providerId: input.model.providerId || bundle.model.providerId, modelId: input.model.modelId }
+      : bundle.model;
+
+    // A regenerated turn writes into its user message's turn and sees the conversation up to it.
+    const turnId = input.userMessageId ?? input.turnId;
+    const claimed = await claimAssistantMessage(deps.db, {
+      sessionId: input.sessionId,
+      turnId,
+      messageId: input.messageId,
+      attempt,
+      model: ref,
+      // The turn's first step writes its turn.started, in the transaction that makes its first message.
+      ...(input.startsTurn
+        ? { startsTurn: { turnId: input.turnId, ...(input.userMessageId ? { userMessageId: input.userMessageId } : {}) } }
+        : {}),
+    });
+    // Tells the workflow this worker saw to turn.started (one from before that would not have).
+    const started = input.startsTurn ? { turnStarted: true as const } : {};
+    if (claimed.status !== 'streaming') {
+      // This step finished before (its result was lost with a worker): report it, and the turn's end it wrote.
+      const ended =
+        input.turnTotals && (await hasTurnCompleted(deps.db, input.sessionId, input.turnId)) ? { turnCompleted: true as const } : {};
+      const done = { ...resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null), ...ended, ...started };
+      return {
+        ...done,
+        toolCalls: await questionsChecked(classifyToolCalls(bundle, skills, done.toolCalls)),
+        ...replyErrorsOf(bundle, done, claimed.parts),
+      };
+    }
+
+    // Fail closed: a budget that cannot be read (the query throws) retries the step without calling the model.
+    const spent = budgetSpentMessage(await budgetsFor(deps.db, input.userId, input.agentId), input.userId);
+    if (spent) throw nonRetryable(FAILURE.budgetSpent, spent);
+
+    let model;
+    /** Masked wherever they might surface in an error message the user reads. */
+    const inUse: string[] = [];
+    try {
+      const granted = credentialSecretNames(ref.providerId).filter((name) => bundle.secretGrants.includes(name));
+      const secrets = await readSecrets(deps.db, deps.masterKeys, input.userId, granted);
+      const credentials = providerCredentials(ref.providerId, secrets, deps.config);
+      inUse.push(...secrets.values(), ...(credentials.apiKey ? [credentials.apiKey] : []));
+      model = languageModel(ref, credentials, modelAnswerLimits(limits));
+    } catch (error) {
+      throw nonRetryable(FAILURE.modelConfiguration, (error as Error).message);
+    }
+
+    const turnKey = `${input.sessionId}:${input.turnId}`;
+    // Stops the model call once its output passes a limit; an abort of the turn stops it too.
+    const overLimit = new AbortController();
+    const meter = new OutputMeter({ maxTokens: limits.stepOutputTokens, maxBytes: limits.stepOutputBytes });
+    let keepFiles = false;
+    // No more often than the worker's heartbeat throttle sends (workers/create-worker.ts): each call
+    // costs the event loop a trip through the SDK's heartbeat pipeline into the native worker, which
+    // drops what comes faster. The step's writes do not heartbeat too.
+    const heartbeatEveryMs = heartbeatEvery(context.info.heartbeatTimeoutMs);
+    let heartbeat: NodeJS.Timeout | undefined;
+    let told: WatchedTurn | undefined;
+    const writer = new DeltaWriter(deltaCommits, { sessionId: input.sessionId, messageId: input.messageId, attempt }, deps.deltaFlushMs);
+    try {
+      heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
+      told = deps.abortNotices?.watch(input.sessionId, input.turnId);
+      const history = await conversation(deps.db, input.sessionId, turnId);
+      // What the step saw of its turn: a message steering the turn after this read needs another step.
+      const turnUserMessageIds = history
+        .filter((message) => message.role === 'user' && message.turnId === turnId)
+        .map((message) => message.id);
+      const resolveFile = await conversationFiles(deps, input.sessionId, history, {
+        limitBytes: limits.turnFileBytes,
+        files: turnFiles,
+        turnKey,
+      });
+      const stream = streamModelCall({
+        model,
+        instructions: withReplyFormat(systemPrompt(bundle, skills), bundle),
+        messages: toModelMessages(history, { resolveFile }),
+        // A turn that must end in a structured reply may be told to do it without tools (allowSubtasks: false).
+        tools: bundle.jsonReply && !bundle.jsonReply.allowSubtasks ? {} : modelToolSet(bundle, skills),
+        ...(bundle.jsonReply
+          ? { output: Output.object({ schema: jsonSchema(bundle.jsonReply.schema as JSONSchema7), name: 'reply' }) }
+          : {}),
+        ...(limits.sendStepOutputTokens ? { maxOutputTokens: limits.stepOutputTokens } : {}),
+        abortSignal: AbortSignal.any([context.cancellationSignal, overLimit.signal, ...(told ? [told.signal] : [])]),
+      });
+      let text = '';
+      const toolCalls: ToolCall[] = [];
+      let streamError: unknown;
+      let limitError: string | undefined;
+      let end: Extract<ModelCallPart, { type: 'model-call-end' }> | undefined;
+      // The turn's first token, as its user sees it: the first text of its first step's first attempt.
+      let firstToken = input.step === 1 && attempt === 1;
+      for await (const part of stream) {
+        limitError = meter.count(part);
+        if (limitError) {
+          overLimit.abort();
+          break;
+        }
+        if (part.type === 'text-delta') {
+          // A NUL in a model's output would fail every write of this step, and of the steps
+          // sharing its delta transaction; the same replacement keeps deltas and final text equal.
+          const piece = storableText(part.text);
+          text += piece;
+          writer.push(piece);
+          if (firstToken) {
+            firstToken = false;
+            recordFirstToken(deps.db, input.sessionId, input.turnId);
+          }
+        } else if (part.type === 'tool-call') {
+          toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+        } else if (part.type === 'model-call-end') {
+          end = part;
+        } else if (part.type === 'error') {
+          streamError = part.error;
+        }
+      }
+      // Whatever was streamed before an abort or error stays readable: flush it first.
+      await writer.flush();
+      if (context.cancellationSignal.aborted) throw new CancelledFailure('The turn was aborted');
+      if (told?.signal.aborted) await endAsAborted(context);
+      if (limitError) throw nonRetryable(FAILURE.modelOutputLimit, limitError);
+      if (streamError !== undefined) {
+        const { retryable, message } = classifyModelError(streamError, { providerId: ref.providerId, secrets: inUse });
+        // Another attempt of this step, here most likely, sends the same files.
+        keepFiles = retryable;
+        throw retryable ? ApplicationFailure.retryable(message, FAILURE.modelTransient) : nonRetryable(FAILURE.modelRejected, message);
+      }
+
+      // A stream that ends without its finish part (a provider that just closes the connection) has
+      // no usage to report; its text and tool calls are kept all the same, as streamText kept them.
+      const usage = end?.usage;
+      const tokens = { inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0 };
+      const cost = usage ? costUsd(ref, usage, end?.providerMetadata) : null;
+      // A structured reply keeps its JSON beside the text it was read from.
+      const reply = bundle.jsonReply && toolCalls.length === 0 ? checkJsonReply(bundle.jsonReply, text) : undefined;
+      const parts: MessagePart[] = [
+        ...(text ? [{ type: 'text' as const, text }] : []),
+        ...toolCalls.map((call) => ({ type: 'tool-call' as const, ...call })),
+        ...(reply?.ok ? [{ type: 'json' as const, json: reply.json }] : []),
+      ];
+      const classified = classifyToolCalls(bundle, skills, toolCalls);
+      // A final answer (no tool call, a valid structured reply) ends the turn in the same transaction.
+      const final = toolCalls.length === 0 && (!reply || reply.ok);
+      const completesTurn =
+        input.turnTotals && final
+          ? {
+              turnId: input.turnId,
+              messagesTurnId: turnId,
+              readUserMessageIds: turnUserMessageIds,
+              priorUsage: input.turnTotals.usage,
+              priorCostUsd: input.turnTotals.costUsd,
+            }
+          : undefined;
+      const { message, turnCompleted, turnAgeSeconds } = await finishAssistantMessage(deps.db, {
         sessionId: input.sessionId,
-        turnId,
         messageId: input.messageId,
         attempt,
-        model: ref,
-        // The turn's first step writes its turn.started, in the transaction that makes its first message.
-        ...(input.startsTurn
-          ? { startsTurn: { turnId: input.turnId, ...(input.userMessageId ? { userMessageId: input.userMessageId } : {}) } }
-          : {}),
+        parts,
+        status: 'complete',
+        usage: tokens,
+        costUsd: cost,
+        events: () =>
+          classified.map(({ inputError: _inputError, executor, ...call }) => ({
+            type: 'tool.call' as const,
+            data: { messageId: input.messageId, ...call, executor: executor ?? ('service' as const) },
+          })),
+        ...(completesTurn ? { completesTurn } : {}),
       });
-      // Tells the workflow this worker saw to turn.started (one from before that would not have).
-      const started = input.startsTurn ? { turnStarted: true as const } : {};
-      if (claimed.status !== 'streaming') {
-        // This step finished before (its result was lost with a worker): report it, and the turn's end it wrote.
-        const ended =
-          input.turnTotals && (await hasTurnCompleted(deps.db, input.sessionId, input.turnId)) ? { turnCompleted: true as const } : {};
-        const done = { ...resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null), ...ended, ...started };
-        return {
-          ...done,
-          toolCalls: await questionsChecked(classifyToolCalls(bundle, skills, done.toolCalls)),
-          ...replyErrorsOf(bundle, done, claimed.parts),
-        };
-      }
-
-      let model;
-      /** Masked wherever they might surface in an error message the user reads. */
-      const inUse: string[] = [];
-      try {
-        const granted = credentialSecretNames(ref.providerId).filter((name) => bundle.secretGrants.includes(name));
-        const secrets = await readSecrets(deps.db, deps.masterKeys, input.userId, granted);
-        const credentials = providerCredentials(ref.providerId, secrets, deps.config);
-        inUse.push(...secrets.values(), ...(credentials.apiKey ? [credentials.apiKey] : []));
-        model = languageModel(ref, credentials, modelAnswerLimits(limits));
-      } catch (error) {
-        throw nonRetryable(FAILURE.modelConfiguration, (error as Error).message);
-      }
-
-      const turnKey = `${input.sessionId}:${input.turnId}`;
-      // Stops the model call once its output passes a limit; an abort of the turn stops it too.
-      const overLimit = new AbortController();
-      const meter = new OutputMeter({ maxTokens: limits.stepOutputTokens, maxBytes: limits.stepOutputBytes });
-      let keepFiles = false;
-      // No more often than the worker's heartbeat throttle sends (workers/create-worker.ts): each call
-      // costs the event loop a trip through the SDK's heartbeat pipeline into the native worker, which
-      // drops what comes faster. The step's writes do not heartbeat too.
-      const heartbeatEveryMs = heartbeatEvery(context.info.heartbeatTimeoutMs);
-      let heartbeat: NodeJS.Timeout | undefined;
-      let told: WatchedTurn | undefined;
-      const writer = new DeltaWriter(deltaCommits, { sessionId: input.sessionId, messageId: input.messageId, attempt }, deps.deltaFlushMs);
-      try {
-        heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
-        told = deps.abortNotices?.watch(input.sessionId, input.turnId);
-        const history = await conversation(deps.db, input.sessionId, turnId);
-        // What the step saw of its turn: a message steering the turn after this read needs another step.
-        const turnUserMessageIds = history
-          .filter((message) => message.role === 'user' && message.turnId === turnId)
-          .map((message) => message.id);
-        const resolveFile = await conversationFiles(deps, input.sessionId, history, {
-          limitBytes: limits.turnFileBytes,
-          files: turnFiles,
-          turnKey,
-        });
-        const stream = streamModelCall({
-          model,
-          instructions: withReplyFormat(systemPrompt(bundle, skills), bundle),
-          messages: toModelMessages(history, { resolveFile }),
-          // A turn that must end in a structured reply may be told to do it without tools (allowSubtasks: false).
-          tools: bundle.jsonReply && !bundle.jsonReply.allowSubtasks ? {} : modelToolSet(bundle, skills),
-          ...(bundle.jsonReply
-            ? { output: Output.object({ schema: jsonSchema(bundle.jsonReply.schema as JSONSchema7), name: 'reply' }) }
-            : {}),
-          ...(limits.sendStepOutputTokens ? { maxOutputTokens: limits.stepOutputTokens } : {}),
-          abortSignal: AbortSignal.any([context.cancellationSignal, overLimit.signal, ...(told ? [told.signal] : [])]),
-        });
-        let text = '';
-        const toolCalls: ToolCall[] = [];
-        let streamError: unknown;
-        let limitError: string | undefined;
-        let end: Extract<ModelCallPart, { type: 'model-call-end' }> | undefined;
-        // The turn's first token, as its user sees it: the first text of its first step's first attempt.
-        let firstToken = input.step === 1 && attempt === 1;
-        for await (const part of stream) {
-          limitError = meter.count(part);
-          if (limitError) {
-            overLimit.abort();
-            break;
-          }
-          if (part.type === 'text-delta') {
-            // A NUL in a model's output would fail every write of this step, and of the steps
-            // sharing its delta transaction; the same replacement keeps deltas and final text equal.
-            const piece = storableText(part.text);
-            text += piece;
-            writer.push(piece);
-            if (firstToken) {
-              firstToken = false;
-              recordFirstToken(deps.db, input.sessionId, input.turnId);
-            }
-          } else if (part.type === 'tool-call') {
-            toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
-          } else if (part.type === 'model-call-end') {
-            end = part;
-          } else if (part.type === 'error') {
-            streamError = part.error;
-          }
-        }
-        // Whatever was streamed before an abort or error stays readable: flush it first.
-        await writer.flush();
-        if (context.cancellationSignal.aborted) throw new CancelledFailure('The turn was aborted');
-        if (told?.signal.aborted) await endAsAborted(context);
-        if (limitError) throw nonRetryable(FAILURE.modelOutputLimit, limitError);
-        if (streamError !== undefined) {
-          const { retryable, message } = classifyModelError(streamError, { providerId: ref.providerId, secrets: inUse });
-          // Another attempt of this step, here most likely, sends the same files.
-          keepFiles = retryable;
-          throw retryable ? ApplicationFailure.retryable(message, FAILURE.modelTransient) : nonRetryable(FAILURE.modelRejected, message);
-        }
-
-        // A stream that ends without its finish part (a provider that just closes the connection) has
-        // no usage to report; its text and tool calls are kept all the same, as streamText kept them.
-        const usage = end?.usage;
-        const tokens = { inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0 };
-        const cost = usage ? costUsd(ref, usage, end?.providerMetadata) : null;
-        // A structured reply keeps its JSON beside the text it was read from.
-        const reply = bundle.jsonReply && toolCalls.length === 0 ? checkJsonReply(bundle.jsonReply, text) : undefined;
-        const parts: MessagePart[] = [
-          ...(text ? [{ type: 'text' as const, text }] : []),
-          ...toolCalls.map((call) => ({ type: 'tool-call' as const, ...call })),
-          ...(reply?.ok ? [{ type: 'json' as const, json: reply.json }] : []),
-        ];
-        const classified = classifyToolCalls(bundle, skills, toolCalls);
-        // A final answer (no tool call, a valid structured reply) ends the turn in the same transaction.
-        const final = toolCalls.length === 0 && (!reply || reply.ok);
-        const completesTurn =
-          input.turnTotals && final
-            ? {
-                turnId: input.turnId,
-                messagesTurnId: turnId,
-                readUserMessageIds: turnUserMessageIds,
-                priorUsage: input.turnTotals.usage,
-                priorCostUsd: input.turnTotals.costUsd,
-              }
-            : undefined;
-        const { message, turnCompleted, turnAgeSeconds } = await finishAssistantMessage(deps.db, {
-          sessionId: input.sessionId,
-          messageId: input.messageId,
-          attempt,
-          parts,
-          status: 'complete',
-          usage: tokens,
-          costUsd: cost,
-          events: () =>
-            classified.map(({ inputError: _inputError, executor, ...call }) => ({
-              type: 'tool.call' as const,
-              data: { messageId: input.messageId, ...call, executor: executor ?? ('service' as const) },
-            })),
-          ...(completesTurn ? { completesTurn } : {}),
-        });
-        if (turnAgeSeconds !== undefined) recordTurnDuration('completed', turnAgeSeconds);
-        recordStepUsage(ref.providerId, tokens, cost);
-        // The next step sends the same files; keep them only if it follows at once. A question to a
-        // person (or a client's tool) may take days, and the files are read again then.
-        keepFiles = allRunByService(bundle, toolCalls, skills);
-        const done = resultOf(message.id, message.parts, message.usage, message.costUsd ?? null);
-        return {
-          ...done,
-          toolCalls: await questionsChecked(classifyToolCalls(bundle, skills, done.toolCalls)),
-          ...replyErrorsOf(bundle, done, message.parts),
-          turnUserMessageIds,
-          finishReason: end?.finishReason ?? 'other',
-          ...(turnCompleted ? { turnCompleted: true } : {}),
-          ...started,
-        };
-      } finally {
-        clearInterval(heartbeat);
-        told?.stop();
-        writer.close();
-        if (keepFiles) turnFiles.keep(turnKey);
-        else turnFiles.release(turnKey);
-      }
-    },
-  };
+      if (turnAgeSeconds !== undefined) recordTurnDuration('completed', turnAgeSeconds);
+      recordStepUsage(ref.providerId, tokens, cost);
+      // The next step sends the same files; keep them only if it follows at once. A question to a
+      // person (or a client's tool) may take days, and the files are read again then.
+      keepFiles = allRunByService(bundle, toolCalls, skills);
+      const done = resultOf(message.id, message.parts, message.usage, message.costUsd ?? null);
+      return {
+        ...done,
+        toolCalls: await questionsChecked(classifyToolCalls(bundle, skills, done.toolCalls)),
+        ...replyErrorsOf(bundle, done, message.parts),
+        turnUserMessageIds,
+        finishReason: end?.finishReason ?? 'other',
+        ...(turnCompleted ? { turnCompleted: true } : {}),
+        ...started,
+      };
+    } finally {
+      clearInterval(heartbeat);
+      told?.stop();
+      writer.close();
+      if (keepFiles) turnFiles.keep(turnKey);
+      else turnFiles.release(turnKey);
+    }
+  }
 }
 
 function withReplyFormat(prompt: string | undefined, bundle: Bundle): string | undefined {

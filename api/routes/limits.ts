@@ -2,6 +2,7 @@
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { countKeys } from '../../store/api-keys.ts';
 import { countCronTriggers, countOpenApprovals, storedBytes } from '../../store/user-holdings.ts';
+import { runningSteps } from '../../store/step-slots.ts';
 import type { ApiDeps } from '../context.ts';
 import type { RateLimiter } from '../middleware/rate-limit.ts';
 import { defineRoute } from '../route.ts';
@@ -13,12 +14,13 @@ export function limitRoutes(deps: ApiDeps, counters: { requests: RateLimiter; st
     defineRoute(OPERATIONS.getLimits, {
       async handle({ principal }) {
         const userId = principal!.userId;
-        const [keys, requests, schedules, openApprovals, stored] = await Promise.all([
+        const [keys, requests, schedules, openApprovals, stored, running] = await Promise.all([
           countKeys(deps.db, userId),
           counters.requests.spent(`user:${userId}`),
           countCronTriggers(deps.db, userId),
           countOpenApprovals(deps.db, userId),
           storedBytes(deps.db, userId),
+          runningSteps(deps.db, userId),
         ]);
         return {
           status: 200,
@@ -34,6 +36,7 @@ export function limitRoutes(deps: ApiDeps, counters: { requests: RateLimiter; st
             schedules: { limit: limits.schedulesPerUser, used: schedules, setting: 'SCHEDULES_PER_USER' },
             openApprovals: { limit: limits.openApprovalsPerUser, used: openApprovals, setting: 'OPEN_APPROVALS_PER_USER' },
             storedBytes: { limit: limits.storedBytesPerUser, used: stored, setting: 'STORED_BYTES_PER_USER' },
+            runningTurns: { limit: limits.runningTurnsPerUser, used: running, setting: 'RUNNING_TURNS_PER_USER' },
           },
         };
       },

@@ -8,6 +8,7 @@ import * as codec from './codec.ts';
 import * as health from './health.ts';
 import * as usage from './usage.ts';
 import * as limits from './limits.ts';
+import * as budgets from './budgets.ts';
 import * as keys from './keys.ts';
 import * as media from './media.ts';
 import * as meta from './meta.ts';
@@ -74,6 +75,8 @@ export const OPERATIONS = {
   getOpenApi: meta.getOpenApi,
   getUsage: usage.getUsage,
   getLimits: limits.getLimits,
+  setAgentBudget: budgets.setAgentBudget,
+  setUserBudget: budgets.setUserBudget,
   decodePayloads: codec.decodePayloads,
   encodePayloads: codec.encodePayloads,
 } as const satisfies Record<string, Operation>;

@@ -24,7 +24,8 @@ export const getLimits = defineOperation({
     '`?wait=` reads open at once on the API process that answers; 429 `stream-limit` with Retry-After beyond), `requests` (in ' +
     'the current window of `windowSeconds`; 429 `rate-limited` with Retry-After beyond), `schedules` (cron triggers of your live ' +
     'agents; a deploy past it is a 403 `schedule-limit`), `openApprovals` (unanswered; 403 `approval-limit` for a new one, a tool ' +
-    'error for an agent asking), `storedBytes` (uploads; 403 `storage-limit`).',
+    'error for an agent asking), `storedBytes` (uploads; 403 `storage-limit`), `runningTurns` (model steps running at once; ' +
+    'beyond, a turn waits durably and says so with `turn.queued`, it is not refused).',
   tag: 'keys',
   auth: { kind: 'scope', scope: 'read' },
   responses: {
@@ -32,7 +33,7 @@ export const getLimits = defineOperation({
       description: 'Each limit with its use',
       schema: {
         type: 'object',
-        required: ['keys', 'openStreams', 'requests', 'schedules', 'openApprovals', 'storedBytes'],
+        required: ['keys', 'openStreams', 'requests', 'schedules', 'openApprovals', 'storedBytes', 'runningTurns'],
         properties: {
           keys: LIMIT('API keys'),
           openStreams: LIMIT('Connections held open on the API process that answered (each process counts its own)'),
@@ -44,6 +45,7 @@ export const getLimits = defineOperation({
           schedules: LIMIT('Cron triggers across your live agents'),
           openApprovals: LIMIT('Approvals not yet answered or expired'),
           storedBytes: LIMIT("Bytes of your sessions' uploads"),
+          runningTurns: LIMIT('Turns running a model step now, all your sessions together; beyond, a turn waits (`turn.queued`)'),
         },
       },
     },

@@ -15,7 +15,8 @@ export const getUsage = defineOperation({
   path: '/usage',
   summary: 'Tokens and cost of your agents, in total and per day',
   description:
-    '`agents`: each live agent with its sessions and their totals. `daily`: per agent and UTC day, the replies completed that day ' +
+    '`agents`: each live agent with its sessions and their totals, and its monthly budget and spend. `budget`: your own monthly ' +
+    'budget and spend. `daily`: per agent and UTC day, the replies completed that day ' +
     '(days without replies are absent), for the last `days` days including today.',
   tag: 'agents',
   auth: { kind: 'scope', scope: 'read' },
@@ -29,15 +30,35 @@ export const getUsage = defineOperation({
       description: 'Totals per agent, and per agent and day',
       schema: {
         type: 'object',
-        required: ['since', 'agents', 'daily'],
+        required: ['since', 'agents', 'daily', 'budget'],
         properties: {
           since: { ...TIME, description: 'Start (00:00 UTC) of the first day of `daily`' },
+          budget: {
+            type: 'object',
+            description: 'Your monthly spend budget (set by an admin; null: none) and what your agents spent this UTC month',
+            required: ['month', 'monthlyUsd', 'spentUsd'],
+            properties: {
+              month: { type: 'string', description: 'YYYY-MM (UTC)' },
+              monthlyUsd: { type: ['number', 'null'] },
+              spentUsd: { type: 'number' },
+            },
+          },
           agents: {
             type: 'array',
             items: {
               type: 'object',
-              required: ['agentId', 'name', 'sessions', 'inputTokens', 'outputTokens', 'costUsd'],
-              properties: { agentId: { type: 'string' }, name: { type: 'string' }, sessions: { type: 'integer' }, ...TOTALS },
+              required: ['agentId', 'name', 'sessions', 'inputTokens', 'outputTokens', 'costUsd', 'monthlyBudgetUsd', 'monthSpentUsd'],
+              properties: {
+                agentId: { type: 'string' },
+                name: { type: 'string' },
+                sessions: { type: 'integer' },
+                ...TOTALS,
+                monthlyBudgetUsd: {
+                  type: ['number', 'null'],
+                  description: "The agent's monthly budget (PUT /agent/<name>/budget); null: none",
+                },
+                monthSpentUsd: { type: 'number', description: 'What the agent spent this UTC month' },
+              },
             },
           },
           daily: {

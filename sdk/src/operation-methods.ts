@@ -65,6 +65,8 @@ export const OPERATION_METHODS = {
   getOpenApi: 'meta.openapi',
   getUsage: 'usage.retrieve',
   getLimits: 'limits.retrieve',
+  setAgentBudget: 'agents.setBudget',
+  setUserBudget: 'admin.users.setBudget',
   decodePayloads: { excluded: "an operator's endpoint for the Temporal Web UI and CLI (remote codec protocol), not an application call" },
   encodePayloads: { excluded: "an operator's endpoint for the Temporal Web UI and CLI (remote codec protocol), not an application call" },
   runCommand: 'agents.runCommand',

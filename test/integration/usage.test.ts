@@ -27,9 +27,28 @@ test('per agent and per day, for this user only', async ({ env }) => {
 
   const usage = await client.usage.retrieve({ days: 7 });
   expect(usage.agents).toEqual([
-    { agentId: busy.agentId, name: 'busy', sessions: 2, inputTokens: 200, outputTokens: 40, costUsd: 0 },
-    { agentId: quiet.agentId, name: 'quiet', sessions: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    {
+      agentId: busy.agentId,
+      name: 'busy',
+      sessions: 2,
+      inputTokens: 200,
+      outputTokens: 40,
+      costUsd: 0,
+      monthlyBudgetUsd: null,
+      monthSpentUsd: 0,
+    },
+    {
+      agentId: quiet.agentId,
+      name: 'quiet',
+      sessions: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd: 0,
+      monthlyBudgetUsd: null,
+      monthSpentUsd: 0,
+    },
   ]);
+  expect(usage.budget).toEqual({ month: new Date().toISOString().slice(0, 7), monthlyUsd: null, spentUsd: 0 });
   const today = new Date().toISOString().slice(0, 10);
   expect(usage.daily).toEqual([{ day: today, agentId: busy.agentId, replies: 2, inputTokens: 200, outputTokens: 40, costUsd: 0 }]);
   const since = new Date(usage.since);

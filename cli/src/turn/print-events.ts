@@ -42,6 +42,9 @@ export class TurnPrinter {
           style.dim(`← ${event.toolName}: `) + (event.isError ? style.red(shorten(event.output)) : style.dim(shorten(event.output))),
         );
         return;
+      case 'turn.queued':
+        this.note(style.yellow(`(waiting: your user already runs ${event.limit} turns at once; this one starts when one ends)`));
+        return;
       case 'reply.invalid':
         this.note(style.yellow(`(the reply did not match its schema: ${event.errors.join('; ')}; asked again)`));
         return;

@@ -108,6 +108,7 @@ export function applyEvent(before: Conversation, event: SessionEvent): Conversat
     case 'message.completed':
       return withMessage(state, event.message);
     case 'turn.started':
+    case 'turn.queued':
       return { ...state, status: 'running' };
     case 'message.part.delta':
       return updateMessage(state, event.messageId, (message) => ({ ...message, streamed: message.streamed + event.delta }));

@@ -1,6 +1,7 @@
 import type {
   AgentDetail,
   AgentList,
+  Budget,
   Bundle,
   CommandBody,
   CommandReply,
@@ -49,6 +50,14 @@ export class Agents extends Resource {
 
   revision(name: string, revision: number, options?: RequestOptions): Promise<Revision> {
     return this.transport.json({ method: 'GET', path: path`/agent/${name}/revisions/${revision}`, idempotent: true }, options);
+  }
+
+  /**
+   * Sets the agent's spend budget in USD per UTC calendar month (null removes it): once spent, its
+   * turns fail before calling the model until it is raised or the month turns.
+   */
+  setBudget(name: string, monthlyUsd: number | null, options?: RequestOptions): Promise<Budget> {
+    return this.transport.json({ method: 'PUT', path: path`/agent/${name}/budget`, json: { monthlyUsd }, idempotent: true }, options);
   }
 
   /** Deletes the agent, its schedules and its memory; its sessions answer 410 to new sends. */

@@ -1,0 +1,85 @@
+// A user's turns share the workers with everyone's: past RUNNING_TURNS_PER_USER running at once, a
+// turn waits, durably, instead of taking another activity slot. It says so once (`turn.queued`),
+// starts by itself when the user's running turn ends, and another user's turn meanwhile is not held.
+import { expect } from 'vitest';
+import { agentTest } from '../helpers/harness/fixtures.ts';
+import { call } from '../helpers/client/request.ts';
+import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+import type { FakeRequest } from '../helpers/fakes/fake-model.ts';
+import type { SessionEvent } from '../../contract/events.ts';
+
+const test = agentTest({ RUNNING_TURNS_PER_USER: '1' });
+
+async function sessionOf(env: AgentEnv, who: TestUser): Promise<string> {
+  const name = `agent-${Math.random().toString(36).slice(2, 10)}`;
+  const deployed = await call<{ ok: boolean }>(`${env.api.url}/deploy`, {
+    headers: who.auth,
+    json: { name, model: { providerId: 'openai-compatible', modelId: 'fake-model' } },
+  });
+  expect(deployed.body.ok).toBe(true);
+  return (await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: who.auth, json: {} })).body.id;
+}
+
+const lastUserText = (request: FakeRequest) => JSON.stringify((request.body.messages as { content: unknown }[]).at(-1)?.content);
+
+async function eventsOf(
+  env: AgentEnv,
+  who: TestUser,
+  sessionId: string,
+  done: (events: SessionEvent[]) => boolean,
+): Promise<SessionEvent[]> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const page = await call<{ events: SessionEvent[] }>(`${env.api.url}/session/${sessionId}/events?limit=1000`, { headers: who.auth });
+    if (done(page.body.events) || Date.now() > deadline) return page.body.events;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const ended = (events: SessionEvent[]) => events.some((event) => event.type === 'turn.completed' || event.type === 'turn.failed');
+
+test(
+  'a second turn of the same user waits for the first, says so once, then runs; another user is not held',
+  { timeout: 60_000 },
+  async ({ env }) => {
+    const user = await createTestUser(env.api.db);
+    const bystander = await createTestUser(env.api.db);
+    const [first, second, theirs] = [await sessionOf(env, user), await sessionOf(env, user), await sessionOf(env, bystander)];
+    let firstDoneWhenSecondAsked: boolean | undefined;
+    env.fake.setHandler((request) => {
+      const said = lastUserText(request);
+      if (said.includes('slow')) return { text: 'First, at last.', delayMs: 3_000 };
+      if (said.includes('second')) {
+        firstDoneWhenSecondAsked = env.fake.requests.find((earlier) => lastUserText(earlier).includes('slow'))?.completed;
+        return { text: 'Second.' };
+      }
+      return { text: 'Not held.' };
+    });
+
+    const sendAsync = (who: TestUser, sessionId: string, text: string) =>
+      call(`${env.api.url}/session/${sessionId}?async=1`, { headers: who.auth, json: { parts: [{ type: 'text', text }] } });
+    expect((await sendAsync(user, first, 'slow one')).status).toBe(202);
+    await env.fake.waitForRequests(1, 20_000);
+    expect((await sendAsync(user, second, 'the second one')).status).toBe(202);
+
+    // The second turn waits, and says so, while the first one's step runs; another user's turn runs meanwhile.
+    const waiting = await eventsOf(env, user, second, (events) => events.some((event) => event.type === 'turn.queued'));
+    expect(waiting.find((event) => event.type === 'turn.queued')).toMatchObject({ limit: 1 });
+    const served = await call<{ status: string; reply: string }>(`${env.api.url}/session/${theirs}`, {
+      headers: bystander.auth,
+      json: { parts: [{ type: 'text', text: 'hello' }] },
+    });
+    expect(served.body).toMatchObject({ status: 'completed', reply: 'Not held.' });
+    expect(ended(await eventsOf(env, user, first, () => true))).toBe(false);
+
+    const done = await eventsOf(env, user, second, ended);
+    expect(done.filter((event) => event.type === 'turn.queued')).toHaveLength(1);
+    expect(done.at(-1)).toMatchObject({ type: 'turn.completed' });
+    expect(firstDoneWhenSecondAsked).toBe(true);
+    expect((await eventsOf(env, user, first, ended)).at(-1)).toMatchObject({ type: 'turn.completed' });
+    const theirEvents = await eventsOf(env, bystander, theirs, ended);
+    expect(theirEvents.some((event) => event.type === 'turn.queued')).toBe(false);
+    env.fake.setHandler(undefined);
+  },
+);
