@@ -1,9 +1,11 @@
 // One user floods, another one asks: how long the quiet user's turns take while a flooding user has
 // FLOOD turns running on a slow model, beside the same turns with nobody flooding. The ratio is what
-// the flood costs everyone else; RUNNING_TURNS_PER_USER (its default here) is what bounds it: past it
-// the flooder's turns wait (`turn.queued`) instead of taking more of the worker's activity slots.
+// the flood costs everyone else. Measured twice: with RUNNING_TURNS_PER_USER below the flood (past
+// it the flooder's turns wait, `turn.queued`, instead of taking more of the worker) and with a limit
+// the flood never reaches. API, worker and fake model share one process here, as in every bench.
 import http from 'node:http';
 import type { Benchmark } from './benchmark.ts';
+import type { Infra } from './infra.ts';
 import { startAgentStack } from './agent-stack.ts';
 import { summarize } from './measure.ts';
 
@@ -13,6 +15,8 @@ const QUIET_TURNS = 5;
 const SLOW_CHUNKS = 40;
 const SLOW_CHUNK_MS = 100;
 const ROUNDS = 2;
+/** What the flooding user's messages say, and nobody else's: the fake answers them slowly. */
+const FLOOD_MARK = 'FLOODING-TURN';
 
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
@@ -21,17 +25,31 @@ const fairness: Benchmark = {
   description: `a quiet user's ${QUIET_TURNS} turns, one after another, with and without another user's ${FLOOD} turns on a slow model`,
   needs: ['postgres', 'temporal'],
   async run({ infra, log }) {
+    // A limit the flood passes (the default is above this flood), and one it never reaches.
+    const limited = await measure(infra, log, { RUNNING_TURNS_PER_USER: String(FLOOD / 5) });
+    const unlimited = await measure(infra, log, { RUNNING_TURNS_PER_USER: String(FLOOD * 10) });
+    return { limited, unlimited };
+  },
+};
+
+async function measure(infra: Infra, log: (line: string) => void, env: Record<string, string>): Promise<Record<string, unknown>> {
+  {
     const stack = await startAgentStack(infra, log, {
       fake: { defaultScript: { text: 'Quiet answer.' } },
       // A pool for a hundred turns' steps and their writes at once.
       poolSize: 40,
+      // The flood's waiting sends are connections held open: room for all of them (the limit on
+      // connections is not what this measures).
+      env: { OPEN_STREAMS_PER_USER: String(FLOOD * 2), ...env },
     });
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    // A connection per quiet turn: between rounds the socket idles past the server's keep-alive, and a
+    // reused one may be closed under the request.
+    const agent = new http.Agent({ keepAlive: false, maxSockets: 1 });
     const floodAgent = new http.Agent({ keepAlive: true, maxSockets: FLOOD });
     try {
       stack.fake.setHandler((request) => {
         const said = JSON.stringify((request.body.messages as { content: unknown }[]).at(-1)?.content);
-        return said.includes('flood')
+        return said.includes(FLOOD_MARK)
           ? { text: Array.from({ length: SLOW_CHUNKS }, (_, i) => `w${i} `), chunkDelayMs: SLOW_CHUNK_MS }
           : { text: 'Quiet answer.' };
       });
@@ -46,7 +64,7 @@ const fairness: Benchmark = {
         return samples;
       };
 
-      log('warming up');
+      log(`RUNNING_TURNS_PER_USER ${stack.config.limits.runningTurnsPerUser}: warming up`);
       await quietTurns('warm-up');
       const calm: number[] = [];
       const flooded: number[] = [];
@@ -57,7 +75,9 @@ const fairness: Benchmark = {
 
         log(`round ${round}: ${FLOOD} flooding turns`);
         const floodSessions = await Promise.all(Array.from({ length: FLOOD }, () => flooder.newSession(floodAgentName)));
-        const flood = Promise.all(floodSessions.map((sessionId, i) => flooder.send(floodAgent, sessionId, `flood ${round}.${i}`)));
+        const flood = Promise.all(floodSessions.map((sessionId, i) => flooder.send(floodAgent, sessionId, `${FLOOD_MARK} ${round}.${i}`)));
+        // Awaited below; until then a failed flooding turn must not end the process unreported.
+        flood.catch(() => undefined);
         // The flood is on once the model has as many of its requests as the worker lets run.
         const started = stack.fake.requests.length;
         const deadline = Date.now() + 60_000;
@@ -65,7 +85,7 @@ const fairness: Benchmark = {
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         queuedAtPeak = Math.max(queuedAtPeak, FLOOD - (stack.fake.requests.length - started));
-        flooded.push(...(await quietTurns(`flooded ${round}`)));
+        flooded.push(...(await quietTurns(`meanwhile ${round}`)));
         await flood;
       }
       const calmLatency = summarize(calm);
@@ -87,7 +107,7 @@ const fairness: Benchmark = {
       floodAgent.destroy();
       await stack.close();
     }
-  },
-};
+  }
+}
 
 export default fairness;

@@ -288,7 +288,7 @@ export function loadConfig(env: Env = process.env): Config {
       schedulesPerUser: int(env, 'SCHEDULES_PER_USER', 100, 0),
       openApprovalsPerUser: int(env, 'OPEN_APPROVALS_PER_USER', 1000, 1),
       storedBytesPerUser: int(env, 'STORED_BYTES_PER_USER', 1024 * 1024 * 1024, 0),
-      runningTurnsPerUser: int(env, 'RUNNING_TURNS_PER_USER', 50, 1),
+      runningTurnsPerUser: int(env, 'RUNNING_TURNS_PER_USER', 150, 1),
       turnFileBytes: int(env, 'TURN_FILE_BYTES_LIMIT', 50 * 1024 * 1024, 1),
       workerFileCacheBytes: int(env, 'WORKER_FILE_CACHE_BYTES', 256 * 1024 * 1024, 0),
       workerConcurrentActivities: int(env, 'WORKER_MAX_CONCURRENT_ACTIVITIES', 200, 1),

@@ -1,27 +1,28 @@
 // Places for running model steps, per user (schema/migrations/0022_step_slots.sql): how one user's
 // turns get no more than their share of the workers every user shares. A step takes a place before it
 // calls the model and gives it back when it ends; a place of a worker that died lapses with its lease.
-import { inTransaction, type Db } from './db.ts';
+import type { Db } from './db.ts';
 
 /**
  * Takes a place for the step `key` of `userId` when the user holds fewer than `limit` others (its own,
  * from an earlier attempt, is renewed). False when there is none: the caller waits and asks again.
+ * One statement, one round trip: the user's advisory lock keeps two of its steps from counting at
+ * once; a step committed just before the lock was taken may go uncounted, so two steps arriving at the
+ * same moment can pass the limit by one each, never by more.
  */
 export async function acquireStepSlot(db: Db, input: { userId: string; key: string; limit: number; leaseMs: number }): Promise<boolean> {
-  return inTransaction(db, async (client) => {
-    // One user's acquisitions in turn, so two steps cannot both take the last place.
-    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('step-slots:' || $1, 0))", [input.userId]);
-    await client.query('DELETE FROM step_slots WHERE user_id = $1 AND expires_at < now()', [input.userId]);
-    const { rows } = await client.query(
-      `INSERT INTO step_slots (step_key, user_id, expires_at)
-       SELECT $2, $1, now() + $4 * interval '1 millisecond'
-        WHERE (SELECT count(*) FROM step_slots WHERE user_id = $1 AND step_key <> $2) < $3
-       ON CONFLICT (step_key) DO UPDATE SET expires_at = EXCLUDED.expires_at
-       RETURNING 1`,
-      [input.userId, input.key, input.limit, input.leaseMs],
-    );
-    return rows.length === 1;
+  const { rows } = await db.query({
+    name: 'acquire-step-slot',
+    text: `WITH locked AS (SELECT pg_advisory_xact_lock(hashtextextended('step-slots:' || $1, 0))),
+                 lapsed AS (DELETE FROM step_slots WHERE user_id = $1 AND expires_at < now())
+           INSERT INTO step_slots (step_key, user_id, expires_at)
+           SELECT $2, $1, now() + $4 * interval '1 millisecond' FROM locked
+            WHERE (SELECT count(*) FROM step_slots WHERE user_id = $1 AND step_key <> $2 AND expires_at >= now()) < $3
+           ON CONFLICT (step_key) DO UPDATE SET expires_at = EXCLUDED.expires_at
+           RETURNING 1`,
+    values: [input.userId, input.key, input.limit, input.leaseMs],
   });
+  return rows.length === 1;
 }
 
 export async function releaseStepSlot(db: Db, key: string): Promise<void> {

@@ -30,8 +30,8 @@ function messageId(): string {
 export const steerSignal = defineSignal<[string]>('steer');
 
 /** How long a queued turn waits before it asks for a place again: doubling from the first, up to the most. */
-const QUEUE_WAIT_FIRST_MS = 500;
-const QUEUE_WAIT_MAX_MS = 5_000;
+const QUEUE_WAIT_FIRST_MS = 2_000;
+const QUEUE_WAIT_MAX_MS = 10_000;
 
 function inputErrorResult(call: ToolCall, error: string): ToolResultPart {
   return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: error, isError: true };
