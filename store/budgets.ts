@@ -35,22 +35,15 @@ export async function budgetsFor(db: Db, userId: string, agentId: string): Promi
   return budgets;
 }
 
-export async function spentByUser(db: Db, userId: string): Promise<number> {
-  const { rows } = await db.query<{ spent: string }>(
-    `SELECT coalesce(sum(m.cost_usd), 0)::text AS spent
-       FROM sessions s JOIN messages m ON m.session_id = s.id
-      WHERE s.user_id = $1 AND m.role = 'assistant' AND m.copied_from IS NULL AND m.completed_at >= ${MONTH_START}`,
-    [userId],
-  );
-  return Number(rows[0]!.spent);
-}
+export const spentByUser = (db: Db, userId: string) => spentThisMonth(db, 'user_id', userId);
+export const spentByAgent = (db: Db, agentId: string) => spentThisMonth(db, 'agent_id', agentId);
 
-export async function spentByAgent(db: Db, agentId: string): Promise<number> {
+async function spentThisMonth(db: Db, column: 'user_id' | 'agent_id', id: string): Promise<number> {
   const { rows } = await db.query<{ spent: string }>(
     `SELECT coalesce(sum(m.cost_usd), 0)::text AS spent
        FROM sessions s JOIN messages m ON m.session_id = s.id
-      WHERE s.agent_id = $1 AND m.role = 'assistant' AND m.copied_from IS NULL AND m.completed_at >= ${MONTH_START}`,
-    [agentId],
+      WHERE s.${column} = $1 AND m.role = 'assistant' AND m.copied_from IS NULL AND m.completed_at >= ${MONTH_START}`,
+    [id],
   );
   return Number(rows[0]!.spent);
 }

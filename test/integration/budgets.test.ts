@@ -5,6 +5,7 @@
 import { expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
+import { sessionAs } from '../helpers/harness/sessions-as.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 
@@ -15,15 +16,6 @@ interface Reply {
   status: string;
   reply?: string;
   error?: string;
-}
-
-async function sessionOf(env: AgentEnv, who: TestUser, name: string): Promise<string> {
-  const deployed = await call<{ ok: boolean }>(`${env.api.url}/deploy`, {
-    headers: who.auth,
-    json: { name, model: { providerId: 'openai-compatible', modelId: 'fake-model' } },
-  });
-  expect(deployed.body.ok).toBe(true);
-  return (await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: who.auth, json: {} })).body.id;
 }
 
 const send = (env: AgentEnv, who: TestUser, sessionId: string) =>
@@ -37,8 +29,8 @@ test("an agent's budget: spent, its next turn fails before any model call; raise
   env,
 }) => {
   const user = await createTestUser(env.api.db);
-  const capped = await sessionOf(env, user, 'capped');
-  const free = await sessionOf(env, user, 'free');
+  const capped = await sessionAs(env, user, {}, 'capped');
+  const free = await sessionAs(env, user, {}, 'free');
   const set = await call<{ monthlyUsd: number; spentUsd: number; month: string }>(`${env.api.url}/agent/capped/budget`, {
     method: 'PUT',
     headers: user.auth,
@@ -73,7 +65,7 @@ test("an agent's budget: spent, its next turn fails before any model call; raise
   await call(`${env.api.url}/agent/capped/budget`, { method: 'PUT', headers: user.auth, json: { monthlyUsd: 1 } });
   costing(env, 0.01);
   expect((await send(env, user, capped)).body).toMatchObject({ status: 'completed' });
-  await sessionOf(env, user, 'capped');
+  await sessionAs(env, user, {}, 'capped');
   const afterRedeploy = await call<{ agents: { name: string; monthlyBudgetUsd: number | null }[] }>(`${env.api.url}/usage`, {
     headers: user.auth,
   });
@@ -89,8 +81,8 @@ test("an agent's budget: spent, its next turn fails before any model call; raise
 test("a user's budget is an admin's to set, covers all the user's agents, and stops no other user", async ({ env }) => {
   const admin = await createTestUser(env.api.db, { admin: true });
   const user = await createTestUser(env.api.db);
-  const first = await sessionOf(env, user, 'first');
-  const second = await sessionOf(env, user, 'second');
+  const first = await sessionAs(env, user, {}, 'first');
+  const second = await sessionAs(env, user, {}, 'second');
   const budget = (who: TestUser, monthlyUsd: number | null) =>
     call(`${env.api.url}/admin/users/${user.userId}/budget`, { method: 'PUT', headers: who.auth, json: { monthlyUsd } });
   expect((await budget(user, 100)).status).toBe(403);
@@ -107,7 +99,7 @@ test("a user's budget is an admin's to set, covers all the user's agents, and st
   expect(usage.body.budget).toMatchObject({ monthlyUsd: 0.02, spentUsd: 0.02 });
 
   const other = await createTestUser(env.api.db);
-  const theirs = await sessionOf(env, other, 'theirs');
+  const theirs = await sessionAs(env, other, {}, 'theirs');
   costing(env, 5);
   expect((await send(env, other, theirs)).body).toMatchObject({ status: 'completed' });
 

@@ -8,6 +8,7 @@ import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
+import { sessionAs } from '../helpers/harness/sessions-as.ts';
 import { startHostileProvider, type HostileAnswer, type HostileProvider } from '../helpers/fakes/hostile-provider.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 
@@ -29,17 +30,6 @@ interface TurnReply {
   status: string;
   reply: string;
   error?: string;
-}
-
-async function sessionOf(env: AgentEnv, who: TestUser, bundle: Record<string, unknown>): Promise<string> {
-  const name = `agent-${Math.random().toString(36).slice(2, 10)}`;
-  const deployed = await call<{ ok: boolean }>(`${env.api.url}/deploy`, {
-    headers: who.auth,
-    json: { name, model: { providerId: 'openai-compatible', modelId: 'fake-model' }, ...bundle },
-  });
-  expect(deployed.body.ok).toBe(true);
-  const session = await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: who.auth, json: {} });
-  return session.body.id;
 }
 
 const send = (env: AgentEnv, who: TestUser, sessionId: string, text: string) =>
@@ -79,10 +69,10 @@ test(
       ]) {
         expect((await call(`${env.api.url}/secret/${key}`, { method: 'PUT', headers: who.auth, json: { value } })).status).toBe(201);
       }
-      sessions[answer] = await sessionOf(env, who, { secretGrants: ['OPENAI_COMPATIBLE_BASE_URL', 'OPENAI_COMPATIBLE_API_KEY'] });
+      sessions[answer] = await sessionAs(env, who, { secretGrants: ['OPENAI_COMPATIBLE_BASE_URL', 'OPENAI_COMPATIBLE_API_KEY'] });
     }
     const bystander = await createTestUser(env.api.db);
-    const bystanderSession = await sessionOf(env, bystander, {});
+    const bystanderSession = await sessionAs(env, bystander, {});
     env.fake.enqueue({ text: 'Served as usual.' });
 
     const [attacks, served] = await Promise.all([

@@ -9,6 +9,7 @@ import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
+import { sessionAs } from '../helpers/harness/sessions-as.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import type { FakeRequest, FakeScript } from '../helpers/fakes/fake-model.ts';
 
@@ -44,16 +45,6 @@ function script(request: FakeRequest): FakeScript {
   return { text: 'Served as usual.' };
 }
 
-async function sessionOf(env: AgentEnv, who: TestUser, bundle: Record<string, unknown>): Promise<string> {
-  const name = `agent-${Math.random().toString(36).slice(2, 10)}`;
-  const deployed = await call<{ ok: boolean }>(`${env.api.url}/deploy`, {
-    headers: who.auth,
-    json: { name, model: { providerId: 'openai-compatible', modelId: 'fake-model' }, ...bundle },
-  });
-  expect(deployed.body.ok).toBe(true);
-  return (await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: who.auth, json: {} })).body.id;
-}
-
 const send = (env: AgentEnv, who: TestUser, sessionId: string, text: string) =>
   call<{ status: string; reply: string }>(`${env.api.url}/session/${sessionId}`, {
     headers: who.auth,
@@ -69,10 +60,10 @@ test(
     const tenant = env.user;
     const bystander = await createTestUser(env.api.db);
     const [patternSession, uniqueSession] = [
-      await sessionOf(env, tenant, { customTools: [CHECK] }),
-      await sessionOf(env, tenant, { customTools: [CHECK] }),
+      await sessionAs(env, tenant, { customTools: [CHECK] }),
+      await sessionAs(env, tenant, { customTools: [CHECK] }),
     ];
-    const bystanderSession = await sessionOf(env, bystander, {});
+    const bystanderSession = await sessionAs(env, bystander, {});
 
     const [pattern, unique, served] = await Promise.all([
       send(env, tenant, patternSession, 'check the pattern'),

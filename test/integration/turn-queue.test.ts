@@ -4,22 +4,13 @@
 import { expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
+import { sessionAs } from '../helpers/harness/sessions-as.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import type { FakeRequest } from '../helpers/fakes/fake-model.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 const test = agentTest({ RUNNING_TURNS_PER_USER: '1' });
-
-async function sessionOf(env: AgentEnv, who: TestUser): Promise<string> {
-  const name = `agent-${Math.random().toString(36).slice(2, 10)}`;
-  const deployed = await call<{ ok: boolean }>(`${env.api.url}/deploy`, {
-    headers: who.auth,
-    json: { name, model: { providerId: 'openai-compatible', modelId: 'fake-model' } },
-  });
-  expect(deployed.body.ok).toBe(true);
-  return (await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: who.auth, json: {} })).body.id;
-}
 
 const lastUserText = (request: FakeRequest) => JSON.stringify((request.body.messages as { content: unknown }[]).at(-1)?.content);
 
@@ -45,7 +36,7 @@ test(
   async ({ env }) => {
     const user = await createTestUser(env.api.db);
     const bystander = await createTestUser(env.api.db);
-    const [first, second, theirs] = [await sessionOf(env, user), await sessionOf(env, user), await sessionOf(env, bystander)];
+    const [first, second, theirs] = [await sessionAs(env, user), await sessionAs(env, user), await sessionAs(env, bystander)];
     let firstDoneWhenSecondAsked: boolean | undefined;
     env.fake.setHandler((request) => {
       const said = lastUserText(request);
