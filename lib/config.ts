@@ -283,7 +283,8 @@ export function loadConfig(env: Env = process.env): Config {
       sseHeartbeatMs: int(env, 'SSE_HEARTBEAT_MS', 15_000, 50),
       uploadBytes: int(env, 'UPLOAD_LIMIT_BYTES', 25 * 1024 * 1024, 1),
       // SSE_STREAMS_PER_KEY is what this was called when it counted per key; still read as a fallback.
-      openStreamsPerUser: int(env, 'OPEN_STREAMS_PER_USER', int(env, 'SSE_STREAMS_PER_KEY', 50, 1), 1),
+      // 200: waiting sends count too now, and a team's one user sends a hundred at once (bench turn-throughput).
+      openStreamsPerUser: int(env, 'OPEN_STREAMS_PER_USER', int(env, 'SSE_STREAMS_PER_KEY', 200, 1), 1),
       keysPerUser: int(env, 'KEYS_PER_USER', 100, 1),
       schedulesPerUser: int(env, 'SCHEDULES_PER_USER', 100, 0),
       openApprovalsPerUser: int(env, 'OPEN_APPROVALS_PER_USER', 1000, 1),
