@@ -84,6 +84,20 @@ export async function lastSeqOf(db: Db | DbClient, sessionId: string): Promise<n
   return rows[0] ? Number(rows[0].last_seq) : 0;
 }
 
+/** The seq of the session's first event of one of `types` whose data holds `match` (null when there is none). */
+export async function seqOfEvent(
+  db: Db | DbClient,
+  sessionId: string,
+  types: readonly string[],
+  match: Readonly<Record<string, string | number>>,
+): Promise<number | null> {
+  const { rows } = await db.query<{ seq: string | number }>(
+    'SELECT seq FROM events WHERE session_id = $1 AND type = ANY($2) AND data @> $3::jsonb ORDER BY seq LIMIT 1',
+    [sessionId, types, JSON.stringify(match)],
+  );
+  return rows[0] ? Number(rows[0].seq) : null;
+}
+
 /**
  * Locks the session row for the rest of the transaction (as an append would) and tells whether the
  * session already has an event of one of `types` whose data holds `match` (e.g. `{ turnId }`, or

@@ -27,6 +27,7 @@ import type { ModelOverride, SessionRef } from './turn-types.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
 import { steerSignal, turnWorkflow } from './turn.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
+import { idleAtTurnEnd, type QueuedAt } from './idle-at-turn-end.ts';
 import { turnWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
 import { readableMetadata } from '../lib/readable-metadata.ts';
@@ -97,7 +98,7 @@ export interface SessionWorkflowInput extends SessionRef {
   queue?: QueuedTurn[];
 }
 
-interface QueuedTurn {
+interface QueuedTurn extends QueuedAt {
   turnId: string;
   /** A regenerated turn answers this user message; otherwise the user message is `turnId`. */
   userMessageId?: string;
@@ -121,6 +122,13 @@ const TURNS_PER_RUN_BEFORE_PATCH = 100;
  */
 const SETTLED_SENDS_SHORT_RUNS = 'settled-sends-short-runs';
 
+/**
+ * Patch: a completed turn with turns queued behind it reads its end's seq (a local activity) and is
+ * idle when each of them was queued after that end (workflows/idle-at-turn-end.ts). Asked only then, so
+ * other runs record no marker; histories without it count every queued turn, as the queue held them.
+ */
+const IDLE_AT_TURN_END = 'idle-at-turn-end';
+
 export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void> {
   // Local activities: a send's recording runs inside the workflow task (one transaction, idempotent).
   // Unlike an approval's answer (workflows/approval.ts), a message stored by a task Temporal then drops
@@ -128,7 +136,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   // (the same message id, under its Idempotency-Key) is taken then and runs its turn once. A send's task
   // never also ends the workflow (its handler holds the idle exit and continue-as-new back), so Temporal
   // has no reason to refuse it; a task lost with its worker is timed out and its Update delivered again.
-  const { recordUserMessage, revertMessages, endTurn, returnSubtaskReply } = proxyLocalActivities<Activities>({
+  const { recordUserMessage, revertMessages, endTurn, returnSubtaskReply, turnEndSeq } = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 10 },
   });
@@ -192,6 +200,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       accepted.add(send.messageId);
       const turn = {
         turnId: send.messageId,
+        seq: recorded.seq,
         ...(send.model ? { model: send.model } : {}),
         ...(send.replyTo ? { replyTo: send.replyTo } : {}),
       };
@@ -250,7 +259,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
         });
         if (revert.regenerate) {
           const { turnId, model } = revert.regenerate;
-          queue.push({ turnId, userMessageId: done.userMessageId, ...(model ? { model } : {}) });
+          queue.push({ turnId, userMessageId: done.userMessageId, seq: done.seq, ...(model ? { model } : {}) });
         }
         return done;
       });
@@ -263,6 +272,22 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       },
     },
   );
+
+  /**
+   * With turns queued: whether each was queued after this completed turn wrote its end (only a
+   * completed turn's idleness is published). Runs from before IDLE_AT_TURN_END count the queue as it is.
+   */
+  async function idleAfterCompleted(turnId: string, ended: TurnEnd): Promise<boolean> {
+    if (!('outcome' in ended) || ended.outcome.status !== 'completed' || !patched(IDLE_AT_TURN_END)) return false;
+    try {
+      const endSeq = await turnEndSeq({ sessionId: input.sessionId, turnId });
+      return endSeq !== null && idleAtTurnEnd(queue, endSeq);
+    } catch (error) {
+      // The database stayed out of reach: as before the patch, a queued turn means not idle.
+      log.warn('could not read the end of a turn', { turnId, error: String(error) });
+      return false;
+    }
+  }
 
   /** A subtask's reply into its parent session; a problem there is logged, never fails this session. */
   async function returnReply(turnId: string, target: SubtaskReplyTarget, ended: TurnEnd): Promise<void> {
@@ -350,7 +375,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     const unread = steering.filter((messageId) => !read.has(messageId));
     steering = [];
     queue.unshift(...unread.map((messageId) => ({ turnId: messageId })));
-    await publishTurnEnd(input, turn.turnId, ended, queue.length === 0);
+    await publishTurnEnd(input, turn.turnId, ended, queue.length === 0 || (await idleAfterCompleted(turn.turnId, ended)));
     if (turn.replyTo) await returnReply(turn.turnId, turn.replyTo, ended);
     if (++turns >= turnsPerRun || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);

@@ -3,7 +3,7 @@
 import { announceTurnAbort } from '../../store/turn-aborts.ts';
 import type { Db } from '../../store/db.ts';
 import { inTransaction } from '../../store/db.ts';
-import { appendEventOnce, appendEvents, lockedSessionHasEvent } from '../../store/events.ts';
+import { appendEventOnce, appendEvents, lockedSessionHasEvent, seqOfEvent } from '../../store/events.ts';
 import {
   endStreamingMessage,
   recordInvalidReply,
@@ -147,6 +147,14 @@ export function turnBookkeeping(deps: { db: Db }) {
      */
     async announceTurnAbort(input: { sessionId: string; turnId: string }): Promise<void> {
       await announceTurnAbort(db, input.sessionId, input.turnId);
+    },
+
+    /**
+     * The seq of a turn's terminal event (null before it is written): the session workflow compares it
+     * with the seqs of the turns queued behind it, to tell whether the session was idle when the turn ended.
+     */
+    async turnEndSeq(input: { sessionId: string; turnId: string }): Promise<number | null> {
+      return seqOfEvent(db, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.turnId });
     },
 
     /** Ends a turn that failed or was aborted. A message still streaming keeps the text it had reached. */

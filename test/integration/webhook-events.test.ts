@@ -22,6 +22,9 @@ const send = (env: AgentEnv, sessionId: string, text: string, query = '') =>
     json: { parts: [{ type: 'text', text }] },
   });
 
+const ended = (turnId: string) => (events: SessionEvent[]) =>
+  events.some((event) => event.type === 'turn.completed' && event.turnId === turnId);
+
 /** Waits for `count` more deliveries than `before`, verifies each with both libraries, returns their events. */
 async function received(hooks: WebhookReceiver & { secret: string }, before: number, count: number): Promise<WebhookEvent[]> {
   const requests = (await hooks.waitForRequests(before + count)).slice(before);
@@ -86,12 +89,16 @@ test('session.failed arrives after a failing turn, with its error', async ({ env
 test('one session.completed for turns that ran back to back, and none for an aborted turn', async ({ env, hooks }) => {
   const sessionId = await env.newSession();
   const before = hooks.requests.length;
-  // The first turn takes long enough for the next two sends to be queued behind it.
-  env.fake.enqueue({ text: 'one', delayMs: 1_000 }, { text: 'two' }, { text: 'three' });
+  // The first turn's reply waits until the next two sends are recorded, queued behind it.
+  let release!: () => void;
+  env.fake.enqueue({ text: 'one', holdUntil: new Promise<void>((resolve) => (release = resolve)) }, { text: 'two' }, { text: 'three' });
   const ids: string[] = [];
   for (const text of ['first', 'second', 'third']) ids.push((await send(env, sessionId, text, '?async=1')).body.messageId);
-  const ended = (turnId: string) => (events: SessionEvent[]) =>
-    events.some((event) => event.type === 'turn.completed' && event.turnId === turnId);
+  await env.waitForEvents(
+    sessionId,
+    (events) => events.filter((event) => event.type === 'message.created' && event.message.role === 'user').length === 3,
+  );
+  release();
   await env.waitForEvents(sessionId, ended(ids[2]!));
 
   env.fake.enqueue({ text: ['partial ', 'text'], stallAfterChunks: 1 });
@@ -110,4 +117,34 @@ test('one session.completed for turns that ran back to back, and none for an abo
   ]);
   await new Promise((resolve) => setTimeout(resolve, 500));
   expect(hooks.requests.length).toBe(before + 2);
+});
+
+test('a send recorded after a turn wrote its end leaves that turn its session.completed, however late the worker sees the end', async ({
+  env,
+  hooks,
+}) => {
+  const sessionId = await env.newSession();
+  const before = hooks.requests.length;
+  let release!: () => void;
+  env.fake.enqueue({ text: 'one', holdUntil: new Promise<void>((resolve) => (release = resolve)) }, { text: 'two' });
+  const asked = env.fake.requests.length;
+  const first = (await send(env, sessionId, 'first', '?async=1')).body.messageId;
+  await env.fake.waitForRequests(asked + 1);
+  // The worker stops while the model step runs: the step finishes in the shutdown's grace time and writes
+  // turn.completed, but no workflow learns of it until a worker runs again. The next send arrives meanwhile,
+  // so the session workflow finds it queued when it sees the first turn's end: the gap a busy worker makes.
+  let second = '';
+  const restarted = env.restartWorker(async () => {
+    await env.waitForEvents(sessionId, ended(first));
+    second = (await send(env, sessionId, 'second', '?async=1')).body.messageId;
+  });
+  release();
+  await restarted;
+  await env.waitForEvents(sessionId, ended(second));
+
+  const events = await received(hooks, before, 2);
+  expect(events.map((event) => [event.type, event.data.turnId])).toEqual([
+    ['session.completed', first],
+    ['session.completed', second],
+  ]);
 });

@@ -29,6 +29,8 @@ export interface FakeScript {
   chunkDelayMs?: number;
   /** Delay before anything is answered (headers included). */
   delayMs?: number;
+  /** Answer nothing (headers included) until this settles: a test decides when the reply comes. */
+  holdUntil?: Promise<unknown>;
   /** Streamed as `tool_calls` deltas: the name first, then the arguments in a few fragments. */
   toolCalls?: FakeToolCall[];
   /** Defaults to an estimate from the lengths of the messages and the reply. */
@@ -197,6 +199,17 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
     const script = queue.shift() ?? (handler ? await handler(record) : defaultScript);
     record.script = script;
     if (script.delayMs && !(await pause(script.delayMs, gone.signal))) return;
+    if (
+      script.holdUntil &&
+      !(await Promise.race([
+        script.holdUntil.then(
+          () => true,
+          () => true,
+        ),
+        hang(gone.signal).then(() => false),
+      ]))
+    )
+      return;
     if (script.status !== undefined && script.status >= 400) {
       const errorBody = script.errorBody ?? errorJson(script.status, `Fake error ${script.status}`);
       return sendJson(res, script.status, errorBody, script.headers);

@@ -20,7 +20,8 @@ export interface AgentEnv {
   events(sessionId: string, after?: number): Promise<SessionEvent[]>;
   /** Polls the event log until `done` holds (or the timeout ends). */
   waitForEvents(sessionId: string, done: (events: SessionEvent[]) => boolean, timeoutMs?: number): Promise<SessionEvent[]>;
-  restartWorker(): Promise<void>;
+  /** Stops the worker (it finishes its running activities), runs `meanwhile` with no worker, starts a new one. */
+  restartWorker(meanwhile?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -93,8 +94,9 @@ export async function startAgentEnv(
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
-    async restartWorker() {
+    async restartWorker(meanwhile) {
       await worker?.stop();
+      await meanwhile?.();
       worker = await startTestWorker(env);
     },
     async close() {

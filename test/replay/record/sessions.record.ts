@@ -1,7 +1,8 @@
 // Records sessions, turns and webhook deliveries as the service makes them: a turn with a built-in
 // tool call, a session with a running turn and two queued ones, an aborted (twice: before and with the
 // patch abort-notices) and a failed turn, and a
-// session.completed delivery waiting between attempts (its receiver fails first). Plus the probe.
+// session.completed delivery waiting between attempts (its receiver fails first), and a turn completed with one
+// queued behind it (patch idle-at-turn-end). Plus the probe.
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/fakes/webhook-receiver.ts';
@@ -169,4 +170,16 @@ test('turnWorkflow and sessionWorkflow: a turn the model rejects fails; session.
   await env.waitForEvents(sessionId, turnsEnded(1));
   await record.closed(turnWorkflowId(sessionId, sent.body.messageId), 'turnWorkflow', 'failed');
   await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'turn-failed');
+});
+
+test('sessionWorkflow: a turn completed with a turn queued behind it reads the seq of its end (patch idle-at-turn-end)', async () => {
+  if (!record.wanted('sessionWorkflow', 'queued-behind-end-seq-read')) return;
+  const sessionId = await env.newSession();
+  env.fake.enqueue({ text: ['one ', 'two ', 'three'], chunkDelayMs: 300 }, { text: 'queued' });
+  const first = send(sessionId, 'first');
+  await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'turn.started'));
+  expect((await send(sessionId, 'queued', '?async=1')).status).toBe(202);
+  await first;
+  await env.waitForEvents(sessionId, turnsEnded(2));
+  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'queued-behind-end-seq-read');
 });
