@@ -36,7 +36,12 @@ export function createActivities(deps: ActivityDeps) {
     ...webhookActivities(deps),
     ...approvalActivities({ ...deps, bundleOf }),
     ...scheduleActivities(deps),
-    ...triggerActivities({ db: deps.db, taskQueue: deps.config.taskQueue, bundleOf }),
+    ...triggerActivities({
+      db: deps.db,
+      taskQueue: deps.config.taskQueue,
+      bundleOf,
+      openApprovalsPerUser: deps.config.limits.openApprovalsPerUser,
+    }),
   };
 }
 

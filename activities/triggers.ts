@@ -2,7 +2,8 @@
 // first message through the session workflow, and the run's record and events. Each is idempotent.
 import { Context } from '@temporalio/activity';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, DbClient } from '../store/db.ts';
+import { countOpenApprovals } from '../store/user-holdings.ts';
 import { inTransaction } from '../store/db.ts';
 import type { Bundle, Workflow } from '../lib/bundle/index.ts';
 import type { EventData } from '../contract/events.ts';
@@ -20,7 +21,13 @@ export interface RunRef {
   sessionId: string;
 }
 
-export function triggerActivities(deps: { db: Db; taskQueue: string; bundleOf: (agentId: string, revision: number) => Promise<Bundle> }) {
+export function triggerActivities(deps: {
+  db: Db;
+  taskQueue: string;
+  bundleOf: (agentId: string, revision: number) => Promise<Bundle>;
+  /** OPEN_APPROVALS_PER_USER: an approval node past it fails its run rather than open one more approval. */
+  openApprovalsPerUser: number;
+}) {
   const { db } = deps;
   return {
     /**
@@ -95,6 +102,7 @@ export function triggerActivities(deps: { db: Db; taskQueue: string; bundleOf: (
       await inTransaction(db, async (client) => {
         // Once per visit: a re-executed call finds the event of its visit (nodes may be visited again).
         if (await lockedSessionHasEvent(client, input.sessionId, ['workflow.node'], { runId: input.runId, visit: input.visit })) return;
+        if (input.nodeType === 'approval') await refuseApprovalPastLimit(client, input.sessionId, deps.openApprovalsPerUser);
         await setRunNode(client, input.runId, input.nodeId, input.outputs);
         await appendEvents(client, input.sessionId, [
           { type: 'workflow.node', data: { runId: input.runId, visit: input.visit, nodeId: input.nodeId, nodeType: input.nodeType } },
@@ -106,4 +114,21 @@ export function triggerActivities(deps: { db: Db; taskQueue: string; bundleOf: (
       await finishRun(db, input);
     },
   };
+}
+
+/**
+ * An approval node counts toward OPEN_APPROVALS_PER_USER like ask_my_user and the API: past it the run
+ * fails, naming the limit (a graph cannot go on without its answer, as a model can), before its
+ * `workflow.node` event, so the run's last node is the one before.
+ */
+async function refuseApprovalPastLimit(client: DbClient, sessionId: string, limit: number): Promise<void> {
+  const { rows } = await client.query<{ user_id: string }>('SELECT user_id FROM sessions WHERE id = $1', [sessionId]);
+  if (!rows[0]) return;
+  const open = await countOpenApprovals(client, rows[0].user_id);
+  if (open >= limit) {
+    throw nonRetryable(
+      FAILURE.approvalNodeOverLimit,
+      `Its user already has ${open} unanswered approvals, the most it may (OPEN_APPROVALS_PER_USER is ${limit}); the approval node was not reached`,
+    );
+  }
 }

@@ -1,5 +1,6 @@
 // One user floods, another one asks: how long the quiet user's turns take while a flooding user has
-// FLOOD turns running on a slow model, beside the same turns with nobody flooding. The ratio is what
+// FLOOD turns running on a slow model (sent one after another for as long as the flood lasts), beside
+// the same turns with nobody flooding. The ratio is what
 // the flood costs everyone else. Measured twice: with RUNNING_TURNS_PER_USER below the flood (past
 // it the flooder's turns wait, `turn.queued`, instead of taking more of the worker) and with a limit
 // the flood never reaches. API, worker and fake model share one process here, as in every bench.
@@ -69,12 +70,15 @@ async function measure(infra: Infra, log: (line: string) => void, env: Record<st
       const calm: number[] = [];
       const flooded: number[] = [];
       let queuedAtPeak = 0;
+      /** Each round's flood, first send to last turn's end: with the limit, how soon a freed place is taken again. */
+      const floodMs: number[] = [];
       for (let round = 1; round <= ROUNDS; round++) {
         log(`round ${round}: the quiet user alone`);
         calm.push(...(await quietTurns(`calm ${round}`)));
 
         log(`round ${round}: ${FLOOD} flooding turns`);
         const floodSessions = await Promise.all(Array.from({ length: FLOOD }, () => flooder.newSession(floodAgentName)));
+        const floodStarted = performance.now();
         const flood = Promise.all(floodSessions.map((sessionId, i) => flooder.send(floodAgent, sessionId, `${FLOOD_MARK} ${round}.${i}`)));
         // Awaited below; until then a failed flooding turn must not end the process unreported.
         flood.catch(() => undefined);
@@ -85,20 +89,29 @@ async function measure(infra: Infra, log: (line: string) => void, env: Record<st
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         queuedAtPeak = Math.max(queuedAtPeak, FLOOD - (stack.fake.requests.length - started));
-        flooded.push(...(await quietTurns(`meanwhile ${round}`)));
+        // The quiet user goes on sending, one turn after another, for as long as the flood lasts: what it
+        // meets is the flood's steady state (its turns streaming, and with the limit, the rest waiting).
+        let floodOver = false;
+        void flood.finally(() => (floodOver = true)).catch(() => undefined);
+        for (let batch = 0; batch === 0 || !floodOver; batch++) flooded.push(...(await quietTurns(`meanwhile ${round}.${batch}`)));
         await flood;
+        floodMs.push(Math.round(performance.now() - floodStarted));
       }
       const calmLatency = summarize(calm);
       const floodedLatency = summarize(flooded);
       return {
         settings: {
           flood: FLOOD,
-          quietTurns: QUIET_TURNS * ROUNDS,
+          calmQuietTurns: QUIET_TURNS * ROUNDS,
           slowTurnMs: SLOW_CHUNKS * SLOW_CHUNK_MS,
           runningTurnsPerUser: stack.config.limits.runningTurnsPerUser,
           workerMaxConcurrentActivities: stack.config.limits.workerConcurrentActivities,
         },
         quietTurnMs: { calm: calmLatency, flooded: floodedLatency },
+        quietTurnsDuringFlood: flooded.length,
+        floodMs,
+        // The flood's turns one after another at the limit's pace, were every place taken again at once.
+        floodFloorMs: Math.ceil(FLOOD / Math.min(FLOOD, stack.config.limits.runningTurnsPerUser)) * SLOW_CHUNKS * SLOW_CHUNK_MS,
         floodedOverCalm: { p50: ratio(floodedLatency.p50Ms, calmLatency.p50Ms), p90: ratio(floodedLatency.p90Ms, calmLatency.p90Ms) },
         floodTurnsWaitingWhenQuietTurnsRan: queuedAtPeak,
       };

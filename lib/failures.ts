@@ -46,6 +46,8 @@ export const FAILURE = {
   webhookGone: 'WebhookGone',
   nodeFailed: 'NodeFailed',
   invalidApprovalNode: 'InvalidApprovalNode',
+  /** An approval node reached while its user has OPEN_APPROVALS_PER_USER unanswered: the run fails. */
+  approvalNodeOverLimit: 'ApprovalNodeOverLimit',
   runTooLong: 'RunTooLong',
   unknownNode: 'UnknownNode',
   unknownWorkflow: 'UnknownWorkflow',

@@ -5,28 +5,65 @@ import type { Db } from './db.ts';
 
 /**
  * Takes a place for the step `key` of `userId` when the user holds fewer than `limit` others (its own,
- * from an earlier attempt, is renewed). False when there is none: the caller waits and asks again.
- * One statement, one round trip: the user's advisory lock keeps two of its steps from counting at
- * once; a step committed just before the lock was taken may go uncounted, so two steps arriving at the
- * same moment can pass the limit by one each, never by more.
+ * from an earlier attempt, is renewed). False when there is none: the step is then listed among the
+ * user's waiters (keeping its first `since`, so it stays ahead of later ones) for `releaseStepSlot` to
+ * wake. One statement, one round trip: the user's advisory lock keeps two of its steps from counting
+ * at once; a step committed just before the lock was taken may go uncounted, so two steps arriving at
+ * the same moment can pass the limit by one each, never by more.
  */
-export async function acquireStepSlot(db: Db, input: { userId: string; key: string; limit: number; leaseMs: number }): Promise<boolean> {
-  const { rows } = await db.query({
+export async function acquireStepSlot(
+  db: Db,
+  input: { userId: string; key: string; limit: number; leaseMs: number; workflowId: string },
+): Promise<boolean> {
+  const { rows } = await db.query<{ taken: boolean }>({
     name: 'acquire-step-slot',
     text: `WITH locked AS (SELECT pg_advisory_xact_lock(hashtextextended('step-slots:' || $1, 0))),
-                 lapsed AS (DELETE FROM step_slots WHERE user_id = $1 AND expires_at < now())
-           INSERT INTO step_slots (step_key, user_id, expires_at)
-           SELECT $2, $1, now() + $4 * interval '1 millisecond' FROM locked
-            WHERE (SELECT count(*) FROM step_slots WHERE user_id = $1 AND step_key <> $2 AND expires_at >= now()) < $3
-           ON CONFLICT (step_key) DO UPDATE SET expires_at = EXCLUDED.expires_at
-           RETURNING 1`,
-    values: [input.userId, input.key, input.limit, input.leaseMs],
+                 lapsed AS (DELETE FROM step_slots WHERE user_id = $1 AND expires_at < now()),
+                 taken AS (
+                   INSERT INTO step_slots (step_key, user_id, expires_at)
+                   SELECT $2, $1, now() + $4 * interval '1 millisecond' FROM locked
+                    WHERE (SELECT count(*) FROM step_slots WHERE user_id = $1 AND step_key <> $2 AND expires_at >= now()) < $3
+                   ON CONFLICT (step_key) DO UPDATE SET expires_at = EXCLUDED.expires_at
+                   RETURNING 1),
+                 left_queue AS (DELETE FROM step_waiters WHERE step_key = $2 AND EXISTS (SELECT 1 FROM taken)),
+                 waits AS (
+                   INSERT INTO step_waiters (step_key, user_id, workflow_id)
+                   SELECT $2, $1, $5 WHERE NOT EXISTS (SELECT 1 FROM taken)
+                   ON CONFLICT (step_key) DO UPDATE SET woken_at = NULL)
+           SELECT EXISTS (SELECT 1 FROM taken) AS taken`,
+    values: [input.userId, input.key, input.limit, input.leaseMs, input.workflowId],
   });
-  return rows.length === 1;
+  return rows[0]!.taken;
 }
 
-export async function releaseStepSlot(db: Db, key: string): Promise<void> {
-  await db.query('DELETE FROM step_slots WHERE step_key = $1', [key]);
+/** A waiting step woken this long ago whose step has not taken a place (its signal lost) may be woken again. */
+const REWAKE_AFTER_MS = 60_000;
+
+/**
+ * Gives the place of step `key` back and picks the user's longest-waiting step to wake (marked woken, so
+ * the next release picks another): the workflow id to signal, or null when none waits. One round trip.
+ */
+export async function releaseStepSlot(
+  db: Db,
+  input: { key: string; userId: string },
+): Promise<{ stepKey: string; workflowId: string } | null> {
+  const { rows } = await db.query<{ step_key: string; workflow_id: string }>({
+    name: 'release-step-slot',
+    text: `WITH released AS (DELETE FROM step_slots WHERE step_key = $1),
+                 next AS (
+                   SELECT step_key FROM step_waiters
+                    WHERE user_id = $2 AND (woken_at IS NULL OR woken_at < now() - $3 * interval '1 millisecond')
+                    ORDER BY since LIMIT 1 FOR UPDATE SKIP LOCKED)
+           UPDATE step_waiters w SET woken_at = now() FROM next WHERE w.step_key = next.step_key
+           RETURNING w.step_key, w.workflow_id`,
+    values: [input.key, input.userId, REWAKE_AFTER_MS],
+  });
+  return rows[0] ? { stepKey: rows[0].step_key, workflowId: rows[0].workflow_id } : null;
+}
+
+/** A waiter whose workflow is gone (its turn ended while it waited): nobody is left to wake there. */
+export async function forgetStepWaiter(db: Db, stepKey: string): Promise<void> {
+  await db.query('DELETE FROM step_waiters WHERE step_key = $1', [stepKey]);
 }
 
 /** Steps the user runs now (places not lapsed). */

@@ -51,6 +51,12 @@ export interface ToolCall {
   inputError?: string;
 }
 
+/**
+ * The signal a turn waiting for a place (StepResult.queued) is woken with: a step of its user gave one
+ * back (activities/turn/step-queue.ts).
+ */
+export const STEP_PLACE_FREED = 'stepPlaceFreed';
+
 export interface StepResult {
   /**
    * The step did not run: its user already runs as many steps as it may (RUNNING_TURNS_PER_USER). The

@@ -11,12 +11,20 @@ import {
   patched,
   proxyActivities,
   proxyLocalActivities,
-  sleep,
+  condition,
   uuid4,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
-import type { ModelStepInput, StepResult, ToolCall, ToolResultPart, TurnInput, TurnOutcome } from './turn-types.ts';
+import {
+  STEP_PLACE_FREED,
+  type ModelStepInput,
+  type StepResult,
+  type ToolCall,
+  type ToolResultPart,
+  type TurnInput,
+  type TurnOutcome,
+} from './turn-types.ts';
 import { ASK_MY_USER } from '../lib/ask-my-user.ts';
 import { askUser } from './ask-user.ts';
 import { clientTools } from './client-tools.ts';
@@ -29,9 +37,13 @@ function messageId(): string {
 /** A message that joins this running turn (ifBusy=steer): recorded in the turn, read by its next step. */
 export const steerSignal = defineSignal<[string]>('steer');
 
-/** How long a queued turn waits before it asks for a place again: doubling from the first, up to the most. */
-const QUEUE_WAIT_FIRST_MS = 2_000;
-const QUEUE_WAIT_MAX_MS = 10_000;
+/**
+ * A queued turn is woken when a step of its user gives its place back (STEP_PLACE_FREED); it asks again
+ * after this long without one, in case that signal was lost (a worker died between the two).
+ */
+const QUEUE_WAIT_MS = 30_000;
+/** Sent by a step that gave a place back (activities/turn/step-queue.ts) to its user's longest-waiting turn. */
+export const stepPlaceFreedSignal = defineSignal(STEP_PLACE_FREED);
 
 function inputErrorResult(call: ToolCall, error: string): ToolResultPart {
   return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: error, isError: true };
@@ -73,13 +85,20 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   });
 
   // A step whose user already runs RUNNING_TURNS_PER_USER steps does not run (activities/turn/step-queue.ts):
-  // the turn waits, on a timer, and asks again. Histories from before never had a `queued` result, so
-  // they take no timer here.
+  // the turn waits until a place is given back (or QUEUE_WAIT_MS), and asks again. The wait is one timer,
+  // as the sleep it replaced was, so the histories that slept replay (they had no signal to end it early);
+  // histories from before the queue never had a `queued` result and take no timer here.
+  let placeFreed = false;
+  setHandler(stepPlaceFreedSignal, () => {
+    placeFreed = true;
+  });
   const stepInTurn = async (stepInput: ModelStepInput): Promise<StepResult> => {
-    for (let waits = 0; ; waits++) {
+    for (;;) {
+      // Cleared before the step asks: a place freed while it was being refused still wakes it.
+      placeFreed = false;
       const result = await model.runModelStep(stepInput);
       if (!result.queued) return result;
-      await sleep(Math.min(QUEUE_WAIT_MAX_MS, QUEUE_WAIT_FIRST_MS * 2 ** waits));
+      await condition(() => placeFreed, QUEUE_WAIT_MS);
     }
   };
 

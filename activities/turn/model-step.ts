@@ -6,15 +6,16 @@
 // files it sends (TURN_FILE_BYTES_LIMIT), read once per turn while the worker's WORKER_FILE_CACHE_BYTES
 // has room for them (see turn-files.ts).
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure, WorkflowNotFoundError } from '@temporalio/common';
 import type { Db } from '../../store/db.ts';
+import type { Logger } from '../../lib/logger.ts';
 import type { Config } from '../../lib/config.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
 import type { MessagePart } from '../../contract/events.ts';
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
 import { claimAssistantMessage, conversation, finishAssistantMessage, hasTurnCompleted } from '../../store/messages.ts';
 import { readSecrets } from '../../store/secrets.ts';
-import type { ModelStepInput, StepResult, ToolCall } from '../../workflows/turn-types.ts';
+import { STEP_PLACE_FREED, type ModelStepInput, type StepResult, type ToolCall } from '../../workflows/turn-types.ts';
 import { credentialSecretNames, languageModel, providerCredentials } from '../model/providers.ts';
 import { classifyModelError } from '../model/errors.ts';
 import { costUsd } from '../model/pricing.ts';
@@ -45,6 +46,7 @@ import { recordFirstToken, recordStepUsage, recordTurnDuration } from './turn-me
 
 export interface ModelStepDeps {
   db: Db;
+  logger: Logger;
   config: Config;
   masterKeys: readonly MasterKey[];
   /** How long streamed text is batched before it is written as one delta event. */
@@ -65,6 +67,17 @@ export function heartbeatEvery(heartbeatTimeoutMs: number | undefined): number {
   return Math.max(100, Math.min(5_000, (heartbeatTimeoutMs ?? Infinity) / 4));
 }
 
+/** Wakes a turn waiting for a place (activities/turn/step-queue.ts), through this activity's client. */
+async function wakeTurn(workflowId: string): Promise<boolean> {
+  try {
+    await Context.current().client.workflow.getHandle(workflowId).signal(STEP_PLACE_FREED);
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
 export function modelStepActivities(deps: ModelStepDeps) {
   const { revisionOf } = deps;
   const { limits } = deps.config;
@@ -76,7 +89,8 @@ export function modelStepActivities(deps: ModelStepDeps) {
   const queue = { limit: limits.runningTurnsPerUser, leaseMs: 15 * 60_000 };
 
   return {
-    runModelStep: (input: ModelStepInput): Promise<StepResult> => inStepSlot(deps.db, queue, input, () => runModelStep(input)),
+    runModelStep: (input: ModelStepInput): Promise<StepResult> =>
+      inStepSlot({ db: deps.db, logger: deps.logger, wake: wakeTurn }, queue, input, () => runModelStep(input)),
   };
 
   async function runModelStep(input: ModelStepInput): Promise<StepResult> {

@@ -1,6 +1,7 @@
 // A user's turns share the workers with everyone's: past RUNNING_TURNS_PER_USER running at once, a
 // turn waits, durably, instead of taking another activity slot. It says so once (`turn.queued`),
-// starts by itself when the user's running turn ends, and another user's turn meanwhile is not held.
+// starts by itself when the user's running turn ends (woken by it), and another user's turn meanwhile is
+// not held.
 import { expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
@@ -9,6 +10,9 @@ import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import type { FakeRequest } from '../helpers/fakes/fake-model.ts';
 import type { SessionEvent } from '../../contract/events.ts';
+import { turnWorkflowId } from '../../lib/workflow-ids.ts';
+import { STEP_PLACE_FREED } from '../../workflows/turn-types.ts';
+import proto from '@temporalio/proto';
 
 const test = agentTest({ RUNNING_TURNS_PER_USER: '1' });
 
@@ -52,7 +56,8 @@ test(
       call(`${env.api.url}/session/${sessionId}?async=1`, { headers: who.auth, json: { parts: [{ type: 'text', text }] } });
     expect((await sendAsync(user, first, 'slow one')).status).toBe(202);
     await env.fake.waitForRequests(1, 20_000);
-    expect((await sendAsync(user, second, 'the second one')).status).toBe(202);
+    const secondSent = await sendAsync(user, second, 'the second one');
+    expect(secondSent.status).toBe(202);
 
     // The second turn waits, and says so, while the first one's step runs; another user's turn runs meanwhile.
     const waiting = await eventsOf(env, user, second, (events) => events.some((event) => event.type === 'turn.queued'));
@@ -68,9 +73,55 @@ test(
     expect(done.filter((event) => event.type === 'turn.queued')).toHaveLength(1);
     expect(done.at(-1)).toMatchObject({ type: 'turn.completed' });
     expect(firstDoneWhenSecondAsked).toBe(true);
+    // It was woken by the first step giving its place back, not by its fallback timer.
+    const turnId = (secondSent.body as { messageId: string }).messageId;
+    const history = await env.worker.client.workflow.getHandle(turnWorkflowId(second, turnId)).fetchHistory();
+    const kinds = (history.events ?? []).map((event) => event.eventType);
+    const signals = (history.events ?? []).flatMap((event) => event.workflowExecutionSignaledEventAttributes?.signalName ?? []);
+    expect(signals).toContain(STEP_PLACE_FREED);
+    expect(kinds).toContain(proto.temporal.api.enums.v1.EventType.EVENT_TYPE_TIMER_CANCELED);
+    expect(kinds).not.toContain(proto.temporal.api.enums.v1.EventType.EVENT_TYPE_TIMER_FIRED);
     expect((await eventsOf(env, user, first, ended)).at(-1)).toMatchObject({ type: 'turn.completed' });
     const theirEvents = await eventsOf(env, bystander, theirs, ended);
     expect(theirEvents.some((event) => event.type === 'turn.queued')).toBe(false);
+    env.fake.setHandler(undefined);
+  },
+);
+
+test(
+  'a waiting turn aborted while it waits is passed over: the place goes to the next waiting turn, by wake-up',
+  { timeout: 60_000 },
+  async ({ env }) => {
+    const user = await createTestUser(env.api.db);
+    const [first, aborted, third] = [await sessionAs(env, user), await sessionAs(env, user), await sessionAs(env, user)];
+    env.fake.setHandler((request) => (lastUserText(request).includes('slow') ? { text: 'Slow.', delayMs: 3_000 } : { text: 'Quick.' }));
+    const sendAsync = async (sessionId: string, text: string) => {
+      const sent = await call<{ messageId: string }>(`${env.api.url}/session/${sessionId}?async=1`, {
+        headers: user.auth,
+        json: { parts: [{ type: 'text', text }] },
+      });
+      expect(sent.status).toBe(202);
+      return sent.body.messageId;
+    };
+    const queued = (events: SessionEvent[]) => events.some((event) => event.type === 'turn.queued');
+    await sendAsync(first, 'slow one');
+    await env.fake.waitForRequests(1, 20_000);
+    await sendAsync(aborted, 'waits, then is aborted');
+    await eventsOf(env, user, aborted, queued);
+    const thirdTurn = await sendAsync(third, 'waits behind it');
+    await eventsOf(env, user, third, queued);
+    expect((await call(`${env.api.url}/session/${aborted}/abort`, { method: 'POST', headers: user.auth })).body).toEqual({ aborted: true });
+    expect((await eventsOf(env, user, aborted, (events) => events.some((event) => event.type === 'turn.aborted'))).at(-1)).toMatchObject({
+      type: 'turn.aborted',
+    });
+
+    expect((await eventsOf(env, user, third, ended)).at(-1)).toMatchObject({ type: 'turn.completed' });
+    const history = await env.worker.client.workflow.getHandle(turnWorkflowId(third, thirdTurn)).fetchHistory();
+    const signals = (history.events ?? []).flatMap((event) => event.workflowExecutionSignaledEventAttributes?.signalName ?? []);
+    expect(signals).toContain(STEP_PLACE_FREED);
+    expect((history.events ?? []).map((event) => event.eventType)).not.toContain(
+      proto.temporal.api.enums.v1.EventType.EVENT_TYPE_TIMER_FIRED,
+    );
     env.fake.setHandler(undefined);
   },
 );

@@ -2,7 +2,7 @@
 // schedules across its agents, unanswered approvals (the API's and its agents' questions), stored
 // upload bytes. Each refusal is the limit's own problem type naming its setting; GET /limits shows
 // each limit and what is held against it; another user is never affected.
-import { describe, expect } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
@@ -130,6 +130,56 @@ describe('open approvals', () => {
 
     const other = await createTestUser(env.api.db);
     expect((await call(`${env.api.url}/approval`, { headers: other.auth, json: { question: 'Mine?' } })).status).toBe(201);
+  });
+});
+
+describe('open approvals at graph nodes', () => {
+  test('an approval node past the limit fails its run, naming the setting, and opens no approval', async ({ env }) => {
+    const user = await createTestUser(env.api.db);
+    const deployed = await call<{ ok: boolean }>(`${env.api.url}/deploy`, {
+      headers: user.auth,
+      json: {
+        name: 'reviewer',
+        model: { providerId: 'openai-compatible', modelId: 'fake-model' },
+        workflows: {
+          review: {
+            start: 'check',
+            nodes: {
+              check: { type: 'approval', question: 'Publish?', options: ['yes', 'no'], next: { yes: 'done', no: 'done' } },
+              done: { type: 'end' },
+            },
+          },
+        },
+      },
+    });
+    expect(deployed.body.ok, deployed.text).toBe(true);
+    const run = async () => {
+      const started = await call<{ sessionId: string }>(`${env.api.url}/agent/reviewer/workflow/review`, { headers: user.auth, json: {} });
+      expect(started.status).toBe(202);
+      return started.body.sessionId;
+    };
+    // Two runs wait at their approval node: the user's two places.
+    await run();
+    await run();
+    await vi.waitFor(async () => expect((await limitsOf(env, user)).openApprovals.used).toBe(2), { timeout: 20_000 });
+
+    const third = await run();
+    const events = await vi.waitFor(
+      async () => {
+        const page = await call<{ events: { type: string; error?: string; nodeId?: string }[] }>(
+          `${env.api.url}/session/${third}/events?limit=1000`,
+          { headers: user.auth },
+        );
+        if (!page.body.events.some((event) => event.type === 'workflow.failed')) throw new Error('the run has not ended');
+        return page.body.events;
+      },
+      { timeout: 20_000 },
+    );
+    expect(events.find((event) => event.type === 'workflow.failed')?.error).toMatch(
+      /OPEN_APPROVALS_PER_USER is 2.*approval node was not reached/,
+    );
+    expect(events.some((event) => event.type === 'workflow.node')).toBe(false);
+    expect((await limitsOf(env, user)).openApprovals.used).toBe(2);
   });
 });
 
