@@ -6,6 +6,7 @@ import type { MasterKey } from '../lib/master-key.ts';
 import { systemActivities } from './system.ts';
 import { turnBookkeeping } from './turn/bookkeeping.ts';
 import { modelStepActivities } from './turn/model-step.ts';
+import { sharedSchemaChecks } from './tools/schema-checks.ts';
 import type { AbortNotices } from './turn/abort-notices.ts';
 import { toolActivities } from './turn/tools.ts';
 import { revisionCache } from './turn/revision-cache.ts';
@@ -25,13 +26,22 @@ export interface ActivityDeps {
   abortNotices?: AbortNotices;
 }
 
+/** Tenants' schema checks running at once per process (a thread each); more wait their turn. */
+const SCHEMA_CHECK_THREADS = 2;
+
 export function createActivities(deps: ActivityDeps) {
   const revisionOf = revisionCache(deps.db);
   const bundleOf = async (agentId: string, revision: number) => (await revisionOf(agentId, revision)).bundle;
   return {
     ...systemActivities(deps),
     ...turnBookkeeping(deps),
-    ...modelStepActivities({ ...deps, revisionOf, deltaFlushMs: deps.config.limits.deltaFlushMs, storage: createStorage(deps.config) }),
+    ...modelStepActivities({
+      ...deps,
+      revisionOf,
+      deltaFlushMs: deps.config.limits.deltaFlushMs,
+      storage: createStorage(deps.config),
+      schemaChecks: sharedSchemaChecks({ timeoutMs: deps.config.limits.schemaCheckTimeoutMs, threads: SCHEMA_CHECK_THREADS }),
+    }),
     ...toolActivities({ ...deps, revisionOf }),
     ...webhookActivities(deps),
     ...approvalActivities({ ...deps, bundleOf }),

@@ -125,6 +125,8 @@ export interface Limits {
   turnFileBytes: number;
   /** Bytes of files one worker keeps between the model steps of its turns, all turns together (0: none kept). */
   workerFileCacheBytes: number;
+  /** How long one check of a value against a tenant's JSON Schema may run (in a thread) before it is refused as too costly. */
+  schemaCheckTimeoutMs: number;
   /** Activities one worker runs at once; a streaming model step holds one for its whole stream. */
   workerConcurrentActivities: number;
   /** What one model step may stream: output tokens (each streamed piece counts as one) and bytes; the turn fails beyond. */
@@ -293,6 +295,7 @@ export function loadConfig(env: Env = process.env): Config {
       turnFileBytes: int(env, 'TURN_FILE_BYTES_LIMIT', 50 * 1024 * 1024, 1),
       workerFileCacheBytes: int(env, 'WORKER_FILE_CACHE_BYTES', 256 * 1024 * 1024, 0),
       workerConcurrentActivities: int(env, 'WORKER_MAX_CONCURRENT_ACTIVITIES', 200, 1),
+      schemaCheckTimeoutMs: int(env, 'SCHEMA_CHECK_TIMEOUT_MS', 2_000, 1),
       stepOutputTokens: int(env, 'MODEL_STEP_MAX_OUTPUT_TOKENS', 32_768, 1),
       stepOutputBytes: int(env, 'MODEL_STEP_MAX_OUTPUT_BYTES', 1024 * 1024, 1),
       // Providers refuse a max_tokens above a model's own limit (16384 for gpt-4o), so the default is

@@ -1,25 +1,38 @@
 // Who runs each tool call of a model step. A custom tool (the bundle's `customTools`, not shadowed by a
 // built-in tool) is run by the client: its input is checked against the tool's `parameters` first, and
 // input that does not match goes back to the model as an error, so a client is only asked with valid
-// input. Everything else the service runs. Worked out in the step's activity, from the bundle, so the
+// input. Everything else the service runs. The check runs in a thread with a time budget: the schema
+// is the tenant's, the worker everyone's. Worked out in the step's activity, from the bundle, so the
 // turn workflow decides from the step's recorded result (deterministic on replay).
 import type { Bundle } from '../../contract/bundle.ts';
 import type { LoadableSkill } from '../../lib/skills.ts';
 import type { ToolCall } from '../../workflows/turn-types.ts';
 import { ASK_MY_USER } from '../../lib/ask-my-user.ts';
 import { findBuiltinTool } from './builtin.ts';
-import { toolInputProblem } from './validate-input.ts';
+import type { SchemaChecks } from './schema-checks.ts';
 
-export function classifyToolCalls(
+/** As many schema errors as a model is told for one call. */
+const MAX_REPORTED = 5;
+
+export async function classifyToolCalls(
+  checks: SchemaChecks,
   bundle: Pick<Bundle, 'mcps' | 'customTools'>,
   skills: readonly LoadableSkill[],
   calls: readonly ToolCall[],
-): ToolCall[] {
-  return calls.map((call) => {
-    if (call.toolName === ASK_MY_USER || findBuiltinTool(bundle, call.toolName, skills)) return call;
-    const custom = bundle.customTools.find((tool) => tool.id === call.toolName);
-    if (!custom) return call;
-    const problem = toolInputProblem(custom.parameters, call.input);
-    return problem === undefined ? { ...call, executor: 'client' } : { ...call, inputError: problem };
-  });
+): Promise<ToolCall[]> {
+  return Promise.all(
+    calls.map(async (call): Promise<ToolCall> => {
+      if (call.toolName === ASK_MY_USER || findBuiltinTool(bundle, call.toolName, skills)) return call;
+      const custom = bundle.customTools.find((tool) => tool.id === call.toolName);
+      if (!custom) return call;
+      // A tenant's schema: checked off the event loop, within SCHEMA_CHECK_TIMEOUT_MS (schema-checks.ts).
+      const verdict = await checks.check(custom.parameters, call.input, 'the input');
+      if (verdict.valid) return { ...call, executor: 'client' };
+      const problem =
+        'unusable' in verdict
+          ? `The input could not be checked: ${verdict.unusable}.`
+          : `Invalid input: ${verdict.errors.slice(0, MAX_REPORTED).join('; ') || 'it does not match the input schema'}.`;
+      return { ...call, inputError: problem };
+    }),
+  );
 }

@@ -3,7 +3,7 @@
 // bundle's `defaults` fill absent properties, then the schema decides. What is wrong is said in words
 // the model can act on, since they are fed back to it for another attempt.
 import type { JsonReply } from '../../contract/bundle.ts';
-import { compiledSchema, describeSchemaError } from '../tools/validate-input.ts';
+import type { SchemaChecks } from '../tools/schema-checks.ts';
 
 const MAX_ERRORS = 10;
 
@@ -15,7 +15,8 @@ function jsonText(reply: string): string {
   return (fenced ? fenced[1]! : reply).trim();
 }
 
-export function checkJsonReply(jsonReply: JsonReply, reply: string): JsonReplyCheck {
+/** Checks a reply against the tenant's schema, off the event loop and within SCHEMA_CHECK_TIMEOUT_MS (schema-checks.ts). */
+export async function checkJsonReply(checks: SchemaChecks, jsonReply: JsonReply, reply: string): Promise<JsonReplyCheck> {
   let value: unknown;
   try {
     value = JSON.parse(jsonText(reply));
@@ -25,13 +26,10 @@ export function checkJsonReply(jsonReply: JsonReply, reply: string): JsonReplyCh
   if (jsonReply.defaults && typeof value === 'object' && value !== null && !Array.isArray(value)) {
     value = { ...jsonReply.defaults, ...(value as Record<string, unknown>) };
   }
-  // Deploy compiled it already; a schema that no longer compiles is a bug, not the model's fault.
-  const validate = compiledSchema(jsonReply.schema);
-  if (validate(value)) return { ok: true, json: value };
-  return {
-    ok: false,
-    errors: [...new Set((validate.errors ?? []).map((error) => describeSchemaError(error, 'the reply')))].slice(0, MAX_ERRORS),
-  };
+  const verdict = await checks.check(jsonReply.schema, value, 'the reply');
+  if (verdict.valid) return { ok: true, json: value };
+  // A schema too costly for this reply is said so: a smaller reply may pass, and the retries end it otherwise.
+  return { ok: false, errors: 'unusable' in verdict ? [verdict.unusable] : verdict.errors.slice(0, MAX_ERRORS) };
 }
 
 /** What the system prompt adds for an agent whose replies must be structured. */

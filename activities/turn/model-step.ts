@@ -24,6 +24,7 @@ import { streamModelCall, type ModelCallPart } from '../model/stream-call.ts';
 import { toModelMessages } from '../model/history.ts';
 import { allRunByService, modelToolSet } from '../tools/index.ts';
 import { classifyToolCalls } from '../tools/classify.ts';
+import type { SchemaChecks } from '../tools/schema-checks.ts';
 import { checkJsonReply, jsonReplyInstructions } from './json-reply.ts';
 import { jsonSchema, Output, type JSONSchema7 } from 'ai';
 import { DeltaCommits } from './delta-commits.ts';
@@ -47,6 +48,8 @@ import { recordFirstToken, recordStepUsage, recordTurnDuration } from './turn-me
 export interface ModelStepDeps {
   db: Db;
   logger: Logger;
+  /** Checks against tenants' schemas (custom tool parameters, jsonReply), in threads with a time budget. */
+  schemaChecks: SchemaChecks;
   config: Config;
   masterKeys: readonly MasterKey[];
   /** How long streamed text is batched before it is written as one delta event. */
@@ -124,8 +127,8 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const done = { ...resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null), ...ended, ...started };
       return {
         ...done,
-        toolCalls: await questionsChecked(classifyToolCalls(bundle, skills, done.toolCalls)),
-        ...replyErrorsOf(bundle, done, claimed.parts),
+        toolCalls: await questionsChecked(await classifyToolCalls(deps.schemaChecks, bundle, skills, done.toolCalls)),
+        ...(await replyErrorsOf(deps.schemaChecks, bundle, done, claimed.parts)),
       };
     }
 
@@ -232,13 +235,14 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const tokens = { inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0 };
       const cost = usage ? costUsd(ref, usage, end?.providerMetadata) : null;
       // A structured reply keeps its JSON beside the text it was read from.
-      const reply = bundle.jsonReply && toolCalls.length === 0 ? checkJsonReply(bundle.jsonReply, text) : undefined;
+      const reply =
+        bundle.jsonReply && toolCalls.length === 0 ? await checkJsonReply(deps.schemaChecks, bundle.jsonReply, text) : undefined;
       const parts: MessagePart[] = [
         ...(text ? [{ type: 'text' as const, text }] : []),
         ...toolCalls.map((call) => ({ type: 'tool-call' as const, ...call })),
         ...(reply?.ok ? [{ type: 'json' as const, json: reply.json }] : []),
       ];
-      const classified = classifyToolCalls(bundle, skills, toolCalls);
+      const classified = await classifyToolCalls(deps.schemaChecks, bundle, skills, toolCalls);
       // A final answer (no tool call, a valid structured reply) ends the turn in the same transaction.
       const final = toolCalls.length === 0 && (!reply || reply.ok);
       const completesTurn =
@@ -274,8 +278,8 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const done = resultOf(message.id, message.parts, message.usage, message.costUsd ?? null);
       return {
         ...done,
-        toolCalls: await questionsChecked(classifyToolCalls(bundle, skills, done.toolCalls)),
-        ...replyErrorsOf(bundle, done, message.parts),
+        toolCalls: await questionsChecked(await classifyToolCalls(deps.schemaChecks, bundle, skills, done.toolCalls)),
+        ...(await replyErrorsOf(deps.schemaChecks, bundle, done, message.parts)),
         turnUserMessageIds,
         finishReason: end?.finishReason ?? 'other',
         ...(turnCompleted ? { turnCompleted: true } : {}),
@@ -297,9 +301,14 @@ function withReplyFormat(prompt: string | undefined, bundle: Bundle): string | u
 }
 
 /** With `jsonReply`, why a finished reply (no tool calls, no valid JSON part) is not valid; read from what is stored. */
-function replyErrorsOf(bundle: Bundle, done: StepResult, parts: MessagePart[]): Pick<StepResult, 'replyErrors' | 'replyRetries'> {
+async function replyErrorsOf(
+  checks: SchemaChecks,
+  bundle: Bundle,
+  done: StepResult,
+  parts: MessagePart[],
+): Promise<Pick<StepResult, 'replyErrors' | 'replyRetries'>> {
   if (!bundle.jsonReply || done.toolCalls.length > 0 || parts.some((part) => part.type === 'json')) return {};
-  const check = checkJsonReply(bundle.jsonReply, done.text);
+  const check = await checkJsonReply(checks, bundle.jsonReply, done.text);
   return check.ok ? {} : { replyErrors: check.errors, replyRetries: bundle.jsonReply.retries };
 }
 

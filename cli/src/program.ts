@@ -10,6 +10,7 @@ import { registerDeploy } from './commands/deploy.ts';
 import { registerEvents } from './commands/events.ts';
 import { registerFiles } from './commands/files.ts';
 import { registerKeys } from './commands/keys.ts';
+import { registerLimits } from './commands/limits.ts';
 import { registerRuns } from './commands/runs.ts';
 import { registerSecrets } from './commands/secrets.ts';
 import { registerSend } from './commands/send.ts';
@@ -48,6 +49,7 @@ export function buildProgram(): Command {
   registerApprovals(program);
   registerRuns(program);
   registerKeys(program);
+  registerLimits(program);
   registerSecrets(program);
   registerWebhooks(program);
   registerCustomCommands(program);

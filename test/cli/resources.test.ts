@@ -103,7 +103,7 @@ describe('resources', () => {
     expect(events.some((event) => event.type === 'workflow.started')).toBe(true);
   });
 
-  test('keys: create (shown once), list, delete', async ({ env }) => {
+  test('keys: create (shown once), list, delete; limits', async ({ env }) => {
     const configDir = newConfigDir();
     await loginWith(configDir, env.api.url, env.user.apiKey);
     const key = await json<{ id: string; key: string; scopes: string[] }>(['keys', 'create', '--name', 'ci', '--scope', 'read'], configDir);
@@ -112,6 +112,14 @@ describe('resources', () => {
     expect((await json<Array<{ id: string }>>(['keys', 'ls'], configDir)).map((listed) => listed.id)).toContain(key.id);
     expect((await runCli(['keys', 'rm', key.id], { configDir })).code).toBe(0);
     expect((await call(`${env.api.url}/key`, { headers: { authorization: `Bearer ${key.key}` } })).status).toBe(401);
+
+    // Limits: as GET /limits has them, and a table naming each setting.
+    const limits = await json<Record<string, { limit: number; used: number; setting: string }>>(['limits'], configDir);
+    expect(limits.keys).toEqual({ limit: 100, used: expect.any(Number), setting: 'KEYS_PER_USER' });
+    expect(limits.runningTurns).toMatchObject({ setting: 'RUNNING_TURNS_PER_USER' });
+    const table = await runCli(['limits'], { configDir });
+    expect(table.stdout).toMatch(/^LIMIT\s+USED\s+OF\s+SETTING$/m);
+    expect(table.stdout).toMatch(/^openApprovals\s+\d+\s+1000\s+OPEN_APPROVALS_PER_USER$/m);
   });
 
   test('webhooks: add (the secret shown once), list, deliveries, delete', async ({ env }) => {

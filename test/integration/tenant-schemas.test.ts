@@ -1,6 +1,7 @@
 // A tenant's JSON Schema cannot freeze the worker every user shares. A custom tool whose parameters
 // hold a pattern that backtracks for ever (`^(a+)+$` against forty a's and a b) and a uniqueItems
-// array of 20,000 objects (every pair compared, before) are checked at once: each call gets a tool
+// array of 20,000 objects (every pair compared, before) and an anyOf whose branches recurse into the
+// same value (exponential: checked in a thread with a time budget now) are checked at once: each call gets a tool
 // error the model reads, and another user's turn, sent at the same moment, completes on the same
 // worker (a process of its own, so a frozen one fails this test by its timeout, not the test run).
 // A pattern the linear-time engine cannot run is refused at deploy, naming where it is.
@@ -27,12 +28,25 @@ const CHECK = {
     properties: {
       code: { type: 'string', pattern: '^(a+)+$' },
       lines: { type: 'array', uniqueItems: true, items: { type: 'object' } },
+      tree: { $ref: '#/$defs/node' },
+    },
+    // Each level's value is checked once per array branch: 2^depth checks for a value no branch accepts.
+    $defs: {
+      node: {
+        anyOf: [
+          { type: 'array', items: { $ref: '#/$defs/node' } },
+          { type: 'array', minItems: 1, items: { $ref: '#/$defs/node' } },
+          { type: 'number' },
+        ],
+      },
     },
   },
 };
 
 const BACKTRACKS = { code: `${'a'.repeat(40)}b` };
 // Items 0 and 1 are the same: ajv's pairwise loop reaches that pair last.
+/** 40 arrays deep around a string: about 2^40 branch checks, hours on an event loop. */
+const FANS_OUT = { tree: Array.from({ length: 40 }).reduce<unknown>((inner) => [inner], 'leaf') };
 const MANY_LINES = { lines: [{ sku: 0 }, ...Array.from({ length: 20_000 }, (_, i) => ({ sku: i }))] };
 
 /** What the fake model says: a tool call for each tenant's message, text once a tool result is in. */
@@ -42,6 +56,7 @@ function script(request: FakeRequest): FakeScript {
   const said = JSON.stringify(messages.at(-1)?.content);
   if (said.includes('pattern')) return { toolCalls: [{ name: 'check_order', arguments: BACKTRACKS }] };
   if (said.includes('unique')) return { toolCalls: [{ name: 'check_order', arguments: MANY_LINES }] };
+  if (said.includes('fan')) return { toolCalls: [{ name: 'check_order', arguments: FANS_OUT }] };
   return { text: 'Served as usual.' };
 }
 
@@ -52,28 +67,35 @@ const send = (env: AgentEnv, who: TestUser, sessionId: string, text: string) =>
   });
 
 test(
-  'a backtracking pattern and a huge uniqueItems array get tool errors; another user is served meanwhile',
+  'a backtracking pattern, a huge uniqueItems array and an exponential anyOf get tool errors; another user is served meanwhile',
   { timeout: 120_000 },
   async ({ env }) => {
     worker = await startWorkerProcess(env.env);
     env.fake.setHandler(script);
     const tenant = env.user;
     const bystander = await createTestUser(env.api.db);
-    const [patternSession, uniqueSession] = [
+    const [patternSession, uniqueSession, fanSession] = [
+      await sessionAs(env, tenant, { customTools: [CHECK] }),
       await sessionAs(env, tenant, { customTools: [CHECK] }),
       await sessionAs(env, tenant, { customTools: [CHECK] }),
     ];
     const bystanderSession = await sessionAs(env, bystander, {});
 
-    const [pattern, unique, served] = await Promise.all([
+    const [pattern, unique, fan, served] = await Promise.all([
       send(env, tenant, patternSession, 'check the pattern'),
       send(env, tenant, uniqueSession, 'check unique lines'),
+      send(env, tenant, fanSession, 'check the fanned-out tree'),
       send(env, bystander, bystanderSession, 'hello'),
     ]);
     expect(served.body).toMatchObject({ status: 'completed', reply: 'Served as usual.' });
     for (const [sessionId, reply, error] of [
       [patternSession, pattern, /\/code must match pattern "\^\(a\+\)\+\$"/],
       [uniqueSession, unique, /\/lines must NOT have duplicate items \(items ## 1 and 0 are identical\)/],
+      [
+        fanSession,
+        fan,
+        /^The input could not be checked: Checking it against the schema took (longer than 2000 ms|more than 128 MiB): the schema is too costly/,
+      ],
     ] as const) {
       expect(reply.body).toMatchObject({ status: 'completed', reply: 'The check failed.' });
       const events = await env.events(sessionId);

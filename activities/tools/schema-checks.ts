@@ -1,0 +1,152 @@
+// Checks of values against tenants' JSON Schemas (custom tool parameters, jsonReply.schema), each in a
+// thread of its own with a time and memory budget (schema-thread.ts says why): a check past
+// SCHEMA_CHECK_TIMEOUT_MS, or past the thread's heap, ends that thread and answers "too costly", and the
+// worker's other turns never wait on it. Threads start when first needed, one per check running at once
+// up to `threads`, and are kept for the next; none keeps the process alive.
+import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import type { JsonObject } from '../../contract/bundle.ts';
+import type { CheckAnswer, CheckRequest } from './schema-thread.ts';
+
+export type SchemaVerdict = { valid: true } | { valid: false; errors: string[] } | { valid: false; unusable: string };
+
+export interface SchemaChecks {
+  /** Checks `value` against `schema`; `root` names the value in the messages ("the input", "the reply"). */
+  check(schema: JsonObject, value: unknown, root: string): Promise<SchemaVerdict>;
+  close(): Promise<void>;
+}
+
+export interface SchemaCheckOptions {
+  /** How long one check may run before its thread is ended. */
+  timeoutMs: number;
+  /** Checks running at once (a thread each); more wait their turn. */
+  threads: number;
+  /** A thread's heap: an exponential check's error list ends it here rather than grow the worker. */
+  heapMb?: number;
+}
+
+/** A thread and when it has loaded its code (it says so once). */
+interface Thread {
+  worker: Worker;
+  ready: Promise<void>;
+  exited: () => boolean;
+}
+
+/** tsx's ESM API (its `import` export), which the thread registers before it loads source files. */
+function tsxApi(): string {
+  const require = createRequire(import.meta.url);
+  const manifest = require.resolve('tsx/package.json');
+  const { exports } = require(manifest) as { exports: Record<string, { import: { default: string } }> };
+  return new URL(exports['./esm/api']!.import.default, pathToFileURL(manifest)).href;
+}
+
+/** The thread's code: the compiled file beside this one, or from source through tsx (as `npm start` runs). */
+function spawn(heapMb: number): Thread {
+  const resourceLimits = { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(32, heapMb) };
+  let worker: Worker;
+  if (!import.meta.url.endsWith('.ts')) {
+    worker = new Worker(new URL('./schema-thread.js', import.meta.url), { resourceLimits });
+  } else {
+    // Node 20 does not pass `--import tsx` on to threads: the thread registers tsx itself, then loads the source.
+    const tsx = tsxApi();
+    const source = new URL('./schema-thread.ts', import.meta.url).href;
+    const code = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); })`;
+    worker = new Worker(code, { eval: true, resourceLimits });
+  }
+  worker.unref();
+  let exited = false;
+  worker.once('exit', () => (exited = true));
+  // Resolves on the thread's first message; a thread that dies loading resolves too, and its check then
+  // fails by the exit it sees.
+  const ready = new Promise<void>((resolve) => {
+    worker.once('message', () => resolve());
+    worker.once('exit', () => resolve());
+  });
+  return { worker, ready, exited: () => exited };
+}
+
+interface Job {
+  request: CheckRequest;
+  resolve: (verdict: SchemaVerdict) => void;
+}
+
+export function schemaChecks(options: SchemaCheckOptions): SchemaChecks {
+  const heapMb = options.heapMb ?? 128;
+  const idle: Thread[] = [];
+  const busy = new Set<Thread>();
+  const waiting: Job[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  async function run(thread: Thread, job: Job): Promise<void> {
+    const { worker } = thread;
+    busy.add(thread);
+    await thread.ready;
+    let settled = false;
+    const finish = (verdict: SchemaVerdict, keep: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+      busy.delete(thread);
+      if (keep && !closed) idle.push(thread);
+      else void worker.terminate();
+      job.resolve(verdict);
+      next();
+    };
+    const tooCostly = (why: string) =>
+      finish({ valid: false, unusable: `Checking it against the schema ${why}: the schema is too costly to check for this value` }, false);
+    const onMessage = (answer: CheckAnswer) => {
+      if (answer.id !== job.request.id) return;
+      if ('unusable' in answer) finish({ valid: false, unusable: answer.unusable }, true);
+      else finish(answer.valid ? { valid: true } : { valid: false, errors: answer.errors }, true);
+    };
+    const onError = (error: Error) =>
+      (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
+        ? tooCostly(`took more than ${heapMb} MiB`)
+        : finish({ valid: false, unusable: `The value could not be checked: ${error.message}` }, false);
+    const onExit = () => finish({ valid: false, unusable: 'The value could not be checked: the checking thread stopped' }, false);
+    const timer = setTimeout(() => tooCostly(`took longer than ${options.timeoutMs} ms`), options.timeoutMs);
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    if (thread.exited()) onExit();
+    else worker.postMessage(job.request);
+  }
+
+  function next(): void {
+    while (waiting.length > 0 && (idle.length > 0 || busy.size < options.threads)) {
+      void run(idle.pop() ?? spawn(heapMb), waiting.shift()!);
+    }
+  }
+
+  return {
+    check(schema, value, root) {
+      if (closed) return Promise.resolve({ valid: false, unusable: 'The worker is shutting down' });
+      return new Promise((resolve) => {
+        waiting.push({ request: { id: nextId++, schema, value, root }, resolve });
+        next();
+      });
+    },
+    async close() {
+      closed = true;
+      await Promise.all([...idle.splice(0), ...busy].map((thread) => thread.worker.terminate()));
+    },
+  };
+}
+
+const shared = new Map<string, SchemaChecks>();
+
+/**
+ * The process's checks for these options: one set of threads however many workers the process runs
+ * (the tests run many), so idle threads never pile up. Never closed: its threads do not hold the process.
+ */
+export function sharedSchemaChecks(options: SchemaCheckOptions): SchemaChecks {
+  const key = JSON.stringify(options);
+  let checks = shared.get(key);
+  if (!checks) shared.set(key, (checks = schemaChecks(options)));
+  return checks;
+}
