@@ -94,7 +94,12 @@ test(
   async ({ env }) => {
     const user = await createTestUser(env.api.db);
     const [first, aborted, third] = [await sessionAs(env, user), await sessionAs(env, user), await sessionAs(env, user)];
-    env.fake.setHandler((request) => (lastUserText(request).includes('slow') ? { text: 'Slow.', delayMs: 3_000 } : { text: 'Quick.' }));
+    // The first turn's reply waits until the aborted turn has ended, so its place is given back only then.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    env.fake.setHandler((request) =>
+      lastUserText(request).includes('slow') ? { text: 'Slow.', holdUntil: released } : { text: 'Quick.' },
+    );
     const sendAsync = async (sessionId: string, text: string) => {
       const sent = await call<{ messageId: string }>(`${env.api.url}/session/${sessionId}?async=1`, {
         headers: user.auth,
@@ -106,7 +111,7 @@ test(
     const queued = (events: SessionEvent[]) => events.some((event) => event.type === 'turn.queued');
     await sendAsync(first, 'slow one');
     await env.fake.waitForRequests(1, 20_000);
-    await sendAsync(aborted, 'waits, then is aborted');
+    const abortedTurn = await sendAsync(aborted, 'waits, then is aborted');
     await eventsOf(env, user, aborted, queued);
     const thirdTurn = await sendAsync(third, 'waits behind it');
     await eventsOf(env, user, third, queued);
@@ -114,6 +119,9 @@ test(
     expect((await eventsOf(env, user, aborted, (events) => events.some((event) => event.type === 'turn.aborted'))).at(-1)).toMatchObject({
       type: 'turn.aborted',
     });
+    // Its workflow has closed (the turn's end is written just before it returns): nobody is left to wake there.
+    expect(await env.worker.client.workflow.getHandle(turnWorkflowId(aborted, abortedTurn)).result()).toMatchObject({ status: 'aborted' });
+    release();
 
     expect((await eventsOf(env, user, third, ended)).at(-1)).toMatchObject({ type: 'turn.completed' });
     const history = await env.worker.client.workflow.getHandle(turnWorkflowId(third, thirdTurn)).fetchHistory();
