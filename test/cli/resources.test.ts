@@ -18,7 +18,7 @@ async function json<T>(args: string[], configDir: string): Promise<T> {
 }
 
 describe('resources', () => {
-  test('agents: list, show with its commands, revisions, delete', async ({ env }) => {
+  test('agents: list, show with its commands, revisions, budget, delete', async ({ env }) => {
     const configDir = newConfigDir();
     await loginWith(configDir, env.api.url, env.user.apiKey);
     const { name } = await env.deploy({ command: { hello: { template: 'Say hello to ${1}' } } });
@@ -28,6 +28,19 @@ describe('resources', () => {
     expect(await json<Array<{ revision: number }>>(['agents', 'revisions', name], configDir)).toEqual([
       expect.objectContaining({ revision: 1 }),
     ]);
+
+    // A monthly budget: set, shown with this month's spend, removed; a word that is no amount is a usage error.
+    expect(await json<{ monthlyUsd: number | null; spentUsd: number }>(['agents', 'budget', name, '7.50'], configDir)).toMatchObject({
+      monthlyUsd: 7.5,
+      spentUsd: 0,
+    });
+    expect((await runCli(['agents', 'budget', name, '25'], { configDir })).stderr).toMatch(
+      /: \$25\.00 a month \(\$0\.00 spent in \d{4}-\d{2}\)/,
+    );
+    expect(await json<{ monthlyUsd: number | null }>(['agents', 'budget', name, 'none'], configDir)).toMatchObject({ monthlyUsd: null });
+    const refused = await runCli(['agents', 'budget', name, 'lots'], { configDir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('Not a budget: "lots"');
 
     expect((await runCli(['agents', 'rm', name], { configDir })).code).toBe(0);
     expect((await runCli(['agents', 'show', name], { configDir })).code).toBe(1);

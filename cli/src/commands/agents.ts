@@ -1,6 +1,7 @@
-// agents ls|show|rm|revisions
+// agents ls|show|rm|revisions|budget
 import type { Command } from 'commander';
 import { contextOf } from '../context.ts';
+import { UsageError } from '../exit-codes.ts';
 import { withExamples } from '../help.ts';
 import { age, note, printFields, printJson, printLine, printTable } from '../output.ts';
 import { out } from '../style.ts';
@@ -93,5 +94,31 @@ export function registerAgents(program: Command): void {
         note(`Deleted ${name}.`);
       }),
     ['agent-service agents rm helper'],
+  );
+
+  withExamples(
+    agents
+      .command('budget')
+      .description(
+        "Set an agent's spend budget in USD per UTC calendar month (`none` removes it); once spent, its turns fail before calling the model",
+      )
+      .argument('<name>')
+      .argument('<usd>', 'a number of US dollars, or `none`')
+      .action(async (name: string, usd: string, _options: object, command: Command) => {
+        const context = contextOf(command);
+        const monthlyUsd = usd === 'none' ? null : Number(usd);
+        if (monthlyUsd !== null && !(Number.isFinite(monthlyUsd) && monthlyUsd >= 0 && /^\d+(\.\d+)?$/.test(usd.trim()))) {
+          throw new UsageError(`Not a budget: "${usd}". Give US dollars (e.g. 25 or 7.50), or none.`);
+        }
+        const budget = await context.client().agents.setBudget(name, monthlyUsd);
+        if (context.json) return printJson(budget);
+        const spent = `$${budget.spentUsd.toFixed(2)} spent in ${budget.month}`;
+        note(
+          budget.monthlyUsd === null
+            ? `${name} has no budget (${spent}).`
+            : `${name}: $${budget.monthlyUsd.toFixed(2)} a month (${spent}).`,
+        );
+      }),
+    ['agent-service agents budget helper 25', 'agent-service agents budget helper none'],
   );
 }
