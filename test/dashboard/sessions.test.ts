@@ -152,9 +152,12 @@ test('the overview shows a running session and a waiting question, and drops the
   }
 });
 
-test("usage sums each agent's sessions: tokens in and out, shown as charts and a table", async ({ env }) => {
+test("usage sums each agent's sessions: tokens in and out, shown as charts and a table; this month against the budgets; the limits", async ({
+  env,
+}) => {
   const { name } = await env.deploy();
   const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
+  await client.agents.setBudget(name, 12);
   for (const text of ['one', 'two']) {
     const { id } = await client.sessions.create(name);
     env.fake.enqueue({ text: `Reply ${text}.`, usage: { promptTokens: 120, completionTokens: 30 } });
@@ -164,7 +167,10 @@ test("usage sums each agent's sessions: tokens in and out, shown as charts and a
   try {
     await signIn(page, env.api.url, env.user.apiKey, '/app/usage');
     const row = page.getByRole('row').filter({ hasText: name });
-    await expect.poll(() => row.getByRole('cell').allTextContents()).toEqual([name, '2', '240', '60', '$0.00']);
+    await expect.poll(() => row.getByRole('cell').allTextContents()).toEqual([name, '2', '240', '60', '$0.00', '$0.00 of $12.00']);
+    await expect.poll(() => page.getByText(/^Spent by your agents:/).textContent()).toMatch(/\$0\.00 \(no budget\)/);
+    const limit = page.getByRole('row').filter({ hasText: 'Unanswered approvals' });
+    expect(await limit.getByRole('cell').allTextContents()).toEqual([expect.stringMatching(/^\d+$/), '1,000', 'OPEN_APPROVALS_PER_USER']);
     const chart = page.getByRole('img', { name: /Tokens per agent/ });
     expect(await chart.getAttribute('aria-label')).toContain(`${name} 300`);
     // The days' bars hold at least these two replies (the file's other tests add theirs).
