@@ -24,7 +24,7 @@ export const getLimits = defineOperation({
     '`?wait=` reads open at once on the API process that answers; 429 `stream-limit` with Retry-After beyond), `requests` (in ' +
     'the current window of `windowSeconds`; 429 `rate-limited` with Retry-After beyond), `schedules` (cron triggers of your live ' +
     'agents; a deploy past it is a 403 `schedule-limit`), `openApprovals` (unanswered; 403 `approval-limit` for a new one, a tool ' +
-    'error for an agent asking), `storedBytes` (uploads; 403 `storage-limit`), `runningTurns` (model steps running at once; ' +
+    "error for an agent asking, a failed run at a workflow graph's approval node), `storedBytes` (uploads; 403 `storage-limit`), `runningTurns` (model steps running at once; " +
     'beyond, a turn waits durably and says so with `turn.queued`, it is not refused).',
   tag: 'keys',
   auth: { kind: 'scope', scope: 'read' },
