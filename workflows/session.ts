@@ -32,8 +32,8 @@ import { turnWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
 import { readableMetadata } from '../lib/readable-metadata.ts';
 
-/** `steer`: while a turn runs, the message joins it and its next model step reads it (else it queues). */
-export type IfBusy = 'queue' | 'reject' | 'interrupt' | 'steer';
+import type { IfBusy } from '../contract/if-busy.ts';
+export type { IfBusy };
 
 export interface SendInput {
   messageId: string;

@@ -1,4 +1,5 @@
 // Sessions: create, list, read, send (streamed, async or waiting) and abort.
+import { IF_BUSY } from '../if-busy.ts';
 import { PROVIDER_IDS } from '../bundle-constants.ts';
 import { defineOperation, type ResponseOf, type Sent } from './operation.ts';
 import { ASYNC_QUERY, IDEMPOTENCY_KEY_HEADERS, TIME } from './shared.ts';
@@ -86,7 +87,7 @@ export const SEND_QUERY_SCHEMA = {
         "session's verdict is awaited: 202, 409, or 503 when no worker answers within TEMPORAL_CALL_TIMEOUT_MS",
     },
     ifBusy: {
-      enum: ['queue', 'reject', 'interrupt', 'steer'],
+      enum: IF_BUSY,
       default: 'queue',
       description:
         'While a turn runs: `queue` (the default) runs this message as the next turn; `reject` answers 409; `interrupt` aborts ' +

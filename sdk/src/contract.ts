@@ -21,6 +21,7 @@ export type { RequestDeviceCodeBody, DeviceCode, DeviceAuthorization, DeviceToke
 export type { Health, Readiness } from '../../contract/operations/health.ts';
 export type { Usage } from '../../contract/operations/usage.ts';
 export type { Limits } from '../../contract/operations/limits.ts';
+export type { IfBusy } from '../../contract/if-busy.ts';
 export type { Budget, BudgetBody } from '../../contract/operations/budgets.ts';
 export type { KeyListing, CreateKeyBody, CreatedKey, CreateUserBody, CreatedUser, KeyList } from '../../contract/operations/keys.ts';
 export type { Media } from '../../contract/operations/media.ts';

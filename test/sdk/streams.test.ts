@@ -35,6 +35,25 @@ describe('a turn stream', () => {
     expect(await stream.json()).toBeUndefined();
   });
 
+  test('ifBusy: steer joins the running turn: the send follows that turn, whose next step reads the message', async ({ env }) => {
+    const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
+    const sessionId = await env.newSession();
+    let release!: () => void;
+    const asked = env.fake.requests.length;
+    env.fake.enqueue({ text: 'First part.', holdUntil: new Promise<void>((resolve) => (release = resolve)) }, { text: 'Steered answer.' });
+    const first = client.sessions.send(sessionId, 'Write about cats');
+    const { turnId } = await first.ready;
+    await env.fake.waitForRequests(asked + 1);
+    const steered = client.sessions.send(sessionId, 'Make it about dogs', { ifBusy: 'steer' });
+    expect((await steered.ready).turnId).toBe(turnId);
+    await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'message.created').length >= 3);
+    release();
+    expect(await steered.text()).toBe('Steered answer.');
+    expect(await first.text()).toBe('Steered answer.');
+    const second = env.fake.requests[asked + 1]!.body.messages as { role: string; content: unknown }[];
+    expect(JSON.stringify(second.at(-1)?.content)).toContain('Make it about dogs');
+  });
+
   test('json() gives the structured reply of an agent with jsonReply', async ({ env }) => {
     const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
     const sessionId = await env.newSession({

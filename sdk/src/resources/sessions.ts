@@ -1,6 +1,7 @@
 import type {
   CreatedSession,
   Forked,
+  IfBusy,
   Media,
   ModelOverrideBody,
   RegenerateAccepted,
@@ -24,8 +25,11 @@ import { Resource, newIdempotencyKey } from './resource.ts';
 export type MessageInput = string | { text: string; model?: ModelOverrideBody } | SendBody;
 
 export interface SendOptions extends RequestOptions {
-  /** What to do while another turn runs: queue (default), reject (ConflictError) or interrupt it. */
-  ifBusy?: 'queue' | 'reject' | 'interrupt';
+  /**
+   * What to do while another turn runs: queue (default), reject (ConflictError), interrupt it, or steer it
+   * (the message joins the running turn, whose next model step reads it; the send follows that turn).
+   */
+  ifBusy?: IfBusy;
   /** Reconnections in a row without an event before the stream gives up (default 10). */
   maxReconnects?: number;
   /** Called before the stream reconnects, with the seq it resumes after. */
