@@ -13,6 +13,7 @@ import { call } from '../helpers/client/request.ts';
 import { sessionAs } from '../helpers/harness/sessions-as.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import type { FakeRequest, FakeScript } from '../helpers/fakes/fake-model.ts';
+import { FAN_OUT_DEFS, nestedArrays } from '../helpers/schemas/fan-out.ts';
 
 const test = agentTest({}, { inProcessWorker: false });
 let worker: WorkerProcess | undefined;
@@ -30,23 +31,14 @@ const CHECK = {
       lines: { type: 'array', uniqueItems: true, items: { type: 'object' } },
       tree: { $ref: '#/$defs/node' },
     },
-    // Each level's value is checked once per array branch: 2^depth checks for a value no branch accepts.
-    $defs: {
-      node: {
-        anyOf: [
-          { type: 'array', items: { $ref: '#/$defs/node' } },
-          { type: 'array', minItems: 1, items: { $ref: '#/$defs/node' } },
-          { type: 'number' },
-        ],
-      },
-    },
+    $defs: FAN_OUT_DEFS,
   },
 };
 
 const BACKTRACKS = { code: `${'a'.repeat(40)}b` };
 // Items 0 and 1 are the same: ajv's pairwise loop reaches that pair last.
-/** 40 arrays deep around a string: about 2^40 branch checks, hours on an event loop. */
-const FANS_OUT = { tree: Array.from({ length: 40 }).reduce<unknown>((inner) => [inner], 'leaf') };
+/** About 2^40 branch checks: hours on an event loop. */
+const FANS_OUT = { tree: nestedArrays(40) };
 const MANY_LINES = { lines: [{ sku: 0 }, ...Array.from({ length: 20_000 }, (_, i) => ({ sku: i }))] };
 
 /** What the fake model says: a tool call for each tenant's message, text once a tool result is in. */

@@ -109,12 +109,14 @@ test(
       return sent.body.messageId;
     };
     const queued = (events: SessionEvent[]) => events.some((event) => event.type === 'turn.queued');
+    // The fake is the file's: this test's first request is the one after those already made.
+    const asked = env.fake.requests.length;
     await sendAsync(first, 'slow one');
-    await env.fake.waitForRequests(1, 20_000);
+    await env.fake.waitForRequests(asked + 1, 20_000);
     const abortedTurn = await sendAsync(aborted, 'waits, then is aborted');
-    await eventsOf(env, user, aborted, queued);
+    expect(queued(await eventsOf(env, user, aborted, queued))).toBe(true);
     const thirdTurn = await sendAsync(third, 'waits behind it');
-    await eventsOf(env, user, third, queued);
+    expect(queued(await eventsOf(env, user, third, queued))).toBe(true);
     expect((await call(`${env.api.url}/session/${aborted}/abort`, { method: 'POST', headers: user.auth })).body).toEqual({ aborted: true });
     expect((await eventsOf(env, user, aborted, (events) => events.some((event) => event.type === 'turn.aborted'))).at(-1)).toMatchObject({
       type: 'turn.aborted',

@@ -4,31 +4,13 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { schemaChecks } from '../../activities/tools/schema-checks.ts';
 import type { JsonObject } from '../../contract/bundle.ts';
+import { FAN_OUT_DEFS, nestedArrays } from '../helpers/schemas/fan-out.ts';
 
 const checks = schemaChecks({ timeoutMs: 1_000, threads: 2 });
 afterAll(() => checks.close());
 
 const COLOUR: JsonObject = { type: 'object', properties: { colour: { enum: ['red', 'blue'] } }, required: ['colour'] };
-const FAN_OUT: JsonObject = {
-  type: 'object',
-  properties: { tree: { $ref: '#/$defs/node' } },
-  $defs: {
-    node: {
-      anyOf: [
-        { type: 'array', items: { $ref: '#/$defs/node' } },
-        { type: 'array', minItems: 1, items: { $ref: '#/$defs/node' } },
-        { type: 'number' },
-      ],
-    },
-  },
-};
-
-/** `depth` arrays, one inside the other, around a string no branch accepts. */
-function nested(depth: number): unknown {
-  let tree: unknown = 'leaf';
-  for (let level = 0; level < depth; level++) tree = [tree];
-  return tree;
-}
+const FAN_OUT: JsonObject = { type: 'object', properties: { tree: { $ref: '#/$defs/node' } }, $defs: FAN_OUT_DEFS };
 
 describe('schemaChecks', () => {
   test('valid and invalid values, in words naming the value', async () => {
@@ -46,7 +28,7 @@ describe('schemaChecks', () => {
   test('an exponential check is answered too costly, and the next checks are served by a new thread', { timeout: 30_000 }, async () => {
     // Depth 40 is about 2^40 branch checks: hours on the event loop.
     const [costly, meanwhile] = await Promise.all([
-      checks.check(FAN_OUT, { tree: nested(40) }, 'the input'),
+      checks.check(FAN_OUT, { tree: nestedArrays(40) }, 'the input'),
       checks.check(COLOUR, { colour: 'blue' }, 'the input'),
     ]);
     expect(meanwhile).toEqual({ valid: true });
@@ -57,7 +39,7 @@ describe('schemaChecks', () => {
         /^Checking it against the schema took (longer than 1000 ms|more than 128 MiB): the schema is too costly/,
       ),
     });
-    expect(await checks.check(FAN_OUT, { tree: nested(3) }, 'the input')).toMatchObject({ valid: false, errors: expect.any(Array) });
+    expect(await checks.check(FAN_OUT, { tree: nestedArrays(3) }, 'the input')).toMatchObject({ valid: false, errors: expect.any(Array) });
     expect(await checks.check(FAN_OUT, { tree: [[1], [2, [3]]] }, 'the input')).toEqual({ valid: true });
   });
 
