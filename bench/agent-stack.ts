@@ -151,46 +151,7 @@ export async function startAgentStack(infra: Infra, log: (line: string) => void,
       undo.push('bench user', () => apiDb.query('DELETE FROM users WHERE id = $1', [user.id]));
       const { key } = await insertKey(apiDb, { userId: user.id, name: 'bench', scopes: scopesFor(user) });
       const headers = jsonHeaders({ authorization: `Bearer ${key}` });
-      return {
-        headers,
-        async deployAgent(extra: Record<string, unknown> = {}) {
-          const name = `bench-${randomBytes(6).toString('hex')}`;
-          const body = JSON.stringify({
-            name,
-            model: { providerId: 'openai-compatible', modelId: 'fake-model' },
-            instructions: 'Be brief.',
-            ...extra,
-          });
-          expectStatus(
-            await timedRequest(setup, `${url}/deploy`, { method: 'POST', headers, body, timeoutMs: 30_000 }),
-            201,
-            'POST /deploy',
-          );
-          return name;
-        },
-        async newSession(agentName: string) {
-          const response = await timedRequest<{ id: string }>(setup, `${url}/agent/${agentName}/session`, {
-            method: 'POST',
-            headers,
-            body: '{}',
-            timeoutMs: 30_000,
-          });
-          const { id } = expectStatus(response, 201, 'POST /agent/<name>/session');
-          sessions.push(id);
-          return id;
-        },
-        async send(agent: http.Agent, sessionId: string, text: string) {
-          const response = await timedRequest<WaitingSendAnswer>(agent, `${url}/session/${sessionId}`, {
-            method: 'POST',
-            headers,
-            body: JSON.stringify({ parts: [{ type: 'text', text }] }),
-            timeoutMs: TURN_TIMEOUT_MS,
-          });
-          const answer = expectStatus(response, 200, `POST /session/${sessionId}`);
-          if (answer.status !== 'completed') throw new Error(`turn ${answer.messageId} ended ${answer.status}: ${answer.error ?? ''}`);
-          return response;
-        },
-      };
+      return { headers, ...agentCalls({ url, headers, setup, sessions }) };
     };
     const first = await userCalls();
     return {
@@ -222,4 +183,47 @@ export async function terminateAll(client: Client, sessionIds: readonly string[]
       ),
     );
   }
+}
+
+/**
+ * The calls a benchmark makes as one user of a running service: deploy an agent, open a session of it
+ * (kept in `sessions`, for the benchmark's cleanup to end), send and wait for the reply.
+ */
+export function agentCalls(target: { url: string; headers: http.OutgoingHttpHeaders; setup: http.Agent; sessions: string[] }) {
+  const { url, headers, setup, sessions } = target;
+  return {
+    async deployAgent(extra: Record<string, unknown> = {}) {
+      const name = `bench-${randomBytes(6).toString('hex')}`;
+      const body = JSON.stringify({
+        name,
+        model: { providerId: 'openai-compatible', modelId: 'fake-model' },
+        instructions: 'Be brief.',
+        ...extra,
+      });
+      expectStatus(await timedRequest(setup, `${url}/deploy`, { method: 'POST', headers, body, timeoutMs: 30_000 }), 201, 'POST /deploy');
+      return name;
+    },
+    async newSession(agentName: string) {
+      const response = await timedRequest<{ id: string }>(setup, `${url}/agent/${agentName}/session`, {
+        method: 'POST',
+        headers,
+        body: '{}',
+        timeoutMs: 30_000,
+      });
+      const { id } = expectStatus(response, 201, 'POST /agent/<name>/session');
+      sessions.push(id);
+      return id;
+    },
+    async send(agent: http.Agent, sessionId: string, text: string) {
+      const response = await timedRequest<WaitingSendAnswer>(agent, `${url}/session/${sessionId}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ parts: [{ type: 'text', text }] }),
+        timeoutMs: TURN_TIMEOUT_MS,
+      });
+      const answer = expectStatus(response, 200, `POST /session/${sessionId}`);
+      if (answer.status !== 'completed') throw new Error(`turn ${answer.messageId} ended ${answer.status}: ${answer.error ?? ''}`);
+      return response;
+    },
+  };
 }

@@ -12,6 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import { freePort } from '../dev/ports.ts';
 import { loadConfig } from '../lib/config.ts';
 import { scopesFor } from '../contract/scopes.ts';
+import { agentCalls } from './agent-stack.ts';
 import { insertKey } from '../store/api-keys.ts';
 import { createPool } from '../store/db.ts';
 import { createUser, findFirstAdmin } from '../store/users.ts';
@@ -103,29 +104,9 @@ export async function startService(infra: Infra, fakeBaseUrl: string, log: (line
 
     const setup = new http.Agent({ keepAlive: true, maxSockets: SETUP_CONCURRENCY });
     undo.push('setup agent', async () => setup.destroy());
-    const agentName = `bench-${randomBytes(6).toString('hex')}`;
-    const deploy = JSON.stringify({
-      name: agentName,
-      model: { providerId: 'openai-compatible', modelId: 'fake-model' },
-      instructions: 'Be brief.',
-    });
-    expectStatus(
-      await timedRequest(setup, `${url}/deploy`, { method: 'POST', headers, body: deploy, timeoutMs: 30_000 }),
-      201,
-      'POST /deploy',
-    );
-
-    const newSession = async () => {
-      const response = await timedRequest<{ id: string }>(setup, `${url}/agent/${agentName}/session`, {
-        method: 'POST',
-        headers,
-        body: '{}',
-        timeoutMs: 30_000,
-      });
-      const { id } = expectStatus(response, 201, 'POST /agent/<name>/session');
-      sessions.push(id);
-      return id;
-    };
+    const calls = agentCalls({ url, headers, setup, sessions });
+    const agentName = await calls.deployAgent();
+    const newSession = () => calls.newSession(agentName);
 
     return {
       url,
