@@ -3,6 +3,35 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { BUNDLED_CONTRACT_MODULES } from './sdk/scripts/bundled-contract.mjs';
 
+// The lib/ modules workflow code may run (and core/, which workflows run): deterministic, no I/O, and
+// importing only each other. Every other lib/ module is refused there; lib/storage.ts, lib/outbound.ts
+// and lib/temporal.ts do I/O, and one that is safe today must be added here on purpose.
+const WORKFLOW_SAFE_LIB = [
+  'approvals.ts',
+  'ask-my-user.ts',
+  'errors.ts',
+  'failures.ts',
+  'graph-template.ts',
+  'id-alphabet.ts',
+  'is-record.ts',
+  'readable-metadata.ts',
+  'search-attributes.ts',
+  'triggers.ts',
+  'turn-settings.ts',
+  'workflow-ids.ts',
+];
+// What replayed code may not import: Temporal's client side, I/O packages, Node's modules.
+const NOT_IN_WORKFLOW_CODE = [
+  '@temporalio/client',
+  '@temporalio/activity',
+  '@temporalio/worker',
+  'pg',
+  'express',
+  'pino',
+  'ai',
+  '@ai-sdk/*',
+];
+
 // The layers of the service, bottom up (README: "The layers"). Each folder may import local code only
 // from the folders listed for it, and `typeOnly` folders only for their types; an import against
 // this fails the lint step of `npm test`. Packages are restricted where the layer's job says so.
@@ -16,22 +45,34 @@ const LAYERS = {
     why: 'the contract runs in a browser and does no I/O',
   },
   lib: { may: ['schema', 'contract'] },
+  // The session and turn rules, and the shapes workflows and activities share: pure functions and
+  // classes the workflows wire to handlers, timers and activities, tested with plain unit tests.
+  core: {
+    may: ['contract', 'lib'],
+    libOnly: WORKFLOW_SAFE_LIB,
+    onlyRelative: true,
+    builtins: true,
+    why: 'core/ is pure: no Temporal, no package, no I/O (a workflow wires it to Temporal)',
+  },
   store: {
     may: ['contract', 'lib', 'schema'],
     packages: ['@temporalio/*', 'express', 'ai', '@ai-sdk/*'],
     why: 'the store only reads and writes PostgreSQL',
   },
   workflows: {
-    may: ['contract', 'lib'],
+    may: ['contract', 'lib', 'core'],
+    libOnly: WORKFLOW_SAFE_LIB,
     typeOnly: ['activities'],
-    packages: ['@temporalio/client', '@temporalio/activity', '@temporalio/worker', 'pg', 'express', 'pino', 'ai', '@ai-sdk/*'],
+    packages: NOT_IN_WORKFLOW_CODE,
     builtins: true,
     why: 'workflow code is replayed: deterministic, no I/O (use an activity), and it talks to Temporal only through @temporalio/workflow',
   },
-  clients: { may: ['contract', 'lib', 'workflows'], packages: ['pg', 'express'], why: 'a workflow client only talks to Temporal' },
-  activities: { may: ['contract', 'lib', 'schema', 'store', 'workflows', 'clients'], packages: ['express'] },
-  api: { may: ['contract', 'lib', 'schema', 'store', 'workflows', 'clients'], typeOnly: ['activities'] },
-  workers: { may: ['contract', 'lib', 'store', 'workflows', 'activities'] },
+  clients: { may: ['contract', 'lib', 'core', 'workflows'], packages: ['pg', 'express'], why: 'a workflow client only talks to Temporal' },
+  // Not workflows/: what an activity shares with a workflow lives in core/ (a workflow is reached
+  // through clients/).
+  activities: { may: ['contract', 'lib', 'core', 'schema', 'store', 'clients'], packages: ['express'] },
+  api: { may: ['contract', 'lib', 'core', 'schema', 'store', 'workflows', 'clients'], typeOnly: ['activities'] },
+  workers: { may: ['contract', 'lib', 'core', 'store', 'workflows', 'activities'] },
   // The SDK (@agent-service/sdk) is published alone and runs in browsers: it takes types from the
   // contract (its build writes them into its package), runs only the pure contract modules its build
   // bundles (sdk/scripts/bundled-contract.mjs), and no package or Node module at all.
@@ -84,6 +125,14 @@ function layerRules() {
             ' (README: "The layers").',
         };
       }),
+      ...(layer.libOnly
+        ? [
+            {
+              group: ['**/lib/**', ...layer.libOnly.map((module) => `!**/lib/${module}`)],
+              message: `${folder}/ may import from lib/ only the modules safe in workflow code (WORKFLOW_SAFE_LIB in eslint.config.js).`,
+            },
+          ]
+        : []),
       ...(layer.packages ? [{ group: layer.packages, message: `Not in ${folder}/: ${layer.why ?? 'another layer does this'}.` }] : []),
       ...(layer.builtins ? [{ group: NODE_BUILTINS, message: `Not in ${folder}/: ${layer.why}.` }] : []),
       ...(layer.onlyRelative ? [{ regex: '^[^.]', message: `Not in ${folder}/: ${layer.why}.` }] : []),
@@ -113,6 +162,32 @@ export default tseslint.config(
     },
   },
   ...layerRules(),
+  // The workflow-safe lib/ modules keep to what workflow code may do: other safe modules only, no I/O.
+  // (This block replaces lib/'s own import rule for these files, so it repeats lib/'s layers.)
+  {
+    files: WORKFLOW_SAFE_LIB.map((module) => `lib/${module}`),
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: FOLDERS.filter((other) => !['lib', 'schema', 'contract'].includes(other)).map((other) => `**/${other}/**`),
+              message: 'lib/ may import only from lib, schema, contract/ (README: "The layers").',
+            },
+            {
+              group: ['./*', ...WORKFLOW_SAFE_LIB.map((module) => `!./${module}`)],
+              message: 'A workflow-safe lib/ module imports only other workflow-safe modules (WORKFLOW_SAFE_LIB in eslint.config.js).',
+            },
+            {
+              group: [...NOT_IN_WORKFLOW_CODE, ...NODE_BUILTINS],
+              message: 'Not in a workflow-safe lib/ module: workflow code is replayed and does no I/O.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // A workflow's summary and details stay readable in Temporal only when written through
   // readableMetadata (lib/readable-metadata.ts); a bare one would be encrypted, or, if someone marked
   // it by hand, could carry what should not be readable.

@@ -10,7 +10,7 @@ import { signWebhook } from '../lib/webhook-signature.ts';
 import { SERVICE_VERSION } from '../lib/version.ts';
 import { createDeliveries, deliveryTarget, finishDelivery, recordAttempt } from '../store/webhook-deliveries.ts';
 import { disableSubscription, openSubscriptionSecret } from '../store/webhook-subscriptions.ts';
-import type { AttemptOutcome, DeliverySettings, PublishedDeliveries } from '../workflows/delivery-types.ts';
+import type { AttemptOutcome, DeliverySettings, PublishedDeliveries } from '../core/delivery-types.ts';
 import { webhookDeliveryAttempts } from '../lib/metrics/worker-metrics.ts';
 
 export interface PublishInput {

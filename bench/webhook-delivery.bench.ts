@@ -13,7 +13,7 @@ import { generateWebhookSecret, signWebhook } from '../lib/webhook-signature.ts'
 import { createPool } from '../store/db.ts';
 import { createDeliveries } from '../store/webhook-deliveries.ts';
 import { deliveryWorkflow } from '../workflows/delivery.ts';
-import { type DeliverySettings } from '../workflows/delivery-types.ts';
+import { type DeliverySettings } from '../core/delivery-types.ts';
 import type { SessionEvent } from '../contract/events.ts';
 import type { Benchmark } from './benchmark.ts';
 import { startAgentStack } from './agent-stack.ts';

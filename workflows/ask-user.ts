@@ -6,7 +6,7 @@ import { ChildWorkflowCancellationType, executeChild, ParentClosePolicy, uuid4, 
 import { parseApprovalRequest } from '../lib/approvals.ts';
 import { idCharsFromHex } from '../lib/id-alphabet.ts';
 import { approvalWorkflow } from './approval.ts';
-import type { ToolCall, ToolResultPart, TurnInput } from './turn-types.ts';
+import type { ToolCall, ToolResultPart, TurnInput } from '../core/turn-types.ts';
 import { approvalWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
 import { readableMetadata } from '../lib/readable-metadata.ts';

@@ -9,7 +9,7 @@ import { condition, defineUpdate, patched, proxyActivities, proxyLocalActivities
 import type { Activities } from '../activities/index.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from '../lib/turn-settings.ts';
-import type { ToolCall, ToolResultPart, TurnInput } from './turn-types.ts';
+import type { ToolCall, ToolResultPart, TurnInput } from '../core/turn-types.ts';
 
 export interface ToolResultInput {
   /** The assistant message whose tool call this answers (the `messageId` of its tool.call event). */

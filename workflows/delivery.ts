@@ -5,7 +5,7 @@
 import { log, proxyActivities, sleep } from '@temporalio/workflow';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import type { Activities } from '../activities/index.ts';
-import type { AttemptOutcome, DeliveryInput, DeliveryResult } from './delivery-types.ts';
+import type { AttemptOutcome, DeliveryInput, DeliveryResult } from '../core/delivery-types.ts';
 
 export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryResult> {
   const { settings } = input;

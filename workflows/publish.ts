@@ -17,7 +17,7 @@ import type { Activities } from '../activities/index.ts';
 import type { PublishedEvent } from '../contract/webhook-events.ts';
 import { FAILURE } from '../lib/failures.ts';
 import { deliveryWorkflow } from './delivery.ts';
-import type { SessionRef, TurnOutcome } from './turn-types.ts';
+import type { SessionRef, TurnOutcome } from '../core/turn-types.ts';
 import { deliveryWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
 import { readableMetadata } from '../lib/readable-metadata.ts';

@@ -23,7 +23,7 @@ import {
 import type { Activities } from '../activities/index.ts';
 import type { MessagePart } from '../contract/events.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
-import type { ModelOverride, SessionRef } from './turn-types.ts';
+import type { ModelOverride, SessionRef } from '../core/turn-types.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
 import { steerSignal, turnWorkflow } from './turn.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';

@@ -24,7 +24,7 @@ import {
   type ToolResultPart,
   type TurnInput,
   type TurnOutcome,
-} from './turn-types.ts';
+} from '../core/turn-types.ts';
 import { ASK_MY_USER } from '../lib/ask-my-user.ts';
 import { askUser } from './ask-user.ts';
 import { clientTools } from './client-tools.ts';

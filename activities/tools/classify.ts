@@ -6,7 +6,7 @@
 // turn workflow decides from the step's recorded result (deterministic on replay).
 import type { Bundle } from '../../contract/bundle.ts';
 import type { LoadableSkill } from '../../lib/skills.ts';
-import type { ToolCall } from '../../workflows/turn-types.ts';
+import type { ToolCall } from '../../core/turn-types.ts';
 import { ASK_MY_USER } from '../../lib/ask-my-user.ts';
 import { findBuiltinTool } from './builtin.ts';
 import type { SchemaChecks } from './schema-checks.ts';

@@ -18,7 +18,7 @@ import { MessageNotFoundError, NotAnAssistantMessageError, revertFrom, SessionBu
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
 import { jsonReplyFeedback } from './json-reply.ts';
 import { TERMINAL_TURN_EVENTS, type MessagePart, type NewEvent, type TokenUsage } from '../../contract/events.ts';
-import type { ToolResultPart } from '../../workflows/turn-types.ts';
+import type { ToolResultPart } from '../../core/turn-types.ts';
 import { isDataException } from '../../store/data-errors.ts';
 import { recordSubtaskReply, type SubtaskReply } from '../../store/subtask-replies.ts';
 import { turnEnd } from './turn-metrics.ts';

@@ -15,7 +15,7 @@ import type { MessagePart } from '../../contract/events.ts';
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
 import { claimAssistantMessage, conversation, finishAssistantMessage, hasTurnCompleted } from '../../store/messages.ts';
 import { readSecrets } from '../../store/secrets.ts';
-import { STEP_PLACE_FREED, type ModelStepInput, type StepResult, type ToolCall } from '../../workflows/turn-types.ts';
+import { STEP_PLACE_FREED, type ModelStepInput, type StepResult, type ToolCall } from '../../core/turn-types.ts';
 import { credentialSecretNames, languageModel, providerCredentials } from '../model/providers.ts';
 import { classifyModelError } from '../model/errors.ts';
 import { costUsd } from '../model/pricing.ts';

@@ -4,7 +4,7 @@
 import { ASK_MY_USER } from '../../lib/ask-my-user.ts';
 import type { Db } from '../../store/db.ts';
 import { countOpenApprovals } from '../../store/user-holdings.ts';
-import type { ToolCall } from '../../workflows/turn-types.ts';
+import type { ToolCall } from '../../core/turn-types.ts';
 
 export async function withinQuestionLimit(db: Db, userId: string, limit: number, calls: ToolCall[]): Promise<ToolCall[]> {
   const asks = (call: ToolCall) => call.toolName === ASK_MY_USER && call.inputError === undefined;

@@ -9,7 +9,7 @@ import { appendEvents } from '../../store/events.ts';
 import { inTransaction, type Db } from '../../store/db.ts';
 import { acquireStepSlot, forgetStepWaiter, releaseStepSlot } from '../../store/step-slots.ts';
 import { turnWorkflowId } from '../../lib/workflow-ids.ts';
-import type { ModelStepInput, StepResult } from '../../workflows/turn-types.ts';
+import type { ModelStepInput, StepResult } from '../../core/turn-types.ts';
 import type { Logger } from '../../lib/logger.ts';
 
 export interface StepQueueSettings {

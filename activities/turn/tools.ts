@@ -12,7 +12,7 @@ import type { Db } from '../../store/db.ts';
 import { forgetNote, listNotes, recallNote, rememberNote } from '../../store/agent-memory.ts';
 import { openSecrets } from '../../store/secrets.ts';
 import { getSession } from '../../store/sessions.ts';
-import type { ToolCall, ToolResultPart } from '../../workflows/turn-types.ts';
+import type { ToolCall, ToolResultPart } from '../../core/turn-types.ts';
 import { findBuiltinTool, type AgentToolServices } from '../tools/index.ts';
 import { heartbeatEvery } from './model-step.ts';
 

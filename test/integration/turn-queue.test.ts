@@ -11,7 +11,7 @@ import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import type { FakeRequest } from '../helpers/fakes/fake-model.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 import { turnWorkflowId } from '../../lib/workflow-ids.ts';
-import { STEP_PLACE_FREED } from '../../workflows/turn-types.ts';
+import { STEP_PLACE_FREED } from '../../core/turn-types.ts';
 import proto from '@temporalio/proto';
 
 const test = agentTest({ RUNNING_TURNS_PER_USER: '1' });

@@ -16,7 +16,7 @@ import { call } from '../helpers/client/request.ts';
 import { createDeliveries } from '../../store/webhook-deliveries.ts';
 import { verifyWebhook } from '../../lib/webhook-signature.ts';
 import { deliveryWorkflow } from '../../workflows/delivery.ts';
-import { type DeliveryResult, type DeliverySettings } from '../../workflows/delivery-types.ts';
+import { type DeliveryResult, type DeliverySettings } from '../../core/delivery-types.ts';
 import { deliveryWorkflowId } from '../../lib/workflow-ids.ts';
 
 let env: AgentEnv;
