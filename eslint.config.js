@@ -55,7 +55,7 @@ const LAYERS = {
     why: 'core/ is pure: no Temporal, no package, no I/O (a workflow wires it to Temporal)',
   },
   store: {
-    may: ['contract', 'lib', 'schema'],
+    may: ['contract', 'lib', 'core', 'schema'],
     packages: ['@temporalio/*', 'express', 'ai', '@ai-sdk/*'],
     why: 'the store only reads and writes PostgreSQL',
   },

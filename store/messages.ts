@@ -8,6 +8,7 @@ import type { MessagePart, MessageRole, MessageStatus, MessageView, NewEvent, Se
 import type { SessionStatus } from './sessions.ts';
 import { TERMINAL_TURN_EVENTS } from '../contract/events.ts';
 import { turnAgeSeconds } from './metric-reads.ts';
+import { addToTotals } from '../core/turn-progress.ts';
 
 export interface MessageRow {
   id: string;
@@ -306,9 +307,7 @@ export async function finishAssistantMessage(
     // The totals add what was stored (cost rounded as the column keeps it), as the workflow adds the
     // steps' results and the session's totals add the messages.
     const { turnId, priorUsage, priorCostUsd } = completion;
-    const own = message.usage ?? { inputTokens: 0, outputTokens: 0 };
-    const usage = { inputTokens: priorUsage.inputTokens + own.inputTokens, outputTokens: priorUsage.outputTokens + own.outputTokens };
-    const costUsd = message.costUsd === null || message.costUsd === undefined ? priorCostUsd : (priorCostUsd ?? 0) + message.costUsd;
+    const { usage, costUsd } = addToTotals({ usage: priorUsage, costUsd: priorCostUsd }, message.usage, message.costUsd);
     const age = await turnAgeSeconds(client, input.sessionId, turnId);
     await appendEvents(client, input.sessionId, [...events, { type: 'turn.completed', data: { turnId, usage, costUsd } }], {
       status: 'idle',

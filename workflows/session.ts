@@ -27,13 +27,13 @@ import type { ModelOverride, SessionRef } from '../core/turn-types.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
 import { steerSignal, turnWorkflow } from './turn.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
-import { idleAtTurnEnd, type QueuedAt } from './idle-at-turn-end.ts';
+import { SessionTurns, type QueuedTurn, type SessionState, type SubtaskReplyTarget } from '../core/session-turns.ts';
 import { turnWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
 import { readableMetadata } from '../lib/readable-metadata.ts';
 
 import type { IfBusy } from '../contract/if-busy.ts';
-export type { IfBusy };
+export type { IfBusy, SessionState, SubtaskReplyTarget };
 
 export interface SendInput {
   messageId: string;
@@ -44,23 +44,12 @@ export interface SendInput {
   replyTo?: SubtaskReplyTarget;
 }
 
-export interface SubtaskReplyTarget {
-  sessionId: string;
-  messageId: string;
-  command?: string;
-}
-
 export interface SendResult {
   messageId: string;
   /** seq of the user message's `message.created` event: the turn's events follow it. */
   seq: number;
   /** A steering message joined this running turn (its turn id and user message) instead of starting one. */
   joined?: { turnId: string; userMessageId: string };
-}
-
-export interface SessionState {
-  runningTurnId: string | null;
-  queued: string[];
 }
 
 export const sendUpdate = defineUpdate<SendResult, [SendInput]>('send');
@@ -98,14 +87,6 @@ export interface SessionWorkflowInput extends SessionRef {
   queue?: QueuedTurn[];
 }
 
-interface QueuedTurn extends QueuedAt {
-  turnId: string;
-  /** A regenerated turn answers this user message; otherwise the user message is `turnId`. */
-  userMessageId?: string;
-  model?: ModelOverride;
-  replyTo?: SubtaskReplyTarget;
-}
-
 /**
  * History stays small: a fresh run after this many turns. A worker that takes a session over (another
  * crashed, restarted or was deployed) replays its run's whole history in one workflow task, which must
@@ -124,7 +105,7 @@ const SETTLED_SENDS_SHORT_RUNS = 'settled-sends-short-runs';
 
 /**
  * Patch: a completed turn with turns queued behind it reads its end's seq (a local activity) and is
- * idle when each of them was queued after that end (workflows/idle-at-turn-end.ts). Asked only then, so
+ * idle when each of them was queued after that end (core/session-turns.ts, idleAtTurnEnd). Asked only then, so
  * other runs record no marker; histories without it count every queued turn, as the queue held them.
  */
 const IDLE_AT_TURN_END = 'idle-at-turn-end';
@@ -150,69 +131,43 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   // Asked once, at the start of each run: a run from before the patch replays without it.
   const settleSends = patched(SETTLED_SENDS_SHORT_RUNS);
   const turnsPerRun = settleSends ? TURNS_PER_RUN : TURNS_PER_RUN_BEFORE_PATCH;
-  const queue: QueuedTurn[] = [...(input.queue ?? [])];
-  /** The turn being run; `ended` once its child workflow ended (it stays here while the sends in flight are recorded). */
-  let running: { turnId: string; userMessageId: string; scope: CancellationScope; cancelRequested: boolean; ended: boolean } | undefined;
+  // The rules (core/session-turns.ts); this workflow wires them to handlers, child turns and activities.
+  const turns = new SessionTurns(input.queue);
+  /** The cancellation scope of the running turn's child workflow. */
+  let runningScope: CancellationScope | undefined;
   // Sends are handled one after another so messages are recorded in the order they were accepted.
   let sendChain: Promise<unknown> = Promise.resolve();
-  /** Turns this run has queued: a send seen again never queues its turn twice. */
-  const accepted = new Set<string>();
-  /** Steering messages signalled to the running turn: one a step of it did not read runs as a turn of its own. */
-  let steering: string[] = [];
-  /** Sends accepted but still being recorded: ifBusy=reject counts them as work ahead. */
-  let recording = 0;
 
-  setHandler(stateQuery, () => ({
-    runningTurnId: running && !running.ended ? running.turnId : null,
-    queued: queue.map((turn) => turn.turnId),
-  }));
+  setHandler(stateQuery, () => turns.state());
 
   /** Records a send after the ones before it and queues its turn once, however often it arrives. */
   function acceptSend(send: SendInput, record: typeof recordUserMessage): Promise<SendResult> {
-    recording += 1;
+    turns.recording += 1;
     const result = sendChain.then(async (): Promise<SendResult> => {
       // Steering joins the running turn (not one being aborted); with none running it is an ordinary send.
-      const steered = send.ifBusy === 'steer' && running && !running.cancelRequested ? running : undefined;
+      const steered = turns.steerTarget(send.ifBusy);
       const recorded = await record({
         sessionId: input.sessionId,
         messageId: send.messageId,
         parts: send.parts,
         ...(steered ? { joinTurn: steered.userMessageId, joinTurnId: steered.turnId } : {}),
       });
-      // A turn whose last step has written its end is not joined: the message is a send like any other.
-      // (Recorded results from before `joined` existed have none: joined.)
-      const joining = steered && recorded.joined !== false ? steered : undefined;
-      if (joining) {
-        if (!accepted.has(send.messageId)) {
-          accepted.add(send.messageId);
-          steering.push(send.messageId);
+      const verdict = turns.recorded(send, recorded, steered);
+      if (verdict.kind === 'joined') {
+        if (verdict.signal) {
           try {
-            await getExternalWorkflowHandle(turnWorkflowId(input.sessionId, joining.turnId)).signal(steerSignal, send.messageId);
+            await getExternalWorkflowHandle(turnWorkflowId(input.sessionId, verdict.turn.turnId)).signal(steerSignal, send.messageId);
           } catch (error) {
             // The turn ended meanwhile: the message runs as a turn of its own once that turn is done.
             log.warn('could not steer the running turn', { messageId: send.messageId, error: String(error) });
           }
         }
-        return { messageId: send.messageId, seq: recorded.seq, joined: { turnId: joining.turnId, userMessageId: joining.userMessageId } };
+        return { messageId: send.messageId, seq: recorded.seq, joined: verdict.turn };
       }
-      const known = accepted.has(send.messageId) || queue.some((queued) => queued.turnId === send.messageId) || recorded.turnStarted;
-      if (known) return { messageId: send.messageId, seq: recorded.seq };
-      accepted.add(send.messageId);
-      const turn = {
-        turnId: send.messageId,
-        seq: recorded.seq,
-        ...(send.model ? { model: send.model } : {}),
-        ...(send.replyTo ? { replyTo: send.replyTo } : {}),
-      };
-      if (send.ifBusy === 'interrupt') {
-        cancelRunning();
-        queue.unshift(turn);
-      } else {
-        queue.push(turn);
-      }
+      if (verdict.kind === 'queued' && verdict.cancel) runningScope?.cancel();
       return { messageId: send.messageId, seq: recorded.seq };
     });
-    sendChain = result.catch(() => undefined).finally(() => (recording -= 1));
+    sendChain = result.catch(() => undefined).finally(() => (turns.recording -= 1));
     return result;
   }
 
@@ -228,16 +183,14 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
 
   setHandler(sendUpdate, (send) => acceptSend(send, recordUserMessage), {
     validator: (send) => {
-      if (send.ifBusy === 'reject' && (running || queue.length > 0 || recording > 0))
-        throw nonRetryable(FAILURE.sessionBusy, 'A turn is running in this session');
+      if (send.ifBusy === 'reject' && turns.refusesReject()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is running in this session');
     },
   });
 
   /** Cancels the running turn; false when there is none, it has ended, or it is already being cancelled. */
   function cancelRunning(): boolean {
-    if (!running || running.ended || running.cancelRequested) return false;
-    running.cancelRequested = true;
-    running.scope.cancel();
+    if (!turns.cancelRunning()) return false;
+    runningScope?.cancel();
     return true;
   }
 
@@ -248,18 +201,18 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     (revert) => {
       const result = sendChain.then(async () => {
         // A send accepted before this revert may have queued its turn meanwhile.
-        if (queue.length > 0) throw nonRetryable(FAILURE.sessionBusy, 'A turn is queued in this session');
+        if (turns.refusesRevert()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is queued in this session');
         // A turn may still be returning here after writing its end (which a client may have seen):
         // the activity refuses unless that end is written.
         const done = await revertMessages({
           sessionId: input.sessionId,
           messageId: revert.messageId,
           regenerate: !!revert.regenerate,
-          ...(running ? { runningTurnId: running.turnId } : {}),
+          ...(turns.running ? { runningTurnId: turns.running.turnId } : {}),
         });
         if (revert.regenerate) {
           const { turnId, model } = revert.regenerate;
-          queue.push({ turnId, userMessageId: done.userMessageId, seq: done.seq, ...(model ? { model } : {}) });
+          turns.queueRegenerate(turnId, done.userMessageId, done.seq, model);
         }
         return done;
       });
@@ -268,7 +221,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     },
     {
       validator: (_revert) => {
-        if (queue.length > 0) throw nonRetryable(FAILURE.sessionBusy, 'A turn is queued in this session');
+        if (turns.refusesRevert()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is queued in this session');
       },
     },
   );
@@ -281,7 +234,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     if (!('outcome' in ended) || ended.outcome.status !== 'completed' || !patched(IDLE_AT_TURN_END)) return false;
     try {
       const endSeq = await turnEndSeq({ sessionId: input.sessionId, turnId });
-      return endSeq !== null && idleAtTurnEnd(queue, endSeq);
+      return endSeq !== null && turns.idleAt(endSeq);
     } catch (error) {
       // The database stayed out of reach: as before the patch, a queued turn means not idle.
       log.warn('could not read the end of a turn', { turnId, error: String(error) });
@@ -305,19 +258,18 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     }
   }
 
-  let turns = 0;
+  let turnsRun = 0;
   for (;;) {
-    const hasWork = await condition(() => queue.length > 0, input.settings.sessionIdleMs);
+    const hasWork = await condition(() => turns.hasWork(), input.settings.sessionIdleMs);
     if (!hasWork) {
       // Idle: finish, but only once no send is half-way through its handler.
       await condition(allHandlersFinished);
-      if (queue.length === 0) return;
+      if (!turns.hasWork()) return;
       continue;
     }
-    const turn = queue.shift()!;
+    const { turn } = turns.start();
     const scope = new CancellationScope();
-    const current = { turnId: turn.turnId, userMessageId: turn.userMessageId ?? turn.turnId, scope, cancelRequested: false, ended: false };
-    running = current;
+    runningScope = scope;
     let ended: TurnEnd;
     try {
       const outcome = await scope.run(() =>
@@ -366,20 +318,17 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       // recorded first; their signals and Updates are in history, so a replay waits for the same ones.
       // Meanwhile the ended turn is not offered to aborts and tool results (the state query); a steering
       // message still reads it as running, and its recording finds the turn's end written: it queues.
-      current.ended = true;
-      if (settleSends) await condition(() => recording === 0);
-      running = undefined;
+      turns.ended();
+      if (settleSends) await condition(() => turns.recording === 0);
+      runningScope = undefined;
     }
     // Steering the turn did not read (it was ending, or it failed or was aborted) runs as turns of its own, in order.
-    const read = new Set('outcome' in ended ? (ended.outcome.steered ?? []) : []);
-    const unread = steering.filter((messageId) => !read.has(messageId));
-    steering = [];
-    queue.unshift(...unread.map((messageId) => ({ turnId: messageId })));
-    await publishTurnEnd(input, turn.turnId, ended, queue.length === 0 || (await idleAfterCompleted(turn.turnId, ended)));
+    turns.settled('outcome' in ended ? (ended.outcome.steered ?? []) : []);
+    await publishTurnEnd(input, turn.turnId, ended, !turns.hasWork() || (await idleAfterCompleted(turn.turnId, ended)));
     if (turn.replyTo) await returnReply(turn.turnId, turn.replyTo, ended);
-    if (++turns >= turnsPerRun || workflowInfo().continueAsNewSuggested) {
+    if (++turnsRun >= turnsPerRun || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
-      await continueAsNew<typeof sessionWorkflow>({ ...input, queue });
+      await continueAsNew<typeof sessionWorkflow>({ ...input, queue: turns.queue });
     }
   }
 }

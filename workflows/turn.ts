@@ -26,6 +26,7 @@ import {
   type TurnOutcome,
 } from '../core/turn-types.ts';
 import { ASK_MY_USER } from '../lib/ask-my-user.ts';
+import { inCallOrder, TurnProgress } from '../core/turn-progress.ts';
 import { askUser } from './ask-user.ts';
 import { clientTools } from './client-tools.ts';
 
@@ -77,12 +78,9 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
     retry: { maximumAttempts: 3 },
   });
   const client = clientTools(input);
-  /** Messages that steer this turn, and those a step has read. */
-  const steers: string[] = [];
-  const steersRead = new Set<string>();
-  setHandler(steerSignal, (messageId) => {
-    if (!steers.includes(messageId)) steers.push(messageId);
-  });
+  // The loop's rules (core/turn-progress.ts): totals, steering read, what follows a step.
+  const progress = new TurnProgress(settings.maxSteps);
+  setHandler(steerSignal, (messageId) => progress.steered(messageId));
 
   // A step whose user already runs RUNNING_TURNS_PER_USER steps does not run (activities/turn/step-queue.ts):
   // the turn waits until a place is given back (or QUEUE_WAIT_MS), and asks again. The wait is one timer,
@@ -102,11 +100,6 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
     }
   };
 
-  const usage = { inputTokens: 0, outputTokens: 0 };
-  let costUsd: number | null = null;
-  let reply = '';
-  /** Structured replies (jsonReply) that were not valid, this turn. */
-  let invalidReplies = 0;
   // Messages belong to the user message's turn (see TurnInput.userMessageId); events name turnId.
   const regenerated = input.userMessageId ? { userMessageId: input.userMessageId } : {};
   // Cancelled (an abort, an interrupting send, the session's end), the turn tells the worker streaming
@@ -136,9 +129,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       for (let step = 1; step <= settings.maxSteps; step++) {
         const stepMessageId = messageId();
         client.stepStarted(stepMessageId);
-        const own = stepsWriteTurnEvents
-          ? { ...(step === 1 ? { startsTurn: true } : {}), turnTotals: { usage: { ...usage }, costUsd } }
-          : {};
+        const own = stepsWriteTurnEvents ? { ...(step === 1 ? { startsTurn: true } : {}), turnTotals: progress.totalsSoFar() } : {};
         const result = await stepInTurn({ ...input, messageId: stepMessageId, step, ...own, mayQueue: true });
         // A worker from before the patch (in a rolling deploy) ran the step without writing the start.
         if (stepsWriteTurnEvents && step === 1 && !result.turnStarted) {
@@ -147,39 +138,26 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
         // Calls the client runs (custom tools with valid input) are awaited together, after the others.
         const clientCalls = result.toolCalls.filter((call) => call.executor === 'client');
         client.stepDone(stepMessageId, clientCalls);
-        usage.inputTokens += result.usage.inputTokens;
-        usage.outputTokens += result.usage.outputTokens;
-        if (result.costUsd !== null) costUsd = (costUsd ?? 0) + result.costUsd;
-        reply = result.text;
-        for (const id of result.turnUserMessageIds ?? []) if (steers.includes(id)) steersRead.add(id);
-        if (result.turnCompleted) {
-          // Its end is written: a steering message it did not read runs as a turn of its own (session.ts).
+        const verdict = progress.afterStep(result, step);
+        if (verdict.next === 'completed') {
           completedByStep = true;
           break;
         }
-        if (result.toolCalls.length === 0) {
-          // A message that steered the turn while this step ran, after it read the conversation: one more step reads it.
-          if (steers.some((id) => !steersRead.has(id)) && step < settings.maxSteps) continue;
-          if (!result.replyErrors) break;
+        if (verdict.next === 'answered') break;
+        if (verdict.next === 'step') continue;
+        if (verdict.next === 'invalid-reply') {
           // A reply that must be JSON valid against jsonReply.schema was not: the model is told why and tries again.
-          invalidReplies += 1;
-          const attemptsLeft = (result.replyRetries ?? 0) - invalidReplies + 1;
-          const turnId = input.userMessageId ?? input.turnId;
+          const { attempt, attemptsLeft, errors } = verdict;
           await book.recordInvalidReply({
             sessionId: input.sessionId,
-            turnId,
+            turnId: input.userMessageId ?? input.turnId,
             invalidMessageId: result.messageId,
-            attempt: invalidReplies,
-            errors: result.replyErrors,
+            attempt,
+            errors,
             attemptsLeft,
             ...(attemptsLeft > 0 ? { feedbackMessageId: messageId() } : {}),
           });
-          if (attemptsLeft <= 0) {
-            throw nonRetryable(
-              FAILURE.replyInvalid,
-              `The reply did not match jsonReply.schema after ${invalidReplies} attempt${invalidReplies === 1 ? '' : 's'}: ${result.replyErrors.join('; ')}`,
-            );
-          }
+          if (attemptsLeft <= 0) throw nonRetryable(FAILURE.replyInvalid, verdict.message);
           continue;
         }
         const results: ToolResultPart[] = [];
@@ -195,21 +173,26 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
         const resultsMessageId = messageId();
         if (clientCalls.length > 0) {
           results.push(...(await client.awaitResults(stepMessageId, clientCalls, resultsMessageId)));
-          // The tool message keeps the order of the calls.
-          const order = result.toolCalls.map((call) => call.toolCallId);
-          results.sort((a, b) => order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId));
         }
+        // The tool message keeps the order of the calls.
         const turnId = input.userMessageId ?? input.turnId;
-        await book.recordToolResults({ sessionId: input.sessionId, turnId, messageId: resultsMessageId, results });
+        await book.recordToolResults({
+          sessionId: input.sessionId,
+          turnId,
+          messageId: resultsMessageId,
+          results: inCallOrder(results, result.toolCalls),
+        });
       }
-      if (!completedByStep) await book.completeTurn({ sessionId: input.sessionId, turnId: input.turnId, usage, costUsd });
-      return { status: 'completed', usage, costUsd, reply, ...(steersRead.size > 0 ? { steered: [...steersRead] } : {}) };
+      const outcome = progress.outcome('completed');
+      if (!completedByStep)
+        await book.completeTurn({ sessionId: input.sessionId, turnId: input.turnId, usage: outcome.usage, costUsd: outcome.costUsd });
+      return outcome;
     } catch (error) {
       if (isCancellation(error)) {
         await CancellationScope.nonCancellable(() =>
           book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated, outcome: 'aborted' }),
         );
-        return { status: 'aborted', usage, costUsd };
+        return progress.outcome('aborted');
       }
       // The innermost message: the activity's own words, not Temporal's wrapping.
       const message = rootCause(error) ?? String(error);

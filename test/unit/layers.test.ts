@@ -23,7 +23,7 @@ describe('an import against the layers fails the lint', () => {
       "import { sessionWorkflow } from '../../workflows/session.ts';",
       'lib/ may import only from lib, schema, contract/',
     ],
-    ['store/probe.ts', "import { createApp } from '../api/app.ts';", 'store/ may import only from store, contract, lib, schema/'],
+    ['store/probe.ts', "import { createApp } from '../api/app.ts';", 'store/ may import only from store, contract, lib, core, schema/'],
     ['store/probe.ts', "import { ApplicationFailure } from '@temporalio/common';", 'Not in store/'],
     [
       'workflows/probe.ts',

@@ -19,6 +19,8 @@ declare module 'vitest' {
     databaseUrl: string;
     temporalAddress: string;
     workflowBundlePath: string;
+    /** The Temporal CLI: the fast workflow tier (test/workflows) starts its own dev servers with it. */
+    temporalCliPath: string;
   }
 }
 
@@ -38,12 +40,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await migrate(pool);
     await pool.end();
 
+    const cliPath = await obtainTemporalCli(path.resolve('.data'), say);
     const [temporalAddress, bundle] = await Promise.all([
       process.env.TEMPORAL_ADDRESS ??
         (async () => {
-          const cli = await obtainTemporalCli(path.resolve('.data'), say);
           temporal = await startTemporalDevServer({
-            cli,
+            cli: cliPath,
             dbFile: path.join(scratch, 'temporal.db'),
             port: await freePort(),
             uiPort: 0,
@@ -60,6 +62,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('databaseUrl', databaseUrl);
     project.provide('temporalAddress', temporalAddress);
     project.provide('workflowBundlePath', workflowBundlePath);
+    project.provide('temporalCliPath', cliPath);
   } catch (error) {
     await temporal?.stop();
     await postgres?.stop();

@@ -1,7 +1,7 @@
 // The rule behind session.completed: a session is idle at a turn's end when nothing waiting was queued
 // before that end was written.
 import { describe, expect, test } from 'vitest';
-import { idleAtTurnEnd } from '../../workflows/idle-at-turn-end.ts';
+import { idleAtTurnEnd } from '../../../core/session-turns.ts';
 
 describe('idleAtTurnEnd', () => {
   test('nothing queued: idle', () => {

@@ -1,0 +1,196 @@
+// The rules of a session's turns, with no Temporal in them: which turn runs next, what each `ifBusy`
+// mode does to a send, when steering joins the running turn, what an abort or an interrupt cancels,
+// when a revert is refused, and whether the session was idle when a turn ended. The session workflow
+// (workflows/session.ts) wires this to its handlers, its child turns and its activities; the unit tests
+// (test/unit/core/session-turns.test.ts) drive it through every mode and interleaving directly.
+import type { IfBusy } from '../contract/if-busy.ts';
+import type { ModelOverride } from './turn-types.ts';
+
+/** A turn waiting to run, with the seq of the event that queued it when it has one. */
+export interface QueuedAt {
+  /**
+   * The seq of its user message's `message.created` (or of the `messages.reverted` that queued a
+   * regenerated turn). Absent for a turn queued before seqs were kept, and for a steering message
+   * the ended turn did not read: both were waiting while the turn ran.
+   */
+  seq?: number;
+}
+
+/** Where a subtask's reply goes once its turn ends. */
+export interface SubtaskReplyTarget {
+  sessionId: string;
+  messageId: string;
+  command?: string;
+}
+
+export interface QueuedTurn extends QueuedAt {
+  turnId: string;
+  /** A regenerated turn answers this user message; otherwise the user message is `turnId`. */
+  userMessageId?: string;
+  model?: ModelOverride;
+  replyTo?: SubtaskReplyTarget;
+}
+
+/** The turn being run; `ended` once it returned (it stays here while the sends in flight are recorded). */
+export interface RunningTurn {
+  turnId: string;
+  userMessageId: string;
+  cancelRequested: boolean;
+  ended: boolean;
+}
+
+export interface SessionState {
+  runningTurnId: string | null;
+  queued: string[];
+}
+
+/** What a send asked for, as far as the rules are concerned. */
+export interface SendRequest {
+  messageId: string;
+  ifBusy: IfBusy;
+  model?: ModelOverride;
+  replyTo?: SubtaskReplyTarget;
+}
+
+/** What recording the send's message found (activities/turn/bookkeeping.ts, recordUserMessage). */
+export interface RecordedSend {
+  seq: number;
+  /** false: the turn it was to join had written its end; absent from results recorded before `joined`. */
+  joined?: boolean;
+  /** The message's turn has started already (a send seen again after its turn ran). */
+  turnStarted?: boolean;
+}
+
+export type SendVerdict =
+  /** The message steers the running turn; `signal`: tell the turn (the first time this message is seen). */
+  | { kind: 'joined'; turn: { turnId: string; userMessageId: string }; signal: boolean }
+  /** Seen before: its turn is queued, running or done. */
+  | { kind: 'known' }
+  /** Its turn is queued; `cancel`: an interrupting send cancels the running turn (cancel its scope). */
+  | { kind: 'queued'; cancel: boolean };
+
+/**
+ * Idle means nothing was waiting when the turn wrote its end (`endSeq`, its terminal event's seq).
+ * A send recorded after that end does not count, though it may reach the queue before the session
+ * workflow sees the turn's child workflow close: what a reader of the event log saw decides, not how
+ * quickly the worker got there (a busy worker makes that gap seconds long).
+ */
+export function idleAtTurnEnd(queued: readonly QueuedAt[], endSeq: number): boolean {
+  return queued.every((turn) => turn.seq !== undefined && turn.seq > endSeq);
+}
+
+export class SessionTurns {
+  readonly queue: QueuedTurn[];
+  running: RunningTurn | undefined;
+  /** Sends accepted but still being recorded: ifBusy=reject counts them as work ahead. */
+  recording = 0;
+  /** Turns this run has queued (or steered with): a send seen again never queues its turn twice. */
+  private readonly accepted = new Set<string>();
+  /** Steering messages signalled to the running turn: one a step of it did not read runs as a turn of its own. */
+  private steering: string[] = [];
+
+  constructor(carried: readonly QueuedTurn[] = []) {
+    this.queue = [...carried];
+  }
+
+  state(): SessionState {
+    return {
+      runningTurnId: this.running && !this.running.ended ? this.running.turnId : null,
+      queued: this.queue.map((turn) => turn.turnId),
+    };
+  }
+
+  /** ifBusy=reject is refused while a turn runs, waits, or a send ahead of it is being recorded. */
+  refusesReject(): boolean {
+    return !!this.running || this.queue.length > 0 || this.recording > 0;
+  }
+
+  /** A revert is refused while a turn waits in the queue (the running one is the activity's to judge). */
+  refusesRevert(): boolean {
+    return this.queue.length > 0;
+  }
+
+  /** The turn a steering send joins: the running one, unless it is being cancelled; none otherwise. */
+  steerTarget(ifBusy: IfBusy): RunningTurn | undefined {
+    return ifBusy === 'steer' && this.running && !this.running.cancelRequested ? this.running : undefined;
+  }
+
+  /**
+   * A send's message is recorded (`steered`: the turn it asked to join, from steerTarget before the
+   * recording): joins that turn, is known already, or queues its turn (first, for an interrupt).
+   */
+  recorded(send: SendRequest, recorded: RecordedSend, steered: RunningTurn | undefined): SendVerdict {
+    // A turn whose last step has written its end is not joined: the message is a send like any other.
+    if (steered && recorded.joined !== false) {
+      const first = !this.accepted.has(send.messageId);
+      if (first) {
+        this.accepted.add(send.messageId);
+        this.steering.push(send.messageId);
+      }
+      return { kind: 'joined', turn: { turnId: steered.turnId, userMessageId: steered.userMessageId }, signal: first };
+    }
+    if (this.accepted.has(send.messageId) || this.queue.some((queued) => queued.turnId === send.messageId) || recorded.turnStarted) {
+      return { kind: 'known' };
+    }
+    this.accepted.add(send.messageId);
+    const turn: QueuedTurn = {
+      turnId: send.messageId,
+      seq: recorded.seq,
+      ...(send.model ? { model: send.model } : {}),
+      ...(send.replyTo ? { replyTo: send.replyTo } : {}),
+    };
+    if (send.ifBusy === 'interrupt') {
+      const cancel = this.cancelRunning();
+      this.queue.unshift(turn);
+      return { kind: 'queued', cancel };
+    }
+    this.queue.push(turn);
+    return { kind: 'queued', cancel: false };
+  }
+
+  /** An abort (or an interrupt): true when there is a running turn to cancel, not ended and not cancelled yet. */
+  cancelRunning(): boolean {
+    if (!this.running || this.running.ended || this.running.cancelRequested) return false;
+    this.running.cancelRequested = true;
+    return true;
+  }
+
+  /** A revert with regenerate queues the reverted reply's turn again, as a new turn. */
+  queueRegenerate(turnId: string, userMessageId: string, seq: number, model?: ModelOverride): void {
+    this.queue.push({ turnId, userMessageId, seq, ...(model ? { model } : {}) });
+  }
+
+  hasWork(): boolean {
+    return this.queue.length > 0;
+  }
+
+  /** Takes the next queued turn and makes it the running one. */
+  start(): { turn: QueuedTurn; running: RunningTurn } {
+    const turn = this.queue.shift();
+    if (!turn) throw new Error('No turn is queued');
+    this.running = { turnId: turn.turnId, userMessageId: turn.userMessageId ?? turn.turnId, cancelRequested: false, ended: false };
+    return { turn, running: this.running };
+  }
+
+  /** The running turn returned: it is no longer offered to aborts and tool results, and cannot be interrupted. */
+  ended(): void {
+    if (this.running) this.running.ended = true;
+  }
+
+  /**
+   * The sends in flight at the turn's end are recorded: the turn is gone, and steering it did not read
+   * (`read`: the messages a step of it read) runs as turns of their own, first and in order.
+   */
+  settled(read: readonly string[]): void {
+    this.running = undefined;
+    const seen = new Set(read);
+    const unread = this.steering.filter((messageId) => !seen.has(messageId));
+    this.steering = [];
+    this.queue.unshift(...unread.map((messageId) => ({ turnId: messageId })));
+  }
+
+  /** Whether the session was idle when the turn that ended at `endSeq` wrote its end. */
+  idleAt(endSeq: number): boolean {
+    return idleAtTurnEnd(this.queue, endSeq);
+  }
+}

@@ -1,0 +1,346 @@
+// The fast tier: the session and turn workflows on a real Temporal dev server of this file's own,
+// with activities written here instead of PostgreSQL and a model. What is checked is the workflows'
+// wiring of the rules (core/): sends queue and run one turn at a time, ifBusy=reject is refused while
+// busy, an interrupt cancels the running turn and runs first, an abort ends a turn once, steering joins
+// the running turn or runs as a turn of its own, `session.completed` only when nothing waits, an
+// idle session ends; a structured reply is retried then fails, a client call nobody answers times out.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Context, CancelledFailure } from '@temporalio/activity';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Activities } from '../../activities/index.ts';
+import type { ModelStepInput, StepResult, ToolCall } from '../../core/turn-types.ts';
+import { NO_CLIENT_RESULT } from '../../core/client-tool-calls.ts';
+import { FAILURE } from '../../lib/failures.ts';
+import { abortUpdate, sendUpdate, sessionWorkflow, stateQuery, type SendInput } from '../../workflows/session.ts';
+import { turnWorkflow } from '../../workflows/turn.ts';
+import { fastTurnSettings, workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
+import type { TurnSettings } from '../../lib/turn-settings.ts';
+
+let env: WorkflowEnv;
+beforeAll(async () => {
+  env = await workflowEnv();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+const ref = { userId: 'usr_fast', agentId: 'agt_fast', revision: 1 };
+let sessions = 0;
+
+/** Resolves when `check` holds, looking every 20 ms; fails with `what` after 10 s. */
+async function until(what: string, check: () => boolean): Promise<void> {
+  for (let waited = 0; !check(); waited += 20) {
+    if (waited > 10_000) throw new Error(`still waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Activities for a session: messages get seqs in the order recorded, and each model step waits until
+ * the test releases its turn (or the step is cancelled). `log` is what happened, in order.
+ */
+function fakeSessionActivities() {
+  const log: string[] = [];
+  let seq = 0;
+  /** Steps running now, and the most that ever ran at once. */
+  let running = 0;
+  let mostAtOnce = 0;
+  const releases = new Map<string, () => void>();
+  const released = new Set<string>();
+  /** Steering messages recorded into each turn. */
+  const joined = new Map<string, string[]>();
+  const published: string[] = [];
+
+  const activities: Partial<Activities> = {
+    async recordUserMessage(input) {
+      seq += 1;
+      if (input.joinTurnId) {
+        joined.set(input.joinTurnId, [...(joined.get(input.joinTurnId) ?? []), input.messageId]);
+        log.push(`recorded ${input.messageId} into ${input.joinTurnId}`);
+        return { seq, turnStarted: false, joined: true };
+      }
+      log.push(`recorded ${input.messageId}`);
+      return { seq, turnStarted: false };
+    },
+    async runModelStep(input: ModelStepInput): Promise<StepResult> {
+      // What this step reads: the turn's own message and the steering recorded into it before it started.
+      const read = [input.turnId, ...(joined.get(input.turnId) ?? [])];
+      log.push(`step ${input.turnId} ${input.step}`);
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), 20);
+      try {
+        await Promise.race([
+          new Promise<void>((resolve) => (released.has(input.turnId) ? resolve() : releases.set(input.turnId, resolve))),
+          context.cancelled,
+        ]);
+      } catch (error) {
+        log.push(`step ${input.turnId} cancelled`);
+        throw error instanceof CancelledFailure ? error : new CancelledFailure(String(error));
+      } finally {
+        clearInterval(beat);
+        running -= 1;
+      }
+      released.delete(input.turnId);
+      return {
+        messageId: input.messageId,
+        text: `reply to ${input.turnId}`,
+        toolCalls: [],
+        finishReason: 'stop',
+        usage: { inputTokens: 1, outputTokens: 1 },
+        costUsd: null,
+        turnUserMessageIds: read,
+        ...(input.startsTurn ? { turnStarted: true as const } : {}),
+      };
+    },
+    async startTurn() {},
+    async completeTurn(input) {
+      seq += 1;
+      log.push(`completed ${input.turnId}`);
+    },
+    async endTurn(input) {
+      seq += 1;
+      log.push(`ended ${input.turnId} ${input.outcome}`);
+    },
+    async announceTurnAbort() {},
+    async turnEndSeq() {
+      return seq;
+    },
+    async publishWebhookEvent(input) {
+      published.push(`${input.type} ${(input.data as { turnId?: string }).turnId}`);
+      return { deliveries: [], settings: { retryScheduleMs: [], attemptTimeoutMs: 1_000 } };
+    },
+  };
+  return {
+    activities,
+    log,
+    published,
+    mostAtOnce: () => mostAtOnce,
+    /** Lets the running step of `turnId` answer (or its next one, if it has not started yet). */
+    release(turnId: string) {
+      const resolve = releases.get(turnId);
+      releases.delete(turnId);
+      if (resolve) resolve();
+      else released.add(turnId);
+    },
+  };
+}
+
+async function startSession(taskQueue: string, settings: TurnSettings = fastTurnSettings()) {
+  const sessionId = `ses_fast${++sessions}`;
+  const handle = await env.client.workflow.start(sessionWorkflow, {
+    taskQueue,
+    workflowId: `session:${sessionId}`,
+    args: [{ sessionId, ...ref, settings }],
+  });
+  const send = (messageId: string, ifBusy: SendInput['ifBusy'] = 'queue') =>
+    handle.executeUpdate(sendUpdate, { args: [{ messageId, parts: [{ type: 'text', text: messageId }], ifBusy }] });
+  return { handle, send };
+}
+
+describe('the session workflow', () => {
+  test('sends made while a turn runs queue behind it and run one at a time, in order; only the last turn is idle', async () => {
+    const fake = fakeSessionActivities();
+    await env.withWorker(fake.activities, async (taskQueue) => {
+      const { handle, send } = await startSession(taskQueue);
+      await send('m1');
+      await until('the first step', () => fake.log.includes('step m1 1'));
+      await send('m2');
+      await send('m3');
+      expect(await handle.query(stateQuery)).toEqual({ runningTurnId: 'm1', queued: ['m2', 'm3'] });
+      fake.release('m1');
+      await until('the second turn', () => fake.log.includes('step m2 1'));
+      fake.release('m2');
+      fake.release('m3');
+      await until('the third turn to complete', () => fake.log.includes('completed m3'));
+      await until('its publish', () => fake.published.length > 0);
+    });
+    expect(fake.log.filter((line) => line.startsWith('step '))).toEqual(['step m1 1', 'step m2 1', 'step m3 1']);
+    expect(fake.mostAtOnce()).toBe(1);
+    // m2 and m3 were recorded before m1 wrote its end: not idle then; nothing waited behind m3.
+    expect(fake.published).toEqual(['session.completed m3']);
+  });
+
+  test('ifBusy=reject is refused while a turn runs and accepted once the session is idle', async () => {
+    const fake = fakeSessionActivities();
+    await env.withWorker(fake.activities, async (taskQueue) => {
+      const { send } = await startSession(taskQueue);
+      await send('m1', 'reject');
+      await until('the first step', () => fake.log.includes('step m1 1'));
+      const refused = await send('m2', 'reject').catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect((refused as WorkflowUpdateFailedError).cause).toMatchObject({ type: FAILURE.sessionBusy });
+      fake.release('m1');
+      await until('the turn to complete', () => fake.log.includes('completed m1'));
+      await until('the session to be idle', () => fake.published.length === 1);
+      await send('m3', 'reject');
+      fake.release('m3');
+      await until('the accepted turn', () => fake.log.includes('completed m3'));
+    });
+    expect(fake.log).not.toContain('recorded m2');
+  });
+
+  test('an interrupt cancels the running turn, which ends aborted once, and runs ahead of the turns queued', async () => {
+    const fake = fakeSessionActivities();
+    await env.withWorker(fake.activities, async (taskQueue) => {
+      const { send } = await startSession(taskQueue);
+      await send('m1');
+      await until('the first step', () => fake.log.includes('step m1 1'));
+      await send('m2');
+      await send('m3', 'interrupt');
+      await until('the interrupting turn', () => fake.log.includes('step m3 1'));
+      fake.release('m3');
+      fake.release('m2');
+      await until('the queued turn', () => fake.log.includes('completed m2'));
+    });
+    expect(fake.log.filter((line) => line.startsWith('ended ') || line.startsWith('completed ') || line.startsWith('step '))).toEqual([
+      'step m1 1',
+      'step m1 cancelled',
+      'ended m1 aborted',
+      'step m3 1',
+      'completed m3',
+      'step m2 1',
+      'completed m2',
+    ]);
+  });
+
+  test('an abort cancels the running turn once: a second abort finds nothing to cancel', async () => {
+    const fake = fakeSessionActivities();
+    await env.withWorker(fake.activities, async (taskQueue) => {
+      const { handle, send } = await startSession(taskQueue);
+      await send('m1');
+      await until('the first step', () => fake.log.includes('step m1 1'));
+      expect(await handle.executeUpdate(abortUpdate)).toEqual({ aborted: true });
+      expect(await handle.executeUpdate(abortUpdate)).toEqual({ aborted: false });
+      await until('the aborted end', () => fake.log.includes('ended m1 aborted'));
+      expect(await handle.executeUpdate(abortUpdate)).toEqual({ aborted: false });
+      // The session goes on: nothing was published for the aborted turn, and the next send runs.
+      await send('m2');
+      fake.release('m2');
+      await until('the next turn', () => fake.log.includes('completed m2'));
+      await until('its publish', () => fake.published.length > 0);
+    });
+    expect(fake.log.filter((line) => line === 'ended m1 aborted')).toHaveLength(1);
+    expect(fake.published).toEqual(['session.completed m2']);
+  });
+
+  test('a steering message joins the running turn, whose next step reads it', async () => {
+    const fake = fakeSessionActivities();
+    await env.withWorker(fake.activities, async (taskQueue) => {
+      const { send } = await startSession(taskQueue);
+      await send('m1');
+      await until('the first step', () => fake.log.includes('step m1 1'));
+      expect(await send('s1', 'steer')).toMatchObject({ joined: { turnId: 'm1', userMessageId: 'm1' } });
+      fake.release('m1');
+      await until('a second step of the same turn', () => fake.log.includes('step m1 2'));
+      fake.release('m1');
+      await until('the turn to complete', () => fake.log.includes('completed m1'));
+      await until('its publish', () => fake.published.length === 1);
+    });
+    expect(fake.log.filter((line) => line.startsWith('step '))).toEqual(['step m1 1', 'step m1 2']);
+    expect(fake.published).toEqual(['session.completed m1']);
+  });
+
+  test('a steering message the turn never read (it had no step left) runs as a turn of its own', async () => {
+    const fake = fakeSessionActivities();
+    await env.withWorker(fake.activities, async (taskQueue) => {
+      const { send } = await startSession(taskQueue, fastTurnSettings({ maxSteps: 1 }));
+      await send('m1');
+      await until('the first step', () => fake.log.includes('step m1 1'));
+      await send('s1', 'steer');
+      fake.release('m1');
+      await until('the steering message as its own turn', () => fake.log.includes('step s1 1'));
+      fake.release('s1');
+      await until('its end', () => fake.log.includes('completed s1'));
+    });
+    expect(fake.log.filter((line) => line.startsWith('step ') || line.startsWith('completed '))).toEqual([
+      'step m1 1',
+      'completed m1',
+      'step s1 1',
+      'completed s1',
+    ]);
+  });
+
+  test('a session with nothing to do ends once idle, and the same send seen twice runs its turn once', async () => {
+    const fake = fakeSessionActivities();
+    await env.withWorker(fake.activities, async (taskQueue) => {
+      const { handle, send } = await startSession(taskQueue, fastTurnSettings({ sessionIdleMs: 300 }));
+      fake.release('m1');
+      await send('m1');
+      await send('m1');
+      await handle.result();
+    });
+    expect(fake.log.filter((line) => line.startsWith('step '))).toEqual(['step m1 1']);
+  });
+});
+
+describe('the turn workflow', () => {
+  function stepResult(input: ModelStepInput, extra: Partial<StepResult>): StepResult {
+    return {
+      messageId: input.messageId,
+      text: 'reply',
+      toolCalls: [],
+      finishReason: 'stop',
+      usage: { inputTokens: 10, outputTokens: 5 },
+      costUsd: 0.25,
+      ...(input.startsTurn ? { turnStarted: true as const } : {}),
+      ...extra,
+    };
+  }
+  const turnInput = (turnId: string, settings: TurnSettings) => ({ sessionId: `ses_turn_${turnId}`, ...ref, turnId, settings });
+
+  test('a structured reply that stays invalid is recorded each time, then fails the turn with what was wrong', async () => {
+    const invalid: Array<{ attempt: number; attemptsLeft: number }> = [];
+    const ends: string[] = [];
+    await env.withWorker(
+      {
+        runModelStep: async (input) => stepResult(input, { replyErrors: ['/answer: must be number'], replyRetries: 1 }),
+        recordInvalidReply: async (input) => void invalid.push({ attempt: input.attempt, attemptsLeft: input.attemptsLeft }),
+        endTurn: async (input) => void ends.push(`${input.outcome}: ${input.error}`),
+        startTurn: async () => {},
+      },
+      async (taskQueue) => {
+        const run = env.client.workflow.execute(turnWorkflow, {
+          taskQueue,
+          workflowId: 'turn:invalid',
+          args: [turnInput('t1', fastTurnSettings())],
+        });
+        await expect(run).rejects.toThrow();
+      },
+    );
+    expect(invalid).toEqual([
+      { attempt: 1, attemptsLeft: 1 },
+      { attempt: 2, attemptsLeft: 0 },
+    ]);
+    expect(ends).toEqual(['failed: The reply did not match jsonReply.schema after 2 attempts: /answer: must be number']);
+  });
+
+  test('a client tool call nobody answers gets the timeout result, and the turn goes on with the totals of its steps', async () => {
+    const call: ToolCall = { toolCallId: 'call_1', toolName: 'pick_color', input: {}, executor: 'client' };
+    const recorded: unknown[] = [];
+    const completed: unknown[] = [];
+    await env.withWorker(
+      {
+        runModelStep: async (input) =>
+          stepResult(input, input.step === 1 ? { toolCalls: [call], finishReason: 'tool-calls' } : { text: 'done' }),
+        setClientToolWait: async () => {},
+        recordToolResults: async (input) => void recorded.push(...input.results),
+        completeTurn: async (input) => void completed.push({ usage: input.usage, costUsd: input.costUsd }),
+        startTurn: async () => {},
+      },
+      async (taskQueue) => {
+        const outcome = await env.client.workflow.execute(turnWorkflow, {
+          taskQueue,
+          workflowId: 'turn:client-timeout',
+          args: [turnInput('t2', fastTurnSettings({ clientToolTimeoutMs: 200 }))],
+        });
+        expect(outcome).toMatchObject({ status: 'completed', reply: 'done', usage: { inputTokens: 20, outputTokens: 10 }, costUsd: 0.5 });
+      },
+    );
+    expect(recorded).toEqual([
+      { type: 'tool-result', toolCallId: 'call_1', toolName: 'pick_color', output: NO_CLIENT_RESULT, isError: true },
+    ]);
+    expect(completed).toEqual([{ usage: { inputTokens: 20, outputTokens: 10 }, costUsd: 0.5 }]);
+  });
+});
