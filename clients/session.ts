@@ -20,7 +20,7 @@ import {
   type sessionWorkflow,
 } from '../workflows/session.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
-import { sessionWorkflowId } from '../lib/workflow-ids.ts';
+import { sendUpdateId, sessionWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
 import { readableMetadata } from '../lib/readable-metadata.ts';
 
@@ -81,7 +81,7 @@ export async function updateSessionWithStart<Ret, Args extends [unknown]>(
 }
 
 export function sendToSessionWorkflow(target: SessionClient, session: SessionTarget, send: SendInput): Promise<SendResult> {
-  return updateSessionWithStart(target, session, sendUpdate, [send], `send:${send.messageId}`);
+  return updateSessionWithStart(target, session, sendUpdate, [send], sendUpdateId(send.messageId));
 }
 
 /**

@@ -11,3 +11,18 @@ export const APPROVAL_LIMITS = {
   noteChars: 4000,
   minExpiryMs: 1_000,
 } as const;
+
+/**
+ * An approval's question, options and expiry as JSON Schema: the API's body (POST /approvals) and the
+ * input of the built-in ask_my_user tool (lib/ask-my-user.ts) take the same, each adding its own words.
+ */
+export const APPROVAL_QUESTION_PROPERTIES = {
+  question: { type: 'string', minLength: 1, maxLength: APPROVAL_LIMITS.questionChars },
+  options: {
+    type: 'array',
+    minItems: 1,
+    maxItems: APPROVAL_LIMITS.options,
+    items: { type: 'string', minLength: 1, maxLength: APPROVAL_LIMITS.optionChars },
+  },
+  expiresInMs: { type: 'integer', minimum: APPROVAL_LIMITS.minExpiryMs },
+} as const;

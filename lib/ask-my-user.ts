@@ -1,6 +1,6 @@
 // The built-in `ask_my_user` tool every agent has: what the model is told about it. The turn
 // workflow runs it as a child approval workflow (workflows/turn.ts), so this file stays pure.
-import { APPROVAL_LIMITS } from './approvals.ts';
+import { APPROVAL_QUESTION_PROPERTIES } from '../contract/approvals.ts';
 import type { JsonObject } from '../contract/bundle.ts';
 
 export const ASK_MY_USER = 'ask_my_user';
@@ -18,22 +18,13 @@ export const askMyUserInputSchema: JsonObject = {
   required: ['question'],
   additionalProperties: false,
   properties: {
-    question: {
-      type: 'string',
-      minLength: 1,
-      maxLength: APPROVAL_LIMITS.questionChars,
-      description: 'The full-context question, readable on its own.',
-    },
+    question: { ...APPROVAL_QUESTION_PROPERTIES.question, description: 'The full-context question, readable on its own.' },
     options: {
-      type: 'array',
-      minItems: 1,
-      maxItems: APPROVAL_LIMITS.options,
-      items: { type: 'string', minLength: 1, maxLength: APPROVAL_LIMITS.optionChars },
+      ...APPROVAL_QUESTION_PROPERTIES.options,
       description: 'The answers the user can choose from, e.g. ["approve", "reject"]. Default: ["yes", "no"].',
     },
     expiresInMs: {
-      type: 'integer',
-      minimum: APPROVAL_LIMITS.minExpiryMs,
+      ...APPROVAL_QUESTION_PROPERTIES.expiresInMs,
       description: 'How long to wait for the answer, in milliseconds. Default: 7 days.',
     },
   },

@@ -50,3 +50,11 @@ export function triggerRunWorkflowId(sessionId: string): string {
 export function graphRunWorkflowId(runId: string): string {
   return `run:${runId}`;
 }
+
+/**
+ * A send's Update id on its session workflow: the same message sent again (a retry, a second API
+ * process) is the same Update, which Temporal runs once and answers each caller with the same result.
+ */
+export function sendUpdateId(messageId: string): string {
+  return `send:${messageId}`;
+}

@@ -4,7 +4,7 @@ import type { Bundle } from '../../contract/bundle.ts';
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
-import { deleteAgent, findAgent, getRevision, listAgents, listRevisions, type Agent } from '../../store/agents.ts';
+import { deleteAgent, getRevision, listAgents, listRevisions, type Agent } from '../../store/agents.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { describeTriggers } from '../triggers/urls.ts';
 import { mayReadCapabilities, readOnlyBundle, readOnlyTriggers } from '../agents/read-only-view.ts';
@@ -12,6 +12,7 @@ import { withNextFirings } from '../triggers/next-firings.ts';
 import { publicBaseUrl } from '../public-url.ts';
 import { reconcileSchedules } from '../triggers/schedule-reconcile.ts';
 import type { Principal } from '../../store/api-keys.ts';
+import { loadOwnedAgent, noAgentNamed } from '../agents/owned-agent.ts';
 
 /** The agent's custom commands with what each needs, for a CLI's help and a dashboard's form. */
 function commandViews(bundle: Bundle) {
@@ -27,11 +28,7 @@ function commandViews(bundle: Bundle) {
 }
 
 export function agentRoutes(deps: ApiDeps) {
-  async function agentNamed(principal: Principal | undefined, name: string): Promise<Agent> {
-    const agent = await findAgent(deps.db, principal!.userId, name);
-    if (!agent) throw new NotFoundError(`You have no agent named "${name}"`);
-    return agent;
-  }
+  const agentNamed = (principal: Principal | undefined, name: string): Promise<Agent> => loadOwnedAgent(deps.db, principal!.userId, name);
 
   return [
     defineRoute(OPERATIONS.listAgents, {
@@ -91,7 +88,7 @@ export function agentRoutes(deps: ApiDeps) {
     defineRoute(OPERATIONS.deleteAgent, {
       async handle({ req, params, principal }) {
         const agent = await deleteAgent(deps.db, principal!.userId, params.name!);
-        if (!agent) throw new NotFoundError(`You have no agent named "${params.name}"`);
+        if (!agent) throw noAgentNamed(params.name!);
         req.log.info({ agentId: agent.id }, 'agent deleted');
         const deleted = await getRevision(deps.db, agent.id, agent.revision);
         await reconcileSchedules(deps, agent.id, [deleted?.bundle], 'The agent is deleted');

@@ -7,7 +7,7 @@ import { countOpenApprovals } from '../../store/user-holdings.ts';
 import { refusePastApprovalLimit } from '../user-limits.ts';
 import type { ApiDeps } from '../context.ts';
 import type { Principal } from '../../store/api-keys.ts';
-import { findAgent, getRevision } from '../../store/agents.ts';
+import { getRevision } from '../../store/agents.ts';
 import { getApproval, getDispatches, listApprovals, type Approval } from '../../store/approvals.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { APPROVAL_LIMITS, parseApprovalRequest } from '../../lib/approvals.ts';
@@ -20,6 +20,7 @@ import { approvalView } from '../approvals/view.ts';
 import { waitForSettled } from '../streaming/approval-wait.ts';
 import { answerByToken } from './approval-links.ts';
 import { actIdempotently } from '../idempotency.ts';
+import { loadOwnedAgent } from '../agents/owned-agent.ts';
 
 export async function loadOwnedApproval(deps: ApiDeps, principal: Principal | undefined, id: string): Promise<Approval> {
   const approval = isId('apr', id) ? await getApproval(deps.db, id) : undefined;
@@ -46,8 +47,7 @@ export function approvalRoutes(deps: ApiDeps) {
         const session = sessionId !== undefined ? await loadOwnedSession(deps.db, principal, sessionId) : undefined;
         let target = session ? { agentId: session.agentId, revision: session.revision } : undefined;
         if (agentName !== undefined) {
-          const agent = await findAgent(deps.db, principal!.userId, agentName);
-          if (!agent) throw new NotFoundError(`You have no agent named "${agentName}"`);
+          const agent = await loadOwnedAgent(deps.db, principal!.userId, agentName);
           if (session && session.agentId !== agent.id) {
             throw new ValidationError('The session belongs to another agent', [
               { path: '/agent', message: 'is not the agent of the session' },

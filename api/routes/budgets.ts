@@ -4,6 +4,7 @@ import { NotFoundError } from '../../lib/errors.ts';
 import { setAgentBudget, setUserBudget, spentByAgent, spentByUser } from '../../store/budgets.ts';
 import type { ApiDeps } from '../context.ts';
 import { defineRoute } from '../route.ts';
+import { noAgentNamed } from '../agents/owned-agent.ts';
 
 const thisMonth = () => new Date().toISOString().slice(0, 7);
 
@@ -12,7 +13,7 @@ export function budgetRoutes(deps: ApiDeps) {
     defineRoute(OPERATIONS.setAgentBudget, {
       async handle({ params, body, principal }) {
         const agentId = await setAgentBudget(deps.db, principal!.userId, params.name!, body.monthlyUsd);
-        if (!agentId) throw new NotFoundError(`You have no agent named "${params.name}"`);
+        if (!agentId) throw noAgentNamed(params.name!);
         return { status: 200, body: { monthlyUsd: body.monthlyUsd, spentUsd: await spentByAgent(deps.db, agentId), month: thisMonth() } };
       },
     }),

@@ -13,7 +13,8 @@ import { actIdempotently } from '../idempotency.ts';
 import { defineRoute } from '../route.ts';
 import { loadSendableSession } from '../sessions/access.ts';
 import { sendAndAnswer } from '../sessions/send.ts';
-import { holdsTurn } from '../streaming/sse.ts';
+import { holdsTurn, isAsync } from '../streaming/sse.ts';
+import { loadOwnedAgent } from '../agents/owned-agent.ts';
 
 export function commandRoutes(deps: ApiDeps) {
   return [
@@ -21,8 +22,7 @@ export function commandRoutes(deps: ApiDeps) {
       holdsConnection: holdsTurn,
       async handle({ req, res, params, body, query, principal }) {
         const userId = principal!.userId;
-        const agent = await findAgent(deps.db, userId, params.name!);
-        if (!agent) throw new NotFoundError(`You have no agent named "${params.name}"`);
+        const agent = await loadOwnedAgent(deps.db, userId, params.name!);
         const { bundle } = (await getRevision(deps.db, agent.id, agent.revision))!;
         const command = bundle.command && Object.hasOwn(bundle.command, params.command!) ? bundle.command[params.command!]! : undefined;
         if (!command) {
@@ -80,7 +80,7 @@ export function commandRoutes(deps: ApiDeps) {
               parts: [{ type: 'text', text: resolved.prompt }],
               ...(command.model ? { model: command.model } : {}),
               ...(parent ? { replyTo: { sessionId: parent.id, messageId: ids.replyMessageId, command: params.command! } } : {}),
-              async: query.async === '1' || query.async === 'true',
+              async: isAsync(query),
               ifBusy: query.ifBusy,
               body: { command: params.command, ...body },
               extra: { sessionId: session.id, ...(parent ? { parentSessionId: parent.id } : {}) },

@@ -12,7 +12,7 @@ import { newId } from '../../lib/ids.ts';
 import { loadSendableSession, loadWritableSession } from '../sessions/access.ts';
 import { revertInSession } from '../sessions/workflows.ts';
 import { answerTurn } from '../streaming/turn-answer.ts';
-import { holdsTurn } from '../streaming/sse.ts';
+import { holdsTurn, isAsync } from '../streaming/sse.ts';
 
 /** The message to revert from, checked before the workflow is asked (which checks again, in order). */
 async function revertTarget(deps: ApiDeps, session: Session, messageId: string): Promise<SessionMessage> {
@@ -63,7 +63,7 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
           turnId,
           userMessageId: result.userMessageId,
           firstSeq: result.seq,
-          async: query.async === '1' || query.async === 'true',
+          async: isAsync(query),
           extra: { turnId, reverted: result.reverted },
           alsoStream: (event) => event.seq === result.seq,
         });

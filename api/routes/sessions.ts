@@ -1,17 +1,16 @@
 // Sessions: create, read, list, send (streamed, async or waiting) and abort.
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
-import { findAgent } from '../../store/agents.ts';
 import { createSession, listAgentSessions, type Session } from '../../store/sessions.ts';
 import { listMessages } from '../../store/messages.ts';
-import { NotFoundError } from '../../lib/errors.ts';
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { loadOwnedSession, loadSendableSession } from '../sessions/access.ts';
 import { abortSession } from '../sessions/workflows.ts';
 import { checkFileParts } from '../sessions/file-parts.ts';
-import { holdsTurn } from '../streaming/sse.ts';
+import { holdsTurn, isAsync } from '../streaming/sse.ts';
 import { sendAndAnswer } from '../sessions/send.ts';
 import { awaitedClientToolCalls, awaitedView } from '../../store/tool-calls.ts';
+import { loadOwnedAgent } from '../agents/owned-agent.ts';
 
 /** The Web UI's list of the session's workflows (session and turns carry its SessionId search attribute). */
 function temporalUiLink(config: ApiDeps['config'], sessionId: string): string | undefined {
@@ -29,16 +28,14 @@ export function sessionRoutes(deps: ApiDeps) {
   return [
     defineRoute(OPERATIONS.createSession, {
       async handle({ params, principal }) {
-        const agent = await findAgent(deps.db, principal!.userId, params.name!);
-        if (!agent) throw new NotFoundError(`You have no agent named "${params.name}"`);
+        const agent = await loadOwnedAgent(deps.db, principal!.userId, params.name!);
         const session = await createSession(deps.db, { userId: agent.userId, agentId: agent.id, revision: agent.revision });
         return { status: 201, body: { id: session.id } };
       },
     }),
     defineRoute(OPERATIONS.listSessions, {
       async handle({ params, query, principal }) {
-        const agent = await findAgent(deps.db, principal!.userId, params.name!);
-        if (!agent) throw new NotFoundError(`You have no agent named "${params.name}"`);
+        const agent = await loadOwnedAgent(deps.db, principal!.userId, params.name!);
         // One more than asked tells whether a next page exists.
         const found = await listAgentSessions(deps.db, agent.id, {
           limit: query.limit + 1,
@@ -82,7 +79,7 @@ export function sessionRoutes(deps: ApiDeps) {
           session,
           parts,
           ...(body.model ? { model: body.model } : {}),
-          async: query.async === '1' || query.async === 'true',
+          async: isAsync(query),
           ifBusy: query.ifBusy,
           body,
         });

@@ -10,7 +10,7 @@ import { startTriggerRun } from '../../clients/trigger.ts';
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
-import { agentState, findAgent, getRevision } from '../../store/agents.ts';
+import { agentState, getRevision } from '../../store/agents.ts';
 import { openTriggeredSession } from '../../store/triggered-sessions.ts';
 import { getRun } from '../../store/workflow-runs.ts';
 import { DependencyUnavailableError, ForbiddenError, NotFoundError, UnsupportedMediaTypeError, ValidationError } from '../../lib/errors.ts';
@@ -22,6 +22,7 @@ import { createRateLimiter } from '../middleware/rate-limit.ts';
 import { callTemporal, isTemporalRefusal } from '../temporal-call.ts';
 import { actIdempotently } from '../idempotency.ts';
 import { firingKey, firingScope } from '../triggers/idempotency.ts';
+import { loadOwnedAgent } from '../agents/owned-agent.ts';
 
 /** One answer for every wrong part, so a stranger learns nothing about which part was wrong. */
 const UNKNOWN_TRIGGER = 'There is no trigger at this address';
@@ -177,8 +178,7 @@ export function triggerRoutes(deps: ApiDeps) {
     }),
     defineRoute(OPERATIONS.runWorkflow, {
       async handle({ req, body, params, principal }) {
-        const agent = await findAgent(deps.db, principal!.userId, params.name!);
-        if (!agent) throw new NotFoundError(`You have no agent named "${params.name}"`);
+        const agent = await loadOwnedAgent(deps.db, principal!.userId, params.name!);
         const revision = (await getRevision(deps.db, agent.id, agent.revision))!;
         if (!Object.hasOwn(revision.bundle.workflows, params.workflow!))
           throw new NotFoundError(`Agent "${agent.name}" has no workflow "${params.workflow}"`);

@@ -18,6 +18,7 @@ import {
 import type { ApiDeps } from '../context.ts';
 import type { Session } from '../../store/sessions.ts';
 import { FAILURE } from '../../lib/failures.ts';
+import { sendUpdateId } from '../../lib/workflow-ids.ts';
 import { failureProblem } from '../failure-problems.ts';
 
 // A deadline that expires, or a connection that drops, says nothing about whether Temporal took the
@@ -41,7 +42,7 @@ function revertUnknown(sessionId: string): string {
 }
 
 export function sendToSession(deps: ApiDeps, session: Session, send: SendInput): Promise<SendResult> {
-  return updateWithStart(deps, session, sendUpdate, [send], `send:${send.messageId}`, {
+  return updateWithStart(deps, session, sendUpdate, [send], sendUpdateId(send.messageId), {
     busy: 'A turn is running in this session (ifBusy=reject)',
     unavailable: sendUnknown(session.id, 'The session did not confirm this send in time (are the workers running?)'),
   });

@@ -55,17 +55,13 @@ export function acceptsEventStream(req: Request): boolean {
   return req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream';
 }
 
-/** Whether a request that starts a turn (a send, a regenerate) is answered with the turn's SSE stream. */
-export function streamsTurn(req: Request, query: { async?: unknown }): boolean {
-  return acceptsEventStream(req) && !isAsync(query);
-}
-
 /** Whether a request that starts a turn holds its connection until the turn ends: streamed or waiting, not ?async=1. */
 export function holdsTurn(_req: Request, query: { async?: unknown }): boolean {
   return !isAsync(query);
 }
 
-function isAsync(query: { async?: unknown }): boolean {
+/** Whether a request that starts a turn asked for `?async=1` (or `true`): 202 at once, the turn runs on. */
+export function isAsync(query: { async?: unknown }): boolean {
   return query.async === '1' || query.async === 'true';
 }
 

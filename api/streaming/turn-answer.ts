@@ -12,7 +12,7 @@ import { isTurnEnd, isTurnQuestion, turnEventFilter } from '../../contract/turn-
 import { getApproval } from '../../store/approvals.ts';
 import { awaitedClientToolCalls, awaitedView } from '../../store/tool-calls.ts';
 import { turnMessages } from '../../store/messages.ts';
-import { streamEvents } from './sse.ts';
+import { acceptsEventStream, streamEvents } from './sse.ts';
 import { waitForEvent } from './wait-for-event.ts';
 
 /** Longest a waiting request holds the connection before answering 202 with the message id. */
@@ -47,7 +47,7 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
   const accepted = { messageId: userMessageId, ...answer.extra };
   if (answer.async) return { status: 202, body: accepted };
 
-  if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
+  if (acceptsEventStream(req)) {
     // The session too: a command may have opened a new one, and a client resuming the stream after
     // a broken connection reads that session's events.
     res.set({ 'x-message-id': userMessageId, 'x-turn-id': turnId, 'x-session-id': sessionId });

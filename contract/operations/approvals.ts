@@ -1,6 +1,6 @@
 // Approvals over the API: ask (what the SDK's askHuman calls), read (optionally waiting for the
 // answer), list, and answer: by id with a key, or by the signed token of a public answer link.
-import { ANSWER_VIAS, APPROVAL_LIMITS } from '../approvals.ts';
+import { ANSWER_VIAS, APPROVAL_LIMITS, APPROVAL_QUESTION_PROPERTIES } from '../approvals.ts';
 import { CHANNEL_PROVIDERS } from '../bundle-constants.ts';
 import { defineOperation, type ResponseOf, type Sent } from './operation.ts';
 import { IDEMPOTENCY_KEY_HEADERS, NULLABLE_STRING, NULLABLE_TIME, STRINGS, TIME } from './shared.ts';
@@ -84,18 +84,9 @@ export const CREATE_APPROVAL_BODY_SCHEMA = {
   additionalProperties: false,
   required: ['question'],
   properties: {
-    question: { type: 'string', minLength: 1, maxLength: APPROVAL_LIMITS.questionChars },
-    options: {
-      type: 'array',
-      minItems: 1,
-      maxItems: APPROVAL_LIMITS.options,
-      items: { type: 'string', minLength: 1, maxLength: APPROVAL_LIMITS.optionChars },
-    },
-    expiresInMs: {
-      type: 'integer',
-      minimum: APPROVAL_LIMITS.minExpiryMs,
-      description: 'At most APPROVAL_MAX_EXPIRY_MS (30 days unless configured)',
-    },
+    question: APPROVAL_QUESTION_PROPERTIES.question,
+    options: APPROVAL_QUESTION_PROPERTIES.options,
+    expiresInMs: { ...APPROVAL_QUESTION_PROPERTIES.expiresInMs, description: 'At most APPROVAL_MAX_EXPIRY_MS (30 days unless configured)' },
     agent: { type: 'string', minLength: 1, maxLength: 63, description: 'Name of the agent whose channels carry the question' },
     sessionId: { type: 'string', minLength: 1, maxLength: 64, description: 'The session the approval belongs to' },
     channels: {
