@@ -41,9 +41,16 @@ export function isTemporalRefusal(error: unknown): boolean {
   return causeChain(error).some((cause) => REFUSAL_CODES.has((cause as { code?: unknown }).code));
 }
 
-/** The call's workflow has ended (or never ran): what it asked of it can no longer happen. */
+/**
+ * The call's workflow has ended (or never ran): what it asked of it can no longer happen. That includes
+ * an Update the workflow closed under while it was in flight ("workflow update was aborted by closing
+ * workflow", NOT_FOUND): seen on a Temporal server on PostgreSQL, where a turn that ends just as a late
+ * client answer reaches it took that path more often than on the dev server.
+ */
 export function isWorkflowGone(error: unknown): boolean {
-  return causeChain(error).some((cause) => cause instanceof WorkflowNotFoundError || /already completed|not found/i.test(cause.message));
+  return causeChain(error).some(
+    (cause) => cause instanceof WorkflowNotFoundError || /already completed|not found|aborted by closing workflow/i.test(cause.message),
+  );
 }
 
 /** gRPC status FAILED_PRECONDITION. */

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres, type RunningPostgres } from '../dev/embedded-postgres.ts';
 import { startTemporalDevServer, type RunningTemporal } from '../dev/temporal-dev-server.ts';
+import { startPostgresTemporal } from '../dev/temporal-postgres.ts';
 import { obtainTemporalCli } from '../dev/temporal-cli.ts';
 import { freePort } from '../dev/ports.ts';
 import { loadConfig } from '../lib/config.ts';
@@ -16,6 +17,13 @@ import type { Need } from './benchmark.ts';
 
 type Origin = 'environment' | 'started' | 'none';
 
+/**
+ * Which Temporal server a run starts (`npm run bench -- --temporal=postgres`): the dev server (SQLite,
+ * what `npm start` runs) or the server on PostgreSQL (what production runs; dev/temporal-postgres.ts),
+ * whose databases go into the run's PostgreSQL beside the service's.
+ */
+export type TemporalEngine = 'dev-server' | 'postgres';
+
 export interface Infra {
   /** Throws unless a selected benchmark declared it needs PostgreSQL. */
   databaseUrl(): string;
@@ -24,7 +32,7 @@ export interface Infra {
   /** A private directory, removed by stop(). */
   scratchDir: string;
   /** Where each part came from, for the report. */
-  origin: { postgres: Origin; temporal: Origin };
+  origin: { postgres: Origin; temporal: Origin; temporalEngine?: TemporalEngine };
   /** The processes of the parts started here (not those from the environment), for CPU accounting. */
   pids(): { postgres?: number; temporal?: number };
   stop(): Promise<void>;
@@ -35,7 +43,11 @@ function required<T>(value: T | undefined, need: Need): T {
   return value;
 }
 
-export async function startInfra(needs: ReadonlySet<Need>, log: (line: string) => void): Promise<Infra> {
+export async function startInfra(
+  needs: ReadonlySet<Need>,
+  log: (line: string) => void,
+  engine: TemporalEngine = 'dev-server',
+): Promise<Infra> {
   // Environment variables are read through lib/config.ts, like everywhere else.
   const config = loadConfig();
   // Under os.tmpdir(), which the `postgres` user can enter when this runs as root (see dev/embedded-postgres.ts).
@@ -57,7 +69,8 @@ export async function startInfra(needs: ReadonlySet<Need>, log: (line: string) =
 
   try {
     let databaseUrl: string | undefined;
-    if (needs.has('postgres')) {
+    // The server on PostgreSQL keeps its state in the run's PostgreSQL.
+    if (needs.has('postgres') || (needs.has('temporal') && engine === 'postgres' && !config.temporalAddress)) {
       if (config.databaseUrl) {
         databaseUrl = config.databaseUrl;
         origin.postgres = 'environment';
@@ -83,6 +96,18 @@ export async function startInfra(needs: ReadonlySet<Need>, log: (line: string) =
         temporalAddress = config.temporalAddress;
         origin.temporal = 'environment';
         log('Temporal: TEMPORAL_ADDRESS');
+      } else if (engine === 'postgres') {
+        log('Temporal: starting a server on PostgreSQL');
+        temporal = await startPostgresTemporal({
+          adminUrl: databaseUrl!,
+          databasePrefix: `temporal_bench_${Date.now().toString(36)}`,
+          dir: path.join(scratchDir, 'temporal-postgres'),
+          namespace: config.temporalNamespace,
+          log,
+        });
+        temporalAddress = temporal.address;
+        origin.temporal = 'started';
+        origin.temporalEngine = 'postgres';
       } else {
         const cli = await obtainTemporalCli(config.dataDir, log);
         log('Temporal: starting a headless dev server');
@@ -96,6 +121,7 @@ export async function startInfra(needs: ReadonlySet<Need>, log: (line: string) =
         });
         temporalAddress = temporal.address;
         origin.temporal = 'started';
+        origin.temporalEngine = 'dev-server';
       }
     }
 

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Benchmark } from './benchmark.ts';
-import { startInfra, type Infra } from './infra.ts';
+import { startInfra, type Infra, type TemporalEngine } from './infra.ts';
 
 const say = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -59,10 +59,19 @@ function stopOnSignal(infra: Infra): void {
   }
 }
 
+/** `--temporal=postgres`: the benchmarks run on a Temporal server backed by PostgreSQL (bench/infra.ts). */
+function options(args: string[]): { filters: string[]; engine: TemporalEngine } {
+  const engineFlag = args.find((arg) => arg.startsWith('--temporal='));
+  const engine = engineFlag?.slice('--temporal='.length) ?? 'dev-server';
+  if (engine !== 'dev-server' && engine !== 'postgres') throw new Error(`--temporal takes dev-server or postgres, not ${engine}`);
+  return { filters: args.filter((arg) => !arg.startsWith('--')), engine };
+}
+
 async function main(): Promise<number> {
-  const benchmarks = select(await discover(), process.argv.slice(2));
+  const { filters, engine } = options(process.argv.slice(2));
+  const benchmarks = select(await discover(), filters);
   const startedAt = new Date();
-  const infra = await startInfra(new Set(benchmarks.flatMap((benchmark) => benchmark.needs)), say);
+  const infra = await startInfra(new Set(benchmarks.flatMap((benchmark) => benchmark.needs)), say, engine);
   stopOnSignal(infra);
   const results: Record<string, unknown> = {};
   let failures = 0;

@@ -47,7 +47,22 @@ const HISTORY_QUEUE_READS_PER_SECOND = 100;
  * an activity. Temporal's servers default it off (Temporal Cloud has it on); nothing about retries,
  * timeouts or heartbeats changes, and a worker that dies with it is timed out like any other.
  */
-const EAGER_ACTIVITIES = 'system.enableActivityEagerExecution=true';
+const EAGER_ACTIVITIES = 'system.enableActivityEagerExecution';
+
+/**
+ * The dynamic-config values above, by key: the dev server takes them as flags, the server on
+ * PostgreSQL (dev/temporal-postgres.ts) as its dynamic-config file, so both engines run tuned alike.
+ */
+export function tuningValues(): Record<string, number | boolean> {
+  return {
+    'matching.numTaskqueueReadPartitions': 1,
+    'matching.numTaskqueueWritePartitions': 1,
+    [EAGER_ACTIVITIES]: true,
+    ...Object.fromEntries(
+      ['transfer', 'visibility', 'timer'].map((queue) => [`history.${queue}ProcessorMaxPollRPS`, HISTORY_QUEUE_READS_PER_SECOND]),
+    ),
+  };
+}
 
 export function tuningArgs(synchronous: DevServerSynchronous = 'normal'): string[] {
   return [
@@ -55,16 +70,7 @@ export function tuningArgs(synchronous: DevServerSynchronous = 'normal'): string
     'journal_mode=wal',
     '--sqlite-pragma',
     `synchronous=${synchronous}`,
-    '--dynamic-config-value',
-    'matching.numTaskqueueReadPartitions=1',
-    '--dynamic-config-value',
-    'matching.numTaskqueueWritePartitions=1',
-    '--dynamic-config-value',
-    EAGER_ACTIVITIES,
-    ...['transfer', 'visibility', 'timer'].flatMap((queue) => [
-      '--dynamic-config-value',
-      `history.${queue}ProcessorMaxPollRPS=${HISTORY_QUEUE_READS_PER_SECOND}`,
-    ]),
+    ...Object.entries(tuningValues()).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${value}`]),
   ];
 }
 

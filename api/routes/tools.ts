@@ -10,7 +10,7 @@ import type { ApiDeps } from '../context.ts';
 import { failureProblem } from '../failure-problems.ts';
 import { defineRoute } from '../route.ts';
 import { loadOwnedSession } from '../sessions/access.ts';
-import { callTemporal } from '../temporal-call.ts';
+import { callTemporal, isWorkflowGone } from '../temporal-call.ts';
 
 export function toolRoutes(deps: ApiDeps) {
   return [
@@ -42,6 +42,8 @@ export function toolRoutes(deps: ApiDeps) {
           if (!ack) throw new ConflictError(notAwaited);
           return { status: 200, body: ack };
         } catch (error) {
+          // The turn ended between the session's answer (it runs this turn) and the Update reaching it.
+          if (isWorkflowGone(error)) throw new ConflictError(notAwaited);
           throw failureProblem(error, {}) ?? error;
         }
       },

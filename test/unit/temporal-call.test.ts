@@ -4,7 +4,7 @@
 // retry. Anything else refused is the caller's to read. Found by `npm run soak`: such a send was a 500.
 import { describe, expect, test } from 'vitest';
 import { ServiceError } from '@temporalio/client';
-import { callTemporal, isWorkflowNotReady } from '../../api/temporal-call.ts';
+import { callTemporal, isWorkflowGone, isWorkflowNotReady } from '../../api/temporal-call.ts';
 import { DependencyUnavailableError } from '../../lib/errors.ts';
 import { createLogger } from '../../lib/logger.ts';
 import type { ApiDeps } from '../../api/context.ts';
@@ -71,5 +71,14 @@ describe('an Update refused while its workflow task is retried', () => {
       }),
     ).rejects.toBe(refusal);
     expect(calls).toBe(1);
+  });
+});
+
+describe('an Update whose workflow has ended', () => {
+  test('is recognised, also when the workflow closed while the Update was in flight', () => {
+    // The words of the server's AbortedByWorkflowClosingErr, as a Temporal server on PostgreSQL answered a late client tool result.
+    const closing = Object.assign(new Error('5 NOT_FOUND: workflow update was aborted by closing workflow'), { code: 5 });
+    expect(isWorkflowGone(new ServiceError('Workflow Update failed', { cause: closing }))).toBe(true);
+    expect(isWorkflowGone(notReady())).toBe(false);
   });
 });

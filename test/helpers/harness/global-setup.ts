@@ -8,6 +8,7 @@ import type { TestProject } from 'vitest/node';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../../dev/embedded-postgres.ts';
 import { startTemporalDevServer, type RunningTemporal } from '../../../dev/temporal-dev-server.ts';
+import { startPostgresTemporal } from '../../../dev/temporal-postgres.ts';
 import { obtainTemporalCli } from '../../../dev/temporal-cli.ts';
 import { freePort } from '../../../dev/ports.ts';
 import { createPool } from '../../../store/db.ts';
@@ -41,19 +42,33 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await pool.end();
 
     const cliPath = await obtainTemporalCli(path.resolve('.data'), say);
+    // The project `temporal-on-postgres` (vitest.config.ts) runs its files on a Temporal server backed
+    // by PostgreSQL: databases of its own in the tests' PostgreSQL, fresh for each run.
+    const onPostgres = project.name === 'temporal-on-postgres';
+    const startTemporal = async (): Promise<string> => {
+      if (onPostgres) {
+        temporal = await startPostgresTemporal({
+          adminUrl: databaseUrl,
+          databasePrefix: `temporal_${process.pid}_${Date.now().toString(36)}`,
+          dir: path.join(scratch, 'temporal-postgres'),
+          namespace: 'default',
+          log: say,
+        });
+        return temporal.address;
+      }
+      if (process.env.TEMPORAL_ADDRESS) return process.env.TEMPORAL_ADDRESS;
+      temporal = await startTemporalDevServer({
+        cli: cliPath,
+        dbFile: path.join(scratch, 'temporal.db'),
+        port: await freePort(),
+        uiPort: 0,
+        namespace: 'default',
+        headless: true,
+      });
+      return temporal.address;
+    };
     const [temporalAddress, bundle] = await Promise.all([
-      process.env.TEMPORAL_ADDRESS ??
-        (async () => {
-          temporal = await startTemporalDevServer({
-            cli: cliPath,
-            dbFile: path.join(scratch, 'temporal.db'),
-            port: await freePort(),
-            uiPort: 0,
-            namespace: 'default',
-            headless: true,
-          });
-          return temporal.address;
-        })(),
+      startTemporal(),
       bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietLogger }),
     ]);
     const workflowBundlePath = path.join(scratch, 'workflow-bundle.js');
