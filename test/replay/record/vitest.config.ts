@@ -10,6 +10,9 @@ export default defineConfig({
   root: path.resolve(import.meta.dirname, '../../..'),
   test: {
     ...base.test,
+    // One project, on the dev server: recordings are histories of the engine `npm start` runs.
+    projects: undefined,
+    globalSetup: ['test/helpers/harness/global-setup.ts'],
     include: ['test/replay/record/*.record.ts'],
     testTimeout: 60_000,
     reporters: ['default'],
