@@ -39,6 +39,8 @@ export interface ModelStepInput extends TurnInput {
    * turns that know to wait and ask again say so: a turn of an older worker never gets `queued`.
    */
   mayQueue?: boolean;
+  /** The workflow a freed place wakes when it is not the turn's own (a turn run in its session workflow). */
+  wakeWorkflowId?: string;
 }
 
 export interface ToolCall {

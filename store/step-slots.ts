@@ -66,6 +66,15 @@ export async function forgetStepWaiter(db: Db, stepKey: string): Promise<void> {
   await db.query('DELETE FROM step_waiters WHERE step_key = $1', [stepKey]);
 }
 
+/**
+ * A turn ended (aborted or failed) while it may have waited for a place: its session's waiters go. A
+ * turn run in its session workflow cannot be told ended by a missing workflow (the session lives on),
+ * so its end forgets it here; a session runs one turn at a time, so its waiters are that turn's.
+ */
+export async function forgetSessionStepWaiters(db: Db, sessionId: string): Promise<void> {
+  await db.query("DELETE FROM step_waiters WHERE left(step_key, length($1) + 1) = $1 || ':'", [sessionId]);
+}
+
 /** Steps the user runs now (places not lapsed). */
 export async function runningSteps(db: Db, userId: string): Promise<number> {
   const { rows } = await db.query<{ count: number }>(

@@ -69,8 +69,8 @@ export async function publishTurnEnd(session: SessionRef, turnId: string, ended:
         { type: 'session.completed', data: { ...base, status: 'completed', usage, costUsd } },
         `session.completed:${turnId}`,
       );
-    } else if ('error' in ended && isTurnFailure(ended.error)) {
-      const error = (ended.error.cause as ApplicationFailure).message;
+    } else if ('error' in ended && turnFailureMessage(ended.error) !== undefined) {
+      const error = turnFailureMessage(ended.error)!;
       await publishEvent(
         session.userId,
         { type: 'session.failed', data: { ...base, status: 'failed', error } },
@@ -82,7 +82,11 @@ export async function publishTurnEnd(session: SessionRef, turnId: string, ended:
   }
 }
 
-/** The turn workflow fails with `TurnFailed` (see workflows/turn.ts); an abort is a cancellation. */
-function isTurnFailure(error: unknown): error is ChildWorkflowFailure {
-  return error instanceof ChildWorkflowFailure && error.cause instanceof ApplicationFailure && error.cause.type === FAILURE.turnFailed;
+/**
+ * A turn fails with `TurnFailed` (see workflows/turn.ts): its child workflow's failure, or the failure
+ * itself when the turn ran in the session workflow. An abort is a cancellation. Its message, or none.
+ */
+function turnFailureMessage(error: unknown): string | undefined {
+  const failure = error instanceof ChildWorkflowFailure ? error.cause : error;
+  return failure instanceof ApplicationFailure && failure.type === FAILURE.turnFailed ? failure.message : undefined;
 }

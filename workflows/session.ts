@@ -25,10 +25,10 @@ import type { MessagePart } from '../contract/events.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import type { ModelOverride, SessionRef } from '../core/turn-types.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
-import { steerSignal, turnWorkflow } from './turn.ts';
+import { runTurn, steerSignal, turnWorkflow, type RunningTurnHandle } from './turn.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
 import { SessionTurns, type QueuedTurn, type SessionState, type SubtaskReplyTarget } from '../core/session-turns.ts';
-import { turnWorkflowId } from '../lib/workflow-ids.ts';
+import { sessionWorkflowId, turnWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
 import { readableMetadata } from '../lib/readable-metadata.ts';
 
@@ -79,7 +79,13 @@ export interface RevertResult {
 
 /** Refused (FAILURE.sessionBusy) while a turn runs or waits in the queue; in order with sends otherwise. */
 export const revertUpdate = defineUpdate<RevertResult, [RevertInput]>('revert');
-export const stateQuery = defineQuery<SessionState>('state');
+export const stateQuery = defineQuery<SessionStateView>('state');
+
+/** What the state query says: the rules' state, and where the running turn takes a client's tool results. */
+export interface SessionStateView extends SessionState {
+  /** The running turn runs in this session workflow (patch turns-in-session), not as a child of its own. */
+  turnInSession?: true;
+}
 
 export interface SessionWorkflowInput extends SessionRef {
   settings: TurnSettings;
@@ -110,6 +116,13 @@ const SETTLED_SENDS_SHORT_RUNS = 'settled-sends-short-runs';
  */
 const IDLE_AT_TURN_END = 'idle-at-turn-end';
 
+/**
+ * Patch: turns run in the session workflow itself (workflows/turn.ts runTurn), not as child workflows:
+ * a turn saves the child's start, its first workflow task and its completion's task back here (README:
+ * "Fewer workflow tasks per turn"). Asked once per run; a run from before it runs its turns as children.
+ */
+const TURNS_IN_SESSION = 'turns-in-session';
+
 export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void> {
   // Local activities: a send's recording runs inside the workflow task (one transaction, idempotent).
   // Unlike an approval's answer (workflows/approval.ts), a message stored by a task Temporal then drops
@@ -131,14 +144,17 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   // Asked once, at the start of each run: a run from before the patch replays without it.
   const settleSends = patched(SETTLED_SENDS_SHORT_RUNS);
   const turnsPerRun = settleSends ? TURNS_PER_RUN : TURNS_PER_RUN_BEFORE_PATCH;
+  const turnsInSession = patched(TURNS_IN_SESSION);
   // The rules (core/session-turns.ts); this workflow wires them to handlers, child turns and activities.
   const turns = new SessionTurns(input.queue);
-  /** The cancellation scope of the running turn's child workflow. */
+  /** The cancellation scope of the running turn (its child workflow, or the turn run here). */
   let runningScope: CancellationScope | undefined;
+  /** The running turn when it runs here: a steering message is handed to it directly. */
+  let inSession: RunningTurnHandle | undefined;
   // Sends are handled one after another so messages are recorded in the order they were accepted.
   let sendChain: Promise<unknown> = Promise.resolve();
 
-  setHandler(stateQuery, () => turns.state());
+  setHandler(stateQuery, () => ({ ...turns.state(), ...(turnsInSession && turns.running ? { turnInSession: true as const } : {}) }));
 
   /** Records a send after the ones before it and queues its turn once, however often it arrives. */
   function acceptSend(send: SendInput, record: typeof recordUserMessage): Promise<SendResult> {
@@ -154,7 +170,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       });
       const verdict = turns.recorded(send, recorded, steered);
       if (verdict.kind === 'joined') {
-        if (verdict.signal) {
+        if (verdict.signal && inSession) {
+          inSession.steer(send.messageId);
+        } else if (verdict.signal) {
           try {
             await getExternalWorkflowHandle(turnWorkflowId(input.sessionId, verdict.turn.turnId)).signal(steerSignal, send.messageId);
           } catch (error) {
@@ -271,30 +289,33 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     const scope = new CancellationScope();
     runningScope = scope;
     let ended: TurnEnd;
+    const turnInput = {
+      sessionId: input.sessionId,
+      userId: input.userId,
+      agentId: input.agentId,
+      revision: input.revision,
+      turnId: turn.turnId,
+      settings: input.settings,
+      ...(turn.model ? { model: turn.model } : {}),
+      ...(turn.userMessageId ? { userMessageId: turn.userMessageId } : {}),
+    };
     try {
-      const outcome = await scope.run(() =>
-        executeChild(turnWorkflow, {
+      const outcome = await scope.run(() => {
+        if (turnsInSession) {
+          inSession = runTurn(turnInput, sessionWorkflowId(input.sessionId));
+          return inSession.result;
+        }
+        return executeChild(turnWorkflow, {
           workflowId: turnWorkflowId(input.sessionId, turn.turnId),
-          args: [
-            {
-              sessionId: input.sessionId,
-              userId: input.userId,
-              agentId: input.agentId,
-              revision: input.revision,
-              turnId: turn.turnId,
-              settings: input.settings,
-              ...(turn.model ? { model: turn.model } : {}),
-              ...(turn.userMessageId ? { userMessageId: turn.userMessageId } : {}),
-            },
-          ],
+          args: [turnInput],
           parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
           typedSearchAttributes: searchAttributes('turn', { sessionId: input.sessionId, agentId: input.agentId, userId: input.userId }),
           ...readableMetadata({
             summary: `Turn ${turn.turnId} of session ${input.sessionId}`,
             details: `Agent ${input.agentId} revision ${input.revision}. Events: GET /session/${input.sessionId}/events`,
           }),
-        }),
-      );
+        });
+      });
       ended = { outcome };
     } catch (error) {
       // A failed or aborted turn has written its terminal event already, and then this is a no-op.
@@ -321,6 +342,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       turns.ended();
       if (settleSends) await condition(() => turns.recording === 0);
       runningScope = undefined;
+      inSession = undefined;
     }
     // Steering the turn did not read (it was ending, or it failed or was aborted) runs as turns of its own, in order.
     turns.settled('outcome' in ended ? (ended.outcome.steered ?? []) : []);

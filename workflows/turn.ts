@@ -50,7 +50,32 @@ function inputErrorResult(call: ToolCall, error: string): ToolResultPart {
   return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: error, isError: true };
 }
 
+/** One turn as its own workflow: a child of its session (older sessions) or of a workflow graph's run. */
 export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
+  const turn = runTurn(input);
+  setHandler(steerSignal, turn.steer);
+  return turn.result;
+}
+
+/** A turn being run: its result, and how a message that steers it reaches it. */
+export interface RunningTurnHandle {
+  result: Promise<TurnOutcome>;
+  steer(messageId: string): void;
+}
+
+/**
+ * Runs one turn in the calling workflow: the turn workflow's own body, and (patch turns-in-session) the
+ * session workflow's, which then saves the child workflow's start, first task and completion per turn.
+ * Called inside the cancellation scope that aborts it. The handlers it needs (a freed place, a client
+ * tool's result) are registered on the calling workflow; `wakeWorkflowId`, given when that is not the
+ * turn's own workflow, is where a freed place is signalled.
+ */
+export function runTurn(input: TurnInput, wakeWorkflowId?: string): RunningTurnHandle {
+  const progress = new TurnProgress(input.settings.maxSteps);
+  return { result: turnBody(input, progress, wakeWorkflowId), steer: (messageId) => progress.steered(messageId) };
+}
+
+async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId: string | undefined): Promise<TurnOutcome> {
   const { settings } = input;
   // Bookkeeping is one short, idempotent transaction each: local activities run it inside the
   // workflow task, saving a task round trip per call (see bench/turn-latency).
@@ -78,9 +103,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
     retry: { maximumAttempts: 3 },
   });
   const client = clientTools(input);
-  // The loop's rules (core/turn-progress.ts): totals, steering read, what follows a step.
-  const progress = new TurnProgress(settings.maxSteps);
-  setHandler(steerSignal, (messageId) => progress.steered(messageId));
+  // The loop's rules (core/turn-progress.ts, `progress`): totals, steering read, what follows a step.
 
   // A step whose user already runs RUNNING_TURNS_PER_USER steps does not run (activities/turn/step-queue.ts):
   // the turn waits until a place is given back (or QUEUE_WAIT_MS), and asks again. The wait is one timer,
@@ -130,7 +153,14 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
         const stepMessageId = messageId();
         client.stepStarted(stepMessageId);
         const own = stepsWriteTurnEvents ? { ...(step === 1 ? { startsTurn: true } : {}), turnTotals: progress.totalsSoFar() } : {};
-        const result = await stepInTurn({ ...input, messageId: stepMessageId, step, ...own, mayQueue: true });
+        const result = await stepInTurn({
+          ...input,
+          messageId: stepMessageId,
+          step,
+          ...own,
+          mayQueue: true,
+          ...(wakeWorkflowId ? { wakeWorkflowId } : {}),
+        });
         // A worker from before the patch (in a rolling deploy) ran the step without writing the start.
         if (stepsWriteTurnEvents && step === 1 && !result.turnStarted) {
           await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });

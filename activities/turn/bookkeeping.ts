@@ -22,6 +22,7 @@ import type { ToolResultPart } from '../../core/turn-types.ts';
 import { isDataException } from '../../store/data-errors.ts';
 import { recordSubtaskReply, type SubtaskReply } from '../../store/subtask-replies.ts';
 import { turnEnd } from './turn-metrics.ts';
+import { forgetSessionStepWaiters } from '../../store/step-slots.ts';
 
 /** The failure type of a user message PostgreSQL refuses to store (not retried). */
 
@@ -165,6 +166,7 @@ export function turnBookkeeping(deps: { db: Db }) {
       outcome: 'failed' | 'aborted';
       error?: string;
     }): Promise<void> {
+      await forgetSessionStepWaiters(db, input.sessionId);
       const streaming = await streamingMessageIds(db, input.sessionId, input.userMessageId ?? input.turnId);
       const salvaged = await Promise.all(streaming.map(async (id) => ({ id, text: await streamedText(db, input.sessionId, id) })));
       const ended = await inTransaction(db, async (client) => {

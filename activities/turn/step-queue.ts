@@ -35,7 +35,8 @@ export async function inStepSlot(
   if (!input.mayQueue) return step();
   const key = `${input.sessionId}:${input.messageId}`;
   const slot = { userId: input.userId, key, limit: settings.limit, leaseMs: settings.leaseMs };
-  if (!(await acquireStepSlot(db, { ...slot, workflowId: turnWorkflowId(input.sessionId, input.turnId) }))) {
+  const workflowId = input.wakeWorkflowId ?? turnWorkflowId(input.sessionId, input.turnId);
+  if (!(await acquireStepSlot(db, { ...slot, workflowId }))) {
     await recordQueued(db, input, settings.limit);
     return {
       queued: true,

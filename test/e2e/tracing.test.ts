@@ -45,8 +45,8 @@ describe('OpenTelemetry traces', () => {
               'agent-service-api SignalWithStartWorkflow:sessionWorkflow',
               'agent-service-worker RunWorkflow:sessionWorkflow',
               'agent-service-worker HandleSignal:sendAsync',
-              'agent-service-worker StartChildWorkflow:turnWorkflow',
-              'agent-service-worker RunWorkflow:turnWorkflow',
+              // The turn runs in the session workflow (patch turns-in-session): its step is the session's activity.
+              'agent-service-worker StartActivity:runModelStep',
               'agent-service-worker RunActivity:runModelStep',
             ]),
           );

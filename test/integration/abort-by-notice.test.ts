@@ -7,7 +7,7 @@ import { agentTest } from '../helpers/harness/fixtures.ts';
 import { textFromEvents, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { call } from '../helpers/client/request.ts';
 import { decodedHistory } from '../helpers/harness/decoded-history.ts';
-import { turnWorkflowId } from '../../lib/workflow-ids.ts';
+import { sessionWorkflowId } from '../../lib/workflow-ids.ts';
 import { CANCELLED_ON_NOTICE } from '../../activities/turn/confirm-abort.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
@@ -29,9 +29,9 @@ const ended = (turnId: string) => (events: SessionEvent[]) =>
     (event) => ['turn.completed', 'turn.failed', 'turn.aborted'].includes(event.type) && (event as { turnId?: string }).turnId === turnId,
   );
 
-/** The details the step's activity was cancelled with, read from the turn workflow's history. */
-async function cancellationDetails(env: AgentEnv, sessionId: string, turnId: string): Promise<unknown[]> {
-  const history = (await decodedHistory(await env.worker.client.workflow.getHandle(turnWorkflowId(sessionId, turnId)).fetchHistory())) as {
+/** The details the step's activity was cancelled with, read from the session workflow's history (its turns run there). */
+async function cancellationDetails(env: AgentEnv, sessionId: string): Promise<unknown[]> {
+  const history = (await decodedHistory(await env.worker.client.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory())) as {
     events: Array<{ activityTaskCanceledEventAttributes?: { details?: { payloads?: Array<{ data?: string }> } } }>;
   };
   const cancelled = history.events.filter((event) => event.activityTaskCanceledEventAttributes);
@@ -52,13 +52,13 @@ test('an abort cuts the model call through the notice; the partial text stays', 
   const events = await env.waitForEvents(sessionId, ended(turnId));
   expect(events.at(-1)).toMatchObject({ type: 'turn.aborted', turnId });
   expect(firstAssistantText(events)).toBe('partial text so ');
-  expect(await cancellationDetails(env, sessionId, turnId)).toEqual([CANCELLED_ON_NOTICE]);
+  expect(await cancellationDetails(env, sessionId)).toEqual([CANCELLED_ON_NOTICE]);
 });
 
 test('an interrupting send (async) cuts the running turn through the notice, and its own turn runs', async ({ env }) => {
   const sessionId = await env.newSession();
   env.fake.enqueue({ text: ['partial ', 'text ', 'so ', 'far'], stallAfterChunks: 3 }, { text: 'the new answer' });
-  const turnId = (await send(env, sessionId, 'long story', '?async=1')).body.messageId as string;
+  await send(env, sessionId, 'long story', '?async=1');
   await env.waitForEvents(sessionId, (events) => firstAssistantText(events) === 'partial text so ');
   const next = (await send(env, sessionId, 'never mind', '?async=1&ifBusy=interrupt')).body.messageId as string;
   const events = await env.waitForEvents(sessionId, ended(next));
@@ -66,5 +66,5 @@ test('an interrupting send (async) cuts the running turn through the notice, and
     'turn.aborted',
     'turn.completed',
   ]);
-  expect(await cancellationDetails(env, sessionId, turnId)).toEqual([CANCELLED_ON_NOTICE]);
+  expect(await cancellationDetails(env, sessionId)).toEqual([CANCELLED_ON_NOTICE]);
 });

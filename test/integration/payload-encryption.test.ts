@@ -1,5 +1,5 @@
 // Workflow payloads are ciphertext in Temporal: a canary sentence sent as a message and echoed in the
-// reply appears nowhere in the histories of its session and turn workflows, read as anyone with
+// reply appears nowhere in the history of its session workflow (where its turn runs), read as anyone with
 // access to the cluster reads them (no codec). With encryption off it does (what the codec hides).
 // The codec endpoint decodes a payload for an admin key, refuses other keys, and names a payload it
 // cannot decode. Workflow summaries and details stay readable without the codec, and hold ids only.
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
-import { approvalWorkflowId, sessionWorkflowId, turnWorkflowId } from '../../lib/workflow-ids.ts';
+import { approvalWorkflowId, sessionWorkflowId } from '../../lib/workflow-ids.ts';
 import { READABLE_METADATA_KEY } from '../../lib/readable-metadata.ts';
 
 let raw: Client;
@@ -57,9 +57,8 @@ async function chatAndRead(env: AgentEnv, canary: string) {
     json: { parts: [{ type: 'text', text: canary }] },
   });
   expect(sent.body.reply).toBe(`You said: ${canary}`);
-  const session = await raw.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory();
-  const turn = await raw.workflow.getHandle(turnWorkflowId(sessionId, sent.body.messageId)).fetchHistory();
-  return { session, turn };
+  // The turn ran in its session workflow (patch turns-in-session): its model step's input and result are here.
+  return { session: await raw.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory() };
 }
 
 describe('with encryption on (the default)', () => {
@@ -73,8 +72,8 @@ describe('with encryption on (the default)', () => {
 
   test('a canary message and its reply appear nowhere in the histories; the codec endpoint shows them to an admin only', async () => {
     const canary = `canary ${randomUUID()} sings`;
-    const { session, turn } = await chatAndRead(env, canary);
-    for (const history of [session, turn]) {
+    const { session } = await chatAndRead(env, canary);
+    for (const history of [session]) {
       const text = JSON.stringify(history, (_key, value: unknown) =>
         value instanceof Uint8Array ? Buffer.from(value).toString('latin1') : value,
       );
@@ -153,9 +152,6 @@ describe('with encryption on (the default)', () => {
     expect(sent.status).toBe(200);
     const session = await raw.workflow.getHandle(sessionWorkflowId(sessionId)).describe();
     expect(await session.staticSummary()).toBe(`Session ${sessionId}`);
-    const turn = await raw.workflow.getHandle(turnWorkflowId(sessionId, sent.body.messageId)).describe();
-    expect(await turn.staticSummary()).toMatch(new RegExp(`^Turn \\S+ of session ${sessionId}$`));
-    expect(await turn.staticDetails()).toContain(`GET /session/${sessionId}/events`);
 
     const { name } = await env.deploy();
     const asked = await call<{ id: string }>(`${env.api.url}/approval`, {
@@ -182,11 +178,12 @@ describe('with encryption on (the default)', () => {
     const events = await env.events(sessionId);
     expect(events.at(-1)).toMatchObject({ type: 'turn.failed', error: expect.stringContaining(canary) });
 
-    const turn = await raw.workflow.getHandle(turnWorkflowId(sessionId, sent.body.messageId)).fetchHistory();
-    const failed = turn.events!.find((event) => event.activityTaskFailedEventAttributes);
+    // The turn ran in its session workflow (patch turns-in-session).
+    const session = await raw.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory();
+    const failed = session.events!.find((event) => event.activityTaskFailedEventAttributes);
     expect(failed, 'the model step failed in the history').toBeDefined();
     expect(failed!.activityTaskFailedEventAttributes!.failure!.message).toBe('Encoded failure');
-    for (const history of [turn, await raw.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory()]) {
+    for (const history of [session]) {
       const text = JSON.stringify(history, (_key, value: unknown) =>
         value instanceof Uint8Array ? Buffer.from(value).toString('latin1') : value,
       );

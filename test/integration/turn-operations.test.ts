@@ -1,5 +1,5 @@
 // What operators and billing rely on: every turn is findable in Temporal by the service's search
-// attributes, provider keys come from granted secrets, and cost reaches the message and the totals.
+// attributes (in its session's workflow, where turns run), provider keys come from granted secrets, and cost reaches the message and the totals.
 import { expect } from 'vitest';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
@@ -12,7 +12,7 @@ async function session(env: AgentEnv, bundle: Record<string, unknown>): Promise<
   return env.newSession(bundle);
 }
 
-test('turns are findable by SessionId, AgentId and UserId, with a readable summary', async ({ env }) => {
+test('turns are findable by SessionId, AgentId and UserId: in the session workflow, with a readable summary', async ({ env }) => {
   await call(`${env.api.url}/secret/OPENAI_COMPATIBLE_API_KEY`, {
     method: 'PUT',
     headers: env.user.auth,
@@ -29,7 +29,7 @@ test('turns are findable by SessionId, AgentId and UserId, with a readable summa
   expect(sent.body.status).toBe('completed');
   expect(env.fake.requests[before]!.headers.authorization).toBe('Bearer from-a-secret');
 
-  const query = `SessionId = "${sessionId}" AND AgentId = "${agentId}" AND UserId = "${env.user.userId}" AND Kind = "turn"`;
+  const query = `SessionId = "${sessionId}" AND AgentId = "${agentId}" AND UserId = "${env.user.userId}" AND Kind = "session"`;
   let found: { workflowId: string; type: string }[] = [];
   for (let tries = 0; tries < 50 && found.length === 0; tries++) {
     found = [];
@@ -37,9 +37,13 @@ test('turns are findable by SessionId, AgentId and UserId, with a readable summa
       found.push({ workflowId: execution.workflowId, type: execution.type });
     if (found.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  expect(found).toEqual([{ workflowId: `turn:${sessionId}:${sent.body.messageId}`, type: 'turnWorkflow' }]);
-  const description = await env.worker.client.workflow.getHandle(found[0]!.workflowId).describe();
-  expect(await description.staticSummary()).toContain(sessionId);
+  expect(found).toEqual([{ workflowId: `session:${sessionId}`, type: 'sessionWorkflow' }]);
+  const handle = env.worker.client.workflow.getHandle(found[0]!.workflowId);
+  expect(await (await handle.describe()).staticSummary()).toContain(sessionId);
+  // The turn ran there (patch turns-in-session): its model step is an activity of the session workflow.
+  const history = await handle.fetchHistory();
+  const activities = (history.events ?? []).flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+  expect(activities).toContain('runModelStep');
 });
 
 test('a missing provider key fails the turn with a message naming what to set', async ({ env }) => {

@@ -148,7 +148,7 @@ describe('the session workflow', () => {
       await until('the first step', () => fake.log.includes('step m1 1'));
       await send('m2');
       await send('m3');
-      expect(await handle.query(stateQuery)).toEqual({ runningTurnId: 'm1', queued: ['m2', 'm3'] });
+      expect(await handle.query(stateQuery)).toEqual({ runningTurnId: 'm1', queued: ['m2', 'm3'], turnInSession: true });
       fake.release('m1');
       await until('the second turn', () => fake.log.includes('step m2 1'));
       fake.release('m2');

@@ -1,0 +1,93 @@
+// Records sessions whose turns run in the session workflow itself (patch turns-in-session): a turn with
+// a built-in tool call, steered while it streamed, with a send queued behind it; a turn aborted while
+// streaming, then one the model rejects; a turn waiting on a custom tool run by the client (in flight),
+// then answered. Each history closes when its idle session ends.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
+import { call } from '../../helpers/client/request.ts';
+import { sessionWorkflowId } from '../../../lib/workflow-ids.ts';
+import type { SessionEvent } from '../../../contract/events.ts';
+import { EventType, recorder, type Recorder } from './recorder.ts';
+import { RECORDING_ENV } from './recording-env.ts';
+
+let env: AgentEnv;
+let record: Recorder;
+beforeAll(async () => {
+  // An idle session ends after a second, so its history closes.
+  env = await startAgentEnv({ ...RECORDING_ENV, SESSION_IDLE_MS: '1000' });
+  record = recorder(env.worker.client, [env.user.apiKey]);
+});
+afterAll(async () => env?.close());
+
+const send = (sessionId: string, text: string, query = '') =>
+  call<{ messageId: string; status: string; reply?: string }>(`${env.api.url}/session/${sessionId}${query}`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text }] },
+  });
+
+const turnsEnded = (count: number) => (events: SessionEvent[]) =>
+  events.filter((event) => ['turn.completed', 'turn.failed', 'turn.aborted'].includes(event.type)).length >= count;
+
+test('sessionWorkflow: turns in the session: a tool call, a steer while streaming, a send queued behind', async () => {
+  if (!record.wanted('sessionWorkflow', 'turns-in-session-tool-steer-queue')) return;
+  const sessionId = await env.newSession({ mcps: ['time'] });
+  env.fake.enqueue(
+    { toolCalls: [{ id: 'call_time', name: 'current_time', arguments: { timezone: 'UTC' } }] },
+    { text: ['it ', 'is ', 'noon'], chunkDelayMs: 300 },
+    { text: 'Noted.' },
+    { text: 'Queued answer.' },
+  );
+  const first = send(sessionId, 'What time is it?');
+  await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
+  expect((await send(sessionId, 'and in Paris?', '?async=1&ifBusy=steer')).status).toBe(202);
+  expect((await send(sessionId, 'queued', '?async=1')).status).toBe(202);
+  await first;
+  await env.waitForEvents(sessionId, turnsEnded(2));
+  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'turns-in-session-tool-steer-queue');
+});
+
+test('sessionWorkflow: turns in the session: one aborted while streaming, then one the model rejects', async () => {
+  if (!record.wanted('sessionWorkflow', 'turns-in-session-aborted-failed')) return;
+  const sessionId = await env.newSession();
+  env.fake.enqueue(
+    { text: ['partial ', 'text ', 'so ', 'far'], stallAfterChunks: 2 },
+    { status: 401, errorBody: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } },
+  );
+  await send(sessionId, 'long story', '?async=1');
+  await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
+  const aborted = await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth });
+  expect(aborted.body).toEqual({ aborted: true });
+  await env.waitForEvents(sessionId, turnsEnded(1));
+  await send(sessionId, 'hello', '?async=1');
+  await env.waitForEvents(sessionId, turnsEnded(2));
+  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'turns-in-session-aborted-failed');
+});
+
+test('sessionWorkflow: a turn in the session waiting on a custom tool run by the client, then answered', async () => {
+  if (!record.wanted('sessionWorkflow', 'turns-in-session-client-tool')) return;
+  const lookup = {
+    id: 'lookup_order',
+    description: 'Look up an order',
+    parameters: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+  };
+  const sessionId = await env.newSession({ customTools: [lookup] });
+  env.fake.enqueue({ toolCalls: [{ id: 'call_o', name: 'lookup_order', arguments: { orderId: 'A-1' } }] }, { text: 'Shipped.' });
+  const waiting = await send(sessionId, 'Where is A-1?');
+  expect(waiting.body.status).toBe('waiting');
+  const session = sessionWorkflowId(sessionId);
+  if (record.wanted('sessionWorkflow', 'turns-in-session-waiting-on-client-tool')) {
+    // The client-tool wait's timer, set after the model step came back (the session may have set an idle timer before it).
+    await record.inFlight(session, 'sessionWorkflow', 'turns-in-session-waiting-on-client-tool', (history) => {
+      const types = (history.events ?? []).map((event) => event.eventType);
+      const stepDone = types.indexOf(EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED);
+      return stepDone >= 0 && types.lastIndexOf(EventType.EVENT_TYPE_TIMER_STARTED) > stepDone;
+    });
+  }
+  const answered = await call(`${env.api.url}/session/${sessionId}/tool-result`, {
+    headers: env.user.auth,
+    json: { toolCallId: 'call_o', output: { status: 'shipped' } },
+  });
+  expect(answered.status).toBe(200);
+  await env.waitForEvents(sessionId, turnsEnded(1));
+  await record.closed(session, 'sessionWorkflow', 'turns-in-session-client-tool');
+});
