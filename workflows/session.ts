@@ -102,6 +102,12 @@ export interface SessionWorkflowInput extends SessionRef {
  */
 const TURNS_PER_RUN = 25;
 const TURNS_PER_RUN_BEFORE_PATCH = 100;
+/**
+ * With its turns in the session workflow (patch turns-in-session) a run's history also holds their
+ * steps, tool calls and waits, so it also ends (continue-as-new, between turns) once it holds this many
+ * events, below the 1,100 whose replay outlasted a busy worker's task timeout.
+ */
+const EVENTS_PER_RUN = 800;
 
 /**
  * Patch (README: "Versioning workflows"): a turn's end waits for the sends being recorded, and a run
@@ -151,6 +157,12 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   let runningScope: CancellationScope | undefined;
   /** The running turn when it runs here: a steering message is handed to it directly. */
   let inSession: RunningTurnHandle | undefined;
+  /**
+   * A fresh run (not continued from another) before its first turn: its first send has the activity end
+   * a turn an earlier run left without its end. Turns in the session die with a run an operator
+   * terminates (no parent is left to end them, as for a child turn); the next send ends such a turn.
+   */
+  let mayFindStrandedTurn = turnsInSession && !workflowInfo().continuedFromExecutionRunId;
   // Sends are handled one after another so messages are recorded in the order they were accepted.
   let sendChain: Promise<unknown> = Promise.resolve();
 
@@ -167,7 +179,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
         messageId: send.messageId,
         parts: send.parts,
         ...(steered ? { joinTurn: steered.userMessageId, joinTurnId: steered.turnId } : {}),
+        ...(mayFindStrandedTurn && !turns.running ? { endStrandedTurn: true } : {}),
       });
+      mayFindStrandedTurn = false;
       const verdict = turns.recorded(send, recorded, steered);
       if (verdict.kind === 'joined') {
         if (verdict.signal && inSession) {
@@ -348,7 +362,8 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     turns.settled('outcome' in ended ? (ended.outcome.steered ?? []) : []);
     await publishTurnEnd(input, turn.turnId, ended, !turns.hasWork() || (await idleAfterCompleted(turn.turnId, ended)));
     if (turn.replyTo) await returnReply(turn.turnId, turn.replyTo, ended);
-    if (++turnsRun >= turnsPerRun || workflowInfo().continueAsNewSuggested) {
+    const full = turnsInSession && workflowInfo().historyLength >= EVENTS_PER_RUN;
+    if (++turnsRun >= turnsPerRun || full || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof sessionWorkflow>({ ...input, queue: turns.queue });
     }

@@ -24,10 +24,61 @@ import { recordSubtaskReply, type SubtaskReply } from '../../store/subtask-repli
 import { turnEnd } from './turn-metrics.ts';
 import { forgetSessionStepWaiters } from '../../store/step-slots.ts';
 
-/** The failure type of a user message PostgreSQL refuses to store (not retried). */
+/** What a turn left without its end by a terminated session run says when the next send finds it. */
+export const STRANDED_TURN_ERROR = 'The turn stopped before it finished (its session workflow was terminated or timed out)';
 
 export function turnBookkeeping(deps: { db: Db }) {
   const { db } = deps;
+  /** Ends a turn that failed or was aborted. A message still streaming keeps the text it had reached. */
+  async function endTurn(input: {
+    sessionId: string;
+    turnId: string;
+    userMessageId?: string;
+    outcome: 'failed' | 'aborted';
+    error?: string;
+  }): Promise<void> {
+    await forgetSessionStepWaiters(db, input.sessionId);
+    const streaming = await streamingMessageIds(db, input.sessionId, input.userMessageId ?? input.turnId);
+    const salvaged = await Promise.all(streaming.map(async (id) => ({ id, text: await streamedText(db, input.sessionId, id) })));
+    const ended = await inTransaction(db, async (client) => {
+      if (await lockedSessionHasEvent(client, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.turnId }, true)) return undefined;
+      const observe = await turnEnd(client, input.sessionId, input.turnId, input.outcome);
+      const completed: NewEvent[] = [];
+      for (const message of salvaged) {
+        const parts: MessagePart[] = message.text ? [{ type: 'text', text: message.text }] : [];
+        const ended = await endStreamingMessage(client, message.id, input.outcome === 'failed' ? 'failed' : 'aborted', parts);
+        if (ended) completed.push({ type: 'message.completed', data: { message: ended } });
+      }
+      await appendEvents(
+        client,
+        input.sessionId,
+        [
+          ...completed,
+          input.outcome === 'failed'
+            ? { type: 'turn.failed', data: { turnId: input.turnId, error: input.error ?? 'The turn failed' } }
+            : { type: 'turn.aborted', data: { turnId: input.turnId } },
+        ],
+        { status: 'idle' },
+      );
+      return observe;
+    });
+    ended?.();
+  }
+
+  /**
+   * The turn a session workflow left without its end (terminated or timed out by an operator while its
+   * turn ran in it, patch turns-in-session): the session's latest started turn, while the session still
+   * says it runs. Only the first send of a fresh run asks, so an idle session costs one read of its row.
+   */
+  async function strandedTurn(sessionId: string): Promise<string | undefined> {
+    const { rows } = await db.query<{ turn_id: string | null }>(
+      `SELECT (SELECT e.data->>'turnId' FROM events e WHERE e.session_id = s.id AND e.type = 'turn.started' ORDER BY e.seq DESC LIMIT 1) AS turn_id
+         FROM sessions s WHERE s.id = $1 AND s.status <> 'idle'`,
+      [sessionId],
+    );
+    return rows[0]?.turn_id ?? undefined;
+  }
+
   return {
     async recordUserMessage(input: {
       sessionId: string;
@@ -37,7 +88,17 @@ export function turnBookkeeping(deps: { db: Db }) {
       joinTurn?: string;
       /** That turn's id: a turn that has written its end is not joined. */
       joinTurnId?: string;
+      /**
+       * The first send of a fresh session run with no turn running: a turn an earlier run left without its
+       * end (that run terminated) gets its `turn.failed` first, so no reader waits for it forever.
+       */
+      endStrandedTurn?: boolean;
     }): Promise<{ seq: number; turnStarted: boolean; joined?: boolean }> {
+      if (input.endStrandedTurn) {
+        const turnId = await strandedTurn(input.sessionId);
+        // endTurn writes nothing for a turn whose end is written already.
+        if (turnId) await endTurn({ sessionId: input.sessionId, turnId, outcome: 'failed', error: STRANDED_TURN_ERROR });
+      }
       try {
         const { seq, turnStarted, joined } = await recordUserMessage(db, input);
         return { seq, turnStarted, ...(input.joinTurn ? { joined } : {}) };
@@ -158,40 +219,6 @@ export function turnBookkeeping(deps: { db: Db }) {
       return seqOfEvent(db, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.turnId });
     },
 
-    /** Ends a turn that failed or was aborted. A message still streaming keeps the text it had reached. */
-    async endTurn(input: {
-      sessionId: string;
-      turnId: string;
-      userMessageId?: string;
-      outcome: 'failed' | 'aborted';
-      error?: string;
-    }): Promise<void> {
-      await forgetSessionStepWaiters(db, input.sessionId);
-      const streaming = await streamingMessageIds(db, input.sessionId, input.userMessageId ?? input.turnId);
-      const salvaged = await Promise.all(streaming.map(async (id) => ({ id, text: await streamedText(db, input.sessionId, id) })));
-      const ended = await inTransaction(db, async (client) => {
-        if (await lockedSessionHasEvent(client, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.turnId }, true)) return undefined;
-        const observe = await turnEnd(client, input.sessionId, input.turnId, input.outcome);
-        const completed: NewEvent[] = [];
-        for (const message of salvaged) {
-          const parts: MessagePart[] = message.text ? [{ type: 'text', text: message.text }] : [];
-          const ended = await endStreamingMessage(client, message.id, input.outcome === 'failed' ? 'failed' : 'aborted', parts);
-          if (ended) completed.push({ type: 'message.completed', data: { message: ended } });
-        }
-        await appendEvents(
-          client,
-          input.sessionId,
-          [
-            ...completed,
-            input.outcome === 'failed'
-              ? { type: 'turn.failed', data: { turnId: input.turnId, error: input.error ?? 'The turn failed' } }
-              : { type: 'turn.aborted', data: { turnId: input.turnId } },
-          ],
-          { status: 'idle' },
-        );
-        return observe;
-      });
-      ended?.();
-    },
+    endTurn,
   };
 }

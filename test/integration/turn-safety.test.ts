@@ -7,7 +7,7 @@ import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
 import { DeltaCommits } from '../../activities/turn/delta-commits.ts';
 import { BURST_WRITES, DeltaWriter } from '../../activities/turn/delta-writer.ts';
-import { turnBookkeeping } from '../../activities/turn/bookkeeping.ts';
+import { STRANDED_TURN_ERROR, turnBookkeeping } from '../../activities/turn/bookkeeping.ts';
 import { claimAssistantMessage, StaleAttemptError } from '../../store/messages.ts';
 import { readEvents } from '../../store/events.ts';
 import { sendUpdate } from '../../workflows/session.ts';
@@ -127,7 +127,7 @@ test('a provider error that echoes the key in use never shows it to the user', a
   expect(JSON.stringify(await readEvents(env.api.db, sessionId, 0, 100))).not.toContain(key);
 });
 
-test('a turn terminated by an operator still ends, and the session takes sends again', async ({ env }) => {
+test('a session workflow terminated by an operator mid-turn: the next send ends that turn, then runs its own', async ({ env }) => {
   const sessionId = await env.newSession();
   env.fake.enqueue({ text: ['never ', 'finished'], stallAfterChunks: 1 });
   const accepted = await call<{ messageId: string }>(`${env.api.url}/session/${sessionId}?async=1`, {
@@ -136,24 +136,30 @@ test('a turn terminated by an operator still ends, and the session takes sends a
   });
   const turnId = accepted.body.messageId;
   await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
-  await env.worker.client.workflow.getHandle(`turn:${sessionId}:${turnId}`).terminate('operator test');
+  // The turn runs in the session workflow (patch turns-in-session): terminating that ends no turn by itself.
+  await env.worker.client.workflow.getHandle(sessionWorkflowId(sessionId)).terminate('operator test');
 
-  const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.failed'));
+  env.fake.enqueue({ text: 'alive' });
+  const next = await call<{ reply: string; messageId: string }>(`${env.api.url}/session/${sessionId}`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: 'again' }] },
+  });
+  expect(next.body.reply).toBe('alive');
+  const events = await env.events(sessionId);
   expect(events.filter((event) => ['turn.completed', 'turn.failed', 'turn.aborted'].includes(event.type))).toEqual([
-    expect.objectContaining({ type: 'turn.failed', turnId, error: expect.stringMatching(/terminated/) }),
+    expect.objectContaining({ type: 'turn.failed', turnId, error: STRANDED_TURN_ERROR }),
+    expect.objectContaining({ type: 'turn.completed', turnId: next.body.messageId }),
   ]);
+  // The stranded turn ended before the new message was recorded.
+  const failedAt = events.findIndex((event) => event.type === 'turn.failed');
+  const sentAt = events.findIndex((event) => event.type === 'message.created' && event.message.id === next.body.messageId);
+  expect(failedAt).toBeLessThan(sentAt);
   const session = await call<{ status: string; messages: { role: string; status: string; parts: unknown[] }[] }>(
     `${env.api.url}/session/${sessionId}`,
     { headers: env.user.auth },
   );
   expect(session.body.status).toBe('idle');
   expect(session.body.messages[1]).toMatchObject({ role: 'assistant', status: 'failed', parts: [{ type: 'text', text: 'never ' }] });
-  env.fake.enqueue({ text: 'alive' });
-  const next = await call<{ reply: string }>(`${env.api.url}/session/${sessionId}`, {
-    headers: env.user.auth,
-    json: { parts: [{ type: 'text', text: 'again' }] },
-  });
-  expect(next.body.reply).toBe('alive');
 });
 
 test('a turn of a session deleted meanwhile (its user gone) ends without error instead of failing every retry', async ({ env }) => {

@@ -27,10 +27,10 @@ afterAll(async () => {
 const ref = { userId: 'usr_fast', agentId: 'agt_fast', revision: 1 };
 let sessions = 0;
 
-/** Resolves when `check` holds, looking every 20 ms; fails with `what` after 10 s. */
-async function until(what: string, check: () => boolean): Promise<void> {
+/** Resolves when `check` holds, looking every 20 ms; fails with `what` after `timeoutMs`. */
+async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
   for (let waited = 0; !check(); waited += 20) {
-    if (waited > 10_000) throw new Error(`still waiting for ${what}`);
+    if (waited > timeoutMs) throw new Error(`still waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -274,6 +274,58 @@ describe('the session workflow', () => {
     expect(fake.log.filter((line) => line.startsWith('step '))).toEqual(['step m1 1']);
   });
 });
+
+test(
+  'a run whose history grows long with its turns continues as new between turns, before its 25th turn, and runs every turn once',
+  { timeout: 120_000 },
+  async () => {
+    const fake = fakeSessionActivities();
+    const turns = 25;
+    const steps: Record<string, number> = {};
+    // Every turn is three tool round trips and an answer: about 40 events of history each.
+    const activities: Partial<Activities> = {
+      ...fake.activities,
+      async runModelStep(input) {
+        steps[input.turnId] = (steps[input.turnId] ?? 0) + 1;
+        const calling = input.step < 4;
+        return {
+          messageId: input.messageId,
+          text: calling ? '' : `reply to ${input.turnId}`,
+          toolCalls: calling ? [{ toolCallId: `call_${input.step}`, toolName: 'current_time', input: {} }] : [],
+          finishReason: calling ? 'tool-calls' : 'stop',
+          usage: { inputTokens: 1, outputTokens: 1 },
+          costUsd: null,
+          turnUserMessageIds: [input.turnId],
+          ...(input.startsTurn ? { turnStarted: true as const } : {}),
+        };
+      },
+      runBuiltinTool: async (input) => ({
+        type: 'tool-result',
+        toolCallId: input.call.toolCallId,
+        toolName: input.call.toolName,
+        output: 'noon',
+      }),
+      recordToolResults: async () => {},
+    };
+    let firstRun = '';
+    await env.withWorker(activities, async (taskQueue) => {
+      const { handle, send } = await startSession(taskQueue, fastTurnSettings({ sessionIdleMs: 500 }));
+      firstRun = handle.firstExecutionRunId;
+      for (let turn = 1; turn <= turns; turn++) await send(`m${turn}`);
+      // A hundred model steps and seventy-five tool calls, one after another.
+      await until('every turn', () => fake.log.filter((line) => line.startsWith('completed ')).length === turns, 90_000);
+    });
+    const first = await env.client.workflow.getHandle(`session:ses_fast${sessions}`, firstRun).fetchHistory();
+    const events = first.events ?? [];
+    const stepsInFirstRun = events.filter(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runModelStep',
+    ).length;
+    expect(events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+    expect(stepsInFirstRun / 4).toBeGreaterThan(0);
+    expect(stepsInFirstRun / 4).toBeLessThan(turns);
+    expect(Object.values(steps)).toEqual(Array.from({ length: turns }, () => 4));
+  },
+);
 
 describe('the turn workflow', () => {
   function stepResult(input: ModelStepInput, extra: Partial<StepResult>): StepResult {
