@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { SEARCH_ATTRIBUTES } from '../lib/search-attributes.ts';
 import { canConnect, waitFor } from './ports.ts';
+import { serverProcess } from './server-process.ts';
 
 export interface DevServerOptions {
   cli: string;
@@ -135,18 +136,12 @@ async function startOnce(options: DevServerOptions): Promise<RunningTemporal> {
   };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
-  let exited = false;
-  const exit = new Promise<void>((resolve) =>
-    child.on('exit', () => {
-      exited = true;
-      resolve();
-    }),
-  );
+  const server = serverProcess(child);
 
   try {
     await waitFor(
       async () => {
-        if (exited) throw new Error(`temporal server exited: ${output.join('').slice(-2000)}`);
+        if (server.exited()) throw new Error(`temporal server exited: ${output.join('').slice(-2000)}`);
         return canConnect(options.port);
       },
       60_000,
@@ -161,12 +156,6 @@ async function startOnce(options: DevServerOptions): Promise<RunningTemporal> {
     address: `127.0.0.1:${options.port}`,
     uiUrl: options.headless ? undefined : `http://127.0.0.1:${options.uiPort}`,
     pid: child.pid,
-    async stop() {
-      if (exited) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exit;
-      clearTimeout(timer);
-    },
+    stop: () => server.stop(),
   };
 }

@@ -14,6 +14,7 @@ import { obtainTemporalServer, type TemporalServerBinaries } from './temporal-se
 import { tuningValues } from './temporal-dev-server.ts';
 import { canConnect, waitFor } from './ports.ts';
 import type { RunningTemporal } from './temporal-dev-server.ts';
+import { serverProcess } from './server-process.ts';
 
 export interface PostgresTemporalOptions {
   /** A PostgreSQL role that may create databases: `postgres://user:password@host:port/any`. */
@@ -239,30 +240,24 @@ export async function startPostgresTemporal(options: PostgresTemporalOptions): P
     stdio: ['ignore', log, log],
   });
   fs.closeSync(log);
-  let exited = false;
-  const exit = new Promise<void>((resolve) =>
-    child.on('exit', () => {
-      exited = true;
-      resolve();
-    }),
-  );
+  const server = serverProcess(child);
   const address = `127.0.0.1:${frontend}`;
   const tail = () => fs.readFileSync(logFile, 'utf8').slice(-3000);
   try {
     await waitFor(
       async () => {
-        if (exited) throw new Error(`the Temporal server exited: ${tail()}`);
+        if (server.exited()) throw new Error(`the Temporal server exited: ${tail()}`);
         return canConnect(frontend);
       },
       90_000,
       'The Temporal server on PostgreSQL',
     );
-    await waitUntilUsable(address, options.namespace, () => exited).catch((error: unknown) => {
+    await waitUntilUsable(address, options.namespace, server.exited).catch((error: unknown) => {
       throw new Error(`${String(error)}: ${tail()}`);
     });
   } catch (error) {
     child.kill('SIGKILL');
-    await exit;
+    await server.stop();
     throw error;
   }
   say(`Temporal on PostgreSQL at ${address} (databases ${options.databasePrefix}, ${options.databasePrefix}_visibility; log ${logFile})`);
@@ -270,12 +265,6 @@ export async function startPostgresTemporal(options: PostgresTemporalOptions): P
     address,
     uiUrl: undefined,
     pid: child.pid,
-    async stop() {
-      if (exited) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exit;
-      clearTimeout(timer);
-    },
+    stop: () => server.stop(),
   };
 }
