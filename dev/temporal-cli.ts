@@ -8,7 +8,8 @@ import path from 'node:path';
 
 export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
 
-function isExecutable(file: string): boolean {
+/** An executable regular file (the CLI, the server on PostgreSQL and its schema tool are found this way). */
+export function isExecutable(file: string): boolean {
   try {
     fs.accessSync(file, fs.constants.X_OK);
     return fs.statSync(file).isFile();

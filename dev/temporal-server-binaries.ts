@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isExecutable } from './temporal-cli.ts';
 
 export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
 const MODULE = 'go.temporal.io/server';
@@ -20,15 +21,6 @@ export interface TemporalServerBinaries {
 function cacheDir(env = process.env): string {
   const base = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
   return path.join(base, 'agent-service', `temporal-server-${TEMPORAL_SERVER_VERSION}`);
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The module's source directory (in Go's module cache, downloaded once through the proxy). */

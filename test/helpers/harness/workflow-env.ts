@@ -25,11 +25,16 @@ export interface WorkflowEnv {
 }
 
 let queues = 0;
+/** Once per process: a second install would throw. */
+let runtimeInstalled = false;
 
 export async function workflowEnv(): Promise<WorkflowEnv> {
   // The SDK's own logs (workers starting and stopping, the failures a test provokes) go nowhere; a
   // test says what it checks. Runtime.install must come before the environment creates its runtime.
-  Runtime.install({ telemetryOptions: { logging: { forward: {} } }, logger: temporalLogger(createLogger({ level: 'silent' })) });
+  if (!runtimeInstalled) {
+    Runtime.install({ telemetryOptions: { logging: { forward: {} } }, logger: temporalLogger(createLogger({ level: 'silent' })) });
+    runtimeInstalled = true;
+  }
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: inject('temporalCliPath') },
