@@ -52,13 +52,27 @@ export interface SendRequest {
   replyTo?: SubtaskReplyTarget;
 }
 
+/** The turn a steering message joined: its id, and the user message whose turn it is. */
+export interface JoinedTurn {
+  turnId: string;
+  userMessageId: string;
+}
+
 /** What recording the send's message found (activities/turn/bookkeeping.ts, recordUserMessage). */
 export interface RecordedSend {
   seq: number;
-  /** false: the turn it was to join had written its end; absent from results recorded before `joined`. */
+  /**
+   * false: the turn it was to join had written its end, or (a message recorded before) it belongs to
+   * another turn; absent from results recorded before `joined`.
+   */
   joined?: boolean;
   /** The message's turn has started already (a send seen again after its turn ran). */
   turnStarted?: boolean;
+  /**
+   * A message recorded before, as a steering message of this turn (a send seen again, perhaps by a later
+   * run of the session workflow). Absent from results recorded before it.
+   */
+  joinedTurn?: JoinedTurn;
 }
 
 export type SendVerdict =
@@ -132,6 +146,8 @@ export class SessionTurns {
     if (this.accepted.has(send.messageId) || this.queue.some((queued) => queued.turnId === send.messageId) || recorded.turnStarted) {
       return { kind: 'known' };
     }
+    // A steering message seen again after the turn it joined: answered by that turn, never run again.
+    if (recorded.joinedTurn) return { kind: 'joined', turn: recorded.joinedTurn, signal: false };
     this.accepted.add(send.messageId);
     const turn: QueuedTurn = {
       turnId: send.messageId,

@@ -9,6 +9,7 @@ import type { SessionStatus } from './sessions.ts';
 import { TERMINAL_TURN_EVENTS } from '../contract/events.ts';
 import { turnAgeSeconds } from './metric-reads.ts';
 import { addToTotals } from '../core/turn-progress.ts';
+import type { JoinedTurn } from '../core/session-turns.ts';
 
 export interface MessageRow {
   id: string;
@@ -123,6 +124,20 @@ export async function recordInvalidReply(
 }
 
 /**
+ * The turn answering a user message: the last one started for it (a regenerated turn names the user
+ * message in its turn.started), or the message's own id when none has started yet.
+ */
+async function turnOfUserMessage(client: DbClient, sessionId: string, userMessageId: string): Promise<JoinedTurn> {
+  const { rows } = await client.query<{ turn_id: string }>(
+    `SELECT data->>'turnId' AS turn_id FROM events
+      WHERE session_id = $1 AND type = 'turn.started' AND coalesce(data->>'userMessageId', data->>'turnId') = $2
+      ORDER BY seq DESC LIMIT 1`,
+    [sessionId, userMessageId],
+  );
+  return { turnId: rows[0]?.turn_id ?? userMessageId, userMessageId };
+}
+
+/**
  * Records a user message once (a retried call finds it and returns it). `joinTurn`: the user message of
  * a running turn this one steers (ifBusy=steer): it belongs to that turn, whose next step reads it.
  * With `joinTurnId` (that turn's id), a turn that has already written its end is not joined: its last
@@ -131,7 +146,7 @@ export async function recordInvalidReply(
 export async function recordUserMessage(
   db: Db,
   input: { sessionId: string; messageId: string; parts: MessagePart[]; joinTurn?: string; joinTurnId?: string },
-): Promise<{ message: MessageView; seq: number; turnStarted: boolean; joined: boolean }> {
+): Promise<{ message: MessageView; seq: number; turnStarted: boolean; joined: boolean; joinedTurn?: JoinedTurn }> {
   return inTransaction(db, async (client) => {
     const existing = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1', [input.messageId]);
     if (existing.rows[0]) {
@@ -141,7 +156,16 @@ export async function recordUserMessage(
         turnId: input.messageId,
       });
       const row = existing.rows[0];
-      return { message: toMessageView(row), seq: row.position, turnStarted: started, joined: row.turn_id !== row.id };
+      // A steering message belongs to the turn it joined: seen again, it joins no other turn and runs
+      // no turn of its own (unless the turn it joined ended without reading it, and it ran as one).
+      const joinedTurn = row.turn_id && row.turn_id !== row.id ? await turnOfUserMessage(client, input.sessionId, row.turn_id) : undefined;
+      return {
+        message: toMessageView(row),
+        seq: row.position,
+        turnStarted: started,
+        joined: input.joinTurn ? row.turn_id === input.joinTurn : row.turn_id !== row.id,
+        ...(joinedTurn ? { joinedTurn } : {}),
+      };
     }
     // Under the session's lock, as the step that would end the turn checks for messages it did not read.
     const joinTurn =

@@ -19,6 +19,7 @@ import { FAILURE, nonRetryable } from '../../lib/failures.ts';
 import { jsonReplyFeedback } from './json-reply.ts';
 import { TERMINAL_TURN_EVENTS, type MessagePart, type NewEvent, type TokenUsage } from '../../contract/events.ts';
 import type { ToolResultPart } from '../../core/turn-types.ts';
+import type { RecordedSend } from '../../core/session-turns.ts';
 import { isDataException } from '../../store/data-errors.ts';
 import { recordSubtaskReply, type SubtaskReply } from '../../store/subtask-replies.ts';
 import { turnEnd } from './turn-metrics.ts';
@@ -93,15 +94,15 @@ export function turnBookkeeping(deps: { db: Db }) {
        * end (that run terminated) gets its `turn.failed` first, so no reader waits for it forever.
        */
       endStrandedTurn?: boolean;
-    }): Promise<{ seq: number; turnStarted: boolean; joined?: boolean }> {
+    }): Promise<RecordedSend> {
       if (input.endStrandedTurn) {
         const turnId = await strandedTurn(input.sessionId);
         // endTurn writes nothing for a turn whose end is written already.
         if (turnId) await endTurn({ sessionId: input.sessionId, turnId, outcome: 'failed', error: STRANDED_TURN_ERROR });
       }
       try {
-        const { seq, turnStarted, joined } = await recordUserMessage(db, input);
-        return { seq, turnStarted, ...(input.joinTurn ? { joined } : {}) };
+        const { seq, turnStarted, joined, joinedTurn } = await recordUserMessage(db, input);
+        return { seq, turnStarted, ...(input.joinTurn ? { joined } : {}), ...(joinedTurn ? { joinedTurn } : {}) };
       } catch (error) {
         // A message PostgreSQL refuses (the API refuses such text; this is the backstop) fails the same way
         // every time: retried, a signalled send would never settle and would hold its session for good.

@@ -358,6 +358,24 @@ describe('known sends', () => {
     expect(session.send('b')).toEqual({ kind: 'known' });
     expect(session.turns.state().queued).toEqual(['b']);
   });
+
+  test('a steering message seen again by a later run (joinedTurn) is answered by the turn it joined, and queues nothing', () => {
+    const joinedTurn = { turnId: 't1', userMessageId: 't1' };
+    const idle = new Session();
+    expect(idle.send('s', 'queue', { joinedTurn })).toEqual({ kind: 'joined', turn: joinedTurn, signal: false });
+    expect(idle.send('s', 'steer', { joinedTurn })).toEqual({ kind: 'joined', turn: joinedTurn, signal: false });
+    expect(idle.turns.hasWork()).toBe(false);
+    // Another turn runs now: the message does not steer it (its recording says it belongs elsewhere).
+    const busy = running('b');
+    expect(busy.send('s', 'steer', { joined: false, joinedTurn })).toEqual({ kind: 'joined', turn: joinedTurn, signal: false });
+    busy.finish();
+    expect(busy.turns.hasWork()).toBe(false);
+  });
+
+  test('a steering message that ran as a turn of its own (unread) is known when seen again', () => {
+    const session = new Session();
+    expect(session.send('s', 'queue', { turnStarted: true, joinedTurn: { turnId: 't1', userMessageId: 't1' } })).toEqual({ kind: 'known' });
+  });
 });
 
 describe('abort (cancelRunning)', () => {
