@@ -48,6 +48,8 @@ export class TurnProgress {
   /** Messages that steer this turn, in the order they came, and those a step has read. */
   private readonly steers: string[] = [];
   private readonly steersRead = new Set<string>();
+  /** The step that wrote turn.completed found no webhook subscription to session.completed. */
+  private completionUnsubscribed = false;
 
   constructor(private readonly maxSteps: number) {}
 
@@ -67,7 +69,10 @@ export class TurnProgress {
     this.reply = result.text;
     for (const id of result.turnUserMessageIds ?? []) if (this.steers.includes(id)) this.steersRead.add(id);
     // Its end is written: a steering message it did not read runs as a turn of its own (the session's rule).
-    if (result.turnCompleted) return { next: 'completed' };
+    if (result.turnCompleted) {
+      this.completionUnsubscribed = result.completionUnsubscribed === true;
+      return { next: 'completed' };
+    }
     if (result.toolCalls.length > 0) return { next: 'tools' };
     if (this.steers.some((id) => !this.steersRead.has(id)) && step < this.maxSteps) return { next: 'step' };
     if (!result.replyErrors) return { next: 'answered' };
@@ -87,7 +92,14 @@ export class TurnProgress {
   outcome(status: TurnOutcome['status']): TurnOutcome {
     const { usage, costUsd } = this.totals;
     if (status !== 'completed') return { status, usage, costUsd };
-    return { status, usage, costUsd, reply: this.reply, ...(this.steersRead.size > 0 ? { steered: [...this.steersRead] } : {}) };
+    return {
+      status,
+      usage,
+      costUsd,
+      reply: this.reply,
+      ...(this.steersRead.size > 0 ? { steered: [...this.steersRead] } : {}),
+      ...(this.completionUnsubscribed ? { completionUnsubscribed: true as const } : {}),
+    };
   }
 }
 

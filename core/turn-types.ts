@@ -81,6 +81,11 @@ export interface StepResult {
   turnCompleted?: true;
   /** The step saw to turn.started (ModelStepInput.startsTurn); absent from a worker that predates it. */
   turnStarted?: true;
+  /**
+   * The step wrote turn.completed while its user had no active webhook subscription to session.completed:
+   * publishing that event would record no delivery. Absent when unknown (a step finished before, an older worker).
+   */
+  completionUnsubscribed?: true;
 }
 
 export type ToolResultPart = Extract<MessagePart, { type: 'tool-result' }>;
@@ -93,4 +98,6 @@ export interface TurnOutcome {
   reply?: string;
   /** Messages that steered this turn (ifBusy=steer) and that a model step of it read. */
   steered?: string[];
+  /** Its last step completed it with no webhook subscription to session.completed (StepResult.completionUnsubscribed). */
+  completionUnsubscribed?: true;
 }

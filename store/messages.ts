@@ -7,7 +7,8 @@ import { appendEvents, lockedSessionHasEvent, sessionHasEvent } from './events.t
 import type { MessagePart, MessageRole, MessageStatus, MessageView, NewEvent, SessionEvent, TokenUsage } from '../contract/events.ts';
 import type { SessionStatus } from './sessions.ts';
 import { TERMINAL_TURN_EVENTS } from '../contract/events.ts';
-import { turnAgeSeconds } from './metric-reads.ts';
+import { turnAgeSql } from './metric-reads.ts';
+import { subscribedSql } from './webhook-deliveries.ts';
 import { addToTotals } from '../core/turn-progress.ts';
 import type { JoinedTurn } from '../core/session-turns.ts';
 
@@ -189,6 +190,7 @@ export async function recordUserMessage(
 /**
  * Claims an assistant message for a step attempt: creates it on first use; on a later attempt
  * resets its parts, takes ownership and announces `step.retry` so readers drop its deltas.
+ * `startedTurn`: this call wrote the turn's turn.started.
  */
 export async function claimAssistantMessage(
   db: Db,
@@ -201,7 +203,7 @@ export async function claimAssistantMessage(
     /** The turn's first step: `turn.started` (this data) goes first, once per turn, and the session is running. */
     startsTurn?: { turnId: string; userMessageId?: string };
   },
-): Promise<MessageView> {
+): Promise<MessageView & { startedTurn?: true }> {
   return inTransaction(db, async (client) => {
     const existing = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1 FOR UPDATE', [input.messageId]);
     const row = existing.rows[0];
@@ -233,7 +235,7 @@ export async function claimAssistantMessage(
       [...(starts ? [{ type: 'turn.started' as const, data: starts }] : []), ...retry],
       starts ? { sessionStatus: 'running' } : {},
     );
-    return message;
+    return starts ? { ...message, startedTurn: true } : message;
   });
 }
 
@@ -254,9 +256,8 @@ async function turnToStart(
   return undefined;
 }
 
-async function lockOwned(client: DbClient, messageId: string, attempt: number): Promise<MessageRow> {
-  const { rows } = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1 FOR UPDATE', [messageId]);
-  const row = rows[0];
+/** The locked row of a message, if step attempt `attempt` still writes it; StaleAttemptError otherwise. */
+function ownedBy(row: MessageRow | undefined, messageId: string, attempt: number): MessageRow {
   if (!row || row.attempt !== attempt || row.status !== 'streaming') {
     throw new StaleAttemptError(`message ${messageId} is no longer written by attempt ${attempt}`);
   }
@@ -285,6 +286,11 @@ export interface FinishedMessage {
   turnCompleted: boolean;
   /** Seconds since turn.started when this write completed the turn (for the duration metric). */
   turnAgeSeconds?: number;
+  /**
+   * When this write completed the turn: whether the session's user then had an active webhook
+   * subscription to session.completed (without one, publishing the turn's end records no delivery).
+   */
+  completionSubscribed?: boolean;
 }
 
 /**
@@ -312,7 +318,7 @@ export async function finishAssistantMessage(
       const turnCompleted = input.completesTurn ? await hasTurnCompleted(client, input.sessionId, input.completesTurn.turnId) : false;
       return { message: toMessageView(current.rows[0]), turnCompleted };
     }
-    await lockOwned(client, input.messageId, input.attempt);
+    ownedBy(current.rows[0], input.messageId, input.attempt);
     const { rows } = await client.query<MessageRow>(
       `UPDATE messages SET parts = $2, status = $3, usage = $4, cost_usd = $5, completed_at = now() WHERE id = $1 RETURNING *`,
       [input.messageId, JSON.stringify(input.parts), input.status, JSON.stringify(input.usage), input.costUsd],
@@ -330,27 +336,41 @@ export async function finishAssistantMessage(
     }
     // The totals add what was stored (cost rounded as the column keeps it), as the workflow adds the
     // steps' results and the session's totals add the messages.
-    const { turnId, priorUsage, priorCostUsd } = completion;
+    const { turnId, priorUsage, priorCostUsd, ageSeconds, subscribed } = completion;
     const { usage, costUsd } = addToTotals({ usage: priorUsage, costUsd: priorCostUsd }, message.usage, message.costUsd);
-    const age = await turnAgeSeconds(client, input.sessionId, turnId);
     await appendEvents(client, input.sessionId, [...events, { type: 'turn.completed', data: { turnId, usage, costUsd } }], {
       status: 'idle',
     });
-    return { message, turnCompleted: true, ...(age !== undefined ? { turnAgeSeconds: age } : {}) };
+    return {
+      message,
+      turnCompleted: true,
+      completionSubscribed: subscribed,
+      ...(ageSeconds !== null ? { turnAgeSeconds: ageSeconds } : {}),
+    };
   });
 }
 
 /**
  * Whether a turn may end now, under the session's lock (so a steering message is either seen here or
- * recorded after the end): it has no terminal event yet, and no user message of it went unread.
+ * recorded after the end): it has no terminal event yet, and no user message of it went unread. The
+ * same statement reads what the end's metrics and webhook need: the turn's age, and whether its user
+ * has a subscription to session.completed.
  */
-async function turnMayComplete(client: DbClient, sessionId: string, turn: TurnCompletion): Promise<TurnCompletion | undefined> {
+async function turnMayComplete(
+  client: DbClient,
+  sessionId: string,
+  turn: TurnCompletion,
+): Promise<(TurnCompletion & { ageSeconds: number | null; subscribed: boolean }) | undefined> {
   if (await lockedSessionHasEvent(client, sessionId, TERMINAL_TURN_EVENTS, { turnId: turn.turnId }, true)) return undefined;
-  const { rowCount } = await client.query(
-    `SELECT 1 FROM messages WHERE session_id = $1 AND turn_id = $2 AND role = 'user' AND NOT reverted AND NOT (id = ANY($3)) LIMIT 1`,
-    [sessionId, turn.messagesTurnId, turn.readUserMessageIds],
+  const { rows } = await client.query<{ unread: boolean; age: number | null; subscribed: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM messages WHERE session_id = $1 AND turn_id = $2 AND role = 'user' AND NOT reverted
+                      AND NOT (id = ANY($3))) AS unread,
+            (${turnAgeSql('$1', '$4')}) AS age,
+            ${subscribedSql('(SELECT user_id FROM sessions WHERE id = $1)', "'session.completed'")} AS subscribed`,
+    [sessionId, turn.messagesTurnId, turn.readUserMessageIds, turn.turnId],
   );
-  return (rowCount ?? 0) > 0 ? undefined : turn;
+  const { unread, age, subscribed } = rows[0]!;
+  return unread ? undefined : { ...turn, ageSeconds: age, subscribed };
 }
 
 /** Whether the turn has its turn.completed (a step finished again reports the end it wrote before). */

@@ -48,13 +48,15 @@ export async function countWaitingApprovals(db: Db): Promise<number> {
  * session before it.
  */
 export async function turnAgeSeconds(db: Db | DbClient, sessionId: string, turnId: string): Promise<number | undefined> {
-  const { rows } = await db.query<{ age: number }>(
-    `SELECT extract(epoch FROM clock_timestamp() - at)::float8 AS age
-       FROM events WHERE session_id = $1 AND type = 'turn.started' AND data->>'turnId' = $2
-      ORDER BY seq DESC LIMIT 1`,
-    [sessionId, turnId],
-  );
-  return rows[0]?.age;
+  const { rows } = await db.query<{ age: number | null }>(`SELECT (${turnAgeSql('$1', '$2')}) AS age`, [sessionId, turnId]);
+  return rows[0]?.age ?? undefined;
+}
+
+/** The scalar subquery of turnAgeSeconds, for a statement that reads it with more (`session`, `turn`: its parameters). */
+export function turnAgeSql(session: string, turn: string): string {
+  return `SELECT extract(epoch FROM clock_timestamp() - at)::float8
+       FROM events WHERE session_id = ${session} AND type = 'turn.started' AND data->>'turnId' = ${turn}
+      ORDER BY seq DESC LIMIT 1`;
 }
 
 /**

@@ -39,6 +39,14 @@ interface DeliveryRow {
 }
 
 /**
+ * Whether a user has an active subscription naming an event type, as a boolean SQL expression
+ * (`user`, `type`: its parameters or subqueries): with none, publishing that event records nothing.
+ */
+export function subscribedSql(user: string, type: string): string {
+  return `EXISTS (SELECT 1 FROM webhook_subscriptions WHERE user_id = ${user} AND status = 'active' AND ${type} = ANY(events))`;
+}
+
+/**
  * One delivery per active subscription of the user naming `type`, in one transaction. Runs again
  * with the same `eventKey` find the deliveries made before instead of adding more.
  *
@@ -51,7 +59,7 @@ export async function createDeliveries(
   input: { userId: string; type: string; eventKey: string; data: unknown },
 ): Promise<Array<{ id: string; subscriptionId: string }>> {
   const { rows: found } = await db.query<{ subscribed: boolean; id: string | null; subscription_id: string | null }>(
-    `SELECT EXISTS (SELECT 1 FROM webhook_subscriptions WHERE user_id = $1 AND status = 'active' AND $2 = ANY(events)) AS subscribed,
+    `SELECT ${subscribedSql('$1', '$2')} AS subscribed,
             d.id, d.subscription_id
        FROM (SELECT 1) AS one
        LEFT JOIN (webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.user_id = $1)

@@ -9,6 +9,7 @@ import {
   WorkflowIdReusePolicy,
   log,
   deprecatePatch,
+  patched,
   proxyLocalActivities,
   startChild,
 } from '@temporalio/workflow';
@@ -47,6 +48,12 @@ export async function publishEvent(userId: string, event: PublishedEvent, eventK
   }
 }
 
+/**
+ * Patch (README: "Versioning workflows"): a completed turn whose step found no webhook subscription to
+ * session.completed publishes nothing. Asked only then, so other runs record no marker.
+ */
+const UNSUBSCRIBED_COMPLETION = 'unsubscribed-completion';
+
 /** How a child turn ended, as the session workflow saw it. */
 export type TurnEnd = { outcome: TurnOutcome } | { error: unknown };
 
@@ -63,6 +70,9 @@ export async function publishTurnEnd(session: SessionRef, turnId: string, ended:
   const base = { sessionId: session.sessionId, agentId: session.agentId, revision: session.revision, turnId };
   try {
     if ('outcome' in ended && ended.outcome.status === 'completed' && idle) {
+      // With no subscription to it when the turn completed there is no delivery to record: no local
+      // activity (a trip through the worker, a query and a marker in history per turn).
+      if (ended.outcome.completionUnsubscribed && patched(UNSUBSCRIBED_COMPLETION)) return;
       const { usage, costUsd } = ended.outcome;
       await publishEvent(
         session.userId,

@@ -107,6 +107,8 @@ export function modelStepActivities(deps: ModelStepDeps) {
 
     // A regenerated turn writes into its user message's turn and sees the conversation up to it.
     const turnId = input.userMessageId ?? input.turnId;
+    // A turn started by this call is timed (first token) from here, without reading its start back.
+    const claimedAt = performance.now();
     const claimed = await claimAssistantMessage(deps.db, {
       sessionId: input.sessionId,
       turnId,
@@ -207,7 +209,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
           writer.push(piece);
           if (firstToken) {
             firstToken = false;
-            recordFirstToken(deps.db, input.sessionId, input.turnId);
+            recordFirstToken(deps.db, input.sessionId, input.turnId, claimed.startedTurn ? claimedAt : undefined);
           }
         } else if (part.type === 'tool-call') {
           toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
@@ -255,7 +257,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
               priorCostUsd: input.turnTotals.costUsd,
             }
           : undefined;
-      const { message, turnCompleted, turnAgeSeconds } = await finishAssistantMessage(deps.db, {
+      const { message, turnCompleted, turnAgeSeconds, completionSubscribed } = await finishAssistantMessage(deps.db, {
         sessionId: input.sessionId,
         messageId: input.messageId,
         attempt,
@@ -283,6 +285,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         turnUserMessageIds,
         finishReason: end?.finishReason ?? 'other',
         ...(turnCompleted ? { turnCompleted: true } : {}),
+        ...(turnCompleted && completionSubscribed === false ? { completionUnsubscribed: true } : {}),
         ...started,
       };
     } finally {

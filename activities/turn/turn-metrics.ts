@@ -6,8 +6,15 @@ import type { TokenUsage } from '../../contract/events.ts';
 import { turnAgeSeconds } from '../../store/metric-reads.ts';
 import { modelCostUsd, modelTokens, turnDuration, turnFirstToken } from '../../lib/metrics/worker-metrics.ts';
 
-/** Observed in the background: the stream goes on while the age is read. */
-export function recordFirstToken(db: Db, sessionId: string, turnId: string): void {
+/**
+ * Observed in the background: the stream goes on while the age is read. `startedAt` (performance.now()
+ * just before this worker wrote the turn's turn.started) times it on this clock instead, with no query.
+ */
+export function recordFirstToken(db: Db, sessionId: string, turnId: string, startedAt?: number): void {
+  if (startedAt !== undefined) {
+    turnFirstToken.observe((performance.now() - startedAt) / 1000);
+    return;
+  }
   turnAgeSeconds(db, sessionId, turnId).then(
     (age) => {
       if (age !== undefined) turnFirstToken.observe(age);

@@ -1,7 +1,8 @@
 // Records sessions whose turns run in the session workflow itself (patch turns-in-session): a turn with
 // a built-in tool call, steered while it streamed, with a send queued behind it; a turn aborted while
 // streaming, then one the model rejects; a turn waiting on a custom tool run by the client (in flight),
-// then answered. Each history closes when its idle session ends.
+// then answered; a turn whose user has no webhook subscription (nothing published), then one after
+// the user subscribed (its end published and delivered). Each history closes when its idle session ends.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { call } from '../../helpers/client/request.ts';
@@ -9,13 +10,18 @@ import { sessionWorkflowId } from '../../../lib/workflow-ids.ts';
 import type { SessionEvent } from '../../../contract/events.ts';
 import { EventType, recorder, type Recorder } from './recorder.ts';
 import { RECORDING_ENV } from './recording-env.ts';
+import { startWebhookReceiver } from '../../helpers/fakes/webhook-receiver.ts';
 
 let env: AgentEnv;
 let record: Recorder;
+/** What no fixture may hold. */
+const secrets: string[] = [];
 beforeAll(async () => {
   // An idle session ends after a second, so its history closes.
-  env = await startAgentEnv({ ...RECORDING_ENV, SESSION_IDLE_MS: '1000' });
-  record = recorder(env.worker.client, [env.user.apiKey]);
+  // Webhooks are delivered to a receiver on this machine.
+  env = await startAgentEnv({ ...RECORDING_ENV, SESSION_IDLE_MS: '1000', OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
+  record = recorder(env.worker.client, secrets);
+  secrets.push(env.user.apiKey);
 });
 afterAll(async () => env?.close());
 
@@ -90,4 +96,25 @@ test('sessionWorkflow: a turn in the session waiting on a custom tool run by the
   expect(answered.status).toBe(200);
   await env.waitForEvents(sessionId, turnsEnded(1));
   await record.closed(session, 'sessionWorkflow', 'turns-in-session-client-tool');
+});
+
+test('sessionWorkflow: turns in the session: a completed turn with no webhook subscription publishes nothing; one after subscribing does', async () => {
+  if (!record.wanted('sessionWorkflow', 'turns-in-session-unsubscribed-then-subscribed')) return;
+  const receiver = await startWebhookReceiver();
+  try {
+    const sessionId = await env.newSession();
+    env.fake.enqueue({ text: 'Nobody listens.' }, { text: 'Someone listens.' });
+    expect((await send(sessionId, 'one')).body.status).toBe('completed');
+    const created = await call<{ id: string; secret: string }>(`${env.api.url}/webhook`, {
+      headers: env.user.auth,
+      json: { url: receiver.url, events: ['session.completed'] },
+    });
+    expect(created.status).toBe(201);
+    secrets.push(created.body.secret);
+    expect((await send(sessionId, 'two')).body.status).toBe('completed');
+    await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'turns-in-session-unsubscribed-then-subscribed');
+    await call(`${env.api.url}/webhook/${created.body.id}`, { method: 'DELETE', headers: env.user.auth });
+  } finally {
+    await receiver.close();
+  }
 });

@@ -113,6 +113,18 @@ describe('the verdict after a step', () => {
     expect(verdict).toEqual({ next: 'completed' });
   });
 
+  test('a step that completed the turn with no webhook subscription says so in the outcome; any other step does not', () => {
+    const unsubscribed = new TurnProgress(5);
+    unsubscribed.afterStep(stepResult({ toolCalls: [CALL], completionUnsubscribed: true }), 1);
+    expect(unsubscribed.outcome('completed').completionUnsubscribed).toBeUndefined();
+    unsubscribed.afterStep(stepResult({ turnCompleted: true, completionUnsubscribed: true }), 2);
+    expect(unsubscribed.outcome('completed').completionUnsubscribed).toBe(true);
+    expect(unsubscribed.outcome('failed')).not.toHaveProperty('completionUnsubscribed');
+    const subscribed = new TurnProgress(5);
+    subscribed.afterStep(stepResult({ turnCompleted: true }), 1);
+    expect(subscribed.outcome('completed')).not.toHaveProperty('completionUnsubscribed');
+  });
+
   test('tool calls come before unread steering', () => {
     const progress = new TurnProgress(5);
     progress.steered('s1');
