@@ -14,7 +14,15 @@ import { responseTooLarge } from '../../lib/response-limits.ts';
 export interface ModelErrorClassification {
   retryable: boolean;
   message: string;
+  /**
+   * How long the provider asked to be left alone (`retry-after-ms`, `retry-after` in seconds or as a
+   * date), at most MAX_RETRY_AFTER_MS: the next attempt waits that long rather than the step's backoff.
+   */
+  retryAfterMs?: number;
 }
+
+/** The longest wait a provider's retry-after is taken for: one asking for more gets this, then the attempts go on. */
+export const MAX_RETRY_AFTER_MS = 5 * 60_000;
 
 export interface ModelErrorContext {
   /** Named in messages ("The openai provider rejected the API key"). */
@@ -55,8 +63,8 @@ const REQUEST_ERRORS = new Set([
 
 export function classifyModelError(error: unknown, context: ModelErrorContext = {}): ModelErrorClassification {
   const provider = context.providerId ? `The ${context.providerId} provider` : 'The model provider';
-  const { retryable, message } = classify(unwrap(error), provider);
-  return { retryable, message: redact(message, context.secrets) };
+  const classified = classify(unwrap(error), provider);
+  return { ...classified, message: redact(classified.message, context.secrets) };
 }
 
 function classify(error: unknown, provider: string): ModelErrorClassification {
@@ -93,11 +101,28 @@ function classifyApiCall(error: APICallError, provider: string): ModelErrorClass
   if (status === 401 || status === 403) {
     return { retryable: false, message: `${provider} rejected the API key (${status}): ${detail}` };
   }
-  if (status === 429) return { retryable: true, message: `${provider} is rate limiting requests (429): ${detail}` };
+  if (status === 429) {
+    return { retryable: true, message: `${provider} is rate limiting requests (429): ${detail}`, ...retryAfter(error.responseHeaders) };
+  }
   if (status >= 500 || RETRYABLE_STATUS.has(status)) {
-    return { retryable: true, message: `${provider} failed to answer (${status}): ${detail}` };
+    return { retryable: true, message: `${provider} failed to answer (${status}): ${detail}`, ...retryAfter(error.responseHeaders) };
   }
   return { retryable: false, message: `${provider} rejected the request (${status}): ${detail}` };
+}
+
+/**
+ * The wait a response asks for (RFC 9110 `retry-after`: seconds or an HTTP date; `retry-after-ms`, which
+ * OpenAI and Anthropic also send), within MAX_RETRY_AFTER_MS; nothing when it asks for none or is unreadable.
+ */
+export function retryAfter(headers: Record<string, string> | undefined, now = Date.now()): { retryAfterMs?: number } {
+  const within = (ms: number) => ({ retryAfterMs: Math.min(Math.max(0, Math.round(ms)), MAX_RETRY_AFTER_MS) });
+  const milliseconds = headers?.['retry-after-ms']?.trim();
+  if (milliseconds && Number.isFinite(Number(milliseconds))) return within(Number(milliseconds));
+  const value = headers?.['retry-after']?.trim();
+  if (!value) return {};
+  if (/^\d+(\.\d+)?$/.test(value)) return within(Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? {} : within(date - now);
 }
 
 /** An error event inside a stream: `{type, message}` (Anthropic) or `{code, message}` (OpenAI, OpenRouter). */

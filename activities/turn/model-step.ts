@@ -225,10 +225,16 @@ export function modelStepActivities(deps: ModelStepDeps) {
       if (told?.signal.aborted) await endAsAborted(context);
       if (limitError) throw nonRetryable(FAILURE.modelOutputLimit, limitError);
       if (streamError !== undefined) {
-        const { retryable, message } = classifyModelError(streamError, { providerId: ref.providerId, secrets: inUse });
+        const { retryable, message, retryAfterMs } = classifyModelError(streamError, { providerId: ref.providerId, secrets: inUse });
         // Another attempt of this step, here most likely, sends the same files.
         keepFiles = retryable;
-        throw retryable ? ApplicationFailure.retryable(message, FAILURE.modelTransient) : nonRetryable(FAILURE.modelRejected, message);
+        if (!retryable) throw nonRetryable(FAILURE.modelRejected, message);
+        // A provider that said when to come back (429, 503 with retry-after) is asked again then, not sooner.
+        throw ApplicationFailure.create({
+          message,
+          type: FAILURE.modelTransient,
+          ...(retryAfterMs !== undefined ? { nextRetryDelay: retryAfterMs } : {}),
+        });
       }
 
       // A stream that ends without its finish part (a provider that just closes the connection) has

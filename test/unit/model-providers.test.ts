@@ -16,7 +16,7 @@ import {
   RefusedBaseUrlError,
   UnknownProviderError,
 } from '../../activities/model/config-errors.ts';
-import { classifyModelError } from '../../activities/model/errors.ts';
+import { classifyModelError, MAX_RETRY_AFTER_MS, retryAfter } from '../../activities/model/errors.ts';
 import { costUsd } from '../../activities/model/pricing.ts';
 import { modelAnswerLimits } from '../../activities/model/answer-limits.ts';
 
@@ -326,9 +326,26 @@ describe('classifyModelError on errors from real calls', () => {
 
   it('429 and 500 are retryable', async () => {
     const limited = classifyModelError(await failure({ status: 429, headers: { 'retry-after': '2' } }), { providerId: 'openai' });
-    expect(limited).toEqual({ retryable: true, message: 'The openai provider is rate limiting requests (429): Fake error 429' });
+    expect(limited).toEqual({
+      retryable: true,
+      message: 'The openai provider is rate limiting requests (429): Fake error 429',
+      retryAfterMs: 2000,
+    });
     const broken = classifyModelError(await failure({ status: 500 }, 'openai-compatible'), { providerId: 'openai-compatible' });
     expect(broken).toEqual({ retryable: true, message: 'The openai-compatible provider failed to answer (500): Fake error 500' });
+  });
+
+  it('retry-after: seconds, an HTTP date or retry-after-ms, within five minutes; nothing when it is unreadable', () => {
+    const now = Date.parse('2026-11-28T10:00:00Z');
+    expect(retryAfter({ 'retry-after': '7' }, now)).toEqual({ retryAfterMs: 7000 });
+    expect(retryAfter({ 'retry-after': '0.5' }, now)).toEqual({ retryAfterMs: 500 });
+    expect(retryAfter({ 'retry-after': 'Sat, 28 Nov 2026 10:00:30 GMT' }, now)).toEqual({ retryAfterMs: 30_000 });
+    expect(retryAfter({ 'retry-after': 'Sat, 28 Nov 2026 09:00:00 GMT' }, now)).toEqual({ retryAfterMs: 0 });
+    expect(retryAfter({ 'retry-after-ms': '250', 'retry-after': '9' }, now)).toEqual({ retryAfterMs: 250 });
+    expect(retryAfter({ 'retry-after': '86400' }, now)).toEqual({ retryAfterMs: MAX_RETRY_AFTER_MS });
+    expect(retryAfter({ 'retry-after': 'soon' }, now)).toEqual({});
+    expect(retryAfter({}, now)).toEqual({});
+    expect(retryAfter(undefined, now)).toEqual({});
   });
 
   it('a plain-text error body is shown as sent', async () => {

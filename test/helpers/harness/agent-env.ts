@@ -25,10 +25,17 @@ export interface AgentEnv {
   close(): Promise<void>;
 }
 
-/** `inProcessWorker: false` when the test runs its workers as separate processes (crash tests). */
+/** The model deploy() gives an agent whose bundle names none: the Chat Completions fake's. */
+const FAKE_MODEL = { providerId: 'openai-compatible', modelId: 'fake-model' };
+
+/**
+ * `inProcessWorker: false` when the test runs its workers as separate processes (crash tests).
+ * `model`: the model deploy() gives an agent whose bundle names none (another provider, whose fake
+ * the test starts and names in `overrides`).
+ */
 export async function startAgentEnv(
   overrides: Record<string, string> = {},
-  options: { inProcessWorker?: boolean } = {},
+  options: { inProcessWorker?: boolean; model?: { providerId: string; modelId: string } } = {},
 ): Promise<AgentEnv> {
   const fake = await startFakeModel();
   const env = {
@@ -60,7 +67,7 @@ export async function startAgentEnv(
       const name = `agent-${randomUUID().slice(0, 8)}`;
       const response = await call<{ agentId: string; ok: boolean }>(`${api.url}/deploy`, {
         headers: user.auth,
-        json: { name, model: { providerId: 'openai-compatible', modelId: 'fake-model' }, ...bundle },
+        json: { name, model: options.model ?? FAKE_MODEL, ...bundle },
       });
       if (!response.body.ok) throw new Error(`deploy failed: ${response.text}`);
       return { name, agentId: response.body.agentId };

@@ -1,0 +1,301 @@
+// Every provider an agent may name, on its own wire format: the turns that matter run through the real
+// provider code against a fake written from that provider's documentation. Chat Completions for
+// `openai-compatible`, `openai` and `openrouter` (with OpenRouter's `usage.cost`); the Messages API for
+// `anthropic` (content blocks, `input_json_delta`, `overloaded_error` 529, `rate_limit_error` 429 with
+// `retry-after`, an error event in the middle of a stream). A streamed reply, a tool call and its result,
+// an approval, a client tool, a structured reply, an abort mid-stream, a retried step, a refused request.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { call } from '../helpers/client/request.ts';
+import { collectSse } from '../helpers/client/sse-parse.ts';
+import type { ScriptedServer, FakeScript, ScriptedRequest } from '../helpers/fakes/scripted-server.ts';
+import { startFakeModel, type ChatRequestBody } from '../helpers/fakes/fake-model.ts';
+import { anthropicError, startFakeAnthropic, type AnthropicRequestBody } from '../helpers/fakes/fake-anthropic.ts';
+import type { SessionEvent } from '../../contract/events.ts';
+
+interface Provider<Body> {
+  providerId: string;
+  modelId: string;
+  /** Starts the fake it talks to; `settings` point the service at it. */
+  start(): Promise<ScriptedServer<Body>>;
+  settings(baseUrl: string): Record<string, string>;
+  /** The tool results a request carried, by tool call id, as text. */
+  toolResults(body: Body): Record<string, string>;
+  /** A failure another attempt may fix, as this provider sends it. */
+  transient: FakeScript;
+  /** A request refused for good, as this provider says it. */
+  refused: { script: FakeScript; says: RegExp };
+}
+
+const text = (content: unknown): string =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((part: { type?: string; text?: string }) => (part.type === 'text' ? (part.text ?? '') : '')).join('')
+      : JSON.stringify(content);
+
+function chatProvider(providerId: string, modelId: string, prefix: string): Provider<ChatRequestBody> {
+  return {
+    providerId,
+    modelId,
+    start: () => startFakeModel(),
+    settings: (baseUrl) => ({ [`${prefix}_BASE_URL`]: baseUrl, [`${prefix}_API_KEY`]: 'test-key' }),
+    toolResults: (body) =>
+      Object.fromEntries(
+        body.messages.filter((message) => message.role === 'tool').map((message) => [message.tool_call_id, text(message.content)]),
+      ),
+    transient: { status: 503, errorBody: { error: { message: 'The server is busy', type: 'server_error', code: null, param: null } } },
+    refused: {
+      script: {
+        status: 400,
+        errorBody: { error: { message: 'Unsupported parameter: temperature', type: 'invalid_request_error', param: null, code: null } },
+      },
+      says: /Unsupported parameter: temperature/,
+    },
+  };
+}
+
+const anthropic: Provider<AnthropicRequestBody> = {
+  providerId: 'anthropic',
+  modelId: 'claude-fake-4',
+  start: () => startFakeAnthropic(),
+  settings: (baseUrl) => ({ ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: 'test-key' }),
+  toolResults: (body) =>
+    Object.fromEntries(
+      body.messages.flatMap((message) =>
+        Array.isArray(message.content)
+          ? message.content
+              .filter((block) => block.type === 'tool_result')
+              .map((block) => [block.tool_use_id as string, text(block.content)])
+          : [],
+      ),
+    ),
+  transient: { status: 529, errorBody: anthropicError(529, 'Overloaded') },
+  refused: {
+    script: { status: 400, errorBody: anthropicError(400, 'messages.0.content: Input should be a valid list') },
+    says: /Input should be a valid list/,
+  },
+};
+
+const PROVIDERS: Provider<never>[] = [
+  chatProvider('openai-compatible', 'fake-model', 'OPENAI_COMPATIBLE'),
+  chatProvider('openai', 'gpt-fake', 'OPENAI'),
+  chatProvider('openrouter', 'anthropic/claude-fake', 'OPENROUTER'),
+  anthropic,
+] as unknown as Provider<never>[];
+
+type Answer = { messageId: string; status: string; reply?: string; json?: unknown; waitingFor?: Record<string, unknown>; error?: string };
+
+const LOOKUP = {
+  id: 'lookup_order',
+  description: 'Look up an order',
+  parameters: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+};
+
+for (const provider of PROVIDERS) {
+  describe(`providerId ${provider.providerId}`, () => {
+    let env: AgentEnv;
+    let fake: ScriptedServer<unknown>;
+
+    beforeAll(async () => {
+      fake = (await provider.start()) as ScriptedServer<unknown>;
+      env = await startAgentEnv(provider.settings(fake.baseUrl), { model: { providerId: provider.providerId, modelId: provider.modelId } });
+    });
+    afterAll(async () => {
+      await env?.close();
+      await fake?.close();
+    });
+
+    const send = (sessionId: string, body: string, query = '') =>
+      call<Answer>(`${env.api.url}/session/${sessionId}${query}`, {
+        headers: env.user.auth,
+        json: { parts: [{ type: 'text', text: body }] },
+      });
+    const requestsSince = (before: number) => fake.requests.slice(before) as ScriptedRequest<never>[];
+
+    test('a streamed reply: every piece as a delta, then the turn with the usage the provider reported', async () => {
+      const sessionId = await env.newSession();
+      fake.enqueue({ text: ['Hello', ' from', ' the', ' wire.'], usage: { promptTokens: 42, completionTokens: 4 } });
+      const response = await fetch(`${env.api.url}/session/${sessionId}`, {
+        method: 'POST',
+        headers: { ...env.user.auth, accept: 'text/event-stream', 'content-type': 'application/json' },
+        body: JSON.stringify({ parts: [{ type: 'text', text: 'hi' }] }),
+      });
+      const events = (await collectSse(response)).map((frame) => JSON.parse(frame.data) as SessionEvent);
+      const deltas = events.flatMap((event) => (event.type === 'message.part.delta' ? [event.delta] : []));
+      expect(deltas.join('')).toBe('Hello from the wire.');
+      expect(events.at(-1)).toMatchObject({ type: 'turn.completed', usage: { inputTokens: 42, outputTokens: 4 } });
+    });
+
+    test('a tool call with its arguments streamed in pieces, its result in the next request, then the answer', async () => {
+      const sessionId = await env.newSession({ mcps: ['time'] });
+      const before = fake.requests.length;
+      fake.enqueue({ toolCalls: [{ id: 'call_now', name: 'current_time', arguments: { timezone: 'UTC' } }] }, { text: 'It is now.' });
+      const answer = await send(sessionId, 'What time is it?');
+      expect(answer.body).toMatchObject({ status: 'completed', reply: 'It is now.' });
+      const [, second] = requestsSince(before);
+      expect(provider.toolResults(second!.body)['call_now']).toMatch(/\d{4}-\d{2}-\d{2}T/);
+    });
+
+    test('an approval: the waiting send says what it waits for; the answer reaches the model as the tool result', async () => {
+      const sessionId = await env.newSession();
+      const before = fake.requests.length;
+      fake.enqueue(
+        { toolCalls: [{ id: 'call_ask', name: 'ask_my_user', arguments: { question: 'Ship it?', options: ['ship', 'wait'] } }] },
+        { text: 'Shipped.' },
+      );
+      const waiting = await send(sessionId, 'Release v2');
+      expect(waiting.body).toMatchObject({ status: 'waiting', waitingFor: { kind: 'approval', question: 'Ship it?' } });
+      const approvalId = waiting.body.waitingFor!.approvalId as string;
+      const answered = await call(`${env.api.url}/approval/${approvalId}/answer`, { headers: env.user.auth, json: { choice: 'ship' } });
+      expect(answered.status).toBe(200);
+      await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'turn.completed'));
+      const [, second] = requestsSince(before);
+      expect(provider.toolResults(second!.body)['call_ask']).toContain('ship');
+    });
+
+    test("a client tool: the turn waits for the client's result, which the model then reads", async () => {
+      const sessionId = await env.newSession({ customTools: [LOOKUP] });
+      const before = fake.requests.length;
+      fake.enqueue({ toolCalls: [{ id: 'call_order', name: 'lookup_order', arguments: { orderId: 'A-1' } }] }, { text: 'Shipped.' });
+      const waiting = await send(sessionId, 'Where is A-1?');
+      expect(waiting.body).toMatchObject({ status: 'waiting', waitingFor: { kind: 'tool' } });
+      const result = await call(`${env.api.url}/session/${sessionId}/tool-result`, {
+        headers: env.user.auth,
+        json: { toolCallId: 'call_order', output: { status: 'in transit' } },
+      });
+      expect(result.status).toBe(200);
+      await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'turn.completed'));
+      const [, second] = requestsSince(before);
+      expect(provider.toolResults(second!.body)['call_order']).toContain('in transit');
+    });
+
+    test('a structured reply (jsonReply): the JSON the model wrote, checked against the schema', async () => {
+      const schema = {
+        type: 'object',
+        properties: { priority: { enum: ['low', 'high'] } },
+        required: ['priority'],
+        additionalProperties: false,
+      };
+      const sessionId = await env.newSession({ jsonReply: { schema } });
+      fake.enqueue({ text: '{"priority": "high"}' });
+      const answer = await send(sessionId, 'The disk is full');
+      expect(answer.body).toMatchObject({ status: 'completed', json: { priority: 'high' } });
+    });
+
+    test('an abort in the middle of a stream: the connection to the provider is cut and the turn ends aborted', async () => {
+      const sessionId = await env.newSession();
+      const cut = fake.disconnects;
+      fake.enqueue({ text: ['partial ', 'text ', 'so ', 'far'], stallAfterChunks: 2 });
+      expect((await send(sessionId, 'long story', '?async=1')).status).toBe(202);
+      await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
+      const aborted = await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth });
+      expect(aborted.body).toEqual({ aborted: true });
+      await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'turn.aborted'));
+      await fake.waitForDisconnects(cut + 1);
+    });
+
+    test('a failure another attempt may fix is retried, and the turn completes', async () => {
+      const sessionId = await env.newSession();
+      const before = fake.requests.length;
+      fake.enqueue(provider.transient, { text: 'Second time lucky.' });
+      const answer = await send(sessionId, 'hi');
+      expect(answer.body).toMatchObject({ status: 'completed', reply: 'Second time lucky.' });
+      expect(requestsSince(before)).toHaveLength(2);
+    });
+
+    test('a request the provider refuses fails the turn at once with its own words', async () => {
+      const sessionId = await env.newSession();
+      const before = fake.requests.length;
+      fake.enqueue(provider.refused.script);
+      const answer = await send(sessionId, 'hi');
+      expect(answer.body.status).toBe('failed');
+      expect(answer.body.error).toMatch(provider.refused.says);
+      expect(requestsSince(before)).toHaveLength(1);
+    });
+  });
+}
+
+describe('providerId anthropic, on its own terms', () => {
+  let env: AgentEnv;
+  let fake: Awaited<ReturnType<typeof startFakeAnthropic>>;
+  beforeAll(async () => {
+    fake = await startFakeAnthropic();
+    env = await startAgentEnv({ ...anthropic.settings(fake.baseUrl) }, { model: { providerId: 'anthropic', modelId: anthropic.modelId } });
+  });
+  afterAll(async () => {
+    await env?.close();
+    await fake?.close();
+  });
+  const send = (sessionId: string) =>
+    call<Answer>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth, json: { parts: [{ type: 'text', text: 'hi' }] } });
+
+  test('the request: the key in x-api-key, the system prompt apart from the messages, tools with input schemas', async () => {
+    const sessionId = await env.newSession({ instructions: 'You are terse.', mcps: ['time'] });
+    const before = fake.requests.length;
+    fake.enqueue({ text: 'Ok.' });
+    expect((await send(sessionId)).body.status).toBe('completed');
+    const [request] = fake.requests.slice(before);
+    expect(request!.headers['x-api-key']).toBe('test-key');
+    expect(request!.headers['anthropic-version']).toBeDefined();
+    expect(text(request!.body.system)).toContain('You are terse.');
+    expect(request!.body.messages.every((message) => message.role === 'user' || message.role === 'assistant')).toBe(true);
+    expect(request!.body.tools?.map((tool) => tool.name)).toContain('current_time');
+    expect(request!.body.tools?.find((tool) => tool.name === 'current_time')?.input_schema).toMatchObject({ type: 'object' });
+    expect(request!.body.stream).toBe(true);
+  });
+
+  test('429 rate_limit_error with retry-after: asked again once the wait it named is over (not after the step backoff), and the turn completes', async () => {
+    const sessionId = await env.newSession();
+    const before = fake.requests.length;
+    fake.enqueue(
+      {
+        status: 429,
+        errorBody: anthropicError(429, 'Number of request tokens has exceeded your rate limit'),
+        headers: { 'retry-after': '3' },
+      },
+      { text: 'After the wait.' },
+    );
+    expect((await send(sessionId)).body).toMatchObject({ status: 'completed', reply: 'After the wait.' });
+    const [limited, retried] = fake.requests.slice(before);
+    expect(retried).toBeDefined();
+    // The step's own backoff here is 100 ms (MODEL_STEP_RETRY_INITIAL_MS; Temporal takes about a second to
+    // dispatch a retry): the second call waited the three seconds the provider named.
+    expect(retried!.receivedAt - limited!.receivedAt).toBeGreaterThanOrEqual(2900);
+  });
+
+  test('an overloaded_error event in the middle of a stream: the step is tried again, readers drop the first attempt', async () => {
+    const sessionId = await env.newSession();
+    fake.enqueue(
+      { text: ['Half ', 'an ', 'answer'], streamError: { afterChunks: 2, status: 529, message: 'Overloaded' } },
+      { text: 'A whole answer.' },
+    );
+    expect((await send(sessionId)).body).toMatchObject({ status: 'completed', reply: 'A whole answer.' });
+    const events = await env.events(sessionId);
+    expect(events.some((event) => event.type === 'step.retry')).toBe(true);
+  });
+
+  test("a prompt longer than the model's window fails the turn with the provider's words, without retrying", async () => {
+    const sessionId = await env.newSession();
+    const before = fake.requests.length;
+    fake.enqueue({ status: 400, errorBody: anthropicError(400, 'prompt is too long: 210000 tokens > 200000 maximum') });
+    const answer = await send(sessionId);
+    expect(answer.body.status).toBe('failed');
+    expect(answer.body.error).toMatch(/prompt is too long/);
+    expect(fake.requests.length - before).toBe(1);
+  });
+
+  test('usage with cache fields: input tokens count what was read from and written to the cache too', async () => {
+    const sessionId = await env.newSession();
+    fake.enqueue({ text: 'Cached.', usage: { promptTokens: 1000, completionTokens: 3, cacheReadTokens: 800, cacheWriteTokens: 150 } });
+    expect((await send(sessionId)).body.status).toBe('completed');
+    const events = await env.events(sessionId);
+    expect(events.at(-1)).toMatchObject({ type: 'turn.completed', usage: { inputTokens: 1000, outputTokens: 3 } });
+  });
+
+  test('thinking before the text: the answer is the text', async () => {
+    const sessionId = await env.newSession();
+    fake.enqueue({ reasoning: 'Let me think.', text: 'Forty-two.' });
+    expect((await send(sessionId)).body).toMatchObject({ status: 'completed', reply: 'Forty-two.' });
+  });
+});
