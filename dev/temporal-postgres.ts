@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Connection, Client } from '@temporalio/client';
 import { msToTs } from '@temporalio/common';
+import pg from 'pg';
 import { SEARCH_ATTRIBUTES, searchAttributes } from '../lib/search-attributes.ts';
 import { registerSearchAttributes } from '../lib/search-attribute-registry.ts';
 import { obtainTemporalServer, type TemporalServerBinaries } from './temporal-server-binaries.ts';
@@ -31,6 +32,11 @@ export interface PostgresTemporalOptions {
   port?: number;
   namespace: string;
   log?: (line: string) => void;
+  /**
+   * stop() also drops the two databases: a run's own throwaway server (the tests' `temporal-on-postgres`
+   * project), which must not leave them behind in a PostgreSQL it shares (DATABASE_URL).
+   */
+  dropDatabasesOnStop?: boolean;
 }
 
 /** The server's services and their ports' offsets from the frontend's, as in the module's own configs. */
@@ -265,6 +271,20 @@ export async function startPostgresTemporal(options: PostgresTemporalOptions): P
     address,
     uiUrl: undefined,
     pid: child.pid,
-    stop: () => server.stop(),
+    stop: async () => {
+      await server.stop();
+      if (options.dropDatabasesOnStop) await dropDatabases(admin, [options.databasePrefix, `${options.databasePrefix}_visibility`]);
+    },
   };
+}
+
+/** Drops databases the stopped server used (FORCE: a connection it left open does not keep them). */
+async function dropDatabases(admin: URL, databases: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    for (const database of databases) await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(database)} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
 }

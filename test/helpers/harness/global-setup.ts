@@ -53,6 +53,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
           dir: path.join(scratch, 'temporal-postgres'),
           namespace: 'default',
           log: say,
+          dropDatabasesOnStop: true,
         });
         return temporal.address;
       }
