@@ -34,7 +34,12 @@ const text = (content: unknown): string =>
       ? content.map((part: { type?: string; text?: string }) => (part.type === 'text' ? (part.text ?? '') : '')).join('')
       : JSON.stringify(content);
 
-function chatProvider(providerId: string, modelId: string, prefix: string): Provider<ChatRequestBody> {
+function chatProvider(
+  providerId: string,
+  modelId: string,
+  prefix: string,
+  own: Partial<Pick<Provider<ChatRequestBody>, 'transient' | 'refused'>> = {},
+): Provider<ChatRequestBody> {
   return {
     providerId,
     modelId,
@@ -52,8 +57,14 @@ function chatProvider(providerId: string, modelId: string, prefix: string): Prov
       },
       says: /Unsupported parameter: temperature/,
     },
+    ...own,
   };
 }
+
+/** OpenRouter's error shape: `{error: {code, message, metadata?}}`, the status the same as `code`. */
+const openRouterError = (code: number, message: string, metadata?: Record<string, unknown>) => ({
+  error: { code, message, ...(metadata ? { metadata } : {}) },
+});
 
 const anthropic: Provider<AnthropicRequestBody> = {
   providerId: 'anthropic',
@@ -80,7 +91,16 @@ const anthropic: Provider<AnthropicRequestBody> = {
 const PROVIDERS: Provider<never>[] = [
   chatProvider('openai-compatible', 'fake-model', 'OPENAI_COMPATIBLE'),
   chatProvider('openai', 'gpt-fake', 'OPENAI'),
-  chatProvider('openrouter', 'anthropic/claude-fake', 'OPENROUTER'),
+  chatProvider('openrouter', 'anthropic/claude-fake', 'OPENROUTER', {
+    transient: {
+      status: 502,
+      errorBody: openRouterError(502, 'Provider returned error', { provider_name: 'Fake', raw: 'upstream overloaded' }),
+    },
+    refused: {
+      script: { status: 402, errorBody: openRouterError(402, 'Insufficient credits. Add more using https://openrouter.ai/credits') },
+      says: /Insufficient credits/,
+    },
+  }),
   anthropic,
 ] as unknown as Provider<never>[];
 
@@ -297,5 +317,43 @@ describe('providerId anthropic, on its own terms', () => {
     const sessionId = await env.newSession();
     fake.enqueue({ reasoning: 'Let me think.', text: 'Forty-two.' });
     expect((await send(sessionId)).body).toMatchObject({ status: 'completed', reply: 'Forty-two.' });
+  });
+});
+
+describe('providerId openrouter, on its own terms', () => {
+  let env: AgentEnv;
+  let fake: Awaited<ReturnType<typeof startFakeModel>>;
+  beforeAll(async () => {
+    fake = await startFakeModel();
+    env = await startAgentEnv(
+      { OPENROUTER_BASE_URL: fake.baseUrl, OPENROUTER_API_KEY: 'test-key' },
+      { model: { providerId: 'openrouter', modelId: 'anthropic/claude-fake' } },
+    );
+  });
+  afterAll(async () => {
+    await env?.close();
+    await fake?.close();
+  });
+  const send = (sessionId: string) =>
+    call<Answer>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth, json: { parts: [{ type: 'text', text: 'hi' }] } });
+
+  test("the cost OpenRouter reports (usage.cost) is the turn's cost", async () => {
+    const sessionId = await env.newSession();
+    fake.enqueue({ text: 'Priced.', usage: { promptTokens: 120, completionTokens: 3, cost: 0.00042 } });
+    expect((await send(sessionId)).body.status).toBe('completed');
+    const events = await env.events(sessionId);
+    expect(events.at(-1)).toMatchObject({ type: 'turn.completed', usage: { inputTokens: 120, outputTokens: 3 }, costUsd: 0.00042 });
+  });
+
+  test('an error event once the model streams (the status already 200) retries the step, and the turn completes', async () => {
+    const sessionId = await env.newSession();
+    const before = fake.requests.length;
+    fake.enqueue(
+      { text: ['Half ', 'an ', 'answer'], streamError: { afterChunks: 2, status: 502, message: 'Provider returned error' } },
+      { text: 'A whole answer.' },
+    );
+    expect((await send(sessionId)).body).toMatchObject({ status: 'completed', reply: 'A whole answer.' });
+    expect(fake.requests.length - before).toBe(2);
+    expect((await env.events(sessionId)).some((event) => event.type === 'step.retry')).toBe(true);
   });
 });

@@ -162,14 +162,21 @@ async function stream(res: ServerResponse, body: ChatRequestBody, script: FakeSc
     }
     return;
   }
+  // OpenRouter's way: an error once the model is streaming comes as a data event of its own, the status already 200.
+  const endWithError = ({ status, message }: NonNullable<FakeScript['streamError']>): void =>
+    void res.end(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, error: { code: status, message: message ?? `Fake error ${status}` } })}\n\n`,
+    );
   for (const [position, delta] of deltas.entries()) {
     if (script.stallAfterChunks !== undefined && position >= script.stallAfterChunks) return hang(gone);
+    if (script.streamError && position >= script.streamError.afterChunks) return endWithError(script.streamError);
     if (position > 0 && script.chunkDelayMs && !(await pause(script.chunkDelayMs, gone))) return;
     if (gone.aborted) return;
     send({ choices: [{ index: 0, delta: position === 0 ? { role: 'assistant', ...delta } : delta, finish_reason: null }] });
     script.onChunk?.(position, performance.now());
   }
   if (script.stallAfterChunks !== undefined) return hang(gone);
+  if (script.streamError) return endWithError(script.streamError);
   if (gone.aborted) return;
   send({ choices: [{ index: 0, delta: {}, finish_reason: reply.finishReason }] });
   // As OpenAI and OpenRouter do: usage comes in a last chunk of its own, with no choices.
