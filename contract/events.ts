@@ -2,8 +2,13 @@
 // data of each type is defined here once; writers and readers import these types.
 
 export interface TokenUsage {
+  /** All input tokens, those read from or written to the provider's prompt cache included. */
   inputTokens: number;
   outputTokens: number;
+  /** Of the input, read from the provider's prompt cache (present when the provider reported some). */
+  cacheReadTokens?: number;
+  /** Of the input, written to the provider's prompt cache (present when the provider reported some). */
+  cacheWriteTokens?: number;
 }
 
 export type MessagePart =

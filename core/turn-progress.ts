@@ -17,8 +17,16 @@ export interface TurnTotals {
  */
 export function addToTotals(totals: TurnTotals, usage: TokenUsage | null | undefined, costUsd: number | null | undefined): TurnTotals {
   const own = usage ?? { inputTokens: 0, outputTokens: 0 };
+  // The cache counts appear once some step reported them (a turn on a provider without a cache has none).
+  const cached = (key: 'cacheReadTokens' | 'cacheWriteTokens') =>
+    totals.usage[key] === undefined && own[key] === undefined ? {} : { [key]: (totals.usage[key] ?? 0) + (own[key] ?? 0) };
   return {
-    usage: { inputTokens: totals.usage.inputTokens + own.inputTokens, outputTokens: totals.usage.outputTokens + own.outputTokens },
+    usage: {
+      inputTokens: totals.usage.inputTokens + own.inputTokens,
+      outputTokens: totals.usage.outputTokens + own.outputTokens,
+      ...cached('cacheReadTokens'),
+      ...cached('cacheWriteTokens'),
+    },
     costUsd: costUsd === null || costUsd === undefined ? totals.costUsd : (totals.costUsd ?? 0) + costUsd,
   };
 }

@@ -3,8 +3,10 @@
 // small price table, else null: an unknown price is not zero.
 //
 // The table holds list prices per million tokens as published by OpenAI and Anthropic, checked on
-// 2025-11-01. It is approximate: it ignores cached-input discounts, cache-write surcharges, batch
-// and priority tiers and long-context rates, and prices change. It is used for `openai`,
+// 2025-11-01. Input read from a prompt cache is priced at its cached rate (a tenth of the input price
+// at Anthropic, a half to a tenth at OpenAI), input written to Anthropic's cache at 1.25× (its
+// five-minute cache; OpenAI charges nothing to write). It is approximate: it ignores batch and priority
+// tiers, long-context rates and the one-hour cache's higher write price, and prices change. It is used for `openai`,
 // `anthropic` and `openrouter` (whose model ids name the vendor); never for `openai-compatible`,
 // where a familiar model name says nothing about what that server charges.
 import type { ProviderMetadata } from 'ai';
@@ -12,8 +14,11 @@ import type { ModelRef } from '../../contract/bundle.ts';
 import { isRecord } from '../../lib/is-record.ts';
 
 export interface UsageForCost {
+  /** All input tokens, those read from or written to a prompt cache included. */
   inputTokens?: number | undefined;
   outputTokens?: number | undefined;
+  /** Of the input: read from, and written to, the provider's prompt cache (AI SDK `inputTokenDetails`). */
+  inputTokenDetails?: { cacheReadTokens?: number | undefined; cacheWriteTokens?: number | undefined };
   /** The provider's usage object as sent (AI SDK `usage.raw`); OpenRouter puts `cost` here. */
   raw?: unknown;
 }
@@ -21,29 +26,48 @@ export interface UsageForCost {
 interface Price {
   inputPerMillion: number;
   outputPerMillion: number;
+  /** Input read from the prompt cache. */
+  cachedInputPerMillion: number;
+  /** Input written to the prompt cache; the input price where writing costs nothing extra. */
+  cacheWritePerMillion: number;
 }
+
+/** OpenAI: cached input at its own rate, writing at no extra cost. */
+const openai = (input: number, cached: number, output: number): Price => ({
+  inputPerMillion: input,
+  outputPerMillion: output,
+  cachedInputPerMillion: cached,
+  cacheWritePerMillion: input,
+});
+/** Anthropic: a cache read at 0.1× the input price, a five-minute cache write at 1.25×. */
+const anthropic = (input: number, output: number): Price => ({
+  inputPerMillion: input,
+  outputPerMillion: output,
+  cachedInputPerMillion: input * 0.1,
+  cacheWritePerMillion: input * 1.25,
+});
 
 export const PRICES_CHECKED_ON = '2025-11-01';
 
 /** Keys are model ids without vendor prefix or date suffix, dots written as dashes. */
 const PRICES: Record<string, Price> = {
-  'gpt-5': { inputPerMillion: 1.25, outputPerMillion: 10 },
-  'gpt-5-mini': { inputPerMillion: 0.25, outputPerMillion: 2 },
-  'gpt-5-nano': { inputPerMillion: 0.05, outputPerMillion: 0.4 },
-  'gpt-4-1': { inputPerMillion: 2, outputPerMillion: 8 },
-  'gpt-4-1-mini': { inputPerMillion: 0.4, outputPerMillion: 1.6 },
-  'gpt-4-1-nano': { inputPerMillion: 0.1, outputPerMillion: 0.4 },
-  'gpt-4o': { inputPerMillion: 2.5, outputPerMillion: 10 },
-  'gpt-4o-mini': { inputPerMillion: 0.15, outputPerMillion: 0.6 },
-  o3: { inputPerMillion: 2, outputPerMillion: 8 },
-  'o4-mini': { inputPerMillion: 1.1, outputPerMillion: 4.4 },
-  'claude-opus-4-1': { inputPerMillion: 15, outputPerMillion: 75 },
-  'claude-opus-4': { inputPerMillion: 15, outputPerMillion: 75 },
-  'claude-sonnet-4-5': { inputPerMillion: 3, outputPerMillion: 15 },
-  'claude-sonnet-4': { inputPerMillion: 3, outputPerMillion: 15 },
-  'claude-3-7-sonnet': { inputPerMillion: 3, outputPerMillion: 15 },
-  'claude-haiku-4-5': { inputPerMillion: 1, outputPerMillion: 5 },
-  'claude-3-5-haiku': { inputPerMillion: 0.8, outputPerMillion: 4 },
+  'gpt-5': openai(1.25, 0.125, 10),
+  'gpt-5-mini': openai(0.25, 0.025, 2),
+  'gpt-5-nano': openai(0.05, 0.005, 0.4),
+  'gpt-4-1': openai(2, 0.5, 8),
+  'gpt-4-1-mini': openai(0.4, 0.1, 1.6),
+  'gpt-4-1-nano': openai(0.1, 0.025, 0.4),
+  'gpt-4o': openai(2.5, 1.25, 10),
+  'gpt-4o-mini': openai(0.15, 0.075, 0.6),
+  o3: openai(2, 0.5, 8),
+  'o4-mini': openai(1.1, 0.275, 4.4),
+  'claude-opus-4-1': anthropic(15, 75),
+  'claude-opus-4': anthropic(15, 75),
+  'claude-sonnet-4-5': anthropic(3, 15),
+  'claude-sonnet-4': anthropic(3, 15),
+  'claude-3-7-sonnet': anthropic(3, 15),
+  'claude-haiku-4-5': anthropic(1, 5),
+  'claude-3-5-haiku': anthropic(0.8, 4),
 };
 
 const TABLE_PROVIDERS = new Set(['openai', 'anthropic', 'openrouter']);
@@ -54,7 +78,16 @@ export function costUsd(ref: ModelRef, usage: UsageForCost, providerMetadata?: P
   if (!TABLE_PROVIDERS.has(ref.providerId)) return null;
   const price = PRICES[tableKey(ref.modelId)];
   if (price === undefined || usage.inputTokens === undefined || usage.outputTokens === undefined) return null;
-  return round((usage.inputTokens * price.inputPerMillion + usage.outputTokens * price.outputPerMillion) / 1_000_000);
+  const read = usage.inputTokenDetails?.cacheReadTokens ?? 0;
+  const written = usage.inputTokenDetails?.cacheWriteTokens ?? 0;
+  const uncached = Math.max(0, usage.inputTokens - read - written);
+  return round(
+    (uncached * price.inputPerMillion +
+      read * price.cachedInputPerMillion +
+      written * price.cacheWritePerMillion +
+      usage.outputTokens * price.outputPerMillion) /
+      1_000_000,
+  );
 }
 
 /** OpenRouter's provider metadata first (`openrouter.usage.cost`), then the raw usage's `cost`. */

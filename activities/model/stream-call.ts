@@ -14,6 +14,7 @@ import {
   type Experimental_LanguageModelStreamPart as LanguageModelStreamPart,
   type LanguageModel,
   type ModelMessage,
+  type SystemModelMessage,
   type OutputInterface,
   type ToolSet,
 } from 'ai';
@@ -22,7 +23,8 @@ export type ModelCallPart = LanguageModelStreamPart<ToolSet>;
 
 export interface ModelCallOptions {
   model: LanguageModel;
-  instructions: string | undefined;
+  /** The system prompt; a system message when it carries provider options (a cache mark). */
+  instructions: string | SystemModelMessage | undefined;
   messages: ModelMessage[];
   tools: ToolSet;
   maxOutputTokens?: number;

@@ -18,6 +18,8 @@ import { readSecrets } from '../../store/secrets.ts';
 import { STEP_PLACE_FREED, type ModelStepInput, type StepResult, type ToolCall } from '../../core/turn-types.ts';
 import { credentialSecretNames, languageModel, providerCredentials } from '../model/providers.ts';
 import { classifyModelError } from '../model/errors.ts';
+import { stepTokens } from '../model/step-usage.ts';
+import { cachesByBreakpoints, withCacheBreakpoints } from '../model/cache-breakpoints.ts';
 import { costUsd } from '../model/pricing.ts';
 import { systemPrompt } from '../model/system-prompt.ts';
 import { streamModelCall, type ModelCallPart } from '../model/stream-call.ts';
@@ -176,10 +178,12 @@ export function modelStepActivities(deps: ModelStepDeps) {
         files: turnFiles,
         turnKey,
       });
+      const instructions = withReplyFormat(systemPrompt(bundle, skills), bundle);
+      const messages = toModelMessages(history, { resolveFile });
       const stream = streamModelCall({
         model,
-        instructions: withReplyFormat(systemPrompt(bundle, skills), bundle),
-        messages: toModelMessages(history, { resolveFile }),
+        // Anthropic's models cache a prompt's prefix only up to marked blocks (activities/model/cache-breakpoints.ts).
+        ...(cachesByBreakpoints(ref) ? withCacheBreakpoints(instructions, messages) : { instructions, messages }),
         // A turn that must end in a structured reply may be told to do it without tools (allowSubtasks: false).
         tools: bundle.jsonReply && !bundle.jsonReply.allowSubtasks ? {} : modelToolSet(bundle, skills),
         ...(bundle.jsonReply
@@ -240,7 +244,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
       // A stream that ends without its finish part (a provider that just closes the connection) has
       // no usage to report; its text and tool calls are kept all the same, as streamText kept them.
       const usage = end?.usage;
-      const tokens = { inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0 };
+      const tokens = stepTokens(usage);
       const cost = usage ? costUsd(ref, usage, end?.providerMetadata) : null;
       // A structured reply keeps its JSON beside the text it was read from.
       const reply =

@@ -174,6 +174,26 @@ export const getSession = defineOperation({
                 parts: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } } },
                 status: { enum: ['streaming', 'complete', 'aborted', 'failed'] },
                 turnId: { type: ['string', 'null'] },
+                usage: {
+                  type: ['object', 'null'],
+                  description: "An assistant message's tokens, as its provider reported them",
+                  properties: {
+                    inputTokens: { type: 'integer', description: 'All input, what the prompt cache served included' },
+                    outputTokens: { type: 'integer' },
+                    cacheReadTokens: {
+                      type: 'integer',
+                      description: "Of the input, read from the provider's prompt cache (when it reported any)",
+                    },
+                    cacheWriteTokens: {
+                      type: 'integer',
+                      description: "Of the input, written to the provider's prompt cache (when it reported any)",
+                    },
+                  },
+                },
+                costUsd: {
+                  type: ['number', 'null'],
+                  description: "The provider's reported cost, else the price table's estimate, else null",
+                },
                 createdAt: TIME,
               },
             },

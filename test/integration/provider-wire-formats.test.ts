@@ -305,12 +305,38 @@ describe('providerId anthropic, on its own terms', () => {
     expect(fake.requests.length - before).toBe(1);
   });
 
-  test('usage with cache fields: input tokens count what was read from and written to the cache too', async () => {
-    const sessionId = await env.newSession();
+  test('usage with cache fields: input counts what the cache served too, the cache counts are kept, and the cost prices them', async () => {
+    // claude-sonnet-4-5: $3 in, $15 out, a cache read $0.30 and a cache write $3.75 per million tokens.
+    const sessionId = await env.newSession({ model: { providerId: 'anthropic', modelId: 'claude-sonnet-4-5' } });
     fake.enqueue({ text: 'Cached.', usage: { promptTokens: 1000, completionTokens: 3, cacheReadTokens: 800, cacheWriteTokens: 150 } });
     expect((await send(sessionId)).body.status).toBe('completed');
     const events = await env.events(sessionId);
-    expect(events.at(-1)).toMatchObject({ type: 'turn.completed', usage: { inputTokens: 1000, outputTokens: 3 } });
+    const usage = { inputTokens: 1000, outputTokens: 3, cacheReadTokens: 800, cacheWriteTokens: 150 };
+    // 50 uncached × 3 + 800 × 0.30 + 150 × 3.75 + 3 × 15, per million.
+    expect(events.at(-1)).toEqual(expect.objectContaining({ type: 'turn.completed', usage, costUsd: 0.0009975 }));
+    const reply = events.find((event) => event.type === 'message.completed' && event.message.role === 'assistant');
+    expect(reply).toMatchObject({ message: { usage } });
+  });
+
+  test('cache marks: on the system prompt and on the last message, two in all; the next turn marks its own last message', async () => {
+    const sessionId = await env.newSession({ instructions: 'You answer in one word.', mcps: ['time'] });
+    const before = fake.requests.length;
+    fake.enqueue({ text: 'One.' }, { text: 'Two.' });
+    expect((await send(sessionId)).body.status).toBe('completed');
+    expect((await send(sessionId)).body.status).toBe('completed');
+    const [first, second] = fake.requests.slice(before);
+    for (const request of [first!, second!]) {
+      const system = request.body.system as Array<{ text: string; cache_control?: unknown }>;
+      expect(system.at(-1)).toMatchObject({ cache_control: { type: 'ephemeral' } });
+      const last = request.body.messages.at(-1)!;
+      expect(last.role).toBe('user');
+      expect((last.content as Array<{ cache_control?: unknown }>).at(-1)).toMatchObject({ cache_control: { type: 'ephemeral' } });
+      // At most four marks per request (the Messages API's limit): these two.
+      expect(JSON.stringify(request.body).match(/"cache_control"/g)).toHaveLength(2);
+    }
+    // The second turn's request begins with the first's, as sent (only the marks moved): the cache serves that prefix.
+    expect(second!.body.messages.length).toBe(first!.body.messages.length + 2);
+    expect(text(second!.body.messages[0]!.content)).toBe(text(first!.body.messages[0]!.content));
   });
 
   test('thinking before the text: the answer is the text', async () => {
@@ -336,6 +362,29 @@ describe('providerId openrouter, on its own terms', () => {
   });
   const send = (sessionId: string) =>
     call<Answer>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth, json: { parts: [{ type: 'text', text: 'hi' }] } });
+
+  test('an Anthropic model through OpenRouter: cache marks on the system prompt and the last message, as OpenRouter passes them on', async () => {
+    const sessionId = await env.newSession({ instructions: 'You answer in one word.' });
+    const before = fake.requests.length;
+    fake.enqueue({ text: 'One.' });
+    expect((await send(sessionId)).body.status).toBe('completed');
+    const [request] = fake.requests.slice(before);
+    const marked = (message: { content?: unknown }) =>
+      Array.isArray(message.content) && message.content.some((part: { cache_control?: unknown }) => part.cache_control !== undefined);
+    const { messages } = request!.body;
+    expect(marked(messages[0]!)).toBe(true);
+    expect(messages[0]!.role).toBe('system');
+    expect(marked(messages.at(-1)!)).toBe(true);
+    expect(messages.filter(marked)).toHaveLength(2);
+  });
+
+  test('a model of another vendor through OpenRouter gets no cache marks', async () => {
+    const sessionId = await env.newSession({ model: { providerId: 'openrouter', modelId: 'openai/gpt-4o' } });
+    const before = fake.requests.length;
+    fake.enqueue({ text: 'One.' });
+    expect((await send(sessionId)).body.status).toBe('completed');
+    expect(JSON.stringify(fake.requests[before]!.body)).not.toContain('cache_control');
+  });
 
   test("the cost OpenRouter reports (usage.cost) is the turn's cost", async () => {
     const sessionId = await env.newSession();

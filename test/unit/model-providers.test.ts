@@ -409,6 +409,16 @@ describe('costUsd', () => {
     expect(costUsd({ providerId: 'openai-compatible', modelId: 'gpt-4o' }, usage)).toBeNull();
     expect(costUsd({ providerId: 'openai', modelId: 'gpt-4o' }, { inputTokens: undefined, outputTokens: 5 })).toBeNull();
   });
+
+  it('prices input read from and written to the prompt cache at their own rates', () => {
+    // claude-sonnet-4: $3 in, $15 out; a cache read at $0.30, a cache write at $3.75 per million.
+    const cached = { inputTokens: 10_000, outputTokens: 100, inputTokenDetails: { cacheReadTokens: 8000, cacheWriteTokens: 1000 } };
+    expect(costUsd({ providerId: 'anthropic', modelId: 'claude-sonnet-4' }, cached)).toBe(0.01065);
+    expect(costUsd({ providerId: 'anthropic', modelId: 'claude-sonnet-4' }, { inputTokens: 10_000, outputTokens: 100 })).toBe(0.0315);
+    // gpt-4o: cached input at $1.25 of $2.50; writing costs nothing extra.
+    const read = { inputTokens: 10_000, outputTokens: 0, inputTokenDetails: { cacheReadTokens: 6000, cacheWriteTokens: 4000 } };
+    expect(costUsd({ providerId: 'openai', modelId: 'gpt-4o' }, read)).toBe(0.0175);
+  });
 });
 
 function catchError(action: () => unknown): Error {

@@ -88,7 +88,23 @@ const STOP_REASONS: Record<ComposedReply['finishReason'], string> = {
   content_filter: 'refusal',
 };
 
-export function startFakeAnthropic(options: ScriptedServerOptions = {}): Promise<FakeAnthropic> {
+export interface FakeAnthropicOptions extends ScriptedServerOptions {
+  /**
+   * Serve prompt caching as the provider documents it, for scripts that name no usage: a request's
+   * prefix up to a block marked `cache_control` is written to the cache; a later request reads the
+   * longest cached prefix that ends at one of its marks or up to 20 blocks before one; prefixes under
+   * MIN_CACHEABLE_TOKENS are not cached. Usage then splits the input into read, written and the rest.
+   */
+  cache?: boolean;
+}
+
+/** The smallest prefix the fake caches (the Messages API's minimum for its Sonnet models). */
+export const MIN_CACHEABLE_TOKENS = 1024;
+/** How far before a mark the provider looks for a cached prefix, in blocks. */
+const LOOKBACK_BLOCKS = 20;
+
+export function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
+  const cache = options.cache ? new PromptCache() : undefined;
   const wire: Wire<AnthropicRequestBody> = {
     name: 'Fake Anthropic',
     other(req, res, path) {
@@ -99,13 +115,14 @@ export function startFakeAnthropic(options: ScriptedServerOptions = {}): Promise
     errorBody: anthropicError,
     async answer(res, record, script, gone, nextId) {
       const { body } = record;
+      const served = cache && !script.usage ? { ...script, usage: cache.usageOf(body, script) } : script;
       const reply = composeReply(
-        script,
+        served,
         { system: body.system, messages: body.messages, tools: body.tools },
         () => `toolu_fake_${nextId()}`,
       );
       const id = `msg_fake_${nextId()}`;
-      if (body.stream === true) return stream(res, body, script, reply, id, gone);
+      if (body.stream === true) return stream(res, body, served, reply, id, gone);
       if (script.stallAfterChunks !== undefined) return hang(gone);
       sendJson(
         res,
@@ -238,4 +255,57 @@ async function stream(
 function endWithError(res: ServerResponse, error: NonNullable<FakeScript['streamError']>): void {
   const body = anthropicError(error.status, error.message ?? `Fake error ${error.status}`);
   res.end(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
+}
+
+/** A request as the cache sees it: its blocks in the order the provider reads them, and which are marked. */
+function blocksOf(body: AnthropicRequestBody): Array<{ key: string; tokens: number; marked: boolean }> {
+  const system = typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : (body.system ?? []);
+  const content = (message: AnthropicMessage): AnthropicBlock[] =>
+    typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+  const raw: Array<{ cache_control?: unknown }> = [
+    ...(body.tools ?? []),
+    ...system,
+    ...body.messages.flatMap((message) => content(message).map((block) => ({ role: message.role, ...block }))),
+  ];
+  return raw.map(({ cache_control, ...block }) => {
+    const text = JSON.stringify(block);
+    return { key: text, tokens: Math.max(1, Math.ceil(text.length / 4)), marked: cache_control !== undefined };
+  });
+}
+
+/** Prefixes written by earlier requests, each by its content up to its last block. */
+class PromptCache {
+  private readonly prefixes = new Set<string>();
+
+  /** The usage of a request: what of its input the cache served, what it wrote, and the rest. */
+  usageOf(body: AnthropicRequestBody, script: FakeScript) {
+    const blocks = blocksOf(body);
+    const prefixKeys: string[] = [];
+    const prefixTokens: number[] = [];
+    for (const [index, block] of blocks.entries()) {
+      prefixKeys.push(`${prefixKeys[index - 1] ?? ''}\u0000${block.key}`);
+      prefixTokens.push((prefixTokens[index - 1] ?? 0) + block.tokens);
+    }
+    const marks = blocks.flatMap((block, index) => (block.marked ? [index] : []));
+    // The longest cached prefix ending at a mark or up to LOOKBACK_BLOCKS before one.
+    let readEnd = -1;
+    for (const mark of marks) {
+      for (let end = mark; end >= Math.max(0, mark - LOOKBACK_BLOCKS); end--) {
+        if (this.prefixes.has(prefixKeys[end]!)) {
+          readEnd = Math.max(readEnd, end);
+          break;
+        }
+      }
+    }
+    const read = readEnd >= 0 ? prefixTokens[readEnd]! : 0;
+    // Each mark past what was read writes its prefix, when it is long enough to be cached.
+    let written = read;
+    for (const mark of marks) {
+      if (mark <= readEnd || prefixTokens[mark]! < MIN_CACHEABLE_TOKENS) continue;
+      this.prefixes.add(prefixKeys[mark]!);
+      written = Math.max(written, prefixTokens[mark]!);
+    }
+    const output = Math.max(1, Math.ceil(JSON.stringify(script.text ?? 'ok').length / 4));
+    return { promptTokens: prefixTokens.at(-1) ?? 0, completionTokens: output, cacheReadTokens: read, cacheWriteTokens: written - read };
+  }
 }

@@ -26,6 +26,16 @@ describe('addToTotals', () => {
     expect(addToTotals({ usage: usage(3, 4), costUsd: null }, usage(10, 20), null).usage).toEqual(usage(13, 24));
   });
 
+  test('prompt cache counts add up once a step reported them, and stay absent while none did', () => {
+    const plain = addToTotals({ usage: usage(3, 4), costUsd: null }, usage(10, 20), null).usage;
+    expect(plain).not.toHaveProperty('cacheReadTokens');
+    expect(plain).not.toHaveProperty('cacheWriteTokens');
+    const first = addToTotals({ usage: usage(3, 4), costUsd: null }, { ...usage(100, 2), cacheReadTokens: 80 }, null).usage;
+    expect(first).toEqual({ inputTokens: 103, outputTokens: 6, cacheReadTokens: 80 });
+    const second = addToTotals({ usage: first, costUsd: null }, { ...usage(50, 1), cacheReadTokens: 30, cacheWriteTokens: 15 }, null).usage;
+    expect(second).toEqual({ inputTokens: 153, outputTokens: 7, cacheReadTokens: 110, cacheWriteTokens: 15 });
+  });
+
   test('missing usage counts as none', () => {
     expect(addToTotals({ usage: usage(3, 4), costUsd: 1 }, null, undefined)).toEqual({ usage: usage(3, 4), costUsd: 1 });
     expect(addToTotals({ usage: usage(3, 4), costUsd: 1 }, undefined, null)).toEqual({ usage: usage(3, 4), costUsd: 1 });
