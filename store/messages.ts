@@ -324,8 +324,17 @@ export async function finishAssistantMessage(
       [input.messageId, JSON.stringify(input.parts), input.status, JSON.stringify(input.usage), input.costUsd],
     );
     await client.query(
-      `UPDATE sessions SET input_tokens = input_tokens + $2, output_tokens = output_tokens + $3, cost_usd = cost_usd + $4 WHERE id = $1`,
-      [input.sessionId, input.usage.inputTokens, input.usage.outputTokens, input.costUsd ?? 0],
+      `UPDATE sessions SET input_tokens = input_tokens + $2, output_tokens = output_tokens + $3, cost_usd = cost_usd + $4,
+              cache_read_tokens = cache_read_tokens + $5, cache_write_tokens = cache_write_tokens + $6
+        WHERE id = $1`,
+      [
+        input.sessionId,
+        input.usage.inputTokens,
+        input.usage.outputTokens,
+        input.costUsd ?? 0,
+        input.usage.cacheReadTokens ?? 0,
+        input.usage.cacheWriteTokens ?? 0,
+      ],
     );
     const message = toMessageView(rows[0]!);
     const completion = input.completesTurn && (await turnMayComplete(client, input.sessionId, input.completesTurn));

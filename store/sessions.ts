@@ -14,7 +14,8 @@ export interface Session {
   revision: number;
   status: SessionStatus;
   lastSeq: number;
-  usage: { inputTokens: number; outputTokens: number; costUsd: number };
+  /** Running totals; the cache counts are part of the input (what the provider's prompt cache served). */
+  usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; costUsd: number };
   forkedFrom: string | null;
   /** A subtask's session: the session its command was called from (its reply goes back there). */
   parentSessionId: string | null;
@@ -31,6 +32,8 @@ interface SessionRow {
   last_seq: number;
   input_tokens: number;
   output_tokens: number;
+  cache_read_tokens: string;
+  cache_write_tokens: string;
   cost_usd: string;
   forked_from: string | null;
   parent_session_id: string | null;
@@ -46,7 +49,13 @@ function toSession(row: SessionRow): Session {
     revision: row.revision,
     status: row.status,
     lastSeq: row.last_seq,
-    usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens, costUsd: Number(row.cost_usd) },
+    usage: {
+      inputTokens: row.input_tokens,
+      outputTokens: row.output_tokens,
+      cacheReadTokens: Number(row.cache_read_tokens),
+      cacheWriteTokens: Number(row.cache_write_tokens),
+      costUsd: Number(row.cost_usd),
+    },
     forkedFrom: row.forked_from,
     parentSessionId: row.parent_session_id,
     createdAt: row.created_at,

@@ -14,7 +14,13 @@ const SESSION_FIELDS = {
   status: { enum: ['idle', 'running', 'waiting'] },
   usage: {
     type: 'object',
-    properties: { inputTokens: { type: 'integer' }, outputTokens: { type: 'integer' }, costUsd: { type: 'number' } },
+    properties: {
+      inputTokens: { type: 'integer', description: "All input, what the provider's prompt cache served included" },
+      outputTokens: { type: 'integer' },
+      cacheReadTokens: { type: 'integer', description: "Of the input, read from the provider's prompt cache" },
+      cacheWriteTokens: { type: 'integer', description: "Of the input, written to the provider's prompt cache" },
+      costUsd: { type: 'number' },
+    },
   },
   lastSeq: { type: 'integer', description: 'seq of the newest event' },
   forkedFrom: { type: ['string', 'null'] },

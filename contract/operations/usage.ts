@@ -4,8 +4,10 @@ import { defineOperation, type ResponseOf } from './operation.ts';
 import { TIME } from './shared.ts';
 
 const TOTALS = {
-  inputTokens: { type: 'integer' },
+  inputTokens: { type: 'integer', description: "All input, what the providers' prompt caches served included" },
   outputTokens: { type: 'integer' },
+  cacheReadTokens: { type: 'integer', description: "Of the input, read from the providers' prompt caches" },
+  cacheWriteTokens: { type: 'integer', description: "Of the input, written to the providers' prompt caches" },
   costUsd: { type: 'number', description: "What providers reported, or the price table's estimate; replies with neither count as 0" },
 } as const;
 
@@ -47,7 +49,18 @@ export const getUsage = defineOperation({
             type: 'array',
             items: {
               type: 'object',
-              required: ['agentId', 'name', 'sessions', 'inputTokens', 'outputTokens', 'costUsd', 'monthlyBudgetUsd', 'monthSpentUsd'],
+              required: [
+                'agentId',
+                'name',
+                'sessions',
+                'inputTokens',
+                'outputTokens',
+                'cacheReadTokens',
+                'cacheWriteTokens',
+                'costUsd',
+                'monthlyBudgetUsd',
+                'monthSpentUsd',
+              ],
               properties: {
                 agentId: { type: 'string' },
                 name: { type: 'string' },
@@ -65,7 +78,7 @@ export const getUsage = defineOperation({
             type: 'array',
             items: {
               type: 'object',
-              required: ['day', 'agentId', 'replies', 'inputTokens', 'outputTokens', 'costUsd'],
+              required: ['day', 'agentId', 'replies', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'costUsd'],
               properties: {
                 day: { type: 'string', format: 'date' },
                 agentId: { type: 'string' },

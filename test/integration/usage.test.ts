@@ -15,9 +15,15 @@ test('per agent and per day, for this user only', async ({ env }) => {
     (await client.agents.deploy({ name, model: { providerId: 'openai-compatible', modelId: 'fake-model' } })) as { agentId: string };
   const busy = await deploy('busy');
   const quiet = await deploy('quiet');
+  const sessions: string[] = [];
   for (const text of ['one', 'two']) {
     const { id } = await client.sessions.create('busy');
-    env.fake.enqueue({ text: `Reply ${text}.`, usage: { promptTokens: 100, completionTokens: 20 } });
+    sessions.push(id);
+    // The second reply's input was served in part by the provider's prompt cache (Chat Completions' cached_tokens).
+    env.fake.enqueue({
+      text: `Reply ${text}.`,
+      usage: { promptTokens: 100, completionTokens: 20, ...(text === 'two' ? { cacheReadTokens: 60 } : {}) },
+    });
     await client.sessions.send(id, text).done();
   }
   // Another user's reply counts for nobody else.
@@ -33,6 +39,8 @@ test('per agent and per day, for this user only', async ({ env }) => {
       sessions: 2,
       inputTokens: 200,
       outputTokens: 40,
+      cacheReadTokens: 60,
+      cacheWriteTokens: 0,
       costUsd: 0,
       monthlyBudgetUsd: null,
       monthSpentUsd: 0,
@@ -43,6 +51,8 @@ test('per agent and per day, for this user only', async ({ env }) => {
       sessions: 0,
       inputTokens: 0,
       outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
       costUsd: 0,
       monthlyBudgetUsd: null,
       monthSpentUsd: 0,
@@ -50,7 +60,31 @@ test('per agent and per day, for this user only', async ({ env }) => {
   ]);
   expect(usage.budget).toEqual({ month: new Date().toISOString().slice(0, 7), monthlyUsd: null, spentUsd: 0 });
   const today = new Date().toISOString().slice(0, 10);
-  expect(usage.daily).toEqual([{ day: today, agentId: busy.agentId, replies: 2, inputTokens: 200, outputTokens: 40, costUsd: 0 }]);
+  expect(usage.daily).toEqual([
+    {
+      day: today,
+      agentId: busy.agentId,
+      replies: 2,
+      inputTokens: 200,
+      outputTokens: 40,
+      cacheReadTokens: 60,
+      cacheWriteTokens: 0,
+      costUsd: 0,
+    },
+  ]);
+  // The session's own totals, and its reply's usage, say the same.
+  const cachedSession = await call<{ usage: unknown; messages: Array<{ role: string; usage?: unknown }> }>(
+    `${env.api.url}/session/${sessions[1]}`,
+    {
+      headers: user.auth,
+    },
+  );
+  expect(cachedSession.body.usage).toEqual({ inputTokens: 100, outputTokens: 20, cacheReadTokens: 60, cacheWriteTokens: 0, costUsd: 0 });
+  expect(cachedSession.body.messages.find((message) => message.role === 'assistant')?.usage).toEqual({
+    inputTokens: 100,
+    outputTokens: 20,
+    cacheReadTokens: 60,
+  });
   const since = new Date(usage.since);
   expect(since.getUTCHours()).toBe(0);
   expect(Math.round((Date.parse(`${today}T00:00:00Z`) - since.getTime()) / 86_400_000)).toBe(6);
