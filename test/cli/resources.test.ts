@@ -50,14 +50,16 @@ describe('resources', () => {
     const configDir = newConfigDir();
     await loginWith(configDir, env.api.url, env.user.apiKey);
     const { name } = await env.deploy();
-    env.fake.enqueue({ text: 'First answer.' });
+    env.fake.enqueue({ text: 'First answer.', usage: { promptTokens: 1200, completionTokens: 40, cacheReadTokens: 800 } });
     const sent = await runCli(['send', name, 'hi'], { configDir });
     const sessionId = /session (ses_\S+)/.exec(sent.stderr)![1]!;
     const sessions = await json<Array<{ id: string; status: string }>>(['sessions', 'ls', name], configDir);
     expect(sessions.map((session) => session.id)).toEqual([sessionId]);
     const view = await json<{ messages: Array<{ id: string; role: string }> }>(['sessions', 'show', sessionId], configDir);
     expect(view.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
-    expect((await runCli(['sessions', 'show', sessionId], { configDir })).stdout).toContain('First answer.');
+    const shown = (await runCli(['sessions', 'show', sessionId], { configDir })).stdout;
+    expect(shown).toContain('First answer.');
+    expect(shown).toMatch(/tokens:\s+1200 in \(800 from cache\), 40 out/);
 
     const fork = await json<{ id: string }>(['sessions', 'fork', sessionId], configDir);
     expect(fork.id).not.toBe(sessionId);

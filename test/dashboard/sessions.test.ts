@@ -160,14 +160,18 @@ test("usage sums each agent's sessions: tokens in and out, shown as charts and a
   await client.agents.setBudget(name, 12);
   for (const text of ['one', 'two']) {
     const { id } = await client.sessions.create(name);
-    env.fake.enqueue({ text: `Reply ${text}.`, usage: { promptTokens: 120, completionTokens: 30 } });
+    // The second reply's input came in part from the provider's prompt cache.
+    env.fake.enqueue({
+      text: `Reply ${text}.`,
+      usage: { promptTokens: 120, completionTokens: 30, ...(text === 'two' ? { cacheReadTokens: 100 } : {}) },
+    });
     await client.sessions.send(id, text).done();
   }
   const { page, faults, close } = await openPage(browser());
   try {
     await signIn(page, env.api.url, env.user.apiKey, '/app/usage');
     const row = page.getByRole('row').filter({ hasText: name });
-    await expect.poll(() => row.getByRole('cell').allTextContents()).toEqual([name, '2', '240', '60', '$0.00', '$0.00 of $12.00']);
+    await expect.poll(() => row.getByRole('cell').allTextContents()).toEqual([name, '2', '240', '100', '60', '$0.00', '$0.00 of $12.00']);
     await expect.poll(() => page.getByText(/^Spent by your agents:/).textContent()).toMatch(/\$0\.00 \(no budget\)/);
     const limit = page.getByRole('row').filter({ hasText: 'Unanswered approvals' });
     expect(await limit.getByRole('cell').allTextContents()).toEqual([expect.stringMatching(/^\d+$/), '1,000', 'OPEN_APPROVALS_PER_USER']);

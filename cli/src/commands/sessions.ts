@@ -51,7 +51,7 @@ export function registerSessions(program: Command): void {
           ['session', session.id],
           ['status', session.status],
           ['revision', session.revision],
-          ['tokens', `${session.usage.inputTokens ?? 0} in, ${session.usage.outputTokens ?? 0} out`],
+          ['tokens', tokensOf(session.usage)],
           ['cost', costOf(session.usage.costUsd)],
           ['forked from', session.forkedFrom ?? undefined],
         ]);
@@ -129,4 +129,10 @@ export function registerSessions(program: Command): void {
 
 function costOf(costUsd: number | undefined | null): string {
   return typeof costUsd === 'number' ? `$${costUsd.toFixed(4)}` : '-';
+}
+
+/** `1,200 in (800 from cache), 40 out`: what the provider's prompt cache served shown when it served any. */
+function tokensOf(usage: { inputTokens?: number; outputTokens?: number; cacheReadTokens?: number }): string {
+  const cached = usage.cacheReadTokens ? ` (${usage.cacheReadTokens} from cache)` : '';
+  return `${usage.inputTokens ?? 0} in${cached}, ${usage.outputTokens ?? 0} out`;
 }

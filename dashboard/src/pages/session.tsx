@@ -67,7 +67,9 @@ export function SessionPage({ id }: { id: string }) {
               </dd>
               <dt>Cost</dt>
               <dd>
-                {usd(view.usage.costUsd)} ({view.usage.inputTokens ?? 0} tokens in, {view.usage.outputTokens ?? 0} out)
+                {usd(view.usage.costUsd)} ({view.usage.inputTokens ?? 0} tokens in
+                {view.usage.cacheReadTokens ? `, ${view.usage.cacheReadTokens} of them from cache` : ''}, {view.usage.outputTokens ?? 0}{' '}
+                out)
               </dd>
               <dt>Temporal</dt>
               <dd class="copy-row">

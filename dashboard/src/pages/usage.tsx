@@ -78,6 +78,7 @@ export function UsagePage() {
                     <th scope="col">Agent</th>
                     <th scope="col">Sessions</th>
                     <th scope="col">Tokens in</th>
+                    <th scope="col">Of them from cache</th>
                     <th scope="col">Tokens out</th>
                     <th scope="col">Cost</th>
                     <th scope="col">This month</th>
@@ -91,6 +92,7 @@ export function UsagePage() {
                       </td>
                       <td>{agent.sessions}</td>
                       <td>{agent.inputTokens.toLocaleString()}</td>
+                      <td>{agent.cacheReadTokens.toLocaleString()}</td>
                       <td>{agent.outputTokens.toLocaleString()}</td>
                       <td>{usd(agent.costUsd)}</td>
                       <td>{againstBudget(agent.monthSpentUsd, agent.monthlyBudgetUsd)}</td>
