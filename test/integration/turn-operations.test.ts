@@ -88,7 +88,7 @@ test('provider-reported cost lands on the message and on the session totals', as
   const assistants = read.body.messages.filter((message) => message.role === 'assistant');
   expect(assistants.map((message) => message.costUsd)).toEqual([0.0125, 0.0025]);
   expect(assistants[0]!.usage).toEqual({ inputTokens: 100, outputTokens: 20 });
-  expect(read.body.usage).toEqual({ inputTokens: 230, outputTokens: 25, costUsd: 0.015 });
+  expect(read.body.usage).toEqual({ inputTokens: 230, outputTokens: 25, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.015 });
   const events = await env.events(sessionId);
   expect(events.filter((event) => event.type === 'turn.completed').map((event) => (event as { costUsd: number }).costUsd)).toEqual([
     0.0125, 0.0025,
