@@ -9,6 +9,8 @@ import { modelStepActivities } from './turn/model-step.ts';
 import { sharedSchemaChecks } from './tools/schema-checks.ts';
 import type { AbortNotices } from './turn/abort-notices.ts';
 import { toolActivities } from './turn/tools.ts';
+import { compactionActivities } from './turn/compaction.ts';
+import { ContextWindows } from './model/context-windows.ts';
 import { revisionCache } from './turn/revision-cache.ts';
 import { createStorage } from '../lib/storage.ts';
 import { webhookActivities } from './webhooks.ts';
@@ -32,6 +34,11 @@ const SCHEMA_CHECK_THREADS = 2;
 export function createActivities(deps: ActivityDeps) {
   const revisionOf = revisionCache(deps.db);
   const bundleOf = async (agentId: string, revision: number) => (await revisionOf(agentId, revision)).bundle;
+  // One per worker: what a provider's error taught it about a model's window serves every later step.
+  const contextWindows = new ContextWindows({
+    overrides: deps.config.context.windows,
+    defaultTokens: deps.config.context.defaultWindowTokens,
+  });
   return {
     ...systemActivities(deps),
     ...turnBookkeeping(deps),
@@ -41,7 +48,9 @@ export function createActivities(deps: ActivityDeps) {
       deltaFlushMs: deps.config.limits.deltaFlushMs,
       storage: createStorage(deps.config),
       schemaChecks: sharedSchemaChecks({ timeoutMs: deps.config.limits.schemaCheckTimeoutMs, threads: SCHEMA_CHECK_THREADS }),
+      contextWindows,
     }),
+    ...compactionActivities({ ...deps, revisionOf, contextWindows }),
     ...toolActivities({ ...deps, revisionOf }),
     ...webhookActivities(deps),
     ...approvalActivities({ ...deps, bundleOf }),

@@ -2,7 +2,15 @@
 // `ApplicationFailure` whose type is one of lib/failures.ts, and the API answers the problem named
 // here. A caller may word the detail for its own call (a send's busy session is not a revert's).
 import { FAILURE, failureOf, type FailureType } from '../lib/failures.ts';
-import { ConflictError, GoneError, NotFoundError, ValidationError, type ServiceError } from '../lib/errors.ts';
+import {
+  BudgetSpentError,
+  ConflictError,
+  GoneError,
+  ModelCallFailedError,
+  NotFoundError,
+  ValidationError,
+  type ServiceError,
+} from '../lib/errors.ts';
 
 const PROBLEMS: Partial<Record<FailureType, (detail: string) => ServiceError>> = {
   [FAILURE.sessionBusy]: (detail) => new ConflictError(detail),
@@ -12,6 +20,11 @@ const PROBLEMS: Partial<Record<FailureType, (detail: string) => ServiceError>> =
   [FAILURE.approvalExpired]: (detail) => new GoneError(detail),
   [FAILURE.toolCallNotAwaited]: (detail) => new ConflictError(detail),
   [FAILURE.approvalInvalidChoice]: (detail) => new ValidationError(detail, [{ path: '/choice', message: detail }]),
+  // A model call an Update waited for (POST /session/<id>/compact).
+  [FAILURE.budgetSpent]: (detail) => new BudgetSpentError(detail),
+  [FAILURE.modelRejected]: (detail) => new ModelCallFailedError(detail),
+  [FAILURE.modelConfiguration]: (detail) => new ModelCallFailedError(detail),
+  [FAILURE.modelTransient]: (detail) => new ModelCallFailedError(detail),
 };
 
 /**

@@ -60,7 +60,7 @@ function startOptions(target: SessionClient, session: SessionTarget): WorkflowSt
  * refused it) is thrown at once; anything else is tried again, with the same `updateId`, so
  * Temporal applies the Update once however often it is sent.
  */
-export async function updateSessionWithStart<Ret, Args extends [unknown]>(
+export async function updateSessionWithStart<Ret, Args extends unknown[]>(
   target: SessionClient,
   session: SessionTarget,
   update: UpdateDefinition<Ret, Args>,

@@ -30,9 +30,16 @@ export type MessagePart =
       command?: string;
       /** Why a failed subtask failed (its `turn.failed` error). */
       error?: string;
-    };
+    }
+  /**
+   * On a `summary` message (a compaction): the conversation up to and including `throughMessageId` is
+   * what its text part summarises. The model is sent the summary in place of those messages; the
+   * messages themselves stay stored and listed.
+   */
+  | { type: 'compaction'; throughMessageId: string; tokensBefore: number; tokensAfter: number };
 
-export type MessageRole = 'user' | 'assistant' | 'tool';
+/** `summary`: a compaction's summary of the conversation before it (README: "Long conversations"). */
+export type MessageRole = 'user' | 'assistant' | 'tool' | 'summary';
 export type MessageStatus = 'streaming' | 'complete' | 'aborted' | 'failed';
 
 export interface MessageView {
@@ -78,6 +85,20 @@ export interface EventData {
   'turn.completed': { turnId: string; usage: TokenUsage; costUsd: number | null };
   'turn.failed': { turnId: string; error: string };
   'turn.aborted': { turnId: string };
+  /**
+   * The conversation up to `throughMessageId` was summarised into message `summaryMessageId` (role
+   * `summary`): the model is sent that summary in its place from now on. Token counts are estimates of
+   * what the model is sent, before and after. `reason`: past the threshold (COMPACTION_THRESHOLD), the
+   * provider's context-length error, or `POST /session/<id>/compact`.
+   */
+  'session.compacted': {
+    throughMessageId: string;
+    summaryMessageId: string;
+    tokensBefore: number;
+    tokensAfter: number;
+    reason: 'threshold' | 'context-length' | 'requested';
+    turnId?: string;
+  };
   /** These messages left the conversation (revert or regenerate), in conversation order. */
   'messages.reverted': { messageIds: string[] };
   /**

@@ -31,6 +31,8 @@ export const PROBLEMS = {
   'schedule-limit': { status: 403, title: 'Too many cron schedules' },
   'approval-limit': { status: 403, title: 'Too many open approvals' },
   'storage-limit': { status: 403, title: 'Too many stored bytes' },
+  'budget-spent': { status: 403, title: 'A monthly spend budget is spent' },
+  'model-failed': { status: 502, title: 'The model provider gave no usable answer' },
   internal: { status: 500, title: 'Internal server error' },
   unavailable: { status: 503, title: 'A part of the service is unavailable' },
 } as const;

@@ -24,6 +24,9 @@ export function turnEventFilter(turnId: string, userMessageId = turnId): (event:
       case 'turn.failed':
       case 'turn.aborted':
         return event.turnId === turnId;
+      // A compaction a turn's step needed (one asked for through the API names no turn).
+      case 'session.compacted':
+        return event.turnId === turnId;
       // Of the turn's messages, a structured reply that was not valid (reply.invalid) included.
       case 'message.part.delta':
       case 'step.retry':

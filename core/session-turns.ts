@@ -124,6 +124,11 @@ export class SessionTurns {
     return this.queue.length > 0;
   }
 
+  /** A compaction asked for through the API runs between turns only: refused while one runs or waits. */
+  refusesCompaction(): boolean {
+    return !!this.running || this.queue.length > 0;
+  }
+
   /** The turn a steering send joins: the running one, unless it is being cancelled; none otherwise. */
   steerTarget(ifBusy: IfBusy): RunningTurn | undefined {
     return ifBusy === 'steer' && this.running && !this.running.cancelRequested ? this.running : undefined;

@@ -71,6 +71,11 @@ export class TurnProgress {
     return { usage: { ...this.totals.usage }, costUsd: this.totals.costUsd };
   }
 
+  /** A compaction ran for a step of this turn: what it cost counts with the turn's steps. */
+  compacted(usage: TokenUsage, costUsd: number | null): void {
+    this.totals = addToTotals(this.totals, usage, costUsd);
+  }
+
   /** Takes step `step`'s result in and says what follows. */
   afterStep(result: StepResult, step: number): StepVerdict {
     this.totals = addToTotals(this.totals, result.usage, result.costUsd);

@@ -41,6 +41,39 @@ export interface ModelStepInput extends TurnInput {
   mayQueue?: boolean;
   /** The workflow a freed place wakes when it is not the turn's own (a turn run in its session workflow). */
   wakeWorkflowId?: string;
+  /**
+   * The turn runs a compaction the step asks for (StepResult.compact). Only turns that know to do so say
+   * so: an older worker's turn never gets `compact`.
+   */
+  mayCompact?: boolean;
+  /** A compaction ran for this step already (it asks for none again) ... */
+  compacted?: boolean;
+  /** ... after this many attempts at its message: its claims go on from there, so an older attempt cannot write. */
+  attemptsBefore?: number;
+}
+
+/** What a compaction is given: the session, where in it, and what it is for. */
+export interface CompactionInput extends SessionRef {
+  /** The id of the summary message it stores (made by the workflow, so a retry stores it once). */
+  summaryMessageId: string;
+  reason: 'threshold' | 'context-length' | 'requested';
+  /** The turn whose step asked for it: its conversation is compacted and its events name it. */
+  turnId?: string;
+  /** That turn's user message, when it differs from turnId (a regenerated turn). */
+  userMessageId?: string;
+  /** The turn's model, when it was chosen for the turn. */
+  model?: ModelOverride;
+}
+
+export interface CompactionResult {
+  /** False when there was nothing to summarise (the conversation is a few messages). */
+  compacted: boolean;
+  summaryMessageId?: string;
+  throughMessageId?: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  usage: TokenUsage;
+  costUsd: number | null;
 }
 
 export interface ToolCall {
@@ -60,6 +93,12 @@ export interface ToolCall {
 export const STEP_PLACE_FREED = 'stepPlaceFreed';
 
 export interface StepResult {
+  /**
+   * The step did not call the model: the conversation is past the compaction threshold of the model's
+   * window (estimated), or the provider refused it as too long. The turn compacts it and runs the step
+   * again (ModelStepInput.compacted). `attempts`: the attempts made at the step's message so far.
+   */
+  compact?: { reason: 'threshold' | 'context-length'; tokensBefore: number; attempts: number };
   /**
    * The step did not run: its user already runs as many steps as it may (RUNNING_TURNS_PER_USER). The
    * turn waits a moment and asks again; nothing of the step was written but the turn's `turn.queued`.

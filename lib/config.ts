@@ -4,7 +4,7 @@ import { ConfigError } from './config-error.ts';
 import { temporalSecurity, type TemporalSecurity } from './temporal-tls-config.ts';
 import path from 'node:path';
 import { isHttpUrl } from './urls.ts';
-import type { ProviderId } from '../contract/bundle-constants.ts';
+import { PROVIDER_IDS, type ProviderId } from '../contract/bundle-constants.ts';
 import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS, type TurnSettings } from './turn-settings.ts';
 import { parseCidrList } from './refused-addresses.ts';
 import type { ApprovalSettings } from './approvals.ts';
@@ -61,6 +61,8 @@ export interface Config {
   /** Model provider keys and base URLs from the environment; a user's granted secret of the same name wins. */
   providers: Record<ProviderId, ProviderEnv>;
   turns: TurnSettings;
+  /** When a conversation is compacted, and what the model is shown of it (README: "Long conversations"). */
+  context: ContextSettings;
   /** Outbound requests to addresses users chose (webhooks, channels, tools): see lib/outbound.ts. */
   outbound: { allowCidrs: string[] };
   webhooks: WebhookSettings;
@@ -136,6 +138,21 @@ export interface Limits {
   sendStepOutputTokens: boolean;
 }
 
+export interface ContextSettings {
+  /** Percent of the model's context window past which a step first compacts the conversation. */
+  compactAtPercent: number;
+  /** Percent of the window the most recent messages, kept whole by a compaction, may take. */
+  keepPercent: number;
+  /** Per provider, the model that writes the summaries (else the agent's own model). */
+  compactionModels: Partial<Record<ProviderId, string>>;
+  /** Context windows set by the operator (`providerId:modelId` or `modelId`), in tokens. */
+  windows: Record<string, number>;
+  /** The window assumed for a model nothing else names. */
+  defaultWindowTokens: number;
+  /** Longest tool result the model is shown whole; longer ones are cut, with a note (storage keeps them whole). */
+  toolResultMaxChars: number;
+}
+
 export interface ProviderEnv {
   apiKey: string | undefined;
   /** Includes the API version path (e.g. `https://api.openai.com/v1`), as the AI SDK providers expect. */
@@ -185,6 +202,47 @@ function intList(env: Env, name: string, fallback: number[], min: number): numbe
     throw new ConfigError(`${name} must be comma-separated integers >= ${min}, got "${raw}"`);
   }
   return values.map(Number);
+}
+
+/** `key=value` pairs, comma-separated; the key is what precedes the last `=` (model ids may hold `:` and `/`). */
+function pairs(env: Env, name: string, example: string): Array<[string, string]> {
+  const raw = str(env, name);
+  if (raw === undefined) return [];
+  return raw.split(',').map((entry) => {
+    const at = entry.lastIndexOf('=');
+    const key = entry.slice(0, at).trim();
+    const value = entry.slice(at + 1).trim();
+    if (at <= 0 || !key || !value) throw new ConfigError(`${name} must be comma-separated ${example} pairs, got "${entry.trim()}"`);
+    return [key, value];
+  });
+}
+
+function contextWindows(env: Env): Record<string, number> {
+  const name = 'MODEL_CONTEXT_WINDOWS';
+  return Object.fromEntries(
+    pairs(env, name, '[providerId:]modelId=tokens').map(([key, value]) => {
+      if (!/^\d+$/.test(value) || Number(value) < 1_000)
+        throw new ConfigError(`${name}: ${key} must be a number of tokens >= 1000, got "${value}"`);
+      return [key, Number(value)];
+    }),
+  );
+}
+
+function compactionModels(env: Env): Partial<Record<ProviderId, string>> {
+  const name = 'COMPACTION_MODELS';
+  return Object.fromEntries(
+    pairs(env, name, 'providerId=modelId').map(([key, value]) => {
+      if (!(PROVIDER_IDS as readonly string[]).includes(key))
+        throw new ConfigError(`${name}: "${key}" is not a provider (${PROVIDER_IDS.join(', ')})`);
+      return [key, value];
+    }),
+  );
+}
+
+function percent(env: Env, name: string, fallback: number, min: number): number {
+  const value = int(env, name, fallback, min);
+  if (value > 100) throw new ConfigError(`${name} must be a percentage (at most 100), got "${env[name]}"`);
+  return value;
 }
 
 function optionalPort(env: Env, name: string): number | undefined {
@@ -311,6 +369,14 @@ export function loadConfig(env: Env = process.env): Config {
       clientToolTimeoutMs: int(env, 'CLIENT_TOOL_TIMEOUT_MS', DEFAULT_CLIENT_TOOL_TIMEOUT_MS, 1_000),
       approvals: approvalSettings,
     },
+    context: {
+      compactAtPercent: percent(env, 'COMPACTION_THRESHOLD_PERCENT', 80, 10),
+      keepPercent: percent(env, 'COMPACTION_KEEP_PERCENT', 30, 1),
+      compactionModels: compactionModels(env),
+      windows: contextWindows(env),
+      defaultWindowTokens: int(env, 'MODEL_CONTEXT_WINDOW_DEFAULT', 128_000, 1_000),
+      toolResultMaxChars: int(env, 'TOOL_RESULT_MAX_CHARS', 40_000, 1_000),
+    },
     outbound: { allowCidrs: cidrList(env, 'OUTBOUND_ALLOW_CIDRS') },
     webhooks: {
       retryScheduleMs: intList(env, 'WEBHOOK_RETRY_SCHEDULE_MS', DEFAULT_RETRY_SCHEDULE_MS, 1),
@@ -357,6 +423,11 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (config.turns.clientToolTimeoutMs! > config.approvals.maxExpiryMs) {
     throw new ConfigError('CLIENT_TOOL_TIMEOUT_MS must not exceed APPROVAL_MAX_EXPIRY_MS');
+  }
+  if (config.context.keepPercent >= config.context.compactAtPercent) {
+    throw new ConfigError(
+      'COMPACTION_KEEP_PERCENT must be below COMPACTION_THRESHOLD_PERCENT (what is kept must leave room below the threshold)',
+    );
   }
   if (config.env === 'production') {
     if (!config.serviceMasterKey) throw new ConfigError('SERVICE_MASTER_KEY is required when NODE_ENV=production');

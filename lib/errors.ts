@@ -68,6 +68,12 @@ export class ConflictError extends problemClass('conflict', 'ConflictError') {}
 
 export class GoneError extends problemClass('gone', 'GoneError') {}
 
+/** 403: a model call the request needs is stopped by a monthly budget (store/budgets.ts). */
+export class BudgetSpentError extends problemClass('budget-spent', 'BudgetSpentError') {}
+
+/** 502: a model call the request waited for failed (refused, misconfigured, or out of attempts). */
+export class ModelCallFailedError extends problemClass('model-failed', 'ModelCallFailedError') {}
+
 /** An Idempotency-Key already used (within its 24 h) by a request with another body or target. */
 export class IdempotencyKeyReusedError extends problemClass('idempotency-key-reused', 'IdempotencyKeyReusedError') {}
 

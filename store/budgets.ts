@@ -42,7 +42,7 @@ async function spentThisMonth(db: Db, column: 'user_id' | 'agent_id', id: string
   const { rows } = await db.query<{ spent: string }>(
     `SELECT coalesce(sum(m.cost_usd), 0)::text AS spent
        FROM sessions s JOIN messages m ON m.session_id = s.id
-      WHERE s.${column} = $1 AND m.role = 'assistant' AND m.copied_from IS NULL AND m.completed_at >= ${MONTH_START}`,
+      WHERE s.${column} = $1 AND m.role IN ('assistant', 'summary') AND m.copied_from IS NULL AND m.completed_at >= ${MONTH_START}`,
     [id],
   );
   return Number(rows[0]!.spent);
@@ -80,7 +80,7 @@ export async function budgetOverview(
     db.query<{ agent_id: string; budget: string | null; spent: string }>(
       `SELECT a.id AS agent_id, a.monthly_budget_usd AS budget,
               coalesce((SELECT sum(m.cost_usd) FROM sessions s JOIN messages m ON m.session_id = s.id
-                         WHERE s.agent_id = a.id AND m.role = 'assistant' AND m.copied_from IS NULL
+                         WHERE s.agent_id = a.id AND m.role IN ('assistant', 'summary') AND m.copied_from IS NULL
                            AND m.completed_at >= ${MONTH_START}), 0)::text AS spent
          FROM agents a WHERE a.user_id = $1 AND a.deleted_at IS NULL`,
       [userId],

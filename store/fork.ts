@@ -12,6 +12,7 @@ import { newId } from '../lib/ids.ts';
 /**
  * Copies the finished (complete or aborted), not reverted messages in conversation order, with new
  * ids and turn ids mapped onto the copies; a turn still running contributes only what it finished.
+ * A compaction's summary is copied with the rest, naming the copy of the message it summarises through.
  * The fork also gets the origin's media rows, so file parts keep working (the bytes are shared).
  */
 export async function forkSession(db: Db, origin: Session): Promise<Session> {
@@ -53,6 +54,14 @@ export async function forkSession(db: Db, origin: Session): Promise<Session> {
         ],
       );
       rows.sort((a, b) => a.position - b.position);
+      // A compaction's summary names the last message it stands for: in the fork, that message's copy.
+      for (const row of rows) {
+        if (row.role !== 'summary') continue;
+        row.parts = row.parts.map((part) =>
+          part.type === 'compaction' ? { ...part, throughMessageId: newIds.get(part.throughMessageId) ?? part.throughMessageId } : part,
+        );
+        await client.query('UPDATE messages SET parts = $2 WHERE id = $1', [row.id, JSON.stringify(row.parts)]);
+      }
       await appendEvents(
         client,
         session.id,

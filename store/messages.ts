@@ -60,6 +60,9 @@ export async function insertMessage(
     status: MessageStatus;
     attempt?: number;
     model?: { providerId: string; modelId: string };
+    /** A message made finished (a compaction's summary): what making it cost. */
+    usage?: TokenUsage;
+    costUsd?: number | null;
   },
   extraEvents: NewEvent[] = [],
   options: { sessionStatus?: SessionStatus } = {},
@@ -71,8 +74,8 @@ export async function insertMessage(
   );
   const position = seqRows[0]!.next;
   const { rows } = await client.query<MessageRow>(
-    `INSERT INTO messages (id, session_id, position, turn_id, role, parts, status, attempt, model)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+    `INSERT INTO messages (id, session_id, position, turn_id, role, parts, status, attempt, model, usage, cost_usd, completed_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $10::jsonb IS NULL THEN NULL ELSE now() END) RETURNING *`,
     [
       input.id,
       input.sessionId,
@@ -83,6 +86,8 @@ export async function insertMessage(
       input.status,
       input.attempt ?? 1,
       input.model ? JSON.stringify(input.model) : null,
+      input.usage ? JSON.stringify(input.usage) : null,
+      input.costUsd ?? null,
     ],
   );
   const message = toMessageView(rows[0]!);
@@ -323,19 +328,7 @@ export async function finishAssistantMessage(
       `UPDATE messages SET parts = $2, status = $3, usage = $4, cost_usd = $5, completed_at = now() WHERE id = $1 RETURNING *`,
       [input.messageId, JSON.stringify(input.parts), input.status, JSON.stringify(input.usage), input.costUsd],
     );
-    await client.query(
-      `UPDATE sessions SET input_tokens = input_tokens + $2, output_tokens = output_tokens + $3, cost_usd = cost_usd + $4,
-              cache_read_tokens = cache_read_tokens + $5, cache_write_tokens = cache_write_tokens + $6
-        WHERE id = $1`,
-      [
-        input.sessionId,
-        input.usage.inputTokens,
-        input.usage.outputTokens,
-        input.costUsd ?? 0,
-        input.usage.cacheReadTokens ?? 0,
-        input.usage.cacheWriteTokens ?? 0,
-      ],
-    );
+    await addToSessionTotals(client, input.sessionId, input.usage, input.costUsd);
     const message = toMessageView(rows[0]!);
     const completion = input.completesTurn && (await turnMayComplete(client, input.sessionId, input.completesTurn));
     const events: NewEvent[] = [{ type: 'message.completed', data: { message } }, ...(input.events?.(message) ?? [])];
@@ -357,6 +350,16 @@ export async function finishAssistantMessage(
       ...(ageSeconds !== null ? { turnAgeSeconds: ageSeconds } : {}),
     };
   });
+}
+
+/** Adds a model call's usage and cost to its session's running totals (GET /session, GET /sessions). */
+export async function addToSessionTotals(client: DbClient, sessionId: string, usage: TokenUsage, costUsd: number | null): Promise<void> {
+  await client.query(
+    `UPDATE sessions SET input_tokens = input_tokens + $2, output_tokens = output_tokens + $3, cost_usd = cost_usd + $4,
+            cache_read_tokens = cache_read_tokens + $5, cache_write_tokens = cache_write_tokens + $6
+      WHERE id = $1`,
+    [sessionId, usage.inputTokens, usage.outputTokens, costUsd ?? 0, usage.cacheReadTokens ?? 0, usage.cacheWriteTokens ?? 0],
+  );
 }
 
 /**

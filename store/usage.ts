@@ -1,5 +1,5 @@
 // Usage sums for GET /usage, done by PostgreSQL: per agent from the sessions' running totals, per
-// agent and UTC day from the replies (assistant messages) completed in the window.
+// agent and UTC day from the replies (assistant messages) and compaction summaries completed in the window.
 import type { Db } from './db.ts';
 
 export interface AgentTotals {
@@ -42,14 +42,14 @@ export async function agentTotals(db: Db, userId: string): Promise<AgentTotals[]
 /** Replies completed from `since` on, by agent and UTC day. */
 export async function dailyTotals(db: Db, userId: string, since: Date): Promise<DayTotals[]> {
   const { rows } = await db.query<CountedRow & { day: string; agent_id: string; replies: number }>(
-    `SELECT to_char(m.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, s.agent_id, count(*)::int AS replies,
+    `SELECT to_char(m.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, s.agent_id, (count(*) FILTER (WHERE m.role = 'assistant'))::int AS replies,
             coalesce(sum((m.usage->>'inputTokens')::bigint), 0) AS input,
             coalesce(sum((m.usage->>'outputTokens')::bigint), 0) AS output,
             coalesce(sum((m.usage->>'cacheReadTokens')::bigint), 0) AS cache_read,
             coalesce(sum((m.usage->>'cacheWriteTokens')::bigint), 0) AS cache_write,
             coalesce(sum(m.cost_usd), 0) AS cost
        FROM sessions s JOIN messages m ON m.session_id = s.id
-      WHERE s.user_id = $1 AND m.role = 'assistant' AND m.completed_at >= $2
+      WHERE s.user_id = $1 AND m.role IN ('assistant', 'summary') AND m.completed_at >= $2
       GROUP BY 1, 2 ORDER BY 1, 2`,
     [userId, since],
   );

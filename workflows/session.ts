@@ -15,6 +15,7 @@ import {
   executeChild,
   getExternalWorkflowHandle,
   patched,
+  proxyActivities,
   proxyLocalActivities,
   setHandler,
   workflowInfo,
@@ -23,9 +24,9 @@ import {
 import type { Activities } from '../activities/index.ts';
 import type { MessagePart } from '../contract/events.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
-import type { ModelOverride, SessionRef } from '../core/turn-types.ts';
+import type { CompactionResult, ModelOverride, SessionRef } from '../core/turn-types.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
-import { runTurn, steerSignal, turnWorkflow, type RunningTurnHandle } from './turn.ts';
+import { messageId, runTurn, steerSignal, turnWorkflow, type RunningTurnHandle } from './turn.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
 import { SessionTurns, type QueuedTurn, type SessionState, type SubtaskReplyTarget } from '../core/session-turns.ts';
 import { sessionWorkflowId, turnWorkflowId } from '../lib/workflow-ids.ts';
@@ -79,6 +80,8 @@ export interface RevertResult {
 
 /** Refused (FAILURE.sessionBusy) while a turn runs or waits in the queue; in order with sends otherwise. */
 export const revertUpdate = defineUpdate<RevertResult, [RevertInput]>('revert');
+/** POST /session/<id>/compact: the conversation compacted now, between turns (activities/turn/compaction.ts). */
+export const compactUpdate = defineUpdate<CompactionResult>('compact');
 export const stateQuery = defineQuery<SessionStateView>('state');
 
 /** What the state query says: the rules' state, and where the running turn takes a client's tool results. */
@@ -146,6 +149,17 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   const { recordUserMessage: recordSignalledMessage } = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry: { maximumInterval: '1 minute' },
+  });
+  // A compaction asked for through the API: a model call, retried as a turn's steps are.
+  const { compactConversation } = proxyActivities<Activities>({
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: input.settings.stepHeartbeatTimeoutMs,
+    retry: {
+      initialInterval: input.settings.stepRetryInitialIntervalMs,
+      backoffCoefficient: 2,
+      maximumAttempts: input.settings.stepMaxAttempts,
+      nonRetryableErrorTypes: [FAILURE.modelRejected, FAILURE.modelConfiguration],
+    },
   });
   // Asked once, at the start of each run: a run from before the patch replays without it.
   const settleSends = patched(SETTLED_SENDS_SHORT_RUNS);
@@ -254,6 +268,31 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     {
       validator: (_revert) => {
         if (turns.refusesRevert()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is queued in this session');
+      },
+    },
+  );
+
+  // In order with sends and reverts: a send accepted after it waits for it, and its turn sees the summary.
+  setHandler(
+    compactUpdate,
+    () => {
+      const result = sendChain.then(() => {
+        if (turns.refusesCompaction()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is running or queued in this session');
+        return compactConversation({
+          sessionId: input.sessionId,
+          userId: input.userId,
+          agentId: input.agentId,
+          revision: input.revision,
+          summaryMessageId: messageId(),
+          reason: 'requested',
+        });
+      });
+      sendChain = result.catch(() => undefined);
+      return result;
+    },
+    {
+      validator: () => {
+        if (turns.refusesCompaction()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is running or queued in this session');
       },
     },
   );

@@ -31,7 +31,7 @@ import { askUser } from './ask-user.ts';
 import { clientTools } from './client-tools.ts';
 
 /** Ids made in the workflow are deterministic (seeded uuid4) so a replay makes the same ones. */
-function messageId(): string {
+export function messageId(): string {
   return `msg_${uuid4().replace(/-/g, '')}`;
 }
 
@@ -122,6 +122,26 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
       await condition(() => placeFreed, QUEUE_WAIT_MS);
     }
   };
+  // A step that finds the conversation too long for its model (StepResult.compact) has the turn compact
+  // it (activities/turn/compaction.ts), then runs again, once, with the summary. Asked only then, so
+  // turns that never compact record no marker; histories from before it never had a `compact` result.
+  const compactedStep = async (stepInput: ModelStepInput, asked: NonNullable<StepResult['compact']>): Promise<ModelStepInput> => {
+    patched('compaction');
+    const compaction = await model.compactConversation({
+      sessionId: input.sessionId,
+      userId: input.userId,
+      agentId: input.agentId,
+      revision: input.revision,
+      summaryMessageId: messageId(),
+      reason: asked.reason,
+      turnId: input.turnId,
+      ...(input.userMessageId ? { userMessageId: input.userMessageId } : {}),
+      ...(input.model ? { model: input.model } : {}),
+    });
+    progress.compacted(compaction.usage, compaction.costUsd);
+    const totals = stepInput.turnTotals ? { turnTotals: progress.totalsSoFar() } : {};
+    return { ...stepInput, ...totals, compacted: true, attemptsBefore: asked.attempts };
+  };
 
   // Messages belong to the user message's turn (see TurnInput.userMessageId); events name turnId.
   const regenerated = input.userMessageId ? { userMessageId: input.userMessageId } : {};
@@ -153,14 +173,17 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
         const stepMessageId = messageId();
         client.stepStarted(stepMessageId);
         const own = stepsWriteTurnEvents ? { ...(step === 1 ? { startsTurn: true } : {}), turnTotals: progress.totalsSoFar() } : {};
-        const result = await stepInTurn({
+        const stepInput: ModelStepInput = {
           ...input,
           messageId: stepMessageId,
           step,
           ...own,
           mayQueue: true,
+          mayCompact: true,
           ...(wakeWorkflowId ? { wakeWorkflowId } : {}),
-        });
+        };
+        let result = await stepInTurn(stepInput);
+        if (result.compact) result = await stepInTurn(await compactedStep(stepInput, result.compact));
         // A worker from before the patch (in a rolling deploy) ran the step without writing the start.
         if (stepsWriteTurnEvents && step === 1 && !result.turnStarted) {
           await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });

@@ -19,6 +19,11 @@ export interface ModelErrorClassification {
    * date), at most MAX_RETRY_AFTER_MS: the next attempt waits that long rather than the step's backoff.
    */
   retryAfterMs?: number;
+  /**
+   * The provider refused the request as longer than the model's context window (the window in tokens
+   * when its message names one): the step compacts the conversation and tries once more.
+   */
+  contextLength?: { windowTokens?: number };
 }
 
 /** The longest wait a provider's retry-after is taken for: one asking for more gets this, then the attempts go on. */
@@ -107,7 +112,22 @@ function classifyApiCall(error: APICallError, provider: string): ModelErrorClass
   if (status >= 500 || RETRYABLE_STATUS.has(status)) {
     return { retryable: true, message: `${provider} failed to answer (${status}): ${detail}`, ...retryAfter(error.responseHeaders) };
   }
-  return { retryable: false, message: `${provider} rejected the request (${status}): ${detail}` };
+  const tooLong = contextLengthOf(status, `${error.message} ${error.responseBody ?? ''}`);
+  return { retryable: false, message: `${provider} rejected the request (${status}): ${detail}`, ...tooLong };
+}
+
+/** The phrases of OpenAI, Anthropic, OpenRouter and the common gateways (vLLM, LiteLLM) for a request past the window. */
+const CONTEXT_LENGTH_TEXT = /context[_ ]length|context window|prompt is too long|maximum context|too many (input )?tokens/i;
+/** `maximum context length is 8192 tokens` (OpenAI, OpenRouter, vLLM); `> 200000 maximum` (Anthropic). */
+const WINDOW_SIZE = [/maximum context length is (\d+)/i, />\s*(\d+)\s*maximum/i, /context window of (\d+)/i];
+
+function contextLengthOf(status: number | undefined, text: string): Pick<ModelErrorClassification, 'contextLength'> {
+  if ((status !== undefined && status !== 400 && status !== 413) || !CONTEXT_LENGTH_TEXT.test(text)) return {};
+  for (const pattern of WINDOW_SIZE) {
+    const match = pattern.exec(text);
+    if (match) return { contextLength: { windowTokens: Number(match[1]) } };
+  }
+  return { contextLength: {} };
 }
 
 /**
@@ -134,7 +154,8 @@ function classifyStreamError(error: Record<string, unknown>, provider: string): 
   let retryable = true;
   if (Number.isInteger(code) && code >= 400 && code < 500) retryable = code === 429 || RETRYABLE_STATUS.has(code);
   else if (type !== undefined && type.endsWith('_error')) retryable = RETRYABLE_TYPES.has(type);
-  return { retryable, message: `${provider} reported an error: ${clip(message)}` };
+  const tooLong = contextLengthOf(Number.isInteger(code) ? code : undefined, message);
+  return { retryable: tooLong.contextLength ? false : retryable, message: `${provider} reported an error: ${clip(message)}`, ...tooLong };
 }
 
 /** The provider's own words: its parsed error message, else a short plain-text body, else the status text. */

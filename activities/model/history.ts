@@ -12,9 +12,14 @@
 //   them from storage first; `fileUrls` lists what to read). Otherwise they become a text note
 //   `[file: <filename>]`, so the model knows something was attached. Text files (text/*, JSON)
 //   become text after that note: not every provider takes text as a file part.
+// - A compacted conversation (compaction-view.ts) is sent as its summary, as a user message that says
+//   what it is, then the messages after the last one it summarises.
+// - A tool result past `toolResultMaxChars` is cut, with a note (tool-result-view.ts).
 import type { FilePart, JSONValue, ModelMessage, TextPart, ToolCallPart, ToolModelMessage, ToolResultPart } from 'ai';
 import type { MessagePart, MessageView } from '../../contract/events.ts';
 import { isTextMediaType } from '../../lib/media-types.ts';
+import { compactedView } from './compaction-view.ts';
+import { shownToolResult } from './tool-result-view.ts';
 
 export interface ResolvedFile {
   data: Uint8Array;
@@ -24,14 +29,23 @@ export interface ResolvedFile {
 export interface HistoryOptions {
   /** The bytes of an uploaded file, or undefined to send the text note instead. */
   resolveFile?: (url: string) => ResolvedFile | undefined;
+  /** Longest tool result the model is shown whole (TOOL_RESULT_MAX_CHARS); unlimited when absent. */
+  toolResultMaxChars?: number;
+}
+
+/** How a compaction's summary is introduced to the model. */
+export function summaryMessageText(summary: string): string {
+  return `[Summary of the earlier part of this conversation, which no longer fits in the context window]\n\n${summary}`;
 }
 
 export const MISSING_TOOL_RESULT = 'No result: the turn ended before this tool call completed.';
 
 type FilePartView = Extract<MessagePart, { type: 'file' }>;
 
-export function toModelMessages(messages: readonly MessageView[], options: HistoryOptions = {}): ModelMessage[] {
-  const out: ModelMessage[] = [];
+export function toModelMessages(history: readonly MessageView[], options: HistoryOptions = {}): ModelMessage[] {
+  const { summary, messages } = compactedView(history);
+  const out: ModelMessage[] = summary ? [{ role: 'user', content: [{ type: 'text', text: summaryMessageText(summary.text) }] }] : [];
+  const maxChars = options.toolResultMaxChars ?? Infinity;
   // Tool calls of the last assistant message still waiting for a result, and where results go.
   let pending = new Map<string, string>();
   let results: ToolModelMessage | undefined;
@@ -53,7 +67,7 @@ export function toModelMessages(messages: readonly MessageView[], options: Histo
     if (message.status === 'streaming') continue;
     if (message.role === 'tool') {
       for (const part of message.parts) {
-        if (part.type === 'tool-result' && pending.has(part.toolCallId)) answer(toolResult(part));
+        if (part.type === 'tool-result' && pending.has(part.toolCallId)) answer(toolResult(part, maxChars));
       }
       continue;
     }
@@ -102,8 +116,9 @@ function assistantPart(part: MessagePart): Array<TextPart | ToolCallPart> {
   }
 }
 
-function toolResult(part: Extract<MessagePart, { type: 'tool-result' }>): ToolResultPart {
-  const { toolCallId, toolName, output, isError } = part;
+function toolResult(part: Extract<MessagePart, { type: 'tool-result' }>, maxChars: number): ToolResultPart {
+  const { toolCallId, toolName, isError } = part;
+  const output = shownToolResult(part.output, maxChars).value;
   let converted: ToolResultPart['output'];
   if (typeof output === 'string') converted = { type: isError ? 'error-text' : 'text', value: output };
   else converted = { type: isError ? 'error-json' : 'json', value: (output ?? null) as JSONValue };

@@ -12,6 +12,7 @@
 import type { ProviderMetadata } from 'ai';
 import type { ModelRef } from '../../contract/bundle.ts';
 import { isRecord } from '../../lib/is-record.ts';
+import { modelTableKey } from './model-key.ts';
 
 export interface UsageForCost {
   /** All input tokens, those read from or written to a prompt cache included. */
@@ -76,7 +77,7 @@ export function costUsd(ref: ModelRef, usage: UsageForCost, providerMetadata?: P
   const reported = reportedCost(usage, providerMetadata);
   if (reported !== undefined) return reported;
   if (!TABLE_PROVIDERS.has(ref.providerId)) return null;
-  const price = PRICES[tableKey(ref.modelId)];
+  const price = PRICES[modelTableKey(ref.modelId)];
   if (price === undefined || usage.inputTokens === undefined || usage.outputTokens === undefined) return null;
   const read = usage.inputTokenDetails?.cacheReadTokens ?? 0;
   const written = usage.inputTokenDetails?.cacheWriteTokens ?? 0;
@@ -98,18 +99,6 @@ function reportedCost(usage: UsageForCost, providerMetadata: ProviderMetadata | 
     if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
   }
   return undefined;
-}
-
-/**
- * `anthropic/claude-sonnet-4.5` and `claude-sonnet-4-5-20250929` both become `claude-sonnet-4-5`. Variants
- * such as OpenRouter's `:free` keep their suffix and so find no price.
- */
-function tableKey(modelId: string): string {
-  const name = modelId.replace(/^~/, '').split('/').pop() ?? modelId;
-  return name
-    .toLowerCase()
-    .replace(/\./g, '-')
-    .replace(/-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, '');
 }
 
 function round(value: number): number {

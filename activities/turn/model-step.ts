@@ -14,9 +14,8 @@ import type { MasterKey } from '../../lib/master-key.ts';
 import type { MessagePart } from '../../contract/events.ts';
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
 import { claimAssistantMessage, conversation, finishAssistantMessage, hasTurnCompleted } from '../../store/messages.ts';
-import { readSecrets } from '../../store/secrets.ts';
 import { STEP_PLACE_FREED, type ModelStepInput, type StepResult, type ToolCall } from '../../core/turn-types.ts';
-import { credentialSecretNames, languageModel, providerCredentials } from '../model/providers.ts';
+import { agentModel } from './agent-model.ts';
 import { classifyModelError } from '../model/errors.ts';
 import { stepTokens } from '../model/step-usage.ts';
 import { cachesByBreakpoints, withCacheBreakpoints } from '../model/cache-breakpoints.ts';
@@ -24,6 +23,9 @@ import { costUsd } from '../model/pricing.ts';
 import { systemPrompt } from '../model/system-prompt.ts';
 import { streamModelCall, type ModelCallPart } from '../model/stream-call.ts';
 import { toModelMessages } from '../model/history.ts';
+import { compactedView } from '../model/compaction-view.ts';
+import type { ContextWindows } from '../model/context-windows.ts';
+import { checkContext, fixedRequestText } from './context-check.ts';
 import { allRunByService, modelToolSet } from '../tools/index.ts';
 import { classifyToolCalls } from '../tools/classify.ts';
 import type { SchemaChecks } from '../tools/schema-checks.ts';
@@ -35,7 +37,6 @@ import type { AbortNotices, WatchedTurn } from './abort-notices.ts';
 import { endAsAborted } from './confirm-abort.ts';
 import { conversationFiles } from './media-files.ts';
 import { OutputMeter } from './output-limit.ts';
-import { modelAnswerLimits } from '../model/answer-limits.ts';
 import { withinQuestionLimit } from './question-limit.ts';
 import { inStepSlot } from './step-queue.ts';
 import { budgetsFor } from '../../store/budgets.ts';
@@ -61,6 +62,8 @@ export interface ModelStepDeps {
   storage: Storage;
   /** Aborts told to this worker at once; without them an abort comes with the step's next heartbeat. */
   abortNotices?: AbortNotices;
+  /** The models' context windows, with what this worker learned from providers' errors. */
+  contextWindows: ContextWindows;
 }
 
 /**
@@ -100,7 +103,8 @@ export function modelStepActivities(deps: ModelStepDeps) {
 
   async function runModelStep(input: ModelStepInput): Promise<StepResult> {
     const context = Context.current();
-    const attempt = context.info.attempt;
+    // After a compaction the step runs again as a new activity: its attempts at the message go on counting.
+    const attempt = (input.attemptsBefore ?? 0) + context.info.attempt;
     const { bundle, skills } = await revisionOf(input.agentId, input.revision);
     const questionsChecked = (calls: ToolCall[]) => withinQuestionLimit(deps.db, input.userId, limits.openApprovalsPerUser, calls);
     const ref = input.model
@@ -140,18 +144,14 @@ export function modelStepActivities(deps: ModelStepDeps) {
     const spent = budgetSpentMessage(await budgetsFor(deps.db, input.userId, input.agentId), input.userId);
     if (spent) throw nonRetryable(FAILURE.budgetSpent, spent);
 
-    let model;
-    /** Masked wherever they might surface in an error message the user reads. */
-    const inUse: string[] = [];
-    try {
-      const granted = credentialSecretNames(ref.providerId).filter((name) => bundle.secretGrants.includes(name));
-      const secrets = await readSecrets(deps.db, deps.masterKeys, input.userId, granted);
-      const credentials = providerCredentials(ref.providerId, secrets, deps.config);
-      inUse.push(...secrets.values(), ...(credentials.apiKey ? [credentials.apiKey] : []));
-      model = languageModel(ref, credentials, modelAnswerLimits(limits));
-    } catch (error) {
-      throw nonRetryable(FAILURE.modelConfiguration, (error as Error).message);
-    }
+    const { model, inUse } = await agentModel(deps, bundle, input.userId, ref);
+    /** The step ends without an answer; its message stays claimed, and its next run (after the compaction) takes it over. */
+    const compactFirst = (reason: 'threshold' | 'context-length', tokensBefore: number): StepResult => ({
+      ...resultOf(input.messageId, [], null, null),
+      finishReason: 'compact',
+      compact: { reason, tokensBefore, attempts: attempt },
+      ...started,
+    });
 
     const turnKey = `${input.sessionId}:${input.turnId}`;
     // Stops the model call once its output passes a limit; an abort of the turn stops it too.
@@ -173,19 +173,25 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const turnUserMessageIds = history
         .filter((message) => message.role === 'user' && message.turnId === turnId)
         .map((message) => message.id);
-      const resolveFile = await conversationFiles(deps, input.sessionId, history, {
+      const instructions = withReplyFormat(systemPrompt(bundle, skills), bundle);
+      // A turn that must end in a structured reply may be told to do it without tools (allowSubtasks: false).
+      const tools = bundle.jsonReply && !bundle.jsonReply.allowSubtasks ? {} : modelToolSet(bundle, skills);
+      // Past the compaction threshold, the turn compacts the conversation first and runs this step again.
+      const mayCompact = input.mayCompact && !input.compacted;
+      const window = deps.contextWindows.of(ref);
+      const checked = checkContext(history, fixedRequestText(instructions, tools), window, deps.config.context);
+      if (mayCompact && checked.over) return compactFirst('threshold', checked.tokens);
+      const resolveFile = await conversationFiles(deps, input.sessionId, compactedView(history).messages, {
         limitBytes: limits.turnFileBytes,
         files: turnFiles,
         turnKey,
       });
-      const instructions = withReplyFormat(systemPrompt(bundle, skills), bundle);
-      const messages = toModelMessages(history, { resolveFile });
+      const messages = toModelMessages(history, { resolveFile, toolResultMaxChars: deps.config.context.toolResultMaxChars });
       const stream = streamModelCall({
         model,
         // Anthropic's models cache a prompt's prefix only up to marked blocks (activities/model/cache-breakpoints.ts).
         ...(cachesByBreakpoints(ref) ? withCacheBreakpoints(instructions, messages) : { instructions, messages }),
-        // A turn that must end in a structured reply may be told to do it without tools (allowSubtasks: false).
-        tools: bundle.jsonReply && !bundle.jsonReply.allowSubtasks ? {} : modelToolSet(bundle, skills),
+        tools,
         ...(bundle.jsonReply
           ? { output: Output.object({ schema: jsonSchema(bundle.jsonReply.schema as JSONSchema7), name: 'reply' }) }
           : {}),
@@ -198,7 +204,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
       let limitError: string | undefined;
       let end: Extract<ModelCallPart, { type: 'model-call-end' }> | undefined;
       // The turn's first token, as its user sees it: the first text of its first step's first attempt.
-      let firstToken = input.step === 1 && attempt === 1;
+      let firstToken = input.step === 1 && context.info.attempt === 1;
       for await (const part of stream) {
         limitError = meter.count(part);
         if (limitError) {
@@ -229,7 +235,13 @@ export function modelStepActivities(deps: ModelStepDeps) {
       if (told?.signal.aborted) await endAsAborted(context);
       if (limitError) throw nonRetryable(FAILURE.modelOutputLimit, limitError);
       if (streamError !== undefined) {
-        const { retryable, message, retryAfterMs } = classifyModelError(streamError, { providerId: ref.providerId, secrets: inUse });
+        const { retryable, message, retryAfterMs, contextLength } = classifyModelError(streamError, {
+          providerId: ref.providerId,
+          secrets: inUse,
+        });
+        // Too long for the model: believe the window it named, compact, and try once more.
+        if (contextLength?.windowTokens) deps.contextWindows.learn(ref, contextLength.windowTokens);
+        if (contextLength && mayCompact) return compactFirst('context-length', checked.tokens);
         // Another attempt of this step, here most likely, sends the same files.
         keepFiles = retryable;
         if (!retryable) throw nonRetryable(FAILURE.modelRejected, message);

@@ -1,6 +1,6 @@
-// Changing a conversation's course: fork it into a new session, revert it to before a message, or
-// regenerate a reply. Revert and regenerate go through the session workflow (in order with sends,
-// refused while a turn runs); a fork only reads its origin.
+// Changing a conversation's course: fork it into a new session, revert it to before a message,
+// regenerate a reply, or compact it. Revert, regenerate and compact go through the session workflow (in
+// order with sends, refused while a turn runs); a fork only reads its origin.
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
@@ -10,7 +10,7 @@ import type { Session } from '../../store/sessions.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { loadSendableSession, loadWritableSession } from '../sessions/access.ts';
-import { revertInSession } from '../sessions/workflows.ts';
+import { compactInSession, revertInSession } from '../sessions/workflows.ts';
 import { answerTurn } from '../streaming/turn-answer.ts';
 import { holdsTurn, isAsync } from '../streaming/sse.ts';
 
@@ -39,6 +39,14 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
         await revertTarget(deps, session, body.messageId);
         const { reverted } = await revertInSession(deps, session, { messageId: body.messageId });
         return { status: 200, body: { reverted } };
+      },
+    }),
+    defineRoute(OPERATIONS.compactSession, {
+      async handle({ params, principal }) {
+        const session = await loadSendableSession(deps, principal, params.id!);
+        if (session.status !== 'idle') throw new ConflictError('A turn is running in this session; try again when it has ended');
+        const result = await compactInSession(deps, session);
+        return { status: 200, body: result };
       },
     }),
     defineRoute(OPERATIONS.regenerateReply, {

@@ -7,6 +7,7 @@ import { abortRunningTurn, signalSessionWithStart, updateSessionWithStart, type 
 import { callTemporal } from '../temporal-call.ts';
 import type { UpdateDefinition } from '@temporalio/common';
 import {
+  compactUpdate,
   revertUpdate,
   sendUpdate,
   type RevertInput,
@@ -16,6 +17,7 @@ import {
   type SendResult,
 } from '../../workflows/session.ts';
 import type { ApiDeps } from '../context.ts';
+import type { CompactionResult } from '../../core/turn-types.ts';
 import type { Session } from '../../store/sessions.ts';
 import { FAILURE } from '../../lib/failures.ts';
 import { sendUpdateId } from '../../lib/workflow-ids.ts';
@@ -68,7 +70,31 @@ export function revertInSession(deps: ApiDeps, session: Session, revert: RevertI
   });
 }
 
-async function updateWithStart<Ret, Args extends [unknown]>(
+/**
+ * How long the API waits for an asked-for compaction: a model call that summarises the conversation,
+ * retried as a step is. Past it the request answers 503, and the compaction may still complete.
+ */
+export const COMPACTION_WAIT_MS = 5 * 60_000;
+
+/** Compacts the conversation now, in order with the session's sends (refused while a turn runs or waits). */
+export function compactInSession(deps: ApiDeps, session: Session): Promise<CompactionResult> {
+  return updateWithStart(
+    deps,
+    session,
+    compactUpdate,
+    [],
+    `compact:${randomUUID()}`,
+    {
+      busy: 'A turn is running or queued in this session; try again when it has ended',
+      unavailable:
+        'The session did not confirm the compaction in time (are the workers running?): it may still complete. ' +
+        `Its \`session.compacted\` event (GET /session/${session.id}/events) says when it has`,
+    },
+    COMPACTION_WAIT_MS,
+  );
+}
+
+async function updateWithStart<Ret, Args extends unknown[]>(
   deps: ApiDeps,
   session: Session,
   update: UpdateDefinition<Ret, Args>,
@@ -76,10 +102,12 @@ async function updateWithStart<Ret, Args extends [unknown]>(
   /** The same on every retry of one request, so Temporal applies the Update once however often it is sent. */
   updateId: string,
   messages: { busy: string; unavailable: string },
+  timeoutMs?: number,
 ): Promise<Ret> {
   try {
     return await callTemporal(deps, () => updateSessionWithStart(sessionClient(deps), session, update, args, updateId), {
       unavailable: messages.unavailable,
+      ...(timeoutMs ? { timeoutMs } : {}),
     });
   } catch (error) {
     // A busy session (the Update's validator), or a message the revert activity refused.

@@ -54,6 +54,7 @@ export const OPERATIONS = {
   forkSession: sessionHistory.forkSession,
   revertSession: sessionHistory.revertSession,
   regenerateReply: sessionHistory.regenerateReply,
+  compactSession: sessionHistory.compactSession,
   uploadMedia: media.uploadMedia,
   downloadMedia: media.downloadMedia,
   createWebhook: webhooks.createWebhook,

@@ -10,7 +10,14 @@ export const EVENT_SCHEMA = {
   description: 'A session event; the members beside these depend on `type`',
   properties: {
     seq: { type: 'integer', minimum: 1, description: '1, 2, 3... per session, with no gap and no repeat' },
-    type: { type: 'string' },
+    type: {
+      type: 'string',
+      description:
+        'session.created, message.created, turn.started, turn.queued, message.part.delta, step.retry, tool.call, tool.result, ' +
+        'message.completed, reply.invalid, turn.completed, turn.failed, turn.aborted, session.compacted, messages.reverted, ' +
+        'approval.requested, approval.answered, approval.expired, trigger.fired, workflow.started, workflow.node, ' +
+        'workflow.completed, workflow.failed (README: "Events")',
+    },
     at: { type: 'string', format: 'date-time' },
     sessionId: { type: 'string' },
   },

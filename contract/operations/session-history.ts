@@ -122,3 +122,53 @@ export type Reverted = ResponseOf<typeof revertSession, 200>;
 export type Regenerated = ResponseOf<typeof regenerateReply, 200>;
 export type RegenerateQuery = Sent<typeof regenerateReply.query>;
 export type RegenerateAccepted = ResponseOf<typeof regenerateReply, 202>;
+
+const TOKENS = { type: 'integer', minimum: 0 } as const;
+
+export const compactSession = defineOperation({
+  id: 'compactSession',
+  method: 'post',
+  path: '/session/{id}/compact',
+  summary: 'Compact the conversation now: its older part is summarised, and the model is sent the summary from then on',
+  description:
+    "What the service does by itself when a conversation nears its model's context window (COMPACTION_THRESHOLD_PERCENT) or " +
+    'the provider refuses it as too long (README: "Long conversations"). The older messages are summarised by a model call ' +
+    "(the agent's model, or COMPACTION_MODELS), stored as a message of role `summary` and announced by the event " +
+    '`session.compacted {throughMessageId, summaryMessageId, tokensBefore, tokensAfter, reason}`; the most recent messages ' +
+    '(COMPACTION_KEEP_PERCENT of the window) are kept whole. Nothing stored is changed: `GET /session/<id>`, the events, ' +
+    'fork and revert still see every message, and a revert to before the summary undoes the compaction. The call is ' +
+    'billed like a reply. Waits for the summary (up to 5 minutes); `compacted: false` when the conversation is too short ' +
+    'to summarise any of it. Refused with 409 while a turn runs or is queued.',
+  tag: 'sessions',
+  auth: { kind: 'scope', scope: 'sessions:write' },
+  responses: {
+    200: {
+      description: 'Compacted, or nothing to compact',
+      schema: {
+        type: 'object',
+        required: ['compacted', 'tokensBefore', 'tokensAfter'],
+        properties: {
+          compacted: { type: 'boolean' },
+          summaryMessageId: { type: 'string', description: 'The `summary` message' },
+          throughMessageId: { type: 'string', description: 'The last message the summary stands for' },
+          tokensBefore: { ...TOKENS, description: 'What the model would be sent before, estimated' },
+          tokensAfter: { ...TOKENS, description: 'What the model is sent now, estimated' },
+          usage: {
+            type: 'object',
+            description: 'What the summarising call took',
+            properties: { inputTokens: TOKENS, outputTokens: TOKENS, cacheReadTokens: TOKENS, cacheWriteTokens: TOKENS },
+          },
+          costUsd: { type: ['number', 'null'] },
+        },
+      },
+    },
+    403: { description: 'A monthly spend budget is spent (`budget-spent`)' },
+    404: { description: 'No such session' },
+    409: { description: 'A turn is running or queued' },
+    410: { description: 'The agent of this session was deleted' },
+    502: { description: 'The summarising model call failed (`model-failed`): refused, or out of attempts' },
+    503: { description: 'The session did not confirm the compaction in time (are the workers running?); it may still complete' },
+  },
+});
+
+export type Compacted = ResponseOf<typeof compactSession, 200>;

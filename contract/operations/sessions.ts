@@ -176,13 +176,17 @@ export const getSession = defineOperation({
               required: ['id', 'role', 'parts', 'status', 'createdAt'],
               properties: {
                 id: { type: 'string' },
-                role: { enum: ['user', 'assistant', 'tool'] },
+                role: {
+                  enum: ['user', 'assistant', 'tool', 'summary'],
+                  description:
+                    "`summary`: a compaction's summary of the conversation before it (a `compaction` part names the last message it stands for)",
+                },
                 parts: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } } },
                 status: { enum: ['streaming', 'complete', 'aborted', 'failed'] },
                 turnId: { type: ['string', 'null'] },
                 usage: {
                   type: ['object', 'null'],
-                  description: "An assistant message's tokens, as its provider reported them",
+                  description: "An assistant (or summary) message's tokens, as its provider reported them",
                   properties: {
                     inputTokens: { type: 'integer', description: 'All input, what the prompt cache served included' },
                     outputTokens: { type: 'integer' },

@@ -31,6 +31,7 @@ export type { EventPage } from '../../contract/operations/session-events.ts';
 export type {
   RevertBody,
   RegenerateBody,
+  Compacted,
   Forked,
   Reverted,
   Regenerated,

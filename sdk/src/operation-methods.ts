@@ -37,6 +37,7 @@ export const OPERATION_METHODS = {
   listSessionEvents: 'events',
   forkSession: 'sessions.fork',
   revertSession: 'sessions.revert',
+  compactSession: 'sessions.compact',
   regenerateReply: 'sessions.regenerate',
   uploadMedia: 'sessions.upload',
   downloadMedia: 'sessions.downloadMedia',

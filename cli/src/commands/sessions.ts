@@ -1,4 +1,4 @@
-// sessions ls|show|fork|abort|revert|regenerate
+// sessions ls|show|fork|abort|revert|regenerate|compact
 import type { Command } from 'commander';
 import { contextOf } from '../context.ts';
 import { ExitWith, UsageError } from '../exit-codes.ts';
@@ -57,7 +57,13 @@ export function registerSessions(program: Command): void {
         ]);
         for (const message of session.messages) {
           const text = message.parts
-            .map((part) => ('text' in part && typeof part.text === 'string' ? part.text : `[${String(part.type)}]`))
+            .map((part) =>
+              part.type === 'compaction'
+                ? `[a summary of the conversation through ${part.throughMessageId}, in place of which the model reads:]\n`
+                : 'text' in part && typeof part.text === 'string'
+                  ? part.text
+                  : `[${String(part.type)}]`,
+            )
             .join('');
           printLine(
             `\n${style.bold(message.role)} ${style.dim(`${message.id}${message.status === 'complete' ? '' : ` (${message.status})`}`)}`,
@@ -124,6 +130,24 @@ export function registerSessions(program: Command): void {
         if (code !== 0) throw new ExitWith(code);
       }),
     ['agent-service sessions regenerate ses_123 msg_789'],
+  );
+
+  withExamples(
+    sessions
+      .command('compact')
+      .description("Summarise the conversation's older part now; the model is sent the summary from then on")
+      .argument('<session>')
+      .action(async (id: string, _options: object, command: Command) => {
+        const context = contextOf(command);
+        const result = await context.client().sessions.compact(id);
+        if (context.json) return printJson(result);
+        if (!result.compacted) return note('Nothing to compact: the conversation is too short to summarise any of it.');
+        note(
+          `Compacted: about ${result.tokensBefore} tokens down to ${result.tokensAfter}, through message ${result.throughMessageId} ` +
+            `(summary ${result.summaryMessageId}, ${costOf(result.costUsd)}).`,
+        );
+      }),
+    ['agent-service sessions compact ses_123'],
   );
 }
 

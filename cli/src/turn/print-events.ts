@@ -45,6 +45,9 @@ export class TurnPrinter {
       case 'turn.queued':
         this.note(style.yellow(`(waiting: your user already runs ${event.limit} turns at once; this one starts when one ends)`));
         return;
+      case 'session.compacted':
+        this.note(style.dim(`(the conversation was compacted: about ${event.tokensBefore} tokens down to ${event.tokensAfter})`));
+        return;
       case 'reply.invalid':
         this.note(style.yellow(`(the reply did not match its schema: ${event.errors.join('; ')}; asked again)`));
         return;

@@ -1,5 +1,5 @@
 // One message of the conversation with its parts: text (streaming in while the reply is written),
-// tool calls with their results, files, a JSON reply, a subtask's outcome.
+// tool calls with their results, files, a JSON reply, a subtask's outcome; and a compaction's marker.
 import type { Conversation, ShownMessage } from './conversation.ts';
 import { messageText } from './conversation.ts';
 import { ToolCallView } from './tool-call-view.tsx';
@@ -15,9 +15,9 @@ export interface MessageActions {
   regenerate?(): void;
 }
 
-const ROLE_NAMES = { user: 'You', assistant: 'Agent', tool: 'Tools' } as const;
+const ROLE_NAMES = { user: 'You', assistant: 'Agent', tool: 'Tools', summary: 'Compacted' } as const;
 // How assistive technology names each message (and how the tests find them).
-const LABELS = { user: 'Your message', assistant: 'Agent reply', tool: 'Tool results' } as const;
+const LABELS = { user: 'Your message', assistant: 'Agent reply', tool: 'Tool results', summary: 'Compaction' } as const;
 
 interface Props {
   message: ShownMessage;
@@ -27,6 +27,7 @@ interface Props {
 }
 
 export function MessageView({ message, conversation, sessionId, actions }: Props) {
+  if (message.role === 'summary') return <CompactionMarker message={message} />;
   const text = messageText(message);
   const calls = message.parts.flatMap((part) => (part.type === 'tool-call' ? [conversation.tools.get(part.toolCallId)] : []));
   // Results are drawn under their calls; a tool message holding only those has nothing else to show.
@@ -86,6 +87,31 @@ export function MessageView({ message, conversation, sessionId, actions }: Props
           )}
         </div>
       )}
+    </li>
+  );
+}
+
+/**
+ * Where the conversation was compacted: from here on the model reads the summary in place of the
+ * messages above it (which stay listed). The summary itself is folded away.
+ */
+function CompactionMarker({ message }: { message: ShownMessage }) {
+  const compaction = message.parts.find((part) => part.type === 'compaction');
+  return (
+    <li class="message summary" aria-label={LABELS.summary}>
+      <p class="message-role">
+        {ROLE_NAMES.summary}
+        {message.costUsd !== null && message.costUsd !== undefined && <span class="cost">{usd(message.costUsd)}</span>}
+      </p>
+      <p class="compaction-note">
+        The conversation above was summarised
+        {compaction?.type === 'compaction' && ` (about ${compaction.tokensBefore} tokens down to ${compaction.tokensAfter})`}: the model
+        reads the summary in its place from here on.
+      </p>
+      <details>
+        <summary>The summary</summary>
+        <p class="message-text">{messageText(message)}</p>
+      </details>
     </li>
   );
 }

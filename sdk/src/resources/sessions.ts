@@ -1,4 +1,5 @@
 import type {
+  Compacted,
   CreatedSession,
   Forked,
   IfBusy,
@@ -20,6 +21,9 @@ import { TurnStream } from '../turn-stream.ts';
 import { toBlob, type UploadNaming, type UploadSource } from '../upload-source.ts';
 import { openEventStream } from './events.ts';
 import { Resource, newIdempotencyKey } from './resource.ts';
+
+/** How long `compact` waits: the service waits up to five minutes for the summary, then a little more. */
+const COMPACTION_TIMEOUT_MS = 330_000;
 
 /** A message to send: text, or the parts of SendBody (text and uploaded files), and an optional model. */
 export type MessageInput = string | { text: string; model?: ModelOverrideBody } | SendBody;
@@ -133,6 +137,18 @@ export class Sessions extends Resource {
   /** Takes `messageId` and everything after it out of the conversation. */
   revert(id: string, messageId: string, options?: RequestOptions): Promise<Reverted> {
     return this.transport.json({ method: 'POST', path: path`/session/${id}/revert`, json: { messageId }, idempotent: false }, options);
+  }
+
+  /**
+   * Compacts the conversation now: its older part is summarised, and the model is sent the summary from
+   * then on (the service also does this by itself near the model's context window). Waits for the summary,
+   * a model call, for up to five minutes; `compacted: false` when the conversation is too short.
+   */
+  compact(id: string, options?: RequestOptions): Promise<Compacted> {
+    return this.transport.json(
+      { method: 'POST', path: path`/session/${id}/compact`, idempotent: false },
+      { timeoutMs: COMPACTION_TIMEOUT_MS, ...options },
+    );
   }
 
   /** Runs the turn of an assistant reply again (optionally with another model), streamed like a send. */

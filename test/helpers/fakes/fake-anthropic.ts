@@ -113,14 +113,12 @@ export function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<
       return true;
     },
     errorBody: anthropicError,
+    promptOf: (body) => ({ system: body.system, messages: body.messages, tools: body.tools }),
+    tooLong: promptTooLong,
     async answer(res, record, script, gone, nextId) {
       const { body } = record;
       const served = cache && !script.usage ? { ...script, usage: cache.usageOf(body, script) } : script;
-      const reply = composeReply(
-        served,
-        { system: body.system, messages: body.messages, tools: body.tools },
-        () => `toolu_fake_${nextId()}`,
-      );
+      const reply = composeReply(served, wire.promptOf(body), () => `toolu_fake_${nextId()}`);
       const id = `msg_fake_${nextId()}`;
       if (body.stream === true) return stream(res, body, served, reply, id, gone);
       if (script.stallAfterChunks !== undefined) return hang(gone);

@@ -80,9 +80,11 @@ export function startFakeModel(options: FakeModelOptions = {}): Promise<FakeMode
       return true;
     },
     errorBody: errorJson,
+    promptOf: (body) => body.messages,
+    tooLong: contextLengthExceeded,
     async answer(res, record, script, gone, nextId) {
       const { body } = record;
-      const reply = composeReply(script, body.messages, () => `call_fake_${nextId()}`);
+      const reply = composeReply(script, wire.promptOf(body), () => `call_fake_${nextId()}`);
       const id = `chatcmpl-fake-${nextId()}`;
       if (body.stream === true) return stream(res, body, script, reply, id, gone);
       if (script.stallAfterChunks !== undefined) return hang(gone);
@@ -182,6 +184,17 @@ async function stream(res: ServerResponse, body: ChatRequestBody, script: FakeSc
   // As OpenAI and OpenRouter do: usage comes in a last chunk of its own, with no choices.
   if (body.stream_options?.include_usage === true) send({ choices: [], usage: usageJson(reply) });
   res.end('data: [DONE]\n\n');
+}
+
+/** What OpenAI answers a prompt longer than the model's window (OpenRouter's words are the same, but for "endpoint"). */
+export function contextLengthExceeded(tokens: number, maximum: number): FakeScript {
+  const message =
+    `This model's maximum context length is ${maximum} tokens. However, your messages resulted in ${tokens} tokens. ` +
+    'Please reduce the length of the messages.';
+  return {
+    status: 400,
+    errorBody: { error: { message, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } },
+  };
 }
 
 const ERROR_TYPES: Record<number, string> = {

@@ -110,6 +110,11 @@ export interface ScriptedServer<Body> {
   waitForRequests(count: number, timeoutMs?: number): Promise<ScriptedRequest<Body>[]>;
   /** Resolves once `count` responses have been cut off by a closed connection. */
   waitForDisconnects(count: number, timeoutMs?: number): Promise<void>;
+  /**
+   * Play a model with this context window: a request whose prompt is estimated past it (promptTokens) is
+   * refused with the provider's own context-length error, before any script. `undefined`: no limit.
+   */
+  setContextWindow(tokens: number | undefined): void;
   /** Forget the queue, the handler and the recorded requests, for a fake shared between tests. */
   reset(): void;
   /** Stops listening and destroys every open socket, stalled streams included. */
@@ -127,6 +132,10 @@ export interface Wire<Body> {
   other(req: IncomingMessage, res: ServerResponse, path: string): boolean;
   /** The wire's error body for a status. */
   errorBody(status: number, message: string): unknown;
+  /** What of a request its input tokens are estimated from (as composeReply sizes them). */
+  promptOf(body: Body): unknown;
+  /** The provider's refusal of a prompt of `tokens` past a window of `window`. */
+  tooLong(tokens: number, window: number): FakeScript;
   /** Answers a completion with its script (no error status, no delay or hold left). `nextId` numbers ids. */
   answer(res: ServerResponse, request: ScriptedRequest<Body>, script: FakeScript, gone: AbortSignal, nextId: () => number): Promise<void>;
 }
@@ -136,6 +145,13 @@ export interface ScriptedServerOptions {
   port?: number;
   /** The reply when neither the queue nor a handler gives one. Defaults to `{ text: 'ok' }`. */
   defaultScript?: FakeScript;
+  /** See ScriptedServer.setContextWindow. */
+  contextWindow?: number;
+}
+
+/** A prompt's input tokens as the fakes count them: four characters of its JSON to a token. */
+export function promptTokens(prompt: unknown): number {
+  return Math.max(1, Math.ceil(JSON.stringify(prompt ?? []).length / 4));
 }
 
 export async function startScriptedServer<Body>(wire: Wire<Body>, options: ScriptedServerOptions = {}): Promise<ScriptedServer<Body>> {
@@ -145,6 +161,7 @@ export async function startScriptedServer<Body>(wire: Wire<Body>, options: Scrip
   const sockets = new Set<Socket>();
   const waiters = new Set<() => void>();
   let handler: ScriptedHandler<Body> | undefined;
+  let contextWindow = options.contextWindow;
   let sequence = 0;
   let closed: Promise<void> | undefined;
 
@@ -184,7 +201,11 @@ export async function startScriptedServer<Body>(wire: Wire<Body>, options: Scrip
     });
     notify();
 
-    const script = queue.shift() ?? (handler ? await handler(record) : defaultScript);
+    const tokens = promptTokens(wire.promptOf(body));
+    const script =
+      contextWindow !== undefined && tokens > contextWindow
+        ? wire.tooLong(tokens, contextWindow)
+        : (queue.shift() ?? (handler ? await handler(record) : defaultScript));
     record.script = script;
     if (script.delayMs && !(await pause(script.delayMs, gone.signal))) return;
     if (
@@ -257,6 +278,9 @@ export async function startScriptedServer<Body>(wire: Wire<Body>, options: Scrip
     setHandler(next) {
       handler = next;
     },
+    setContextWindow(tokens) {
+      contextWindow = tokens;
+    },
     waitForRequests(count, timeoutMs = 5000) {
       return waitFor(
         () => (requests.length >= count ? requests.slice(0, count) : undefined),
@@ -275,6 +299,7 @@ export async function startScriptedServer<Body>(wire: Wire<Body>, options: Scrip
       queue.length = 0;
       requests.length = 0;
       handler = undefined;
+      contextWindow = options.contextWindow;
     },
     close() {
       closed ??= new Promise<void>((resolve) => {
@@ -306,7 +331,7 @@ export function composeReply(script: FakeScript, prompt: unknown, nextCallId: ()
   const text = pieces(script.text ?? (toolCalls.length === 0 && script.reasoning === undefined ? 'ok' : ''));
   const reasoning = pieces(script.reasoning ?? '');
   const estimate = (chars: number) => Math.max(1, Math.ceil(chars / 4));
-  const promptTokens = script.usage?.promptTokens ?? estimate(JSON.stringify(prompt ?? []).length);
+  const inputTokens = script.usage?.promptTokens ?? promptTokens(prompt);
   const completionTokens =
     script.usage?.completionTokens ??
     estimate([...text, ...reasoning, ...toolCalls.map((call) => call.name + call.arguments)].join('').length);
@@ -315,7 +340,7 @@ export function composeReply(script: FakeScript, prompt: unknown, nextCallId: ()
     reasoning,
     toolCalls,
     finishReason: script.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
-    usage: { ...script.usage, promptTokens, completionTokens },
+    usage: { ...script.usage, promptTokens: inputTokens, completionTokens },
   };
 }
 

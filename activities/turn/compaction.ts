@@ -1,0 +1,247 @@
+// A compaction: the older part of a session's conversation summarised by a model call, stored as a
+// `summary` message with a `session.compacted` event (store/compactions.ts), so later steps send the
+// summary and the recent messages instead of everything (README: "Long conversations"). It runs as an
+// activity of its own, scheduled by the turn when a step finds the conversation past the threshold or
+// the provider refuses it as too long, or by the session on POST /session/<id>/compact: retried,
+// aborted with its turn, billed like a step, and visible in the Temporal Web UI as `compactConversation`.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import type { ModelMessage } from 'ai';
+import type { CompactionInput, CompactionResult } from '../../core/turn-types.ts';
+import type { MessageView, TokenUsage } from '../../contract/events.ts';
+import { addToTotals } from '../../core/turn-progress.ts';
+import type { ModelRef } from '../../contract/bundle.ts';
+import type { ProviderId } from '../../contract/bundle-constants.ts';
+import { FAILURE, nonRetryable } from '../../lib/failures.ts';
+import { conversation, hasMessage, listMessages } from '../../store/messages.ts';
+import { recordCompaction } from '../../store/compactions.ts';
+import { budgetsFor } from '../../store/budgets.ts';
+import { budgetSpentMessage } from './budget-check.ts';
+import { agentModel } from './agent-model.ts';
+import { heartbeatEvery, type ModelStepDeps } from './model-step.ts';
+import { compactedView, compactionCut } from '../model/compaction-view.ts';
+import type { ContextWindows } from '../model/context-windows.ts';
+import { messageTokens, requestTokens, textTokens } from '../model/token-estimate.ts';
+import { summaryMessageText, toModelMessages } from '../model/history.ts';
+import { systemPrompt } from '../model/system-prompt.ts';
+import { modelToolSet } from '../tools/index.ts';
+import { streamModelCall, type ModelCallOptions, type ModelCallPart } from '../model/stream-call.ts';
+import { classifyModelError } from '../model/errors.ts';
+import { stepTokens } from '../model/step-usage.ts';
+import { costUsd } from '../model/pricing.ts';
+import { storableText } from '../../lib/storable-text.ts';
+import { fixedRequestText } from './context-check.ts';
+
+/** The longest summary asked for: well within every listed model's output limit, and an eighth of a small window. */
+const SUMMARY_MAX_TOKENS = 4_096;
+/** What the summarising model is shown of each older tool result. */
+const SUMMARISED_TOOL_RESULT_CHARS = 4_000;
+/** Of the window, what the summarising request may take (the rest is the summary's room and the estimate's error). */
+const SUMMARISING_SHARE = 0.75;
+
+const INSTRUCTIONS = [
+  'You compact a conversation between a user and an AI agent, so that the agent can go on with it after the',
+  'messages you summarise are no longer shown to it. Write a summary for the agent to read as its own notes:',
+  "the user's goals, requests and preferences; decisions taken and why; facts, names, ids, numbers, file paths",
+  'and URLs that may matter later; what tools returned that is still relevant; questions still open; and what',
+  'the agent was doing when the conversation was cut. Be complete about what matters and brief about the rest.',
+  'Write in the language of the conversation. Do not address the user and do not continue the conversation.',
+].join(' ');
+
+export interface CompactionDeps extends Pick<ModelStepDeps, 'db' | 'logger' | 'config' | 'masterKeys' | 'revisionOf' | 'abortNotices'> {
+  contextWindows: ContextWindows;
+}
+
+export function compactionActivities(deps: CompactionDeps) {
+  const { context: settings } = deps.config;
+
+  return {
+    async compactConversation(input: CompactionInput): Promise<CompactionResult> {
+      const context = Context.current();
+      const none = (tokens: number): CompactionResult => ({
+        compacted: false,
+        tokensBefore: tokens,
+        tokensAfter: tokens,
+        usage: { inputTokens: 0, outputTokens: 0 },
+        costUsd: null,
+      });
+      const { bundle, skills } = await deps.revisionOf(input.agentId, input.revision);
+      const ref: ModelRef = input.model
+        ? { providerId: input.model.providerId || bundle.model.providerId, modelId: input.model.modelId }
+        : bundle.model;
+      const messagesTurnId = input.userMessageId ?? input.turnId ?? (await lastTurnOf(input.sessionId));
+      if (!messagesTurnId) return none(0);
+      const history = await conversation(deps.db, input.sessionId, messagesTurnId);
+      const view = compactedView(history);
+      const window = deps.contextWindows.of(ref);
+      const fixedText = fixedRequestText(systemPrompt(bundle, skills), modelToolSet(bundle, skills));
+      const tokensOf = (message: MessageView) => messageTokens(message, settings.toolResultMaxChars);
+      const tokensBefore = requestTokens({ view, fixedText, toolResultMaxChars: settings.toolResultMaxChars });
+
+      // Retried after storing it (its result lost with a worker): answer what was stored, without a model call.
+      if (await hasMessage(deps.db, input.sessionId, input.summaryMessageId)) {
+        return storedResult(await conversation(deps.db, input.sessionId, messagesTurnId), input.summaryMessageId, tokensBefore);
+      }
+      const cut = compactionCut(view.messages, Math.floor((window.tokens * settings.keepPercent) / 100), tokensOf);
+      if (cut === undefined) return none(tokensBefore);
+      const older = view.messages.slice(0, cut);
+      const kept = view.messages.slice(cut);
+
+      const spent = budgetSpentMessage(await budgetsFor(deps.db, input.userId, input.agentId), input.userId);
+      if (spent) throw nonRetryable(FAILURE.budgetSpent, spent);
+      const summaryRef: ModelRef = {
+        providerId: ref.providerId,
+        modelId: settings.compactionModels[ref.providerId as ProviderId] ?? ref.modelId,
+      };
+      const { model, inUse } = await agentModel(deps, bundle, input.userId, summaryRef);
+
+      const heartbeat = setInterval(() => context.heartbeat(), heartbeatEvery(context.info.heartbeatTimeoutMs));
+      const told = input.turnId ? deps.abortNotices?.watch(input.sessionId, input.turnId) : undefined;
+      try {
+        const summaryTokens = Math.min(SUMMARY_MAX_TOKENS, Math.floor(window.tokens / 8));
+        const budget = Math.floor(window.tokens * SUMMARISING_SHARE) - summaryTokens;
+        const abortSignal = AbortSignal.any([context.cancellationSignal, ...(told ? [told.signal] : [])]);
+        // Older messages that do not fit in one request are summarised a part at a time, each part with
+        // the summary of those before it: the summary of the last part stands for them all.
+        let text = view.summary?.text;
+        let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+        let cost: number | null = null;
+        for (const part of summarisedParts(text, older, budget)) {
+          const call = await summarise({ model, messages: summarisingMessages(text, part), maxOutputTokens: summaryTokens, abortSignal });
+          if (context.cancellationSignal.aborted || told?.signal.aborted) throw new CancelledFailure('The turn was aborted');
+          if ('failure' in call) {
+            const { retryable, message, retryAfterMs } = classifyModelError(call.failure, {
+              providerId: summaryRef.providerId,
+              secrets: inUse,
+            });
+            const why = `Compacting the conversation failed: ${message}`;
+            if (!retryable) throw nonRetryable(FAILURE.modelRejected, why);
+            throw ApplicationFailure.create({
+              message: why,
+              type: FAILURE.modelTransient,
+              ...(retryAfterMs !== undefined ? { nextRetryDelay: retryAfterMs } : {}),
+            });
+          }
+          if (!call.text.trim())
+            throw ApplicationFailure.create({ message: 'The model wrote an empty summary', type: FAILURE.modelTransient });
+          ({ usage, costUsd: cost } = addToTotals(
+            { usage, costUsd: cost },
+            stepTokens(call.usage),
+            call.usage ? costUsd(summaryRef, call.usage, call.providerMetadata) : null,
+          ));
+          text = call.text;
+          context.heartbeat();
+        }
+        const summary = text!;
+        const keptTokens = kept.reduce((sum, message) => sum + tokensOf(message), 0);
+        const tokensAfter = textTokens(fixedText) + textTokens(summaryMessageText(summary)) + keptTokens;
+        const throughMessageId = older.at(-1)!.id;
+        await recordCompaction(deps.db, {
+          sessionId: input.sessionId,
+          messagesTurnId,
+          summaryMessageId: input.summaryMessageId,
+          text: summary,
+          throughMessageId,
+          tokensBefore,
+          tokensAfter,
+          reason: input.reason,
+          ...(input.turnId ? { turnId: input.turnId } : {}),
+          model: summaryRef,
+          usage,
+          costUsd: cost,
+        });
+        deps.logger.info(
+          { sessionId: input.sessionId, reason: input.reason, tokensBefore, tokensAfter, window: window.tokens },
+          'conversation compacted',
+        );
+        return {
+          compacted: true,
+          summaryMessageId: input.summaryMessageId,
+          throughMessageId,
+          tokensBefore,
+          tokensAfter,
+          usage,
+          costUsd: cost,
+        };
+      } finally {
+        clearInterval(heartbeat);
+        told?.stop();
+      }
+    },
+  };
+
+  /** The turn (user message id) of the conversation's last message, for a compaction asked for between turns. */
+  async function lastTurnOf(sessionId: string): Promise<string | undefined> {
+    const messages = await listMessages(deps.db, sessionId);
+    return messages.findLast((message) => message.status === 'complete' || message.status === 'aborted')?.turnId ?? undefined;
+  }
+}
+
+/** What a compaction stored before, read back from the conversation. */
+function storedResult(history: MessageView[], summaryMessageId: string, tokensBefore: number): CompactionResult {
+  const summary = history.find((message) => message.id === summaryMessageId);
+  const part = summary?.parts.find((candidate) => candidate.type === 'compaction');
+  if (!summary || !part || part.type !== 'compaction') {
+    // Reverted since: the compaction is gone from the conversation, as if it had never run.
+    return { compacted: false, tokensBefore, tokensAfter: tokensBefore, usage: { inputTokens: 0, outputTokens: 0 }, costUsd: null };
+  }
+  return {
+    compacted: true,
+    summaryMessageId,
+    throughMessageId: part.throughMessageId,
+    tokensBefore: part.tokensBefore,
+    tokensAfter: part.tokensAfter,
+    usage: summary.usage ?? { inputTokens: 0, outputTokens: 0 },
+    costUsd: summary.costUsd ?? null,
+  };
+}
+
+/**
+ * The older messages in parts that each fit in `budgetTokens` with the summary before them (a
+ * summary is at most an eighth of the window): one part when they all fit. A single message past the
+ * budget is a part of its own (its tool results are cut to SUMMARISED_TOOL_RESULT_CHARS).
+ */
+export function summarisedParts(previous: string | undefined, older: readonly MessageView[], budgetTokens: number): MessageView[][] {
+  const parts: MessageView[][] = [];
+  let part: MessageView[] = [];
+  // The first part follows the stored summary; later ones follow a summary of at most this much.
+  let room = budgetTokens - textTokens(previous ?? '');
+  for (const message of older) {
+    const tokens = messageTokens(message, SUMMARISED_TOOL_RESULT_CHARS);
+    if (part.length > 0 && tokens > room) {
+      parts.push(part);
+      part = [];
+      room = budgetTokens - Math.floor(budgetTokens / 8);
+    }
+    part.push(message);
+    room -= tokens;
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
+}
+
+/** One summarising request: the summary so far, a part of the older messages, then the instruction. */
+function summarisingMessages(previous: string | undefined, part: readonly MessageView[]): ModelMessage[] {
+  const head: ModelMessage[] = previous ? [{ role: 'user', content: [{ type: 'text', text: summaryMessageText(previous) }] }] : [];
+  return [
+    ...head,
+    ...toModelMessages(part, { toolResultMaxChars: SUMMARISED_TOOL_RESULT_CHARS }),
+    { role: 'user', content: [{ type: 'text', text: 'Write the summary of the conversation above now, as instructed.' }] },
+  ];
+}
+
+type CallEnd = Extract<ModelCallPart, { type: 'model-call-end' }>;
+
+/** A summarising call's text and usage, or what ended it. */
+async function summarise(
+  options: Omit<ModelCallOptions, 'instructions' | 'tools'>,
+): Promise<{ text: string; usage?: CallEnd['usage']; providerMetadata?: CallEnd['providerMetadata'] } | { failure: unknown }> {
+  let text = '';
+  let end: CallEnd | undefined;
+  for await (const part of streamModelCall({ ...options, instructions: INSTRUCTIONS, tools: {} })) {
+    if (part.type === 'text-delta') text += storableText(part.text);
+    else if (part.type === 'model-call-end') end = part;
+    else if (part.type === 'error') return { failure: part.error };
+  }
+  return { text, ...(end ? { usage: end.usage, providerMetadata: end.providerMetadata } : {}) };
+}

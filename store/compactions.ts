@@ -1,0 +1,63 @@
+// A compaction, stored: its summary as a message of the conversation (role `summary`, with the
+// compaction's data as a part) and the `session.compacted` event, in one transaction with what it
+// cost added to the session's totals. Nothing else of the conversation is touched.
+import type { Db } from './db.ts';
+import { inTransaction } from './db.ts';
+import { appendEvents } from './events.ts';
+import { addToSessionTotals, insertMessage, toMessageView, type MessageRow } from './messages.ts';
+import type { EventData, MessageView, TokenUsage } from '../contract/events.ts';
+
+export interface NewCompaction {
+  sessionId: string;
+  /** The turn the summary belongs to (a user message's id): where it sits in conversation order. */
+  messagesTurnId: string;
+  summaryMessageId: string;
+  text: string;
+  throughMessageId: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  reason: EventData['session.compacted']['reason'];
+  /** The turn whose step needed it, named by the event (absent for one asked for through the API). */
+  turnId?: string;
+  model: { providerId: string; modelId: string };
+  usage: TokenUsage;
+  costUsd: number | null;
+}
+
+/** Stores it once: recorded again (a retried activity), it answers the summary stored the first time. */
+export async function recordCompaction(db: Db, input: NewCompaction): Promise<MessageView> {
+  return inTransaction(db, async (client) => {
+    const existing = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1', [input.summaryMessageId]);
+    if (existing.rows[0]) return toMessageView(existing.rows[0]);
+    const { throughMessageId, tokensBefore, tokensAfter, reason } = input;
+    const { message } = await insertMessage(client, {
+      id: input.summaryMessageId,
+      sessionId: input.sessionId,
+      turnId: input.messagesTurnId,
+      role: 'summary',
+      parts: [
+        { type: 'compaction', throughMessageId, tokensBefore, tokensAfter },
+        { type: 'text', text: input.text },
+      ],
+      status: 'complete',
+      model: input.model,
+      usage: input.usage,
+      costUsd: input.costUsd,
+    });
+    await addToSessionTotals(client, input.sessionId, input.usage, input.costUsd);
+    await appendEvents(client, input.sessionId, [
+      {
+        type: 'session.compacted',
+        data: {
+          throughMessageId,
+          summaryMessageId: message.id,
+          tokensBefore,
+          tokensAfter,
+          reason,
+          ...(input.turnId ? { turnId: input.turnId } : {}),
+        },
+      },
+    ]);
+    return message;
+  });
+}
