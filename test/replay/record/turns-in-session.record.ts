@@ -2,7 +2,9 @@
 // a built-in tool call, steered while it streamed, with a send queued behind it; a turn aborted while
 // streaming, then one the model rejects; a turn waiting on a custom tool run by the client (in flight),
 // then answered; a turn whose user has no webhook subscription (nothing published), then one after
-// the user subscribed (its end published and delivered). Each history closes when its idle session ends.
+// the user subscribed (its end published and delivered); turns that compact the conversation (after the
+// provider refused it as too long, and past the threshold), then a compaction asked for through the API.
+// Each history closes when its idle session ends.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { call } from '../../helpers/client/request.ts';
@@ -116,5 +118,30 @@ test('sessionWorkflow: turns in the session: a completed turn with no webhook su
     await call(`${env.api.url}/webhook/${created.body.id}`, { method: 'DELETE', headers: env.user.auth });
   } finally {
     await receiver.close();
+  }
+});
+
+test('sessionWorkflow: turns in the session: compactions, after a context-length refusal and past the threshold, then one asked for', async () => {
+  if (!record.wanted('sessionWorkflow', 'turns-in-session-compactions')) return;
+  const filler = (label: string) => Array.from({ length: 60 }, (_, index) => `${label}-${index} lorem ipsum`).join(' ');
+  const summarising = (messages: Array<{ role: string; content?: unknown }>) =>
+    messages.some((message) => message.role === 'system' && String(message.content).startsWith('You compact a conversation'));
+  // A 4,000-token window the service learns from the first refusal; the later turns compact before it.
+  env.fake.setContextWindow(4_000);
+  env.fake.setHandler((request) => ({ text: summarising(request.body.messages) ? 'SUMMARY so far.' : filler('answer') }));
+  try {
+    const sessionId = await env.newSession();
+    let compactions = 0;
+    for (let index = 1; compactions < 2; index++) {
+      expect((await send(sessionId, `question-${index} ${filler(`q${index}`)}`)).body.status).toBe('completed');
+      compactions = (await env.events(sessionId)).filter((event) => event.type === 'session.compacted').length;
+      expect(index).toBeLessThan(20);
+    }
+    const asked = await call<{ compacted: boolean }>(`${env.api.url}/session/${sessionId}/compact`, { headers: env.user.auth, json: {} });
+    expect(asked.body.compacted).toBe(true);
+    await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'turns-in-session-compactions');
+  } finally {
+    env.fake.setHandler(undefined);
+    env.fake.setContextWindow(undefined);
   }
 });
