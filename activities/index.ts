@@ -11,6 +11,8 @@ import type { AbortNotices } from './turn/abort-notices.ts';
 import { toolActivities } from './turn/tools.ts';
 import { compactionActivities } from './turn/compaction.ts';
 import { ContextWindows } from './model/context-windows.ts';
+import { ListedWindows } from './model/listed-windows.ts';
+import { DEFAULT_BASE_URLS } from './model/providers.ts';
 import { revisionCache } from './turn/revision-cache.ts';
 import { createStorage } from '../lib/storage.ts';
 import { webhookActivities } from './webhooks.ts';
@@ -35,10 +37,12 @@ export function createActivities(deps: ActivityDeps) {
   const revisionOf = revisionCache(deps.db);
   const bundleOf = async (agentId: string, revision: number) => (await revisionOf(agentId, revision)).bundle;
   // One per worker: what a provider's error taught it about a model's window serves every later step.
-  const contextWindows = new ContextWindows({
-    overrides: deps.config.context.windows,
-    defaultTokens: deps.config.context.defaultWindowTokens,
-  });
+  // OpenRouter lists its models' windows; the list is read from the operator's base URL only.
+  const openrouterList = `${(deps.config.providers.openrouter.baseUrl ?? DEFAULT_BASE_URLS.openrouter!).replace(/\/+$/, '')}/models`;
+  const contextWindows = new ContextWindows(
+    { overrides: deps.config.context.windows, defaultTokens: deps.config.context.defaultWindowTokens },
+    { openrouter: new ListedWindows(openrouterList) },
+  );
   return {
     ...systemActivities(deps),
     ...turnBookkeeping(deps),

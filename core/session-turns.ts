@@ -124,9 +124,12 @@ export class SessionTurns {
     return this.queue.length > 0;
   }
 
-  /** A compaction asked for through the API runs between turns only: refused while one runs or waits. */
+  /**
+   * A compaction asked for through the API runs between turns only: refused while one waits in the queue
+   * (a running one is the activity's to judge: it may have written its end already).
+   */
   refusesCompaction(): boolean {
-    return !!this.running || this.queue.length > 0;
+    return this.queue.length > 0;
   }
 
   /** The turn a steering send joins: the running one, unless it is being cancelled; none otherwise. */

@@ -63,6 +63,8 @@ export interface CompactionInput extends SessionRef {
   userMessageId?: string;
   /** The turn's model, when it was chosen for the turn. */
   model?: ModelOverride;
+  /** Asked for between turns while the session still saw this turn running: refused unless its end is written. */
+  runningTurnId?: string;
 }
 
 export interface CompactionResult {

@@ -277,7 +277,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     compactUpdate,
     () => {
       const result = sendChain.then(() => {
-        if (turns.refusesCompaction()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is running or queued in this session');
+        if (turns.refusesCompaction()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is queued in this session');
         return compactConversation({
           sessionId: input.sessionId,
           userId: input.userId,
@@ -285,6 +285,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
           revision: input.revision,
           summaryMessageId: messageId(),
           reason: 'requested',
+          ...(turns.running ? { runningTurnId: turns.running.turnId } : {}),
         });
       });
       sendChain = result.catch(() => undefined);
@@ -292,7 +293,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     },
     {
       validator: () => {
-        if (turns.refusesCompaction()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is running or queued in this session');
+        if (turns.refusesCompaction()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is queued in this session');
       },
     },
   );

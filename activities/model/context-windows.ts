@@ -1,11 +1,13 @@
 // How many tokens a model takes in one request (its context window), for deciding when a session's
 // conversation must be compacted before a step (activities/turn/compaction.ts). In order of trust:
 // the operator's setting for that model (MODEL_CONTEXT_WINDOWS), what the provider's own error said
-// when a request was too long (learned by this worker, see errors.ts), a small catalog of the models
-// the README names, and else MODEL_CONTEXT_WINDOW_DEFAULT. A wrong guess costs one refused request:
+// when a request was too long (learned by this worker, see errors.ts), what the provider lists
+// (OpenRouter's model list, listed-windows.ts), a small catalog of the models the README names, and
+// else MODEL_CONTEXT_WINDOW_DEFAULT. A wrong guess costs one refused request:
 // the step then compacts and tries again, and the worker keeps the window the error named.
 import type { ModelRef } from '../../contract/bundle.ts';
 import { modelTableKey } from './model-key.ts';
+import type { ListedWindows } from './listed-windows.ts';
 
 /** Published input windows, in tokens, keyed as the price table is (model-key.ts). Checked on 2025-11-01. */
 const CATALOG: Record<string, number> = {
@@ -37,21 +39,27 @@ export interface ContextWindowSettings {
 
 export interface ContextWindow {
   tokens: number;
-  source: 'setting' | 'learned' | 'catalog' | 'default';
+  source: 'setting' | 'learned' | 'listed' | 'catalog' | 'default';
 }
 
 /** Per worker: the windows learned from providers' errors live as long as the worker. */
 export class ContextWindows {
   private readonly learned = new Map<string, number>();
 
-  constructor(private readonly settings: ContextWindowSettings) {}
+  constructor(
+    private readonly settings: ContextWindowSettings,
+    /** Per provider, the windows it lists for its models. */
+    private readonly listed: Partial<Record<string, Pick<ListedWindows, 'of'>>> = {},
+  ) {}
 
-  of(ref: ModelRef): ContextWindow {
+  async of(ref: ModelRef): Promise<ContextWindow> {
     const { overrides } = this.settings;
     const set = overrides[`${ref.providerId}:${ref.modelId}`] ?? overrides[ref.modelId];
     if (set !== undefined) return { tokens: set, source: 'setting' };
     const learned = this.learned.get(learnedKey(ref));
     if (learned !== undefined) return { tokens: learned, source: 'learned' };
+    const listed = await this.listed[ref.providerId]?.of(ref.modelId);
+    if (listed !== undefined) return { tokens: listed, source: 'listed' };
     // An openai-compatible server's "gpt-4o" may be anything: only the providers that serve these models use the catalog.
     const known = ref.providerId === 'openai-compatible' ? undefined : CATALOG[modelTableKey(ref.modelId)];
     if (known !== undefined) return { tokens: known, source: 'catalog' };

@@ -8,7 +8,8 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ModelMessage } from 'ai';
 import type { CompactionInput, CompactionResult } from '../../core/turn-types.ts';
-import type { MessageView, TokenUsage } from '../../contract/events.ts';
+import { TERMINAL_TURN_EVENTS, type MessageView, type TokenUsage } from '../../contract/events.ts';
+import { sessionHasEvent } from '../../store/events.ts';
 import { addToTotals } from '../../core/turn-progress.ts';
 import type { ModelRef } from '../../contract/bundle.ts';
 import type { ProviderId } from '../../contract/bundle-constants.ts';
@@ -65,6 +66,12 @@ export function compactionActivities(deps: CompactionDeps) {
         usage: { inputTokens: 0, outputTokens: 0 },
         costUsd: null,
       });
+      if (
+        input.runningTurnId &&
+        !(await sessionHasEvent(deps.db, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.runningTurnId }))
+      ) {
+        throw nonRetryable(FAILURE.sessionBusy, 'A turn is running in this session');
+      }
       const { bundle, skills } = await deps.revisionOf(input.agentId, input.revision);
       const ref: ModelRef = input.model
         ? { providerId: input.model.providerId || bundle.model.providerId, modelId: input.model.modelId }
@@ -73,7 +80,7 @@ export function compactionActivities(deps: CompactionDeps) {
       if (!messagesTurnId) return none(0);
       const history = await conversation(deps.db, input.sessionId, messagesTurnId);
       const view = compactedView(history);
-      const window = deps.contextWindows.of(ref);
+      const window = await deps.contextWindows.of(ref);
       const fixedText = fixedRequestText(systemPrompt(bundle, skills), modelToolSet(bundle, skills));
       const tokensOf = (message: MessageView) => messageTokens(message, settings.toolResultMaxChars);
       const tokensBefore = requestTokens({ view, fixedText, toolResultMaxChars: settings.toolResultMaxChars });

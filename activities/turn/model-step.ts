@@ -178,7 +178,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const tools = bundle.jsonReply && !bundle.jsonReply.allowSubtasks ? {} : modelToolSet(bundle, skills);
       // Past the compaction threshold, the turn compacts the conversation first and runs this step again.
       const mayCompact = input.mayCompact && !input.compacted;
-      const window = deps.contextWindows.of(ref);
+      const window = await deps.contextWindows.of(ref);
       const checked = checkContext(history, fixedRequestText(instructions, tools), window, deps.config.context);
       if (mayCompact && checked.over) return compactFirst('threshold', checked.tokens);
       const resolveFile = await conversationFiles(deps, input.sessionId, compactedView(history).messages, {

@@ -221,4 +221,46 @@ describe("a conversation past its model's window", () => {
     const stored = (await messagesOf(env, sessionId)).find((message) => message.role === 'tool')!;
     expect(stored.parts[0]).toMatchObject({ type: 'tool-result', output: report });
   });
+  test('a compaction is retried like a step, and aborted with its turn', async ({ env }) => {
+    env.fake.setContextWindow(undefined);
+    const sessionId = await env.newSession();
+    env.fake.setHandler(() => ({ text: filler('answer') }));
+    for (let index = 1; index <= 3; index++) await ask(env, sessionId, index);
+
+    // Asked for: a summarising call that fails with a 503 is tried again.
+    let calls = 0;
+    env.fake.setHandler((request) => {
+      if (!isSummarising(request)) return { text: filler('answer') };
+      return ++calls === 1 ? { status: 503 } : { text: 'SUMMARY after a retry' };
+    });
+    const done = await call<{ compacted: boolean }>(`${env.api.url}/session/${sessionId}/compact`, { headers: env.user.auth, json: {} });
+    expect(done.body.compacted).toBe(true);
+    expect(calls).toBe(2);
+
+    // In a turn: the turn's abort stops the summarising call, and nothing is stored.
+    env.fake.setContextWindow(2_500);
+    env.fake.setHandler((request) => (isSummarising(request) ? { text: 'never', stallAfterChunks: 0 } : { text: filler('answer') }));
+    const summarisingBefore = env.fake.requests.filter(isSummarising).length;
+    for (let index = 4; env.fake.requests.filter(isSummarising).length === summarisingBefore; index++) {
+      expect(index).toBeLessThan(12);
+      const sent = await call(`${env.api.url}/session/${sessionId}?async=1`, {
+        headers: env.user.auth,
+        json: { parts: [{ type: 'text', text: `question-${index} ${filler(`q${index}`)}` }] },
+      });
+      expect(sent.status).toBe(202);
+      await env.waitForEvents(
+        sessionId,
+        (events) =>
+          events.filter((event) => event.type === 'turn.completed').length >= index ||
+          env.fake.requests.filter(isSummarising).length > summarisingBefore,
+      );
+    }
+    const aborted = await call<{ aborted: boolean }>(`${env.api.url}/session/${sessionId}/abort`, { headers: env.user.auth, json: {} });
+    expect(aborted.body.aborted).toBe(true);
+    const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.aborted'));
+    expect(events.at(-1)?.type).toBe('turn.aborted');
+    expect(compactions(events)).toHaveLength(1);
+    expect((await messagesOf(env, sessionId)).filter((message) => message.role === 'summary')).toHaveLength(1);
+    await env.fake.waitForDisconnects(1);
+  });
 });

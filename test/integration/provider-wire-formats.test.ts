@@ -233,6 +233,31 @@ for (const provider of PROVIDERS) {
       expect(answer.body.error).toMatch(provider.refused.says);
       expect(requestsSince(before)).toHaveLength(1);
     });
+
+    // Last: the worker keeps the window it learns here for this model.
+    test('a conversation past the window: refused as too long on this wire, compacted, and answered', async () => {
+      const filler = (label: string) => Array.from({ length: 40 }, (_, index) => `${label}-${index} lorem ipsum`).join(' ');
+      const summarising = (body: unknown) => JSON.stringify(body).includes('You compact a conversation');
+      const sessionId = await env.newSession();
+      const before = fake.requests.length;
+      fake.setHandler((request) => (summarising(request.body) ? { text: 'SUMMARY on the wire.' } : { text: filler('answer') }));
+      fake.setContextWindow(2_000);
+      try {
+        for (let index = 1; index <= 6; index++) {
+          expect((await send(sessionId, `question-${index} ${filler(`q${index}`)}`)).body.status).toBe('completed');
+        }
+        const compacted = (await env.events(sessionId)).filter((event) => event.type === 'session.compacted');
+        expect(compacted[0]).toMatchObject({ reason: 'context-length' });
+        const requests = requestsSince(before);
+        const refused = requests.filter((request) => request.script?.status === 400);
+        expect(refused).toHaveLength(1);
+        expect(requests.some((request) => summarising(request.body))).toBe(true);
+        expect(JSON.stringify(requests.at(-1)!.body)).toContain('SUMMARY on the wire.');
+      } finally {
+        fake.setHandler(undefined);
+        fake.setContextWindow(undefined);
+      }
+    });
   });
 }
 
@@ -295,14 +320,17 @@ describe('providerId anthropic, on its own terms', () => {
     expect(events.some((event) => event.type === 'step.retry')).toBe(true);
   });
 
-  test("a prompt longer than the model's window fails the turn with the provider's words, without retrying", async () => {
+  test("a prompt longer than the model's window with nothing older to summarise: tried once more, then the turn fails with the provider's words", async () => {
     const sessionId = await env.newSession();
     const before = fake.requests.length;
-    fake.enqueue({ status: 400, errorBody: anthropicError(400, 'prompt is too long: 210000 tokens > 200000 maximum') });
+    const tooLong = { status: 400, errorBody: anthropicError(400, 'prompt is too long: 210000 tokens > 200000 maximum') };
+    fake.enqueue(tooLong, tooLong);
     const answer = await send(sessionId);
     expect(answer.body.status).toBe('failed');
     expect(answer.body.error).toMatch(/prompt is too long/);
-    expect(fake.requests.length - before).toBe(1);
+    // The refused request and its one retry after the compaction found nothing to summarise; no summarising call.
+    expect(fake.requests.length - before).toBe(2);
+    expect((await env.events(sessionId)).some((event) => event.type === 'session.compacted')).toBe(false);
   });
 
   test('usage with cache fields: input counts what the cache served too, the cache counts are kept, and the cost prices them', async () => {
@@ -349,8 +377,10 @@ describe('providerId anthropic, on its own terms', () => {
 describe('providerId openrouter, on its own terms', () => {
   let env: AgentEnv;
   let fake: Awaited<ReturnType<typeof startFakeModel>>;
+  /** The window OpenRouter's model list gives the agent's model. */
+  const LISTED_WINDOW = 6_000;
   beforeAll(async () => {
-    fake = await startFakeModel();
+    fake = await startFakeModel({ contextLengths: { 'anthropic/claude-fake': LISTED_WINDOW } });
     env = await startAgentEnv(
       { OPENROUTER_BASE_URL: fake.baseUrl, OPENROUTER_API_KEY: 'test-key' },
       { model: { providerId: 'openrouter', modelId: 'anthropic/claude-fake' } },
@@ -404,5 +434,29 @@ describe('providerId openrouter, on its own terms', () => {
     expect((await send(sessionId)).body).toMatchObject({ status: 'completed', reply: 'A whole answer.' });
     expect(fake.requests.length - before).toBe(2);
     expect((await env.events(sessionId)).some((event) => event.type === 'step.retry')).toBe(true);
+  });
+  test("the model's window from OpenRouter's model list: the conversation is compacted before the provider would refuse it", async () => {
+    const filler = (label: string) => Array.from({ length: 60 }, (_, index) => `${label}-${index} lorem ipsum`).join(' ');
+    const summarising = (body: unknown) => JSON.stringify(body).includes('You compact a conversation');
+    const sessionId = await env.newSession();
+    const before = fake.requests.length;
+    fake.setHandler((request) => (summarising(request.body) ? { text: 'SUMMARY.' } : { text: filler('answer') }));
+    fake.setContextWindow(LISTED_WINDOW);
+    try {
+      for (let index = 1; index <= 10; index++) {
+        const answer = await call<Answer>(`${env.api.url}/session/${sessionId}`, {
+          headers: env.user.auth,
+          json: { parts: [{ type: 'text', text: `question-${index} ${filler(`q${index}`)}` }] },
+        });
+        expect(answer.body.status).toBe('completed');
+      }
+      const compacted = (await env.events(sessionId)).filter((event) => event.type === 'session.compacted');
+      expect(compacted.length).toBeGreaterThanOrEqual(1);
+      expect(compacted.every((event) => event.type === 'session.compacted' && event.reason === 'threshold')).toBe(true);
+      expect(fake.requests.slice(before).filter((request) => request.script?.status === 400)).toHaveLength(0);
+    } finally {
+      fake.setHandler(undefined);
+      fake.setContextWindow(undefined);
+    }
   });
 });

@@ -47,6 +47,8 @@ export type FakeHandler = ScriptedHandler<ChatRequestBody>;
 export interface FakeModelOptions extends ScriptedServerOptions {
   /** Ids listed by `GET /v1/models`. */
   models?: string[];
+  /** Listed with a `context_length`, as OpenRouter's model list gives it (these ids are listed too). */
+  contextLengths?: Record<string, number>;
 }
 
 /** A Chat Completions server: `baseUrl` is the `baseURL` for `createOpenAICompatible`. */
@@ -66,13 +68,17 @@ export function lastUserText(request: FakeRequest): string | undefined {
 }
 
 export function startFakeModel(options: FakeModelOptions = {}): Promise<FakeModel> {
-  const models = options.models ?? ['fake-model', 'fake-model-large'];
+  const models = [...(options.models ?? ['fake-model', 'fake-model-large']), ...Object.keys(options.contextLengths ?? {})];
   const wire: Wire<ChatRequestBody> = {
     name: 'Fake model',
     other(req, res, path) {
       if (path === '/models' && req.method === 'GET') {
         const created = Math.floor(Date.now() / 1000);
-        sendJson(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created, owned_by: 'fake' })) });
+        const contextLength = (id: string) => (options.contextLengths?.[id] ? { context_length: options.contextLengths[id] } : {});
+        sendJson(res, 200, {
+          object: 'list',
+          data: models.map((id) => ({ id, object: 'model', created, owned_by: 'fake', ...contextLength(id) })),
+        });
         return true;
       }
       if (path === '/chat/completions') return false;

@@ -1,0 +1,54 @@
+// OpenRouter's model list as a source of context windows: read once per TTL, waited for by the steps
+// that need it, and a list that cannot be read is not asked for again at once.
+import { describe, expect, it } from 'vitest';
+import { ListedWindows } from '../../activities/model/listed-windows.ts';
+
+const LIST = {
+  data: [
+    { id: 'anthropic/claude-sonnet-4.5', context_length: 1_000_000 },
+    { id: 'acme/small:free', context_length: 8_192 },
+    { id: 'acme/unsized' },
+    { id: 'acme/odd', context_length: 'big' },
+  ],
+};
+
+function listServer(answers: Array<() => Response>) {
+  const asked: string[] = [];
+  const fetch = (async (input: string | URL | Request) => {
+    asked.push(String(input));
+    const answer = answers[Math.min(asked.length, answers.length) - 1]!;
+    return answer();
+  }) as typeof globalThis.fetch;
+  return { fetch, asked };
+}
+
+describe('ListedWindows', () => {
+  it('reads the list once and answers each listed model from it', async () => {
+    const server = listServer([() => Response.json(LIST)]);
+    const windows = new ListedWindows('https://models.example/api/v1/models', server.fetch);
+    const [sonnet, small] = await Promise.all([windows.of('anthropic/claude-sonnet-4.5'), windows.of('~acme/small:free')]);
+    expect([sonnet, small]).toEqual([1_000_000, 8_192]);
+    expect(await windows.of('acme/unsized')).toBeUndefined();
+    expect(await windows.of('acme/odd')).toBeUndefined();
+    expect(server.asked).toEqual(['https://models.example/api/v1/models']);
+  });
+
+  it('after a failed read, asks again only ten minutes later; the list is read again after six hours', async () => {
+    let now = 0;
+    const server = listServer([() => new Response('busy', { status: 503 }), () => Response.json(LIST)]);
+    const windows = new ListedWindows('https://models.example/models', server.fetch, () => now);
+    expect(await windows.of('acme/small:free')).toBeUndefined();
+    now += 5 * 60_000;
+    expect(await windows.of('acme/small:free')).toBeUndefined();
+    expect(server.asked).toHaveLength(1);
+    now += 6 * 60_000;
+    expect(await windows.of('acme/small:free')).toBe(8_192);
+    expect(server.asked).toHaveLength(2);
+    now += 5 * 60 * 60_000;
+    await windows.of('acme/small:free');
+    expect(server.asked).toHaveLength(2);
+    now += 2 * 60 * 60_000;
+    await windows.of('acme/small:free');
+    expect(server.asked).toHaveLength(3);
+  });
+});
