@@ -261,26 +261,38 @@ for (const provider of PROVIDERS) {
   });
 }
 
-describe('providerId anthropic, on its own terms', () => {
-  let env: AgentEnv;
-  let fake: Awaited<ReturnType<typeof startFakeAnthropic>>;
+/** A provider's own environment for a describe block: its fake started, and a service pointed at it with `model`. */
+function onItsOwnTerms<Fake extends { baseUrl: string; close(): Promise<void> }>(
+  start: () => Promise<Fake>,
+  settings: (baseUrl: string) => Record<string, string>,
+  model: { providerId: string; modelId: string },
+): { env: AgentEnv; fake: Fake } {
+  const its = {} as { env: AgentEnv; fake: Fake };
   beforeAll(async () => {
-    fake = await startFakeAnthropic();
-    env = await startAgentEnv({ ...anthropic.settings(fake.baseUrl) }, { model: { providerId: 'anthropic', modelId: anthropic.modelId } });
+    its.fake = await start();
+    its.env = await startAgentEnv(settings(its.fake.baseUrl), { model });
   });
   afterAll(async () => {
-    await env?.close();
-    await fake?.close();
+    await its.env?.close();
+    await its.fake?.close();
   });
+  return its;
+}
+
+describe('providerId anthropic, on its own terms', () => {
+  const its = onItsOwnTerms(startFakeAnthropic, anthropic.settings, { providerId: 'anthropic', modelId: anthropic.modelId });
   const send = (sessionId: string) =>
-    call<Answer>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth, json: { parts: [{ type: 'text', text: 'hi' }] } });
+    call<Answer>(`${its.env.api.url}/session/${sessionId}`, {
+      headers: its.env.user.auth,
+      json: { parts: [{ type: 'text', text: 'hi' }] },
+    });
 
   test('the request: the key in x-api-key, the system prompt apart from the messages, tools with input schemas', async () => {
-    const sessionId = await env.newSession({ instructions: 'You are terse.', mcps: ['time'] });
-    const before = fake.requests.length;
-    fake.enqueue({ text: 'Ok.' });
+    const sessionId = await its.env.newSession({ instructions: 'You are terse.', mcps: ['time'] });
+    const before = its.fake.requests.length;
+    its.fake.enqueue({ text: 'Ok.' });
     expect((await send(sessionId)).body.status).toBe('completed');
-    const [request] = fake.requests.slice(before);
+    const [request] = its.fake.requests.slice(before);
     expect(request!.headers['x-api-key']).toBe('test-key');
     expect(request!.headers['anthropic-version']).toBeDefined();
     expect(text(request!.body.system)).toContain('You are terse.');
@@ -291,9 +303,9 @@ describe('providerId anthropic, on its own terms', () => {
   });
 
   test('429 rate_limit_error with retry-after: asked again once the wait it named is over (not after the step backoff), and the turn completes', async () => {
-    const sessionId = await env.newSession();
-    const before = fake.requests.length;
-    fake.enqueue(
+    const sessionId = await its.env.newSession();
+    const before = its.fake.requests.length;
+    its.fake.enqueue(
       {
         status: 429,
         errorBody: anthropicError(429, 'Number of request tokens has exceeded your rate limit'),
@@ -302,7 +314,7 @@ describe('providerId anthropic, on its own terms', () => {
       { text: 'After the wait.' },
     );
     expect((await send(sessionId)).body).toMatchObject({ status: 'completed', reply: 'After the wait.' });
-    const [limited, retried] = fake.requests.slice(before);
+    const [limited, retried] = its.fake.requests.slice(before);
     expect(retried).toBeDefined();
     // The step's own backoff here is 100 ms (MODEL_STEP_RETRY_INITIAL_MS; Temporal takes about a second to
     // dispatch a retry): the second call waited the three seconds the provider named.
@@ -310,35 +322,35 @@ describe('providerId anthropic, on its own terms', () => {
   });
 
   test('an overloaded_error event in the middle of a stream: the step is tried again, readers drop the first attempt', async () => {
-    const sessionId = await env.newSession();
-    fake.enqueue(
+    const sessionId = await its.env.newSession();
+    its.fake.enqueue(
       { text: ['Half ', 'an ', 'answer'], streamError: { afterChunks: 2, status: 529, message: 'Overloaded' } },
       { text: 'A whole answer.' },
     );
     expect((await send(sessionId)).body).toMatchObject({ status: 'completed', reply: 'A whole answer.' });
-    const events = await env.events(sessionId);
+    const events = await its.env.events(sessionId);
     expect(events.some((event) => event.type === 'step.retry')).toBe(true);
   });
 
   test("a prompt longer than the model's window with nothing older to summarise: tried once more, then the turn fails with the provider's words", async () => {
-    const sessionId = await env.newSession();
-    const before = fake.requests.length;
+    const sessionId = await its.env.newSession();
+    const before = its.fake.requests.length;
     const tooLong = { status: 400, errorBody: anthropicError(400, 'prompt is too long: 210000 tokens > 200000 maximum') };
-    fake.enqueue(tooLong, tooLong);
+    its.fake.enqueue(tooLong, tooLong);
     const answer = await send(sessionId);
     expect(answer.body.status).toBe('failed');
     expect(answer.body.error).toMatch(/prompt is too long/);
     // The refused request and its one retry after the compaction found nothing to summarise; no summarising call.
-    expect(fake.requests.length - before).toBe(2);
-    expect((await env.events(sessionId)).some((event) => event.type === 'session.compacted')).toBe(false);
+    expect(its.fake.requests.length - before).toBe(2);
+    expect((await its.env.events(sessionId)).some((event) => event.type === 'session.compacted')).toBe(false);
   });
 
   test('usage with cache fields: input counts what the cache served too, the cache counts are kept, and the cost prices them', async () => {
     // claude-sonnet-4-5: $3 in, $15 out, a cache read $0.30 and a cache write $3.75 per million tokens.
-    const sessionId = await env.newSession({ model: { providerId: 'anthropic', modelId: 'claude-sonnet-4-5' } });
-    fake.enqueue({ text: 'Cached.', usage: { promptTokens: 1000, completionTokens: 3, cacheReadTokens: 800, cacheWriteTokens: 150 } });
+    const sessionId = await its.env.newSession({ model: { providerId: 'anthropic', modelId: 'claude-sonnet-4-5' } });
+    its.fake.enqueue({ text: 'Cached.', usage: { promptTokens: 1000, completionTokens: 3, cacheReadTokens: 800, cacheWriteTokens: 150 } });
     expect((await send(sessionId)).body.status).toBe('completed');
-    const events = await env.events(sessionId);
+    const events = await its.env.events(sessionId);
     const usage = { inputTokens: 1000, outputTokens: 3, cacheReadTokens: 800, cacheWriteTokens: 150 };
     // 50 uncached × 3 + 800 × 0.30 + 150 × 3.75 + 3 × 15, per million.
     expect(events.at(-1)).toEqual(expect.objectContaining({ type: 'turn.completed', usage, costUsd: 0.0009975 }));
@@ -347,12 +359,12 @@ describe('providerId anthropic, on its own terms', () => {
   });
 
   test('cache marks: on the system prompt and on the last message, two in all; the next turn marks its own last message', async () => {
-    const sessionId = await env.newSession({ instructions: 'You answer in one word.', mcps: ['time'] });
-    const before = fake.requests.length;
-    fake.enqueue({ text: 'One.' }, { text: 'Two.' });
+    const sessionId = await its.env.newSession({ instructions: 'You answer in one word.', mcps: ['time'] });
+    const before = its.fake.requests.length;
+    its.fake.enqueue({ text: 'One.' }, { text: 'Two.' });
     expect((await send(sessionId)).body.status).toBe('completed');
     expect((await send(sessionId)).body.status).toBe('completed');
-    const [first, second] = fake.requests.slice(before);
+    const [first, second] = its.fake.requests.slice(before);
     for (const request of [first!, second!]) {
       const system = request.body.system as Array<{ text: string; cache_control?: unknown }>;
       expect(system.at(-1)).toMatchObject({ cache_control: { type: 'ephemeral' } });
@@ -368,37 +380,32 @@ describe('providerId anthropic, on its own terms', () => {
   });
 
   test('thinking before the text: the answer is the text', async () => {
-    const sessionId = await env.newSession();
-    fake.enqueue({ reasoning: 'Let me think.', text: 'Forty-two.' });
+    const sessionId = await its.env.newSession();
+    its.fake.enqueue({ reasoning: 'Let me think.', text: 'Forty-two.' });
     expect((await send(sessionId)).body).toMatchObject({ status: 'completed', reply: 'Forty-two.' });
   });
 });
 
 describe('providerId openrouter, on its own terms', () => {
-  let env: AgentEnv;
-  let fake: Awaited<ReturnType<typeof startFakeModel>>;
   /** The window OpenRouter's model list gives the agent's model. */
   const LISTED_WINDOW = 6_000;
-  beforeAll(async () => {
-    fake = await startFakeModel({ contextLengths: { 'anthropic/claude-fake': LISTED_WINDOW } });
-    env = await startAgentEnv(
-      { OPENROUTER_BASE_URL: fake.baseUrl, OPENROUTER_API_KEY: 'test-key' },
-      { model: { providerId: 'openrouter', modelId: 'anthropic/claude-fake' } },
-    );
-  });
-  afterAll(async () => {
-    await env?.close();
-    await fake?.close();
-  });
+  const its = onItsOwnTerms(
+    () => startFakeModel({ contextLengths: { 'anthropic/claude-fake': LISTED_WINDOW } }),
+    (baseUrl) => ({ OPENROUTER_BASE_URL: baseUrl, OPENROUTER_API_KEY: 'test-key' }),
+    { providerId: 'openrouter', modelId: 'anthropic/claude-fake' },
+  );
   const send = (sessionId: string) =>
-    call<Answer>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth, json: { parts: [{ type: 'text', text: 'hi' }] } });
+    call<Answer>(`${its.env.api.url}/session/${sessionId}`, {
+      headers: its.env.user.auth,
+      json: { parts: [{ type: 'text', text: 'hi' }] },
+    });
 
   test('an Anthropic model through OpenRouter: cache marks on the system prompt and the last message, as OpenRouter passes them on', async () => {
-    const sessionId = await env.newSession({ instructions: 'You answer in one word.' });
-    const before = fake.requests.length;
-    fake.enqueue({ text: 'One.' });
+    const sessionId = await its.env.newSession({ instructions: 'You answer in one word.' });
+    const before = its.fake.requests.length;
+    its.fake.enqueue({ text: 'One.' });
     expect((await send(sessionId)).body.status).toBe('completed');
-    const [request] = fake.requests.slice(before);
+    const [request] = its.fake.requests.slice(before);
     const marked = (message: { content?: unknown }) =>
       Array.isArray(message.content) && message.content.some((part: { cache_control?: unknown }) => part.cache_control !== undefined);
     const { messages } = request!.body;
@@ -409,54 +416,78 @@ describe('providerId openrouter, on its own terms', () => {
   });
 
   test('a model of another vendor through OpenRouter gets no cache marks', async () => {
-    const sessionId = await env.newSession({ model: { providerId: 'openrouter', modelId: 'openai/gpt-4o' } });
-    const before = fake.requests.length;
-    fake.enqueue({ text: 'One.' });
+    const sessionId = await its.env.newSession({ model: { providerId: 'openrouter', modelId: 'openai/gpt-4o' } });
+    const before = its.fake.requests.length;
+    its.fake.enqueue({ text: 'One.' });
     expect((await send(sessionId)).body.status).toBe('completed');
-    expect(JSON.stringify(fake.requests[before]!.body)).not.toContain('cache_control');
+    expect(JSON.stringify(its.fake.requests[before]!.body)).not.toContain('cache_control');
   });
 
   test("the cost OpenRouter reports (usage.cost) is the turn's cost", async () => {
-    const sessionId = await env.newSession();
-    fake.enqueue({ text: 'Priced.', usage: { promptTokens: 120, completionTokens: 3, cost: 0.00042 } });
+    const sessionId = await its.env.newSession();
+    its.fake.enqueue({ text: 'Priced.', usage: { promptTokens: 120, completionTokens: 3, cost: 0.00042 } });
     expect((await send(sessionId)).body.status).toBe('completed');
-    const events = await env.events(sessionId);
+    const events = await its.env.events(sessionId);
     expect(events.at(-1)).toMatchObject({ type: 'turn.completed', usage: { inputTokens: 120, outputTokens: 3 }, costUsd: 0.00042 });
   });
 
   test('an error event once the model streams (the status already 200) retries the step, and the turn completes', async () => {
-    const sessionId = await env.newSession();
-    const before = fake.requests.length;
-    fake.enqueue(
+    const sessionId = await its.env.newSession();
+    const before = its.fake.requests.length;
+    its.fake.enqueue(
       { text: ['Half ', 'an ', 'answer'], streamError: { afterChunks: 2, status: 502, message: 'Provider returned error' } },
       { text: 'A whole answer.' },
     );
     expect((await send(sessionId)).body).toMatchObject({ status: 'completed', reply: 'A whole answer.' });
-    expect(fake.requests.length - before).toBe(2);
-    expect((await env.events(sessionId)).some((event) => event.type === 'step.retry')).toBe(true);
+    expect(its.fake.requests.length - before).toBe(2);
+    expect((await its.env.events(sessionId)).some((event) => event.type === 'step.retry')).toBe(true);
   });
   test("the model's window from OpenRouter's model list: the conversation is compacted before the provider would refuse it", async () => {
     const filler = (label: string) => Array.from({ length: 60 }, (_, index) => `${label}-${index} lorem ipsum`).join(' ');
     const summarising = (body: unknown) => JSON.stringify(body).includes('You compact a conversation');
-    const sessionId = await env.newSession();
-    const before = fake.requests.length;
-    fake.setHandler((request) => (summarising(request.body) ? { text: 'SUMMARY.' } : { text: filler('answer') }));
-    fake.setContextWindow(LISTED_WINDOW);
+    const sessionId = await its.env.newSession();
+    const before = its.fake.requests.length;
+    its.fake.setHandler((request) => (summarising(request.body) ? { text: 'SUMMARY.' } : { text: filler('answer') }));
+    its.fake.setContextWindow(LISTED_WINDOW);
     try {
       for (let index = 1; index <= 10; index++) {
-        const answer = await call<Answer>(`${env.api.url}/session/${sessionId}`, {
-          headers: env.user.auth,
+        const answer = await call<Answer>(`${its.env.api.url}/session/${sessionId}`, {
+          headers: its.env.user.auth,
           json: { parts: [{ type: 'text', text: `question-${index} ${filler(`q${index}`)}` }] },
         });
         expect(answer.body.status).toBe('completed');
       }
-      const compacted = (await env.events(sessionId)).filter((event) => event.type === 'session.compacted');
+      const compacted = (await its.env.events(sessionId)).filter((event) => event.type === 'session.compacted');
       expect(compacted.length).toBeGreaterThanOrEqual(1);
       expect(compacted.every((event) => event.type === 'session.compacted' && event.reason === 'threshold')).toBe(true);
-      expect(fake.requests.slice(before).filter((request) => request.script?.status === 400)).toHaveLength(0);
+      expect(its.fake.requests.slice(before).filter((request) => request.script?.status === 400)).toHaveLength(0);
     } finally {
-      fake.setHandler(undefined);
-      fake.setContextWindow(undefined);
+      its.fake.setHandler(undefined);
+      its.fake.setContextWindow(undefined);
     }
+  });
+});
+
+describe('providerId openai, on its own terms', () => {
+  const its = onItsOwnTerms(startFakeModel, (baseUrl) => ({ OPENAI_BASE_URL: baseUrl, OPENAI_API_KEY: 'test-key' }), {
+    providerId: 'openai',
+    modelId: 'gpt-4o',
+  });
+
+  test('its own prompt cache: cached input reported in prompt_tokens_details is kept and priced at the cached rate', async () => {
+    // gpt-4o: $2.50 in, $1.25 cached in, $10 out per million tokens; OpenAI charges nothing to write its cache.
+    const sessionId = await its.env.newSession({ instructions: 'You answer in one word.' });
+    its.fake.enqueue({ text: 'Cached.', usage: { promptTokens: 2000, completionTokens: 100, cacheReadTokens: 1500 } });
+    const answer = await call<Answer>(`${its.env.api.url}/session/${sessionId}`, {
+      headers: its.env.user.auth,
+      json: { parts: [{ type: 'text', text: 'hi' }] },
+    });
+    expect(answer.body.status).toBe('completed');
+    const events = await its.env.events(sessionId);
+    const usage = { inputTokens: 2000, outputTokens: 100, cacheReadTokens: 1500 };
+    // 500 uncached × 2.50 + 1500 × 1.25 + 100 × 10, per million.
+    expect(events.at(-1)).toEqual(expect.objectContaining({ type: 'turn.completed', usage, costUsd: 0.004125 }));
+    // No cache marks: OpenAI caches prefixes by itself.
+    expect(JSON.stringify(its.fake.requests.at(-1)!.body)).not.toContain('cache_control');
   });
 });

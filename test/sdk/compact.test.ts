@@ -1,0 +1,109 @@
+// client.sessions.compact against the real service (fake model): a conversation of several turns is
+// summarised up to its last turn and the summary stored as a `summary` message; a single turn has
+// nothing to compact; a turn running refuses it with a ConflictError.
+import { describe, expect } from 'vitest';
+import { agentTest } from '../helpers/harness/fixtures.ts';
+import { messageText, type ChatRequestBody } from '../helpers/fakes/fake-model.ts';
+import type { ScriptedRequest } from '../helpers/fakes/scripted-server.ts';
+import { Client, ConflictError } from '../../sdk/src/index.ts';
+
+const test = agentTest();
+
+const SUMMARY = 'SUMMARY: the user asked three numbered questions about lorem ipsum.';
+
+/** About 150 tokens of text that says which turn it belongs to. */
+function filler(label: string): string {
+  return Array.from({ length: 30 }, (_, index) => `${label}-${index} lorem ipsum`).join(' ');
+}
+
+const isSummarising = (request: ScriptedRequest<ChatRequestBody>) =>
+  messageText(request.body.messages.find((message) => message.role === 'system'))?.startsWith('You compact a conversation') ?? false;
+
+describe('sessions.compact', () => {
+  test('summarises the turns before the last; a single turn has nothing to compact; a running turn refuses it', async ({ env }) => {
+    env.fake.setHandler((request) => (isSummarising(request) ? { text: SUMMARY } : { text: filler('answer') }));
+    const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
+    const compactedEvents = async (sessionId: string) =>
+      (await env.events(sessionId)).filter((event) => event.type === 'session.compacted');
+
+    // Four turns: the first three are summarised, the last is kept whole.
+    const sessionId = await env.newSession();
+    for (let index = 1; index <= 4; index++) {
+      expect(await client.sessions.sendAndWait(sessionId, `question-${index} ${filler(`q${index}`)}`)).toMatchObject({
+        status: 'completed',
+      });
+    }
+    const before = (await client.sessions.retrieve(sessionId)).messages;
+    expect(before.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    const summarisingBefore = env.fake.requests.filter(isSummarising).length;
+
+    const compacted = await client.sessions.compact(sessionId);
+    expect(compacted).toMatchObject({
+      compacted: true,
+      summaryMessageId: expect.stringMatching(/^msg_/),
+      // The third reply: the last message before the last turn.
+      throughMessageId: before[5]!.id,
+    });
+    expect(compacted.tokensAfter).toBeGreaterThan(0);
+    expect(compacted.tokensBefore).toBeGreaterThan(compacted.tokensAfter);
+    expect(compacted.usage?.inputTokens).toBeGreaterThan(0);
+    // One summarising request, that read the first three questions and not the fourth.
+    const summarising = env.fake.requests.filter(isSummarising).slice(summarisingBefore);
+    expect(summarising).toHaveLength(1);
+    const read = summarising[0]!.body.messages.map((message) => messageText(message) ?? '').join('\n');
+    expect(read).toContain('question-3');
+    expect(read).not.toContain('question-4');
+
+    // The summary is stored as a message of role `summary`; nothing else changed.
+    const after = (await client.sessions.retrieve(sessionId)).messages;
+    expect(after.filter((message) => message.role !== 'summary')).toEqual(before);
+    const summary = after.find((message) => message.id === compacted.summaryMessageId);
+    expect(summary).toMatchObject({ role: 'summary', status: 'complete' });
+    expect(summary!.parts).toEqual([
+      {
+        type: 'compaction',
+        throughMessageId: compacted.throughMessageId,
+        tokensBefore: compacted.tokensBefore,
+        tokensAfter: compacted.tokensAfter,
+      },
+      { type: 'text', text: SUMMARY },
+    ]);
+    expect(await compactedEvents(sessionId)).toEqual([
+      expect.objectContaining({
+        reason: 'requested',
+        summaryMessageId: compacted.summaryMessageId,
+        throughMessageId: compacted.throughMessageId,
+        tokensBefore: compacted.tokensBefore,
+        tokensAfter: compacted.tokensAfter,
+      }),
+    ]);
+
+    // A session of one turn: nothing to compact, and no model call.
+    const short = await env.newSession();
+    await client.sessions.sendAndWait(short, `question-1 ${filler('q1')}`);
+    const requestsBefore = env.fake.requests.length;
+    const nothing = await client.sessions.compact(short);
+    expect(nothing).toMatchObject({ compacted: false });
+    expect(nothing.summaryMessageId).toBeUndefined();
+    expect(nothing.tokensBefore).toBeGreaterThan(0);
+    expect(nothing.tokensAfter).toBe(nothing.tokensBefore);
+    expect(env.fake.requests.length).toBe(requestsBefore);
+    expect((await client.sessions.retrieve(short)).messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(await compactedEvents(short)).toEqual([]);
+
+    // While a turn runs: a ConflictError (409), and nothing is compacted.
+    let release!: () => void;
+    env.fake.enqueue({ text: 'slow answer', holdUntil: new Promise<void>((resolve) => (release = resolve)) });
+    const asked = env.fake.requests.length;
+    await client.sessions.sendAsync(sessionId, 'question-5 wait for it');
+    await env.fake.waitForRequests(asked + 1);
+    const refused = await client.sessions.compact(sessionId).catch((caught: unknown) => caught);
+    release();
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect((refused as ConflictError).status).toBe(409);
+    await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'turn.completed').length === 5);
+    expect(await compactedEvents(sessionId)).toHaveLength(1);
+    expect(env.fake.requests.filter(isSummarising).length).toBe(summarisingBefore + 1);
+    expect((await client.sessions.retrieve(sessionId)).messages.filter((message) => message.role === 'summary')).toHaveLength(1);
+  });
+});
