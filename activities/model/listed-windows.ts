@@ -3,6 +3,7 @@
 // models no catalog here knows. The list is read from the operator's OpenRouter base URL (never a
 // user's own), at most once per LIST_TTL_MS per worker, within a deadline and a size cap; a list that
 // cannot be read is asked for again only after RETRY_AFTER_MS, and meanwhile the other sources serve.
+// Only a worker's first step on the provider waits for the list; refreshes run in the background.
 import { limitedFetch } from '../../lib/response-limits.ts';
 import { isRecord } from '../../lib/is-record.ts';
 
@@ -30,12 +31,15 @@ export class ListedWindows {
     });
   }
 
-  /** The listed window of `modelId`, reading the list first when it is due (and waiting for it). */
+  /**
+   * The listed window of `modelId`. The first call waits for the list; later ones answer from the list
+   * they have while a due refresh (or a retry after a failed read) runs in the background.
+   */
   async of(modelId: string): Promise<number | undefined> {
     const now = this.now();
     if (now - this.readAt > LIST_TTL_MS && now - this.failedAt > RETRY_AFTER_MS) {
       this.reading ??= this.read().finally(() => (this.reading = undefined));
-      await this.reading;
+      if (this.readAt === -Infinity && this.failedAt === -Infinity) await this.reading;
     }
     return this.windows.get(modelId.replace(/^~/, ''));
   }

@@ -177,10 +177,11 @@ export function modelStepActivities(deps: ModelStepDeps) {
       // A turn that must end in a structured reply may be told to do it without tools (allowSubtasks: false).
       const tools = bundle.jsonReply && !bundle.jsonReply.allowSubtasks ? {} : modelToolSet(bundle, skills);
       // Past the compaction threshold, the turn compacts the conversation first and runs this step again.
-      const mayCompact = input.mayCompact && !input.compacted;
-      const window = await deps.contextWindows.of(ref);
-      const checked = checkContext(history, fixedRequestText(instructions, tools), window, deps.config.context);
-      if (mayCompact && checked.over) return compactFirst('threshold', checked.tokens);
+      const checked =
+        input.mayCompact && !input.compacted
+          ? checkContext(history, fixedRequestText(instructions, tools), await deps.contextWindows.of(ref), deps.config.context)
+          : undefined;
+      if (checked?.over) return compactFirst('threshold', checked.tokens);
       const resolveFile = await conversationFiles(deps, input.sessionId, compactedView(history).messages, {
         limitBytes: limits.turnFileBytes,
         files: turnFiles,
@@ -241,7 +242,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         });
         // Too long for the model: believe the window it named, compact, and try once more.
         if (contextLength?.windowTokens) deps.contextWindows.learn(ref, contextLength.windowTokens);
-        if (contextLength && mayCompact) return compactFirst('context-length', checked.tokens);
+        if (contextLength && checked) return compactFirst('context-length', checked.tokens);
         // Another attempt of this step, here most likely, sends the same files.
         keepFiles = retryable;
         if (!retryable) throw nonRetryable(FAILURE.modelRejected, message);
