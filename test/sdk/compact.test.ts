@@ -3,6 +3,7 @@
 // nothing to compact; a turn running refuses it with a ConflictError.
 import { describe, expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { messageText, type ChatRequestBody } from '../helpers/fakes/fake-model.ts';
 import type { ScriptedRequest } from '../helpers/fakes/scripted-server.ts';
 import { Client, ConflictError } from '../../sdk/src/index.ts';
@@ -19,13 +20,13 @@ function filler(label: string): string {
 const isSummarising = (request: ScriptedRequest<ChatRequestBody>) =>
   messageText(request.body.messages.find((message) => message.role === 'system'))?.startsWith('You compact a conversation') ?? false;
 
+const compactedEvents = async (env: AgentEnv, sessionId: string) =>
+  (await env.events(sessionId)).filter((event) => event.type === 'session.compacted');
+
 describe('sessions.compact', () => {
-  test('summarises the turns before the last; a single turn has nothing to compact; a running turn refuses it', async ({ env }) => {
+  test('summarises the turns before the last into a `summary` message', async ({ env }) => {
     env.fake.setHandler((request) => (isSummarising(request) ? { text: SUMMARY } : { text: filler('answer') }));
     const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
-    const compactedEvents = async (sessionId: string) =>
-      (await env.events(sessionId)).filter((event) => event.type === 'session.compacted');
-
     // Four turns: the first three are summarised, the last is kept whole.
     const sessionId = await env.newSession();
     for (let index = 1; index <= 4; index++) {
@@ -34,7 +35,16 @@ describe('sessions.compact', () => {
       });
     }
     const before = (await client.sessions.retrieve(sessionId)).messages;
-    expect(before.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(before.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
     const summarisingBefore = env.fake.requests.filter(isSummarising).length;
 
     const compacted = await client.sessions.compact(sessionId);
@@ -68,7 +78,7 @@ describe('sessions.compact', () => {
       },
       { type: 'text', text: SUMMARY },
     ]);
-    expect(await compactedEvents(sessionId)).toEqual([
+    expect(await compactedEvents(env, sessionId)).toEqual([
       expect.objectContaining({
         reason: 'requested',
         summaryMessageId: compacted.summaryMessageId,
@@ -77,33 +87,53 @@ describe('sessions.compact', () => {
         tokensAfter: compacted.tokensAfter,
       }),
     ]);
+  });
 
-    // A session of one turn: nothing to compact, and no model call.
-    const short = await env.newSession();
-    await client.sessions.sendAndWait(short, `question-1 ${filler('q1')}`);
+  test('a session of one turn has nothing to compact: `compacted: false`, and no model call', async ({ env }) => {
+    env.fake.setHandler((request) => (isSummarising(request) ? { text: SUMMARY } : { text: filler('answer') }));
+    const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
+    const sessionId = await env.newSession();
+    await client.sessions.sendAndWait(sessionId, `question-1 ${filler('q1')}`);
     const requestsBefore = env.fake.requests.length;
-    const nothing = await client.sessions.compact(short);
+    const nothing = await client.sessions.compact(sessionId);
     expect(nothing).toMatchObject({ compacted: false });
     expect(nothing.summaryMessageId).toBeUndefined();
     expect(nothing.tokensBefore).toBeGreaterThan(0);
     expect(nothing.tokensAfter).toBe(nothing.tokensBefore);
     expect(env.fake.requests.length).toBe(requestsBefore);
-    expect((await client.sessions.retrieve(short)).messages.map((message) => message.role)).toEqual(['user', 'assistant']);
-    expect(await compactedEvents(short)).toEqual([]);
+    expect((await client.sessions.retrieve(sessionId)).messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(await compactedEvents(env, sessionId)).toEqual([]);
+  });
 
-    // While a turn runs: a ConflictError (409), and nothing is compacted.
+  test('while a turn runs it is a ConflictError (409), and nothing is compacted', async ({ env }) => {
+    env.fake.setHandler((request) => (isSummarising(request) ? { text: SUMMARY } : { text: filler('answer') }));
+    const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
+    const sessionId = await env.newSession();
+    for (let index = 1; index <= 2; index++) await client.sessions.sendAndWait(sessionId, `question-${index} ${filler(`q${index}`)}`);
+    const summarisingBefore = env.fake.requests.filter(isSummarising).length;
+
     let release!: () => void;
     env.fake.enqueue({ text: 'slow answer', holdUntil: new Promise<void>((resolve) => (release = resolve)) });
     const asked = env.fake.requests.length;
-    await client.sessions.sendAsync(sessionId, 'question-5 wait for it');
+    await client.sessions.sendAsync(sessionId, 'question-3 wait for it');
     await env.fake.waitForRequests(asked + 1);
     const refused = await client.sessions.compact(sessionId).catch((caught: unknown) => caught);
     release();
     expect(refused).toBeInstanceOf(ConflictError);
     expect((refused as ConflictError).status).toBe(409);
-    await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'turn.completed').length === 5);
-    expect(await compactedEvents(sessionId)).toHaveLength(1);
-    expect(env.fake.requests.filter(isSummarising).length).toBe(summarisingBefore + 1);
-    expect((await client.sessions.retrieve(sessionId)).messages.filter((message) => message.role === 'summary')).toHaveLength(1);
+    await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'turn.completed').length === 3);
+    expect(await compactedEvents(env, sessionId)).toEqual([]);
+    expect(env.fake.requests.filter(isSummarising).length).toBe(summarisingBefore);
+    expect((await client.sessions.retrieve(sessionId)).messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+
+    // Once the turn has ended, the same call compacts.
+    expect(await client.sessions.compact(sessionId)).toMatchObject({ compacted: true });
   });
 });

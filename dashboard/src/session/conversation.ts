@@ -74,8 +74,20 @@ function withMessage(state: Conversation, message: MessageView): Conversation {
       tools.set(part.toolCallId, { ...call, result: { output: part.output, isError: part.isError ?? false } });
     }
   }
-  const entries = known ? state.entries : [...state.entries, { kind: 'message' as const, id: message.id }];
+  const entries = known ? state.entries : placed(state.entries, message);
   return { ...state, messages, tools, entries };
+}
+
+/**
+ * Where a new message's entry goes: at the end, but for a compaction's summary right after the last
+ * message it stands for, so that what is above the marker is what the model now reads as the summary.
+ */
+function placed(entries: Conversation['entries'], message: MessageView): Conversation['entries'] {
+  const entry = { kind: 'message' as const, id: message.id };
+  const compaction = message.parts.find((part) => part.type === 'compaction');
+  const through =
+    compaction?.type === 'compaction' ? entries.findIndex((e) => e.kind === 'message' && e.id === compaction.throughMessageId) : -1;
+  return through < 0 ? [...entries, entry] : [...entries.slice(0, through + 1), entry, ...entries.slice(through + 1)];
 }
 
 /** The message a delta or tool call belongs to, made when the event comes before its message.created. */
