@@ -98,6 +98,11 @@ export class SessionTurns {
   running: RunningTurn | undefined;
   /** Sends accepted but still being recorded: ifBusy=reject counts them as work ahead. */
   recording = 0;
+  /**
+   * A compaction asked for through the API is running: sends are recorded meanwhile, but their turns
+   * wait for it (they are to read its summary).
+   */
+  compacting = false;
   /** Turns this run has queued (or steered with): a send seen again never queues its turn twice. */
   private readonly accepted = new Set<string>();
   /** Steering messages signalled to the running turn: one a step of it did not read runs as a turn of its own. */
@@ -116,20 +121,15 @@ export class SessionTurns {
 
   /** ifBusy=reject is refused while a turn runs, waits, or a send ahead of it is being recorded. */
   refusesReject(): boolean {
-    return !!this.running || this.queue.length > 0 || this.recording > 0;
-  }
-
-  /** A revert is refused while a turn waits in the queue (the running one is the activity's to judge). */
-  refusesRevert(): boolean {
-    return this.queue.length > 0;
+    return !!this.running || this.queue.length > 0 || this.recording > 0 || this.compacting;
   }
 
   /**
-   * A compaction asked for through the API runs between turns only: refused while one waits in the queue
-   * (a running one is the activity's to judge: it may have written its end already).
+   * A revert, or a compaction asked for through the API, is refused while a turn waits in the queue or
+   * a compaction runs (a running turn is the activity's to judge: it may have written its end already).
    */
-  refusesCompaction(): boolean {
-    return this.queue.length > 0;
+  refusesRevert(): boolean {
+    return this.queue.length > 0 || this.compacting;
   }
 
   /** The turn a steering send joins: the running one, unless it is being cancelled; none otherwise. */
@@ -185,7 +185,7 @@ export class SessionTurns {
   }
 
   hasWork(): boolean {
-    return this.queue.length > 0;
+    return this.queue.length > 0 && !this.compacting;
   }
 
   /** Takes the next queued turn and makes it the running one. */

@@ -63,6 +63,8 @@ export interface CompactionInput extends SessionRef {
   userMessageId?: string;
   /** The turn's model, when it was chosen for the turn. */
   model?: ModelOverride;
+  /** The window to fit the conversation to, when the step knew better (a provider's refusal named it). */
+  windowTokens?: number;
   /** Asked for between turns while the session still saw this turn running: refused unless its end is written. */
   runningTurnId?: string;
 }
@@ -98,9 +100,10 @@ export interface StepResult {
   /**
    * The step did not call the model: the conversation is past the compaction threshold of the model's
    * window (estimated), or the provider refused it as too long. The turn compacts it and runs the step
-   * again (ModelStepInput.compacted). `attempts`: the attempts made at the step's message so far.
+   * again (ModelStepInput.compacted). `windowTokens`: the window it found, or the one the provider's refusal
+   * named, which the compaction fits the conversation to. `attempts`: the attempts made at its message so far.
    */
-  compact?: { reason: 'threshold' | 'context-length'; tokensBefore: number; attempts: number };
+  compact?: { reason: 'threshold' | 'context-length'; tokensBefore: number; windowTokens: number; attempts: number };
   /**
    * The step did not run: its user already runs as many steps as it may (RUNNING_TURNS_PER_USER). The
    * turn waits a moment and asks again; nothing of the step was written but the turn's `turn.queued`.

@@ -454,6 +454,17 @@ export async function conversation(db: Db | DbClient, sessionId: string, turnId:
   return rows.map(toMessageView);
 }
 
+/** The turn (its user message's id) of the conversation's last finished message, if any. */
+export async function lastTurnId(db: Db | DbClient, sessionId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ turn_id: string }>(
+    `SELECT m.turn_id FROM messages m JOIN messages t ON t.id = m.turn_id AND t.session_id = m.session_id
+      WHERE m.session_id = $1 AND NOT m.reverted AND m.status IN ('complete', 'aborted')
+      ORDER BY t.position DESC, m.position DESC LIMIT 1`,
+    [sessionId],
+  );
+  return rows[0]?.turn_id;
+}
+
 export async function listMessages(db: Db | DbClient, sessionId: string): Promise<MessageView[]> {
   const { rows } = await db.query<MessageRow>(`${CONVERSATION_ORDER} ORDER BY t.position, m.position`, [sessionId]);
   return rows.map(toMessageView);

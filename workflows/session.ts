@@ -26,7 +26,8 @@ import type { MessagePart } from '../contract/events.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import type { CompactionResult, ModelOverride, SessionRef } from '../core/turn-types.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
-import { messageId, runTurn, steerSignal, turnWorkflow, type RunningTurnHandle } from './turn.ts';
+import { runTurn, steerSignal, turnWorkflow, type RunningTurnHandle } from './turn.ts';
+import { messageId } from './ids.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
 import { SessionTurns, type QueuedTurn, type SessionState, type SubtaskReplyTarget } from '../core/session-turns.ts';
 import { sessionWorkflowId, turnWorkflowId } from '../lib/workflow-ids.ts';
@@ -272,13 +273,16 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     },
   );
 
-  // In order with sends and reverts: a send accepted after it waits for it, and its turn sees the summary.
+  // After the sends and reverts accepted before it; sends accepted meanwhile are recorded at once, and
+  // their turns wait for it (SessionTurns.compacting) so that they read its summary.
   setHandler(
     compactUpdate,
-    () => {
-      const result = sendChain.then(() => {
-        if (turns.refusesCompaction()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is queued in this session');
-        return compactConversation({
+    async () => {
+      await sendChain;
+      if (turns.refusesRevert()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is queued in this session');
+      turns.compacting = true;
+      try {
+        return await compactConversation({
           sessionId: input.sessionId,
           userId: input.userId,
           agentId: input.agentId,
@@ -287,13 +291,13 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
           reason: 'requested',
           ...(turns.running ? { runningTurnId: turns.running.turnId } : {}),
         });
-      });
-      sendChain = result.catch(() => undefined);
-      return result;
+      } finally {
+        turns.compacting = false;
+      }
     },
     {
       validator: () => {
-        if (turns.refusesCompaction()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is queued in this session');
+        if (turns.refusesRevert()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is queued or a compaction runs in this session');
       },
     },
   );

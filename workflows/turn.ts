@@ -12,7 +12,6 @@ import {
   proxyActivities,
   proxyLocalActivities,
   condition,
-  uuid4,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
@@ -29,11 +28,8 @@ import { ASK_MY_USER } from '../lib/ask-my-user.ts';
 import { inCallOrder, TurnProgress } from '../core/turn-progress.ts';
 import { askUser } from './ask-user.ts';
 import { clientTools } from './client-tools.ts';
+import { messageId } from './ids.ts';
 
-/** Ids made in the workflow are deterministic (seeded uuid4) so a replay makes the same ones. */
-export function messageId(): string {
-  return `msg_${uuid4().replace(/-/g, '')}`;
-}
 
 /** A message that joins this running turn (ifBusy=steer): recorded in the turn, read by its next step. */
 export const steerSignal = defineSignal<[string]>('steer');
@@ -126,6 +122,8 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
   // it (activities/turn/compaction.ts), then runs again, once, with the summary. Asked only then, so
   // turns that never compact record no marker; histories from before it never had a `compact` result.
   const compactedStep = async (stepInput: ModelStepInput, asked: NonNullable<StepResult['compact']>): Promise<ModelStepInput> => {
+    // The marker names the change in the history (README: "Versioning workflows"); its answer is not needed:
+    // a `compact` result comes only from steps this code asked with `mayCompact`, so it never meets an older history.
     patched('compaction');
     const compaction = await model.compactConversation({
       sessionId: input.sessionId,
@@ -134,6 +132,8 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
       revision: input.revision,
       summaryMessageId: messageId(),
       reason: asked.reason,
+      // Absent from a result of a step that predates it.
+      ...(asked.windowTokens ? { windowTokens: asked.windowTokens } : {}),
       turnId: input.turnId,
       ...(input.userMessageId ? { userMessageId: input.userMessageId } : {}),
       ...(input.model ? { model: input.model } : {}),

@@ -11,9 +11,10 @@ import type { ListedWindows } from './listed-windows.ts';
 
 /** Published input windows, in tokens, keyed as the price table is (model-key.ts). Checked on 2025-11-01. */
 const CATALOG: Record<string, number> = {
-  'gpt-5': 400_000,
-  'gpt-5-mini': 400_000,
-  'gpt-5-nano': 400_000,
+  // The GPT-5 models' 400,000 tokens are input and output together; a request may send 272,000.
+  'gpt-5': 272_000,
+  'gpt-5-mini': 272_000,
+  'gpt-5-nano': 272_000,
   'gpt-4-1': 1_047_576,
   'gpt-4-1-mini': 1_047_576,
   'gpt-4-1-nano': 1_047_576,
@@ -42,14 +43,20 @@ export interface ContextWindow {
   source: 'setting' | 'learned' | 'listed' | 'catalog' | 'default';
 }
 
-/** Per worker: the windows learned from providers' errors live as long as the worker. */
+/** The smallest window a provider's error is believed to name. */
+export const MIN_LEARNED_TOKENS = 1_000;
+/** How long a learned window is believed (a provider may raise a model's window). */
+const LEARNED_FOR_MS = 24 * 60 * 60_000;
+
+/** Per worker: the windows learned from providers' errors, each for LEARNED_FOR_MS. */
 export class ContextWindows {
-  private readonly learned = new Map<string, number>();
+  private readonly learned = new Map<string, { tokens: number; at: number }>();
 
   constructor(
     private readonly settings: ContextWindowSettings,
     /** Per provider, the windows it lists for its models. */
     private readonly listed: Partial<Record<string, Pick<ListedWindows, 'of'>>> = {},
+    private readonly now: () => number = Date.now,
   ) {}
 
   async of(ref: ModelRef): Promise<ContextWindow> {
@@ -57,7 +64,7 @@ export class ContextWindows {
     const set = overrides[`${ref.providerId}:${ref.modelId}`] ?? overrides[ref.modelId];
     if (set !== undefined) return { tokens: set, source: 'setting' };
     const learned = this.learned.get(learnedKey(ref));
-    if (learned !== undefined) return { tokens: learned, source: 'learned' };
+    if (learned && this.now() - learned.at < LEARNED_FOR_MS) return { tokens: learned.tokens, source: 'learned' };
     const listed = await this.listed[ref.providerId]?.of(ref.modelId);
     if (listed !== undefined) return { tokens: listed, source: 'listed' };
     // An openai-compatible server's "gpt-4o" may be anything: only the providers that serve these models use the catalog.
@@ -66,9 +73,13 @@ export class ContextWindows {
     return { tokens: this.settings.defaultTokens, source: 'default' };
   }
 
-  /** A provider refused a request as too long and named its window: believed from now on (unless set). */
+  /**
+   * A provider refused a request as too long and named its window: believed for a day (unless set). The
+   * caller passes only what the operator's provider said (never a server a user chose), and a window
+   * under MIN_LEARNED_TOKENS is not believed: one error must not make every later step compact.
+   */
   learn(ref: ModelRef, tokens: number): void {
-    if (Number.isInteger(tokens) && tokens > 0) this.learned.set(learnedKey(ref), tokens);
+    if (Number.isInteger(tokens) && tokens >= MIN_LEARNED_TOKENS) this.learned.set(learnedKey(ref), { tokens, at: this.now() });
   }
 }
 

@@ -154,7 +154,12 @@ function classifyStreamError(error: Record<string, unknown>, provider: string): 
   let retryable = true;
   if (Number.isInteger(code) && code >= 400 && code < 500) retryable = code === 429 || RETRYABLE_STATUS.has(code);
   else if (type !== undefined && type.endsWith('_error')) retryable = RETRYABLE_TYPES.has(type);
-  const tooLong = contextLengthOf(Number.isInteger(code) ? code : undefined, message);
+  // A stream's error event names a refusal by its code (400, 413, OpenAI's context_length_exceeded) or type.
+  const refusal =
+    (Number.isInteger(code) && (code === 400 || code === 413)) ||
+    type === 'invalid_request_error' ||
+    inner.code === 'context_length_exceeded';
+  const tooLong = refusal ? contextLengthOf(Number.isInteger(code) ? code : undefined, message) : {};
   return { retryable: tooLong.contextLength ? false : retryable, message: `${provider} reported an error: ${clip(message)}`, ...tooLong };
 }
 

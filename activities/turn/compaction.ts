@@ -14,11 +14,13 @@ import { addToTotals } from '../../core/turn-progress.ts';
 import type { ModelRef } from '../../contract/bundle.ts';
 import type { ProviderId } from '../../contract/bundle-constants.ts';
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
-import { conversation, hasMessage, listMessages } from '../../store/messages.ts';
+import { conversation, hasMessage, lastTurnId } from '../../store/messages.ts';
 import { recordCompaction } from '../../store/compactions.ts';
 import { budgetsFor } from '../../store/budgets.ts';
 import { budgetSpentMessage } from './budget-check.ts';
-import { agentModel } from './agent-model.ts';
+import { agentModel, modelRefOf } from './agent-model.ts';
+import { endAsAborted } from './confirm-abort.ts';
+import { recordStepUsage } from './turn-metrics.ts';
 import { heartbeatEvery, type ModelStepDeps } from './model-step.ts';
 import { compactedView, compactionCut } from '../model/compaction-view.ts';
 import type { ContextWindows } from '../model/context-windows.ts';
@@ -59,13 +61,6 @@ export function compactionActivities(deps: CompactionDeps) {
   return {
     async compactConversation(input: CompactionInput): Promise<CompactionResult> {
       const context = Context.current();
-      const none = (tokens: number): CompactionResult => ({
-        compacted: false,
-        tokensBefore: tokens,
-        tokensAfter: tokens,
-        usage: { inputTokens: 0, outputTokens: 0 },
-        costUsd: null,
-      });
       if (
         input.runningTurnId &&
         !(await sessionHasEvent(deps.db, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.runningTurnId }))
@@ -73,14 +68,13 @@ export function compactionActivities(deps: CompactionDeps) {
         throw nonRetryable(FAILURE.sessionBusy, 'A turn is running in this session');
       }
       const { bundle, skills } = await deps.revisionOf(input.agentId, input.revision);
-      const ref: ModelRef = input.model
-        ? { providerId: input.model.providerId || bundle.model.providerId, modelId: input.model.modelId }
-        : bundle.model;
-      const messagesTurnId = input.userMessageId ?? input.turnId ?? (await lastTurnOf(input.sessionId));
-      if (!messagesTurnId) return none(0);
+      const ref = modelRefOf(bundle, input.model);
+      const messagesTurnId = input.userMessageId ?? input.turnId ?? (await lastTurnId(deps.db, input.sessionId));
+      if (!messagesTurnId) return unchanged(0);
       const history = await conversation(deps.db, input.sessionId, messagesTurnId);
       const view = compactedView(history);
-      const window = await deps.contextWindows.of(ref);
+      // The window the step found too small may be smaller than this worker knows (another worker learned it).
+      const window = Math.min((await deps.contextWindows.of(ref)).tokens, input.windowTokens ?? Infinity);
       const fixedText = fixedRequestText(systemPrompt(bundle, skills), modelToolSet(bundle, skills));
       const tokensOf = (message: MessageView) => messageTokens(message, settings.toolResultMaxChars);
       const tokensBefore = requestTokens({ view, fixedText, toolResultMaxChars: settings.toolResultMaxChars });
@@ -89,24 +83,30 @@ export function compactionActivities(deps: CompactionDeps) {
       if (await hasMessage(deps.db, input.sessionId, input.summaryMessageId)) {
         return storedResult(await conversation(deps.db, input.sessionId, messagesTurnId), input.summaryMessageId, tokensBefore);
       }
-      const cut = compactionCut(view.messages, Math.floor((window.tokens * settings.keepPercent) / 100), tokensOf);
-      if (cut === undefined) return none(tokensBefore);
+      // What is kept whole, with the summary and the fixed part of the request, stays under the threshold.
+      const summaryTokens = Math.min(SUMMARY_MAX_TOKENS, Math.floor(window / 8));
+      const keepTokens = Math.max(
+        0,
+        Math.min((window * settings.keepPercent) / 100, (window * settings.compactAtPercent) / 100 - textTokens(fixedText) - summaryTokens),
+      );
+      const cut = compactionCut(view.messages, Math.floor(keepTokens), tokensOf);
+      if (cut === undefined) return unchanged(tokensBefore);
       const older = view.messages.slice(0, cut);
       const kept = view.messages.slice(cut);
 
       const spent = budgetSpentMessage(await budgetsFor(deps.db, input.userId, input.agentId), input.userId);
       if (spent) throw nonRetryable(FAILURE.budgetSpent, spent);
-      const summaryRef: ModelRef = {
-        providerId: ref.providerId,
-        modelId: settings.compactionModels[ref.providerId as ProviderId] ?? ref.modelId,
-      };
-      const { model, inUse } = await agentModel(deps, bundle, input.userId, summaryRef);
+      // The operator's summarising model, unless the user's own base URL serves this provider (it may not have it).
+      const own = await agentModel(deps, bundle, input.userId, ref);
+      const cheaper = own.ownBaseUrl ? undefined : settings.compactionModels[ref.providerId as ProviderId];
+      const summaryRef: ModelRef = cheaper ? { providerId: ref.providerId, modelId: cheaper } : ref;
+      const { model, inUse, ownBaseUrl } = cheaper ? await agentModel(deps, bundle, input.userId, summaryRef) : own;
+      const summarisingWindow = cheaper ? Math.min(window, (await deps.contextWindows.of(summaryRef)).tokens) : window;
 
       const heartbeat = setInterval(() => context.heartbeat(), heartbeatEvery(context.info.heartbeatTimeoutMs));
       const told = input.turnId ? deps.abortNotices?.watch(input.sessionId, input.turnId) : undefined;
       try {
-        const summaryTokens = Math.min(SUMMARY_MAX_TOKENS, Math.floor(window.tokens / 8));
-        const budget = Math.floor(window.tokens * SUMMARISING_SHARE) - summaryTokens;
+        const budget = Math.floor(summarisingWindow * SUMMARISING_SHARE) - summaryTokens;
         const abortSignal = AbortSignal.any([context.cancellationSignal, ...(told ? [told.signal] : [])]);
         // Older messages that do not fit in one request are summarised a part at a time, each part with
         // the summary of those before it: the summary of the last part stands for them all.
@@ -115,13 +115,20 @@ export function compactionActivities(deps: CompactionDeps) {
         let cost: number | null = null;
         for (const part of summarisedParts(text, older, budget)) {
           const call = await summarise({ model, messages: summarisingMessages(text, part), maxOutputTokens: summaryTokens, abortSignal });
-          if (context.cancellationSignal.aborted || told?.signal.aborted) throw new CancelledFailure('The turn was aborted');
+          if (context.cancellationSignal.aborted) throw new CancelledFailure('The turn was aborted');
+          // Told by the turn's abort notice: confirmed with Temporal first, so that it is not retried.
+          if (told?.signal.aborted) await endAsAborted(context);
           if ('failure' in call) {
-            const { retryable, message, retryAfterMs } = classifyModelError(call.failure, {
+            const { retryable, message, retryAfterMs, contextLength } = classifyModelError(call.failure, {
               providerId: summaryRef.providerId,
               secrets: inUse,
             });
             const why = `Compacting the conversation failed: ${message}`;
+            // The summarising request itself was too long: the next attempt splits by the window it named.
+            if (contextLength?.windowTokens && !ownBaseUrl) {
+              deps.contextWindows.learn(summaryRef, contextLength.windowTokens);
+              throw ApplicationFailure.create({ message: why, type: FAILURE.modelTransient });
+            }
             if (!retryable) throw nonRetryable(FAILURE.modelRejected, why);
             throw ApplicationFailure.create({
               message: why,
@@ -157,10 +164,8 @@ export function compactionActivities(deps: CompactionDeps) {
           usage,
           costUsd: cost,
         });
-        deps.logger.info(
-          { sessionId: input.sessionId, reason: input.reason, tokensBefore, tokensAfter, window: window.tokens },
-          'conversation compacted',
-        );
+        recordStepUsage(summaryRef.providerId, usage, cost);
+        deps.logger.info({ sessionId: input.sessionId, reason: input.reason, tokensBefore, tokensAfter, window }, 'conversation compacted');
         return {
           compacted: true,
           summaryMessageId: input.summaryMessageId,
@@ -176,22 +181,19 @@ export function compactionActivities(deps: CompactionDeps) {
       }
     },
   };
+}
 
-  /** The turn (user message id) of the conversation's last message, for a compaction asked for between turns. */
-  async function lastTurnOf(sessionId: string): Promise<string | undefined> {
-    const messages = await listMessages(deps.db, sessionId);
-    return messages.findLast((message) => message.status === 'complete' || message.status === 'aborted')?.turnId ?? undefined;
-  }
+/** Nothing was compacted: the conversation is sent as it was. */
+function unchanged(tokens: number): CompactionResult {
+  return { compacted: false, tokensBefore: tokens, tokensAfter: tokens, usage: { inputTokens: 0, outputTokens: 0 }, costUsd: null };
 }
 
 /** What a compaction stored before, read back from the conversation. */
 function storedResult(history: MessageView[], summaryMessageId: string, tokensBefore: number): CompactionResult {
   const summary = history.find((message) => message.id === summaryMessageId);
   const part = summary?.parts.find((candidate) => candidate.type === 'compaction');
-  if (!summary || !part || part.type !== 'compaction') {
-    // Reverted since: the compaction is gone from the conversation, as if it had never run.
-    return { compacted: false, tokensBefore, tokensAfter: tokensBefore, usage: { inputTokens: 0, outputTokens: 0 }, costUsd: null };
-  }
+  // Reverted since: the compaction is gone from the conversation, as if it had never run.
+  if (!summary || !part || part.type !== 'compaction') return unchanged(tokensBefore);
   return {
     compacted: true,
     summaryMessageId,
@@ -206,7 +208,8 @@ function storedResult(history: MessageView[], summaryMessageId: string, tokensBe
 /**
  * The older messages in parts that each fit in `budgetTokens` with the summary before them (a
  * summary is at most an eighth of the window): one part when they all fit. A single message past the
- * budget is a part of its own (its tool results are cut to SUMMARISED_TOOL_RESULT_CHARS).
+ * budget is a part of its own (its tool results are cut to SUMMARISED_TOOL_RESULT_CHARS), and a step's
+ * tool results go with its calls.
  */
 export function summarisedParts(previous: string | undefined, older: readonly MessageView[], budgetTokens: number): MessageView[][] {
   const parts: MessageView[][] = [];
@@ -215,7 +218,8 @@ export function summarisedParts(previous: string | undefined, older: readonly Me
   let room = budgetTokens - textTokens(previous ?? '');
   for (const message of older) {
     const tokens = messageTokens(message, SUMMARISED_TOOL_RESULT_CHARS);
-    if (part.length > 0 && tokens > room) {
+    // Tool results stay in the part of the calls they answer (apart, neither half would be summarised whole).
+    if (part.length > 0 && tokens > room && message.role !== 'tool') {
       parts.push(part);
       part = [];
       room = budgetTokens - Math.floor(budgetTokens / 8);

@@ -23,6 +23,8 @@ function schemaText(schema: unknown): string {
 
 export interface ContextCheck {
   tokens: number;
+  /** The window it was checked against. */
+  windowTokens: number;
   over: boolean;
 }
 
@@ -33,5 +35,5 @@ export function checkContext(
   settings: { compactAtPercent: number; toolResultMaxChars: number },
 ): ContextCheck {
   const tokens = requestTokens({ view: compactedView(history), fixedText, toolResultMaxChars: settings.toolResultMaxChars });
-  return { tokens, over: tokens > (window.tokens * settings.compactAtPercent) / 100 };
+  return { tokens, windowTokens: window.tokens, over: tokens > (window.tokens * settings.compactAtPercent) / 100 };
 }

@@ -15,7 +15,7 @@ import type { MessagePart } from '../../contract/events.ts';
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
 import { claimAssistantMessage, conversation, finishAssistantMessage, hasTurnCompleted } from '../../store/messages.ts';
 import { STEP_PLACE_FREED, type ModelStepInput, type StepResult, type ToolCall } from '../../core/turn-types.ts';
-import { agentModel } from './agent-model.ts';
+import { agentModel, modelRefOf } from './agent-model.ts';
 import { classifyModelError } from '../model/errors.ts';
 import { stepTokens } from '../model/step-usage.ts';
 import { cachesByBreakpoints, withCacheBreakpoints } from '../model/cache-breakpoints.ts';
@@ -107,9 +107,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
     const attempt = (input.attemptsBefore ?? 0) + context.info.attempt;
     const { bundle, skills } = await revisionOf(input.agentId, input.revision);
     const questionsChecked = (calls: ToolCall[]) => withinQuestionLimit(deps.db, input.userId, limits.openApprovalsPerUser, calls);
-    const ref = input.model
-      ? { providerId: input.model.providerId || bundle.model.providerId, modelId: input.model.modelId }
-      : bundle.model;
+    const ref = modelRefOf(bundle, input.model);
 
     // A regenerated turn writes into its user message's turn and sees the conversation up to it.
     const turnId = input.userMessageId ?? input.turnId;
@@ -144,12 +142,12 @@ export function modelStepActivities(deps: ModelStepDeps) {
     const spent = budgetSpentMessage(await budgetsFor(deps.db, input.userId, input.agentId), input.userId);
     if (spent) throw nonRetryable(FAILURE.budgetSpent, spent);
 
-    const { model, inUse } = await agentModel(deps, bundle, input.userId, ref);
+    const { model, inUse, ownBaseUrl } = await agentModel(deps, bundle, input.userId, ref);
     /** The step ends without an answer; its message stays claimed, and its next run (after the compaction) takes it over. */
-    const compactFirst = (reason: 'threshold' | 'context-length', tokensBefore: number): StepResult => ({
+    const compactFirst = (reason: 'threshold' | 'context-length', tokensBefore: number, windowTokens: number): StepResult => ({
       ...resultOf(input.messageId, [], null, null),
       finishReason: 'compact',
-      compact: { reason, tokensBefore, attempts: attempt },
+      compact: { reason, tokensBefore, windowTokens, attempts: attempt },
       ...started,
     });
 
@@ -181,7 +179,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         input.mayCompact && !input.compacted
           ? checkContext(history, fixedRequestText(instructions, tools), await deps.contextWindows.of(ref), deps.config.context)
           : undefined;
-      if (checked?.over) return compactFirst('threshold', checked.tokens);
+      if (checked?.over) return compactFirst('threshold', checked.tokens, checked.windowTokens);
       const resolveFile = await conversationFiles(deps, input.sessionId, compactedView(history).messages, {
         limitBytes: limits.turnFileBytes,
         files: turnFiles,
@@ -240,9 +238,12 @@ export function modelStepActivities(deps: ModelStepDeps) {
           providerId: ref.providerId,
           secrets: inUse,
         });
-        // Too long for the model: believe the window it named, compact, and try once more.
-        if (contextLength?.windowTokens) deps.contextWindows.learn(ref, contextLength.windowTokens);
-        if (contextLength && checked) return compactFirst('context-length', checked.tokens);
+        // Too long for the model: compact to the window it named, and try once more. The window is believed
+        // for later steps too, unless it came from a server the user chose.
+        if (contextLength && checked) {
+          if (contextLength.windowTokens && !ownBaseUrl) deps.contextWindows.learn(ref, contextLength.windowTokens);
+          return compactFirst('context-length', checked.tokens, contextLength.windowTokens ?? checked.windowTokens);
+        }
         // Another attempt of this step, here most likely, sends the same files.
         keepFiles = retryable;
         if (!retryable) throw nonRetryable(FAILURE.modelRejected, message);

@@ -263,4 +263,44 @@ describe("a conversation past its model's window", () => {
     expect((await messagesOf(env, sessionId)).filter((message) => message.role === 'summary')).toHaveLength(1);
     await env.fake.waitForDisconnects(1);
   });
+  test('a send during an asked-for compaction is recorded at once, and its turn reads the summary', async ({ env }) => {
+    env.fake.setContextWindow(undefined);
+    env.fake.setHandler(() => ({ text: filler('answer') }));
+    const sessionId = await env.newSession();
+    for (let index = 1; index <= 3; index++) await ask(env, sessionId, index);
+    let release!: () => void;
+    env.fake.setHandler((request) =>
+      isSummarising(request)
+        ? { text: 'SUMMARY while you waited', holdUntil: new Promise<void>((resolve) => (release = resolve)) }
+        : { text: 'answered' },
+    );
+    const summarisedBefore = env.fake.requests.filter(isSummarising).length;
+    const compacting = call<{ compacted: boolean }>(`${env.api.url}/session/${sessionId}/compact`, { headers: env.user.auth, json: {} });
+    await expect.poll(() => env.fake.requests.filter(isSummarising).length).toBe(summarisedBefore + 1);
+
+    // The send is taken while the summary is being written: its message is recorded, its turn waits.
+    const sent = await call<{ messageId: string }>(`${env.api.url}/session/${sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'question-4 after the summary' }] },
+    });
+    expect(sent.status).toBe(202);
+    await env.waitForEvents(sessionId, (events) =>
+      events.some((event) => event.type === 'message.created' && event.message.id === sent.body.messageId),
+    );
+    const waiting = await env.events(sessionId);
+    expect(waiting.filter((event) => event.type === 'turn.started')).toHaveLength(3);
+    // Another compaction meanwhile is refused.
+    const again = await call(`${env.api.url}/session/${sessionId}/compact`, { headers: env.user.auth, json: {} });
+    expect(again.status).toBe(409);
+
+    const before = env.fake.requests.length;
+    release();
+    expect((await compacting).body.compacted).toBe(true);
+    await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'turn.completed').length === 4);
+    const sentToModel = turnRequests(env, before)[0]!
+      .body.messages.map((message) => messageText(message) ?? '')
+      .join('\n');
+    expect(sentToModel).toContain('SUMMARY while you waited');
+    expect(sentToModel).toContain('question-4 after the summary');
+  });
 });

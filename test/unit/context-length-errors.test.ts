@@ -98,6 +98,10 @@ describe('classifyModelError: context length', () => {
     });
     const openai = { error: { message: OPENAI_MESSAGE, code: 'context_length_exceeded' } };
     expect(classifyModelError(openai).contextLength).toEqual({ windowTokens: 8192 });
+    // Words alone, in an event that names no refusal (a server error about its own context window), are not one.
+    const unnamed = { error: { message: 'Internal error while allocating the context window' } };
+    expect(classifyModelError(unnamed)).not.toHaveProperty('contextLength');
+    expect(classifyModelError(unnamed).retryable).toBe(true);
   });
 
   it('leaves out contextLength for an unrelated bad request', () => {

@@ -31,7 +31,7 @@ describe('ContextWindows', () => {
       source: 'catalog',
     });
     expect(await windows.of({ providerId: 'openai', modelId: 'gpt-4.1' })).toEqual({ tokens: 1_047_576, source: 'catalog' });
-    expect(await windows.of({ providerId: 'openrouter', modelId: 'openai/gpt-5-mini' })).toEqual({ tokens: 400_000, source: 'catalog' });
+    expect(await windows.of({ providerId: 'openrouter', modelId: 'openai/gpt-5-mini' })).toEqual({ tokens: 272_000, source: 'catalog' });
     expect(await windows.of({ providerId: 'openai', modelId: 'o3' })).toEqual({ tokens: 200_000, source: 'catalog' });
     // A variant keeps its suffix and matches nothing; an unknown model gets the default.
     expect(await windows.of({ providerId: 'openrouter', modelId: 'openai/gpt-4o:free' })).toEqual({ tokens: DEFAULT, source: 'default' });
@@ -108,5 +108,20 @@ describe('a provider that lists its windows', () => {
     });
     windows.learn({ providerId: 'openrouter', modelId: 'acme/small:free' }, 4_096);
     expect(await windows.of({ providerId: 'openrouter', modelId: 'acme/small:free' })).toEqual({ tokens: 4_096, source: 'learned' });
+  });
+});
+
+describe('a learned window', () => {
+  it('is not believed under 1,000 tokens, and is forgotten after a day', async () => {
+    let now = 0;
+    const windows = new ContextWindows({ overrides: {}, defaultTokens: DEFAULT }, {}, () => now);
+    const ref = { providerId: 'openai', modelId: 'gpt-4o' };
+    windows.learn(ref, 999);
+    expect(await windows.of(ref)).toEqual({ tokens: 128_000, source: 'catalog' });
+    windows.learn(ref, 64_000);
+    now += 23 * 60 * 60_000;
+    expect(await windows.of(ref)).toEqual({ tokens: 64_000, source: 'learned' });
+    now += 2 * 60 * 60_000;
+    expect(await windows.of(ref)).toEqual({ tokens: 128_000, source: 'catalog' });
   });
 });

@@ -733,3 +733,19 @@ describe('random interleavings', () => {
     );
   });
 });
+
+describe('a compaction asked for through the API', () => {
+  test('sends are recorded while it runs, but their turns wait for it; reject, revert and another compaction are refused', () => {
+    const session = new Session();
+    session.turns.compacting = true;
+    expect(session.turns.refusesReject()).toBe(true);
+    expect(session.turns.refusesRevert()).toBe(true);
+    expect(session.send('m1')).toMatchObject({ kind: 'queued' });
+    expect(session.turns.state().queued).toEqual(['m1']);
+    expect(session.turns.hasWork()).toBe(false);
+    session.turns.compacting = false;
+    expect(session.turns.hasWork()).toBe(true);
+    // A turn queued: a compaction is refused until it has run.
+    expect(session.turns.refusesRevert()).toBe(true);
+  });
+});
