@@ -30,7 +30,6 @@ import { askUser } from './ask-user.ts';
 import { clientTools } from './client-tools.ts';
 import { messageId } from './ids.ts';
 
-
 /** A message that joins this running turn (ifBusy=steer): recorded in the turn, read by its next step. */
 export const steerSignal = defineSignal<[string]>('steer');
 
