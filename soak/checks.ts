@@ -93,6 +93,15 @@ export function checkSession(
     const deltas = deltaText(stored, event.message.id);
     if (text !== deltas) add('text-not-deltas', `${event.message.id}: "${text.slice(0, 60)}" vs deltas "${deltas.slice(0, 60)}"`);
   }
+  // A compaction, however often its activity ran (a killed worker), stores its summary once, announced once.
+  const summaries = stored.flatMap((event) =>
+    event.type === 'message.created' && event.message.role === 'summary' ? [event.message.id] : [],
+  );
+  const compacted = stored.flatMap((event) => (event.type === 'session.compacted' ? [event.summaryMessageId] : []));
+  if (new Set(compacted).size !== compacted.length) add('compaction-announced-twice', compacted.join(', '));
+  if (canonical([...summaries].sort()) !== canonical([...compacted].sort()))
+    add('compaction-summary', `summaries ${summaries.join(', ') || 'none'}; session.compacted for ${compacted.join(', ') || 'none'}`);
+
   const calls = stored.filter((event) => event.type === 'tool.call' && event.executor === 'client');
   for (const call of calls) {
     if (call.type !== 'tool.call') continue;

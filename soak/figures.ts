@@ -71,6 +71,7 @@ export function soakFigures(input: {
       answers: tally(approvals, (answer) => String(answer.status)),
       answerMs: spread(approvals.map((answer) => answer.ms)),
     },
+    compactions: [...stored.values()].reduce((sum, events) => sum + events.filter((event) => event.type === 'session.compacted').length, 0),
     clientTools: {
       called: toolResults.length,
       answers: tally(toolResults, (answer) => String(answer.status)),

@@ -1,6 +1,7 @@
 // The soak (soak/checks.ts) is only as good as its checks: a clean session passes, and each breach a
 // user would suffer (a send stored twice or never answered, a turn without its end, text that is not
-// its deltas, a reader that missed or repeated a seq, a session left busy) is a violation of its kind.
+// its deltas, a reader that missed or repeated a seq, a session left busy, a compaction stored or announced
+// other than once) is a violation of its kind.
 import { describe, expect, test } from 'vitest';
 import { checkSession } from '../../soak/checks.ts';
 import type { SentTurn } from '../../soak/driver.ts';
@@ -108,5 +109,25 @@ describe('the soak checks one session', () => {
     const log = turnLog();
     expect(kinds(checkSession([sent({ kind: 'ask' })], reader(log), log, 'idle'))).toEqual(['asked-nothing']);
     expect(kinds(checkSession([sent({ kind: 'client' })], reader(log), log, 'idle'))).toEqual(['asked-nothing']);
+  });
+  test('a compaction with its summary stored once passes; one announced twice, or without its summary, does not', () => {
+    const log = turnLog();
+    const extra = (events: object[]) =>
+      [...log, ...events.map((event, index) => ({ ...event, seq: log.length + index + 1, at, sessionId: SESSION }))] as SessionEvent[];
+    const summary = { type: 'message.created', message: message('msg_sum', 'summary', 'SUMMARY') };
+    const compacted = {
+      type: 'session.compacted',
+      throughMessageId: 'msg_user',
+      summaryMessageId: 'msg_sum',
+      tokensBefore: 10,
+      tokensAfter: 5,
+      reason: 'requested',
+    };
+    const clean = extra([summary, compacted]);
+    expect(checkSession([sent()], reader(clean), clean, 'idle')).toEqual([]);
+    const twice = extra([summary, compacted, compacted]);
+    expect(kinds(checkSession([sent()], reader(twice), twice, 'idle'))).toContain('compaction-announced-twice');
+    const lost = extra([compacted]);
+    expect(kinds(checkSession([sent()], reader(lost), lost, 'idle'))).toContain('compaction-summary');
   });
 });
