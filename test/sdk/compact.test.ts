@@ -8,6 +8,9 @@ import { messageText, type ChatRequestBody } from '../helpers/fakes/fake-model.t
 import type { ScriptedRequest } from '../helpers/fakes/scripted-server.ts';
 import { Client, ConflictError } from '../../sdk/src/index.ts';
 
+/** The roles of `count` turns of a question and its answer. */
+const turnsOf = (count: number) => Array.from({ length: count }, () => ['user', 'assistant']).flat();
+
 const test = agentTest();
 
 const SUMMARY = 'SUMMARY: the user asked three numbered questions about lorem ipsum.';
@@ -35,16 +38,7 @@ describe('sessions.compact', () => {
       });
     }
     const before = (await client.sessions.retrieve(sessionId)).messages;
-    expect(before.map((message) => message.role)).toEqual([
-      'user',
-      'assistant',
-      'user',
-      'assistant',
-      'user',
-      'assistant',
-      'user',
-      'assistant',
-    ]);
+    expect(before.map((message) => message.role)).toEqual(turnsOf(4));
     const summarisingBefore = env.fake.requests.filter(isSummarising).length;
 
     const compacted = await client.sessions.compact(sessionId);
@@ -124,14 +118,7 @@ describe('sessions.compact', () => {
     await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'turn.completed').length === 3);
     expect(await compactedEvents(env, sessionId)).toEqual([]);
     expect(env.fake.requests.filter(isSummarising).length).toBe(summarisingBefore);
-    expect((await client.sessions.retrieve(sessionId)).messages.map((message) => message.role)).toEqual([
-      'user',
-      'assistant',
-      'user',
-      'assistant',
-      'user',
-      'assistant',
-    ]);
+    expect((await client.sessions.retrieve(sessionId)).messages.map((message) => message.role)).toEqual(turnsOf(3));
 
     // Once the turn has ended, the same call compacts.
     expect(await client.sessions.compact(sessionId)).toMatchObject({ compacted: true });
