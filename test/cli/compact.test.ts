@@ -6,10 +6,9 @@ import { beforeAll, describe, expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { call } from '../helpers/client/request.ts';
-import { messageText, type ChatRequestBody } from '../helpers/fakes/fake-model.ts';
-import type { ScriptedRequest } from '../helpers/fakes/scripted-server.ts';
 import type { MessageView, SessionEvent } from '../../contract/events.ts';
 import { ensureBuilt, loginWith, newConfigDir, runCli } from './run-cli.ts';
+import { filler, isSummarising } from '../helpers/fakes/compaction-requests.ts';
 
 const test = agentTest({ MODEL_CONTEXT_WINDOWS: 'fake-model=4000' });
 
@@ -17,22 +16,14 @@ beforeAll(() => ensureBuilt());
 
 const SUMMARY = 'SUMMARY: the user asked numbered questions about lorem ipsum.';
 
-/** About `words` * 5 tokens of text that says which turn it belongs to. */
-function filler(label: string, words = 30): string {
-  return Array.from({ length: words }, (_, index) => `${label}-${index} lorem ipsum`).join(' ');
-}
-
-const isSummarising = (request: ScriptedRequest<ChatRequestBody>) =>
-  messageText(request.body.messages.find((message) => message.role === 'system'))?.startsWith('You compact a conversation') ?? false;
-
 function answerBriefly(env: AgentEnv): void {
-  env.fake.setHandler((request) => (isSummarising(request) ? { text: SUMMARY } : { text: filler('answer') }));
+  env.fake.setHandler((request) => (isSummarising(request) ? { text: SUMMARY } : { text: filler('answer', 30) }));
 }
 
 async function ask(env: AgentEnv, sessionId: string, index: number): Promise<void> {
   const response = await call<{ status: string }>(`${env.api.url}/session/${sessionId}`, {
     headers: env.user.auth,
-    json: { parts: [{ type: 'text', text: `question-${index} ${filler(`q${index}`)}` }] },
+    json: { parts: [{ type: 'text', text: `question-${index} ${filler(`q${index}`, 30)}` }] },
   });
   expect(response.status, response.text).toBe(200);
   expect(response.body.status).toBe('completed');
@@ -151,7 +142,7 @@ describe('sessions compact', () => {
     // About 2,700 tokens more: past 80% of the 4,000-token window, so the step compacts first.
     const sent = await runCli(['send', '--session', sessionId, `question-4 ${filler('q4', 560)}`], { configDir });
     expect(sent.code, sent.stderr).toBe(0);
-    expect(sent.stdout).toBe(`${filler('answer')}\n`);
+    expect(sent.stdout).toBe(`${filler('answer', 30)}\n`);
     const [event] = compactions(await env.events(sessionId));
     expect(event).toMatchObject({ reason: 'threshold', turnId: expect.any(String) });
     expect(event!.tokensBefore).toBeGreaterThan(event!.tokensAfter);

@@ -7,17 +7,13 @@ import type { Page } from 'playwright-core';
 import { Client } from '../../sdk/src/index.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
-import { messageText, type ChatRequestBody } from '../helpers/fakes/fake-model.ts';
-import type { ScriptedRequest } from '../helpers/fakes/scripted-server.ts';
 import { browserForTests, expectAccessible, openPage, screenshot, signIn } from './browser.ts';
+import { isSummarising } from '../helpers/fakes/compaction-requests.ts';
 
 const test = agentTest();
 const browser = browserForTests();
 
 const SUMMARY = 'SUMMARY: the user asked about the orders A-17 and A-18; both shipped on Monday.';
-
-const isSummarising = (request: ScriptedRequest<ChatRequestBody>) =>
-  messageText(request.body.messages.find((message) => message.role === 'system'))?.startsWith('You compact a conversation') ?? false;
 
 interface Compacted {
   compacted: boolean;

@@ -5,9 +5,9 @@ import { afterAll, expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
 import { call } from '../helpers/client/request.ts';
-import { messageText, type ChatRequestBody } from '../helpers/fakes/fake-model.ts';
-import type { ScriptedRequest } from '../helpers/fakes/scripted-server.ts';
+import { messageText } from '../helpers/fakes/fake-model.ts';
 import type { MessageView, SessionEvent } from '../../contract/events.ts';
+import { filler, isSummarising } from '../helpers/fakes/compaction-requests.ts';
 
 // The service knows the fake's window from the start: the turn compacts before it is refused.
 const test = agentTest(
@@ -18,10 +18,6 @@ const workers: WorkerProcess[] = [];
 afterAll(async () => {
   await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
 });
-
-const filler = (label: string) => Array.from({ length: 60 }, (_, index) => `${label}-${index} lorem ipsum`).join(' ');
-const isSummarising = (request: ScriptedRequest<ChatRequestBody>) =>
-  messageText(request.body.messages.find((message) => message.role === 'system'))?.startsWith('You compact a conversation') ?? false;
 
 test(
   'SIGKILL of the worker mid-compaction: another worker compacts once, and the turn completes',

@@ -8,20 +8,13 @@ import { describe, expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { call } from '../helpers/client/request.ts';
-import { messageText, type ChatRequestBody } from '../helpers/fakes/fake-model.ts';
-import { promptTokens, type ScriptedRequest } from '../helpers/fakes/scripted-server.ts';
+import { messageText } from '../helpers/fakes/fake-model.ts';
+import { promptTokens } from '../helpers/fakes/scripted-server.ts';
 import type { MessageView, SessionEvent } from '../../contract/events.ts';
+import { filler, isSummarising } from '../helpers/fakes/compaction-requests.ts';
 
 const WINDOW = 4_000;
 const test = agentTest({ TOOL_RESULT_MAX_CHARS: '2000' });
-
-/** About 300 tokens of text that says which turn it belongs to. */
-function filler(label: string): string {
-  return Array.from({ length: 60 }, (_, index) => `${label}-${index} lorem ipsum`).join(' ');
-}
-
-const isSummarising = (request: ScriptedRequest<ChatRequestBody>) =>
-  messageText(request.body.messages.find((message) => message.role === 'system'))?.startsWith('You compact a conversation') ?? false;
 
 /** The fake answers every turn at length, and a summarising request with a summary naming what it read. */
 function answerAtLength(env: AgentEnv): void {

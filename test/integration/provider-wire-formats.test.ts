@@ -12,6 +12,7 @@ import type { ScriptedServer, FakeScript, ScriptedRequest } from '../helpers/fak
 import { startFakeModel, type ChatRequestBody } from '../helpers/fakes/fake-model.ts';
 import { anthropicError, startFakeAnthropic, type AnthropicRequestBody } from '../helpers/fakes/fake-anthropic.ts';
 import type { SessionEvent } from '../../contract/events.ts';
+import { filler, isSummarising } from '../helpers/fakes/compaction-requests.ts';
 
 interface Provider<Body> {
   providerId: string;
@@ -236,22 +237,20 @@ for (const provider of PROVIDERS) {
 
     // Last: the worker keeps the window it learns here for this model.
     test('a conversation past the window: refused as too long on this wire, compacted, and answered', async () => {
-      const filler = (label: string) => Array.from({ length: 40 }, (_, index) => `${label}-${index} lorem ipsum`).join(' ');
-      const summarising = (body: unknown) => JSON.stringify(body).includes('You compact a conversation');
       const sessionId = await env.newSession();
       const before = fake.requests.length;
-      fake.setHandler((request) => (summarising(request.body) ? { text: 'SUMMARY on the wire.' } : { text: filler('answer') }));
+      fake.setHandler((request) => (isSummarising(request) ? { text: 'SUMMARY on the wire.' } : { text: filler('answer', 40) }));
       fake.setContextWindow(2_000);
       try {
         for (let index = 1; index <= 6; index++) {
-          expect((await send(sessionId, `question-${index} ${filler(`q${index}`)}`)).body.status).toBe('completed');
+          expect((await send(sessionId, `question-${index} ${filler(`q${index}`, 40)}`)).body.status).toBe('completed');
         }
         const compacted = (await env.events(sessionId)).filter((event) => event.type === 'session.compacted');
         expect(compacted[0]).toMatchObject({ reason: 'context-length' });
         const requests = requestsSince(before);
         const refused = requests.filter((request) => request.script?.status === 400);
         expect(refused).toHaveLength(1);
-        expect(requests.some((request) => summarising(request.body))).toBe(true);
+        expect(requests.some((request) => isSummarising(request))).toBe(true);
         expect(JSON.stringify(requests.at(-1)!.body)).toContain('SUMMARY on the wire.');
       } finally {
         fake.setHandler(undefined);
@@ -443,11 +442,9 @@ describe('providerId openrouter, on its own terms', () => {
     expect((await its.env.events(sessionId)).some((event) => event.type === 'step.retry')).toBe(true);
   });
   test("the model's window from OpenRouter's model list: the conversation is compacted before the provider would refuse it", async () => {
-    const filler = (label: string) => Array.from({ length: 60 }, (_, index) => `${label}-${index} lorem ipsum`).join(' ');
-    const summarising = (body: unknown) => JSON.stringify(body).includes('You compact a conversation');
     const sessionId = await its.env.newSession();
     const before = its.fake.requests.length;
-    its.fake.setHandler((request) => (summarising(request.body) ? { text: 'SUMMARY.' } : { text: filler('answer') }));
+    its.fake.setHandler((request) => (isSummarising(request) ? { text: 'SUMMARY.' } : { text: filler('answer') }));
     its.fake.setContextWindow(LISTED_WINDOW);
     try {
       for (let index = 1; index <= 10; index++) {

@@ -4,9 +4,9 @@
 import { describe, expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
-import { messageText, type ChatRequestBody } from '../helpers/fakes/fake-model.ts';
-import type { ScriptedRequest } from '../helpers/fakes/scripted-server.ts';
+import { messageText } from '../helpers/fakes/fake-model.ts';
 import { Client, ConflictError } from '../../sdk/src/index.ts';
+import { filler, isSummarising } from '../helpers/fakes/compaction-requests.ts';
 
 /** The roles of `count` turns of a question and its answer. */
 const turnsOf = (count: number) => Array.from({ length: count }, () => ['user', 'assistant']).flat();
@@ -15,25 +15,17 @@ const test = agentTest();
 
 const SUMMARY = 'SUMMARY: the user asked three numbered questions about lorem ipsum.';
 
-/** About 150 tokens of text that says which turn it belongs to. */
-function filler(label: string): string {
-  return Array.from({ length: 30 }, (_, index) => `${label}-${index} lorem ipsum`).join(' ');
-}
-
-const isSummarising = (request: ScriptedRequest<ChatRequestBody>) =>
-  messageText(request.body.messages.find((message) => message.role === 'system'))?.startsWith('You compact a conversation') ?? false;
-
 const compactedEvents = async (env: AgentEnv, sessionId: string) =>
   (await env.events(sessionId)).filter((event) => event.type === 'session.compacted');
 
 describe('sessions.compact', () => {
   test('summarises the turns before the last into a `summary` message', async ({ env }) => {
-    env.fake.setHandler((request) => (isSummarising(request) ? { text: SUMMARY } : { text: filler('answer') }));
+    env.fake.setHandler((request) => (isSummarising(request) ? { text: SUMMARY } : { text: filler('answer', 30) }));
     const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
     // Four turns: the first three are summarised, the last is kept whole.
     const sessionId = await env.newSession();
     for (let index = 1; index <= 4; index++) {
-      expect(await client.sessions.sendAndWait(sessionId, `question-${index} ${filler(`q${index}`)}`)).toMatchObject({
+      expect(await client.sessions.sendAndWait(sessionId, `question-${index} ${filler(`q${index}`, 30)}`)).toMatchObject({
         status: 'completed',
       });
     }
@@ -84,10 +76,10 @@ describe('sessions.compact', () => {
   });
 
   test('a session of one turn has nothing to compact: `compacted: false`, and no model call', async ({ env }) => {
-    env.fake.setHandler((request) => (isSummarising(request) ? { text: SUMMARY } : { text: filler('answer') }));
+    env.fake.setHandler((request) => (isSummarising(request) ? { text: SUMMARY } : { text: filler('answer', 30) }));
     const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
     const sessionId = await env.newSession();
-    await client.sessions.sendAndWait(sessionId, `question-1 ${filler('q1')}`);
+    await client.sessions.sendAndWait(sessionId, `question-1 ${filler('q1', 30)}`);
     const requestsBefore = env.fake.requests.length;
     const nothing = await client.sessions.compact(sessionId);
     expect(nothing).toMatchObject({ compacted: false });
@@ -100,10 +92,10 @@ describe('sessions.compact', () => {
   });
 
   test('while a turn runs it is a ConflictError (409), and nothing is compacted', async ({ env }) => {
-    env.fake.setHandler((request) => (isSummarising(request) ? { text: SUMMARY } : { text: filler('answer') }));
+    env.fake.setHandler((request) => (isSummarising(request) ? { text: SUMMARY } : { text: filler('answer', 30) }));
     const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
     const sessionId = await env.newSession();
-    for (let index = 1; index <= 2; index++) await client.sessions.sendAndWait(sessionId, `question-${index} ${filler(`q${index}`)}`);
+    for (let index = 1; index <= 2; index++) await client.sessions.sendAndWait(sessionId, `question-${index} ${filler(`q${index}`, 30)}`);
     const summarisingBefore = env.fake.requests.filter(isSummarising).length;
 
     let release!: () => void;

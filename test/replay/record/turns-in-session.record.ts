@@ -13,6 +13,7 @@ import type { SessionEvent } from '../../../contract/events.ts';
 import { EventType, recorder, type Recorder } from './recorder.ts';
 import { RECORDING_ENV } from './recording-env.ts';
 import { startWebhookReceiver } from '../../helpers/fakes/webhook-receiver.ts';
+import { filler, isSummarising } from '../../helpers/fakes/compaction-requests.ts';
 
 let env: AgentEnv;
 let record: Recorder;
@@ -123,12 +124,9 @@ test('sessionWorkflow: turns in the session: a completed turn with no webhook su
 
 test('sessionWorkflow: turns in the session: compactions, after a context-length refusal and past the threshold, then one asked for', async () => {
   if (!record.wanted('sessionWorkflow', 'turns-in-session-compactions')) return;
-  const filler = (label: string) => Array.from({ length: 60 }, (_, index) => `${label}-${index} lorem ipsum`).join(' ');
-  const summarising = (messages: Array<{ role: string; content?: unknown }>) =>
-    messages.some((message) => message.role === 'system' && String(message.content).startsWith('You compact a conversation'));
   // A 4,000-token window the service learns from the first refusal; the later turns compact before it.
   env.fake.setContextWindow(4_000);
-  env.fake.setHandler((request) => ({ text: summarising(request.body.messages) ? 'SUMMARY so far.' : filler('answer') }));
+  env.fake.setHandler((request) => ({ text: isSummarising(request) ? 'SUMMARY so far.' : filler('answer') }));
   try {
     const sessionId = await env.newSession();
     let compactions = 0;
