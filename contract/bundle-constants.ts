@@ -7,7 +7,7 @@ export const PROVIDER_IDS = ['openrouter', 'openai', 'anthropic', 'openai-compat
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
 /** Built-in tool servers a bundle may enable in `mcps`. */
-export const BUILTIN_TOOL_SERVERS = ['time', 'workspace', 'http', 'memory'] as const;
+export const BUILTIN_TOOL_SERVERS = ['time', 'workspace', 'http', 'memory', 'code'] as const;
 
 /** Tools the service gives agents (ask_my_user to all, load_skill to those with skills); a custom tool may not take their names. */
 export const BUILTIN_TOOL_NAMES = ['ask_my_user', 'load_skill'] as const;

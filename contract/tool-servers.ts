@@ -29,6 +29,12 @@ export const MEMORY_LIMITS = { notes: 200, keyChars: 100, valueBytes: 4096 } as 
 /** Limits of the `http` server, per request. */
 export const HTTP_TOOL_LIMITS = { responseBytes: 64 * 1024, requestBodyBytes: 64 * 1024, timeoutMs: 15_000, headers: 20 } as const;
 
+/**
+ * Limits of the `code` server, per script: its run time, its engine's heap, what it may print and
+ * return (each cut at `outputBytes` of UTF-8, with a note), and the length of its source.
+ */
+export const CODE_TOOL_LIMITS = { timeMs: 5000, memoryBytes: 32 * 1024 * 1024, outputBytes: 64 * 1024, codeChars: 100_000 } as const;
+
 const TIME: ToolServer = {
   id: 'time',
   description: 'The current date and time in any time zone.',
@@ -144,8 +150,37 @@ const MEMORY: ToolServer = {
   ],
 };
 
+const CODE: ToolServer = {
+  id: 'code',
+  description:
+    'Run JavaScript in a WebAssembly sandbox (QuickJS): console output and a result, read-only access to the workspace files, ' +
+    'no network and nothing of the host.',
+  tools: [
+    {
+      name: 'run_javascript',
+      description:
+        'Run JavaScript (QuickJS, ES2023) and read what it printed with console.log and its result: the value of the last ' +
+        'expression (e.g. `rows.length`), or, when the code uses top-level `return` or `await`, the value it returns (a promise ' +
+        "is awaited). The result should be JSON-like. `workspace.list()` gives the agent's workspace files as [{path, bytes}] and " +
+        '`workspace.read(path)` the text of one. There is nothing else: no network, no file system, no require, import, process, ' +
+        'fetch or timers, and nothing is kept between calls. ' +
+        `Limits: ${CODE_TOOL_LIMITS.timeMs / 1000} s of run time, ${CODE_TOOL_LIMITS.memoryBytes / 2 ** 20} MiB of memory, ` +
+        `${CODE_TOOL_LIMITS.outputBytes / 1024} KiB of printed output and ${CODE_TOOL_LIMITS.outputBytes / 1024} KiB of result; ` +
+        'a script past one is stopped with an error.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          code: { type: 'string', minLength: 1, maxLength: CODE_TOOL_LIMITS.codeChars, description: 'The JavaScript to run.' },
+        },
+        required: ['code'],
+        additionalProperties: false,
+      },
+    },
+  ],
+};
+
 /** By id; typed by BUILTIN_TOOL_SERVERS, so a server added to that list must be described here. */
-const BY_ID: Record<ToolServerId, ToolServer> = { time: TIME, workspace: WORKSPACE, http: HTTP, memory: MEMORY };
+const BY_ID: Record<ToolServerId, ToolServer> = { time: TIME, workspace: WORKSPACE, http: HTTP, memory: MEMORY, code: CODE };
 
 /** Every built-in tool server, in the order GET /mcps lists them. */
 export const TOOL_SERVERS: readonly ToolServer[] = Object.values(BY_ID);

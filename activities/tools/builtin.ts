@@ -2,6 +2,7 @@
 import type { BUILTIN_TOOL_SERVERS } from '../../contract/bundle-constants.ts';
 import type { Bundle } from '../../contract/bundle.ts';
 import type { LoadableSkill } from '../../lib/skills.ts';
+import { runJavascript } from './code.ts';
 import { LOAD_SKILL, loadSkillTool } from './load-skill.ts';
 import { httpRequest } from './http.ts';
 import { forget, listMemories, recall, remember } from './memory.ts';
@@ -20,6 +21,7 @@ export const SERVERS: Record<ToolServerId, readonly BuiltinTool[]> = {
   workspace: [listWorkspaceFiles, readWorkspaceFile],
   http: [httpRequest],
   memory: [remember, recall, forget, listMemories],
+  code: [runJavascript],
 };
 
 /** The tools of the servers the bundle enables, in `mcps` order; unknown ids (refused on deploy) are skipped. */

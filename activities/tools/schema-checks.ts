@@ -3,11 +3,10 @@
 // SCHEMA_CHECK_TIMEOUT_MS, or past the thread's heap, ends that thread and answers "too costly", and the
 // worker's other turns never wait on it. Threads start when first needed, one per check running at once
 // up to `threads`, and are kept for the next; none keeps the process alive.
-import { Worker } from 'node:worker_threads';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 import type { JsonObject } from '../../contract/bundle.ts';
 import type { CheckAnswer, CheckRequest } from './schema-thread.ts';
+import { startThread } from './start-thread.ts';
 
 export type SchemaVerdict = { valid: true } | { valid: false; errors: string[] } | { valid: false; unusable: string };
 
@@ -33,27 +32,10 @@ interface Thread {
   exited: () => boolean;
 }
 
-/** tsx's ESM API (its `import` export), which the thread registers before it loads source files. */
-function tsxApi(): string {
-  const require = createRequire(import.meta.url);
-  const manifest = require.resolve('tsx/package.json');
-  const { exports } = require(manifest) as { exports: Record<string, { import: { default: string } }> };
-  return new URL(exports['./esm/api']!.import.default, pathToFileURL(manifest)).href;
-}
-
 /** The thread's code: the compiled file beside this one, or from source through tsx (as `npm start` runs). */
 function spawn(heapMb: number): Thread {
   const resourceLimits = { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(32, heapMb) };
-  let worker: Worker;
-  if (!import.meta.url.endsWith('.ts')) {
-    worker = new Worker(new URL('./schema-thread.js', import.meta.url), { resourceLimits });
-  } else {
-    // Node 20 does not pass `--import tsx` on to threads: the thread registers tsx itself, then loads the source.
-    const tsx = tsxApi();
-    const source = new URL('./schema-thread.ts', import.meta.url).href;
-    const code = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); })`;
-    worker = new Worker(code, { eval: true, resourceLimits });
-  }
+  const worker = startThread(import.meta.url, './schema-thread', { resourceLimits });
   worker.unref();
   let exited = false;
   worker.once('exit', () => (exited = true));

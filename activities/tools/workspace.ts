@@ -3,22 +3,19 @@
 import { WORKSPACE_READ_BYTES } from '../../contract/tool-servers.ts';
 import { defineBuiltinTool, toolError } from './define.ts';
 import { utf8Prefix } from './utf8.ts';
+import { workspaceFileKey, workspaceListing } from './workspace-files.ts';
 
 /** Content beyond this many UTF-8 bytes is cut, with a note: one file must not flood the context. */
 export const MAX_READ_BYTES = WORKSPACE_READ_BYTES;
 const MAX_LISTED_IN_ERROR = 20;
 
 export const listWorkspaceFiles = defineBuiltinTool<Record<string, never>>('workspace', 'list_workspace_files', (_input, { bundle }) => {
-  const files = Object.keys(bundle.workspaceFiles)
-    .sort()
-    .map((path) => ({ path, bytes: Buffer.byteLength(bundle.workspaceFiles[path]!, 'utf8') }));
-  return { output: { files }, isError: false };
+  return { output: { files: workspaceListing(bundle.workspaceFiles) }, isError: false };
 });
 
 export const readWorkspaceFile = defineBuiltinTool<{ path: string }>('workspace', 'read_workspace_file', ({ path }, { bundle }) => {
   const files = bundle.workspaceFiles;
-  // Models like to write "./docs/a.md" or "/docs/a.md" for "docs/a.md".
-  const key = [path, path.replace(/^\.?\/+/, '')].find((candidate) => Object.hasOwn(files, candidate));
+  const key = workspaceFileKey(files, path);
   if (key === undefined) {
     const known = Object.keys(files).sort();
     const listed = known.slice(0, MAX_LISTED_IN_ERROR).join(', ') + (known.length > MAX_LISTED_IN_ERROR ? ', ...' : '');
