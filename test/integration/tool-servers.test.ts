@@ -250,7 +250,7 @@ describe('GET /mcps', () => {
       headers: env.user.auth,
     });
     expect(listed.status).toBe(200);
-    expect(listed.body.map((server) => server.id)).toEqual(['time', 'workspace', 'http', 'memory']);
+    expect(listed.body.map((server) => server.id)).toEqual(['time', 'workspace', 'http', 'memory', 'code']);
     expect(listed.body.find((server) => server.id === 'memory')!.tools.map((tool) => tool.name)).toEqual([
       'remember',
       'recall',
