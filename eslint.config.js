@@ -104,6 +104,7 @@ const LAYERS = {
   },
 };
 const FOLDERS = [...Object.keys(LAYERS), 'dev', 'bench', 'soak', 'test'];
+const PACKAGES_NAMED_LIKE_FOLDERS = ['!@modelcontextprotocol/**'];
 const NODE_BUILTINS = ['node:*', 'fs', 'path', 'http', 'https', 'net', 'crypto', 'child_process', 'os'];
 
 function layerRules() {
@@ -111,7 +112,8 @@ function layerRules() {
     const allowed = new Set([folder, ...layer.may, ...(layer.typeOnly ?? [])]);
     const patterns = [
       ...FOLDERS.filter((other) => !allowed.has(other)).map((other) => ({
-        group: [`**/${other}/**`],
+        // A package path may hold a folder's name (`@modelcontextprotocol/sdk/...`): it is not that folder.
+        group: [`**/${other}/**`, ...PACKAGES_NAMED_LIKE_FOLDERS],
         message: `${folder}/ may import only from ${[folder, ...layer.may].join(', ')}/ (README: "The layers").`,
       })),
       ...(layer.typeOnly ?? []).map((other) => {

@@ -30,6 +30,7 @@ import { approvalLinkRoutes } from './routes/approval-links.ts';
 import { inboundRoutes } from './routes/inbound.ts';
 import { triggerRoutes } from './routes/triggers.ts';
 import { toolRoutes } from './routes/tools.ts';
+import { mcpServerRoutes } from './routes/mcp-servers.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { codecRoutes } from './routes/codec.ts';
 import { usageRoutes } from './routes/usage.ts';
@@ -93,6 +94,7 @@ export function createApp(deps: ApiDeps): App {
     ...inboundRoutes(deps),
     ...triggerRoutes(deps),
     ...toolRoutes(deps),
+    ...mcpServerRoutes(deps),
     ...commandRoutes(deps),
     ...schemaRoutes(),
     ...metaRoutes(deps),

@@ -73,8 +73,17 @@ export interface EventData {
   /**
    * `executor`: who runs the call. `client`: a custom tool whose result the session waits for
    * (POST /session/<id>/tool-result); `service`: everything else. Absent on events written before it existed.
+   * `idempotencyKey`: the same for every attempt of this call and no other (lib/tool-call-keys.ts): a tool
+   * with a side effect does it once per key. Absent on events written before it existed.
    */
-  'tool.call': { messageId: string; toolCallId: string; toolName: string; input: unknown; executor?: 'client' | 'service' };
+  'tool.call': {
+    messageId: string;
+    toolCallId: string;
+    toolName: string;
+    input: unknown;
+    executor?: 'client' | 'service';
+    idempotencyKey?: string;
+  };
   'tool.result': { messageId: string; toolCallId: string; toolName: string; output: unknown; isError?: boolean };
   'message.completed': { message: MessageView };
   /**

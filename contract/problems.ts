@@ -31,8 +31,10 @@ export const PROBLEMS = {
   'schedule-limit': { status: 403, title: 'Too many cron schedules' },
   'approval-limit': { status: 403, title: 'Too many open approvals' },
   'storage-limit': { status: 403, title: 'Too many stored bytes' },
+  'mcp-server-limit': { status: 403, title: 'Too many registered MCP servers' },
   'budget-spent': { status: 403, title: 'A monthly spend budget is spent' },
   'model-failed': { status: 502, title: 'The model provider gave no usable answer' },
+  'mcp-unreachable': { status: 502, title: 'The remote MCP server could not be reached' },
   internal: { status: 500, title: 'Internal server error' },
   unavailable: { status: 503, title: 'A part of the service is unavailable' },
 } as const;

@@ -96,6 +96,12 @@ export interface ToolCall {
  */
 export const STEP_PLACE_FREED = 'stepPlaceFreed';
 
+/**
+ * Attempts of a tool call the service runs (its activity's retry policy). The call's last attempt turns
+ * a server it cannot reach into a tool error the model reads, rather than fail the turn.
+ */
+export const TOOL_CALL_ATTEMPTS = 3;
+
 export interface StepResult {
   /**
    * The step did not call the model: the conversation is past the compaction threshold of the model's

@@ -79,6 +79,11 @@ export interface Config {
   triggers: { bodyBytes: number; rateLimitPoints: number };
   /** Skills given by URL, fetched at deploy: one fetch's deadline and the most bytes a skill may have. */
   skills: { fetchTimeoutMs: number; maxBytes: number };
+  /**
+   * Remote MCP servers: registered per user (at most `serversPerUser`), connected to at deploy within
+   * `connectTimeoutMs`, a call answered within `callTimeoutMs` and `resultMaxBytes`.
+   */
+  mcp: { serversPerUser: number; connectTimeoutMs: number; callTimeoutMs: number; resultMaxBytes: number };
   /** The API's periodic clean-up: uploaded files no row names (after a grace period), expired Idempotency-Keys. */
   housekeeping: { intervalMs: number; mediaOrphanGraceMs: number };
   /** Device logins (the CLI's): how long a code lives, and codes one client address may ask for per rate-limit window. */
@@ -392,6 +397,12 @@ export function loadConfig(env: Env = process.env): Config {
     skills: {
       fetchTimeoutMs: int(env, 'SKILL_FETCH_TIMEOUT_MS', 10_000, 100),
       maxBytes: int(env, 'SKILL_MAX_BYTES', 256 * 1024, 1),
+    },
+    mcp: {
+      serversPerUser: int(env, 'MCP_SERVERS_PER_USER', 20, 0),
+      connectTimeoutMs: int(env, 'MCP_CONNECT_TIMEOUT_MS', 10_000, 100),
+      callTimeoutMs: int(env, 'MCP_CALL_TIMEOUT_MS', 60_000, 100),
+      resultMaxBytes: int(env, 'MCP_RESULT_MAX_BYTES', 1024 * 1024, 1024),
     },
     triggers: {
       bodyBytes: int(env, 'TRIGGER_BODY_LIMIT_BYTES', 1024 * 1024, 1),

@@ -126,6 +126,12 @@ export class KeyLimitError extends problemClass('key-limit', 'KeyLimitError') {}
 /** A deploy would take the user's cron schedules past SCHEDULES_PER_USER. */
 export class ScheduleLimitError extends problemClass('schedule-limit', 'ScheduleLimitError') {}
 
+/** A remote MCP server did not connect or list its tools. */
+export class McpUnreachableError extends problemClass('mcp-unreachable', 'McpUnreachableError') {}
+
+/** A user has as many remote MCP servers registered as it may (MCP_SERVERS_PER_USER). */
+export class McpServerLimitError extends problemClass('mcp-server-limit', 'McpServerLimitError') {}
+
 /** A user has as many unanswered approvals as it may (OPEN_APPROVALS_PER_USER). */
 export class ApprovalLimitError extends problemClass('approval-limit', 'ApprovalLimitError') {}
 

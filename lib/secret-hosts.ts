@@ -11,3 +11,28 @@ export function secretMayGoTo(hosts: readonly string[], hostname: string): boole
   const host = hostname.toLowerCase().replace(/\.$/, '');
   return hosts.some((allowed) => (allowed.startsWith('*.') ? host.endsWith(allowed.slice(1)) : host === allowed));
 }
+
+/**
+ * Why a secret among these may not go to the URL's host, naming the secret and the host, never the
+ * value; undefined when every one may. The `http` tool's headers and a remote MCP server's are held to it.
+ */
+export function secretHostRefusal(secrets: ReadonlyMap<string, { hosts: readonly string[] }>, url: string): string | undefined {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return 'The URL is not a valid absolute URL.';
+  }
+  for (const [name, secret] of secrets) {
+    if (secret.hosts.length === 0) {
+      return (
+        `The secret ${name} may not be sent in request headers: it names no hosts it may go to. ` +
+        `Its owner can allow some with PUT /secret/${name} {"value": ..., "hosts": ["api.example.com"]}.`
+      );
+    }
+    if (!secretMayGoTo(secret.hosts, host)) {
+      return `The secret ${name} may be sent only to ${secret.hosts.join(', ')}, not to ${host}.`;
+    }
+  }
+  return undefined;
+}

@@ -5,6 +5,7 @@ import type { Db } from './db.ts';
 import { inTransaction } from './db.ts';
 import { newId } from '../lib/ids.ts';
 import type { Bundle } from '../lib/bundle/index.ts';
+import type { ToolServerTool } from '../contract/tool-servers.ts';
 
 export interface Agent {
   id: string;
@@ -22,6 +23,8 @@ export interface AgentRevision {
   warnings: string[];
   /** Texts of the skills given by URL, fetched at deploy, by the skill's index in `bundle.skills`. */
   fetchedSkills: Record<string, string>;
+  /** The tools of each remote MCP server the bundle names, listed at deploy, by server id. */
+  remoteTools: Record<string, ToolServerTool[]>;
   createdAt: Date;
 }
 
@@ -40,6 +43,7 @@ interface RevisionRow {
   bundle: Bundle;
   warnings: string[];
   fetched_skills: Record<string, string>;
+  remote_tools: Record<string, ToolServerTool[]>;
   created_at: Date;
 }
 
@@ -58,12 +62,19 @@ const toRevision = (row: RevisionRow): AgentRevision => ({
   bundle: row.bundle,
   warnings: row.warnings,
   fetchedSkills: row.fetched_skills,
+  remoteTools: row.remote_tools,
   createdAt: row.created_at,
 });
 
 export async function deployRevision(
   db: Db,
-  input: { userId: string; bundle: Bundle; warnings: string[]; fetchedSkills?: Record<string, string> },
+  input: {
+    userId: string;
+    bundle: Bundle;
+    warnings: string[];
+    fetchedSkills?: Record<string, string>;
+    remoteTools?: Record<string, ToolServerTool[]>;
+  },
 ): Promise<{ agent: Agent; created: boolean }> {
   return inTransaction(db, async (client) => {
     // Insert-or-lock: a concurrent deploy of the same new name waits on the unique index, then
@@ -83,13 +94,17 @@ export async function deployRevision(
       );
       row = updated.rows[0]!;
     }
-    await client.query('INSERT INTO agent_revisions (agent_id, revision, bundle, warnings, fetched_skills) VALUES ($1, $2, $3, $4, $5)', [
-      row.id,
-      row.current_revision,
-      JSON.stringify(input.bundle),
-      JSON.stringify(input.warnings),
-      JSON.stringify(input.fetchedSkills ?? {}),
-    ]);
+    await client.query(
+      'INSERT INTO agent_revisions (agent_id, revision, bundle, warnings, fetched_skills, remote_tools) VALUES ($1, $2, $3, $4, $5, $6)',
+      [
+        row.id,
+        row.current_revision,
+        JSON.stringify(input.bundle),
+        JSON.stringify(input.warnings),
+        JSON.stringify(input.fetchedSkills ?? {}),
+        JSON.stringify(input.remoteTools ?? {}),
+      ],
+    );
     return { agent: toAgent(row), created };
   });
 }
@@ -109,7 +124,7 @@ export async function getRevision(db: Db, agentId: string, revision: number): Pr
   return rows[0] && toRevision(rows[0]);
 }
 
-export async function listRevisions(db: Db, agentId: string): Promise<Omit<AgentRevision, 'bundle' | 'fetchedSkills'>[]> {
+export async function listRevisions(db: Db, agentId: string): Promise<Omit<AgentRevision, 'bundle' | 'fetchedSkills' | 'remoteTools'>[]> {
   const { rows } = await db.query<RevisionRow>(
     'SELECT agent_id, revision, warnings, created_at FROM agent_revisions WHERE agent_id = $1 ORDER BY revision DESC',
     [agentId],

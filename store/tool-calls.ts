@@ -1,9 +1,11 @@
 // Calls of custom tools, as the session's events record them: a `tool.call` with `executor: 'client'`
 // is awaited from the client until a `tool.result` with its id follows (an answer, or the timeout's
 // error). Model-made call ids may repeat across turns, so the latest call of an id is the one meant.
+import { toolCallIdempotencyKey } from '../lib/tool-call-keys.ts';
 import type { Db } from './db.ts';
 
 export interface ClientToolCall {
+  sessionId: string;
   messageId: string;
   toolCallId: string;
   toolName: string;
@@ -15,13 +17,14 @@ export interface ClientToolCall {
 }
 
 interface CallRow {
+  session_id: string;
   seq: string | number;
   data: { messageId: string; toolCallId: string; toolName: string; input: unknown; executor?: 'client' | 'service' };
   answered: boolean;
 }
 
 const CALLS = `
-  SELECT c.seq, c.data,
+  SELECT c.session_id, c.seq, c.data,
          EXISTS (SELECT 1 FROM events r
                   WHERE r.session_id = c.session_id AND r.type = 'tool.result' AND r.seq > c.seq
                     AND r.data->>'toolCallId' = c.data->>'toolCallId') AS answered
@@ -29,6 +32,7 @@ const CALLS = `
    WHERE c.session_id = $1 AND c.type = 'tool.call'`;
 
 const toCall = (row: CallRow): ClientToolCall => ({
+  sessionId: row.session_id,
   messageId: row.data.messageId,
   toolCallId: row.data.toolCallId,
   toolName: row.data.toolName,
@@ -58,7 +62,22 @@ export async function awaitedClientToolCalls(db: Db, sessionId: string): Promise
   return rows.map(toCall).filter((call) => !call.answered);
 }
 
-/** A call as clients see what a session waits for. */
-export function awaitedView(call: ClientToolCall): { messageId: string; toolCallId: string; toolName: string; input: unknown } {
-  return { messageId: call.messageId, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input };
+/**
+ * A call as clients see what a session waits for. The key is derived again rather than read from the
+ * event, so calls recorded before events carried it have one too, and it is the same.
+ */
+export function awaitedView(call: ClientToolCall): {
+  messageId: string;
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  idempotencyKey: string;
+} {
+  return {
+    messageId: call.messageId,
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    input: call.input,
+    idempotencyKey: toolCallIdempotencyKey(call.sessionId, call.messageId, call.toolCallId),
+  };
 }

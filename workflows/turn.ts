@@ -17,6 +17,7 @@ import type { Activities } from '../activities/index.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import {
   STEP_PLACE_FREED,
+  TOOL_CALL_ATTEMPTS,
   type ModelStepInput,
   type StepResult,
   type ToolCall,
@@ -95,7 +96,7 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
   const tools = proxyActivities<Activities>({
     startToCloseTimeout: '2 minutes',
     heartbeatTimeout: '10 seconds',
-    retry: { maximumAttempts: 3 },
+    retry: { maximumAttempts: TOOL_CALL_ATTEMPTS },
   });
   const client = clientTools(input);
   // The loop's rules (core/turn-progress.ts, `progress`): totals, steering read, what follows a step.
@@ -220,7 +221,14 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
             ? Promise.resolve(inputErrorResult(call, call.inputError))
             : call.toolName === ASK_MY_USER
               ? askUser(input, call)
-              : tools.runBuiltinTool({ sessionId: input.sessionId, agentId: input.agentId, revision: input.revision, call });
+              : tools.runBuiltinTool({
+                  sessionId: input.sessionId,
+                  agentId: input.agentId,
+                  revision: input.revision,
+                  call,
+                  // Names the call's idempotency key; an activity's input is not checked on replay.
+                  messageId: stepMessageId,
+                });
         for (const call of result.toolCalls) if (call.executor !== 'client') results.push(await runTool(call));
         const resultsMessageId = messageId();
         if (clientCalls.length > 0) {

@@ -30,16 +30,18 @@ export function builtinTools(bundle: Pick<Bundle, 'mcps'>): BuiltinTool[] {
 }
 
 /**
- * The built-in tool of this name the agent has (from an enabled server, or load_skill when it has
- * skills): what a model's tool call runs, when it names one.
+ * The tool of this name the service runs for the agent (from an enabled built-in server, load_skill
+ * when it has skills, or one of `remote`, its revision's remote MCP tools): what a model's tool call
+ * runs, when it names one.
  */
 export function findBuiltinTool(
   bundle: Pick<Bundle, 'mcps'>,
   name: string,
   skills: readonly LoadableSkill[] = [],
+  remote: readonly BuiltinTool[] = [],
 ): BuiltinTool | undefined {
   if (name === LOAD_SKILL && skills.length > 0) return loadSkillTool(skills);
-  return builtinTools(bundle).find((tool) => tool.name === name);
+  return builtinTools(bundle).find((tool) => tool.name === name) ?? remote.find((tool) => tool.name === name);
 }
 
 /**
@@ -51,6 +53,7 @@ export function allRunByService(
   bundle: Pick<Bundle, 'mcps'>,
   calls: readonly { toolName: string }[],
   skills: readonly LoadableSkill[] = [],
+  remote: readonly BuiltinTool[] = [],
 ): boolean {
-  return calls.length > 0 && calls.every((call) => findBuiltinTool(bundle, call.toolName, skills) !== undefined);
+  return calls.length > 0 && calls.every((call) => findBuiltinTool(bundle, call.toolName, skills, remote) !== undefined);
 }

@@ -7,8 +7,7 @@ import { HTTP_TOOL_LIMITS } from '../../contract/tool-servers.ts';
 import { secretReferences, substituteSecrets } from '../../lib/channel-config.ts';
 import { OutboundRequestError, outboundErrorText } from '../../lib/outbound.ts';
 import { defineBuiltinTool, toolError } from './define.ts';
-import { secretMayGoTo } from '../../lib/secret-hosts.ts';
-import type { OpenedSecret } from '../../store/secrets.ts';
+import { secretHostRefusal } from '../../lib/secret-hosts.ts';
 import { utf8Prefix } from './utf8.ts';
 
 interface HttpInput {
@@ -33,7 +32,7 @@ export const httpRequest = defineBuiltinTool<HttpInput>('http', 'http_request', 
   const declared = input.headers ?? {};
   const opened = await agent.grantedSecrets(secretReferences(declared));
   if (opened.size > 0) {
-    const refused = refusedSecret(opened, input.url);
+    const refused = secretHostRefusal(opened, input.url);
     if (refused) return toolError(refused);
   }
   const secrets = new Map([...opened].map(([name, secret]) => [name, secret.value]));
@@ -44,6 +43,11 @@ export const httpRequest = defineBuiltinTool<HttpInput>('http', 'http_request', 
     return toolError(`${(error as Error).message}. Only secrets granted to this agent (secretGrants) can be used.`);
   }
   const mask = masker(secrets);
+  // The receiver can do the request's effect once: every attempt of this call sends the same key. A key
+  // the model chose itself is left alone.
+  if (context.idempotencyKey && !Object.keys(headers).some((name) => name.toLowerCase() === 'idempotency-key')) {
+    headers['Idempotency-Key'] = context.idempotencyKey;
+  }
 
   let response;
   try {
@@ -76,31 +80,6 @@ export const httpRequest = defineBuiltinTool<HttpInput>('http', 'http_request', 
     isError: false,
   };
 });
-
-/**
- * Why a secret the headers name may not go to the URL's host (lib/secret-hosts.ts), naming the secret
- * and the host, never the value; undefined when every one may.
- */
-function refusedSecret(secrets: ReadonlyMap<string, OpenedSecret>, url: string): string | undefined {
-  let host: string;
-  try {
-    host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
-  } catch {
-    return 'The URL is not a valid absolute URL.';
-  }
-  for (const [name, secret] of secrets) {
-    if (secret.hosts.length === 0) {
-      return (
-        `The secret ${name} may not be sent in request headers: it names no hosts it may go to. ` +
-        `Its owner can allow some with PUT /secret/${name} {"value": ..., "hosts": ["api.example.com"]}.`
-      );
-    }
-    if (!secretMayGoTo(secret.hosts, host)) {
-      return `The secret ${name} may be sent only to ${secret.hosts.join(', ')}, not to ${host}.`;
-    }
-  }
-  return undefined;
-}
 
 /** Replaces every secret value in a text by its name, so an echoing server cannot reveal one. */
 function masker(secrets: ReadonlyMap<string, string>): (text: string) => string {

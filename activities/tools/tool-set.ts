@@ -8,17 +8,25 @@
 import { jsonSchema, tool, type JSONSchema7, type Tool } from 'ai';
 import type { Bundle } from '../../contract/bundle.ts';
 import { builtinTools } from './builtin.ts';
+import type { BuiltinTool } from './types.ts';
 import type { LoadableSkill } from '../../lib/skills.ts';
 import { loadSkillTool } from './load-skill.ts';
 import { ASK_MY_USER, askMyUserDescription, askMyUserInputSchema } from '../../lib/ask-my-user.ts';
 
-export function modelToolSet(bundle: Pick<Bundle, 'mcps' | 'customTools'>, skills: readonly LoadableSkill[] = []): Record<string, Tool> {
+/** `remote`: the revision's remote MCP tools (activities/tools/remote.ts), declared after the built-in ones. */
+export function modelToolSet(
+  bundle: Pick<Bundle, 'mcps' | 'customTools'>,
+  skills: readonly LoadableSkill[] = [],
+  remote: readonly BuiltinTool[] = [],
+): Record<string, Tool> {
   const tools: Record<string, Tool> = {
     // Every agent can ask its user; the turn runs it as an approval (workflows/turn.ts).
     [ASK_MY_USER]: tool({ description: askMyUserDescription, inputSchema: jsonSchema(askMyUserInputSchema as JSONSchema7) }),
   };
-  const offered = skills.length > 0 ? [loadSkillTool(skills), ...builtinTools(bundle)] : builtinTools(bundle);
+  const offered = [...(skills.length > 0 ? [loadSkillTool(skills)] : []), ...builtinTools(bundle), ...remote];
   for (const builtin of offered) {
+    // A deploy refuses a remote tool whose name another tool has; the first declared is the one that runs.
+    if (Object.hasOwn(tools, builtin.name)) continue;
     tools[builtin.name] = tool({ description: builtin.description, inputSchema: jsonSchema(builtin.inputSchema as JSONSchema7) });
   }
   for (const custom of bundle.customTools) {

@@ -18,6 +18,14 @@ export interface AgentToolServices {
    * be sent to in tool headers (lib/secret-hosts.ts); absent names are missing.
    */
   grantedSecrets(names: readonly string[]): Promise<ReadonlyMap<string, OpenedSecret>>;
+  /** The remote MCP servers its user registered (activities/turn/remote-calls.ts). */
+  remote: RemoteToolServers;
+}
+
+/** Calls of the tools of remote MCP servers, as the agent's user registered them. */
+export interface RemoteToolServers {
+  /** The result the model reads; throws only while another attempt may still reach the server. */
+  call(serverId: string, toolName: string, input: unknown, idempotencyKey: string | undefined): Promise<ToolOutcome>;
 }
 
 /** The `memory` server's notes of one agent (store/agent-memory.ts). */
@@ -31,6 +39,11 @@ export interface AgentMemory {
 
 export interface ToolContext {
   bundle: Bundle;
+  /**
+   * The call's idempotency key (lib/tool-call-keys.ts), the same on every attempt: a tool with an effect
+   * outside the service passes it on. Absent for a call from a history recorded before keys existed.
+   */
+  idempotencyKey?: string;
   /** The clock, replaceable in tests. */
   now?: () => Date;
   agent?: AgentToolServices;

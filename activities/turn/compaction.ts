@@ -67,7 +67,7 @@ export function compactionActivities(deps: CompactionDeps) {
       ) {
         throw nonRetryable(FAILURE.sessionBusy, 'A turn is running in this session');
       }
-      const { bundle, skills } = await deps.revisionOf(input.agentId, input.revision);
+      const { bundle, skills, remoteTools } = await deps.revisionOf(input.agentId, input.revision);
       const ref = modelRefOf(bundle, input.model);
       const messagesTurnId = input.userMessageId ?? input.turnId ?? (await lastTurnId(deps.db, input.sessionId));
       if (!messagesTurnId) return unchanged(0);
@@ -75,7 +75,7 @@ export function compactionActivities(deps: CompactionDeps) {
       const view = compactedView(history);
       // The window the step found too small may be smaller than this worker knows (another worker learned it).
       const window = Math.min((await deps.contextWindows.of(ref)).tokens, input.windowTokens ?? Infinity);
-      const fixedText = fixedRequestText(systemPrompt(bundle, skills), modelToolSet(bundle, skills));
+      const fixedText = fixedRequestText(systemPrompt(bundle, skills), modelToolSet(bundle, skills, remoteTools));
       const tokensOf = (message: MessageView) => messageTokens(message, settings.toolResultMaxChars);
       const tokensBefore = requestTokens({ view, fixedText, toolResultMaxChars: settings.toolResultMaxChars });
 

@@ -47,6 +47,7 @@ import { storableText } from '../../lib/storable-text.ts';
 import type { RevisionOf } from './revision-cache.ts';
 import type { Bundle } from '../../contract/bundle.ts';
 import { recordFirstToken, recordStepUsage, recordTurnDuration } from './turn-metrics.ts';
+import { toolCallIdempotencyKey } from '../../lib/tool-call-keys.ts';
 
 export interface ModelStepDeps {
   db: Db;
@@ -105,7 +106,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
     const context = Context.current();
     // After a compaction the step runs again as a new activity: its attempts at the message go on counting.
     const attempt = (input.attemptsBefore ?? 0) + context.info.attempt;
-    const { bundle, skills } = await revisionOf(input.agentId, input.revision);
+    const { bundle, skills, remoteTools } = await revisionOf(input.agentId, input.revision);
     const questionsChecked = (calls: ToolCall[]) => withinQuestionLimit(deps.db, input.userId, limits.openApprovalsPerUser, calls);
     const ref = modelRefOf(bundle, input.model);
 
@@ -133,7 +134,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const done = { ...resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null), ...ended, ...started };
       return {
         ...done,
-        toolCalls: await questionsChecked(await classifyToolCalls(deps.schemaChecks, bundle, skills, done.toolCalls)),
+        toolCalls: await questionsChecked(await classifyToolCalls(deps.schemaChecks, bundle, skills, done.toolCalls, remoteTools)),
         ...(await replyErrorsOf(deps.schemaChecks, bundle, done, claimed.parts)),
       };
     }
@@ -173,7 +174,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         .map((message) => message.id);
       const instructions = withReplyFormat(systemPrompt(bundle, skills), bundle);
       // A turn that must end in a structured reply may be told to do it without tools (allowSubtasks: false).
-      const tools = bundle.jsonReply && !bundle.jsonReply.allowSubtasks ? {} : modelToolSet(bundle, skills);
+      const tools = bundle.jsonReply && !bundle.jsonReply.allowSubtasks ? {} : modelToolSet(bundle, skills, remoteTools);
       // Past the compaction threshold, the turn compacts the conversation first and runs this step again.
       const checked =
         input.mayCompact && !input.compacted
@@ -268,7 +269,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         ...toolCalls.map((call) => ({ type: 'tool-call' as const, ...call })),
         ...(reply?.ok ? [{ type: 'json' as const, json: reply.json }] : []),
       ];
-      const classified = await classifyToolCalls(deps.schemaChecks, bundle, skills, toolCalls);
+      const classified = await classifyToolCalls(deps.schemaChecks, bundle, skills, toolCalls, remoteTools);
       // A final answer (no tool call, a valid structured reply) ends the turn in the same transaction.
       const final = toolCalls.length === 0 && (!reply || reply.ok);
       const completesTurn =
@@ -292,7 +293,12 @@ export function modelStepActivities(deps: ModelStepDeps) {
         events: () =>
           classified.map(({ inputError: _inputError, executor, ...call }) => ({
             type: 'tool.call' as const,
-            data: { messageId: input.messageId, ...call, executor: executor ?? ('service' as const) },
+            data: {
+              messageId: input.messageId,
+              ...call,
+              executor: executor ?? ('service' as const),
+              idempotencyKey: toolCallIdempotencyKey(input.sessionId, input.messageId, call.toolCallId),
+            },
           })),
         ...(completesTurn ? { completesTurn } : {}),
       });
@@ -300,11 +306,11 @@ export function modelStepActivities(deps: ModelStepDeps) {
       recordStepUsage(ref.providerId, tokens, cost);
       // The next step sends the same files; keep them only if it follows at once. A question to a
       // person (or a client's tool) may take days, and the files are read again then.
-      keepFiles = allRunByService(bundle, toolCalls, skills);
+      keepFiles = allRunByService(bundle, toolCalls, skills, remoteTools);
       const done = resultOf(message.id, message.parts, message.usage, message.costUsd ?? null);
       return {
         ...done,
-        toolCalls: await questionsChecked(await classifyToolCalls(deps.schemaChecks, bundle, skills, done.toolCalls)),
+        toolCalls: await questionsChecked(await classifyToolCalls(deps.schemaChecks, bundle, skills, done.toolCalls, remoteTools)),
         ...(await replyErrorsOf(deps.schemaChecks, bundle, done, message.parts)),
         turnUserMessageIds,
         finishReason: end?.finishReason ?? 'other',

@@ -1,4 +1,4 @@
-// Runs the built-in tools a model step asked for. A tool the agent does not have, or input that
+// Runs the tools a model step asked for that the service runs: built-in ones and remote MCP servers'. A tool the agent does not have, or input that
 // does not fit the tool, becomes an error result the model can read, not a failed turn. Tools that
 // act for the agent (memory, http) get its services here: its notes, the outbound guard, and only the
 // secrets its bundle grants, decrypted inside this activity and never returned.
@@ -15,6 +15,8 @@ import { getSession } from '../../store/sessions.ts';
 import type { ToolCall, ToolResultPart } from '../../core/turn-types.ts';
 import { findBuiltinTool, type AgentToolServices } from '../tools/index.ts';
 import { heartbeatEvery } from './model-step.ts';
+import { toolCallIdempotencyKey } from '../../lib/tool-call-keys.ts';
+import { remoteToolServers, type RemoteCallAttempt } from './remote-calls.ts';
 
 export interface ToolActivityDeps {
   db: Db;
@@ -28,7 +30,7 @@ export function toolActivities(deps: ToolActivityDeps) {
   const outbound = createOutboundClient({ allowCidrs: deps.config.outbound.allowCidrs });
 
   /** The agent's services; its user is the session's owner (one lookup, only for tools that need it). */
-  function agentServices(input: { sessionId: string; agentId: string }, bundle: Bundle): AgentToolServices {
+  function agentServices(input: { sessionId: string; agentId: string }, bundle: Bundle, running: RemoteCallAttempt): AgentToolServices {
     const owner = async () => {
       const session = await getSession(db, input.sessionId);
       if (!session) throw new Error('the session no longer exists');
@@ -43,6 +45,7 @@ export function toolActivities(deps: ToolActivityDeps) {
         forget: (key) => forgetNote(db, input.agentId, key),
         list: () => listNotes(db, input.agentId),
       },
+      remote: remoteToolServers({ db, config: deps.config, masterKeys: deps.masterKeys, outbound }, owner, running),
       async grantedSecrets(names) {
         const granted = names.filter((name) => bundle.secretGrants.includes(name));
         if (granted.length === 0) return new Map();
@@ -52,10 +55,17 @@ export function toolActivities(deps: ToolActivityDeps) {
   }
 
   return {
-    async runBuiltinTool(input: { sessionId: string; agentId: string; revision: number; call: ToolCall }): Promise<ToolResultPart> {
-      const { bundle, skills } = await deps.revisionOf(input.agentId, input.revision);
+    /** `messageId`: the assistant message that made the call (absent in histories from before idempotency keys). */
+    async runBuiltinTool(input: {
+      sessionId: string;
+      agentId: string;
+      revision: number;
+      call: ToolCall;
+      messageId?: string;
+    }): Promise<ToolResultPart> {
+      const { bundle, skills, remoteTools } = await deps.revisionOf(input.agentId, input.revision);
       const { toolCallId, toolName } = input.call;
-      const tool = findBuiltinTool(bundle, toolName, skills);
+      const tool = findBuiltinTool(bundle, toolName, skills, remoteTools);
       if (!tool) {
         return {
           type: 'tool-result',
@@ -70,7 +80,9 @@ export function toolActivities(deps: ToolActivityDeps) {
       const beat = setInterval(() => context.heartbeat(), heartbeatEvery(context.info.heartbeatTimeoutMs));
       let result: Awaited<ReturnType<typeof tool.execute>>;
       try {
-        result = await tool.execute(input.call.input, { bundle, agent: agentServices(input, bundle) });
+        const key = input.messageId ? { idempotencyKey: toolCallIdempotencyKey(input.sessionId, input.messageId, toolCallId) } : {};
+        const running = { attempt: context.info.attempt, signal: context.cancellationSignal };
+        result = await tool.execute(input.call.input, { bundle, agent: agentServices(input, bundle, running), ...key });
       } finally {
         clearInterval(beat);
       }

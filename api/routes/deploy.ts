@@ -14,12 +14,15 @@ import { reconcileSchedules } from '../triggers/schedule-reconcile.ts';
 import { secretKeys } from '../../store/secrets.ts';
 import type { FieldError } from '../../lib/errors.ts';
 import { skillFetcher } from '../agents/fetch-skills.ts';
+import { remoteToolLister } from '../agents/fetch-remote-tools.ts';
+import { listMcpServers } from '../../store/mcp-servers.ts';
 
 export function deployRoutes(deps: ApiDeps) {
   const fetchSkills = skillFetcher({
     allowCidrs: deps.config.outbound.allowCidrs,
     limits: { timeoutMs: deps.config.skills.fetchTimeoutMs, maxBytes: deps.config.skills.maxBytes },
   });
+  const listRemoteTools = remoteToolLister(deps);
   return [
     defineRoute(OPERATIONS.deployAgent, {
       bodyCheckedByHandler: true,
@@ -41,20 +44,23 @@ export function deployRoutes(deps: ApiDeps) {
           };
         };
         const text = typeof req.body === 'string' ? req.body : '';
-        const result = validateBundle(text, { existingSecretKeys: await secretKeys(deps.db, principal!.userId) });
+        const userId = principal!.userId;
+        const [existingSecretKeys, registered] = await Promise.all([secretKeys(deps.db, userId), listMcpServers(deps.db, userId)]);
+        const result = validateBundle(text, { existingSecretKeys, registeredToolServers: new Set(registered.map((server) => server.id)) });
         if (!result.ok) return invalid(result.errors);
         const crons = result.bundle.triggers.filter((trigger) => trigger.kind === 'cron').length;
         if (crons > 0) {
           const others = await countCronTriggers(deps.db, principal!.userId, result.bundle.name);
           refusePastScheduleLimit(others, crons, deps.config.limits.schedulesPerUser);
         }
-        const fetched = await fetchSkills(result.bundle);
-        if (!fetched.ok) return invalid(fetched.errors);
+        const [fetched, remote] = await Promise.all([fetchSkills(result.bundle), listRemoteTools(userId, result.bundle)]);
+        if (!fetched.ok || !remote.ok) return invalid([...(fetched.ok ? [] : fetched.errors), ...(remote.ok ? [] : remote.errors)]);
         const { agent, created } = await deployRevision(deps.db, {
           userId: principal!.userId,
           bundle: result.bundle,
           warnings: result.warnings,
           fetchedSkills: fetched.texts,
+          remoteTools: remote.tools,
         });
         req.log.info({ agentId: agent.id, revision: agent.revision }, 'deployed');
         const replaced = created ? undefined : await getRevision(deps.db, agent.id, agent.revision - 1);

@@ -1,8 +1,7 @@
-// Tools: the published list of built-in tool servers, and the results a client posts for the calls of
-// its custom tools. A result goes to the running turn as an Update (clients/client-tools.ts); the turn
-// decides whether the call is still awaited, so two answers racing each other get 200 and 409.
+// Tools: the results a client posts for the calls of its custom tools (tool servers: mcp-servers.ts). A
+// result goes to the running turn as an Update (clients/client-tools.ts); the turn decides whether the
+// call is still awaited, so two answers racing each other get 200 and 409.
 import { OPERATIONS } from '../../contract/operations/index.ts';
-import { TOOL_SERVERS } from '../../contract/tool-servers.ts';
 import { ConflictError, NotFoundError } from '../../lib/errors.ts';
 import { findToolCall } from '../../store/tool-calls.ts';
 import { sendToolResult } from '../../clients/client-tools.ts';
@@ -14,11 +13,6 @@ import { callTemporal, isWorkflowGone } from '../temporal-call.ts';
 
 export function toolRoutes(deps: ApiDeps) {
   return [
-    defineRoute(OPERATIONS.listToolServers, {
-      handle() {
-        return { status: 200, body: TOOL_SERVERS };
-      },
-    }),
     defineRoute(OPERATIONS.submitToolResult, {
       async handle({ params, body, principal }) {
         const session = await loadOwnedSession(deps.db, principal, params.id!);

@@ -1,6 +1,7 @@
 // Tools: the built-in tool servers an agent may enable (`mcps`), and the results a client posts for
 // the calls of its custom tools (custom tools are run by the caller's own code).
-import { defineOperation, type BodyOf, type ResponseOf } from './operation.ts';
+import { defineOperation, type BodyOf, type ResponseOf, type Sent } from './operation.ts';
+import { TIME } from './shared.ts';
 
 const TOOL_SCHEMA = {
   type: 'object',
@@ -12,27 +13,133 @@ const TOOL_SCHEMA = {
   },
 } as const;
 
+/** Ids of remote MCP servers: the form of a built-in one's, so a bundle's `mcps` reads the same. */
+export const MCP_SERVER_ID_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
+export const MCP_SERVER_LIMITS = { urlChars: 2048, headers: 20, headerValueChars: 8192, descriptionChars: 1000 } as const;
+
+const BUILTIN_SERVER_SCHEMA = {
+  type: 'object',
+  required: ['id', 'kind', 'description', 'tools'],
+  properties: {
+    id: { type: 'string' },
+    kind: { const: 'builtin', description: 'Given by the service to every agent that names it' },
+    description: { type: 'string' },
+    tools: { type: 'array', items: TOOL_SCHEMA },
+  },
+} as const;
+
+const REMOTE_SERVER_SCHEMA = {
+  type: 'object',
+  required: ['id', 'kind', 'url', 'headerNames', 'description', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string', pattern: MCP_SERVER_ID_PATTERN.source },
+    kind: { const: 'remote', description: 'A remote MCP server you registered with PUT /mcp/<id>' },
+    url: { type: 'string' },
+    headerNames: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The headers sent with every request (their values are never shown)',
+    },
+    description: { type: ['string', 'null'] },
+    createdAt: TIME,
+    updatedAt: TIME,
+    tools: {
+      type: 'array',
+      items: TOOL_SCHEMA,
+      description: 'Only from GET /mcp/<id>, which connects and lists them now; a revision offers those listed at its deploy',
+    },
+  },
+} as const;
+
+export const TOOL_SERVER_SCHEMA = { oneOf: [BUILTIN_SERVER_SCHEMA, REMOTE_SERVER_SCHEMA] } as const;
+
 export const listToolServers = defineOperation({
   id: 'listToolServers',
   method: 'get',
   path: '/mcps',
-  summary: 'The built-in tool servers a bundle may enable in `mcps`, with their tools',
+  summary: 'The tool servers a bundle may name in `mcps`: the built-in ones with their tools, then the remote MCP servers you registered',
   tag: 'tools',
   auth: { kind: 'scope', scope: 'read' },
   responses: {
     200: {
-      description: 'Every server, in a stable order',
-      schema: {
-        type: 'array',
-        items: {
-          type: 'object',
-          required: ['id', 'description', 'tools'],
-          properties: { id: { type: 'string' }, description: { type: 'string' }, tools: { type: 'array', items: TOOL_SCHEMA } },
-        },
-      },
+      description: 'Built-in servers in a stable order, then yours by id; `kind` tells them apart',
+      schema: { type: 'array', items: TOOL_SERVER_SCHEMA },
     },
   },
 });
+
+export const PUT_MCP_SERVER_BODY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: {
+    url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MCP_SERVER_LIMITS.urlChars,
+      description:
+        "The server's MCP endpoint (Streamable HTTP; a server that only speaks the older HTTP+SSE transport is reached with that). " +
+        'http or https; private addresses are refused unless the operator allows them (OUTBOUND_ALLOW_CIDRS).',
+    },
+    headers: {
+      type: 'object',
+      maxProperties: MCP_SERVER_LIMITS.headers,
+      propertyNames: { pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$" },
+      additionalProperties: { type: 'string', maxLength: MCP_SERVER_LIMITS.headerValueChars },
+      description:
+        'Sent with every request. Values may use {{secrets.KEY}}: filled in only when connecting, and only with a secret whose ' +
+        "`hosts` allow the URL's host. Values are stored as written and never shown again: put credentials in secrets.",
+    },
+    description: { type: 'string', maxLength: MCP_SERVER_LIMITS.descriptionChars },
+  },
+} as const;
+
+export const putMcpServer = defineOperation({
+  id: 'putMcpServer',
+  method: 'put',
+  path: '/mcp/{id}',
+  summary: 'Register or replace a remote MCP server that your bundles can name in `mcps`',
+  description:
+    'Nothing connects yet: a deploy naming the id connects, lists the tools and freezes them into the revision. ' +
+    "A replaced server's URL and headers are used by the next call of every agent naming it; its tools change with the next deploy.",
+  tag: 'tools',
+  auth: { kind: 'scope', scope: 'agents:write' },
+  body: { required: true, schema: PUT_MCP_SERVER_BODY_SCHEMA },
+  responses: {
+    200: { description: 'Replaced', schema: REMOTE_SERVER_SCHEMA },
+    201: { description: 'Registered', schema: REMOTE_SERVER_SCHEMA },
+  },
+});
+
+export const getMcpServer = defineOperation({
+  id: 'getMcpServer',
+  method: 'get',
+  path: '/mcp/{id}',
+  summary: 'One tool server; a remote one is connected to and its tools listed now',
+  tag: 'tools',
+  auth: { kind: 'scope', scope: 'read' },
+  responses: {
+    200: { description: 'The server with its tools', schema: TOOL_SERVER_SCHEMA },
+    404: { description: 'No built-in server and none of yours has that id' },
+    502: { description: 'The remote server could not be reached or listed (`mcp-unreachable`)' },
+  },
+});
+
+export const deleteMcpServer = defineOperation({
+  id: 'deleteMcpServer',
+  method: 'delete',
+  path: '/mcp/{id}',
+  summary: 'Remove a remote MCP server you registered',
+  description:
+    'Deployed revisions keep offering its tools; their calls fail with a tool error the model reads until the server is registered again.',
+  tag: 'tools',
+  auth: { kind: 'scope', scope: 'agents:write' },
+  responses: { 204: { description: 'Removed' }, 404: { description: 'You registered no server of that id' } },
+});
+
+export type ToolServerView = Sent<typeof TOOL_SERVER_SCHEMA>;
+export type RemoteToolServerView = Sent<typeof REMOTE_SERVER_SCHEMA>;
+export type PutMcpServerBody = Sent<typeof PUT_MCP_SERVER_BODY_SCHEMA>;
 
 export const TOOL_RESULT_BODY_SCHEMA = {
   type: 'object',

@@ -32,12 +32,18 @@ export const WAITING_FOR_APPROVAL_SCHEMA = {
 /** A custom tool call waiting for the client (a `tool.call` event with `executor: 'client'`). */
 export const AWAITED_TOOL_CALL_SCHEMA = {
   type: 'object',
-  required: ['messageId', 'toolCallId', 'toolName', 'input'],
+  required: ['messageId', 'toolCallId', 'toolName', 'input', 'idempotencyKey'],
   properties: {
     messageId: { type: 'string', description: 'The assistant message that made the call' },
     toolCallId: { type: 'string' },
     toolName: { type: 'string' },
     input: { description: "The call's input, valid against the tool's parameters" },
+    idempotencyKey: {
+      type: 'string',
+      description:
+        'The same for every delivery of this call and different for every other call: a tool with a side effect does it once per key ' +
+        '(the `tool.call` event carries it too)',
+    },
   },
 } as const;
 

@@ -6,9 +6,10 @@ import { toolServer } from '../../contract/tool-servers.ts';
 import { jsonSchemaProblem } from './json-schema-check.ts';
 import { isRecord, type Json, type Report } from './report.ts';
 
-export function checkTools(bundle: Json, report: Report): void {
+/** `registered`: the user's remote MCP server ids; absent, any id may be one (the service checks on deploy). */
+export function checkTools(bundle: Json, report: Report, registered?: ReadonlySet<string>): void {
   checkCustomTools(bundle.customTools, serverToolNames(bundle.mcps), report);
-  checkToolServers(bundle.mcps, report);
+  checkToolServers(bundle.mcps, report, registered);
   if (isRecord(bundle.jsonReply)) checkJsonSchema(bundle.jsonReply.schema, '/jsonReply/schema', report);
 }
 
@@ -41,14 +42,18 @@ function checkCustomTools(tools: unknown, serverTools: ReadonlyMap<string, strin
   });
 }
 
-function checkToolServers(ids: unknown, report: Report): void {
+function checkToolServers(ids: unknown, report: Report, registered: ReadonlySet<string> | undefined): void {
   if (!Array.isArray(ids)) return;
   ids.forEach((value: unknown, index) => {
     const path = `/mcps/${index}`;
     const id = report.string(value, path);
-    if (id !== undefined && !(BUILTIN_TOOL_SERVERS as readonly string[]).includes(id)) {
-      report.error(path, `unknown tool server "${id}"; built-in tool servers: ${BUILTIN_TOOL_SERVERS.join(', ')}`);
-    }
+    if (id === undefined || (BUILTIN_TOOL_SERVERS as readonly string[]).includes(id)) return;
+    if (registered === undefined || registered.has(id)) return;
+    const yours = registered.size > 0 ? `; yours: ${[...registered].sort().join(', ')}` : '';
+    report.error(
+      path,
+      `unknown tool server "${id}"; built-in tool servers: ${BUILTIN_TOOL_SERVERS.join(', ')}${yours} (PUT /mcp/<id> registers a remote MCP server)`,
+    );
   });
 }
 

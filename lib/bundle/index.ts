@@ -27,6 +27,11 @@ export { BUNDLE_SCHEMA } from '../../contract/bundle-schema.ts';
 export interface BundleContext {
   /** Keys of the deploying user's secrets (for secretGrants and strictSecrets). */
   existingSecretKeys: ReadonlySet<string>;
+  /**
+   * Ids of the remote MCP servers the deploying user registered (PUT /mcp/<id>), which `mcps` may name
+   * beside the built-in ones. Absent (offline checks), any id is taken as maybe registered.
+   */
+  registeredToolServers?: ReadonlySet<string>;
 }
 
 export type BundleValidation = { ok: true; bundle: Bundle; warnings: string[] } | { ok: false; errors: FieldError[] };
@@ -45,7 +50,7 @@ export function validateBundle(text: string, context: BundleContext): BundleVali
   if (issues.length >= MAX_REPORTED_ERRORS) return failure(issues.map(({ path, message }) => ({ path, message })));
   const report = new Report(issues);
   checkModels(value, report);
-  checkTools(value, report);
+  checkTools(value, report, context.registeredToolServers);
   checkFiles(value, report);
   checkSkills(value, report);
   checkSecrets(value, report, context.existingSecretKeys);

@@ -16,6 +16,11 @@ export interface ToolCall {
   toolCallId: string;
   toolName: string;
   input: unknown;
+  /**
+   * The same for every delivery of this call, and no other call has it: a handler with a side effect
+   * (a payment, an email) does it once per key. Absent only for calls recorded before servers sent it.
+   */
+  idempotencyKey?: string;
 }
 
 export interface ToolRunOptions {
@@ -95,7 +100,14 @@ class ToolAnswerer {
 
 function clientCall(sessionId: string, event: SessionEvent): ToolCall | undefined {
   if (event.type !== 'tool.call' || event.executor !== 'client') return undefined;
-  return { sessionId, messageId: event.messageId, toolCallId: event.toolCallId, toolName: event.toolName, input: event.input };
+  return {
+    sessionId,
+    messageId: event.messageId,
+    toolCallId: event.toolCallId,
+    toolName: event.toolName,
+    input: event.input,
+    ...(event.idempotencyKey !== undefined ? { idempotencyKey: event.idempotencyKey } : {}),
+  };
 }
 
 export async function runWithTools(

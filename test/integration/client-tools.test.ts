@@ -54,7 +54,14 @@ describe('custom tools run by the client', () => {
       waitingFor: { kind: 'tool', toolCalls: [{ toolCallId: 'call_a', toolName: 'lookup_order', input: { orderId: 'A-17' } }] },
     });
     const events = await env.events(sessionId);
-    expect(events.find((event) => event.type === 'tool.call')).toMatchObject({ toolCallId: 'call_a', executor: 'client' });
+    // The client is told the call's idempotency key, the same in the event and in waitingFor.
+    const key = (waiting.body.waitingFor!.toolCalls[0] as { idempotencyKey?: string }).idempotencyKey;
+    expect(key).toMatch(/^[0-9a-f]{32}$/);
+    expect(events.find((event) => event.type === 'tool.call')).toMatchObject({
+      toolCallId: 'call_a',
+      executor: 'client',
+      idempotencyKey: key,
+    });
     const session = await call<{ status: string; waitingFor: unknown }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
     expect(session.body).toMatchObject({ status: 'waiting', waitingFor: waiting.body.waitingFor });
 

@@ -8,6 +8,8 @@ interface Case {
   text: string;
   /** Keys of the secrets that exist for the deploying user. */
   secrets?: string[];
+  /** Ids of remote MCP servers the deploying user registered. */
+  registered?: string[];
   /** Invalid bundles: the exact error paths, in order. */
   errors?: string[];
   /** Optional matchers for the messages, aligned with `errors`. */
@@ -416,7 +418,17 @@ const cases: Case[] = [
     name: 'tool servers: duplicate and unknown',
     text: withBase(`"mcps": ["time", "time", "browser"]`),
     errors: ['/mcps/1', '/mcps/2'],
-    messages: ['duplicates item 0', 'unknown tool server "browser"; built-in tool servers: time, workspace, http, memory'],
+    messages: [
+      'duplicates item 0',
+      /^unknown tool server "browser"; built-in tool servers: time, workspace, http, memory.*\(PUT \/mcp\/<id> registers/,
+    ],
+  },
+  {
+    name: 'tool servers: a registered remote one is accepted, an unregistered one is named beside yours',
+    text: withBase(`"mcps": ["time", "linear", "github"]`),
+    registered: ['linear', 'jira'],
+    errors: ['/mcps/2'],
+    messages: [/^unknown tool server "github"; built-in tool servers: .*; yours: jira, linear \(PUT/],
   },
   {
     name: 'a custom tool named like a tool of an enabled server',
@@ -725,7 +737,10 @@ describe('bundle corpus', () => {
   });
 
   it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
-    const result = validateBundle(c.text, { existingSecretKeys: new Set(c.secrets ?? []) });
+    const result = validateBundle(c.text, {
+      existingSecretKeys: new Set(c.secrets ?? []),
+      registeredToolServers: new Set(c.registered ?? []),
+    });
     if (c.errors) {
       expect(result.ok, JSON.stringify(result)).toBe(false);
       if (result.ok) return;

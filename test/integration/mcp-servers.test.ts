@@ -1,0 +1,322 @@
+// Remote MCP servers over HTTP with the fake model: registered with PUT /mcp/<id>, named in a bundle's
+// `mcps`, listed and frozen at deploy, and called through the turn, against a server nobody here wrote
+// (`@modelcontextprotocol/server-everything`) and fakes that hang, fail, answer too much, or go away.
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { agentTest } from '../helpers/harness/fixtures.ts';
+import { call } from '../helpers/client/request.ts';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+import type { SessionEvent } from '../../contract/events.ts';
+import {
+  startEverythingServer,
+  startLegacySseMcpServer,
+  startFakeMcpServer,
+  text,
+  type EverythingServer,
+  type FakeMcpServer,
+  type FakeMcpTool,
+} from '../helpers/fakes/mcp-servers.ts';
+
+const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', MCP_CALL_TIMEOUT_MS: '1500', MCP_SERVERS_PER_USER: '8' });
+
+let everything: EverythingServer;
+beforeAll(async () => {
+  everything = await startEverythingServer();
+});
+afterAll(async () => {
+  await everything?.close();
+});
+
+const register = (env: AgentEnv, id: string, body: Record<string, unknown>) =>
+  call<Record<string, unknown>>(`${env.api.url}/mcp/${id}`, { method: 'PUT', headers: env.user.auth, json: body });
+
+async function send(env: AgentEnv, sessionId: string, words: string) {
+  return call<{ reply?: string; status: string }>(`${env.api.url}/session/${sessionId}`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: words }] },
+  });
+}
+
+const toolResults = (events: SessionEvent[]) => events.filter((event) => event.type === 'tool.result');
+const declaredTools = (body: unknown): string[] =>
+  ((body as { tools?: { function: { name: string } }[] }).tools ?? []).map((tool) => tool.function.name);
+const toolMessages = (body: unknown) =>
+  ((body as { messages: { role: string; content: unknown }[] }).messages ?? []).filter((message) => message.role === 'tool');
+
+const fakes: FakeMcpServer[] = [];
+async function fake(tools: FakeMcpTool[]): Promise<FakeMcpServer> {
+  const server = await startFakeMcpServer(tools);
+  fakes.push(server);
+  return server;
+}
+afterAll(async () => {
+  await Promise.all(fakes.map((server) => server.close()));
+});
+
+describe('registering', () => {
+  test('PUT, GET /mcps beside the built-in servers, GET /mcp/<id> with its tools, DELETE', async ({ env }) => {
+    const first = await register(env, 'everything-a', {
+      url: everything.url,
+      description: 'the reference server',
+      headers: { 'X-Team': 'a' },
+    });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ id: 'everything-a', kind: 'remote', url: everything.url, headerNames: ['X-Team'] });
+    expect(first.body).not.toHaveProperty('headers');
+    expect((await register(env, 'everything-a', { url: everything.url })).status).toBe(200);
+
+    const listed = await call<{ id: string; kind: string }[]>(`${env.api.url}/mcps`, { headers: env.user.auth });
+    expect(listed.body.filter((server) => server.kind === 'builtin').map((server) => server.id)).toEqual(
+      expect.arrayContaining(['time', 'workspace', 'http', 'memory']),
+    );
+    expect(listed.body.filter((server) => server.kind === 'remote').map((server) => server.id)).toContain('everything-a');
+
+    const one = await call<{ tools: { name: string }[] }>(`${env.api.url}/mcp/everything-a`, { headers: env.user.auth });
+    expect(one.status).toBe(200);
+    expect(one.body.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image']));
+
+    expect((await call(`${env.api.url}/mcp/everything-a`, { method: 'DELETE', headers: env.user.auth })).status).toBe(204);
+    expect((await call(`${env.api.url}/mcp/everything-a`, { method: 'DELETE', headers: env.user.auth })).status).toBe(404);
+    expect((await call(`${env.api.url}/mcp/everything-a`, { headers: env.user.auth })).status).toBe(404);
+  });
+
+  test('refuses a built-in id, a malformed id, a URL the outbound guard refuses, and ids past MCP_SERVERS_PER_USER', async ({ env }) => {
+    expect((await register(env, 'http', { url: everything.url })).body).toMatchObject({
+      status: 400,
+      detail: expect.stringMatching(/built-in/),
+    });
+    expect((await register(env, 'Not_Valid', { url: everything.url })).status).toBe(400);
+    const refused = await register(env, 'private', { url: 'http://10.1.2.3/mcp' });
+    expect(refused.body).toMatchObject({ status: 400, errors: [{ path: '/url' }] });
+    expect((await register(env, 'ftp', { url: 'ftp://example.com/mcp' })).status).toBe(400);
+    expect((await register(env, 'extra', { url: everything.url, headers: { 'bad header': 'x' } })).status).toBe(400);
+
+    const user = env.user;
+    const existing = await call<{ kind: string }[]>(`${env.api.url}/mcps`, { headers: user.auth });
+    const room = 8 - existing.body.filter((server) => server.kind === 'remote').length;
+    for (let index = 0; index < room; index++) expect((await register(env, `filler-${index}`, { url: everything.url })).status).toBe(201);
+    expect((await register(env, 'one-too-many', { url: everything.url })).body).toMatchObject({
+      status: 403,
+      type: expect.stringMatching(/mcp-server-limit$/),
+    });
+    // Replacing one is not a new one.
+    expect((await register(env, 'filler-0', { url: everything.url })).status).toBe(200);
+    for (let index = 0; index < room; index++) await call(`${env.api.url}/mcp/filler-${index}`, { method: 'DELETE', headers: user.auth });
+  });
+
+  test('GET /mcp/<id> of a server that is down is a 502 naming it', async ({ env }) => {
+    const gone = await fake([{ name: 'noop' }]);
+    await gone.close();
+    await register(env, 'gone', { url: gone.url });
+    const answer = await call(`${env.api.url}/mcp/gone`, { headers: env.user.auth });
+    expect(answer.body).toMatchObject({
+      status: 502,
+      type: expect.stringMatching(/mcp-unreachable$/),
+      detail: expect.stringMatching(/"gone"/),
+    });
+    await call(`${env.api.url}/mcp/gone`, { method: 'DELETE', headers: env.user.auth });
+  });
+});
+
+describe('deploying', () => {
+  test("refuses an id nobody registered, a server that cannot be reached, and a tool name another tool has, at the id's pointer", async ({
+    env,
+  }) => {
+    const deploy = (bundle: Record<string, unknown>) =>
+      call<{ ok: boolean; errors: { path: string; message: string }[] }>(`${env.api.url}/deploy`, {
+        headers: env.user.auth,
+        json: {
+          name: `mcp-${crypto.randomUUID().slice(0, 8)}`,
+          model: { providerId: 'openai-compatible', modelId: 'fake-model' },
+          ...bundle,
+        },
+      });
+    const unknown = await deploy({ mcps: ['time', 'nobody-registered-this'] });
+    expect(unknown.body.errors).toEqual([
+      { path: '/mcps/1', message: expect.stringMatching(/unknown tool server "nobody-registered-this"/) },
+    ]);
+
+    const down = await fake([{ name: 'noop' }]);
+    await down.close();
+    await register(env, 'down', { url: down.url });
+    const unreachable = await deploy({ mcps: ['down'] });
+    expect(unreachable.body.errors).toEqual([{ path: '/mcps/0', message: expect.stringMatching(/"down" .*could not be reached/) }]);
+
+    const clash = await fake([{ name: 'current_time' }, { name: 'lookup' }]);
+    await register(env, 'clash', { url: clash.url });
+    const clashing = await deploy({
+      mcps: ['time', 'clash'],
+      customTools: [{ id: 'lookup', description: 'mine', parameters: { type: 'object', properties: {} } }],
+    });
+    expect(clashing.body.errors.map((error) => error.path)).toEqual(['/mcps/1', '/mcps/1']);
+    expect(clashing.body.errors.map((error) => error.message).join('\n')).toMatch(
+      /"current_time".*"time"[\s\S]*"lookup".*\/customTools\/0/,
+    );
+  });
+
+  test('a revision keeps the tools listed at its deploy; a redeploy lists them again', async ({ env }) => {
+    const tools: FakeMcpTool[] = [{ name: 'alpha' }];
+    const server = await fake(tools);
+    await register(env, 'changing', { url: server.url });
+    const { name } = await env.deploy({ mcps: ['changing'] });
+    const before = (await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: env.user.auth, json: {} })).body.id;
+    tools.push({ name: 'beta' });
+    await env.deploy({ name, mcps: ['changing'] });
+    const after = (await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: env.user.auth, json: {} })).body.id;
+
+    env.fake.reset();
+    env.fake.enqueue({ text: 'one' }, { text: 'two' });
+    await send(env, before, 'hi');
+    await send(env, after, 'hi');
+    const [first, second] = env.fake.requests;
+    expect(declaredTools(first!.body)).toContain('alpha');
+    expect(declaredTools(first!.body)).not.toContain('beta');
+    expect(declaredTools(second!.body)).toEqual(expect.arrayContaining(['alpha', 'beta']));
+  });
+});
+
+describe('calling', () => {
+  test("server-everything's tools run through a deployed agent, and their results reach the next model request", async ({ env }) => {
+    await register(env, 'everything', { url: everything.url });
+    const sessionId = await env.newSession({ mcps: ['everything'] });
+    env.fake.reset();
+    env.fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'c1', name: 'echo', arguments: { message: 'hello from the model' } },
+          { id: 'c2', name: 'get-sum', arguments: { a: 2, b: 40 } },
+          { id: 'c3', name: 'get-tiny-image', arguments: {} },
+        ],
+      },
+      { text: 'Done.' },
+    );
+    expect((await send(env, sessionId, 'use the tools')).body).toMatchObject({ status: 'completed', reply: 'Done.' });
+    const [echo, sum, image] = toolResults(await env.events(sessionId));
+    expect(echo).toMatchObject({ toolName: 'echo', output: expect.stringContaining('hello from the model') });
+    expect(echo).not.toHaveProperty('isError');
+    expect(sum).toMatchObject({ toolName: 'get-sum', output: expect.stringContaining('42') });
+    expect(image).toMatchObject({ toolName: 'get-tiny-image', output: expect.stringMatching(/\[image image\/png, \d+ bytes/) });
+    const sent = JSON.stringify(toolMessages(env.fake.requests[1]!.body));
+    expect(sent).toContain('hello from the model');
+    expect(sent).toContain('42');
+  });
+
+  test('a server that speaks only the older HTTP+SSE transport is listed and called over it', async ({ env }) => {
+    const legacy = await startLegacySseMcpServer([{ name: 'old_school', run: () => text('answered over SSE') }]);
+    fakes.push(legacy);
+    await register(env, 'legacy', { url: legacy.url });
+    const sessionId = await env.newSession({ mcps: ['legacy'] });
+    env.fake.enqueue({ toolCalls: [{ id: 'c1', name: 'old_school', arguments: {} }] }, { text: 'ok' });
+    expect((await send(env, sessionId, 'go')).body).toMatchObject({ status: 'completed' });
+    expect(toolResults(await env.events(sessionId))[0]).toMatchObject({ toolName: 'old_school', output: 'answered over SSE' });
+    expect(legacy.calls).toHaveLength(1);
+  });
+
+  test("input that does not match the tool's schema is refused before the server is called", async ({ env }) => {
+    const server = await fake([
+      {
+        name: 'typed',
+        inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'], additionalProperties: false },
+      },
+    ]);
+    await register(env, 'typed', { url: server.url });
+    const sessionId = await env.newSession({ mcps: ['typed'] });
+    env.fake.enqueue({ toolCalls: [{ id: 'c1', name: 'typed', arguments: { n: 'not a number' } }] }, { text: 'ok' });
+    await send(env, sessionId, 'go');
+    expect(toolResults(await env.events(sessionId))[0]).toMatchObject({ isError: true, output: expect.stringMatching(/Invalid input/) });
+    expect(server.calls).toEqual([]);
+  });
+
+  test("a tool's own error, a refusal, a hang and a huge answer each reach the model as a tool error, and the turn completes", async ({
+    env,
+  }) => {
+    const server = await fake([
+      { name: 'fails', run: () => ({ content: [{ type: 'text', text: 'the refund API said no' }], isError: true }) },
+      {
+        name: 'throws',
+        run: () => {
+          throw new Error('database is locked');
+        },
+      },
+      { name: 'hangs', run: () => new Promise(() => undefined) },
+      { name: 'huge', run: () => text('x'.repeat(3 * 1024 * 1024)) },
+    ]);
+    await register(env, 'troubled', { url: server.url });
+    const sessionId = await env.newSession({ mcps: ['troubled'] });
+    env.fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'c1', name: 'fails', arguments: {} },
+          { id: 'c2', name: 'throws', arguments: {} },
+          { id: 'c3', name: 'hangs', arguments: {} },
+          { id: 'c4', name: 'huge', arguments: {} },
+        ],
+      },
+      { text: 'Reported.' },
+    );
+    expect((await send(env, sessionId, 'try them all')).body).toMatchObject({ status: 'completed', reply: 'Reported.' });
+    const results = toolResults(await env.events(sessionId));
+    expect(results.map((result) => [result.toolName, 'isError' in result && result.isError])).toEqual([
+      ['fails', true],
+      ['throws', true],
+      ['hangs', true],
+      ['huge', true],
+    ]);
+    const [fails, throws, hangs, huge] = results.map((result) => String('output' in result ? result.output : ''));
+    expect(fails).toBe('the refund API said no');
+    expect(throws).toMatch(/database is locked/);
+    expect(hangs).toMatch(/did not answer within 1500 ms/);
+    expect(huge).toMatch(/went past 1048576 bytes/);
+  });
+
+  test('a server that went down fails the call after its retries, as a tool error the model reads', async ({ env }) => {
+    const server = await fake([{ name: 'flaky' }]);
+    await register(env, 'flaky', { url: server.url });
+    const sessionId = await env.newSession({ mcps: ['flaky'] });
+    await server.close();
+    env.fake.enqueue({ toolCalls: [{ id: 'c1', name: 'flaky', arguments: {} }] }, { text: 'It is down.' });
+    expect((await send(env, sessionId, 'go')).body).toMatchObject({ status: 'completed', reply: 'It is down.' });
+    expect(toolResults(await env.events(sessionId))[0]).toMatchObject({
+      isError: true,
+      output: expect.stringMatching(/"flaky" could not be reached.*tried 3 times/),
+    });
+  });
+
+  test('a call carries its idempotency key in _meta, the same the tool.call event names; header secrets go only to allowed hosts', async ({
+    env,
+  }) => {
+    const token = `tok-${crypto.randomUUID()}`;
+    await call(`${env.api.url}/secret/MCP_TOKEN`, { method: 'PUT', headers: env.user.auth, json: { value: token, hosts: ['127.0.0.1'] } });
+    const server = await fake([{ name: 'record' }]);
+    await register(env, 'recorder', { url: server.url, headers: { Authorization: 'Bearer {{secrets.MCP_TOKEN}}' } });
+    const sessionId = await env.newSession({ mcps: ['recorder'] });
+    env.fake.enqueue({ toolCalls: [{ id: 'c1', name: 'record', arguments: { what: 'refund 12' } }] }, { text: 'ok' });
+    await send(env, sessionId, 'go');
+    const events = await env.events(sessionId);
+    const called = events.find((event) => event.type === 'tool.call');
+    expect(called).toMatchObject({ idempotencyKey: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(server.calls).toHaveLength(1);
+    expect(server.calls[0]).toMatchObject({
+      arguments: { what: 'refund 12' },
+      meta: { idempotencyKey: (called as { idempotencyKey: string }).idempotencyKey },
+    });
+    expect(server.calls[0]!.headers.authorization).toBe(`Bearer ${token}`);
+    expect(JSON.stringify(events)).not.toContain(token);
+
+    // The same secret, allowed only elsewhere: the deploy is refused naming the secret, never its value.
+    await call(`${env.api.url}/secret/MCP_TOKEN`, {
+      method: 'PUT',
+      headers: env.user.auth,
+      json: { value: token, hosts: ['example.com'] },
+    });
+    const refused = await call<{ errors: { path: string; message: string }[] }>(`${env.api.url}/deploy`, {
+      headers: env.user.auth,
+      json: {
+        name: `mcp-${crypto.randomUUID().slice(0, 8)}`,
+        model: { providerId: 'openai-compatible', modelId: 'fake-model' },
+        mcps: ['recorder'],
+      },
+    });
+    expect(refused.body.errors).toEqual([{ path: '/mcps/0', message: expect.stringMatching(/MCP_TOKEN may be sent only to example.com/) }]);
+    expect(JSON.stringify(refused.body)).not.toContain(token);
+  });
+});
