@@ -8,12 +8,12 @@ import { Device } from './resources/device.ts';
 import { eventsFunction, type EventsFunction } from './resources/events.ts';
 import { Health } from './resources/health.ts';
 import { Keys } from './resources/keys.ts';
+import { Mcps } from './resources/mcps.ts';
 import { Meta } from './resources/meta.ts';
 import { Runs } from './resources/runs.ts';
 import { Secrets } from './resources/secrets.ts';
 import { Sessions } from './resources/sessions.ts';
 import { ToolResults } from './resources/tool-results.ts';
-import { ToolServers } from './resources/tool-servers.ts';
 import { Usage } from './resources/usage.ts';
 import { Limits } from './resources/limits.ts';
 import { Webhooks } from './resources/webhooks.ts';
@@ -55,8 +55,10 @@ export class Client {
   readonly webhooks: Webhooks;
   readonly admin: Admin;
   readonly health: Health;
-  /** The built-in tool servers (`GET /mcps`). */
-  readonly toolServers: ToolServers;
+  /** Tool servers a bundle names in `mcps`: the built-in ones, and remote MCP servers you register (`/mcps`, `/mcp/<id>`). */
+  readonly mcps: Mcps;
+  /** The older name of `mcps` (the same object), kept so code written for it goes on working. */
+  readonly toolServers: Mcps;
   /** Tokens and cost per agent and per day (`GET /usage`). */
   readonly usage: Usage;
   /** Your limits per user and what you hold against each (`GET /limits`). */
@@ -89,7 +91,8 @@ export class Client {
     this.webhooks = new Webhooks(this.transport);
     this.admin = new Admin(this.transport);
     this.health = new Health(this.transport);
-    this.toolServers = new ToolServers(this.transport);
+    this.mcps = new Mcps(this.transport);
+    this.toolServers = this.mcps;
     this.usage = new Usage(this.transport);
     this.limits = new Limits(this.transport);
     this.meta = new Meta(this.transport);

@@ -47,7 +47,14 @@ export type {
   SessionPage,
   SessionWithMessages,
 } from '../../contract/operations/sessions.ts';
-export type { ToolServerList, ToolResultBody, ToolResultAnswer } from '../../contract/operations/tools.ts';
+export type {
+  ToolServerList,
+  ToolServerView,
+  RemoteToolServerView,
+  PutMcpServerBody,
+  ToolResultBody,
+  ToolResultAnswer,
+} from '../../contract/operations/tools.ts';
 export type { RunBody, RunStarted, RunView } from '../../contract/operations/triggers.ts';
 export type {
   CreateWebhookBody,
