@@ -11,6 +11,7 @@ import { registerEvents } from './commands/events.ts';
 import { registerFiles } from './commands/files.ts';
 import { registerKeys } from './commands/keys.ts';
 import { registerLimits } from './commands/limits.ts';
+import { registerMcps } from './commands/mcps.ts';
 import { registerRuns } from './commands/runs.ts';
 import { registerSecrets } from './commands/secrets.ts';
 import { registerSend } from './commands/send.ts';
@@ -52,6 +53,7 @@ export function buildProgram(): Command {
   registerLimits(program);
   registerSecrets(program);
   registerWebhooks(program);
+  registerMcps(program);
   registerCustomCommands(program);
   return program;
 }
