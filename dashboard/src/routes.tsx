@@ -13,6 +13,7 @@ import { SecretsPage } from './pages/secrets.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { SessionPage } from './pages/session.tsx';
 import { SessionsPage } from './pages/sessions.tsx';
+import { ToolServersPage } from './pages/tool-servers.tsx';
 import { UsagePage } from './pages/usage.tsx';
 
 interface Route {
@@ -30,6 +31,7 @@ const TABLE: Table = [
   ['/agents/:name/sessions', 'Sessions', ({ name }) => <SessionsPage agent={name!} />],
   ['/sessions/:id', 'Session', ({ id }) => <SessionPage id={id!} />],
   ['/deploy', 'Deploy', (_params, location) => <DeployPage agent={location.query.get('agent') ?? undefined} />],
+  ['/tool-servers', 'Tool servers', () => <ToolServersPage />],
   ['/usage', 'Usage', () => <UsagePage />],
   ['/keys', 'Keys', () => <KeysPage />],
   ['/secrets', 'Secrets', () => <SecretsPage />],

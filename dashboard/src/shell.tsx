@@ -8,6 +8,7 @@ const SECTIONS = [
   { to: '/', label: 'Overview' },
   { to: '/approvals', label: 'Approvals' },
   { to: '/agents', label: 'Agents' },
+  { to: '/tool-servers', label: 'Tool servers' },
   { to: '/usage', label: 'Usage' },
   { to: '/keys', label: 'Keys' },
   { to: '/secrets', label: 'Secrets' },
