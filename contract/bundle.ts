@@ -84,6 +84,9 @@ export interface Workflow {
   nodes: Record<string, WorkflowNode>;
 }
 
+/** What the service does with a call of a tool (README: "Approval policies on tool calls"). */
+export type ToolPolicy = 'always' | 'ask' | 'never';
+
 export interface Bundle {
   name: string;
   model: ModelRef;
@@ -92,6 +95,11 @@ export interface Bundle {
   customTools: CustomTool[];
   workspaceFiles: Record<string, string>;
   mcps: string[];
+  /**
+   * Per tool server id (in `mcps`), per tool name or `*`: run at once (`always`, also what a tool with no
+   * policy does), ask the agent's user first (`ask`), or refuse (`never`). Absent on bundles stored before it.
+   */
+  toolPolicies?: Record<string, Record<string, ToolPolicy>>;
   triggers: Trigger[];
   strictSecrets: boolean;
   secretGrants: string[];

@@ -88,6 +88,11 @@ export interface ToolCall {
   executor?: 'client';
   /** A custom tool's input that does not match its `parameters`: the model is told, nobody is asked. */
   inputError?: string;
+  /**
+   * The tool's policy is `ask` (bundle `toolPolicies`): it runs only once the agent's user approves this
+   * question (core/tool-policies.ts), written by the service.
+   */
+  approval?: { question: string };
 }
 
 /**

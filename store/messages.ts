@@ -454,6 +454,22 @@ export async function conversation(db: Db | DbClient, sessionId: string, turnId:
   return rows.map(toMessageView);
 }
 
+/**
+ * The text of the last user message the model saw up to turn `turnId` (what a tool call's approval
+ * question quotes), if it had any text.
+ */
+export async function lastUserText(db: Db | DbClient, sessionId: string, turnId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ parts: MessagePart[] }>(
+    `SELECT m.parts FROM messages m JOIN messages t ON t.id = m.turn_id AND t.session_id = m.session_id
+      WHERE m.session_id = $1 AND NOT m.reverted AND m.role = 'user'
+        AND t.position <= (SELECT position FROM messages WHERE id = $2)
+     ORDER BY t.position DESC, m.position DESC LIMIT 1`,
+    [sessionId, turnId],
+  );
+  const text = (rows[0]?.parts ?? []).flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+  return text || undefined;
+}
+
 /** The turn (its user message's id) of the conversation's last finished message, if any. */
 export async function lastTurnId(db: Db | DbClient, sessionId: string): Promise<string | undefined> {
   const { rows } = await db.query<{ turn_id: string }>(

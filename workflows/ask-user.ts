@@ -3,7 +3,7 @@
 // The child is abandoned rather than cancelled when the turn ends early (an abort): the approval
 // record outlives the turn, and an answer is still recorded, it just resumes nothing.
 import { ChildWorkflowCancellationType, executeChild, ParentClosePolicy, uuid4, WorkflowIdReusePolicy } from '@temporalio/workflow';
-import { parseApprovalRequest } from '../lib/approvals.ts';
+import { parseApprovalRequest, type ApprovalOutcome, type ApprovalRequest } from '../lib/approvals.ts';
 import { idCharsFromHex } from '../lib/id-alphabet.ts';
 import { approvalWorkflow } from './approval.ts';
 import type { ToolCall, ToolResultPart, TurnInput } from '../core/turn-types.ts';
@@ -25,8 +25,26 @@ export async function askUser(turn: TurnInput, call: ToolCall): Promise<ToolResu
   const { toolCallId, toolName } = call;
   const parsed = parseApprovalRequest(call.input, turn.settings.approvals);
   if (!parsed.ok) return { type: 'tool-result', toolCallId, toolName, output: { error: parsed.error }, isError: true };
+  const outcome = await approvalInTurn(turn, toolCallId, parsed.request, 'the ask_my_user tool');
+  const output =
+    outcome.status === 'answered'
+      ? { choice: outcome.choice, note: outcome.note }
+      : { status: 'expired', message: 'The user did not answer before the question expired. Do not assume their agreement.' };
+  return { type: 'tool-result', toolCallId, toolName, output };
+}
+
+/**
+ * An approval child of the turn for one of its tool calls, awaited until answered or expired. `askedBy`
+ * says in the Web UI what asked (the ask_my_user tool, a tool's policy).
+ */
+export async function approvalInTurn(
+  turn: TurnInput,
+  toolCallId: string,
+  request: ApprovalRequest,
+  askedBy: string,
+): Promise<ApprovalOutcome> {
   const approvalId = newApprovalId();
-  const outcome = await executeChild(approvalWorkflow, {
+  return executeChild(approvalWorkflow, {
     workflowId: approvalWorkflowId(approvalId),
     args: [
       {
@@ -38,7 +56,7 @@ export async function askUser(turn: TurnInput, call: ToolCall): Promise<ToolResu
         sessionId: turn.sessionId,
         turnId: turn.turnId,
         toolCallId,
-        request: parsed.request,
+        request,
         settings: turn.settings.approvals,
       },
     ],
@@ -48,12 +66,7 @@ export async function askUser(turn: TurnInput, call: ToolCall): Promise<ToolResu
     typedSearchAttributes: searchAttributes('approval', { sessionId: turn.sessionId, agentId: turn.agentId, userId: turn.userId }),
     ...readableMetadata({
       summary: approvalSummary(approvalId),
-      details: `Asked by the ask_my_user tool in turn ${turn.turnId} of session ${turn.sessionId}. Answer: POST /approval/${approvalId}/answer`,
+      details: `Asked by ${askedBy} in turn ${turn.turnId} of session ${turn.sessionId}. Answer: POST /approval/${approvalId}/answer`,
     }),
   });
-  const output =
-    outcome.status === 'answered'
-      ? { choice: outcome.choice, note: outcome.note }
-      : { status: 'expired', message: 'The user did not answer before the question expired. Do not assume their agreement.' };
-  return { type: 'tool-result', toolCallId, toolName, output };
 }

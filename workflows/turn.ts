@@ -28,6 +28,7 @@ import {
 import { ASK_MY_USER } from '../lib/ask-my-user.ts';
 import { inCallOrder, TurnProgress } from '../core/turn-progress.ts';
 import { askUser } from './ask-user.ts';
+import { approvedTool } from './tool-approval.ts';
 import { clientTools } from './client-tools.ts';
 import { messageId } from './ids.ts';
 
@@ -216,20 +217,33 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
         const results: ToolResultPart[] = [];
         // inputError first: a question past OPEN_APPROVALS_PER_USER comes with one. (Before that limit
         // no ask_my_user call had one, so recorded histories take the same branch as they did.)
+        const runService = (call: ToolCall): Promise<ToolResultPart> =>
+          tools.runBuiltinTool({
+            sessionId: input.sessionId,
+            agentId: input.agentId,
+            revision: input.revision,
+            call,
+            // Names the call's idempotency key; an activity's input is not checked on replay.
+            messageId: stepMessageId,
+          });
         const runTool = (call: ToolCall): Promise<ToolResultPart> =>
           call.inputError !== undefined
             ? Promise.resolve(inputErrorResult(call, call.inputError))
             : call.toolName === ASK_MY_USER
               ? askUser(input, call)
-              : tools.runBuiltinTool({
-                  sessionId: input.sessionId,
-                  agentId: input.agentId,
-                  revision: input.revision,
-                  call,
-                  // Names the call's idempotency key; an activity's input is not checked on replay.
-                  messageId: stepMessageId,
-                });
-        for (const call of result.toolCalls) if (call.executor !== 'client') results.push(await runTool(call));
+              : call.approval
+                ? approvedTool(input, { ...call, approval: call.approval }, () => runService(call))
+                : runService(call);
+        const serviceCalls = result.toolCalls.filter((call) => call.executor !== 'client');
+        if (serviceCalls.some((call) => call.approval)) {
+          // A step with calls its tools' policies ask about (core/tool-policies.ts) runs its calls at once, so
+          // each approval is asked now and answerable in any order. Only steps of this code have such calls;
+          // the marker names the change in the history (README: "Versioning workflows").
+          patched('tool-approvals');
+          results.push(...(await Promise.all(serviceCalls.map(runTool))));
+        } else {
+          for (const call of serviceCalls) results.push(await runTool(call));
+        }
         const resultsMessageId = messageId();
         if (clientCalls.length > 0) {
           results.push(...(await client.awaitResults(stepMessageId, clientCalls, resultsMessageId)));

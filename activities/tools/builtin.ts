@@ -57,3 +57,11 @@ export function allRunByService(
 ): boolean {
   return calls.length > 0 && calls.every((call) => findBuiltinTool(bundle, call.toolName, skills, remote) !== undefined);
 }
+
+/** The enabled built-in server whose tool this is (load_skill belongs to none). */
+export function builtinServerOf(bundle: Pick<Bundle, 'mcps'>, toolName: string): { id: string; kind: 'builtin' } | undefined {
+  const id = bundle.mcps.find(
+    (server) => Object.hasOwn(SERVERS, server) && SERVERS[server as ToolServerId].some((tool) => tool.name === toolName),
+  );
+  return id === undefined ? undefined : { id, kind: 'builtin' };
+}

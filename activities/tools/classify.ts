@@ -8,7 +8,9 @@ import type { Bundle } from '../../contract/bundle.ts';
 import type { LoadableSkill } from '../../lib/skills.ts';
 import type { ToolCall } from '../../core/turn-types.ts';
 import { ASK_MY_USER } from '../../lib/ask-my-user.ts';
-import { findBuiltinTool } from './builtin.ts';
+import { builtinServerOf, findBuiltinTool } from './builtin.ts';
+import { policyOf, refusedToolText, toolApprovalQuestion, type ToolCallToApprove } from '../../core/tool-policies.ts';
+import { toolInputProblem } from './validate-input.ts';
 import { isRemoteTool } from './remote.ts';
 import type { BuiltinTool } from './types.ts';
 import type { SchemaChecks } from './schema-checks.ts';
@@ -16,14 +18,20 @@ import type { SchemaChecks } from './schema-checks.ts';
 /** As many schema errors as a model is told for one call. */
 const MAX_REPORTED = 5;
 
+/** What a policy's question needs beyond the bundle: read only when some call is to be approved. */
+export interface ApprovalContext {
+  lastUserMessage(): Promise<string | undefined>;
+}
+
 export async function classifyToolCalls(
   checks: SchemaChecks,
-  bundle: Pick<Bundle, 'mcps' | 'customTools'>,
+  bundle: Pick<Bundle, 'name' | 'mcps' | 'customTools' | 'toolPolicies'>,
   skills: readonly LoadableSkill[],
   calls: readonly ToolCall[],
   remote: readonly BuiltinTool[] = [],
+  approvals?: ApprovalContext,
 ): Promise<ToolCall[]> {
-  return Promise.all(
+  const checked = await Promise.all(
     calls.map(async (call): Promise<ToolCall> => {
       const builtin = call.toolName === ASK_MY_USER ? undefined : findBuiltinTool(bundle, call.toolName, skills, remote);
       // A built-in tool checks its own input (activities/tools/define.ts), against a schema of ours.
@@ -41,4 +49,38 @@ export async function classifyToolCalls(
       return { ...call, inputError: problem };
     }),
   );
+  if (!bundle.toolPolicies) return checked;
+  const decided: ToolCall[] = [];
+  let lastUserMessage: Promise<string | undefined> | undefined;
+  for (const call of checked) {
+    const verdict = policyVerdict(bundle, skills, remote, call);
+    if (!('ask' in verdict)) {
+      decided.push(verdict);
+      continue;
+    }
+    // Read once, and only when some call is to be approved.
+    lastUserMessage ??= approvals ? approvals.lastUserMessage() : Promise.resolve(undefined);
+    decided.push({ ...call, approval: { question: toolApprovalQuestion({ ...verdict.ask, lastUserMessage: await lastUserMessage }) } });
+  }
+  return decided;
+}
+
+/** The call as its policy leaves it (refused by `never`), or what its question is about (`ask`). */
+function policyVerdict(
+  bundle: Pick<Bundle, 'name' | 'mcps' | 'toolPolicies'>,
+  skills: readonly LoadableSkill[],
+  remote: readonly BuiltinTool[],
+  call: ToolCall,
+): ToolCall | { ask: Omit<ToolCallToApprove, 'lastUserMessage'> } {
+  if (call.inputError !== undefined || call.executor === 'client' || call.toolName === ASK_MY_USER) return call;
+  const tool = findBuiltinTool(bundle, call.toolName, skills, remote);
+  const server = tool && (isRemoteTool(tool) ? { id: tool.serverId, kind: 'remote' as const } : builtinServerOf(bundle, call.toolName));
+  if (!tool || !server) return call;
+  const policy = policyOf(bundle.toolPolicies, server.id, call.toolName);
+  if (policy === 'always') return call;
+  if (policy === 'never') return { ...call, inputError: refusedToolText(call.toolName) };
+  // Input the tool would refuse is refused now, rather than asked about and then refused.
+  const problem = isRemoteTool(tool) ? undefined : toolInputProblem(tool.inputSchema, call.input);
+  if (problem !== undefined) return { ...call, inputError: problem };
+  return { ask: { agentName: bundle.name, serverId: server.id, serverKind: server.kind, toolName: call.toolName, input: call.input } };
 }

@@ -13,7 +13,7 @@ import type { Config } from '../../lib/config.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
 import type { MessagePart } from '../../contract/events.ts';
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
-import { claimAssistantMessage, conversation, finishAssistantMessage, hasTurnCompleted } from '../../store/messages.ts';
+import { claimAssistantMessage, conversation, finishAssistantMessage, hasTurnCompleted, lastUserText } from '../../store/messages.ts';
 import { STEP_PLACE_FREED, type ModelStepInput, type StepResult, type ToolCall } from '../../core/turn-types.ts';
 import { agentModel, modelRefOf } from './agent-model.ts';
 import { classifyModelError } from '../model/errors.ts';
@@ -108,6 +108,8 @@ export function modelStepActivities(deps: ModelStepDeps) {
     const attempt = (input.attemptsBefore ?? 0) + context.info.attempt;
     const { bundle, skills, remoteTools } = await revisionOf(input.agentId, input.revision);
     const questionsChecked = (calls: ToolCall[]) => withinQuestionLimit(deps.db, input.userId, limits.openApprovalsPerUser, calls);
+    // What an approval a tool's policy asks for quotes (activities/tools/classify.ts).
+    const approvals = { lastUserMessage: () => lastUserText(deps.db, input.sessionId, input.userMessageId ?? input.turnId) };
     const ref = modelRefOf(bundle, input.model);
 
     // A regenerated turn writes into its user message's turn and sees the conversation up to it.
@@ -134,7 +136,9 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const done = { ...resultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null), ...ended, ...started };
       return {
         ...done,
-        toolCalls: await questionsChecked(await classifyToolCalls(deps.schemaChecks, bundle, skills, done.toolCalls, remoteTools)),
+        toolCalls: await questionsChecked(
+          await classifyToolCalls(deps.schemaChecks, bundle, skills, done.toolCalls, remoteTools, approvals),
+        ),
         ...(await replyErrorsOf(deps.schemaChecks, bundle, done, claimed.parts)),
       };
     }
@@ -269,7 +273,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         ...toolCalls.map((call) => ({ type: 'tool-call' as const, ...call })),
         ...(reply?.ok ? [{ type: 'json' as const, json: reply.json }] : []),
       ];
-      const classified = await classifyToolCalls(deps.schemaChecks, bundle, skills, toolCalls, remoteTools);
+      const classified = await classifyToolCalls(deps.schemaChecks, bundle, skills, toolCalls, remoteTools, approvals);
       // A final answer (no tool call, a valid structured reply) ends the turn in the same transaction.
       const final = toolCalls.length === 0 && (!reply || reply.ok);
       const completesTurn =
@@ -310,7 +314,9 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const done = resultOf(message.id, message.parts, message.usage, message.costUsd ?? null);
       return {
         ...done,
-        toolCalls: await questionsChecked(await classifyToolCalls(deps.schemaChecks, bundle, skills, done.toolCalls, remoteTools)),
+        toolCalls: await questionsChecked(
+          await classifyToolCalls(deps.schemaChecks, bundle, skills, done.toolCalls, remoteTools, approvals),
+        ),
         ...(await replyErrorsOf(deps.schemaChecks, bundle, done, message.parts)),
         turnUserMessageIds,
         finishReason: end?.finishReason ?? 'other',

@@ -6,6 +6,7 @@ import { BUILTIN_TOOL_NAMES } from '../../contract/bundle-constants.ts';
 import type { Bundle } from '../../contract/bundle.ts';
 import { toolServer, type ToolServerTool } from '../../contract/tool-servers.ts';
 import type { FieldError } from '../../lib/errors.ts';
+import { childPointer } from '../../lib/bundle/pointer.ts';
 import { mcpErrorText } from '../../lib/mcp/error-text.ts';
 import { openRegisteredServer } from '../../lib/mcp/open.ts';
 import { listRemoteTools } from '../../lib/mcp/tools.ts';
@@ -47,7 +48,7 @@ export function remoteToolLister(deps: { db: Db; config: Config; masterKeys: rea
 
   return async function listRemoteToolsOf(
     userId: string,
-    bundle: Pick<Bundle, 'mcps' | 'customTools' | 'skills'>,
+    bundle: Pick<Bundle, 'mcps' | 'customTools' | 'skills' | 'toolPolicies'>,
   ): Promise<RemoteToolListing> {
     const remote = bundle.mcps.map((id, index) => ({ id, index })).filter(({ id }) => !toolServer(id));
     if (remote.length === 0) return { ok: true, tools: {} };
@@ -69,6 +70,12 @@ export function remoteToolLister(deps: { db: Db; config: Config; masterKeys: rea
         const owner = owners.get(tool.name);
         if (owner) errors.push({ path, message: `the MCP server "${id}" offers a tool "${tool.name}", which is already ${owner}` });
         else owners.set(tool.name, `a tool of the MCP server "${id}"`);
+      }
+      // A policy may name only a tool the server offers (built-in servers' are checked with the bundle).
+      for (const name of Object.keys(bundle.toolPolicies?.[id] ?? {})) {
+        if (name !== '*' && !result.tools.some((tool) => tool.name === name)) {
+          errors.push({ path: childPointer('/toolPolicies', id, name), message: `the MCP server "${id}" offers no tool "${name}"` });
+        }
       }
       tools[id] = result.tools;
     }

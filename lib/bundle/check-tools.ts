@@ -4,12 +4,14 @@
 import { BUILTIN_TOOL_NAMES, BUILTIN_TOOL_SERVERS } from '../../contract/bundle-constants.ts';
 import { toolServer } from '../../contract/tool-servers.ts';
 import { jsonSchemaProblem } from './json-schema-check.ts';
+import { childPointer } from './pointer.ts';
 import { isRecord, type Json, type Report } from './report.ts';
 
 /** `registered`: the user's remote MCP server ids; absent, any id may be one (the service checks on deploy). */
 export function checkTools(bundle: Json, report: Report, registered?: ReadonlySet<string>): void {
   checkCustomTools(bundle.customTools, serverToolNames(bundle.mcps), report);
   checkToolServers(bundle.mcps, report, registered);
+  checkToolPolicies(bundle.toolPolicies, bundle.mcps, report);
   if (isRecord(bundle.jsonReply)) checkJsonSchema(bundle.jsonReply.schema, '/jsonReply/schema', report);
 }
 
@@ -55,6 +57,33 @@ function checkToolServers(ids: unknown, report: Report, registered: ReadonlySet<
       `unknown tool server "${id}"; built-in tool servers: ${BUILTIN_TOOL_SERVERS.join(', ')}${yours} (PUT /mcp/<id> registers a remote MCP server)`,
     );
   });
+}
+
+/**
+ * A policy names a server the bundle enables, and a tool of it (or `*`). A remote server's tool names are
+ * known only once the deploy lists them (api/agents/fetch-remote-tools.ts checks them there).
+ */
+function checkToolPolicies(policies: unknown, ids: unknown, report: Report): void {
+  if (!isRecord(policies)) return;
+  const enabled = Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+  for (const [serverId, tools] of Object.entries(policies)) {
+    const path = childPointer('/toolPolicies', serverId);
+    if (!report.clean(path)) continue;
+    if (!enabled.includes(serverId)) {
+      report.error(path, `names the tool server "${serverId}", which mcps does not enable`);
+      continue;
+    }
+    const builtin = toolServer(serverId);
+    if (!builtin || !isRecord(tools)) continue;
+    for (const name of Object.keys(tools)) {
+      if (name !== '*' && !builtin.tools.some((tool) => tool.name === name)) {
+        report.error(
+          childPointer(path, name),
+          `the tool server "${serverId}" has no tool "${name}"; its tools: ${builtin.tools.map((tool) => tool.name).join(', ')}, or "*"`,
+        );
+      }
+    }
+  }
 }
 
 function checkJsonSchema(schema: unknown, path: string, report: Report): void {

@@ -320,3 +320,38 @@ describe('calling', () => {
     expect(JSON.stringify(refused.body)).not.toContain(token);
   });
 });
+
+describe('policies', () => {
+  test("a remote tool's policy holds like a built-in one's; a policy naming a tool the server lacks fails the deploy", async ({ env }) => {
+    const server = await fake([{ name: 'delete_everything' }, { name: 'read_one' }]);
+    await register(env, 'guarded', { url: server.url });
+    const sessionId = await env.newSession({ mcps: ['guarded'], toolPolicies: { guarded: { delete_everything: 'never' } } });
+    env.fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'c1', name: 'delete_everything', arguments: {} },
+          { id: 'c2', name: 'read_one', arguments: {} },
+        ],
+      },
+      { text: 'ok' },
+    );
+    expect((await send(env, sessionId, 'go')).body).toMatchObject({ status: 'completed' });
+    const [refused, read] = toolResults(await env.events(sessionId));
+    expect(refused).toMatchObject({ isError: true, output: expect.stringMatching(/policy refuses the tool "delete_everything"/) });
+    expect(read).not.toHaveProperty('isError');
+    expect(server.calls.map((received) => received.name)).toEqual(['read_one']);
+
+    const deploy = await call<{ errors: { path: string; message: string }[] }>(`${env.api.url}/deploy`, {
+      headers: env.user.auth,
+      json: {
+        name: `mcp-${crypto.randomUUID().slice(0, 8)}`,
+        model: { providerId: 'openai-compatible', modelId: 'fake-model' },
+        mcps: ['guarded'],
+        toolPolicies: { guarded: { drop_tables: 'ask' } },
+      },
+    });
+    expect(deploy.body.errors).toEqual([
+      { path: '/toolPolicies/guarded/drop_tables', message: 'the MCP server "guarded" offers no tool "drop_tables"' },
+    ]);
+  });
+});

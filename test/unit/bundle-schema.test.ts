@@ -17,6 +17,7 @@ const BUNDLE_PROPERTIES: Record<keyof Bundle, true> = {
   customTools: true,
   workspaceFiles: true,
   mcps: true,
+  toolPolicies: true,
   triggers: true,
   strictSecrets: true,
   secretGrants: true,

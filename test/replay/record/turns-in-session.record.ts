@@ -3,7 +3,8 @@
 // streaming, then one the model rejects; a turn waiting on a custom tool run by the client (in flight),
 // then answered; a turn whose user has no webhook subscription (nothing published), then one after
 // the user subscribed (its end published and delivered); turns that compact the conversation (after the
-// provider refused it as too long, and past the threshold), then a compaction asked for through the API.
+// provider refused it as too long, and past the threshold), then a compaction asked for through the API;
+// a step whose tools' policies ask first (two approvals, answered in reverse order, one approved).
 // Each history closes when its idle session ends.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
@@ -142,4 +143,41 @@ test('sessionWorkflow: turns in the session: compactions, after a context-length
     env.fake.setHandler(undefined);
     env.fake.setContextWindow(undefined);
   }
+});
+
+test("sessionWorkflow: turns in the session: a step's tool calls asked about by their policy, answered in reverse order", async () => {
+  if (!record.wanted('sessionWorkflow', 'turns-in-session-tool-approvals')) return;
+  const sessionId = await env.newSession({ mcps: ['time'], toolPolicies: { time: { '*': 'ask' } } });
+  env.fake.enqueue(
+    {
+      toolCalls: [
+        { id: 'call_1', name: 'current_time', arguments: { timezone: 'Europe/Paris' } },
+        { id: 'call_2', name: 'current_time', arguments: { timezone: 'Asia/Tokyo' } },
+      ],
+    },
+    { text: 'Tokyo only.' },
+  );
+  const waiting = await call<{ status: string }>(`${env.api.url}/session/${sessionId}?async=1`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: 'What time is it?' }] },
+  });
+  expect(waiting.status).toBe(202);
+  const asked = async () => {
+    for (let tries = 0; tries < 200; tries++) {
+      const requested = (await env.events(sessionId)).filter((event) => event.type === 'approval.requested');
+      if (requested.length === 2) return requested as Extract<SessionEvent, { type: 'approval.requested' }>[];
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('the two approvals were not asked');
+  };
+  const [paris, tokyo] = (await asked()).sort((a, b) => String(a.toolCallId).localeCompare(String(b.toolCallId)));
+  const answer = (approvalId: string, choice: string) =>
+    call(`${env.api.url}/approval/${approvalId}/answer`, { headers: env.user.auth, json: { choice } });
+  expect((await answer(tokyo!.approvalId, 'approve')).status).toBe(200);
+  expect((await answer(paris!.approvalId, 'deny')).status).toBe(200);
+  for (let tries = 0; tries < 200; tries++) {
+    if ((await env.events(sessionId)).some((event) => event.type === 'turn.completed')) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'turns-in-session-tool-approvals');
 });

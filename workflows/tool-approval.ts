@@ -1,0 +1,24 @@
+// A tool call whose policy is `ask` (bundle `toolPolicies`, core/tool-policies.ts): the service's own
+// question becomes an approval child of the turn, over the agent's user channels like ask_my_user's; an
+// approval runs the tool once, a denial or no answer tells the model it did not run. The approval takes
+// one answer only (workflows/approval.ts), so two channels answering at once run the tool once.
+import { TOOL_APPROVAL_OPTIONS, deniedToolText, unansweredToolText } from '../core/tool-policies.ts';
+import type { ToolCall, ToolResultPart, TurnInput } from '../core/turn-types.ts';
+import { approvalInTurn } from './ask-user.ts';
+
+export async function approvedTool(
+  turn: TurnInput,
+  call: ToolCall & { approval: { question: string } },
+  run: () => Promise<ToolResultPart>,
+): Promise<ToolResultPart> {
+  const { toolCallId, toolName } = call;
+  const request = {
+    question: call.approval.question,
+    options: [...TOOL_APPROVAL_OPTIONS],
+    expiresInMs: turn.settings.approvals.defaultExpiryMs,
+  };
+  const outcome = await approvalInTurn(turn, toolCallId, request, `the policy of the tool ${toolName}`);
+  if (outcome.status === 'answered' && outcome.choice === TOOL_APPROVAL_OPTIONS[0]) return run();
+  const output = outcome.status === 'answered' ? deniedToolText(toolName, outcome.note) : unansweredToolText(toolName);
+  return { type: 'tool-result', toolCallId, toolName, output, isError: true };
+}
