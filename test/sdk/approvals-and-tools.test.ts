@@ -70,15 +70,22 @@ describe('client tools', () => {
       { text: 'Both have shipped.' },
     );
     const inputs: unknown[] = [];
+    const keys: (string | undefined)[] = [];
     const result = await client.sessions.runWithTools(sessionId, 'Where are A-17 and B-2?', {
       handlers: {
-        lookup_order: async (input) => {
+        lookup_order: async (input, call) => {
           inputs.push(input);
+          keys.push(call.idempotencyKey);
           return { status: 'shipped' };
         },
       },
     });
     expect(inputs).toEqual([{ orderId: 'A-17' }, { orderId: 'B-2' }]);
+    // Each handler is given its call's idempotency key, the one its tool.call event names.
+    const called = (await env.events(sessionId)).filter((event) => event.type === 'tool.call');
+    expect(keys).toEqual(called.map((event) => (event as { idempotencyKey?: string }).idempotencyKey));
+    expect(new Set(keys).size).toBe(2);
+    expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
     expect(result.end?.type).toBe('turn.completed');
     expect(result.text).toBe('Both have shipped.');
     expect(result.answered.map((call) => call.toolCallId)).toEqual(['call_a', 'call_b']);
