@@ -73,6 +73,8 @@ export function checkSession(
     }
     // A turn that was to ask and asked nothing tested nothing.
     if (turn.end === 'turn.completed' && turn.kind === 'ask' && turn.approvals.length === 0) add('asked-nothing', `${turn.messageId}`);
+    // Both calls of a guarded step wait for their own approval: a completed turn answered at least two.
+    if (turn.end === 'turn.completed' && turn.kind === 'guarded' && turn.approvals.length < 2) add('policy-skipped', `${turn.messageId}`);
     if (turn.end === 'turn.completed' && turn.kind === 'client' && turn.toolResults.length === 0) add('asked-nothing', `${turn.messageId}`);
   }
   for (const turn of accepted) {

@@ -134,7 +134,8 @@ async function runTurn(http: SoakHttp, reader: SessionReader, turn: SentTurn): P
       if (event.type === 'approval.requested' && event.turnId === turnId && !asked.has(event.approvalId)) {
         asked.set(event.approvalId, at);
         turn.phase = 'answering';
-        const answer = await settle(http, `/approval/${event.approvalId}/answer`, { choice: 'yes' });
+        // The first option: `yes` of an ask_my_user question, `approve` of a tool's policy.
+        const answer = await settle(http, `/approval/${event.approvalId}/answer`, { choice: event.options[0] ?? 'yes' });
         turn.approvals.push({ id: event.approvalId, ...answer, ms: Math.round(performance.now() - at) });
         turn.phase = 'following';
       }

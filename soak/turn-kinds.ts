@@ -4,7 +4,7 @@
 import type { FakeHandler, FakeScript } from '../test/helpers/fakes/fake-model.ts';
 import { lastUserText } from '../test/helpers/fakes/fake-model.ts';
 
-export const TURN_KINDS = ['text', 'tool', 'ask', 'client'] as const;
+export const TURN_KINDS = ['text', 'tool', 'ask', 'client', 'guarded'] as const;
 export type TurnKind = (typeof TURN_KINDS)[number];
 
 /** How a turn is sent: `?async=1` (202 at once), waiting for its answer, or streamed (SSE). */
@@ -12,6 +12,8 @@ export const SEND_MODES = ['async', 'waiting', 'streamed'] as const;
 export type SendMode = (typeof SEND_MODES)[number];
 
 export const CLIENT_TOOL = 'lookup_order';
+/** A tool the soak agent's policy asks about before every call (bundle `toolPolicies`). */
+export const GUARDED_TOOL = 'list_workspace_files';
 
 export function userText(kind: TurnKind, label: string): string {
   return `[${kind}] ${label}`;
@@ -46,19 +48,30 @@ export const modelHandler: FakeHandler = (request) => {
       return { toolCalls: [{ id, name: 'ask_my_user', arguments: { question: `Go on with ${label}?`, options: ['yes', 'no'] } }] };
     case 'client':
       return { toolCalls: [{ id, name: CLIENT_TOOL, arguments: { orderId: label } }] };
+    case 'guarded':
+      // Two calls of a tool whose policy asks first: two approvals, asked at once, each run once approved.
+      return {
+        toolCalls: [
+          { id, name: GUARDED_TOOL, arguments: {} },
+          { id: `${id}_b`, name: GUARDED_TOOL, arguments: {} },
+        ],
+      };
   }
 };
 
 /**
- * The agent every session talks to: the `time` server, a tool its client runs, and two channels for
- * its questions, one that takes them and one whose address the outbound guard refuses for good.
+ * The agent every session talks to: the `time` server, the `workspace` server under an `ask` policy, a
+ * tool its client runs, and two channels for its questions, one that takes them and one whose address
+ * the outbound guard refuses for good.
  */
 export function soakBundle(name: string, receiverUrl: string): Record<string, unknown> {
   return {
     name,
     model: { providerId: 'openai-compatible', modelId: 'fake-model' },
     instructions: 'You are the soak agent.',
-    mcps: ['time'],
+    mcps: ['time', 'workspace'],
+    toolPolicies: { workspace: { '*': 'ask' } },
+    workspaceFiles: { 'notes.md': 'soak notes' },
     customTools: [
       {
         id: CLIENT_TOOL,

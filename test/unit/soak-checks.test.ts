@@ -109,6 +109,10 @@ describe('the soak checks one session', () => {
     const log = turnLog();
     expect(kinds(checkSession([sent({ kind: 'ask' })], reader(log), log, 'idle'))).toEqual(['asked-nothing']);
     expect(kinds(checkSession([sent({ kind: 'client' })], reader(log), log, 'idle'))).toEqual(['asked-nothing']);
+    const approvals = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({ id: `apr_${index}`, status: 200, attempts: 1, ms: 3 }));
+    expect(kinds(checkSession([sent({ kind: 'guarded', approvals: approvals(1) })], reader(log), log, 'idle'))).toEqual(['policy-skipped']);
+    expect(kinds(checkSession([sent({ kind: 'guarded', approvals: approvals(2) })], reader(log), log, 'idle'))).toEqual([]);
   });
   test('a compaction with its summary stored once passes; one announced twice, or without its summary, does not', () => {
     const log = turnLog();
