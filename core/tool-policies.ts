@@ -3,19 +3,23 @@
 // the revision's bundle, and recorded in the step's result, so the turn workflow follows the recorded
 // decision on replay. The question is written here, by the service, never by the model: the model cannot
 // word its way past it.
+import { APPROVAL_LIMITS } from '../contract/approvals.ts';
 import type { ToolPolicy } from '../contract/bundle.ts';
 
 /** The policy of one tool: its own, else its server's `*`, else `always`. */
 export function policyOf(policies: Record<string, Record<string, ToolPolicy>> | undefined, serverId: string, toolName: string): ToolPolicy {
-  const server = policies?.[serverId];
-  return server?.[toolName] ?? server?.['*'] ?? 'always';
+  // Own keys only: a tool named `constructor` or `toString` must not find Object.prototype's.
+  const server = policies && Object.hasOwn(policies, serverId) ? policies[serverId] : undefined;
+  if (!server) return 'always';
+  if (Object.hasOwn(server, toolName)) return server[toolName]!;
+  return Object.hasOwn(server, '*') ? server['*']! : 'always';
 }
 
 /** The options of a tool call's approval; the first runs the tool. */
 export const TOOL_APPROVAL_OPTIONS = ['approve', 'deny'] as const;
 
-/** The longest question written for a tool call; longer arguments are cut, with a note. */
-export const TOOL_QUESTION_CHARS = 12_000;
+/** The longest question written for a tool call (an approval's own bound); longer arguments are cut, with a note. */
+export const TOOL_QUESTION_CHARS = APPROVAL_LIMITS.questionChars;
 const LAST_MESSAGE_CHARS = 1_000;
 
 export interface ToolCallToApprove {

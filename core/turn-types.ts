@@ -46,6 +46,11 @@ export interface ModelStepInput extends TurnInput {
    * so: an older worker's turn never gets `compact`.
    */
   mayCompact?: boolean;
+  /**
+   * The turn asks the approvals its tools' policies call for (workflows/tool-approval.ts). A step for a turn
+   * of older code (a rolling deploy) refuses such calls instead: that code would run them unasked.
+   */
+  asksApprovals?: boolean;
   /** A compaction ran for this step already (it asks for none again) ... */
   compacted?: boolean;
   /** ... after this many attempts at its message: its claims go on from there, so an older attempt cannot write. */

@@ -168,12 +168,13 @@ type Env = Record<string, string | undefined>;
 
 export { ConfigError };
 
-function int(env: Env, name: string, fallback: number, min = 0): number {
+function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+    throw new ConfigError(`${name} must be an integer ${range}, got "${raw}"`);
   }
   return value;
 }
@@ -400,8 +401,10 @@ export function loadConfig(env: Env = process.env): Config {
     },
     mcp: {
       serversPerUser: int(env, 'MCP_SERVERS_PER_USER', 20, 0),
-      connectTimeoutMs: int(env, 'MCP_CONNECT_TIMEOUT_MS', 10_000, 100),
-      callTimeoutMs: int(env, 'MCP_CALL_TIMEOUT_MS', 60_000, 100),
+      // A call connects (at most twice: Streamable HTTP, then HTTP+SSE) and then calls, all within the tool
+      // activity's 2 minutes (workflows/turn.ts): 2 × 15 s + 90 s leaves room for its own start.
+      connectTimeoutMs: int(env, 'MCP_CONNECT_TIMEOUT_MS', 10_000, 100, 15_000),
+      callTimeoutMs: int(env, 'MCP_CALL_TIMEOUT_MS', 60_000, 100, 90_000),
       resultMaxBytes: int(env, 'MCP_RESULT_MAX_BYTES', 1024 * 1024, 1024),
     },
     triggers: {

@@ -181,6 +181,7 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
           ...own,
           mayQueue: true,
           mayCompact: true,
+          asksApprovals: true,
           ...(wakeWorkflowId ? { wakeWorkflowId } : {}),
         };
         let result = await stepInTurn(stepInput);
@@ -235,11 +236,10 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
                 ? approvedTool(input, { ...call, approval: call.approval }, () => runService(call))
                 : runService(call);
         const serviceCalls = result.toolCalls.filter((call) => call.executor !== 'client');
-        if (serviceCalls.some((call) => call.approval)) {
-          // A step with calls its tools' policies ask about (core/tool-policies.ts) runs its calls at once, so
-          // each approval is asked now and answerable in any order. Only steps of this code have such calls;
-          // the marker names the change in the history (README: "Versioning workflows").
-          patched('tool-approvals');
+        // A step with calls its tools' policies ask about (core/tool-policies.ts) runs its calls at once, so
+        // each approval is asked now and answerable in any order. Only steps this code asked (`asksApprovals`)
+        // have such calls; the marker names the change in the history (README: "Versioning workflows").
+        if (serviceCalls.some((call) => call.approval) && patched('tool-approvals')) {
           results.push(...(await Promise.all(serviceCalls.map(runTool))));
         } else {
           for (const call of serviceCalls) results.push(await runTool(call));

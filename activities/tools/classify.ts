@@ -21,6 +21,8 @@ const MAX_REPORTED = 5;
 /** What a policy's question needs beyond the bundle: read only when some call is to be approved. */
 export interface ApprovalContext {
   lastUserMessage(): Promise<string | undefined>;
+  /** False for a turn of older code, which would run the call unasked: the call is refused instead. */
+  turnAsks: boolean;
 }
 
 export async function classifyToolCalls(
@@ -56,6 +58,13 @@ export async function classifyToolCalls(
     const verdict = policyVerdict(bundle, skills, remote, call);
     if (!('ask' in verdict)) {
       decided.push(verdict);
+      continue;
+    }
+    if (approvals && !approvals.turnAsks) {
+      decided.push({
+        ...call,
+        inputError: `The tool "${call.toolName}" runs only once your user approves it, and this turn cannot ask now; it was not run. Try again.`,
+      });
       continue;
     }
     // Read once, and only when some call is to be approved.

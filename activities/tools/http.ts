@@ -8,6 +8,7 @@ import { secretReferences, substituteSecrets } from '../../lib/channel-config.ts
 import { OutboundRequestError, outboundErrorText } from '../../lib/outbound.ts';
 import { defineBuiltinTool, toolError } from './define.ts';
 import { secretHostRefusal } from '../../lib/secret-hosts.ts';
+import { secretMasker } from '../../lib/secret-mask.ts';
 import { utf8Prefix } from './utf8.ts';
 
 interface HttpInput {
@@ -42,7 +43,7 @@ export const httpRequest = defineBuiltinTool<HttpInput>('http', 'http_request', 
   } catch (error) {
     return toolError(`${(error as Error).message}. Only secrets granted to this agent (secretGrants) can be used.`);
   }
-  const mask = masker(secrets);
+  const mask = secretMasker(secrets);
   // The receiver can do the request's effect once: every attempt of this call sends the same key. A key
   // the model chose itself is left alone.
   if (context.idempotencyKey && !Object.keys(headers).some((name) => name.toLowerCase() === 'idempotency-key')) {
@@ -80,9 +81,3 @@ export const httpRequest = defineBuiltinTool<HttpInput>('http', 'http_request', 
     isError: false,
   };
 });
-
-/** Replaces every secret value in a text by its name, so an echoing server cannot reveal one. */
-function masker(secrets: ReadonlyMap<string, string>): (text: string) => string {
-  const values = [...secrets].filter(([, value]) => value.length > 0).sort((a, b) => b[1].length - a[1].length);
-  return (text) => values.reduce((masked, [name, value]) => masked.split(value).join(`[secret ${name}]`), text);
-}

@@ -109,7 +109,10 @@ export function modelStepActivities(deps: ModelStepDeps) {
     const { bundle, skills, remoteTools } = await revisionOf(input.agentId, input.revision);
     const questionsChecked = (calls: ToolCall[]) => withinQuestionLimit(deps.db, input.userId, limits.openApprovalsPerUser, calls);
     // What an approval a tool's policy asks for quotes (activities/tools/classify.ts).
-    const approvals = { lastUserMessage: () => lastUserText(deps.db, input.sessionId, input.userMessageId ?? input.turnId) };
+    const approvals = {
+      lastUserMessage: () => lastUserText(deps.db, input.sessionId, input.userMessageId ?? input.turnId),
+      turnAsks: input.asksApprovals === true,
+    };
     const ref = modelRefOf(bundle, input.model);
 
     // A regenerated turn writes into its user message's turn and sees the conversation up to it.
@@ -295,7 +298,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         usage: tokens,
         costUsd: cost,
         events: () =>
-          classified.map(({ inputError: _inputError, executor, ...call }) => ({
+          classified.map(({ inputError: _inputError, approval: _approval, executor, ...call }) => ({
             type: 'tool.call' as const,
             data: {
               messageId: input.messageId,

@@ -42,14 +42,14 @@ export function remoteToolServers(deps: RemoteCallDeps, owner: () => Promise<str
           `The MCP server "${serverId}" is no longer registered by this agent's user, so its tool "${toolName}" cannot run.`,
         );
       }
-      const unreachable = (error: unknown) => {
-        const text = `The MCP server "${serverId}" could not be reached: ${mcpErrorText(error)}`;
+      const unreachable = (error: unknown, mask: (text: string) => string = (text) => text) => {
+        const text = mask(`The MCP server "${serverId}" could not be reached: ${mcpErrorText(error)}`);
         if (running.attempt >= TOOL_CALL_ATTEMPTS) return toolError(`${text} (tried ${TOOL_CALL_ATTEMPTS} times)`);
         throw new Error(text);
       };
-      let client;
+      let opened;
       try {
-        client = await openRegisteredServer(server, (names) => openSecrets(deps.db, deps.masterKeys, userId, names), {
+        opened = await openRegisteredServer(server, (names) => openSecrets(deps.db, deps.masterKeys, userId, names), {
           fetch: deps.outbound.fetch,
           connectTimeoutMs: limits.connectTimeoutMs,
           maxResponseBytes: limits.resultMaxBytes,
@@ -60,14 +60,17 @@ export function remoteToolServers(deps: RemoteCallDeps, owner: () => Promise<str
         if (error instanceof McpHeaderError) return toolError(`The MCP server "${serverId}" cannot be called: ${error.message}`);
         return unreachable(error);
       }
+      const { client, mask } = opened;
       try {
-        return await callRemoteTool(client, serverId, toolName, input, {
+        const outcome = await callRemoteTool(client, serverId, toolName, input, {
           timeoutMs: limits.callTimeoutMs,
           signal: running.signal,
           ...(idempotencyKey ? { idempotencyKey } : {}),
         });
+        // A server echoing its headers must not hand the model a secret to carry elsewhere.
+        return { ...outcome, output: typeof outcome.output === 'string' ? mask(outcome.output) : outcome.output };
       } catch (error) {
-        return unreachable(error);
+        return unreachable(error, mask);
       } finally {
         await client.close().catch(() => undefined);
       }

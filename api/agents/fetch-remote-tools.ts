@@ -7,43 +7,22 @@ import type { Bundle } from '../../contract/bundle.ts';
 import { toolServer, type ToolServerTool } from '../../contract/tool-servers.ts';
 import type { FieldError } from '../../lib/errors.ts';
 import { childPointer } from '../../lib/bundle/pointer.ts';
-import { mcpErrorText } from '../../lib/mcp/error-text.ts';
-import { openRegisteredServer } from '../../lib/mcp/open.ts';
-import { listRemoteTools } from '../../lib/mcp/tools.ts';
-import { createOutboundClient } from '../../lib/outbound.ts';
 import type { Db } from '../../store/db.ts';
 import { getMcpServer } from '../../store/mcp-servers.ts';
-import { openSecrets } from '../../store/secrets.ts';
+import { registeredToolsReader, type ListedTools } from './registered-tools.ts';
 import type { Config } from '../../lib/config.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
 
 export type RemoteToolListing = { ok: true; tools: Record<string, ToolServerTool[]> } | { ok: false; errors: FieldError[] };
 
 export function remoteToolLister(deps: { db: Db; config: Config; masterKeys: readonly MasterKey[] }) {
-  const outbound = createOutboundClient({ allowCidrs: deps.config.outbound.allowCidrs });
-  const limits = deps.config.mcp;
+  const registeredTools = registeredToolsReader(deps);
 
   /** The tools of the registered server `id`, or why they could not be listed. */
-  async function listOne(userId: string, id: string): Promise<{ tools: ToolServerTool[] } | { error: string }> {
+  async function listOne(userId: string, id: string): Promise<ListedTools> {
     const server = await getMcpServer(deps.db, userId, id);
     if (!server) return { error: `unknown tool server "${id}": not built in, and you registered none of that id (PUT /mcp/${id})` };
-    let client;
-    try {
-      client = await openRegisteredServer(server, (names) => openSecrets(deps.db, deps.masterKeys, userId, names), {
-        fetch: outbound.fetch,
-        connectTimeoutMs: limits.connectTimeoutMs,
-        maxResponseBytes: limits.resultMaxBytes,
-      });
-    } catch (error) {
-      return { error: `the MCP server "${id}" (${server.url}) could not be reached: ${mcpErrorText(error)}` };
-    }
-    try {
-      return { tools: await listRemoteTools(client, limits.connectTimeoutMs) };
-    } catch (error) {
-      return { error: `the tools of the MCP server "${id}" could not be listed: ${mcpErrorText(error)}` };
-    } finally {
-      await client.close().catch(() => undefined);
-    }
+    return registeredTools(userId, server);
   }
 
   return async function listRemoteToolsOf(

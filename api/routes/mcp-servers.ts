@@ -5,13 +5,10 @@ import { OPERATIONS } from '../../contract/operations/index.ts';
 import { MCP_SERVER_ID_PATTERN, type RemoteToolServerView } from '../../contract/operations/tools.ts';
 import { TOOL_SERVERS, toolServer } from '../../contract/tool-servers.ts';
 import { McpServerLimitError, McpUnreachableError, NotFoundError, ValidationError } from '../../lib/errors.ts';
-import { mcpErrorText } from '../../lib/mcp/error-text.ts';
-import { openRegisteredServer } from '../../lib/mcp/open.ts';
-import { listRemoteTools } from '../../lib/mcp/tools.ts';
 import { createOutboundClient, OutboundRequestError } from '../../lib/outbound.ts';
 import { deleteMcpServer, getMcpServer, listMcpServers, putMcpServer, type McpServerRecord } from '../../store/mcp-servers.ts';
-import { openSecrets } from '../../store/secrets.ts';
 import type { ApiDeps } from '../context.ts';
+import { registeredToolsReader } from '../agents/registered-tools.ts';
 import { defineRoute } from '../route.ts';
 
 const builtinView = (server: (typeof TOOL_SERVERS)[number]) => ({ ...server, kind: 'builtin' as const, tools: [...server.tools] });
@@ -41,6 +38,7 @@ function checkedId(id: string): string {
 export function mcpServerRoutes(deps: ApiDeps) {
   const outbound = createOutboundClient({ allowCidrs: deps.config.outbound.allowCidrs });
   const limits = deps.config.mcp;
+  const registeredTools = registeredToolsReader(deps);
   return [
     defineRoute(OPERATIONS.listToolServers, {
       async handle({ principal }) {
@@ -78,25 +76,9 @@ export function mcpServerRoutes(deps: ApiDeps) {
         if (builtin) return { status: 200, body: builtinView(builtin) };
         const server = await getMcpServer(deps.db, principal!.userId, params.id!);
         if (!server) throw new NotFoundError(`No built-in tool server, and none you registered, has the id "${params.id}"`);
-        const userId = principal!.userId;
-        let client;
-        try {
-          client = await openRegisteredServer(server, (names) => openSecrets(deps.db, deps.masterKeys, userId, names), {
-            fetch: outbound.fetch,
-            connectTimeoutMs: limits.connectTimeoutMs,
-            maxResponseBytes: limits.resultMaxBytes,
-          });
-        } catch (error) {
-          throw new McpUnreachableError(`The MCP server "${server.id}" (${server.url}) could not be reached: ${mcpErrorText(error)}`);
-        }
-        try {
-          const tools = await listRemoteTools(client, limits.connectTimeoutMs);
-          return { status: 200, body: { ...remoteView(server), tools } };
-        } catch (error) {
-          throw new McpUnreachableError(`The tools of the MCP server "${server.id}" could not be listed: ${mcpErrorText(error)}`);
-        } finally {
-          await client.close().catch(() => undefined);
-        }
+        const listed = await registeredTools(principal!.userId, server);
+        if ('error' in listed) throw new McpUnreachableError(`${listed.error.charAt(0).toUpperCase()}${listed.error.slice(1)}`);
+        return { status: 200, body: { ...remoteView(server), tools: listed.tools } };
       },
     }),
     defineRoute(OPERATIONS.deleteMcpServer, {

@@ -5,6 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { limitedFetch } from '../response-limits.ts';
 
@@ -38,32 +39,72 @@ const acceptEverything: jsonSchemaValidator = {
 
 const CLIENT_INFO = { name: 'agent-service', version: '1' };
 
-/** A connected client; close it when done (it ends the server's session). */
+/**
+ * A connected client; close it when done (it ends the server's session). The whole connection (both
+ * transports, the SSE stream's `endpoint` event, the `initialized` notice) ends by `connectTimeoutMs`:
+ * the SDK bounds only the `initialize` request, and a server that answers that and then holds the next
+ * request, or opens its event stream and says nothing, would otherwise hold the caller for good.
+ */
 export async function connectMcp(endpoint: McpEndpoint, options: McpConnectOptions): Promise<Client> {
+  const connecting = new AbortController();
+  const timer = setTimeout(
+    () => connecting.abort(new McpConnectTimeoutError(`the server did not finish connecting within ${options.connectTimeoutMs} ms`)),
+    options.connectTimeoutMs,
+  );
+  const ended = options.signal ? AbortSignal.any([options.signal, connecting.signal]) : connecting.signal;
+  try {
+    return await connectWithin(endpoint, options, ended);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export class McpConnectTimeoutError extends Error {
+  override name = 'McpConnectTimeoutError';
+}
+
+/** Every request of the connection carries `ended` (its own signal too, when it has one). */
+function endedBy(fetch: typeof globalThis.fetch, ended: AbortSignal): typeof globalThis.fetch {
+  return (input, init) => fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, ended]) : ended });
+}
+
+/** `connect`, given up (and the client closed) once `ended` fires, whatever the SDK is waiting for. */
+async function connectedBy(client: Client, transport: Transport, timeoutMs: number, ended: AbortSignal): Promise<void> {
+  const gaveUp = new Promise<never>((_, reject) => {
+    if (ended.aborted) reject(ended.reason as Error);
+    ended.addEventListener('abort', () => reject(ended.reason as Error), { once: true });
+  });
+  try {
+    await Promise.race([client.connect(transport, { timeout: timeoutMs, signal: ended }), gaveUp]);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function connectWithin(endpoint: McpEndpoint, options: McpConnectOptions, ended: AbortSignal): Promise<Client> {
   const what = `The MCP server "${endpoint.id}"`;
-  const fetch = limitedFetch(options.fetch, {
+  const limited = limitedFetch(options.fetch, {
     body: { maxBytes: options.maxResponseBytes, what, setting: 'MCP_RESULT_MAX_BYTES' },
     errorBody: { maxBytes: ERROR_BODY_BYTES, what },
   });
+  // Connecting is bounded by `ended`; the calls after it by their own timeouts and the caller's signal.
+  let connected = false;
+  const fetch: typeof globalThis.fetch = (input, init) => (connected ? limited(input, init) : endedBy(limited, ended)(input, init));
   const url = new URL(endpoint.url);
   const requestInit: RequestInit = { headers: endpoint.headers };
-  const connectOptions = { timeout: options.connectTimeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
   const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: acceptEverything });
   try {
-    await client.connect(new StreamableHTTPClientTransport(url, { fetch, requestInit }), connectOptions);
+    await connectedBy(client, new StreamableHTTPClientTransport(url, { fetch, requestInit }), options.connectTimeoutMs, ended);
+    connected = true;
     return client;
   } catch (error) {
-    await client.close().catch(() => undefined);
     if (!(error instanceof StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500) throw error;
     // 401 and 403 are the server's word on the headers, not on the transport: no other transport helps.
     if (error.code === 401 || error.code === 403) throw error;
   }
   const legacy = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: acceptEverything });
-  try {
-    await legacy.connect(new SSEClientTransport(url, { fetch, requestInit }), connectOptions);
-    return legacy;
-  } catch (error) {
-    await legacy.close().catch(() => undefined);
-    throw error;
-  }
+  await connectedBy(legacy, new SSEClientTransport(url, { fetch, requestInit }), options.connectTimeoutMs, ended);
+  connected = true;
+  return legacy;
 }

@@ -18,12 +18,22 @@ export function filledHeaders(
   url: string,
   secrets: ReadonlyMap<string, { value: string; hosts: readonly string[] }>,
 ): Record<string, string> {
+  return filledWith(headers, url, secrets).headers;
+}
+
+/** The headers to send and the secret values filled in (by name), for masking what the server answers. */
+export function filledWith(
+  headers: Record<string, string>,
+  url: string,
+  secrets: ReadonlyMap<string, { value: string; hosts: readonly string[] }>,
+): { headers: Record<string, string>; values: ReadonlyMap<string, string> } {
   const named = new Map([...secrets].filter(([name]) => headerSecretNames(headers).includes(name)));
   const refused = secretHostRefusal(named, url);
   if (refused) throw new McpHeaderError(refused);
   const values = new Map([...named].map(([name, secret]) => [name, secret.value]));
   try {
-    return Object.fromEntries(Object.entries(substituteSecrets(headers, values, 'headers')).map(([name, value]) => [name, String(value)]));
+    const filled = Object.entries(substituteSecrets(headers, values, 'headers')).map(([name, value]) => [name, String(value)]);
+    return { headers: Object.fromEntries(filled) as Record<string, string>, values };
   } catch (error) {
     throw new McpHeaderError((error as Error).message);
   }

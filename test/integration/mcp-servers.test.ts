@@ -16,7 +16,7 @@ import {
   type FakeMcpTool,
 } from '../helpers/fakes/mcp-servers.ts';
 
-const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', MCP_CALL_TIMEOUT_MS: '1500', MCP_SERVERS_PER_USER: '8' });
+const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', MCP_SERVERS_PER_USER: '30' });
 
 let everything: EverythingServer;
 beforeAll(async () => {
@@ -92,7 +92,7 @@ describe('registering', () => {
 
     const user = env.user;
     const existing = await call<{ kind: string }[]>(`${env.api.url}/mcps`, { headers: user.auth });
-    const room = 8 - existing.body.filter((server) => server.kind === 'remote').length;
+    const room = 30 - existing.body.filter((server) => server.kind === 'remote').length;
     for (let index = 0; index < room; index++) expect((await register(env, `filler-${index}`, { url: everything.url })).status).toBe(201);
     expect((await register(env, 'one-too-many', { url: everything.url })).body).toMatchObject({
       status: 403,
@@ -224,61 +224,6 @@ describe('calling', () => {
     await send(env, sessionId, 'go');
     expect(toolResults(await env.events(sessionId))[0]).toMatchObject({ isError: true, output: expect.stringMatching(/Invalid input/) });
     expect(server.calls).toEqual([]);
-  });
-
-  test("a tool's own error, a refusal, a hang and a huge answer each reach the model as a tool error, and the turn completes", async ({
-    env,
-  }) => {
-    const server = await fake([
-      { name: 'fails', run: () => ({ content: [{ type: 'text', text: 'the refund API said no' }], isError: true }) },
-      {
-        name: 'throws',
-        run: () => {
-          throw new Error('database is locked');
-        },
-      },
-      { name: 'hangs', run: () => new Promise(() => undefined) },
-      { name: 'huge', run: () => text('x'.repeat(3 * 1024 * 1024)) },
-    ]);
-    await register(env, 'troubled', { url: server.url });
-    const sessionId = await env.newSession({ mcps: ['troubled'] });
-    env.fake.enqueue(
-      {
-        toolCalls: [
-          { id: 'c1', name: 'fails', arguments: {} },
-          { id: 'c2', name: 'throws', arguments: {} },
-          { id: 'c3', name: 'hangs', arguments: {} },
-          { id: 'c4', name: 'huge', arguments: {} },
-        ],
-      },
-      { text: 'Reported.' },
-    );
-    expect((await send(env, sessionId, 'try them all')).body).toMatchObject({ status: 'completed', reply: 'Reported.' });
-    const results = toolResults(await env.events(sessionId));
-    expect(results.map((result) => [result.toolName, 'isError' in result && result.isError])).toEqual([
-      ['fails', true],
-      ['throws', true],
-      ['hangs', true],
-      ['huge', true],
-    ]);
-    const [fails, throws, hangs, huge] = results.map((result) => String('output' in result ? result.output : ''));
-    expect(fails).toBe('the refund API said no');
-    expect(throws).toMatch(/database is locked/);
-    expect(hangs).toMatch(/did not answer within 1500 ms/);
-    expect(huge).toMatch(/went past 1048576 bytes/);
-  });
-
-  test('a server that went down fails the call after its retries, as a tool error the model reads', async ({ env }) => {
-    const server = await fake([{ name: 'flaky' }]);
-    await register(env, 'flaky', { url: server.url });
-    const sessionId = await env.newSession({ mcps: ['flaky'] });
-    await server.close();
-    env.fake.enqueue({ toolCalls: [{ id: 'c1', name: 'flaky', arguments: {} }] }, { text: 'It is down.' });
-    expect((await send(env, sessionId, 'go')).body).toMatchObject({ status: 'completed', reply: 'It is down.' });
-    expect(toolResults(await env.events(sessionId))[0]).toMatchObject({
-      isError: true,
-      output: expect.stringMatching(/"flaky" could not be reached.*tried 3 times/),
-    });
   });
 
   test('a call carries its idempotency key in _meta, the same the tool.call event names; header secrets go only to allowed hosts', async ({

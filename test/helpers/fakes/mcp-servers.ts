@@ -9,7 +9,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { closeServer } from './recorded.ts';
+import { closeServer, readJsonRequest } from './recorded.ts';
 
 export interface FakeMcpTool {
   name: string;
@@ -38,7 +38,12 @@ export interface FakeMcpServer {
 export const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
 
 /** A stateless Streamable HTTP server at /mcp offering `tools`. */
-export async function startFakeMcpServer(tools: readonly FakeMcpTool[]): Promise<FakeMcpServer> {
+export interface FakeMcpOptions {
+  /** A JSON-RPC message (by its method) the server never answers: the request hangs. */
+  holds?: string;
+}
+
+export async function startFakeMcpServer(tools: readonly FakeMcpTool[], options: FakeMcpOptions = {}): Promise<FakeMcpServer> {
   const calls: RecordedMcpCall[] = [];
   const requests: IncomingMessage['headers'][] = [];
   const http: HttpServer = createServer((req, res) => {
@@ -54,10 +59,16 @@ export async function startFakeMcpServer(tools: readonly FakeMcpTool[]): Promise
       void transport.close();
       void server.close();
     });
-    server
-      .connect(transport)
-      .then(() => transport.handleRequest(req, res))
-      .catch(() => res.headersSent || res.writeHead(500).end());
+    const answer = (body?: unknown) =>
+      server
+        .connect(transport)
+        .then(() => transport.handleRequest(req, res, body))
+        .catch(() => res.headersSent || res.writeHead(500).end());
+    if (!options.holds || req.method !== 'POST') return void answer();
+    readJsonRequest(req).then(
+      ({ body }) => (body?.method === options.holds ? undefined : answer(body)),
+      () => res.writeHead(400).end(),
+    );
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
