@@ -3,36 +3,15 @@
 // one that holds the connection open after `initialize`, and one echoing the secret it was sent. Each
 // reaches the model as a tool error (or a masked text), and the turn completes. The short call timeout is
 // this file's alone: the other MCP tests keep the default, so a slow machine does not turn a call into a timeout.
-import { afterAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
+import { fakeMcpServers, registerMcp, sendAndWait, toolResults } from '../helpers/harness/mcp-agent.ts';
 import { call } from '../helpers/client/request.ts';
-import type { AgentEnv } from '../helpers/harness/agent-env.ts';
-import type { SessionEvent } from '../../contract/events.ts';
-import { startFakeMcpServer, text, type FakeMcpOptions, type FakeMcpServer, type FakeMcpTool } from '../helpers/fakes/mcp-servers.ts';
+import { text, type FakeMcpServer } from '../helpers/fakes/mcp-servers.ts';
 
 const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', MCP_CALL_TIMEOUT_MS: '3000', MCP_CONNECT_TIMEOUT_MS: '2000' });
 
-const register = (env: AgentEnv, id: string, body: Record<string, unknown>) =>
-  call<Record<string, unknown>>(`${env.api.url}/mcp/${id}`, { method: 'PUT', headers: env.user.auth, json: body });
-
-async function send(env: AgentEnv, sessionId: string, words: string) {
-  return call<{ reply?: string; status: string }>(`${env.api.url}/session/${sessionId}`, {
-    headers: env.user.auth,
-    json: { parts: [{ type: 'text', text: words }] },
-  });
-}
-
-const toolResults = (events: SessionEvent[]) => events.filter((event) => event.type === 'tool.result');
-
-const fakes: FakeMcpServer[] = [];
-async function fake(tools: FakeMcpTool[], options?: FakeMcpOptions): Promise<FakeMcpServer> {
-  const server = await startFakeMcpServer(tools, options);
-  fakes.push(server);
-  return server;
-}
-afterAll(async () => {
-  await Promise.all(fakes.map((server) => server.close()));
-});
+const fake = fakeMcpServers();
 
 describe('faults', () => {
   test("a tool's own error, a refusal, a hang and a huge answer each reach the model as a tool error, and the turn completes", async ({
@@ -49,7 +28,7 @@ describe('faults', () => {
       { name: 'hangs', run: () => new Promise(() => undefined) },
       { name: 'huge', run: () => text('x'.repeat(3 * 1024 * 1024)) },
     ]);
-    await register(env, 'troubled', { url: server.url });
+    await registerMcp(env, 'troubled', { url: server.url });
     const sessionId = await env.newSession({ mcps: ['troubled'] });
     env.fake.enqueue(
       {
@@ -62,7 +41,7 @@ describe('faults', () => {
       },
       { text: 'Reported.' },
     );
-    expect((await send(env, sessionId, 'try them all')).body).toMatchObject({ status: 'completed', reply: 'Reported.' });
+    expect((await sendAndWait(env, sessionId, 'try them all')).body).toMatchObject({ status: 'completed', reply: 'Reported.' });
     const results = toolResults(await env.events(sessionId));
     expect(results.map((result) => [result.toolName, 'isError' in result && result.isError])).toEqual([
       ['fails', true],
@@ -79,11 +58,11 @@ describe('faults', () => {
 
   test('a server that went down fails the call after its retries, as a tool error the model reads', async ({ env }) => {
     const server = await fake([{ name: 'flaky' }]);
-    await register(env, 'flaky', { url: server.url });
+    await registerMcp(env, 'flaky', { url: server.url });
     const sessionId = await env.newSession({ mcps: ['flaky'] });
     await server.close();
     env.fake.enqueue({ toolCalls: [{ id: 'c1', name: 'flaky', arguments: {} }] }, { text: 'It is down.' });
-    expect((await send(env, sessionId, 'go')).body).toMatchObject({ status: 'completed', reply: 'It is down.' });
+    expect((await sendAndWait(env, sessionId, 'go')).body).toMatchObject({ status: 'completed', reply: 'It is down.' });
     expect(toolResults(await env.events(sessionId))[0]).toMatchObject({
       isError: true,
       output: expect.stringMatching(/"flaky" could not be reached.*tried 3 times/),
@@ -92,14 +71,14 @@ describe('faults', () => {
 
   test('a server that answers initialize and then holds the connection fails the call within the connect deadline', async ({ env }) => {
     const holding = await fake([{ name: 'held' }]);
-    await register(env, 'holding', { url: holding.url });
+    await registerMcp(env, 'holding', { url: holding.url });
     // Listed at deploy while it still answers; then it starts holding every `notifications/initialized`.
     const sessionId = await env.newSession({ mcps: ['holding'] });
     await holding.close();
     const held = await fake([{ name: 'held' }], { holds: 'notifications/initialized' });
-    await register(env, 'holding', { url: held.url });
+    await registerMcp(env, 'holding', { url: held.url });
     env.fake.enqueue({ toolCalls: [{ id: 'c1', name: 'held', arguments: {} }] }, { text: 'It hangs.' });
-    expect((await send(env, sessionId, 'go')).body).toMatchObject({ status: 'completed', reply: 'It hangs.' });
+    expect((await sendAndWait(env, sessionId, 'go')).body).toMatchObject({ status: 'completed', reply: 'It hangs.' });
     expect(toolResults(await env.events(sessionId))[0]).toMatchObject({
       isError: true,
       output: expect.stringMatching(/"holding" could not be reached: .*did not finish connecting within 2000 ms.*tried 3 times/),
@@ -112,10 +91,10 @@ describe('faults', () => {
     await call(`${env.api.url}/secret/ECHO_TOKEN`, { method: 'PUT', headers: env.user.auth, json: { value: token, hosts: ['127.0.0.1'] } });
     let echo: FakeMcpServer | undefined = undefined;
     echo = await fake([{ name: 'whoami', run: () => text(`you sent ${String(echo!.requests.at(-1)?.authorization)}`) }]);
-    await register(env, 'echo', { url: echo.url, headers: { Authorization: 'Bearer {{secrets.ECHO_TOKEN}}' } });
+    await registerMcp(env, 'echo', { url: echo.url, headers: { Authorization: 'Bearer {{secrets.ECHO_TOKEN}}' } });
     const sessionId = await env.newSession({ mcps: ['echo'] });
     env.fake.enqueue({ toolCalls: [{ id: 'c1', name: 'whoami', arguments: {} }] }, { text: 'ok' });
-    await send(env, sessionId, 'go');
+    await sendAndWait(env, sessionId, 'go');
     const events = await env.events(sessionId);
     expect(toolResults(events)[0]).toMatchObject({ output: 'you sent Bearer [secret ECHO_TOKEN]' });
     expect(JSON.stringify(events)).not.toContain(token);

@@ -1,18 +1,16 @@
 // Remote MCP servers over HTTP with the fake model: registered with PUT /mcp/<id>, named in a bundle's
 // `mcps`, listed and frozen at deploy, and called through the turn, against a server nobody here wrote
-// (`@modelcontextprotocol/server-everything`) and fakes that hang, fail, answer too much, or go away.
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+// (`@modelcontextprotocol/server-everything`), fakes, and one that speaks only the older HTTP+SSE
+// transport. Servers that misbehave: mcp-server-faults.test.ts.
+import { afterAll, beforeAll, describe, expect, onTestFinished } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
+import { fakeMcpServers, registerMcp, sendAndWait, toolResults } from '../helpers/harness/mcp-agent.ts';
 import { call } from '../helpers/client/request.ts';
-import type { AgentEnv } from '../helpers/harness/agent-env.ts';
-import type { SessionEvent } from '../../contract/events.ts';
 import {
   startEverythingServer,
   startLegacySseMcpServer,
-  startFakeMcpServer,
   text,
   type EverythingServer,
-  type FakeMcpServer,
   type FakeMcpTool,
 } from '../helpers/fakes/mcp-servers.ts';
 
@@ -26,35 +24,16 @@ afterAll(async () => {
   await everything?.close();
 });
 
-const register = (env: AgentEnv, id: string, body: Record<string, unknown>) =>
-  call<Record<string, unknown>>(`${env.api.url}/mcp/${id}`, { method: 'PUT', headers: env.user.auth, json: body });
-
-async function send(env: AgentEnv, sessionId: string, words: string) {
-  return call<{ reply?: string; status: string }>(`${env.api.url}/session/${sessionId}`, {
-    headers: env.user.auth,
-    json: { parts: [{ type: 'text', text: words }] },
-  });
-}
-
-const toolResults = (events: SessionEvent[]) => events.filter((event) => event.type === 'tool.result');
 const declaredTools = (body: unknown): string[] =>
   ((body as { tools?: { function: { name: string } }[] }).tools ?? []).map((tool) => tool.function.name);
 const toolMessages = (body: unknown) =>
   ((body as { messages: { role: string; content: unknown }[] }).messages ?? []).filter((message) => message.role === 'tool');
 
-const fakes: FakeMcpServer[] = [];
-async function fake(tools: FakeMcpTool[]): Promise<FakeMcpServer> {
-  const server = await startFakeMcpServer(tools);
-  fakes.push(server);
-  return server;
-}
-afterAll(async () => {
-  await Promise.all(fakes.map((server) => server.close()));
-});
+const fake = fakeMcpServers();
 
 describe('registering', () => {
   test('PUT, GET /mcps beside the built-in servers, GET /mcp/<id> with its tools, DELETE', async ({ env }) => {
-    const first = await register(env, 'everything-a', {
+    const first = await registerMcp(env, 'everything-a', {
       url: everything.url,
       description: 'the reference server',
       headers: { 'X-Team': 'a' },
@@ -62,7 +41,7 @@ describe('registering', () => {
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({ id: 'everything-a', kind: 'remote', url: everything.url, headerNames: ['X-Team'] });
     expect(first.body).not.toHaveProperty('headers');
-    expect((await register(env, 'everything-a', { url: everything.url })).status).toBe(200);
+    expect((await registerMcp(env, 'everything-a', { url: everything.url })).status).toBe(200);
 
     const listed = await call<{ id: string; kind: string }[]>(`${env.api.url}/mcps`, { headers: env.user.auth });
     expect(listed.body.filter((server) => server.kind === 'builtin').map((server) => server.id)).toEqual(
@@ -80,33 +59,34 @@ describe('registering', () => {
   });
 
   test('refuses a built-in id, a malformed id, a URL the outbound guard refuses, and ids past MCP_SERVERS_PER_USER', async ({ env }) => {
-    expect((await register(env, 'http', { url: everything.url })).body).toMatchObject({
+    expect((await registerMcp(env, 'http', { url: everything.url })).body).toMatchObject({
       status: 400,
       detail: expect.stringMatching(/built-in/),
     });
-    expect((await register(env, 'Not_Valid', { url: everything.url })).status).toBe(400);
-    const refused = await register(env, 'private', { url: 'http://10.1.2.3/mcp' });
+    expect((await registerMcp(env, 'Not_Valid', { url: everything.url })).status).toBe(400);
+    const refused = await registerMcp(env, 'private', { url: 'http://10.1.2.3/mcp' });
     expect(refused.body).toMatchObject({ status: 400, errors: [{ path: '/url' }] });
-    expect((await register(env, 'ftp', { url: 'ftp://example.com/mcp' })).status).toBe(400);
-    expect((await register(env, 'extra', { url: everything.url, headers: { 'bad header': 'x' } })).status).toBe(400);
+    expect((await registerMcp(env, 'ftp', { url: 'ftp://example.com/mcp' })).status).toBe(400);
+    expect((await registerMcp(env, 'extra', { url: everything.url, headers: { 'bad header': 'x' } })).status).toBe(400);
 
     const user = env.user;
     const existing = await call<{ kind: string }[]>(`${env.api.url}/mcps`, { headers: user.auth });
     const room = 30 - existing.body.filter((server) => server.kind === 'remote').length;
-    for (let index = 0; index < room; index++) expect((await register(env, `filler-${index}`, { url: everything.url })).status).toBe(201);
-    expect((await register(env, 'one-too-many', { url: everything.url })).body).toMatchObject({
+    for (let index = 0; index < room; index++)
+      expect((await registerMcp(env, `filler-${index}`, { url: everything.url })).status).toBe(201);
+    expect((await registerMcp(env, 'one-too-many', { url: everything.url })).body).toMatchObject({
       status: 403,
       type: expect.stringMatching(/mcp-server-limit$/),
     });
     // Replacing one is not a new one.
-    expect((await register(env, 'filler-0', { url: everything.url })).status).toBe(200);
+    expect((await registerMcp(env, 'filler-0', { url: everything.url })).status).toBe(200);
     for (let index = 0; index < room; index++) await call(`${env.api.url}/mcp/filler-${index}`, { method: 'DELETE', headers: user.auth });
   });
 
   test('GET /mcp/<id> of a server that is down is a 502 naming it', async ({ env }) => {
     const gone = await fake([{ name: 'noop' }]);
     await gone.close();
-    await register(env, 'gone', { url: gone.url });
+    await registerMcp(env, 'gone', { url: gone.url });
     const answer = await call(`${env.api.url}/mcp/gone`, { headers: env.user.auth });
     expect(answer.body).toMatchObject({
       status: 502,
@@ -137,12 +117,12 @@ describe('deploying', () => {
 
     const down = await fake([{ name: 'noop' }]);
     await down.close();
-    await register(env, 'down', { url: down.url });
+    await registerMcp(env, 'down', { url: down.url });
     const unreachable = await deploy({ mcps: ['down'] });
     expect(unreachable.body.errors).toEqual([{ path: '/mcps/0', message: expect.stringMatching(/"down" .*could not be reached/) }]);
 
     const clash = await fake([{ name: 'current_time' }, { name: 'lookup' }]);
-    await register(env, 'clash', { url: clash.url });
+    await registerMcp(env, 'clash', { url: clash.url });
     const clashing = await deploy({
       mcps: ['time', 'clash'],
       customTools: [{ id: 'lookup', description: 'mine', parameters: { type: 'object', properties: {} } }],
@@ -156,7 +136,7 @@ describe('deploying', () => {
   test('a revision keeps the tools listed at its deploy; a redeploy lists them again', async ({ env }) => {
     const tools: FakeMcpTool[] = [{ name: 'alpha' }];
     const server = await fake(tools);
-    await register(env, 'changing', { url: server.url });
+    await registerMcp(env, 'changing', { url: server.url });
     const { name } = await env.deploy({ mcps: ['changing'] });
     const before = (await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: env.user.auth, json: {} })).body.id;
     tools.push({ name: 'beta' });
@@ -165,8 +145,8 @@ describe('deploying', () => {
 
     env.fake.reset();
     env.fake.enqueue({ text: 'one' }, { text: 'two' });
-    await send(env, before, 'hi');
-    await send(env, after, 'hi');
+    await sendAndWait(env, before, 'hi');
+    await sendAndWait(env, after, 'hi');
     const [first, second] = env.fake.requests;
     expect(declaredTools(first!.body)).toContain('alpha');
     expect(declaredTools(first!.body)).not.toContain('beta');
@@ -176,7 +156,7 @@ describe('deploying', () => {
 
 describe('calling', () => {
   test("server-everything's tools run through a deployed agent, and their results reach the next model request", async ({ env }) => {
-    await register(env, 'everything', { url: everything.url });
+    await registerMcp(env, 'everything', { url: everything.url });
     const sessionId = await env.newSession({ mcps: ['everything'] });
     env.fake.reset();
     env.fake.enqueue(
@@ -189,7 +169,7 @@ describe('calling', () => {
       },
       { text: 'Done.' },
     );
-    expect((await send(env, sessionId, 'use the tools')).body).toMatchObject({ status: 'completed', reply: 'Done.' });
+    expect((await sendAndWait(env, sessionId, 'use the tools')).body).toMatchObject({ status: 'completed', reply: 'Done.' });
     const [echo, sum, image] = toolResults(await env.events(sessionId));
     expect(echo).toMatchObject({ toolName: 'echo', output: expect.stringContaining('hello from the model') });
     expect(echo).not.toHaveProperty('isError');
@@ -202,11 +182,11 @@ describe('calling', () => {
 
   test('a server that speaks only the older HTTP+SSE transport is listed and called over it', async ({ env }) => {
     const legacy = await startLegacySseMcpServer([{ name: 'old_school', run: () => text('answered over SSE') }]);
-    fakes.push(legacy);
-    await register(env, 'legacy', { url: legacy.url });
+    onTestFinished(() => legacy.close());
+    await registerMcp(env, 'legacy', { url: legacy.url });
     const sessionId = await env.newSession({ mcps: ['legacy'] });
     env.fake.enqueue({ toolCalls: [{ id: 'c1', name: 'old_school', arguments: {} }] }, { text: 'ok' });
-    expect((await send(env, sessionId, 'go')).body).toMatchObject({ status: 'completed' });
+    expect((await sendAndWait(env, sessionId, 'go')).body).toMatchObject({ status: 'completed' });
     expect(toolResults(await env.events(sessionId))[0]).toMatchObject({ toolName: 'old_school', output: 'answered over SSE' });
     expect(legacy.calls).toHaveLength(1);
   });
@@ -218,10 +198,10 @@ describe('calling', () => {
         inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'], additionalProperties: false },
       },
     ]);
-    await register(env, 'typed', { url: server.url });
+    await registerMcp(env, 'typed', { url: server.url });
     const sessionId = await env.newSession({ mcps: ['typed'] });
     env.fake.enqueue({ toolCalls: [{ id: 'c1', name: 'typed', arguments: { n: 'not a number' } }] }, { text: 'ok' });
-    await send(env, sessionId, 'go');
+    await sendAndWait(env, sessionId, 'go');
     expect(toolResults(await env.events(sessionId))[0]).toMatchObject({ isError: true, output: expect.stringMatching(/Invalid input/) });
     expect(server.calls).toEqual([]);
   });
@@ -232,10 +212,10 @@ describe('calling', () => {
     const token = `tok-${crypto.randomUUID()}`;
     await call(`${env.api.url}/secret/MCP_TOKEN`, { method: 'PUT', headers: env.user.auth, json: { value: token, hosts: ['127.0.0.1'] } });
     const server = await fake([{ name: 'record' }]);
-    await register(env, 'recorder', { url: server.url, headers: { Authorization: 'Bearer {{secrets.MCP_TOKEN}}' } });
+    await registerMcp(env, 'recorder', { url: server.url, headers: { Authorization: 'Bearer {{secrets.MCP_TOKEN}}' } });
     const sessionId = await env.newSession({ mcps: ['recorder'] });
     env.fake.enqueue({ toolCalls: [{ id: 'c1', name: 'record', arguments: { what: 'refund 12' } }] }, { text: 'ok' });
-    await send(env, sessionId, 'go');
+    await sendAndWait(env, sessionId, 'go');
     const events = await env.events(sessionId);
     const called = events.find((event) => event.type === 'tool.call');
     expect(called).toMatchObject({ idempotencyKey: expect.stringMatching(/^[0-9a-f]{32}$/) });
@@ -269,7 +249,7 @@ describe('calling', () => {
 describe('policies', () => {
   test("a remote tool's policy holds like a built-in one's; a policy naming a tool the server lacks fails the deploy", async ({ env }) => {
     const server = await fake([{ name: 'delete_everything' }, { name: 'read_one' }]);
-    await register(env, 'guarded', { url: server.url });
+    await registerMcp(env, 'guarded', { url: server.url });
     const sessionId = await env.newSession({ mcps: ['guarded'], toolPolicies: { guarded: { delete_everything: 'never' } } });
     env.fake.enqueue(
       {
@@ -280,7 +260,7 @@ describe('policies', () => {
       },
       { text: 'ok' },
     );
-    expect((await send(env, sessionId, 'go')).body).toMatchObject({ status: 'completed' });
+    expect((await sendAndWait(env, sessionId, 'go')).body).toMatchObject({ status: 'completed' });
     const [refused, read] = toolResults(await env.events(sessionId));
     expect(refused).toMatchObject({ isError: true, output: expect.stringMatching(/policy refuses the tool "delete_everything"/) });
     expect(read).not.toHaveProperty('isError');
