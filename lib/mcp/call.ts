@@ -2,8 +2,8 @@
 // on (the tool's own error, a refusal, a timeout, an answer too large) is an outcome with `isError`;
 // only a server that cannot be reached throws, so the activity can try again with the same key.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { responseTooLarge } from '../response-limits.ts';
+import { mcpSdk } from './sdk.ts';
 
 export interface RemoteCallOutcome {
   output: unknown;
@@ -28,6 +28,7 @@ export async function callRemoteTool(
   options: RemoteCallOptions,
 ): Promise<RemoteCallOutcome> {
   const server = `The MCP server "${serverId}"`;
+  const { ErrorCode, McpError } = await mcpSdk();
   try {
     const result = await client.callTool(
       {

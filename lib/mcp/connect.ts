@@ -2,12 +2,11 @@
 // when the server answers that with a 4xx (it predates it), the older HTTP+SSE transport. Every request
 // goes through the outbound guard (private addresses refused, no redirects) and every answer's bytes are
 // counted, so a server that streams without end or answers a gzip bomb ends the call, not the process.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { limitedFetch } from '../response-limits.ts';
+import { mcpSdk } from './sdk.ts';
 
 export interface McpEndpoint {
   /** The id the user registered it under, named in errors. */
@@ -83,6 +82,7 @@ async function connectedBy(client: Client, transport: Transport, timeoutMs: numb
 }
 
 async function connectWithin(endpoint: McpEndpoint, options: McpConnectOptions, ended: AbortSignal): Promise<Client> {
+  const { Client, StreamableHTTPClientTransport, StreamableHTTPError, SSEClientTransport } = await mcpSdk();
   const what = `The MCP server "${endpoint.id}"`;
   const limited = limitedFetch(options.fetch, {
     body: { maxBytes: options.maxResponseBytes, what, setting: 'MCP_RESULT_MAX_BYTES' },
