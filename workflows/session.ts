@@ -112,6 +112,13 @@ const TURNS_PER_RUN_BEFORE_PATCH = 100;
  * events, below the 1,100 whose replay outlasted a busy worker's task timeout.
  */
 const EVENTS_PER_RUN = 800;
+/**
+ * ... and once its history holds this many bytes: what a replay reads and decodes. Turns whose tools
+ * are approved carry their questions in several events, so 700 events reached 200 KB in a soak, and
+ * their replay after a worker restart outlasted the task timeout on a busy machine, again and again.
+ * Asked only once a run is past it (patch continue-by-size), so no run below it records a marker.
+ */
+const BYTES_PER_RUN = 128 * 1024;
 
 /**
  * Patch (README: "Versioning workflows"): a turn's end waits for the sends being recorded, and a run
@@ -406,7 +413,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     turns.settled('outcome' in ended ? (ended.outcome.steered ?? []) : []);
     await publishTurnEnd(input, turn.turnId, ended, !turns.hasWork() || (await idleAfterCompleted(turn.turnId, ended)));
     if (turn.replyTo) await returnReply(turn.turnId, turn.replyTo, ended);
-    const full = turnsInSession && workflowInfo().historyLength >= EVENTS_PER_RUN;
+    const full =
+      turnsInSession &&
+      (workflowInfo().historyLength >= EVENTS_PER_RUN || (workflowInfo().historySize >= BYTES_PER_RUN && patched('continue-by-size')));
     if (++turnsRun >= turnsPerRun || full || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof sessionWorkflow>({ ...input, queue: turns.queue });

@@ -218,7 +218,8 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
         const results: ToolResultPart[] = [];
         // inputError first: a question past OPEN_APPROVALS_PER_USER comes with one. (Before that limit
         // no ask_my_user call had one, so recorded histories take the same branch as they did.)
-        const runService = (call: ToolCall): Promise<ToolResultPart> =>
+        // The approval's question stays out of the activity's input: the history holds it once already.
+        const runService = ({ approval: _question, ...call }: ToolCall): Promise<ToolResultPart> =>
           tools.runBuiltinTool({
             sessionId: input.sessionId,
             agentId: input.agentId,
