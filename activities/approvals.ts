@@ -29,6 +29,8 @@ import { ChannelPermanentError } from './channels/types.ts';
 import { moveSessionStatus, type SessionStatus } from '../store/sessions.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import { approvalsEnded } from '../lib/metrics/worker-metrics.ts';
+import { currentTraceParent, recordApprovalSpan, type ApprovalEnd } from '../lib/genai-spans.ts';
+import { TOOL_APPROVAL_OPTIONS } from '../core/tool-policies.ts';
 
 /**
  * What the approval workflow learns from writing the record. No token and no link: a result is kept in
@@ -107,6 +109,15 @@ function storedAnswer(approval: Approval): StoredAnswer {
   return { status: 'answered', answeredAt: approval.answeredAt!.toISOString(), choice: approval.choice!, note: approval.note };
 }
 
+/** Its span (lib/genai-spans.ts), under the trace where it was asked, once it ends. */
+function traceEnd(approval: Approval, end: ApprovalEnd, captureContent: boolean): void {
+  const serviceOptions =
+    approval.source === 'tool' &&
+    approval.options.length === TOOL_APPROVAL_OPTIONS.length &&
+    approval.options.every((option, index) => option === TOOL_APPROVAL_OPTIONS[index]);
+  recordApprovalSpan({ ...approval, approvalId: approval.id, serviceOptions }, end, captureContent);
+}
+
 function waitsInTurn(approval: Pick<Approval, 'source' | 'sessionId'>): approval is Approval & { sessionId: string } {
   return approval.sessionId !== null && (approval.source === 'tool' || approval.source === 'workflow');
 }
@@ -137,6 +148,8 @@ export function approvalActivities(deps: ApprovalDeps) {
           options: input.request.options,
           createdAt: new Date(input.createdAt),
           expiresAt: new Date(input.expiresAt),
+          // This activity runs under the asking turn's trace: the approval's span joins it when it ends.
+          traceParent: currentTraceParent(),
           channels: channels.map((channel) => ({ position: channel.position, provider: channel.provider, answerVia: channel.answerVia })),
         });
         if (!created || approval.sessionId === null) return;
@@ -170,9 +183,11 @@ export function approvalActivities(deps: ApprovalDeps) {
       input: { approvalId: string } & ApprovalAnswer,
     ): Promise<{ answeredAt: string; choice: string; note: string | null }> {
       let answered = false;
+      let ended: Approval | undefined;
       const answer = await inTransaction(db, async (client) => {
         const { approval, changed } = await markAnswered(client, input);
         answered = changed;
+        ended = approval;
         if (changed && approval.sessionId !== null) {
           if (waitsInTurn(approval)) await setWaiting(client, approval, false);
           await appendEvents(client, approval.sessionId, [
@@ -193,7 +208,14 @@ export function approvalActivities(deps: ApprovalDeps) {
         return { answeredAt, choice, note };
       });
       // Counted once: a rerun finds the answer stored and changes nothing.
-      if (answered) approvalsEnded.inc({ outcome: 'answered' });
+      if (answered) {
+        approvalsEnded.inc({ outcome: 'answered' });
+        traceEnd(
+          ended!,
+          { status: 'answered', at: new Date(answer.answeredAt), via: ended!.answeredVia, choice: answer.choice, note: answer.note },
+          config.tracing.captureContent,
+        );
+      }
       return answer;
     },
 
@@ -204,9 +226,11 @@ export function approvalActivities(deps: ApprovalDeps) {
      */
     async recordExpiry(input: { approvalId: string }): Promise<{ expiredAt: string } | StoredAnswer> {
       let expired = false;
+      let ended: Approval | undefined;
       const expiry = await inTransaction(db, async (client): Promise<{ expiredAt: string } | StoredAnswer> => {
         const { approval, changed } = await markExpired(client, input.approvalId);
         expired = changed;
+        ended = approval;
         if (changed && approval.sessionId !== null) {
           if (waitsInTurn(approval)) await setWaiting(client, approval, false);
           await appendEvents(client, approval.sessionId, [
@@ -217,7 +241,10 @@ export function approvalActivities(deps: ApprovalDeps) {
         if (approval.status !== 'expired') throw new Error(`Approval ${approval.id} is ${approval.status}; it cannot expire`);
         return { expiredAt: approval.expiredAt!.toISOString() };
       });
-      if (expired) approvalsEnded.inc({ outcome: 'expired' });
+      if (expired) {
+        approvalsEnded.inc({ outcome: 'expired' });
+        traceEnd(ended!, { status: 'expired', at: ended!.expiredAt! }, config.tracing.captureContent);
+      }
       return expiry;
     },
 

@@ -90,8 +90,13 @@ export interface Config {
   device: { codeTtlMs: number; codeRateLimitPoints: number };
   /** Prometheus `/metrics` of each process, on a port of its own (lib/metrics/): not served while its port is unset. */
   metrics: { host: string; apiPort: number | undefined; workerPort: number | undefined };
-  /** OpenTelemetry traces (lib/tracing.ts), sent over OTLP/HTTP; off while no endpoint is set. */
-  tracing: { endpoint: string | undefined; serviceName: string | undefined };
+  /**
+   * OpenTelemetry traces (lib/tracing.ts), sent over OTLP/HTTP; off while no endpoint is set.
+   * `captureContent`: the GenAI spans (lib/genai-spans.ts) also carry prompts, replies, tool arguments
+   * and results, and approval questions and answers. Off by default: a trace backend is rarely
+   * where a tenant's conversations belong.
+   */
+  tracing: { endpoint: string | undefined; serviceName: string | undefined; captureContent: boolean };
 }
 
 export interface WebhookSettings {
@@ -430,7 +435,12 @@ export function loadConfig(env: Env = process.env): Config {
       apiPort: optionalPort(env, 'METRICS_PORT'),
       workerPort: optionalPort(env, 'WORKER_METRICS_PORT'),
     },
-    tracing: { endpoint: httpUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'), serviceName: str(env, 'OTEL_SERVICE_NAME') },
+    tracing: {
+      endpoint: httpUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
+      serviceName: str(env, 'OTEL_SERVICE_NAME'),
+      // The name the OpenTelemetry GenAI instrumentations read for the same choice.
+      captureContent: onOff(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', false),
+    },
   };
   if (config.approvals.defaultExpiryMs > config.approvals.maxExpiryMs) {
     throw new ConfigError('APPROVAL_DEFAULT_EXPIRY_MS must not exceed APPROVAL_MAX_EXPIRY_MS');

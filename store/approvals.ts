@@ -37,6 +37,8 @@ export interface Approval {
   expiresAt: Date;
   answeredAt: Date | null;
   expiredAt: Date | null;
+  /** The W3C traceparent of where it was asked, while tracing was on (lib/genai-spans.ts). */
+  traceParent: string | null;
 }
 
 interface ApprovalRow {
@@ -58,6 +60,7 @@ interface ApprovalRow {
   expires_at: Date;
   answered_at: Date | null;
   expired_at: Date | null;
+  trace_parent: string | null;
 }
 
 function toApproval(row: ApprovalRow): Approval {
@@ -80,6 +83,7 @@ function toApproval(row: ApprovalRow): Approval {
     expiresAt: row.expires_at,
     answeredAt: row.answered_at,
     expiredAt: row.expired_at,
+    traceParent: row.trace_parent,
   };
 }
 
@@ -97,7 +101,8 @@ export type NewApproval = Pick<
   | 'options'
   | 'createdAt'
   | 'expiresAt'
-> & {
+> &
+  Partial<Pick<Approval, 'traceParent'>> & {
   /** The channels it goes over, in declared order: one pending dispatch each, at the channel's position in `userChannels`. */
   channels: Array<{ position: number; provider: string; answerVia: 'reply' | 'signed-url' }>;
 };
@@ -105,8 +110,8 @@ export type NewApproval = Pick<
 /** Inserts the approval and its pending dispatches; `created` is false when it existed already. */
 export async function insertApproval(client: DbClient, approval: NewApproval): Promise<{ approval: Approval; created: boolean }> {
   const { rows } = await client.query<ApprovalRow>(
-    `INSERT INTO approvals (id, user_id, agent_id, revision, session_id, source, turn_id, tool_call_id, question, options, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+    `INSERT INTO approvals (id, user_id, agent_id, revision, session_id, source, turn_id, tool_call_id, question, options, created_at, expires_at, trace_parent)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
      ON CONFLICT (id) DO NOTHING RETURNING *`,
     [
       approval.id,
@@ -121,6 +126,7 @@ export async function insertApproval(client: DbClient, approval: NewApproval): P
       JSON.stringify(approval.options),
       approval.createdAt,
       approval.expiresAt,
+      approval.traceParent ?? null,
     ],
   );
   if (!rows[0]) return { approval: (await getApproval(client, approval.id))!, created: false };

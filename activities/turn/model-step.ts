@@ -48,6 +48,7 @@ import type { RevisionOf } from './revision-cache.ts';
 import type { Bundle } from '../../contract/bundle.ts';
 import { recordFirstToken, recordStepUsage, recordTurnDuration } from './turn-metrics.ts';
 import { toolCallIdempotencyKey } from '../../lib/tool-call-keys.ts';
+import { startChatSpan, type ChatSpan } from '../../lib/genai-spans.ts';
 
 export interface ModelStepDeps {
   db: Db;
@@ -170,6 +171,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
     const heartbeatEveryMs = heartbeatEvery(context.info.heartbeatTimeoutMs);
     let heartbeat: NodeJS.Timeout | undefined;
     let told: WatchedTurn | undefined;
+    let chat: ChatSpan | undefined;
     const writer = new DeltaWriter(deltaCommits, { sessionId: input.sessionId, messageId: input.messageId, attempt }, deps.deltaFlushMs);
     try {
       heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
@@ -194,6 +196,21 @@ export function modelStepActivities(deps: ModelStepDeps) {
         turnKey,
       });
       const messages = toModelMessages(history, { resolveFile, toolResultMaxChars: deps.config.context.toolResultMaxChars });
+      chat = startChatSpan(
+        {
+          providerId: ref.providerId,
+          modelId: ref.modelId,
+          sessionId: input.sessionId,
+          agentId: input.agentId,
+          agentName: bundle.name,
+          step: input.step,
+          attempt,
+          jsonReply: bundle.jsonReply !== undefined,
+          ...(limits.sendStepOutputTokens ? { maxOutputTokens: limits.stepOutputTokens } : {}),
+        },
+        deps.config.tracing.captureContent,
+        () => ({ instructions, messages }),
+      );
       const stream = streamModelCall({
         model,
         // Anthropic's models cache a prompt's prefix only up to marked blocks (activities/model/cache-breakpoints.ts).
@@ -232,6 +249,8 @@ export function modelStepActivities(deps: ModelStepDeps) {
           toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
         } else if (part.type === 'model-call-end') {
           end = part;
+        } else if (part.type === 'model-call-response-metadata') {
+          chat.responseMetadata(part);
         } else if (part.type === 'error') {
           streamError = part.error;
         }
@@ -240,12 +259,16 @@ export function modelStepActivities(deps: ModelStepDeps) {
       await writer.flush();
       if (context.cancellationSignal.aborted) throw new CancelledFailure('The turn was aborted');
       if (told?.signal.aborted) await endAsAborted(context);
-      if (limitError) throw nonRetryable(FAILURE.modelOutputLimit, limitError);
+      if (limitError) {
+        chat.fail(FAILURE.modelOutputLimit, limitError);
+        throw nonRetryable(FAILURE.modelOutputLimit, limitError);
+      }
       if (streamError !== undefined) {
         const { retryable, message, retryAfterMs, contextLength } = classifyModelError(streamError, {
           providerId: ref.providerId,
           secrets: inUse,
         });
+        chat.fail(contextLength ? 'context_length_exceeded' : retryable ? FAILURE.modelTransient : FAILURE.modelRejected, message);
         // Too long for the model: compact to the window it named, and try once more. The window is believed
         // for later steps too, unless it came from a server the user chose.
         if (contextLength && checked) {
@@ -268,6 +291,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const usage = end?.usage;
       const tokens = stepTokens(usage);
       const cost = usage ? costUsd(ref, usage, end?.providerMetadata) : null;
+      chat.end({ finishReason: end?.finishReason ?? 'other', usage: tokens, costUsd: cost, text, toolCalls });
       // A structured reply keeps its JSON beside the text it was read from.
       const reply =
         bundle.jsonReply && toolCalls.length === 0 ? await checkJsonReply(deps.schemaChecks, bundle.jsonReply, text) : undefined;
@@ -328,6 +352,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         ...started,
       };
     } finally {
+      chat?.close();
       clearInterval(heartbeat);
       told?.stop();
       writer.close();

@@ -17,6 +17,7 @@ import { findBuiltinTool, type AgentToolServices } from '../tools/index.ts';
 import { heartbeatEvery } from './model-step.ts';
 import { toolCallIdempotencyKey } from '../../lib/tool-call-keys.ts';
 import { remoteToolServers, type RemoteCallAttempt } from './remote-calls.ts';
+import { startToolSpan } from '../../lib/genai-spans.ts';
 
 export interface ToolActivityDeps {
   db: Db;
@@ -79,13 +80,31 @@ export function toolActivities(deps: ToolActivityDeps) {
       const context = Context.current();
       const beat = setInterval(() => context.heartbeat(), heartbeatEvery(context.info.heartbeatTimeoutMs));
       let result: Awaited<ReturnType<typeof tool.execute>>;
+      const key = input.messageId ? { idempotencyKey: toolCallIdempotencyKey(input.sessionId, input.messageId, toolCallId) } : {};
+      const span = startToolSpan(
+        {
+          toolName,
+          toolCallId,
+          description: tool.description,
+          runsOn: remoteTools.some((remote) => remote === tool) ? 'mcp' : 'builtin',
+          sessionId: input.sessionId,
+          agentId: input.agentId,
+          agentName: bundle.name,
+          ...key,
+        },
+        deps.config.tracing.captureContent,
+        input.call.input,
+      );
       try {
-        const key = input.messageId ? { idempotencyKey: toolCallIdempotencyKey(input.sessionId, input.messageId, toolCallId) } : {};
         const running = { attempt: context.info.attempt, signal: context.cancellationSignal };
         result = await tool.execute(input.call.input, { bundle, agent: agentServices(input, bundle, running), ...key });
+      } catch (error) {
+        span.fail(error);
+        throw error;
       } finally {
         clearInterval(beat);
       }
+      span.end(result);
       const { output, isError } = result;
       return { type: 'tool-result', toolCallId, toolName, output, ...(isError ? { isError: true } : {}) };
     },

@@ -1,6 +1,6 @@
 // An OpenTelemetry collector for tests: a real HTTP server on 127.0.0.1 taking OTLP/HTTP traces in
 // their JSON encoding (what @opentelemetry/exporter-trace-otlp-http sends), keeping every span with
-// the service that sent it.
+// the service that sent it, its attributes (decoded from OTLP's typed values), times and status.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closeServer } from './recorded.ts';
@@ -11,6 +11,13 @@ export interface ReceivedSpan {
   spanId: string;
   parentSpanId: string | undefined;
   name: string;
+  /** OTLP's span kind: 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
+  kind: number;
+  attributes: Record<string, unknown>;
+  startMs: number;
+  endMs: number;
+  /** 0 unset, 1 ok, 2 error. */
+  statusCode: number;
 }
 
 export interface OtlpReceiver {
@@ -20,12 +27,44 @@ export interface OtlpReceiver {
   close(): Promise<void>;
 }
 
+interface AnyValue {
+  stringValue?: string;
+  boolValue?: boolean;
+  intValue?: string | number;
+  doubleValue?: number;
+  arrayValue?: { values?: AnyValue[] };
+}
+
+interface ExportedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind?: number;
+  attributes?: Array<{ key: string; value: AnyValue }>;
+  startTimeUnixNano?: string;
+  endTimeUnixNano?: string;
+  status?: { code?: number };
+}
+
 interface ExportRequest {
   resourceSpans?: Array<{
     resource?: { attributes?: Array<{ key: string; value: { stringValue?: string } }> };
-    scopeSpans?: Array<{ spans?: Array<{ traceId: string; spanId: string; parentSpanId?: string; name: string }> }>;
+    scopeSpans?: Array<{ spans?: ExportedSpan[] }>;
   }>;
 }
+
+/** A value as the exporter typed it: int64s arrive as strings and become numbers here. */
+function decoded(value: AnyValue): unknown {
+  if (value.stringValue !== undefined) return value.stringValue;
+  if (value.boolValue !== undefined) return value.boolValue;
+  if (value.intValue !== undefined) return Number(value.intValue);
+  if (value.doubleValue !== undefined) return value.doubleValue;
+  if (value.arrayValue !== undefined) return (value.arrayValue.values ?? []).map(decoded);
+  return undefined;
+}
+
+const nanosToMs = (nanos: string | undefined) => (nanos ? Number(BigInt(nanos) / 1_000_000n) : 0);
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
@@ -48,6 +87,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               spanId: span.spanId,
               parentSpanId: span.parentSpanId || undefined,
               name: span.name,
+              kind: span.kind ?? 0,
+              attributes: Object.fromEntries((span.attributes ?? []).map(({ key, value }) => [key, decoded(value)])),
+              startMs: nanosToMs(span.startTimeUnixNano),
+              endMs: nanosToMs(span.endTimeUnixNano),
+              statusCode: span.status?.code ?? 0,
             });
           }
         }

@@ -1,0 +1,203 @@
+// A turn as an LLM observability backend reads it: with OTEL_EXPORTER_OTLP_ENDPOINT set, its model
+// steps, the tool it ran and the approval the tool's policy asked for arrive as spans in the
+// OpenTelemetry GenAI conventions (`gen_ai.*`), in the trace of the request that sent the message.
+// Content (prompts, replies, arguments, results, the question) is on them only when the operator opts
+// in with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT. API and worker run as processes of their
+// own, as in test/e2e/tracing.test.ts, against a local OTLP receiver.
+import { afterAll, describe, expect, vi } from 'vitest';
+import { agentTest } from '../helpers/harness/fixtures.ts';
+import { startApiProcess, type ApiProcess } from '../helpers/harness/api-process.ts';
+import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/fakes/otlp-receiver.ts';
+import { call } from '../helpers/client/request.ts';
+import type { SessionEvent } from '../../contract/events.ts';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+
+const test = agentTest({ SESSION_IDLE_MS: '1000' }, { inProcessWorker: false });
+const started: Array<ApiProcess | WorkerProcess> = [];
+let collector: OtlpReceiver | undefined;
+afterAll(async () => {
+  await Promise.all(started.map((process) => process.kill('SIGKILL')));
+  await collector?.close();
+});
+
+const CONTENT_KEYS = [
+  'gen_ai.input.messages',
+  'gen_ai.output.messages',
+  'gen_ai.system_instructions',
+  'gen_ai.tool.call.arguments',
+  'gen_ai.tool.call.result',
+  'agent_service.approval.question',
+];
+
+/**
+ * Sends one message to an agent whose `time` tool asks first; approves the question through the API;
+ * returns the spans of the send's trace once the approval's span has arrived.
+ */
+async function tracedTurn(
+  env: AgentEnv,
+  captureContent: boolean,
+): Promise<{ spans: ReceivedSpan[]; request: ReceivedSpan; approvalId: string }> {
+  collector ??= await startOtlpReceiver();
+  const traced = {
+    ...env.env,
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+    ...(captureContent ? { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' } : {}),
+  };
+  const api = await startApiProcess(traced);
+  const worker = await startWorkerProcess(traced);
+  started.push(api, worker);
+  env.fake.enqueue(
+    {
+      toolCalls: [{ id: 'call_clock', name: 'current_time', arguments: { timezone: 'Europe/Paris' } }],
+      usage: { promptTokens: 120, completionTokens: 9, cacheReadTokens: 100 },
+    },
+    { text: 'It is tea time in Paris.' },
+  );
+  const { name } = await env.deploy({ instructions: 'You tell the time.', mcps: ['time'], toolPolicies: { time: { '*': 'ask' } } });
+  const session = await call<{ id: string }>(`${api.url}/agent/${name}/session`, { headers: env.user.auth, json: {} });
+  const sent = await call(`${api.url}/session/${session.body.id}?async=1`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: 'What time is it in Paris?' }] },
+  });
+  expect(sent.status).toBe(202);
+  const sessionId = session.body.id;
+  const requested = (await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'approval.requested'))).find(
+    (event): event is Extract<SessionEvent, { type: 'approval.requested' }> => event.type === 'approval.requested',
+  )!;
+  const approvalId = requested.approvalId;
+  const answered = await call(`${api.url}/approval/${approvalId}/answer`, { headers: env.user.auth, json: { choice: 'approve' } });
+  expect(answered.status).toBe(200);
+  await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'turn.completed'), 60_000);
+
+  const trace = await vi.waitFor(
+    () => {
+      // The trace of this session's model steps is the trace of the request that sent the message.
+      const step = collector!.spans.find((span) => span.attributes['gen_ai.conversation.id'] === sessionId);
+      expect(step, 'a model step span of the session').toBeDefined();
+      const spans = collector!.spans.filter((span) => span.traceId === step!.traceId);
+      const request = spans.find((span) => span.service === 'agent-service-api' && span.name === 'POST /session/:id');
+      expect(request, 'the send request span in the trace').toBeDefined();
+      expect(spans.map((span) => span.name)).toEqual(
+        expect.arrayContaining(['chat fake-model', 'execute_tool current_time', `approval ${approvalId}`]),
+      );
+      expect(spans.filter((span) => span.name === 'chat fake-model')).toHaveLength(2);
+      // A workflow's own span is exported when it ends: the session's (idle a second) and the approval's.
+      expect(spans.map((span) => span.name)).toEqual(
+        expect.arrayContaining(['RunWorkflow:sessionWorkflow', 'RunWorkflow:approvalWorkflow']),
+      );
+      return { spans, request: request!, approvalId };
+    },
+    { timeout: 30_000, interval: 250 },
+  );
+  // The next test's worker must be the only one taking turns.
+  await Promise.all([api.kill('SIGKILL'), worker.kill('SIGKILL')]);
+  return trace;
+}
+
+/** The span's ancestors in its trace reach `root`. */
+function descendsFrom(spans: ReceivedSpan[], span: ReceivedSpan, root: ReceivedSpan): boolean {
+  const byId = new Map(spans.map((candidate) => [candidate.spanId, candidate]));
+  for (let current: ReceivedSpan | undefined = span; current; current = current.parentSpanId ? byId.get(current.parentSpanId) : undefined) {
+    if (current.spanId === root.spanId) return true;
+  }
+  return false;
+}
+
+describe('GenAI spans', () => {
+  test(
+    'a turn with a tool call and its approval is one trace of gen_ai spans, without content by default',
+    { timeout: 240_000 },
+    async ({ env }) => {
+      const { spans, request, approvalId } = await tracedTurn(env, false);
+      const [first, second] = spans
+        .filter((span) => span.name === 'chat fake-model')
+        .sort((a, b) => Number(a.attributes['agent_service.step']) - Number(b.attributes['agent_service.step']));
+      expect(first!.kind).toBe(3);
+      expect(first!.attributes).toMatchObject({
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': 'openai-compatible',
+        'gen_ai.request.model': 'fake-model',
+        'gen_ai.response.model': 'fake-model',
+        'gen_ai.response.finish_reasons': ['tool_calls'],
+        'gen_ai.usage.input_tokens': 120,
+        'gen_ai.usage.output_tokens': 9,
+        'gen_ai.usage.cache_read.input_tokens': 100,
+        'gen_ai.conversation.id': expect.stringMatching(/^ses_/),
+        'gen_ai.agent.id': expect.any(String),
+        'agent_service.step': 1,
+        'agent_service.tool_calls': 1,
+      });
+      expect(second!.attributes).toMatchObject({ 'gen_ai.response.finish_reasons': ['stop'], 'agent_service.step': 2 });
+      expect(second!.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
+
+      const tool = spans.find((span) => span.name === 'execute_tool current_time')!;
+      expect(tool.attributes).toMatchObject({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'current_time',
+        'gen_ai.tool.call.id': 'call_clock',
+        'gen_ai.tool.type': 'extension',
+        'agent_service.tool.runs_on': 'builtin',
+        'agent_service.tool.idempotency_key': expect.stringMatching(/^[0-9a-f]{32}$/),
+      });
+      expect(tool.statusCode).not.toBe(2);
+
+      const approval = spans.find((span) => span.name === `approval ${approvalId}`)!;
+      expect(approval.attributes).toMatchObject({
+        'agent_service.approval.id': approvalId,
+        'agent_service.approval.source': 'tool',
+        'agent_service.approval.outcome': 'answered',
+        // The service's own options: the decision is no content.
+        'agent_service.approval.choice': 'approve',
+        'gen_ai.tool.call.id': 'call_clock',
+      });
+      // It spans the wait: from before the tool ran to the answer, which came before the second step.
+      expect(approval.startMs).toBeLessThanOrEqual(tool.startMs);
+      expect(approval.endMs).toBeLessThanOrEqual(second!.startMs);
+
+      for (const span of [first!, second!, tool, approval]) {
+        expect(descendsFrom(spans, span, request), `${span.name} descends from the request`).toBe(true);
+        for (const key of CONTENT_KEYS) expect(span.attributes, `${span.name} carries no ${key}`).not.toHaveProperty(key);
+      }
+    },
+  );
+
+  test(
+    'with content capture on, the spans carry the prompt, the reply, the tool arguments and result, and the question',
+    { timeout: 240_000 },
+    async ({ env }) => {
+      const { spans } = await tracedTurn(env, true);
+      const chats = spans
+        .filter((span) => span.name === 'chat fake-model')
+        .sort((a, b) => Number(a.attributes['agent_service.step']) - Number(b.attributes['agent_service.step']));
+      const firstInput = JSON.parse(String(chats[0]!.attributes['gen_ai.input.messages'])) as unknown[];
+      expect(firstInput).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'What time is it in Paris?' }] }]);
+      expect(JSON.parse(String(chats[0]!.attributes['gen_ai.system_instructions']))).toEqual([
+        { type: 'text', content: expect.stringContaining('You tell the time.') },
+      ]);
+      expect(JSON.parse(String(chats[0]!.attributes['gen_ai.output.messages']))).toEqual([
+        {
+          role: 'assistant',
+          parts: [{ type: 'tool_call', id: 'call_clock', name: 'current_time', arguments: { timezone: 'Europe/Paris' } }],
+          finish_reason: 'tool_calls',
+        },
+      ]);
+      // The second step was sent the tool's result.
+      const secondInput = JSON.parse(String(chats[1]!.attributes['gen_ai.input.messages'])) as Array<{ role: string; parts: unknown[] }>;
+      expect(secondInput.at(-1)).toEqual({
+        role: 'tool',
+        parts: [{ type: 'tool_call_response', id: 'call_clock', response: expect.anything() }],
+      });
+      expect(JSON.parse(String(chats[1]!.attributes['gen_ai.output.messages']))).toEqual([
+        { role: 'assistant', parts: [{ type: 'text', content: 'It is tea time in Paris.' }], finish_reason: 'stop' },
+      ]);
+
+      const tool = spans.find((span) => span.name === 'execute_tool current_time')!;
+      expect(JSON.parse(String(tool.attributes['gen_ai.tool.call.arguments']))).toEqual({ timezone: 'Europe/Paris' });
+      expect(String(tool.attributes['gen_ai.tool.call.result'])).toContain('Europe/Paris');
+
+      const approval = spans.find((span) => span.name.startsWith('approval '))!;
+      expect(approval.attributes['agent_service.approval.question']).toEqual(expect.stringContaining('current_time'));
+    },
+  );
+});
