@@ -103,9 +103,9 @@ export type NewApproval = Pick<
   | 'expiresAt'
 > &
   Partial<Pick<Approval, 'traceParent'>> & {
-  /** The channels it goes over, in declared order: one pending dispatch each, at the channel's position in `userChannels`. */
-  channels: Array<{ position: number; provider: string; answerVia: 'reply' | 'signed-url' }>;
-};
+    /** The channels it goes over, in declared order: one pending dispatch each, at the channel's position in `userChannels`. */
+    channels: Array<{ position: number; provider: string; answerVia: 'reply' | 'signed-url' }>;
+  };
 
 /** Inserts the approval and its pending dispatches; `created` is false when it existed already. */
 export async function insertApproval(client: DbClient, approval: NewApproval): Promise<{ approval: Approval; created: boolean }> {
