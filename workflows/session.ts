@@ -27,6 +27,7 @@ import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import type { CompactionResult, ModelOverride, SessionRef } from '../core/turn-types.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
 import { runTurn, steerSignal, turnWorkflow, type RunningTurnHandle } from './turn.ts';
+import { SendTraces } from './send-traces.ts';
 import { messageId } from './ids.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
 import { SessionTurns, type QueuedTurn, type SessionState, type SubtaskReplyTarget } from '../core/session-turns.ts';
@@ -175,6 +176,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   const turnsInSession = patched(TURNS_IN_SESSION);
   // The rules (core/session-turns.ts); this workflow wires them to handlers, child turns and activities.
   const turns = new SessionTurns(input.queue);
+  const sendTraces = new SendTraces();
   /** The cancellation scope of the running turn (its child workflow, or the turn run here). */
   let runningScope: CancellationScope | undefined;
   /** The running turn when it runs here: a steering message is handed to it directly. */
@@ -192,6 +194,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
 
   /** Records a send after the ones before it and queues its turn once, however often it arrives. */
   function acceptSend(send: SendInput, record: typeof recordUserMessage): Promise<SendResult> {
+    const sentIn = SendTraces.active();
     turns.recording += 1;
     const result = sendChain.then(async (): Promise<SendResult> => {
       // Steering joins the running turn (not one being aborted); with none running it is an ordinary send.
@@ -218,6 +221,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
         }
         return { messageId: send.messageId, seq: recorded.seq, joined: verdict.turn };
       }
+      if (verdict.kind === 'queued') sendTraces.remember(send.messageId, sentIn);
       if (verdict.kind === 'queued' && verdict.cancel) runningScope?.cancel();
       return { messageId: send.messageId, seq: recorded.seq };
     });
@@ -365,22 +369,24 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       ...(turn.userMessageId ? { userMessageId: turn.userMessageId } : {}),
     };
     try {
-      const outcome = await scope.run(() => {
-        if (turnsInSession) {
-          inSession = runTurn(turnInput, sessionWorkflowId(input.sessionId));
-          return inSession.result;
-        }
-        return executeChild(turnWorkflow, {
-          workflowId: turnWorkflowId(input.sessionId, turn.turnId),
-          args: [turnInput],
-          parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-          typedSearchAttributes: searchAttributes('turn', { sessionId: input.sessionId, agentId: input.agentId, userId: input.userId }),
-          ...readableMetadata({
-            summary: `Turn ${turn.turnId} of session ${input.sessionId}`,
-            details: `Agent ${input.agentId} revision ${input.revision}. Events: GET /session/${input.sessionId}/events`,
-          }),
-        });
-      });
+      const outcome = await sendTraces.run(turn.turnId, () =>
+        scope.run(() => {
+          if (turnsInSession) {
+            inSession = runTurn(turnInput, sessionWorkflowId(input.sessionId));
+            return inSession.result;
+          }
+          return executeChild(turnWorkflow, {
+            workflowId: turnWorkflowId(input.sessionId, turn.turnId),
+            args: [turnInput],
+            parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+            typedSearchAttributes: searchAttributes('turn', { sessionId: input.sessionId, agentId: input.agentId, userId: input.userId }),
+            ...readableMetadata({
+              summary: `Turn ${turn.turnId} of session ${input.sessionId}`,
+              details: `Agent ${input.agentId} revision ${input.revision}. Events: GET /session/${input.sessionId}/events`,
+            }),
+          });
+        }),
+      );
       ended = { outcome };
     } catch (error) {
       // A failed or aborted turn has written its terminal event already, and then this is a no-op.

@@ -30,14 +30,32 @@ const CONTENT_KEYS = [
   'agent_service.approval.question',
 ];
 
+interface TurnTrace {
+  spans: ReceivedSpan[];
+  /** The API's span of the request that sent the turn's message. */
+  request: ReceivedSpan;
+}
+
+/** The trace holding this session's model step spans other than `except`'s, once its request's span is there. */
+function turnTrace(sessionId: string, except?: string): TurnTrace {
+  const step = collector!.spans.find((span) => span.attributes['gen_ai.conversation.id'] === sessionId && span.traceId !== except);
+  expect(step, 'a model step span of the session').toBeDefined();
+  const spans = collector!.spans.filter((span) => span.traceId === step!.traceId);
+  const request = spans.find((span) => span.service === 'agent-service-api' && span.name === 'POST /session/:id');
+  expect(request, 'the send request span in the trace').toBeDefined();
+  return { spans, request: request! };
+}
+
 /**
- * Sends one message to an agent whose `time` tool asks first; approves the question through the API;
- * returns the spans of the send's trace once the approval's span has arrived.
+ * Sends one message to an agent whose `time` tool asks first, and (with `followUp`) a second one while
+ * the first waits, which the running session workflow queues; approves the question through the API;
+ * returns the spans of the first send's trace once the approval's span has arrived, and the second's.
  */
 async function tracedTurn(
   env: AgentEnv,
   captureContent: boolean,
-): Promise<{ spans: ReceivedSpan[]; request: ReceivedSpan; approvalId: string }> {
+  followUp = false,
+): Promise<TurnTrace & { approvalId: string; followUp?: TurnTrace }> {
   collector ??= await startOtlpReceiver();
   const traced = {
     ...env.env,
@@ -53,6 +71,7 @@ async function tracedTurn(
       usage: { promptTokens: 120, completionTokens: 9, cacheReadTokens: 100 },
     },
     { text: 'It is tea time in Paris.' },
+    { text: 'Still tea time.' },
   );
   const { name } = await env.deploy({ instructions: 'You tell the time.', mcps: ['time'], toolPolicies: { time: { '*': 'ask' } } });
   const session = await call<{ id: string }>(`${api.url}/agent/${name}/session`, { headers: env.user.auth, json: {} });
@@ -66,18 +85,34 @@ async function tracedTurn(
     (event): event is Extract<SessionEvent, { type: 'approval.requested' }> => event.type === 'approval.requested',
   )!;
   const approvalId = requested.approvalId;
+  if (followUp) {
+    const queued = await call(`${api.url}/session/${sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'And later?' }] },
+    });
+    expect(queued.status).toBe(202);
+  }
   const answered = await call(`${api.url}/approval/${approvalId}/answer`, { headers: env.user.auth, json: { choice: 'approve' } });
   expect(answered.status).toBe(200);
-  await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'turn.completed'), 60_000);
+  const turnsDone = followUp ? 2 : 1;
+  await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'turn.completed').length >= turnsDone, 60_000);
 
   const trace = await vi.waitFor(
     () => {
-      // The trace of this session's model steps is the trace of the request that sent the message.
-      const step = collector!.spans.find((span) => span.attributes['gen_ai.conversation.id'] === sessionId);
-      expect(step, 'a model step span of the session').toBeDefined();
-      const spans = collector!.spans.filter((span) => span.traceId === step!.traceId);
-      const request = spans.find((span) => span.service === 'agent-service-api' && span.name === 'POST /session/:id');
-      expect(request, 'the send request span in the trace').toBeDefined();
+      // The trace of the first turn's model steps is the trace of the request that sent its message.
+      const first = collector!.spans.find(
+        (span) =>
+          span.name === 'chat fake-model' &&
+          span.attributes['gen_ai.conversation.id'] === sessionId &&
+          span.attributes['agent_service.step'] === 1 &&
+          span.attributes['agent_service.tool_calls'] === 1,
+      );
+      expect(first, 'the first turn').toBeDefined();
+      const { spans, request } = turnTrace(sessionId);
+      expect(
+        spans.some((span) => span.spanId === first!.spanId),
+        'one trace holds the first turn',
+      ).toBe(true);
       expect(spans.map((span) => span.name)).toEqual(
         expect.arrayContaining(['chat fake-model', 'execute_tool current_time', `approval ${approvalId}`]),
       );
@@ -86,7 +121,11 @@ async function tracedTurn(
       expect(spans.map((span) => span.name)).toEqual(
         expect.arrayContaining(['RunWorkflow:sessionWorkflow', 'RunWorkflow:approvalWorkflow']),
       );
-      return { spans, request: request!, approvalId };
+      if (!followUp) return { spans, request, approvalId };
+      // The message queued by the running workflow: its turn is a trace of its own, under its request.
+      const later = turnTrace(sessionId, first!.traceId);
+      expect(later.spans.filter((span) => span.name === 'chat fake-model')).toHaveLength(1);
+      return { spans, request, approvalId, followUp: later };
     },
     { timeout: 30_000, interval: 250 },
   );
@@ -109,7 +148,7 @@ describe('GenAI spans', () => {
     'a turn with a tool call and its approval is one trace of gen_ai spans, without content by default',
     { timeout: 240_000 },
     async ({ env }) => {
-      const { spans, request, approvalId } = await tracedTurn(env, false);
+      const { spans, request, approvalId, followUp } = await tracedTurn(env, false, true);
       const [first, second] = spans
         .filter((span) => span.name === 'chat fake-model')
         .sort((a, b) => Number(a.attributes['agent_service.step']) - Number(b.attributes['agent_service.step']));
@@ -159,6 +198,10 @@ describe('GenAI spans', () => {
         expect(descendsFrom(spans, span, request), `${span.name} descends from the request`).toBe(true);
         for (const key of CONTENT_KEYS) expect(span.attributes, `${span.name} carries no ${key}`).not.toHaveProperty(key);
       }
+      // The second message reached the running session workflow as a signal; its turn is under its own request.
+      const later = followUp!.spans.find((span) => span.name === 'chat fake-model')!;
+      expect(followUp!.request.traceId).not.toBe(request.traceId);
+      expect(descendsFrom(followUp!.spans, later, followUp!.request), 'the queued turn descends from its request').toBe(true);
     },
   );
 
