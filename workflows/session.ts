@@ -257,6 +257,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   setHandler(
     revertUpdate,
     (revert) => {
+      const sentIn = SendTraces.active();
       const result = sendChain.then(async () => {
         // A send accepted before this revert may have queued its turn meanwhile.
         if (turns.refusesRevert()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is queued in this session');
@@ -271,6 +272,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
         if (revert.regenerate) {
           const { turnId, model } = revert.regenerate;
           turns.queueRegenerate(turnId, done.userMessageId, done.seq, model);
+          sendTraces.remember(turnId, sentIn);
         }
         return done;
       });
