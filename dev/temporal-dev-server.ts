@@ -25,19 +25,18 @@ export interface DevServerOptions {
 export type DevServerSynchronous = 'normal' | 'full';
 
 /**
- * What `start-dev` runs with besides its defaults, measured on 2 cores (README, "Temporal dev server
- * settings"): WAL lets readers and the writer overlap instead of taking turns on the whole file, and
+ * What `start-dev` runs with besides its defaults (docs/benchmarks.md, "Figures behind choices in the
+ * code"): WAL lets readers and the writer overlap instead of taking turns on the whole file, and
  * one task-queue partition (the default is four) lets a poller find every task instead of a quarter of
  * them, which on one small server only adds forwarding between partitions.
  *
  * The history service's task-queue readers (transfer: workflow and activity tasks on their way to
  * matching; visibility; timers) are rate-limited per history shard, 20 reads a second by default. A
  * cluster has hundreds of shards; the dev server has one, so all of its runs share one reader, and
- * each task was measured waiting about 40 ms before it was read (the server's task_latency_load). A
- * workflow with one activity needs three such tasks in a row (workflow task, activity task, workflow
- * task): that was almost all of its 150 ms. At 100 reads a second the wait measured about 2 ms: the
- * one-activity workflow's p50 went from 150 to 35–45 ms, a turn's (bench turn-latency) from 249 to
- * 137–139 ms, both sequential. Under load one read still picks up every waiting task.
+ * each task waits for that reader before matching sees it. A workflow with one activity needs three
+ * such tasks in a row (workflow task, activity task, workflow task), so that wait was most of its
+ * latency; at 100 reads a second it almost vanishes (the figures are in the same section of
+ * docs/benchmarks.md). Under load one read still picks up every waiting task.
  */
 const HISTORY_QUEUE_READS_PER_SECOND = 100;
 

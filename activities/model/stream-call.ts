@@ -1,10 +1,10 @@
 // One model call, streamed: the prompt and tools converted by the AI SDK exactly as `streamText`
 // converts them, the provider's stream parsed by the SDK (tool calls checked against their schemas),
 // and nothing else. `streamText` runs each part through a multi-step agent loop of its own (several
-// web-stream stages, callbacks, result promises) that our loop does not use: measured on this
-// machine, 50 streams of 200 tokens cost 330 µs of CPU per token through `streamText` and 67 µs
-// through this call, which at 50 concurrent streams is the difference between a worker that keeps
-// up with the model and one that falls behind it.
+// web-stream stages, callbacks, result promises) that our loop does not use. That loop costs several
+// times this call's CPU per token, which at 50 concurrent streams is the difference between a worker
+// that keeps up with the model and one that falls behind it (docs/benchmarks.md, "Figures behind
+// choices in the code").
 //
 // A call that fails before it streams (a refused request, a connection error, a prompt the SDK
 // cannot convert) or while it streams (a dropped connection, an abort) ends with one `error` part,
