@@ -32,7 +32,7 @@ const NOT_IN_WORKFLOW_CODE = [
   '@ai-sdk/*',
 ];
 
-// The layers of the service, bottom up (README: "The layers"). Each folder may import local code only
+// The layers of the service, bottom up (docs/development.md, "The layers"). Each folder may import local code only
 // from the folders listed for it, and `typeOnly` folders only for their types; an import against
 // this fails the lint step of `npm test`. Packages are restricted where the layer's job says so.
 const LAYERS = {
@@ -114,7 +114,7 @@ function layerRules() {
       ...FOLDERS.filter((other) => !allowed.has(other)).map((other) => ({
         // A package path may hold a folder's name (`@modelcontextprotocol/sdk/...`): it is not that folder.
         group: [`**/${other}/**`, ...PACKAGES_NAMED_LIKE_FOLDERS],
-        message: `${folder}/ may import only from ${[folder, ...layer.may].join(', ')}/ (README: "The layers").`,
+        message: `${folder}/ may import only from ${[folder, ...layer.may].join(', ')}/ (docs/development.md, "The layers").`,
       })),
       ...(layer.typeOnly ?? []).map((other) => {
         const runs = layer.runsFrom?.[other] ?? [];
@@ -124,7 +124,7 @@ function layerRules() {
           message:
             `${folder}/ may import only types from ${other}/` +
             (runs.length ? ` (and run ${runs.join(', ')}, which its build bundles)` : '') +
-            ' (README: "The layers").',
+            ' (docs/development.md, "The layers").',
         };
       }),
       ...(layer.libOnly
@@ -175,7 +175,7 @@ export default tseslint.config(
           patterns: [
             {
               group: FOLDERS.filter((other) => !['lib', 'schema', 'contract'].includes(other)).map((other) => `**/${other}/**`),
-              message: 'lib/ may import only from lib, schema, contract/ (README: "The layers").',
+              message: 'lib/ may import only from lib, schema, contract/ (docs/development.md, "The layers").',
             },
             {
               group: ['./*', ...WORKFLOW_SAFE_LIB.map((module) => `!./${module}`)],

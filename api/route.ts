@@ -123,7 +123,7 @@ export function mountRoutes(router: Router, routes: RouteDef[], options: MountOp
     router[operation.method](expressPath, async (req: Request, res: Response) => {
       const principal = await options.auth.require(req, auth);
       req.principal = principal;
-      // Per user, not per key: a user minting keys gets no more (README, "Tenant isolation").
+      // Per user, not per key: a user minting keys gets no more (docs/isolation.md).
       await options.limiter.consume(principal ? `user:${principal.userId}` : `ip:${req.ip ?? 'unknown'}`);
       let body: unknown = undefined;
       if (checkBody) {

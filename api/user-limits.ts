@@ -1,4 +1,4 @@
-// What one user may hold, whichever of its keys asks (README, "Tenant isolation"). Each check throws
+// What one user may hold, whichever of its keys asks (docs/isolation.md). Each check throws
 // its limit's own problem type, naming the setting that raises it and what frees a place. Counts are
 // read just before the write they guard: two requests at the very same moment may both pass, so a
 // limit can be passed by as many requests as arrive at once, never by more.

@@ -84,7 +84,7 @@ export interface Workflow {
   nodes: Record<string, WorkflowNode>;
 }
 
-/** What the service does with a call of a tool (README: "Approval policies on tool calls"). */
+/** What the service does with a call of a tool (docs/approvals.md, "Approval policies on tool calls"). */
 export type ToolPolicy = 'always' | 'ask' | 'never';
 
 export interface Bundle {

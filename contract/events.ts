@@ -38,7 +38,7 @@ export type MessagePart =
    */
   | { type: 'compaction'; throughMessageId: string; tokensBefore: number; tokensAfter: number };
 
-/** `summary`: a compaction's summary of the conversation before it (README: "Long conversations"). */
+/** `summary`: a compaction's summary of the conversation before it (docs/models.md, "Long conversations"). */
 export type MessageRole = 'user' | 'assistant' | 'tool' | 'summary';
 export type MessageStatus = 'streaming' | 'complete' | 'aborted' | 'failed';
 

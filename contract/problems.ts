@@ -23,7 +23,7 @@ export const PROBLEMS = {
   'unsupported-media-type': { status: 415, title: 'Unsupported content type' },
   'idempotency-key-reused': { status: 422, title: 'The Idempotency-Key was used for another request' },
   'rate-limited': { status: 429, title: 'Too many requests' },
-  // Limits per user (README, "Tenant isolation"): each its own type, so a client can tell which it hit.
+  // Limits per user (docs/isolation.md): each its own type, so a client can tell which it hit.
   // 429 for what frees up with time (Retry-After says when), 403 for what frees up only when the user
   // removes something.
   'stream-limit': { status: 429, title: 'Too many open streams and waiting requests' },

@@ -1,5 +1,5 @@
 // A Temporal server with persistence and visibility in PostgreSQL: the engine a production user runs
-// (README: "Temporal on PostgreSQL"), as opposed to the dev server's SQLite file. Used by
+// (docs/operating.md, "Temporal on PostgreSQL"), as opposed to the dev server's SQLite file. Used by
 // `npm run temporal:postgres` (dev/temporal-postgres-cli.ts), by the tests that run the durability
 // scenarios on it (vitest project `temporal-on-postgres`) and by `npm run bench` with
 // BENCH_TEMPORAL=postgres. The databases are created and their schemas brought up to date on start.

@@ -1,5 +1,5 @@
 // Search attributes that make every run findable in the Temporal Web UI. The launcher registers
-// them on the dev server; production operators register them once (see README).
+// them on the dev server; production operators register them once (see docs/operating.md).
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 
 export const SessionIdKey = defineSearchAttributeKey('SessionId', SearchAttributeType.KEYWORD);

@@ -38,7 +38,7 @@ export const answerUpdate = defineUpdate<AnsweredOutcome, [ApprovalAnswer]>('ans
 export const recordedUpdate = defineUpdate<RecordedApproval>('recorded');
 export const approvalStatusQuery = defineQuery<'unanswered' | 'answered' | 'expired'>('status');
 
-/** Patch: the answer is written by an activity scheduled with the Update's acceptance (README: "Versioning workflows"). */
+/** Patch: the answer is written by an activity scheduled with the Update's acceptance (docs/development.md, "Versioning workflows"). */
 const ANSWER_AFTER_ACCEPTANCE = 'answer-after-acceptance';
 
 export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<ApprovalOutcome> {

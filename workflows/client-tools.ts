@@ -21,7 +21,7 @@ export interface ToolResultAck {
 
 export const toolResultUpdate = defineUpdate<ToolResultAck, [ToolResultInput]>('toolResult');
 
-/** Patch: an answer is announced by an activity scheduled with the Update's acceptance (README: "Versioning workflows"). */
+/** Patch: an answer is announced by an activity scheduled with the Update's acceptance (docs/development.md, "Versioning workflows"). */
 const ANNOUNCE_AFTER_ACCEPTANCE = 'tool-result-after-acceptance';
 
 /**

@@ -49,7 +49,7 @@ export async function publishEvent(userId: string, event: PublishedEvent, eventK
 }
 
 /**
- * Patch (README: "Versioning workflows"): a completed turn whose step found no webhook subscription to
+ * Patch (docs/development.md, "Versioning workflows"): a completed turn whose step found no webhook subscription to
  * session.completed publishes nothing. Asked only then, so other runs record no marker.
  */
 const UNSUBSCRIBED_COMPLETION = 'unsubscribed-completion';
@@ -62,7 +62,7 @@ export type TurnEnd = { outcome: TurnOutcome } | { error: unknown };
  * when it failed; nothing for an aborted turn. Never fails the session: a problem is logged.
  */
 export async function publishTurnEnd(session: SessionRef, turnId: string, ended: TurnEnd, idle: boolean): Promise<void> {
-  // Deprecated patch (README: "Versioning workflows"): no session run from before this code can still
+  // Deprecated patch (docs/development.md, "Versioning workflows"): no session run from before this code can still
   // be open (sessions could not wait then: they ended minutes after their last turn), so every run takes
   // this branch; the call stays so histories recorded while it was `patched()` carry a marker it expects.
   // Remove it once no session run started before the deprecation (2026-11-25) can be open.

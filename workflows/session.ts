@@ -122,7 +122,7 @@ const EVENTS_PER_RUN = 800;
 const BYTES_PER_RUN = 128 * 1024;
 
 /**
- * Patch (README: "Versioning workflows"): a turn's end waits for the sends being recorded, and a run
+ * Patch (docs/development.md, "Versioning workflows"): a turn's end waits for the sends being recorded, and a run
  * holds TURNS_PER_RUN turns.
  */
 const SETTLED_SENDS_SHORT_RUNS = 'settled-sends-short-runs';
@@ -136,8 +136,8 @@ const IDLE_AT_TURN_END = 'idle-at-turn-end';
 
 /**
  * Patch: turns run in the session workflow itself (workflows/turn.ts runTurn), not as child workflows:
- * a turn saves the child's start, its first workflow task and its completion's task back here (README:
- * "Fewer workflow tasks per turn"). Asked once per run; a run from before it runs its turns as children.
+ * a turn saves the child's start, its first workflow task and its completion's task back here
+ * (docs/benchmarks.md, "Fewer workflow tasks per turn"). Asked once per run; a run from before it runs its turns as children.
  */
 const TURNS_IN_SESSION = 'turns-in-session';
 

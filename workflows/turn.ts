@@ -123,7 +123,7 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
   // it (activities/turn/compaction.ts), then runs again, once, with the summary. Asked only then, so
   // turns that never compact record no marker; histories from before it never had a `compact` result.
   const compactedStep = async (stepInput: ModelStepInput, asked: NonNullable<StepResult['compact']>): Promise<ModelStepInput> => {
-    // The marker names the change in the history (README: "Versioning workflows"); its answer is not needed:
+    // The marker names the change in the history (docs/development.md, "Versioning workflows"); its answer is not needed:
     // a `compact` result comes only from steps this code asked with `mayCompact`, so it never meets an older history.
     patched('compaction');
     const compaction = await model.compactConversation({
@@ -165,7 +165,7 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
       // turn.started and turn.completed were local activities of their own around the model steps: a
       // transaction each, and a local activity's trip through the worker, one ahead of the first token and
       // one ahead of the end. The first step now writes turn.started with its first message, and a step
-      // giving the final answer writes turn.completed with it (README: "Versioning workflows"; histories
+      // giving the final answer writes turn.completed with it (docs/development.md, "Versioning workflows"; histories
       // from before the patch replay with the local activities).
       const stepsWriteTurnEvents = patched('turn-events-by-steps');
       if (!stepsWriteTurnEvents) await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });
@@ -239,7 +239,7 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
         const serviceCalls = result.toolCalls.filter((call) => call.executor !== 'client');
         // A step with calls its tools' policies ask about (core/tool-policies.ts) runs its calls at once, so
         // each approval is asked now and answerable in any order. Only steps this code asked (`asksApprovals`)
-        // have such calls; the marker names the change in the history (README: "Versioning workflows").
+        // have such calls; the marker names the change in the history (docs/development.md, "Versioning workflows").
         if (serviceCalls.some((call) => call.approval) && patched('tool-approvals')) {
           results.push(...(await Promise.all(serviceCalls.map(runTool))));
         } else {

@@ -2,7 +2,7 @@
 // conversation must be compacted before a step (activities/turn/compaction.ts). In order of trust:
 // the operator's setting for that model (MODEL_CONTEXT_WINDOWS), what the provider's own error said
 // when a request was too long (learned by this worker, see errors.ts), what the provider lists
-// (OpenRouter's model list, listed-windows.ts), a small catalog of the models the README names, and
+// (OpenRouter's model list, listed-windows.ts), a small catalog of the models the docs name, and
 // else MODEL_CONTEXT_WINDOW_DEFAULT. A wrong guess costs one refused request:
 // the step then compacts and tries again, and the worker keeps the window the error named.
 import type { ModelRef } from '../../contract/bundle.ts';

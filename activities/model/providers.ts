@@ -1,5 +1,5 @@
 // From an agent's model reference to an AI SDK language model. Keys and base URLs come from the
-// user's granted secrets first, then the service's environment (README: Models); the providers'
+// user's granted secrets first, then the service's environment (docs/models.md); the providers'
 // own habit of reading process.env is defeated by always passing both explicitly.
 //
 // openai uses the Chat Completions API, not Responses. Our loop is stateless: each step sends the

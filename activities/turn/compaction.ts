@@ -1,6 +1,6 @@
 // A compaction: the older part of a session's conversation summarised by a model call, stored as a
 // `summary` message with a `session.compacted` event (store/compactions.ts), so later steps send the
-// summary and the recent messages instead of everything (README: "Long conversations"). It runs as an
+// summary and the recent messages instead of everything (docs/models.md, "Long conversations"). It runs as an
 // activity of its own, scheduled by the turn when a step finds the conversation past the threshold or
 // the provider refuses it as too long, or by the session on POST /session/<id>/compact: retried,
 // aborted with its turn, billed like a step, and visible in the Temporal Web UI as `compactConversation`.

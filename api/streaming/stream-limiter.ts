@@ -2,7 +2,7 @@
 // per user rather than per key, so minting keys does not multiply them; counted in this API process:
 // a connection lives on one process's socket and ends with it, so a count held there can never leak,
 // the way a shared counter would when a process dies with streams open. With several API processes a
-// user may hold up to that many times OPEN_STREAMS_PER_USER in all (README, "Tenant isolation").
+// user may hold up to that many times OPEN_STREAMS_PER_USER in all (docs/isolation.md).
 import type { Response } from 'express';
 import { StreamLimitError } from '../../lib/errors.ts';
 

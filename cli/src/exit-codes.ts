@@ -1,4 +1,4 @@
-// The process's exit status, the same for every command (README "CLI": exit codes), so scripts can
+// The process's exit status, the same for every command (docs/cli.md: exit status), so scripts can
 // tell a broken call from a wrong invocation and from a turn that ran and failed.
 export const EXIT = {
   ok: 0,

@@ -1,5 +1,5 @@
-// What the calling user may hold and what it holds now: the limits per user (README, "Tenant
-// isolation"), all its keys together. Each refusal names its limit by problem type.
+// What the calling user may hold and what it holds now: the limits per user (docs/isolation.md),
+// all its keys together. Each refusal names its limit by problem type.
 import { defineOperation, type ResponseOf } from './operation.ts';
 
 const LIMIT = (description: string) =>

@@ -132,7 +132,7 @@ export const compactSession = defineOperation({
   summary: 'Compact the conversation now: its older part is summarised, and the model is sent the summary from then on',
   description:
     "What the service does by itself when a conversation nears its model's context window (COMPACTION_THRESHOLD_PERCENT) or " +
-    'the provider refuses it as too long (README: "Long conversations"). The older messages are summarised by a model call ' +
+    'the provider refuses it as too long (docs/models.md, "Long conversations"). The older messages are summarised by a model call ' +
     "(the agent's model, or COMPACTION_MODELS), stored as a message of role `summary` and announced by the event " +
     '`session.compacted {throughMessageId, summaryMessageId, tokensBefore, tokensAfter, reason}`; the most recent messages ' +
     '(COMPACTION_KEEP_PERCENT of the window) are kept whole. Nothing stored is changed: `GET /session/<id>`, the events, ' +

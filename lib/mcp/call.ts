@@ -12,7 +12,7 @@ export interface RemoteCallOutcome {
 
 export interface RemoteCallOptions {
   timeoutMs: number;
-  /** Sent in the request's `_meta` (README: "Exactly-once tool effects"). */
+  /** Sent in the request's `_meta` (docs/tools.md, "Exactly-once tool effects"). */
   idempotencyKey?: string;
   signal?: AbortSignal;
 }

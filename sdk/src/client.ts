@@ -24,7 +24,7 @@ export interface ClientOptions {
   baseUrl?: string;
   /** An API key (`sk_...`). Default: AGENT_SERVICE_API_KEY. Public calls (health) work without. */
   apiKey?: string;
-  /** Retries of a failed call (see README "Retries"). Default 2. */
+  /** Retries of a failed call (sdk/README.md, "Errors": retries). Default 2. */
   maxRetries?: number;
   /** How long a call waits for an answer (for a stream: its headers). Default 60 s. */
   timeoutMs?: number;

@@ -269,7 +269,7 @@ describe('master key rotation', { timeout: 240_000 }, () => {
     expect(await deliveryOf(sessionId)).toMatchObject({ type: 'session.completed', data: { sessionId } });
     expect((await fire(on(api, made.triggerUrlB))).status).toBe(202);
 
-    // Dropping A ends what it signed: links still waiting must have expired first (see the README).
+    // Dropping A ends what it signed: links still waiting must have expired first (docs/operating.md, "Rotating the master key").
     expect((await fire(on(api, made.triggerUrlA))).status).toBe(404);
     expect((await answerByLink(api, 'no')).status).toBe(404);
     const approval = await call<{ links: { options: Array<{ url: string }> } }>(`${api.url}/approval`, {

@@ -1,5 +1,5 @@
 // Waits measured in days, run in seconds. Temporal's time-skipping test server cannot be had on this
-// machine (README: "Versioning workflows"), so every long wait is a real timer of the real workflow
+// machine (docs/development.md, "Versioning workflows"), so every long wait is a real timer of the real workflow
 // whose length comes from configuration, carried in the workflow's input: with the production
 // defaults the timers in history are seven days (an approval) or about a day of retries (a delivery);
 // with the same defaults compressed (one day = DAY_MS) the same timers fire, and what follows the

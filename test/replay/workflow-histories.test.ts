@@ -40,7 +40,7 @@ describe('recorded workflow histories', () => {
         `test/fixtures/histories/${name}.json no longer replays against the current workflow code ` +
           `(${result.error.name}): ${result.error.message}\n` +
           'A run in flight with this history would fail after a deploy. Put the change behind patched() ' +
-          '(README: "Versioning workflows"), or make it a new workflow type.',
+          '(docs/development.md, "Versioning workflows"), or make it a new workflow type.',
       );
     }
   });

@@ -1,4 +1,4 @@
-// The layering (README: "The layers") is enforced by the lint step of `npm test`: an import that runs
+// The layering (docs/development.md, "The layers") is enforced by the lint step of `npm test`: an import that runs
 // against it fails. These cases lint one probe file at a time with the project's own ESLint config,
 // so a rule that stopped catching a backward import would fail here, not silently pass.
 import { ESLint } from 'eslint';
