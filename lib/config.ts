@@ -1,5 +1,5 @@
 // Every setting the service reads from its environment, parsed and checked once. Nothing else in
-// the code base reads process.env, so the README's table of variables is this file.
+// the code base reads process.env, so the table of variables in docs/configuration.md is this file.
 import { ConfigError } from './config-error.ts';
 import { temporalSecurity, type TemporalSecurity } from './temporal-tls-config.ts';
 import path from 'node:path';
@@ -61,7 +61,7 @@ export interface Config {
   /** Model provider keys and base URLs from the environment; a user's granted secret of the same name wins. */
   providers: Record<ProviderId, ProviderEnv>;
   turns: TurnSettings;
-  /** When a conversation is compacted, and what the model is shown of it (README: "Long conversations"). */
+  /** When a conversation is compacted, and what the model is shown of it (docs/models.md, "Long conversations"). */
   context: ContextSettings;
   /** Outbound requests to addresses users chose (webhooks, channels, tools): see lib/outbound.ts. */
   outbound: { allowCidrs: string[] };
