@@ -10,6 +10,7 @@ import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
 import type { SessionEvent } from '../../contract/events.ts';
+import { deleteSchedules } from '../helpers/harness/schedules.ts';
 
 /** Never fires while the tests run (midnight on January 1st, and on January 2nd). */
 const NEVER = '0 0 1 1 *';
@@ -19,15 +20,7 @@ const RECONCILE_TIMEOUT_MS = 20_000;
 
 const test = agentTest({ SCHEDULE_CATCHUP_WINDOW_MS: String(CATCHUP_WINDOW_MS) });
 const scheduleIds = new Set<string>();
-test.afterAll(async ({ env }) => {
-  // A schedule a failed test left behind would keep firing at a task queue nobody polls.
-  for (const id of scheduleIds) {
-    await env.worker.client.schedule
-      .getHandle(id)
-      .delete()
-      .catch(() => undefined);
-  }
-});
+test.afterAll(({ env }) => deleteSchedules(env.worker.client, scheduleIds));
 
 const model = { providerId: 'openai-compatible', modelId: 'fake-model' };
 

@@ -21,6 +21,7 @@ import { messageText, type ChatMessage, type FakeHandler } from '../helpers/fake
 import { openLink } from '../helpers/client/browser-headers.ts';
 import { call } from '../helpers/client/request.ts';
 import type { SessionEvent } from '../../contract/events.ts';
+import { deleteSchedules } from '../helpers/harness/schedules.ts';
 
 // The fake Slack's address goes into the service's settings, so it has to exist before the harness starts.
 const slack = await startFakeSlack();
@@ -32,13 +33,7 @@ const test = agentTest({
 
 const scheduleIds = new Set<string>();
 test.afterAll(async ({ env }) => {
-  // A schedule left behind would fire (every weekday at 9:00) at a task queue nobody polls any more.
-  for (const id of scheduleIds) {
-    await env.worker.client.schedule
-      .getHandle(id)
-      .delete()
-      .catch(() => undefined);
-  }
+  await deleteSchedules(env.worker.client, scheduleIds);
   await slack.close();
 });
 

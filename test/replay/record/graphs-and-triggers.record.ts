@@ -16,6 +16,7 @@ import {
 import type { SessionEvent } from '../../../contract/events.ts';
 import { EventType, hasEvent, recorder, type Recorder } from './recorder.ts';
 import { RECORDING_ENV } from './recording-env.ts';
+import { deleteSchedules } from '../../helpers/harness/schedules.ts';
 
 let env: AgentEnv;
 let record: Recorder;
@@ -26,13 +27,7 @@ beforeAll(async () => {
   record = recorder(env.worker.client, [env.user.apiKey]);
 });
 afterAll(async () => {
-  // A schedule left behind would keep firing at a task queue nobody polls.
-  for (const id of schedules) {
-    await env?.worker.client.schedule
-      .getHandle(id)
-      .delete()
-      .catch(() => undefined);
-  }
+  if (env) await deleteSchedules(env.worker.client, schedules);
   await env?.close();
 });
 
