@@ -142,8 +142,11 @@ async function main(): Promise<void> {
 
     let temporalAddress = config.temporalAddress;
     let uiUrl: string | undefined;
+    // Said at ready: the binary that also runs `temporal schedule trigger` and friends against the dev server.
+    let temporalCli: string | undefined;
     if (!temporalAddress) {
       const cli = await obtainTemporalCli(config.dataDir, say, stopped.signal);
+      temporalCli = cli;
       const port = portFromEnv('TEMPORAL_DEV_PORT', 7233);
       const uiPort = portFromEnv('TEMPORAL_UI_PORT', 8233);
       say(`starting the Temporal dev server on 127.0.0.1:${port} (state in ${path.join(config.dataDir, 'temporal.db')})`);
@@ -187,6 +190,7 @@ async function main(): Promise<void> {
     console.log('');
     say(`API:             ${apiUrl}   (OpenAPI: ${apiUrl}/openapi.json)`);
     if (uiUrl) say(`Temporal Web UI: ${uiUrl}`);
+    if (temporalCli) say(`Temporal CLI:    ${temporalCli}   (--address ${temporalAddress} --namespace ${config.temporalNamespace})`);
     say(`Data directory:  ${config.dataDir}`);
     if (createdAdminKey) {
       say('First start: created the admin user. Its API key is shown this once; keep it:');

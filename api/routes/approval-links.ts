@@ -56,7 +56,7 @@ async function answerAndShow(deps: ApiDeps, req: Request, res: Response, approva
 
 function notFound(req: Request, res: Response): undefined {
   if (wantsHtml(req)) return sendPage(res, 404, notFoundPage());
-  throw new NotFoundError('This approval link is not valid');
+  throw new NotFoundError('No approval has this id or answer link');
 }
 
 function bodyField(body: unknown, field: string): string | undefined {

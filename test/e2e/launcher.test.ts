@@ -87,6 +87,10 @@ test('start, use, SIGKILL, start again: everything is kept; SIGTERM stops every 
   const firstOutput = await launcher.waitForOutput(/ready\. Ctrl-C stops everything/, 150_000);
   expect(firstOutput).toContain(`API:             ${base}`);
   expect(firstOutput).toContain(`Temporal Web UI: http://127.0.0.1:${ports.ui}`);
+  // The Temporal CLI it runs the dev server with, named so a user can run `temporal schedule trigger` and the like.
+  const cliLine = /Temporal CLI: {4}(\S+) {3}\(--address (\S+) --namespace (\S+)\)/.exec(firstOutput);
+  expect(cliLine?.slice(2)).toEqual([`127.0.0.1:${ports.temporal}`, 'default']);
+  fs.accessSync(cliLine![1]!, fs.constants.X_OK);
   const adminKey = /ADMIN_API_KEY=(sk_[0-9a-z]+)/.exec(firstOutput)?.[1];
   expect(adminKey).toBeDefined();
 

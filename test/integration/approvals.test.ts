@@ -254,6 +254,13 @@ describe('signed links', () => {
     // A bare id is the keyed form of the same path: without a key it is 401, not an answer.
     expect((await fetch(`${env.api.url}/approval/${id}/answer?choice=yes`, { method: 'POST' })).status).toBe(401);
     expect((await openLink(`${env.api.url}/approval/${id}/answer?choice=yes`)).status).toBe(404);
+    // A mistyped id (no id the service could have made) is taken for a link's token; its 404 speaks of both.
+    const mistyped = await call(`${env.api.url}/approval/apr_123/answer`, {
+      headers: { ...env.user.auth, accept: 'application/json' },
+      json: { choice: 'yes' },
+    });
+    expect(mistyped.status).toBe(404);
+    expect(mistyped.text).toContain('No approval has this id or answer link');
     expect((await getApproval(env, approval.id)).body.status).toBe('unanswered');
   });
 });
