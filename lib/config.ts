@@ -1,5 +1,7 @@
 // Every setting the service reads from its environment, parsed and checked once. Nothing else in
-// the code base reads process.env, so the table of variables in docs/configuration.md is this file.
+// the service reads process.env (lib/temporal-tls-config.ts parses the environment handed to it
+// here; only `npm start`'s launcher reads a few settings of its own), so the main table of
+// docs/configuration.md is this file, as test/unit/docs-configuration.test.ts checks.
 import { ConfigError } from './config-error.ts';
 import { temporalSecurity, type TemporalSecurity } from './temporal-tls-config.ts';
 import path from 'node:path';
