@@ -10,10 +10,12 @@ import { sharedSchemaChecks } from './tools/schema-checks.ts';
 import type { AbortNotices } from './turn/abort-notices.ts';
 import { toolActivities } from './turn/tools.ts';
 import { compactionActivities } from './turn/compaction.ts';
+import { withCompactionPlaces } from './turn/compaction-places.ts';
 import { ContextWindows } from './model/context-windows.ts';
-import { ListedWindows } from './model/listed-windows.ts';
+import { ListedModels } from './model/listed-models.ts';
 import { DEFAULT_BASE_URLS } from './model/providers.ts';
 import { revisionCache } from './turn/revision-cache.ts';
+import type { ListedPriceOf } from './turn/budget-hold.ts';
 import { createStorage } from '../lib/storage.ts';
 import { webhookActivities } from './webhooks.ts';
 import { approvalActivities } from './approvals.ts';
@@ -37,12 +39,15 @@ export function createActivities(deps: ActivityDeps) {
   const revisionOf = revisionCache(deps.db);
   const bundleOf = async (agentId: string, revision: number) => (await revisionOf(agentId, revision)).bundle;
   // One per worker: what a provider's error taught it about a model's window serves every later step.
-  // OpenRouter lists its models' windows; the list is read from the operator's base URL only.
+  // OpenRouter lists its models' windows and prices; the list is read from the operator's base URL only.
   const openrouterList = `${(deps.config.providers.openrouter.baseUrl ?? DEFAULT_BASE_URLS.openrouter!).replace(/\/+$/, '')}/models`;
+  const openrouterModels = new ListedModels(openrouterList);
   const contextWindows = new ContextWindows(
     { overrides: deps.config.context.windows, defaultTokens: deps.config.context.defaultWindowTokens },
-    { openrouter: new ListedWindows(openrouterList) },
+    { openrouter: openrouterModels },
   );
+  // What a budget holds a call of a model at when neither the operator nor the service's table prices it.
+  const listedPrice: ListedPriceOf = async (ref) => (ref.providerId === 'openrouter' ? openrouterModels.priceOf(ref.modelId) : undefined);
   return {
     ...systemActivities(deps),
     ...turnBookkeeping(deps),
@@ -53,8 +58,13 @@ export function createActivities(deps: ActivityDeps) {
       storage: createStorage(deps.config),
       schemaChecks: sharedSchemaChecks({ timeoutMs: deps.config.limits.schemaCheckTimeoutMs, threads: SCHEMA_CHECK_THREADS }),
       contextWindows,
+      listedPrice,
     }),
-    ...compactionActivities({ ...deps, revisionOf, contextWindows }),
+    // A compaction takes one of its user's places as a model step does.
+    ...withCompactionPlaces(
+      { db: deps.db, logger: deps.logger, runningPerUser: deps.config.limits.runningTurnsPerUser },
+      compactionActivities({ ...deps, revisionOf, contextWindows, listedPrice }),
+    ),
     ...toolActivities({ ...deps, revisionOf }),
     ...webhookActivities(deps),
     ...approvalActivities({ ...deps, bundleOf }),

@@ -72,6 +72,13 @@ export interface CompactionInput extends SessionRef {
   windowTokens?: number;
   /** Asked for between turns while the session still saw this turn running: refused unless its end is written. */
   runningTurnId?: string;
+  /**
+   * The caller waits (PlaceQueued) when the user already runs RUNNING_TURNS_PER_USER steps, calls and
+   * compactions. Only workflows that know to wait and ask again say so: an older one's compaction just runs.
+   */
+  mayQueue?: boolean;
+  /** The workflow a freed place wakes: the turn's, or the session's for a compaction between turns. */
+  wakeWorkflowId?: string;
 }
 
 export interface CompactionResult {
@@ -101,10 +108,22 @@ export interface ToolCall {
 }
 
 /**
- * The signal a turn waiting for a place (StepResult.queued) is woken with: a step of its user gave one
- * back (activities/turn/step-queue.ts).
+ * The signal a workflow waiting for a place (StepResult.queued, PlaceQueued) is woken with: a step, tool
+ * call or compaction of its user gave one back (activities/turn/step-queue.ts). Its argument, when given,
+ * is the key of the waiting call it wakes (core/place-keys.ts); a step's wake-up names none.
  */
 export const STEP_PLACE_FREED = 'stepPlaceFreed';
+
+/**
+ * What a tool call or compaction asked with `mayQueue` answers when its user already runs as many steps,
+ * calls and compactions as it may (RUNNING_TURNS_PER_USER): nothing ran; the workflow waits for a place
+ * (STEP_PLACE_FREED) and asks again. Results recorded before places were taken never hold `queued`.
+ */
+export interface PlaceQueued {
+  queued: true;
+}
+
+export const isPlaceQueued = (result: object): result is PlaceQueued => (result as { queued?: unknown }).queued === true;
 
 /**
  * Attempts of a tool call the service runs (its activity's retry policy). The call's last attempt turns
@@ -142,11 +161,20 @@ export interface StepResult {
   /** The step saw to turn.started (ModelStepInput.startsTurn); absent from a worker that predates it. */
   turnStarted?: true;
   /**
+   * The version of the tool-policy rules that classified its calls (TOOL_POLICY_RULES): which run, which
+   * ask first, which are refused. Absent from a step of a worker from before tool policies, whose calls
+   * nobody checked; the turn runs none of them (workflows/turn.ts).
+   */
+  policies?: number;
+  /**
    * The step wrote turn.completed while its user had no active webhook subscription to session.completed:
    * publishing that event would record no delivery. Absent when unknown (a step finished before, an older worker).
    */
   completionUnsubscribed?: true;
 }
+
+/** The tool-policy rules a step classifies its calls by (StepResult.policies): raised when they change. */
+export const TOOL_POLICY_RULES = 1;
 
 export type ToolResultPart = Extract<MessagePart, { type: 'tool-result' }>;
 

@@ -10,6 +10,7 @@ import { PROVIDER_IDS, type ProviderId } from '../contract/bundle-constants.ts';
 import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS, type TurnSettings } from './turn-settings.ts';
 import { parseCidrList } from './refused-addresses.ts';
 import type { ApprovalSettings } from './approvals.ts';
+import { parseModelPrice, type ModelPrice } from './model-prices.ts';
 
 /** Task queue of the workers. TASK_QUEUE overrides it so that several deployments, or test runs, can
  * share one Temporal namespace without taking each other's tasks. */
@@ -62,9 +63,17 @@ export interface Config {
   limits: Limits;
   /** Model provider keys and base URLs from the environment; a user's granted secret of the same name wins. */
   providers: Record<ProviderId, ProviderEnv>;
+  /**
+   * SHARED_CACHE_COUNTS: a message's usage shows its prompt-cache counts behind the operator's credentials
+   * too, not only behind a user's own (activities/model/credential-scope.ts). For one tenant, or tenants
+   * who may learn what the others send. @default false
+   */
+  sharedCacheCounts: boolean;
   turns: TurnSettings;
   /** When a conversation is compacted, and what the model is shown of it (docs/models.md, "Long conversations"). */
   context: ContextSettings;
+  /** What a model call costs where no provider says, and which models a send may choose (docs/sessions.md, Budgets). */
+  pricing: PricingSettings;
   /** Outbound requests to addresses users chose (webhooks, channels, tools): see lib/outbound.ts. */
   outbound: { allowCidrs: string[] };
   webhooks: WebhookSettings;
@@ -85,7 +94,16 @@ export interface Config {
    * Remote MCP servers: registered per user (at most `serversPerUser`), connected to at deploy within
    * `connectTimeoutMs`, a call answered within `callTimeoutMs` and `resultMaxBytes`.
    */
-  mcp: { serversPerUser: number; connectTimeoutMs: number; callTimeoutMs: number; resultMaxBytes: number };
+  mcp: {
+    serversPerUser: number;
+    connectTimeoutMs: number;
+    callTimeoutMs: number;
+    resultMaxBytes: number;
+    /** One listing of a server's tools (deploy, GET /mcp/<id>), connecting and every page, ends by this. */
+    listTimeoutMs: number;
+    /** Listings one user may have running at once in one API process; past it, 429. */
+    listingsPerUser: number;
+  };
   /** The API's periodic clean-up: uploaded files no row names (after a grace period), expired Idempotency-Keys. */
   housekeeping: { intervalMs: number; mediaOrphanGraceMs: number };
   /** Device logins (the CLI's): how long a code lives, and codes one client address may ask for per rate-limit window. */
@@ -133,8 +151,13 @@ export interface Limits {
   openApprovalsPerUser: number;
   /** Bytes of uploads one user's sessions keep (403 beyond). */
   storedBytesPerUser: number;
-  /** Model steps one user runs at once, all its sessions together; beyond, a turn waits (turn.queued). */
+  /**
+   * Model steps, tool calls and compactions one user runs at once, all its sessions together; beyond, a
+   * turn waits (turn.queued).
+   */
   runningTurnsPerUser: number;
+  /** Scripts of the `code` tool one user runs at once per worker process: at most one fewer than its threads (one per core, 2 to 4). */
+  codeScriptsPerUser: number;
   /** Bytes of files (images, PDFs, text) the model is sent in one step: the files of the whole conversation. */
   turnFileBytes: number;
   /** Bytes of files one worker keeps between the model steps of its turns, all turns together (0: none kept). */
@@ -163,6 +186,15 @@ export interface ContextSettings {
   defaultWindowTokens: number;
   /** Longest tool result the model is shown whole; longer ones are cut, with a note (storage keeps them whole). */
   toolResultMaxChars: number;
+}
+
+export interface PricingSettings {
+  /** Prices set by the operator (`providerId:modelId` or `modelId`), over the service's own table. */
+  modelPrices: Record<string, ModelPrice>;
+  /** What a call of a model with no known price is held and charged at while a budget applies; unset, it is refused. */
+  unpricedModelPrice: ModelPrice | undefined;
+  /** The models a send may choose for its turn (`[providerId:]modelId`, a trailing `*`); undefined: any. */
+  sendModels: string[] | undefined;
 }
 
 export interface ProviderEnv {
@@ -250,6 +282,28 @@ function compactionModels(env: Env): Partial<Record<ProviderId, string>> {
       return [key, value];
     }),
   );
+}
+
+function modelPrices(env: Env): Record<string, ModelPrice> {
+  const name = 'MODEL_PRICES';
+  return Object.fromEntries(
+    pairs(env, name, '[providerId:]modelId=input/output').map(([key, value]) => [key, parseModelPrice(value, `${name}: ${key}`)]),
+  );
+}
+
+/** `none` allows no model but the agent's own; unset, any. */
+function sendModels(env: Env): string[] | undefined {
+  const raw = str(env, 'SEND_MODELS');
+  if (raw === undefined) return undefined;
+  if (raw === 'none') return [];
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
+function optional<T>(raw: string | undefined, parse: (raw: string) => T): T | undefined {
+  return raw === undefined ? undefined : parse(raw);
 }
 
 function percent(env: Env, name: string, fallback: number, min: number): number {
@@ -341,6 +395,7 @@ export function loadConfig(env: Env = process.env): Config {
       .filter(Boolean),
     logLevel: str(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     trustProxy: int(env, 'TRUST_PROXY_HOPS', 0),
+    sharedCacheCounts: onOff(env, 'SHARED_CACHE_COUNTS', false),
     providers: {
       openrouter: provider(env, 'OPENROUTER_API_KEY', 'OPENROUTER_BASE_URL'),
       openai: provider(env, 'OPENAI_API_KEY', 'OPENAI_BASE_URL'),
@@ -363,6 +418,8 @@ export function loadConfig(env: Env = process.env): Config {
       openApprovalsPerUser: int(env, 'OPEN_APPROVALS_PER_USER', 1000, 1),
       storedBytesPerUser: int(env, 'STORED_BYTES_PER_USER', 1024 * 1024 * 1024, 0),
       runningTurnsPerUser: int(env, 'RUNNING_TURNS_PER_USER', 150, 1),
+      // At most one fewer than the code sandbox's threads (activities/tools/code.ts), so one user never holds them all.
+      codeScriptsPerUser: int(env, 'CODE_SCRIPTS_PER_USER', 2, 1, 3),
       turnFileBytes: int(env, 'TURN_FILE_BYTES_LIMIT', 50 * 1024 * 1024, 1),
       workerFileCacheBytes: int(env, 'WORKER_FILE_CACHE_BYTES', 256 * 1024 * 1024, 0),
       workerConcurrentActivities: int(env, 'WORKER_MAX_CONCURRENT_ACTIVITIES', 200, 1),
@@ -390,6 +447,11 @@ export function loadConfig(env: Env = process.env): Config {
       defaultWindowTokens: int(env, 'MODEL_CONTEXT_WINDOW_DEFAULT', 128_000, 1_000),
       toolResultMaxChars: int(env, 'TOOL_RESULT_MAX_CHARS', 40_000, 1_000),
     },
+    pricing: {
+      modelPrices: modelPrices(env),
+      unpricedModelPrice: optional(str(env, 'UNPRICED_MODEL_PRICE'), (raw) => parseModelPrice(raw, 'UNPRICED_MODEL_PRICE')),
+      sendModels: sendModels(env),
+    },
     outbound: { allowCidrs: cidrList(env, 'OUTBOUND_ALLOW_CIDRS') },
     webhooks: {
       retryScheduleMs: intList(env, 'WEBHOOK_RETRY_SCHEDULE_MS', DEFAULT_RETRY_SCHEDULE_MS, 1),
@@ -413,6 +475,8 @@ export function loadConfig(env: Env = process.env): Config {
       connectTimeoutMs: int(env, 'MCP_CONNECT_TIMEOUT_MS', 10_000, 100, 15_000),
       callTimeoutMs: int(env, 'MCP_CALL_TIMEOUT_MS', 60_000, 100, 90_000),
       resultMaxBytes: int(env, 'MCP_RESULT_MAX_BYTES', 1024 * 1024, 1024),
+      listTimeoutMs: int(env, 'MCP_LIST_TIMEOUT_MS', 20_000, 100, 120_000),
+      listingsPerUser: int(env, 'MCP_LISTINGS_PER_USER', 4, 1),
     },
     triggers: {
       bodyBytes: int(env, 'TRIGGER_BODY_LIMIT_BYTES', 1024 * 1024, 1),

@@ -33,6 +33,8 @@ export const FAILURE = {
   modelOutputLimit: 'ModelOutputLimitExceeded',
   /** A monthly spend budget (the user's or the agent's) is spent: no model call until it is raised or the month turns. */
   budgetSpent: 'BudgetSpent',
+  /** A budget applies and nothing prices the model (no table price, no operator price, no cost its provider reports): not called. */
+  budgetUnpriced: 'BudgetUnpricedModel',
   /** A reply that had to match `jsonReply.schema` still did not after its retries: the turn fails. */
   replyInvalid: 'ReplyInvalid',
   /** A message PostgreSQL cannot store (see activities/turn/bookkeeping.ts): not retried. */

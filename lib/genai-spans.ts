@@ -7,7 +7,9 @@
 //
 // Content (prompts, replies, tool arguments and results, questions and answers) goes on the spans only
 // when the operator opts in (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT, config.tracing
-// .captureContent). Without it a span carries names, models, ids, token counts and sizes.
+// .captureContent). Without it a span carries names, models, ids, token counts and sizes, and a failure
+// its type but not its message: a provider's error quotes the user's input, a tool's its arguments.
+// (The exporter drops the error text of every other span too: lib/content-free-spans.ts.)
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import type { TokenUsage } from '../contract/events.ts';
 import { genAiInputMessages, genAiOutputMessages, type GenAiMessageSource } from './genai-messages.ts';
@@ -48,9 +50,10 @@ export function finishReasonName(reason: string): string {
   return reason.replace(/-/g, '_');
 }
 
-function failed(span: Span, errorType: string, message: string): void {
+/** `message` only when it may hold content (`captureContent`), or is the service's own words. */
+function failed(span: Span, errorType: string, message: string | undefined): void {
   span.setAttribute('error.type', errorType);
-  span.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.setStatus({ code: SpanStatusCode.ERROR, ...(message !== undefined ? { message } : {}) });
 }
 
 export interface ChatSpanStart extends TurnSpanContext {
@@ -79,6 +82,7 @@ export interface ChatSpan {
   /** What the provider said about its response (the model that answered, its id). */
   responseMetadata(metadata: { id?: string; modelId?: string }): void;
   end(outcome: ChatSpanEnd): void;
+  /** `message` is the provider's words (it may quote the input): recorded only with content capture on. */
   fail(errorType: string, message: string): void;
   /** Ends the span if nothing else did (a cancelled step, an error thrown past the step's own handling). */
   close(): void;
@@ -138,7 +142,7 @@ export function startChatSpan(start: ChatSpanStart, captureContent: boolean, inp
       });
     },
     fail(errorType, message) {
-      once(() => failed(span, errorType, message));
+      once(() => failed(span, errorType, captureContent ? message : undefined));
     },
     close() {
       once(() => failed(span, 'cancelled', 'the step ended before its model call finished'));
@@ -185,7 +189,8 @@ export function startToolSpan(start: ToolSpanStart, captureContent: boolean, arg
       span.end();
     },
     fail(error) {
-      failed(span, error instanceof Error ? error.name : '_OTHER', error instanceof Error ? error.message : String(error));
+      const message = error instanceof Error ? error.message : String(error);
+      failed(span, error instanceof Error ? error.name : '_OTHER', captureContent ? message : undefined);
       span.end();
     },
   };

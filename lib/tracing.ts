@@ -8,6 +8,7 @@ import { Resource } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { Config } from './config.ts';
+import { contentFreeExporter } from './content-free-spans.ts';
 
 export interface Tracing {
   resource: Resource;
@@ -26,7 +27,9 @@ export function startTracing(config: Config, processName: 'api' | 'worker'): Tra
   if (!endpoint) return undefined;
   const resource = new Resource({ 'service.name': serviceName ?? `agent-service-${processName}` });
   const url = `${endpoint.replace(/\/+$/, '')}/v1/traces`;
-  const spanProcessor = new BatchSpanProcessor(new OTLPTraceExporter({ url }), { scheduledDelayMillis: 1_000 });
+  // Without the operator's opt-in to content, no error text leaves the process either (content-free-spans.ts).
+  const exporter = contentFreeExporter(new OTLPTraceExporter({ url }), config.tracing.captureContent);
+  const spanProcessor = new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1_000 });
   const provider = new NodeTracerProvider({ resource, spanProcessors: [spanProcessor] });
   provider.register();
   return { resource, spanProcessor, shutdown: () => provider.shutdown() };

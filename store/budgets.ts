@@ -1,50 +1,116 @@
-// Monthly spend budgets (USD, UTC calendar month) of users and agents, and what they spent this month:
-// the cost recorded on each reply completed since the month began (a fork's copies of replies are not
-// spent again). Read before each model step, so a turn stops once a budget is spent.
-import type { Db } from './db.ts';
+// Monthly spend budgets (USD, UTC calendar month) of users and agents, and what counts against them:
+// the cost recorded on each reply and summary completed since the month began (a fork's copies of
+// replies are not spent again), the charges of attempts that left no message, and what model calls
+// running now hold (schema/migrations/0028_budget_holds.sql; the rules are core/budget-holds.ts).
+import { admission, type Admission, type Budgets, type HoldAmounts } from '../core/budget-holds.ts';
+import { inTransaction, type Db, type DbClient } from './db.ts';
+
+export type { Budgets } from '../core/budget-holds.ts';
 
 const MONTH_START = "date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'";
 
-export interface BudgetState {
-  monthlyUsd: number;
-  spentUsd: number;
-}
+type Owner = 'user_id' | 'agent_id';
 
-export interface Budgets {
-  /** 'YYYY-MM', UTC. */
-  month: string;
-  user?: BudgetState;
-  agent?: BudgetState & { name: string };
-}
+/** Recorded costs this month: replies and summaries. `id` is an SQL expression, the owner's id. */
+const RECORDED = (column: Owner, id: string) => `(SELECT coalesce(sum(m.cost_usd), 0) FROM sessions s JOIN messages m ON m.session_id = s.id
+   WHERE s.${column} = ${id} AND m.role IN ('assistant', 'summary') AND m.copied_from IS NULL AND m.completed_at >= ${MONTH_START})`;
 
-/** The budgets that apply to a step of `agentId` run for `userId`, each with this month's spend; none set, none read. */
-export async function budgetsFor(db: Db, userId: string, agentId: string): Promise<Budgets> {
-  const { rows } = await db.query<{ month: string; user_budget: string | null; agent_budget: string | null; agent_name: string }>(
-    `SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM') AS month, u.monthly_budget_usd AS user_budget,
-            a.monthly_budget_usd AS agent_budget, a.name AS agent_name
-       FROM users u JOIN agents a ON a.id = $2 WHERE u.id = $1`,
+/** Charges this month of attempts that left no message: settled ones, and holds that lapsed unsettled (their worker died). */
+const CHARGED = (column: Owner, id: string) => `(SELECT coalesce(sum(coalesce(h.charged_usd, h.input_usd)), 0) FROM budget_holds h
+   WHERE h.${column} = ${id} AND (h.charged_usd IS NOT NULL OR h.expires_at < now()) AND h.created_at >= ${MONTH_START})`;
+
+/** What calls running now hold. */
+const HELD = (column: Owner, id: string) => `(SELECT coalesce(sum(h.reserved_usd), 0) FROM budget_holds h
+   WHERE h.${column} = ${id} AND h.charged_usd IS NULL AND h.expires_at >= now())`;
+
+const SPENT = (column: Owner, id: string) => `(${RECORDED(column, id)} + ${CHARGED(column, id)})`;
+
+/** The budgets that apply to a call of `agentId` run for `userId`, each with what counts against it; none set, none summed. */
+export async function budgetsFor(db: Db | DbClient, userId: string, agentId: string): Promise<Budgets> {
+  // Two owners, one id each: the sums are computed only for a budget that is set.
+  const { rows } = await db.query<{
+    month: string;
+    user_budget: string | null;
+    agent_budget: string | null;
+    agent_name: string;
+    user_spent: string | null;
+    user_held: string | null;
+    agent_spent: string | null;
+    agent_held: string | null;
+  }>(
+    `SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM') AS month, b.user_budget, b.agent_budget, b.agent_name,
+            CASE WHEN b.user_budget IS NOT NULL THEN ${SPENT('user_id', '$1')} END AS user_spent,
+            CASE WHEN b.user_budget IS NOT NULL THEN ${HELD('user_id', '$1')} END AS user_held,
+            CASE WHEN b.agent_budget IS NOT NULL THEN ${SPENT('agent_id', '$2')} END AS agent_spent,
+            CASE WHEN b.agent_budget IS NOT NULL THEN ${HELD('agent_id', '$2')} END AS agent_held
+       FROM (SELECT u.monthly_budget_usd AS user_budget, a.monthly_budget_usd AS agent_budget, a.name AS agent_name
+               FROM users u JOIN agents a ON a.id = $2 WHERE u.id = $1) AS b`,
     [userId, agentId],
   );
   const row = rows[0];
   if (!row) return { month: '' };
   const budgets: Budgets = { month: row.month };
-  if (row.user_budget !== null) budgets.user = { monthlyUsd: Number(row.user_budget), spentUsd: await spentByUser(db, userId) };
+  if (row.user_budget !== null) {
+    budgets.user = { monthlyUsd: Number(row.user_budget), spentUsd: Number(row.user_spent), heldUsd: Number(row.user_held) };
+  }
   if (row.agent_budget !== null) {
-    budgets.agent = { name: row.agent_name, monthlyUsd: Number(row.agent_budget), spentUsd: await spentByAgent(db, agentId) };
+    budgets.agent = {
+      name: row.agent_name,
+      monthlyUsd: Number(row.agent_budget),
+      spentUsd: Number(row.agent_spent),
+      heldUsd: Number(row.agent_held),
+    };
   }
   return budgets;
+}
+
+/**
+ * Admits a call against the budgets of its user and agent and, when there is room, holds `amounts` for it
+ * under `key` until `leaseMs` from now: the check and the hold under the user's lock (a user's budget
+ * covers all its agents, an agent's budget is its user's), each read after the lock is taken, so calls
+ * admitted at once each see the others' holds. Unsettled holds of earlier executions of the same call
+ * (keys starting with `supersedes`: a worker died with them) lapse first, counting their input, so a
+ * retry does not wait on its own dead attempt.
+ */
+export async function holdBudget(
+  db: Db,
+  input: { key: string; supersedes: string; userId: string; agentId: string; amounts: HoldAmounts; leaseMs: number },
+): Promise<Admission> {
+  return inTransaction(db, async (client) => {
+    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('budget:' || $1, 0))", [input.userId]);
+    await client.query(
+      `UPDATE budget_holds SET expires_at = now() - interval '1 millisecond'
+        WHERE user_id = $1 AND left(hold_key, length($2)) = $2 AND hold_key <> $3 AND charged_usd IS NULL AND expires_at > now()`,
+      [input.userId, input.supersedes, input.key],
+    );
+    const verdict = admission(await budgetsFor(client, input.userId, input.agentId), input.userId);
+    if (verdict.verdict !== 'room') return verdict;
+    await client.query(
+      `INSERT INTO budget_holds (hold_key, user_id, agent_id, reserved_usd, input_usd, expires_at)
+       VALUES ($1, $2, $3, $4, $5, now() + $6 * interval '1 millisecond')
+       ON CONFLICT (hold_key) DO NOTHING`,
+      [input.key, input.userId, input.agentId, input.amounts.reservedUsd, input.amounts.inputUsd, input.leaseMs],
+    );
+    return verdict;
+  });
+}
+
+/** An attempt ended without a message to carry its cost: charged `usd` (the hold goes when that is nothing). */
+export async function settleBudgetHold(db: Db, key: string, usd: number): Promise<void> {
+  if (usd > 0) await db.query('UPDATE budget_holds SET charged_usd = $2 WHERE hold_key = $1', [key, usd]);
+  else await db.query('DELETE FROM budget_holds WHERE hold_key = $1', [key]);
+}
+
+/** The holds of calls whose cost is now stored on a message: in the transaction that stores it. */
+export async function releaseBudgetHolds(client: DbClient, keys: readonly string[]): Promise<void> {
+  if (keys.length > 0) await client.query('DELETE FROM budget_holds WHERE hold_key = ANY($1)', [keys]);
 }
 
 export const spentByUser = (db: Db, userId: string) => spentThisMonth(db, 'user_id', userId);
 export const spentByAgent = (db: Db, agentId: string) => spentThisMonth(db, 'agent_id', agentId);
 
-async function spentThisMonth(db: Db, column: 'user_id' | 'agent_id', id: string): Promise<number> {
-  const { rows } = await db.query<{ spent: string }>(
-    `SELECT coalesce(sum(m.cost_usd), 0)::text AS spent
-       FROM sessions s JOIN messages m ON m.session_id = s.id
-      WHERE s.${column} = $1 AND m.role IN ('assistant', 'summary') AND m.copied_from IS NULL AND m.completed_at >= ${MONTH_START}`,
-    [id],
-  );
+async function spentThisMonth(db: Db, column: Owner, id: string): Promise<number> {
+  const { rows } = await db.query<{ spent: string }>(`SELECT ${SPENT(column, '$1')}::text AS spent`, [id]);
   return Number(rows[0]!.spent);
 }
 
@@ -79,9 +145,7 @@ export async function budgetOverview(
     ),
     db.query<{ agent_id: string; budget: string | null; spent: string }>(
       `SELECT a.id AS agent_id, a.monthly_budget_usd AS budget,
-              coalesce((SELECT sum(m.cost_usd) FROM sessions s JOIN messages m ON m.session_id = s.id
-                         WHERE s.agent_id = a.id AND m.role IN ('assistant', 'summary') AND m.copied_from IS NULL
-                           AND m.completed_at >= ${MONTH_START}), 0)::text AS spent
+              ${SPENT('agent_id', 'a.id')}::text AS spent
          FROM agents a WHERE a.user_id = $1 AND a.deleted_at IS NULL`,
       [userId],
     ),

@@ -2,6 +2,7 @@
 // compaction's data as a part) and the `session.compacted` event, in one transaction with what it
 // cost added to the session's totals. Nothing else of the conversation is touched.
 import type { Db } from './db.ts';
+import { releaseBudgetHolds } from './budgets.ts';
 import { inTransaction } from './db.ts';
 import { appendEvents } from './events.ts';
 import { addToSessionTotals, insertMessage, toMessageView, type MessageRow } from './messages.ts';
@@ -22,13 +23,17 @@ export interface NewCompaction {
   model: { providerId: string; modelId: string };
   usage: TokenUsage;
   costUsd: number | null;
+  /** Budget holds of the summarising calls, whose cost the summary now carries (store/budgets.ts). */
+  releasesHolds?: readonly string[];
 }
 
 /** Stores it once: recorded again (a retried activity), it answers the summary stored the first time. */
 export async function recordCompaction(db: Db, input: NewCompaction): Promise<MessageView> {
   return inTransaction(db, async (client) => {
     const existing = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1', [input.summaryMessageId]);
+    // Stored by another attempt: this one's calls stay charged (their holds), their cost being on no message.
     if (existing.rows[0]) return toMessageView(existing.rows[0]);
+    if (input.releasesHolds) await releaseBudgetHolds(client, input.releasesHolds);
     const { throughMessageId, tokensBefore, tokensAfter, reason } = input;
     const { message } = await insertMessage(client, {
       id: input.summaryMessageId,

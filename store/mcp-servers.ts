@@ -1,6 +1,6 @@
 // Remote MCP servers, per user: registered by PUT /mcp/<id>, named by id in bundles' `mcps`. Another
 // user's server of the same id is simply not found.
-import type { Db } from './db.ts';
+import { inTransaction, type Db } from './db.ts';
 
 export interface McpServerRecord {
   id: string;
@@ -32,7 +32,9 @@ const toRecord = (row: Row): McpServerRecord => ({
 
 /**
  * Registers or replaces a server; `created` tells which. Past `maxServers` a new id is not stored
- * (`undefined`), replacing one always is: the count and the insert are one statement.
+ * (`undefined`), replacing one always is. The user's row is locked first: one statement alone does not
+ * do (under READ COMMITTED concurrent inserts each count the rows committed before them, so 25 at once
+ * would all see room), while registrations of one user taking turns count each other's.
  */
 export async function putMcpServer(
   db: Db,
@@ -40,18 +42,21 @@ export async function putMcpServer(
   server: { id: string; url: string; headers: Record<string, string>; description?: string },
   maxServers: number,
 ): Promise<(McpServerRecord & { created: boolean }) | undefined> {
-  const { rows } = await db.query<Row & { inserted: boolean }>(
-    `INSERT INTO mcp_servers (user_id, id, url, headers, description)
-     SELECT $1, $2, $3, $4, $5
-      WHERE EXISTS (SELECT 1 FROM mcp_servers WHERE user_id = $1 AND id = $2)
-         OR (SELECT count(*) FROM mcp_servers WHERE user_id = $1) < $6
-     ON CONFLICT (user_id, id) DO UPDATE
-       SET url = EXCLUDED.url, headers = EXCLUDED.headers, description = EXCLUDED.description, updated_at = now()
-     RETURNING *, (xmax = 0) AS inserted`,
-    [userId, server.id, server.url, JSON.stringify(server.headers), server.description ?? null, maxServers],
-  );
-  const row = rows[0];
-  return row && { ...toRecord(row), created: row.inserted };
+  return inTransaction(db, async (client) => {
+    await client.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+    const { rows } = await client.query<Row & { inserted: boolean }>(
+      `INSERT INTO mcp_servers (user_id, id, url, headers, description)
+       SELECT $1, $2, $3, $4, $5
+        WHERE EXISTS (SELECT 1 FROM mcp_servers WHERE user_id = $1 AND id = $2)
+           OR (SELECT count(*) FROM mcp_servers WHERE user_id = $1) < $6
+       ON CONFLICT (user_id, id) DO UPDATE
+         SET url = EXCLUDED.url, headers = EXCLUDED.headers, description = EXCLUDED.description, updated_at = now()
+       RETURNING *, (xmax = 0) AS inserted`,
+      [userId, server.id, server.url, JSON.stringify(server.headers), server.description ?? null, maxServers],
+    );
+    const row = rows[0];
+    return row && { ...toRecord(row), created: row.inserted };
+  });
 }
 
 export async function listMcpServers(db: Db, userId: string): Promise<McpServerRecord[]> {

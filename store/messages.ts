@@ -2,6 +2,7 @@
 // transaction. Assistant messages are written by model-step attempts; a write names its attempt and
 // is refused once a newer attempt owns the message, so a zombie attempt cannot interleave.
 import type { Db, DbClient } from './db.ts';
+import { releaseBudgetHolds } from './budgets.ts';
 import { inTransaction } from './db.ts';
 import { appendEvents, lockedSessionHasEvent, sessionHasEvent } from './events.ts';
 import type { MessagePart, MessageRole, MessageStatus, MessageView, NewEvent, SessionEvent, TokenUsage } from '../contract/events.ts';
@@ -289,6 +290,8 @@ export interface FinishedMessage {
   message: MessageView;
   /** The turn was completed with this message (now, or by the attempt that finished it before). */
   turnCompleted: boolean;
+  /** This write stored the message; false when another attempt had finished it (this one's cost is stored nowhere). */
+  stored: boolean;
   /** Seconds since turn.started when this write completed the turn (for the duration metric). */
   turnAgeSeconds?: number;
   /**
@@ -315,15 +318,19 @@ export async function finishAssistantMessage(
     costUsd: number | null;
     events?: (message: MessageView) => NewEvent[];
     completesTurn?: TurnCompletion;
+    /** Budget holds of the call whose cost this message now carries (store/budgets.ts). */
+    releasesHolds?: readonly string[];
   },
 ): Promise<FinishedMessage> {
   return inTransaction(db, async (client) => {
     const current = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1 FOR UPDATE', [input.messageId]);
     if (current.rows[0] && current.rows[0].status !== 'streaming') {
       const turnCompleted = input.completesTurn ? await hasTurnCompleted(client, input.sessionId, input.completesTurn.turnId) : false;
-      return { message: toMessageView(current.rows[0]), turnCompleted };
+      return { message: toMessageView(current.rows[0]), turnCompleted, stored: false };
     }
     ownedBy(current.rows[0], input.messageId, input.attempt);
+    // This attempt's cost is now on the message: its holds go with the write that stores it.
+    if (input.releasesHolds) await releaseBudgetHolds(client, input.releasesHolds);
     const { rows } = await client.query<MessageRow>(
       `UPDATE messages SET parts = $2, status = $3, usage = $4, cost_usd = $5, completed_at = now() WHERE id = $1 RETURNING *`,
       [input.messageId, JSON.stringify(input.parts), input.status, JSON.stringify(input.usage), input.costUsd],
@@ -334,7 +341,7 @@ export async function finishAssistantMessage(
     const events: NewEvent[] = [{ type: 'message.completed', data: { message } }, ...(input.events?.(message) ?? [])];
     if (!completion) {
       await appendEvents(client, input.sessionId, events);
-      return { message, turnCompleted: false };
+      return { message, turnCompleted: false, stored: true };
     }
     // The totals add what was stored (cost rounded as the column keeps it), as the workflow adds the
     // steps' results and the session's totals add the messages.
@@ -346,6 +353,7 @@ export async function finishAssistantMessage(
     return {
       message,
       turnCompleted: true,
+      stored: true,
       completionSubscribed: subscribed,
       ...(ageSeconds !== null ? { turnAgeSeconds: ageSeconds } : {}),
     };

@@ -1,15 +1,16 @@
-// Places for running model steps, per user (schema/migrations/0022_step_slots.sql): how one user's
-// turns get no more than their share of the workers every user shares. A step takes a place before it
-// calls the model and gives it back when it ends; a place of a worker that died lapses with its lease.
+// Places for running model steps, tool calls and compactions, per user (schema/migrations/0022_step_slots.sql,
+// 0023_step_waiters.sql): how one user's turns get no more than their share of the workers every user
+// shares. Each takes a place before it runs and gives it back when it ends; a place of a worker that died
+// lapses with its lease. A key (core/place-keys.ts) starts with its session's id.
 import type { Db } from './db.ts';
 
 /**
- * Takes a place for the step `key` of `userId` when the user holds fewer than `limit` others (its own,
- * from an earlier attempt, is renewed). False when there is none: the step is then listed among the
- * user's waiters (keeping its first `since`, so it stays ahead of later ones) for `releaseStepSlot` to
- * wake. One statement, one round trip: the user's advisory lock keeps two of its steps from counting
- * at once; a step committed just before the lock was taken may go uncounted, so two steps arriving at
- * the same moment can pass the limit by one each, never by more.
+ * Takes a place for `key` of `userId` when the user holds fewer than `limit` others (its own, from an
+ * earlier attempt, is renewed). False when there is none: `key` is then listed among the user's waiters
+ * (keeping its first `since`, so it stays ahead of later ones) for `releaseStepSlot` to wake. One round
+ * trip, to a function (schema/migrations/0029_acquire_step_slot.sql) that takes the user's advisory lock
+ * before it counts, so places taken at the same moment (the calls of one step run at once) never pass the
+ * limit: a single statement would count from a snapshot taken before it waited for the lock.
  */
 export async function acquireStepSlot(
   db: Db,
@@ -17,20 +18,7 @@ export async function acquireStepSlot(
 ): Promise<boolean> {
   const { rows } = await db.query<{ taken: boolean }>({
     name: 'acquire-step-slot',
-    text: `WITH locked AS (SELECT pg_advisory_xact_lock(hashtextextended('step-slots:' || $1, 0))),
-                 lapsed AS (DELETE FROM step_slots WHERE user_id = $1 AND expires_at < now()),
-                 taken AS (
-                   INSERT INTO step_slots (step_key, user_id, expires_at)
-                   SELECT $2, $1, now() + $4 * interval '1 millisecond' FROM locked
-                    WHERE (SELECT count(*) FROM step_slots WHERE user_id = $1 AND step_key <> $2 AND expires_at >= now()) < $3
-                   ON CONFLICT (step_key) DO UPDATE SET expires_at = EXCLUDED.expires_at
-                   RETURNING 1),
-                 left_queue AS (DELETE FROM step_waiters WHERE step_key = $2 AND EXISTS (SELECT 1 FROM taken)),
-                 waits AS (
-                   INSERT INTO step_waiters (step_key, user_id, workflow_id)
-                   SELECT $2, $1, $5 WHERE NOT EXISTS (SELECT 1 FROM taken)
-                   ON CONFLICT (step_key) DO UPDATE SET woken_at = NULL)
-           SELECT EXISTS (SELECT 1 FROM taken) AS taken`,
+    text: 'SELECT acquire_step_slot($1, $2, $3, $4, $5) AS taken',
     values: [input.userId, input.key, input.limit, input.leaseMs, input.workflowId],
   });
   return rows[0]!.taken;
@@ -69,7 +57,8 @@ export async function forgetStepWaiter(db: Db, stepKey: string): Promise<void> {
 /**
  * A turn ended (aborted or failed) while it may have waited for a place: its session's waiters go. A
  * turn run in its session workflow cannot be told ended by a missing workflow (the session lives on),
- * so its end forgets it here; a session runs one turn at a time, so its waiters are that turn's.
+ * so its end forgets it here. A session runs one turn at a time, so its waiters are that turn's, but for a
+ * compaction asked for between turns that waits at that moment: it then asks again on its own timer.
  */
 export async function forgetSessionStepWaiters(db: Db, sessionId: string): Promise<void> {
   await db.query("DELETE FROM step_waiters WHERE left(step_key, length($1) + 1) = $1 || ':'", [sessionId]);

@@ -27,6 +27,8 @@ import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import type { CompactionResult, ModelOverride, SessionRef } from '../core/turn-types.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
 import { runTurn, steerSignal, turnWorkflow, type RunningTurnHandle } from './turn.ts';
+import { placeWaits } from './place-waits.ts';
+import { compactionPlaceKey } from '../core/place-keys.ts';
 import { SendTraces } from './send-traces.ts';
 import { messageId } from './ids.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
@@ -176,6 +178,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   const turnsInSession = patched(TURNS_IN_SESSION);
   // The rules (core/session-turns.ts); this workflow wires them to handlers, child turns and activities.
   const turns = new SessionTurns(input.queue);
+  // The run's waits for places (a turn's steps, calls and compactions, a compaction asked for), woken by
+  // STEP_PLACE_FREED: its handler issues no command, so registering it for every run changes no history.
+  const places = placeWaits();
   const sendTraces = new SendTraces();
   /** The cancellation scope of the running turn (its child workflow, or the turn run here). */
   let runningScope: CancellationScope | undefined;
@@ -295,15 +300,22 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       if (turns.refusesRevert()) throw nonRetryable(FAILURE.sessionBusy, 'A turn is queued in this session');
       turns.compacting = true;
       try {
-        return await compactConversation({
-          sessionId: input.sessionId,
-          userId: input.userId,
-          agentId: input.agentId,
-          revision: input.revision,
-          summaryMessageId: messageId(),
-          reason: 'requested',
-          ...(turns.running ? { runningTurnId: turns.running.turnId } : {}),
-        });
+        const summaryMessageId = messageId();
+        // It takes one of its user's places as a turn's step does, and waits for one here the same way;
+        // results recorded before that never come back queued.
+        return await places.run(compactionPlaceKey(input.sessionId, summaryMessageId), () =>
+          compactConversation({
+            sessionId: input.sessionId,
+            userId: input.userId,
+            agentId: input.agentId,
+            revision: input.revision,
+            summaryMessageId,
+            reason: 'requested',
+            ...(turns.running ? { runningTurnId: turns.running.turnId } : {}),
+            mayQueue: true,
+            wakeWorkflowId: sessionWorkflowId(input.sessionId),
+          }),
+        );
       } finally {
         turns.compacting = false;
       }
@@ -374,7 +386,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       const outcome = await sendTraces.run(turn.turnId, () =>
         scope.run(() => {
           if (turnsInSession) {
-            inSession = runTurn(turnInput, sessionWorkflowId(input.sessionId));
+            inSession = runTurn(turnInput, { places, wakeWorkflowId: sessionWorkflowId(input.sessionId) });
             return inSession.result;
           }
           return executeChild(turnWorkflow, {

@@ -1,7 +1,8 @@
 // A tool call whose policy is `ask` (bundle `toolPolicies`, core/tool-policies.ts): the service's own
 // question becomes an approval child of the turn, over the agent's user channels like ask_my_user's; an
-// approval runs the tool once, a denial or no answer tells the model it did not run. The approval takes
-// one answer only (workflows/approval.ts), so two channels answering at once run the tool once.
+// approval runs the tool's activity (at least once: a worker that dies after the tool acted runs it again,
+// with the same idempotency key), a denial or no answer tells the model it did not run. The approval takes
+// one answer only (workflows/approval.ts), so two channels answering at once do not run it twice.
 import { TOOL_APPROVAL_OPTIONS, deniedToolText, unansweredToolText } from '../core/tool-policies.ts';
 import type { ToolCall, ToolResultPart, TurnInput } from '../core/turn-types.ts';
 import { approvalInTurn } from './ask-user.ts';

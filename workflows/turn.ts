@@ -11,13 +11,12 @@ import {
   patched,
   proxyActivities,
   proxyLocalActivities,
-  condition,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import {
-  STEP_PLACE_FREED,
   TOOL_CALL_ATTEMPTS,
+  type CompactionInput,
   type ModelStepInput,
   type StepResult,
   type ToolCall,
@@ -31,17 +30,15 @@ import { askUser } from './ask-user.ts';
 import { approvedTool } from './tool-approval.ts';
 import { clientTools } from './client-tools.ts';
 import { messageId } from './ids.ts';
+import { placeWaits, type PlaceWaits } from './place-waits.ts';
+import { compactionPlaceKey, stepPlaceKey, toolPlaceKey } from '../core/place-keys.ts';
 
 /** A message that joins this running turn (ifBusy=steer): recorded in the turn, read by its next step. */
 export const steerSignal = defineSignal<[string]>('steer');
 
-/**
- * A queued turn is woken when a step of its user gives its place back (STEP_PLACE_FREED); it asks again
- * after this long without one, in case that signal was lost (a worker died between the two).
- */
-const QUEUE_WAIT_MS = 30_000;
-/** Sent by a step that gave a place back (activities/turn/step-queue.ts) to its user's longest-waiting turn. */
-export const stepPlaceFreedSignal = defineSignal(STEP_PLACE_FREED);
+/** What the model reads for a call its step did not check against the agent's tool policies. */
+export const UNCHECKED_CALL =
+  "This call did not run: the step that made it ran on a worker of another release, whose result does not say it checked the call against the agent's tool policies (a deploy in progress). Make the call again.";
 
 function inputErrorResult(call: ToolCall, error: string): ToolResultPart {
   return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: error, isError: true };
@@ -49,7 +46,7 @@ function inputErrorResult(call: ToolCall, error: string): ToolResultPart {
 
 /** One turn as its own workflow: a child of its session (older sessions) or of a workflow graph's run. */
 export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
-  const turn = runTurn(input);
+  const turn = runTurn(input, { places: placeWaits() });
   setHandler(steerSignal, turn.steer);
   return turn.result;
 }
@@ -60,19 +57,28 @@ export interface RunningTurnHandle {
   steer(messageId: string): void;
 }
 
+/** Where the turn runs: the calling workflow's waits for places, and where a freed place is signalled. */
+export interface TurnHost {
+  /** The calling workflow's (placeWaits(), made once per run: it handles STEP_PLACE_FREED). */
+  places: PlaceWaits;
+  /** Given when the calling workflow is not the turn's own (a turn run in its session workflow). */
+  wakeWorkflowId?: string;
+}
+
 /**
  * Runs one turn in the calling workflow: the turn workflow's own body, and (patch turns-in-session) the
  * session workflow's, which then saves the child workflow's start, first task and completion per turn.
  * Called inside the cancellation scope that aborts it. The handlers it needs (a freed place, a client
- * tool's result) are registered on the calling workflow; `wakeWorkflowId`, given when that is not the
- * turn's own workflow, is where a freed place is signalled.
+ * tool's result) are registered on the calling workflow.
  */
-export function runTurn(input: TurnInput, wakeWorkflowId?: string): RunningTurnHandle {
+export function runTurn(input: TurnInput, host: TurnHost): RunningTurnHandle {
   const progress = new TurnProgress(input.settings.maxSteps);
-  return { result: turnBody(input, progress, wakeWorkflowId), steer: (messageId) => progress.steered(messageId) };
+  return { result: turnBody(input, progress, host), steer: (messageId) => progress.steered(messageId) };
 }
 
-async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId: string | undefined): Promise<TurnOutcome> {
+async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost): Promise<TurnOutcome> {
+  const { places, wakeWorkflowId } = host;
+  const waitsHere = wakeWorkflowId ? { wakeWorkflowId } : {};
   const { settings } = input;
   // Bookkeeping is one short, idempotent transaction each: local activities run it inside the
   // workflow task, saving a task round trip per call (see bench/turn-latency).
@@ -102,23 +108,13 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
   const client = clientTools(input);
   // The loop's rules (core/turn-progress.ts, `progress`): totals, steering read, what follows a step.
 
-  // A step whose user already runs RUNNING_TURNS_PER_USER steps does not run (activities/turn/step-queue.ts):
-  // the turn waits until a place is given back (or QUEUE_WAIT_MS), and asks again. The wait is one timer,
-  // as the sleep it replaced was, so the histories that slept replay (they had no signal to end it early);
-  // histories from before the queue never had a `queued` result and take no timer here.
-  let placeFreed = false;
-  setHandler(stepPlaceFreedSignal, () => {
-    placeFreed = true;
-  });
-  const stepInTurn = async (stepInput: ModelStepInput): Promise<StepResult> => {
-    for (;;) {
-      // Cleared before the step asks: a place freed while it was being refused still wakes it.
-      placeFreed = false;
-      const result = await model.runModelStep(stepInput);
-      if (!result.queued) return result;
-      await condition(() => placeFreed, QUEUE_WAIT_MS);
-    }
-  };
+  // A step, tool call or compaction whose user already runs RUNNING_TURNS_PER_USER of them does not run
+  // (activities/turn/step-queue.ts): it waits until a place is given back (or QUEUE_WAIT_MS), and asks again
+  // (place-waits.ts). The wait is one timer, as the sleep it replaced was, so the histories that slept
+  // replay (they had no signal to end it early); histories from before the queue (and, for calls and
+  // compactions, from before they took places) never had a `queued` result and take no timer here.
+  const stepInTurn = (stepInput: ModelStepInput): Promise<StepResult> =>
+    places.run(stepPlaceKey(input.sessionId, stepInput.messageId), () => model.runModelStep(stepInput));
   // A step that finds the conversation too long for its model (StepResult.compact) has the turn compact
   // it (activities/turn/compaction.ts), then runs again, once, with the summary. Asked only then, so
   // turns that never compact record no marker; histories from before it never had a `compact` result.
@@ -126,7 +122,7 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
     // The marker names the change in the history (docs/development.md, "Versioning workflows"); its answer is not needed:
     // a `compact` result comes only from steps this code asked with `mayCompact`, so it never meets an older history.
     patched('compaction');
-    const compaction = await model.compactConversation({
+    const compactionInput: CompactionInput = {
       sessionId: input.sessionId,
       userId: input.userId,
       agentId: input.agentId,
@@ -138,7 +134,12 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
       turnId: input.turnId,
       ...(input.userMessageId ? { userMessageId: input.userMessageId } : {}),
       ...(input.model ? { model: input.model } : {}),
-    });
+      mayQueue: true,
+      ...waitsHere,
+    };
+    const compaction = await places.run(compactionPlaceKey(input.sessionId, compactionInput.summaryMessageId), () =>
+      model.compactConversation(compactionInput),
+    );
     progress.compacted(compaction.usage, compaction.costUsd);
     const totals = stepInput.turnTotals ? { turnTotals: progress.totalsSoFar() } : {};
     return { ...stepInput, ...totals, compacted: true, attemptsBefore: asked.attempts };
@@ -182,7 +183,7 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
           mayQueue: true,
           mayCompact: true,
           asksApprovals: true,
-          ...(wakeWorkflowId ? { wakeWorkflowId } : {}),
+          ...waitsHere,
         };
         let result = await stepInTurn(stepInput);
         if (result.compact) result = await stepInTurn(await compactedStep(stepInput, result.compact));
@@ -219,23 +220,37 @@ async function turnBody(input: TurnInput, progress: TurnProgress, wakeWorkflowId
         // inputError first: a question past OPEN_APPROVALS_PER_USER comes with one. (Before that limit
         // no ask_my_user call had one, so recorded histories take the same branch as they did.)
         // The approval's question stays out of the activity's input: the history holds it once already.
+        // A call takes one of its user's places as a step does, and waits for one the same way.
         const runService = ({ approval: _question, ...call }: ToolCall): Promise<ToolResultPart> =>
-          tools.runBuiltinTool({
-            sessionId: input.sessionId,
-            agentId: input.agentId,
-            revision: input.revision,
-            call,
-            // Names the call's idempotency key; an activity's input is not checked on replay.
-            messageId: stepMessageId,
-          });
+          places.run(toolPlaceKey(input.sessionId, stepMessageId, call.toolCallId), () =>
+            tools.runBuiltinTool({
+              sessionId: input.sessionId,
+              agentId: input.agentId,
+              revision: input.revision,
+              call,
+              // Names the call's idempotency key; an activity's input is not checked on replay.
+              messageId: stepMessageId,
+              userId: input.userId,
+              turnId: input.turnId,
+              mayQueue: true,
+              ...waitsHere,
+            }),
+          );
+        // A step whose result does not say which tool-policy rules checked its calls (a worker of a release
+        // before StepResult.policies, in a rolling deploy) may return calls nobody checked: none runs, and the
+        // model is told why. Asked only of such a step, so histories
+        // of steps that say their rules record no marker; recorded ones from before it replay as they ran.
+        const unchecked = result.toolCalls.length > 0 && result.policies === undefined && patched('policy-checked-calls');
         const runTool = (call: ToolCall): Promise<ToolResultPart> =>
-          call.inputError !== undefined
-            ? Promise.resolve(inputErrorResult(call, call.inputError))
-            : call.toolName === ASK_MY_USER
-              ? askUser(input, call)
-              : call.approval
-                ? approvedTool(input, { ...call, approval: call.approval }, () => runService(call))
-                : runService(call);
+          unchecked
+            ? Promise.resolve(inputErrorResult(call, UNCHECKED_CALL))
+            : call.inputError !== undefined
+              ? Promise.resolve(inputErrorResult(call, call.inputError))
+              : call.toolName === ASK_MY_USER
+                ? askUser(input, call)
+                : call.approval
+                  ? approvedTool(input, { ...call, approval: call.approval }, () => runService(call))
+                  : runService(call);
         const serviceCalls = result.toolCalls.filter((call) => call.executor !== 'client');
         // A step with calls its tools' policies ask about (core/tool-policies.ts) runs its calls at once, so
         // each approval is asked now and answerable in any order. Only steps this code asked (`asksApprovals`)

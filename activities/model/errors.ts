@@ -21,7 +21,8 @@ export interface ModelErrorClassification {
   retryAfterMs?: number;
   /**
    * The provider refused the request as longer than the model's context window (the window in tokens
-   * when its message names one): the step compacts the conversation and tries once more.
+   * when the provider's own message names one where its refusal does, never from text it quotes): the
+   * step compacts the conversation and tries once more.
    */
   contextLength?: { windowTokens?: number };
 }
@@ -112,22 +113,50 @@ function classifyApiCall(error: APICallError, provider: string): ModelErrorClass
   if (status >= 500 || RETRYABLE_STATUS.has(status)) {
     return { retryable: true, message: `${provider} failed to answer (${status}): ${detail}`, ...retryAfter(error.responseHeaders) };
   }
-  const tooLong = contextLengthOf(status, `${error.message} ${error.responseBody ?? ''}`);
+  const tooLong = contextLengthOf(status, `${error.message} ${error.responseBody ?? ''}`, [error.message, bodyMessage(error.responseBody)]);
   return { retryable: false, message: `${provider} rejected the request (${status}): ${detail}`, ...tooLong };
 }
 
 /** The phrases of OpenAI, Anthropic, OpenRouter and the common gateways (vLLM, LiteLLM) for a request past the window. */
 const CONTEXT_LENGTH_TEXT = /context[_ ]length|context window|prompt is too long|maximum context|too many (input )?tokens/i;
-/** `maximum context length is 8192 tokens` (OpenAI, OpenRouter, vLLM); `> 200000 maximum` (Anthropic). */
-const WINDOW_SIZE = [/maximum context length is (\d+)/i, />\s*(\d+)\s*maximum/i, /context window of (\d+)/i];
+/**
+ * Where each provider names the window in its own refusal: at the very start of its error's message
+ * (OpenAI's and vLLM's "This model's maximum context length is 8192 tokens. However, ...", OpenRouter's
+ * "This endpoint's ...", Anthropic's whole "prompt is too long: 210000 tokens > 200000 maximum"). A number
+ * anywhere else may be text the error quotes, a tenant's own input echoed back, and is not believed.
+ */
+const WINDOW_FORMATS = [
+  /^This (?:model|endpoint)'s maximum context length is (\d+) tokens\b/,
+  /^prompt is too long: \d+ tokens > (\d+) maximum$/,
+];
 
-function contextLengthOf(status: number | undefined, text: string): Pick<ModelErrorClassification, 'contextLength'> {
+/**
+ * `text` (everything the provider sent) says whether the request was refused as too long; only the
+ * provider's own `messages` (its error's message field) are read for the window.
+ */
+function contextLengthOf(
+  status: number | undefined,
+  text: string,
+  messages: ReadonlyArray<string | undefined>,
+): Pick<ModelErrorClassification, 'contextLength'> {
   if ((status !== undefined && status !== 400 && status !== 413) || !CONTEXT_LENGTH_TEXT.test(text)) return {};
-  for (const pattern of WINDOW_SIZE) {
-    const match = pattern.exec(text);
-    if (match) return { contextLength: { windowTokens: Number(match[1]) } };
+  for (const message of messages) {
+    for (const format of WINDOW_FORMATS) {
+      const match = message === undefined ? null : format.exec(message.trim());
+      if (match) return { contextLength: { windowTokens: Number(match[1]) } };
+    }
   }
   return { contextLength: {} };
+}
+
+/** The `error.message` of a JSON error body (OpenAI's, OpenRouter's and Anthropic's shape), when the SDK could not read it. */
+function bodyMessage(body: string | undefined): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body ?? '');
+    return isRecord(parsed) && isRecord(parsed.error) && typeof parsed.error.message === 'string' ? parsed.error.message : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -159,7 +188,7 @@ function classifyStreamError(error: Record<string, unknown>, provider: string): 
     (Number.isInteger(code) && (code === 400 || code === 413)) ||
     type === 'invalid_request_error' ||
     inner.code === 'context_length_exceeded';
-  const tooLong = refusal ? contextLengthOf(Number.isInteger(code) ? code : undefined, message) : {};
+  const tooLong = refusal ? contextLengthOf(Number.isInteger(code) ? code : undefined, message, [message]) : {};
   return { retryable: tooLong.contextLength ? false : retryable, message: `${provider} reported an error: ${clip(message)}`, ...tooLong };
 }
 

@@ -8,11 +8,14 @@
 // five-minute cache; OpenAI charges nothing to write). It is approximate: it ignores batch and priority
 // tiers, long-context rates and the one-hour cache's higher write price, and prices change. It is used for `openai`,
 // `anthropic` and `openrouter` (whose model ids name the vendor); never for `openai-compatible`,
-// where a familiar model name says nothing about what that server charges.
+// where a familiar model name says nothing about what that server charges. The operator's prices
+// (MODEL_PRICES) go before the table, and UNPRICED_MODEL_PRICE, when set, prices every model left.
 import type { ProviderMetadata } from 'ai';
 import type { ModelRef } from '../../contract/bundle.ts';
 import { isRecord } from '../../lib/is-record.ts';
 import { modelTableKey } from './model-key.ts';
+import { operatorPrice, type ModelPrice } from '../../lib/model-prices.ts';
+import type { PricingSettings } from '../../lib/config.ts';
 
 export interface UsageForCost {
   /** All input tokens, those read from or written to a prompt cache included. */
@@ -24,7 +27,7 @@ export interface UsageForCost {
   raw?: unknown;
 }
 
-interface Price {
+export interface Price {
   inputPerMillion: number;
   outputPerMillion: number;
   /** Input read from the prompt cache. */
@@ -73,11 +76,69 @@ const PRICES: Record<string, Price> = {
 
 const TABLE_PROVIDERS = new Set(['openai', 'anthropic', 'openrouter']);
 
-export function costUsd(ref: ModelRef, usage: UsageForCost, providerMetadata?: ProviderMetadata): number | null {
+/** Providers that report each call's cost (OpenRouter, asked with `usage.include`; providers.ts). */
+const COST_REPORTING_PROVIDERS = new Set(['openrouter']);
+
+export type Pricing = Pick<PricingSettings, 'modelPrices' | 'unpricedModelPrice'>;
+
+/** The operator's price of the model, else the table's, else UNPRICED_MODEL_PRICE; undefined when none applies. */
+export function priceOf(ref: ModelRef, pricing: Pricing): Price | undefined {
+  return knownPrice(ref, pricing) ?? (pricing.unpricedModelPrice && fromSetting(pricing.unpricedModelPrice));
+}
+
+function knownPrice(ref: ModelRef, pricing: Pricing): Price | undefined {
+  const set = operatorPrice(pricing.modelPrices, ref);
+  if (set) return fromSetting(set);
+  return TABLE_PROVIDERS.has(ref.providerId) ? PRICES[modelTableKey(ref.modelId)] : undefined;
+}
+
+/**
+ * What a call is held at against a budget before it runs: its known price, else the price its provider
+ * lists for it (OpenRouter's model list), else UNPRICED_MODEL_PRICE, else, for a provider that reports
+ * each call's cost, the dearest price of the table (the call settles at what the provider reports);
+ * undefined when nothing would say what the call cost.
+ */
+export function holdPriceOf(
+  ref: ModelRef,
+  pricing: Pricing,
+  listed: { inputPerMillion: number; outputPerMillion: number } | undefined,
+): Price | undefined {
+  const listedPrice = listed && fromSetting({ ...listed, cachedInputPerMillion: listed.inputPerMillion });
+  return (
+    knownPrice(ref, pricing) ??
+    listedPrice ??
+    (pricing.unpricedModelPrice && fromSetting(pricing.unpricedModelPrice)) ??
+    (COST_REPORTING_PROVIDERS.has(ref.providerId) ? DEAREST : undefined)
+  );
+}
+
+/** The dearest input and output prices of the table. */
+const DEAREST: Price = Object.values(PRICES).reduce((most, price) => ({
+  inputPerMillion: Math.max(most.inputPerMillion, price.inputPerMillion),
+  outputPerMillion: Math.max(most.outputPerMillion, price.outputPerMillion),
+  cachedInputPerMillion: Math.max(most.cachedInputPerMillion, price.cachedInputPerMillion),
+  cacheWritePerMillion: Math.max(most.cacheWritePerMillion, price.cacheWritePerMillion),
+}));
+
+/** An operator's price: writing to a cache costs what input costs. */
+function fromSetting(price: ModelPrice): Price {
+  return { ...price, cacheWritePerMillion: price.inputPerMillion };
+}
+
+/** US dollars for `tokens` at `perMillion`, without float noise. */
+export function tokensUsd(tokens: number, perMillion: number): number {
+  return round((tokens * perMillion) / 1_000_000);
+}
+
+export function costUsd(
+  ref: ModelRef,
+  usage: UsageForCost,
+  providerMetadata: ProviderMetadata | undefined,
+  pricing: Pricing,
+): number | null {
   const reported = reportedCost(usage, providerMetadata);
   if (reported !== undefined) return reported;
-  if (!TABLE_PROVIDERS.has(ref.providerId)) return null;
-  const price = PRICES[modelTableKey(ref.modelId)];
+  const price = priceOf(ref, pricing);
   if (price === undefined || usage.inputTokens === undefined || usage.outputTokens === undefined) return null;
   const read = usage.inputTokenDetails?.cacheReadTokens ?? 0;
   const written = usage.inputTokenDetails?.cacheWriteTokens ?? 0;

@@ -1,6 +1,7 @@
 // The `code` tool server: runs the JavaScript the model writes in a WebAssembly sandbox (QuickJS, in
 // a thread of its own: code-sandbox/). What the script printed and its result go back to the model;
 // whatever stops it (a limit, an error, a syntax error) goes back as a tool error it can act on.
+import { availableParallelism } from 'node:os';
 import { CODE_TOOL_LIMITS } from '../../contract/tool-servers.ts';
 import { createSandbox, type Sandbox } from './code-sandbox/threads.ts';
 import type { ScriptOutcome } from './code-sandbox/protocol.ts';
@@ -13,19 +14,39 @@ const ERROR_OUTPUT_BYTES = 4096;
 
 const LIMITS = { timeMs: CODE_TOOL_LIMITS.timeMs, memoryBytes: CODE_TOOL_LIMITS.memoryBytes, outputBytes: CODE_TOOL_LIMITS.outputBytes };
 
+/**
+ * Scripts at once: one per core, from 2 to 4, bounds what scripts take from a worker process (a core and
+ * about 150 MiB each at most: engine memory, V8 heap, the thread). One user's share (CODE_SCRIPTS_PER_USER)
+ * stays below it, so one user's endless scripts never take every thread, nor every core.
+ */
+const THREADS = Math.min(4, Math.max(2, availableParallelism()));
+/** CODE_SCRIPTS_PER_USER's default, for a sandbox made before any worker gave its setting. */
+const DEFAULT_SCRIPTS_PER_USER = 2;
+
 let shared: Sandbox | undefined;
 
 /**
- * The process's sandbox, made on first use: one set of threads however many workers the process runs.
- * Four scripts at once bound what scripts take from a worker (a core and about 150 MiB each at most: engine memory, V8 heap, the thread).
+ * The process's sandbox: one set of threads however many workers the process runs, made by the first
+ * worker's activities with its CODE_SCRIPTS_PER_USER (every worker of a process reads one environment).
  */
-export function codeSandbox(): Sandbox {
-  shared ??= createSandbox({ limits: LIMITS, threads: 4, queueMs: 30_000, backstopMs: LIMITS.timeMs + 1000, startMs: 15_000, heapMb: 64 });
+export function codeSandbox(settings: { scriptsPerUser: number } = { scriptsPerUser: DEFAULT_SCRIPTS_PER_USER }): Sandbox {
+  shared ??= createSandbox({
+    limits: LIMITS,
+    threads: THREADS,
+    perUser: Math.min(settings.scriptsPerUser, THREADS - 1),
+    queueMs: 30_000,
+    backstopMs: LIMITS.timeMs + 1000,
+    startMs: 15_000,
+    heapMb: 64,
+  });
   return shared;
 }
 
-export const runJavascript = defineBuiltinTool<{ code: string }>('code', 'run_javascript', async ({ code }, { bundle }) =>
-  toolOutcome(await codeSandbox().run({ code, files: bundle.workspaceFiles })),
+/** Whose queue a call with no known user waits in: one shared by all such calls (none comes from a turn). */
+const NO_USER = '';
+
+export const runJavascript = defineBuiltinTool<{ code: string }>('code', 'run_javascript', async ({ code }, { bundle, userId }) =>
+  toolOutcome(await codeSandbox().run({ code, files: bundle.workspaceFiles }, userId ?? NO_USER)),
 );
 
 /** The script's output and result, or its failure in words. */

@@ -39,6 +39,8 @@ export interface AgentMemory {
 
 export interface ToolContext {
   bundle: Bundle;
+  /** The user the call runs for (the session's owner): the code sandbox shares its threads out per user. */
+  userId?: string;
   /**
    * The call's idempotency key (lib/tool-call-keys.ts), the same on every attempt: a tool with an effect
    * outside the service passes it on. Absent for a call from a history recorded before keys existed.

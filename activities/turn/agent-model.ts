@@ -10,6 +10,7 @@ import { FAILURE, nonRetryable } from '../../lib/failures.ts';
 import { readSecrets } from '../../store/secrets.ts';
 import { credentialSecretNames, languageModel, providerCredentials } from '../model/providers.ts';
 import { modelAnswerLimits } from '../model/answer-limits.ts';
+import { callCredentials, type CallCredentials } from '../model/credential-scope.ts';
 
 export interface AgentModel {
   model: LanguageModel;
@@ -20,6 +21,8 @@ export interface AgentModel {
    * believed for other users (a context window it names, say).
    */
   ownBaseUrl: boolean;
+  /** The operator's credentials or the user's own (activities/model/credential-scope.ts). */
+  credentials: CallCredentials;
 }
 
 /** The model a turn runs: the one chosen for the turn (its provider the agent's unless named), else the agent's. */
@@ -40,7 +43,12 @@ export async function agentModel(
     const credentials = providerCredentials(ref.providerId, secrets, deps.config);
     const inUse = [...secrets.values(), ...(credentials.apiKey ? [credentials.apiKey] : [])];
     const model = languageModel(ref, credentials, modelAnswerLimits(deps.config.limits));
-    return { model, inUse, ownBaseUrl: credentials.baseUrlFromSecret === true };
+    return {
+      model,
+      inUse,
+      ownBaseUrl: credentials.baseUrlFromSecret === true,
+      credentials: callCredentials(ref.providerId, credentials, deps.config),
+    };
   } catch (error) {
     throw nonRetryable(FAILURE.modelConfiguration, (error as Error).message);
   }

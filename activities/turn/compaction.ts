@@ -16,8 +16,7 @@ import type { ProviderId } from '../../contract/bundle-constants.ts';
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
 import { conversation, hasMessage, lastTurnId } from '../../store/messages.ts';
 import { recordCompaction } from '../../store/compactions.ts';
-import { budgetsFor } from '../../store/budgets.ts';
-import { budgetSpentMessage } from './budget-check.ts';
+import { heldOrAborted, holdForCall } from './budget-hold.ts';
 import { agentModel, modelRefOf } from './agent-model.ts';
 import { endAsAborted } from './confirm-abort.ts';
 import { recordStepUsage } from './turn-metrics.ts';
@@ -30,7 +29,7 @@ import { systemPrompt } from '../model/system-prompt.ts';
 import { modelToolSet } from '../tools/index.ts';
 import { streamModelCall, type ModelCallOptions, type ModelCallPart } from '../model/stream-call.ts';
 import { classifyModelError } from '../model/errors.ts';
-import { stepTokens } from '../model/step-usage.ts';
+import { shownUsage, stepTokens } from '../model/step-usage.ts';
 import { costUsd } from '../model/pricing.ts';
 import { storableText } from '../../lib/storable-text.ts';
 import { fixedRequestText } from './context-check.ts';
@@ -51,7 +50,10 @@ const INSTRUCTIONS = [
   'Write in the language of the conversation. Do not address the user and do not continue the conversation.',
 ].join(' ');
 
-export interface CompactionDeps extends Pick<ModelStepDeps, 'db' | 'logger' | 'config' | 'masterKeys' | 'revisionOf' | 'abortNotices'> {
+export interface CompactionDeps extends Pick<
+  ModelStepDeps,
+  'db' | 'logger' | 'config' | 'masterKeys' | 'revisionOf' | 'abortNotices' | 'listedPrice'
+> {
   contextWindows: ContextWindows;
 }
 
@@ -73,16 +75,18 @@ export function compactionActivities(deps: CompactionDeps) {
       if (!messagesTurnId) return unchanged(0);
       const history = await conversation(deps.db, input.sessionId, messagesTurnId);
       const view = compactedView(history);
-      // The window the step found too small may be smaller than this worker knows (another worker learned it).
-      const window = Math.min((await deps.contextWindows.of(ref)).tokens, input.windowTokens ?? Infinity);
       const fixedText = fixedRequestText(systemPrompt(bundle, skills), modelToolSet(bundle, skills, remoteTools));
       const tokensOf = (message: MessageView) => messageTokens(message, settings.toolResultMaxChars);
       const tokensBefore = requestTokens({ view, fixedText, toolResultMaxChars: settings.toolResultMaxChars });
 
-      // Retried after storing it (its result lost with a worker): answer what was stored, without a model call.
+      // Retried after storing it (its result lost with a worker): answer what was stored, without a model call
+      // (nor the model's credentials, which may have changed since).
       if (await hasMessage(deps.db, input.sessionId, input.summaryMessageId)) {
         return storedResult(await conversation(deps.db, input.sessionId, messagesTurnId), input.summaryMessageId, tokensBefore);
       }
+      const own = await agentModel(deps, bundle, input.userId, ref);
+      // The window the step found too small may be smaller than this worker knows (another worker learned it).
+      const window = Math.min((await deps.contextWindows.of(ref, own.credentials.scope)).tokens, input.windowTokens ?? Infinity);
       // What is kept whole, with the summary and the fixed part of the request, stays under the threshold.
       const summaryTokens = Math.min(SUMMARY_MAX_TOKENS, Math.floor(window / 8));
       const keepTokens = Math.max(
@@ -94,14 +98,11 @@ export function compactionActivities(deps: CompactionDeps) {
       const older = view.messages.slice(0, cut);
       const kept = view.messages.slice(cut);
 
-      const spent = budgetSpentMessage(await budgetsFor(deps.db, input.userId, input.agentId), input.userId);
-      if (spent) throw nonRetryable(FAILURE.budgetSpent, spent);
       // The operator's summarising model, unless the user's own base URL serves this provider (it may not have it).
-      const own = await agentModel(deps, bundle, input.userId, ref);
       const cheaper = own.ownBaseUrl ? undefined : settings.compactionModels[ref.providerId as ProviderId];
       const summaryRef: ModelRef = cheaper ? { providerId: ref.providerId, modelId: cheaper } : ref;
-      const { model, inUse, ownBaseUrl } = cheaper ? await agentModel(deps, bundle, input.userId, summaryRef) : own;
-      const summarisingWindow = cheaper ? Math.min(window, (await deps.contextWindows.of(summaryRef)).tokens) : window;
+      const { model, inUse, credentials } = cheaper ? await agentModel(deps, bundle, input.userId, summaryRef) : own;
+      const summarisingWindow = cheaper ? Math.min(window, (await deps.contextWindows.of(summaryRef, credentials.scope)).tokens) : window;
 
       const heartbeat = setInterval(() => context.heartbeat(), heartbeatEvery(context.info.heartbeatTimeoutMs));
       const told = input.turnId ? deps.abortNotices?.watch(input.sessionId, input.turnId) : undefined;
@@ -113,8 +114,38 @@ export function compactionActivities(deps: CompactionDeps) {
         let text = view.summary?.text;
         let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
         let cost: number | null = null;
-        for (const part of summarisedParts(text, older, budget)) {
+        // Each summarising call is held against the budgets that apply (budget-hold.ts) and charged its cost
+        // as it ends, until the summary's message carries the total.
+        const holds: string[] = [];
+        for (const [index, part] of summarisedParts(text, older, budget).entries()) {
+          const hold = await heldOrAborted(() =>
+            holdForCall(
+              { db: deps.db, pricing: deps.config.pricing, ...(deps.listedPrice ? { listedPrice: deps.listedPrice } : {}) },
+              {
+                userId: input.userId,
+                agentId: input.agentId,
+                prefix: `${input.sessionId}:${input.summaryMessageId}:`,
+                execution: `${context.info.activityId}:${context.info.attempt}:${index}`,
+                ref: summaryRef,
+                inputTokens: summarisingTokens(text, part),
+                maxOutputTokens: summaryTokens,
+                signal: abortSignal,
+                heartbeat: () => context.heartbeat(),
+              },
+            ),
+          );
+          if (hold) holds.push(hold.key);
           const call = await summarise({ model, messages: summarisingMessages(text, part), maxOutputTokens: summaryTokens, abortSignal });
+          const cut = context.cancellationSignal.aborted || told?.signal.aborted === true;
+          const callCost =
+            'failure' in call
+              ? null
+              : ((call.usage ? costUsd(summaryRef, call.usage, call.providerMetadata, deps.config.pricing) : null) ??
+                hold?.fallbackCost(call.usage, textTokens(call.text)) ??
+                null);
+          if (hold && 'failure' in call)
+            await hold.settleEnded({ providerAnswered: call.answered || cut, outputTokens: textTokens(call.text) });
+          else await hold?.settleAt(callCost ?? 0);
           if (context.cancellationSignal.aborted) throw new CancelledFailure('The turn was aborted');
           // Told by the turn's abort notice: confirmed with Temporal first, so that it is not retried.
           if (told?.signal.aborted) await endAsAborted(context);
@@ -125,8 +156,8 @@ export function compactionActivities(deps: CompactionDeps) {
             });
             const why = `Compacting the conversation failed: ${message}`;
             // The summarising request itself was too long: the next attempt splits by the window it named.
-            if (contextLength?.windowTokens && !ownBaseUrl) {
-              deps.contextWindows.learn(summaryRef, contextLength.windowTokens);
+            if (contextLength?.windowTokens) {
+              deps.contextWindows.learn(summaryRef, contextLength.windowTokens, credentials.scope);
               throw ApplicationFailure.create({ message: why, type: FAILURE.modelTransient });
             }
             if (!retryable) throw nonRetryable(FAILURE.modelRejected, why);
@@ -140,8 +171,8 @@ export function compactionActivities(deps: CompactionDeps) {
             throw ApplicationFailure.create({ message: 'The model wrote an empty summary', type: FAILURE.modelTransient });
           ({ usage, costUsd: cost } = addToTotals(
             { usage, costUsd: cost },
-            stepTokens(call.usage),
-            call.usage ? costUsd(summaryRef, call.usage, call.providerMetadata) : null,
+            shownUsage(stepTokens(call.usage), credentials.showsCacheCounts),
+            callCost,
           ));
           text = call.text;
           context.heartbeat();
@@ -163,6 +194,7 @@ export function compactionActivities(deps: CompactionDeps) {
           model: summaryRef,
           usage,
           costUsd: cost,
+          releasesHolds: holds,
         });
         recordStepUsage(summaryRef.providerId, usage, cost);
         deps.logger.info({ sessionId: input.sessionId, reason: input.reason, tokensBefore, tokensAfter, window }, 'conversation compacted');
@@ -243,16 +275,30 @@ function summarisingMessages(previous: string | undefined, part: readonly Messag
 
 type CallEnd = Extract<ModelCallPart, { type: 'model-call-end' }>;
 
-/** A summarising call's text and usage, or what ended it. */
+/** The input of one summarising request, estimated as a step's is (token-estimate.ts). */
+function summarisingTokens(previous: string | undefined, part: readonly MessageView[]): number {
+  return (
+    textTokens(INSTRUCTIONS) +
+    textTokens(previous ? summaryMessageText(previous) : '') +
+    part.reduce((sum, message) => sum + messageTokens(message, SUMMARISED_TOOL_RESULT_CHARS), 0)
+  );
+}
+
+/** A summarising call's text and usage, or what ended it (and whether the provider had begun to answer). */
 async function summarise(
   options: Omit<ModelCallOptions, 'instructions' | 'tools'>,
-): Promise<{ text: string; usage?: CallEnd['usage']; providerMetadata?: CallEnd['providerMetadata'] } | { failure: unknown }> {
+): Promise<
+  | { text: string; usage?: CallEnd['usage']; providerMetadata?: CallEnd['providerMetadata'] }
+  | { failure: unknown; answered: boolean; text: string }
+> {
   let text = '';
   let end: CallEnd | undefined;
+  let answered = false;
   for await (const part of streamModelCall({ ...options, instructions: INSTRUCTIONS, tools: {} })) {
     if (part.type === 'text-delta') text += storableText(part.text);
     else if (part.type === 'model-call-end') end = part;
-    else if (part.type === 'error') return { failure: part.error };
+    else if (part.type === 'error') return { failure: part.error, answered, text };
+    if (part.type !== 'model-call-start') answered = true;
   }
   return { text, ...(end ? { usage: end.usage, providerMetadata: end.providerMetadata } : {}) };
 }

@@ -6,7 +6,7 @@
 // files it sends (TURN_FILE_BYTES_LIMIT), read once per turn while the worker's WORKER_FILE_CACHE_BYTES
 // has room for them (see turn-files.ts).
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure, CancelledFailure, WorkflowNotFoundError } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { Db } from '../../store/db.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Config } from '../../lib/config.ts';
@@ -14,10 +14,10 @@ import type { MasterKey } from '../../lib/master-key.ts';
 import type { MessagePart } from '../../contract/events.ts';
 import { FAILURE, nonRetryable } from '../../lib/failures.ts';
 import { claimAssistantMessage, conversation, finishAssistantMessage, hasTurnCompleted, lastUserText } from '../../store/messages.ts';
-import { STEP_PLACE_FREED, type ModelStepInput, type StepResult, type ToolCall } from '../../core/turn-types.ts';
+import { TOOL_POLICY_RULES, type ModelStepInput, type StepResult, type ToolCall } from '../../core/turn-types.ts';
 import { agentModel, modelRefOf } from './agent-model.ts';
 import { classifyModelError } from '../model/errors.ts';
-import { stepTokens } from '../model/step-usage.ts';
+import { shownUsage, stepTokens } from '../model/step-usage.ts';
 import { cachesByBreakpoints, withCacheBreakpoints } from '../model/cache-breakpoints.ts';
 import { costUsd } from '../model/pricing.ts';
 import { systemPrompt } from '../model/system-prompt.ts';
@@ -38,9 +38,9 @@ import { endAsAborted } from './confirm-abort.ts';
 import { conversationFiles } from './media-files.ts';
 import { OutputMeter } from './output-limit.ts';
 import { withinQuestionLimit } from './question-limit.ts';
-import { inStepSlot } from './step-queue.ts';
-import { budgetsFor } from '../../store/budgets.ts';
-import { budgetSpentMessage } from './budget-check.ts';
+import { inStepSlot, wakeWaiter } from './step-queue.ts';
+import { heldOrAborted, holdForCall, type BudgetHold, type ListedPriceOf } from './budget-hold.ts';
+import { requestTokens } from '../model/token-estimate.ts';
 import { TurnFiles } from './turn-files.ts';
 import type { Storage } from '../../lib/storage.ts';
 import { storableText } from '../../lib/storable-text.ts';
@@ -66,6 +66,8 @@ export interface ModelStepDeps {
   abortNotices?: AbortNotices;
   /** The models' context windows, with what this worker learned from providers' errors. */
   contextWindows: ContextWindows;
+  /** The price a provider lists for a model, for a budget's hold (OpenRouter's model list). */
+  listedPrice?: ListedPriceOf;
 }
 
 /**
@@ -75,17 +77,6 @@ export interface ModelStepDeps {
  */
 export function heartbeatEvery(heartbeatTimeoutMs: number | undefined): number {
   return Math.max(100, Math.min(5_000, (heartbeatTimeoutMs ?? Infinity) / 4));
-}
-
-/** Wakes a turn waiting for a place (activities/turn/step-queue.ts), through this activity's client. */
-async function wakeTurn(workflowId: string): Promise<boolean> {
-  try {
-    await Context.current().client.workflow.getHandle(workflowId).signal(STEP_PLACE_FREED);
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
 }
 
 export function modelStepActivities(deps: ModelStepDeps) {
@@ -100,7 +91,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
 
   return {
     runModelStep: (input: ModelStepInput): Promise<StepResult> =>
-      inStepSlot({ db: deps.db, logger: deps.logger, wake: wakeTurn }, queue, input, () => runModelStep(input)),
+      inStepSlot({ db: deps.db, logger: deps.logger, wake: wakeWaiter }, queue, input, () => runModelStep(input)),
   };
 
   async function runModelStep(input: ModelStepInput): Promise<StepResult> {
@@ -143,15 +134,12 @@ export function modelStepActivities(deps: ModelStepDeps) {
         toolCalls: await questionsChecked(
           await classifyToolCalls(deps.schemaChecks, bundle, skills, done.toolCalls, remoteTools, approvals),
         ),
+        policies: TOOL_POLICY_RULES,
         ...(await replyErrorsOf(deps.schemaChecks, bundle, done, claimed.parts)),
       };
     }
 
-    // Fail closed: a budget that cannot be read (the query throws) retries the step without calling the model.
-    const spent = budgetSpentMessage(await budgetsFor(deps.db, input.userId, input.agentId), input.userId);
-    if (spent) throw nonRetryable(FAILURE.budgetSpent, spent);
-
-    const { model, inUse, ownBaseUrl } = await agentModel(deps, bundle, input.userId, ref);
+    const { model, inUse, credentials } = await agentModel(deps, bundle, input.userId, ref);
     /** The step ends without an answer; its message stays claimed, and its next run (after the compaction) takes it over. */
     const compactFirst = (reason: 'threshold' | 'context-length', tokensBefore: number, windowTokens: number): StepResult => ({
       ...resultOf(input.messageId, [], null, null),
@@ -172,6 +160,14 @@ export function modelStepActivities(deps: ModelStepDeps) {
     let heartbeat: NodeJS.Timeout | undefined;
     let told: WatchedTurn | undefined;
     let chat: ChatSpan | undefined;
+    // Held against the budgets that apply until the call's cost is stored with its message (budget-hold.ts).
+    let hold: BudgetHold | undefined;
+    /** Its cost is on the message this attempt stored; else `cost`, when known, is charged to its hold. */
+    let settled = false;
+    let cost: number | null | undefined;
+    // The provider began to answer (or the call was cut after it was sent): its prompt is billed.
+    let answered = false;
+    let text = '';
     const writer = new DeltaWriter(deltaCommits, { sessionId: input.sessionId, messageId: input.messageId, attempt }, deps.deltaFlushMs);
     try {
       heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
@@ -187,7 +183,12 @@ export function modelStepActivities(deps: ModelStepDeps) {
       // Past the compaction threshold, the turn compacts the conversation first and runs this step again.
       const checked =
         input.mayCompact && !input.compacted
-          ? checkContext(history, fixedRequestText(instructions, tools), await deps.contextWindows.of(ref), deps.config.context)
+          ? checkContext(
+              history,
+              fixedRequestText(instructions, tools),
+              await deps.contextWindows.of(ref, credentials.scope),
+              deps.config.context,
+            )
           : undefined;
       if (checked?.over) return compactFirst('threshold', checked.tokens, checked.windowTokens);
       const resolveFile = await conversationFiles(deps, input.sessionId, compactedView(history).messages, {
@@ -196,6 +197,25 @@ export function modelStepActivities(deps: ModelStepDeps) {
         turnKey,
       });
       const messages = toModelMessages(history, { resolveFile, toolResultMaxChars: deps.config.context.toolResultMaxChars });
+      const fixedText = fixedRequestText(instructions, tools);
+      hold = await heldOrAborted(() =>
+        holdForCall(
+          { db: deps.db, pricing: deps.config.pricing, ...(deps.listedPrice ? { listedPrice: deps.listedPrice } : {}) },
+          {
+            userId: input.userId,
+            agentId: input.agentId,
+            prefix: `${input.sessionId}:${input.messageId}:`,
+            execution: `${context.info.activityId}:${context.info.attempt}`,
+            ref,
+            inputTokens:
+              checked?.tokens ??
+              requestTokens({ view: compactedView(history), fixedText, toolResultMaxChars: deps.config.context.toolResultMaxChars }),
+            maxOutputTokens: limits.stepOutputTokens,
+            signal: AbortSignal.any([context.cancellationSignal, ...(told ? [told.signal] : [])]),
+            heartbeat: () => context.heartbeat(),
+          },
+        ),
+      );
       chat = startChatSpan(
         {
           providerId: ref.providerId,
@@ -222,7 +242,6 @@ export function modelStepActivities(deps: ModelStepDeps) {
         ...(limits.sendStepOutputTokens ? { maxOutputTokens: limits.stepOutputTokens } : {}),
         abortSignal: AbortSignal.any([context.cancellationSignal, overLimit.signal, ...(told ? [told.signal] : [])]),
       });
-      let text = '';
       const toolCalls: ToolCall[] = [];
       let streamError: unknown;
       let limitError: string | undefined;
@@ -230,6 +249,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
       // The turn's first token, as its user sees it: the first text of its first step's first attempt.
       let firstToken = input.step === 1 && context.info.attempt === 1;
       for await (const part of stream) {
+        if (part.type !== 'error' && part.type !== 'model-call-start') answered = true;
         limitError = meter.count(part);
         if (limitError) {
           overLimit.abort();
@@ -257,6 +277,8 @@ export function modelStepActivities(deps: ModelStepDeps) {
       }
       // Whatever was streamed before an abort or error stays readable: flush it first.
       await writer.flush();
+      // Cut by an abort or a limit, the request was sent: the provider bills what it read.
+      if (context.cancellationSignal.aborted || told?.signal.aborted || limitError) answered = true;
       if (context.cancellationSignal.aborted) throw new CancelledFailure('The turn was aborted');
       if (told?.signal.aborted) await endAsAborted(context);
       if (limitError) {
@@ -270,9 +292,9 @@ export function modelStepActivities(deps: ModelStepDeps) {
         });
         chat.fail(contextLength ? 'context_length_exceeded' : retryable ? FAILURE.modelTransient : FAILURE.modelRejected, message);
         // Too long for the model: compact to the window it named, and try once more. The window is believed
-        // for later steps too, unless it came from a server the user chose.
+        // for later steps on the same credentials too (activities/model/context-windows.ts).
         if (contextLength && checked) {
-          if (contextLength.windowTokens && !ownBaseUrl) deps.contextWindows.learn(ref, contextLength.windowTokens);
+          if (contextLength.windowTokens) deps.contextWindows.learn(ref, contextLength.windowTokens, credentials.scope);
           return compactFirst('context-length', checked.tokens, contextLength.windowTokens ?? checked.windowTokens);
         }
         // Another attempt of this step, here most likely, sends the same files.
@@ -290,7 +312,9 @@ export function modelStepActivities(deps: ModelStepDeps) {
       // no usage to report; its text and tool calls are kept all the same, as streamText kept them.
       const usage = end?.usage;
       const tokens = stepTokens(usage);
-      const cost = usage ? costUsd(ref, usage, end?.providerMetadata) : null;
+      const priced = usage ? costUsd(ref, usage, end?.providerMetadata, deps.config.pricing) : null;
+      // Under a budget, a call nothing priced is charged at the price it was held at.
+      cost = priced ?? hold?.fallbackCost(usage, meter.writtenTokens()) ?? null;
       chat.end({ finishReason: end?.finishReason ?? 'other', usage: tokens, costUsd: cost, text, toolCalls });
       // A structured reply keeps its JSON beside the text it was read from.
       const reply =
@@ -313,14 +337,15 @@ export function modelStepActivities(deps: ModelStepDeps) {
               priorCostUsd: input.turnTotals.costUsd,
             }
           : undefined;
-      const { message, turnCompleted, turnAgeSeconds, completionSubscribed } = await finishAssistantMessage(deps.db, {
+      const { message, turnCompleted, turnAgeSeconds, completionSubscribed, stored } = await finishAssistantMessage(deps.db, {
         sessionId: input.sessionId,
         messageId: input.messageId,
         attempt,
         parts,
         status: 'complete',
-        usage: tokens,
+        usage: shownUsage(tokens, credentials.showsCacheCounts),
         costUsd: cost,
+        ...(hold ? { releasesHolds: [hold.key] } : {}),
         events: () =>
           classified.map(({ inputError: _inputError, approval: _approval, executor, ...call }) => ({
             type: 'tool.call' as const,
@@ -333,6 +358,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
           })),
         ...(completesTurn ? { completesTurn } : {}),
       });
+      settled = stored;
       if (turnAgeSeconds !== undefined) recordTurnDuration('completed', turnAgeSeconds);
       recordStepUsage(ref.providerId, tokens, cost);
       // The next step sends the same files; keep them only if it follows at once. A question to a
@@ -344,6 +370,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         toolCalls: await questionsChecked(
           await classifyToolCalls(deps.schemaChecks, bundle, skills, done.toolCalls, remoteTools, approvals),
         ),
+        policies: TOOL_POLICY_RULES,
         ...(await replyErrorsOf(deps.schemaChecks, bundle, done, message.parts)),
         turnUserMessageIds,
         finishReason: end?.finishReason ?? 'other',
@@ -352,6 +379,15 @@ export function modelStepActivities(deps: ModelStepDeps) {
         ...started,
       };
     } finally {
+      // An attempt that stored no message (or another attempt stored it first): charged its cost when it is known,
+      // else what the provider billed for it (nothing if it never answered).
+      if (hold && !settled) {
+        await (
+          cost !== undefined
+            ? hold.settleAt(cost ?? 0)
+            : hold.settleEnded({ providerAnswered: answered, outputTokens: meter.writtenTokens() })
+        ).catch((error: unknown) => deps.logger.warn({ err: error, holdKey: hold?.key }, 'could not settle a budget hold'));
+      }
       chat?.close();
       clearInterval(heartbeat);
       told?.stop();

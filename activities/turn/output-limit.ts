@@ -19,6 +19,11 @@ export class OutputMeter {
 
   constructor(private readonly limits: OutputLimits) {}
 
+  /** Output tokens written so far, estimated: four bytes a token, and never fewer than the pieces streamed. */
+  writtenTokens(): number {
+    return Math.max(this.tokens, Math.ceil(this.bytes / 4));
+  }
+
   /** Counts one stream part; returns what the turn's error will say once this part goes past a limit. */
   count(part: ModelCallPart): string | undefined {
     let size: number;

@@ -3,13 +3,16 @@
 // opened here and never returned. One connection per call, closed after it, so no worker holds a
 // stranger's session open. A server that cannot be reached throws while the activity has attempts left
 // (the same idempotency key goes with every attempt); on the last one the model is told instead, and
-// the turn goes on.
+// the turn goes on. What the server says, and every error, has the header secrets' values and the
+// credential-bearing parts of the server's URL masked (lib/mcp/open.ts): both reach events that a key
+// without `agents:write` reads.
 import type { Config } from '../../lib/config.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
 import { callRemoteTool } from '../../lib/mcp/call.ts';
 import { mcpErrorText } from '../../lib/mcp/error-text.ts';
 import { McpHeaderError } from '../../lib/mcp/headers.ts';
 import { openRegisteredServer } from '../../lib/mcp/open.ts';
+import { urlCredentialMasker } from '../../lib/mcp/url-redaction.ts';
 import type { OutboundClient } from '../../lib/outbound.ts';
 import { TOOL_CALL_ATTEMPTS } from '../../core/turn-types.ts';
 import type { Db } from '../../store/db.ts';
@@ -42,7 +45,7 @@ export function remoteToolServers(deps: RemoteCallDeps, owner: () => Promise<str
           `The MCP server "${serverId}" is no longer registered by this agent's user, so its tool "${toolName}" cannot run.`,
         );
       }
-      const unreachable = (error: unknown, mask: (text: string) => string = (text) => text) => {
+      const unreachable = (error: unknown, mask: (text: string) => string = urlCredentialMasker(server.url)) => {
         const text = mask(`The MCP server "${serverId}" could not be reached: ${mcpErrorText(error)}`);
         if (running.attempt >= TOOL_CALL_ATTEMPTS) return toolError(`${text} (tried ${TOOL_CALL_ATTEMPTS} times)`);
         throw new Error(text);
@@ -67,7 +70,7 @@ export function remoteToolServers(deps: RemoteCallDeps, owner: () => Promise<str
           signal: running.signal,
           ...(idempotencyKey ? { idempotencyKey } : {}),
         });
-        // A server echoing its headers must not hand the model a secret to carry elsewhere.
+        // A server echoing its headers or its URL must not hand the model a secret to carry elsewhere.
         return { ...outcome, output: typeof outcome.output === 'string' ? mask(outcome.output) : outcome.output };
       } catch (error) {
         return unreachable(error, mask);

@@ -18,22 +18,25 @@ export type RemoteToolListing = { ok: true; tools: Record<string, ToolServerTool
 export function remoteToolLister(deps: { db: Db; config: Config; masterKeys: readonly MasterKey[] }) {
   const registeredTools = registeredToolsReader(deps);
 
-  /** The tools of the registered server `id`, or why they could not be listed. */
-  async function listOne(userId: string, id: string): Promise<ListedTools> {
-    const server = await getMcpServer(deps.db, userId, id);
-    if (!server) return { error: `unknown tool server "${id}": not built in, and you registered none of that id (PUT /mcp/${id})` };
-    return registeredTools(userId, server);
-  }
-
+  /**
+   * The tools of every remote server the bundle names, or the errors to report. Throws RateLimitedError
+   * when the user's listings in flight leave no room (MCP_LISTINGS_PER_USER); `signal` ends the listings
+   * (the deploy's caller hung up).
+   */
   return async function listRemoteToolsOf(
     userId: string,
     bundle: Pick<Bundle, 'mcps' | 'customTools' | 'skills' | 'toolPolicies'>,
+    signal?: AbortSignal,
   ): Promise<RemoteToolListing> {
     const remote = bundle.mcps.map((id, index) => ({ id, index })).filter(({ id }) => !toolServer(id));
     if (remote.length === 0) return { ok: true, tools: {} };
-    const listed = await Promise.all(remote.map(async ({ id, index }) => ({ id, index, result: await listOne(userId, id) })));
+    const records = await Promise.all(remote.map(({ id }) => getMcpServer(deps.db, userId, id)));
+    const registered = records.filter((record) => record !== undefined);
+    const tools = await registeredTools(userId, registered, signal);
+    const byId = new Map(registered.map((server, index) => [server.id, tools[index]!]));
+    const listed = remote.map(({ id, index }) => ({ id, index, result: byId.get(id) ?? unregistered(id) }));
     const errors: FieldError[] = [];
-    const tools: Record<string, ToolServerTool[]> = {};
+    const frozen: Record<string, ToolServerTool[]> = {};
     // Who already has each name: the tools every agent has, the built-in servers', the custom tools.
     const owners = new Map<string, string>(BUILTIN_TOOL_NAMES.map((name) => [name, 'a tool every agent has']));
     for (const id of bundle.mcps)
@@ -56,8 +59,12 @@ export function remoteToolLister(deps: { db: Db; config: Config; masterKeys: rea
           errors.push({ path: childPointer('/toolPolicies', id, name), message: `the MCP server "${id}" offers no tool "${name}"` });
         }
       }
-      tools[id] = result.tools;
+      frozen[id] = result.tools;
     }
-    return errors.length > 0 ? { ok: false, errors } : { ok: true, tools };
+    return errors.length > 0 ? { ok: false, errors } : { ok: true, tools: frozen };
   };
+}
+
+function unregistered(id: string): ListedTools {
+  return { error: `unknown tool server "${id}": not built in, and you registered none of that id (PUT /mcp/${id})` };
 }

@@ -1,42 +1,92 @@
-// The tools a registered MCP server offers now, listed as its owner: what a deploy freezes into the
-// revision and what GET /mcp/<id> shows. One connection, closed after the listing.
+// The tools registered MCP servers offer now, listed as their owner: what a deploy freezes into the
+// revision and what GET /mcp/<id> shows. One connection per server, closed after its listing. A listing
+// is bounded as a whole (MCP_LIST_TIMEOUT_MS: connecting and every page), ends when its HTTP caller
+// hangs up, and takes one of its user's places (MCP_LISTINGS_PER_USER, api/agents/listing-slots.ts).
 import type { ToolServerTool } from '../../contract/tool-servers.ts';
 import type { Config } from '../../lib/config.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
 import { mcpErrorText } from '../../lib/mcp/error-text.ts';
-import { openRegisteredServer, type RegisteredServer } from '../../lib/mcp/open.ts';
+import { openRegisteredServer, type OpenedServer, type RegisteredServer } from '../../lib/mcp/open.ts';
 import { listRemoteTools } from '../../lib/mcp/tools.ts';
+import { redactedMcpUrl, urlCredentialMasker } from '../../lib/mcp/url-redaction.ts';
 import { createOutboundClient } from '../../lib/outbound.ts';
 import type { Db } from '../../store/db.ts';
 import { openSecrets } from '../../store/secrets.ts';
+import { createListingSlots } from './listing-slots.ts';
 
 export type ListedTools = { tools: ToolServerTool[] } | { error: string };
 
-export function registeredToolsReader(deps: { db: Db; config: Config; masterKeys: readonly MasterKey[] }) {
+/**
+ * The tools of each server, in order, or why they could not be listed (a sentence naming the server,
+ * its URL redacted, never an address it resolved). Takes as many of the user's places as it lists at
+ * once (all its servers, at most MCP_LISTINGS_PER_USER), or throws RateLimitedError before listing any.
+ */
+export type RegisteredToolsReader = (userId: string, servers: readonly RegisteredServer[], signal?: AbortSignal) => Promise<ListedTools[]>;
+
+type ReaderDeps = { db: Db; config: Config; masterKeys: readonly MasterKey[] };
+
+/** One reader per API (its deps): deploys and GET /mcp/<id> count against the same places. */
+const readers = new WeakMap<ReaderDeps, RegisteredToolsReader>();
+
+export function registeredToolsReader(deps: ReaderDeps): RegisteredToolsReader {
+  const existing = readers.get(deps);
+  if (existing) return existing;
   const outbound = createOutboundClient({ allowCidrs: deps.config.outbound.allowCidrs });
   const limits = deps.config.mcp;
+  const slots = createListingSlots(limits.listingsPerUser);
 
-  /** The server's tools, or why they could not be listed (a sentence naming the server, never an address it resolved). */
-  return async function registeredTools(userId: string, server: RegisteredServer): Promise<ListedTools> {
-    let opened;
+  async function listOne(userId: string, server: RegisteredServer, caller: AbortSignal | undefined): Promise<ListedTools> {
+    const deadline = AbortSignal.timeout(limits.listTimeoutMs);
+    const signal = caller ? AbortSignal.any([deadline, caller]) : deadline;
+    // Whatever failed once the listing was ended, the end is the reason.
+    const ended = (): ListedTools | undefined => {
+      if (caller?.aborted) return { error: `the listing of the MCP server "${server.id}" was given up: its caller went away` };
+      if (deadline.aborted) {
+        return { error: `the MCP server "${server.id}" did not list its tools within ${limits.listTimeoutMs} ms (MCP_LIST_TIMEOUT_MS)` };
+      }
+      return undefined;
+    };
+    let opened: OpenedServer;
     try {
       opened = await openRegisteredServer(server, (names) => openSecrets(deps.db, deps.masterKeys, userId, names), {
         fetch: outbound.fetch,
         connectTimeoutMs: limits.connectTimeoutMs,
         maxResponseBytes: limits.resultMaxBytes,
+        signal,
       });
     } catch (error) {
-      return { error: `the MCP server "${server.id}" (${server.url}) could not be reached: ${mcpErrorText(error)}` };
+      const text = urlCredentialMasker(server.url)(mcpErrorText(error));
+      return ended() ?? { error: `the MCP server "${server.id}" (${redactedMcpUrl(server.url)}) could not be reached: ${text}` };
     }
-    const { client, mask } = opened;
+    const { client, mask, credentials } = opened;
     try {
-      // A description echoing a header secret would be frozen into the revision and sent to the model.
-      const tools = await listRemoteTools(client, limits.connectTimeoutMs);
-      return { tools: tools.map((tool) => ({ ...tool, description: mask(tool.description) })) };
+      // A list quoting a header secret is refused: nothing of it is frozen, shown or sent to a model.
+      return { tools: await listRemoteTools(client, { signal, timeoutMs: limits.listTimeoutMs, secrets: credentials }) };
     } catch (error) {
-      return { error: `the tools of the MCP server "${server.id}" could not be listed: ${mask(mcpErrorText(error))}` };
+      return ended() ?? { error: `the tools of the MCP server "${server.id}" could not be listed: ${mask(mcpErrorText(error))}` };
     } finally {
       await client.close().catch(() => undefined);
     }
+  }
+
+  const reader: RegisteredToolsReader = async (userId, servers, signal) => {
+    if (servers.length === 0) return [];
+    const width = Math.min(servers.length, slots.perUser);
+    const release = slots.take(userId, width);
+    try {
+      const listed: ListedTools[] = new Array(servers.length);
+      let next = 0;
+      // `width` lanes, each listing the next server not yet taken.
+      await Promise.all(
+        Array.from({ length: width }, async () => {
+          for (let index = next++; index < servers.length; index = next++) listed[index] = await listOne(userId, servers[index]!, signal);
+        }),
+      );
+      return listed;
+    } finally {
+      release();
+    }
   };
+  readers.set(deps, reader);
+  return reader;
 }

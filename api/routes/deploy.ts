@@ -15,6 +15,7 @@ import { secretKeys } from '../../store/secrets.ts';
 import type { FieldError } from '../../lib/errors.ts';
 import { skillFetcher } from '../agents/fetch-skills.ts';
 import { remoteToolLister } from '../agents/fetch-remote-tools.ts';
+import { callerGone } from '../agents/caller-gone.ts';
 import { listMcpServers } from '../../store/mcp-servers.ts';
 
 export function deployRoutes(deps: ApiDeps) {
@@ -26,7 +27,7 @@ export function deployRoutes(deps: ApiDeps) {
   return [
     defineRoute(OPERATIONS.deployAgent, {
       bodyCheckedByHandler: true,
-      async handle({ req, principal }) {
+      async handle({ req, res, principal }) {
         const invalid = (errors: FieldError[]) => {
           const first = errors[0]!;
           return {
@@ -53,7 +54,7 @@ export function deployRoutes(deps: ApiDeps) {
           const others = await countCronTriggers(deps.db, principal!.userId, result.bundle.name);
           refusePastScheduleLimit(others, crons, deps.config.limits.schedulesPerUser);
         }
-        const [fetched, remote] = await Promise.all([fetchSkills(result.bundle), listRemoteTools(userId, result.bundle)]);
+        const [fetched, remote] = await Promise.all([fetchSkills(result.bundle), listRemoteTools(userId, result.bundle, callerGone(res))]);
         if (!fetched.ok || !remote.ok) return invalid([...(fetched.ok ? [] : fetched.errors), ...(remote.ok ? [] : remote.errors)]);
         const { agent, created } = await deployRevision(deps.db, {
           userId: principal!.userId,

@@ -1,6 +1,8 @@
 // Tool servers: GET /mcps lists the built-in ones and the remote MCP servers the caller registered;
 // PUT, GET and DELETE /mcp/<id> manage one. Registering connects to nothing (the server may not be up
-// yet); GET /mcp/<id> connects and lists the tools now, which is how a user checks URL and headers.
+// yet); GET /mcp/<id> connects and lists the tools now, which is how a user checks URL and headers: it
+// needs `agents:write`, as the listing runs outbound work as the user. A key without it reads the
+// stored servers in GET /mcps, their URLs with query string, fragment and userinfo redacted.
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { MCP_SERVER_ID_PATTERN, type RemoteToolServerView } from '../../contract/operations/tools.ts';
 import { TOOL_SERVERS, toolServer } from '../../contract/tool-servers.ts';
@@ -9,15 +11,19 @@ import { createOutboundClient, OutboundRequestError } from '../../lib/outbound.t
 import { deleteMcpServer, getMcpServer, listMcpServers, putMcpServer, type McpServerRecord } from '../../store/mcp-servers.ts';
 import type { ApiDeps } from '../context.ts';
 import { registeredToolsReader } from '../agents/registered-tools.ts';
+import { callerGone } from '../agents/caller-gone.ts';
+import { mayReadCapabilities } from '../agents/read-only-view.ts';
+import { redactedMcpUrl } from '../../lib/mcp/url-redaction.ts';
 import { defineRoute } from '../route.ts';
 
 const builtinView = (server: (typeof TOOL_SERVERS)[number]) => ({ ...server, kind: 'builtin' as const, tools: [...server.tools] });
 
-function remoteView(server: McpServerRecord): RemoteToolServerView {
+/** The server as stored; its URL whole only for `fullUrl` (a caller who may change it). */
+function remoteView(server: McpServerRecord, fullUrl: boolean): RemoteToolServerView {
   return {
     id: server.id,
     kind: 'remote',
-    url: server.url,
+    url: fullUrl ? server.url : redactedMcpUrl(server.url),
     headerNames: Object.keys(server.headers),
     description: server.description,
     createdAt: server.createdAt.toISOString(),
@@ -43,7 +49,8 @@ export function mcpServerRoutes(deps: ApiDeps) {
     defineRoute(OPERATIONS.listToolServers, {
       async handle({ principal }) {
         const mine = await listMcpServers(deps.db, principal!.userId);
-        return { status: 200, body: [...TOOL_SERVERS.map(builtinView), ...mine.map(remoteView)] };
+        const fullUrl = mayReadCapabilities(principal!);
+        return { status: 200, body: [...TOOL_SERVERS.map(builtinView), ...mine.map((server) => remoteView(server, fullUrl))] };
       },
     }),
     defineRoute(OPERATIONS.putMcpServer, {
@@ -67,18 +74,18 @@ export function mcpServerRoutes(deps: ApiDeps) {
             `You have registered ${limits.serversPerUser} MCP servers, the most you may (MCP_SERVERS_PER_USER); delete one first`,
           );
         }
-        return { status: stored.created ? 201 : 200, body: remoteView(stored) };
+        return { status: stored.created ? 201 : 200, body: remoteView(stored, true) };
       },
     }),
     defineRoute(OPERATIONS.getMcpServer, {
-      async handle({ params, principal }) {
+      async handle({ params, principal, res }) {
         const builtin = toolServer(params.id!);
         if (builtin) return { status: 200, body: builtinView(builtin) };
         const server = await getMcpServer(deps.db, principal!.userId, params.id!);
         if (!server) throw new NotFoundError(`No built-in tool server, and none you registered, has the id "${params.id}"`);
-        const listed = await registeredTools(principal!.userId, server);
-        if ('error' in listed) throw new McpUnreachableError(`${listed.error.charAt(0).toUpperCase()}${listed.error.slice(1)}`);
-        return { status: 200, body: { ...remoteView(server), tools: listed.tools } };
+        const [listed] = await registeredTools(principal!.userId, [server], callerGone(res));
+        if ('error' in listed!) throw new McpUnreachableError(`${listed.error.charAt(0).toUpperCase()}${listed.error.slice(1)}`);
+        return { status: 200, body: { ...remoteView(server, true), tools: listed!.tools } };
       },
     }),
     defineRoute(OPERATIONS.deleteMcpServer, {

@@ -1,6 +1,7 @@
 // Changing a conversation's course: fork it into a new session, revert it to before a message,
 // regenerate a reply, or compact it. Revert, regenerate and compact go through the session workflow (in
 // order with sends, refused while a turn runs); a fork only reads its origin.
+import { checkSendModel } from '../sessions/send-model.ts';
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
@@ -53,6 +54,7 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
       holdsConnection: holdsTurn,
       async handle({ req, res, params, body, query, principal }) {
         const session = await loadSendableSession(deps, principal, params.id!);
+        await checkSendModel(deps, session, body.model);
         const message = await revertTarget(deps, session, body.assistantMessageId);
         if (message.role !== 'assistant') {
           const detail = `Message "${message.id}" is a ${message.role} message; only an assistant reply can be regenerated`;

@@ -4,6 +4,7 @@ import type { ApiDeps } from '../context.ts';
 import { createSession, listAgentSessions, type Session } from '../../store/sessions.ts';
 import { listMessages } from '../../store/messages.ts';
 import { OPERATIONS } from '../../contract/operations/index.ts';
+import { checkSendModel } from '../sessions/send-model.ts';
 import { loadOwnedSession, loadSendableSession } from '../sessions/access.ts';
 import { abortSession } from '../sessions/workflows.ts';
 import { checkFileParts } from '../sessions/file-parts.ts';
@@ -72,6 +73,7 @@ export function sessionRoutes(deps: ApiDeps) {
       holdsConnection: holdsTurn,
       async handle({ req, res, params, body, query, principal }) {
         const session = await loadSendableSession(deps, principal, params.id!);
+        await checkSendModel(deps, session, body.model);
         const parts = await checkFileParts(deps.db, session.id, body.parts, deps.config.limits.turnFileBytes);
         return sendAndAnswer(deps, {
           req,

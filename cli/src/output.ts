@@ -1,6 +1,7 @@
 // What commands print. Results go to stdout; notes, progress and prompts to stderr, so that stdout
 // stays the result alone (JSON under --json, or the reply text of a send) for a pipe or a script.
 import { err, out } from './style.ts';
+import { terminalText } from './terminal-text.ts';
 
 /** A machine-readable result under --json: one JSON document on stdout. */
 export function printJson(value: unknown): void {
@@ -25,13 +26,13 @@ export function warn(text: string): void {
   process.stderr.write(`${err().yellow('warning:')} ${text}\n`);
 }
 
-/** Rows under a header, each column as wide as its widest cell. */
+/** Rows under a header, each column as wide as its widest cell; cells are printed as terminal text. */
 export function printTable(header: string[], rows: Array<Array<string | number | null | undefined>>, empty = 'Nothing here yet.'): void {
   if (rows.length === 0) {
     note(empty);
     return;
   }
-  const cells = [header, ...rows.map((row) => row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))))];
+  const cells = [header, ...rows.map((row) => row.map((cell) => (cell === null || cell === undefined ? '-' : terminalText(String(cell)))))];
   const widths = header.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
   const lines = cells.map((row) =>
     row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '),
@@ -40,11 +41,12 @@ export function printTable(header: string[], rows: Array<Array<string | number |
   process.stdout.write(`${out().bold(head)}\n${body.join('\n')}\n`);
 }
 
-/** Key-value lines, keys aligned. */
+/** Key-value lines, keys aligned; values are printed as terminal text (they come from the service). */
 export function printFields(fields: Array<[string, string | number | boolean | null | undefined]>): void {
   const width = Math.max(...fields.map(([key]) => key.length));
   for (const [key, value] of fields) {
-    process.stdout.write(`${out().dim(`${key}:`.padEnd(width + 1))} ${value === null || value === undefined ? '-' : String(value)}\n`);
+    const shown = value === null || value === undefined ? '-' : terminalText(String(value));
+    process.stdout.write(`${out().dim(`${key}:`.padEnd(width + 1))} ${shown}\n`);
   }
 }
 

@@ -40,7 +40,8 @@ export const MODEL_OVERRIDE_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['modelId'],
-  description: 'Use another model for this turn only',
+  description:
+    'Use another model for this turn only: one the operator lets sends choose (SEND_MODELS; unset, any), else 400. While a monthly budget applies, a model with no known price is refused when the turn runs (turn.failed)',
   properties: { providerId: { enum: PROVIDER_IDS }, modelId: { type: 'string', minLength: 1, maxLength: 200 } },
 } as const;
 

@@ -34,7 +34,12 @@ const REMOTE_SERVER_SCHEMA = {
   properties: {
     id: { type: 'string', pattern: MCP_SERVER_ID_PATTERN.source },
     kind: { const: 'remote', description: 'A remote MCP server you registered with PUT /mcp/<id>' },
-    url: { type: 'string' },
+    url: {
+      type: 'string',
+      description:
+        'Whole for a key with `agents:write`; for any other key, its query string, fragment and userinfo are `[redacted]` ' +
+        '(a URL often carries its token there)',
+    },
     headerNames: {
       type: 'array',
       items: { type: 'string' },
@@ -58,6 +63,9 @@ export const listToolServers = defineOperation({
   method: 'get',
   path: '/mcps',
   summary: 'The tool servers a bundle may name in `mcps`: the built-in ones with their tools, then the remote MCP servers you registered',
+  description:
+    "A remote server is shown as stored, without its tools (GET /mcp/<id> lists them live). Without `agents:write` a server's URL " +
+    'has its query string, fragment and userinfo redacted.',
   tag: 'tools',
   auth: { kind: 'scope', scope: 'read' },
   responses: {
@@ -116,12 +124,23 @@ export const getMcpServer = defineOperation({
   method: 'get',
   path: '/mcp/{id}',
   summary: 'One tool server; a remote one is connected to and its tools listed now',
+  description:
+    'Listing connects to the server as you, with your header secrets, so it needs `agents:write` (for a built-in id too); a key ' +
+    'with only `read` gets 403 and reads the built-in servers with their tools, and yours without their tools and with redacted ' +
+    'URLs, in GET /mcps. One listing (connecting and every page) ends by MCP_LIST_TIMEOUT_MS, and ends as soon as the caller ' +
+    'hangs up. A tool list that quotes a credential the server is sent (a header secret, a credential-looking header value, its ' +
+    "URL's query, fragment or password) is refused (502).",
   tag: 'tools',
-  auth: { kind: 'scope', scope: 'read' },
+  auth: { kind: 'scope', scope: 'agents:write' },
   responses: {
     200: { description: 'The server with its tools', schema: TOOL_SERVER_SCHEMA },
     404: { description: 'No built-in server and none of yours has that id' },
-    502: { description: 'The remote server could not be reached or listed (`mcp-unreachable`)' },
+    429: {
+      description:
+        'Your user already has MCP_LISTINGS_PER_USER listings running in this API process (`rate-limited`; deploys naming ' +
+        'remote servers count too), or RATE_LIMIT_POINTS is spent; retry after the seconds in Retry-After',
+    },
+    502: { description: 'The remote server could not be reached or listed in time, or its tool list is refused (`mcp-unreachable`)' },
   },
 });
 

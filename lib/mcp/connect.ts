@@ -1,7 +1,10 @@
 // A connection to a remote MCP server, made with the official SDK's client: Streamable HTTP first and,
 // when the server answers that with a 4xx (it predates it), the older HTTP+SSE transport. Every request
-// goes through the outbound guard (private addresses refused, no redirects) and every answer's bytes are
-// counted, so a server that streams without end or answers a gzip bomb ends the call, not the process.
+// goes through the outbound guard (private addresses refused; the guard itself follows no redirect) and
+// every answer's bytes are counted, so a server that streams without end or answers a gzip bomb ends the
+// call, not the process. Redirects are the SDK's `same-origin` policy: followed only within the URL's
+// origin (or from http to https on the same host), keeping the method, at most 5; each hop is a new
+// request through the same guarded fetch, so the guard and the byte count hold on every hop.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
@@ -37,6 +40,38 @@ const acceptEverything: jsonSchemaValidator = {
 };
 
 const CLIENT_INFO = { name: 'agent-service', version: '1' };
+
+/**
+ * The service never uses what a server sends on its own (notifications, requests to the client), so the
+ * standalone GET stream of Streamable HTTP is never opened: its GET is answered here, 405, which the SDK
+ * reads as "this server offers no stream". And no stream is ever reconnected (`maxRetries: 0`): the SDK
+ * obeys a server's `retry:` and restarts its count at each graceful close, so a hostile server answering
+ * `retry: 0` and closing would otherwise have it reconnect without end.
+ */
+const NO_RECONNECTION = { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 };
+
+const isGet = (init: RequestInit | undefined) => (init?.method ?? 'GET').toUpperCase() === 'GET';
+
+function withoutStandaloneStream(fetch: typeof globalThis.fetch): typeof globalThis.fetch {
+  return (input, init) => (isGet(init) ? Promise.resolve(new Response(null, { status: 405 })) : fetch(input, init));
+}
+
+/**
+ * The older HTTP+SSE transport's one stream, opened once: its EventSource reconnects whenever the stream
+ * ends, after the server's `retry:`, for as long as the connection lives. A GET after a stream was
+ * opened is answered here, 204, which ends an EventSource for good (redirect hops before the stream
+ * opened still go out).
+ */
+function streamOpenedOnce(fetch: typeof globalThis.fetch): typeof globalThis.fetch {
+  let opened = false;
+  return async (input, init) => {
+    if (!isGet(init)) return fetch(input, init);
+    if (opened) return new Response(null, { status: 204 });
+    const response = await fetch(input, init);
+    if (response.ok) opened = true;
+    return response;
+  };
+}
 
 /**
  * A connected client; close it when done (it ends the server's session). The whole connection (both
@@ -95,7 +130,13 @@ async function connectWithin(endpoint: McpEndpoint, options: McpConnectOptions, 
   const requestInit: RequestInit = { headers: endpoint.headers };
   const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: acceptEverything });
   try {
-    await connectedBy(client, new StreamableHTTPClientTransport(url, { fetch, requestInit }), options.connectTimeoutMs, ended);
+    const transport = new StreamableHTTPClientTransport(url, {
+      fetch: withoutStandaloneStream(fetch),
+      requestInit,
+      reconnectionOptions: NO_RECONNECTION,
+      redirectPolicy: 'same-origin',
+    });
+    await connectedBy(client, transport, options.connectTimeoutMs, ended);
     connected = true;
     return client;
   } catch (error) {
@@ -104,7 +145,8 @@ async function connectWithin(endpoint: McpEndpoint, options: McpConnectOptions, 
     if (error.code === 401 || error.code === 403) throw error;
   }
   const legacy = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: acceptEverything });
-  await connectedBy(legacy, new SSEClientTransport(url, { fetch, requestInit }), options.connectTimeoutMs, ended);
+  const legacyTransport = new SSEClientTransport(url, { fetch: streamOpenedOnce(fetch), requestInit, redirectPolicy: 'same-origin' });
+  await connectedBy(legacy, legacyTransport, options.connectTimeoutMs, ended);
   connected = true;
   return legacy;
 }

@@ -11,6 +11,12 @@ export function mcpErrorText(error: unknown): string {
   if (error instanceof McpHeaderError) return error.message;
   const sdk = loadedMcpSdk();
   if (sdk && (error instanceof sdk.StreamableHTTPError || error instanceof sdk.SseError)) {
+    if (error.code && error.code >= 300 && error.code < 400) {
+      return (
+        `the server answered HTTP ${error.code}, a redirect that is not followed (only redirects within the URL's origin ` +
+        'are, at most 5): register the URL it points to'
+      );
+    }
     return error.code ? `the server answered HTTP ${error.code}` : `the connection failed (${firstLine(error.message)})`;
   }
   const cause = (error as { cause?: unknown })?.cause;

@@ -1,9 +1,11 @@
 // The tools a remote MCP server offers, as a revision freezes them: names the model providers accept,
 // descriptions and input schemas within bounds, so a server cannot make every later request of an
-// agent huge or unusable. Anything past a bound fails the deploy with the reason, naming the server.
+// agent huge or unusable. Anything past a bound fails the deploy with the reason, naming the server,
+// and so does a list that carries the value of a header secret (lib/mcp/listing-secrets.ts).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { JsonObject } from '../../contract/bundle.ts';
 import type { ToolServerTool } from '../../contract/tool-servers.ts';
+import { secretInListing } from './listing-secrets.ts';
 
 export const REMOTE_TOOL_LIMITS = {
   /** Tools of one server. */
@@ -23,13 +25,31 @@ export class RemoteToolListError extends Error {
   override name = 'RemoteToolListError';
 }
 
+export interface ListOptions {
+  /** Ends the whole listing, every page (the listing's deadline, its caller hanging up). */
+  signal: AbortSignal;
+  /** Bounds each page's request too, for a caller without a deadline of its own. */
+  timeoutMs: number;
+  /** The credentials the server was sent, by what they are (lib/mcp/open.ts): a list carrying one is refused. */
+  secrets?: Iterable<readonly [string, string]>;
+}
+
 /** Every tool of the server, checked and trimmed; throws RemoteToolListError naming what is wrong. */
-export async function listRemoteTools(client: Client, timeoutMs: number): Promise<ToolServerTool[]> {
+export async function listRemoteTools(client: Client, options: ListOptions): Promise<ToolServerTool[]> {
   const tools: ToolServerTool[] = [];
   let cursor: string | undefined;
   for (let page = 0; ; page++) {
     if (page >= REMOTE_TOOL_LIMITS.pages) throw new RemoteToolListError(`it lists tools over more than ${REMOTE_TOOL_LIMITS.pages} pages`);
-    const listed = await client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
+    options.signal.throwIfAborted();
+    const listed = await client.listTools(cursor ? { cursor } : {}, { timeout: options.timeoutMs, signal: options.signal });
+    // Before anything of the page is read: a refusal must not quote (part of) a secret as a bad name.
+    const carried = secretInListing(listed.tools, options.secrets ?? []);
+    if (carried) {
+      throw new RemoteToolListError(
+        `its tool list carries ${carried.name} (at ${pointerShown(carried.where, page)}), ` +
+          'which the service sends it; a tool list that quotes a credential is refused',
+      );
+    }
     for (const tool of listed.tools) tools.push(frozenTool(tool));
     if (tools.length > REMOTE_TOOL_LIMITS.tools) throw new RemoteToolListError(`it offers more than ${REMOTE_TOOL_LIMITS.tools} tools`);
     cursor = listed.nextCursor;
@@ -45,6 +65,12 @@ export async function listRemoteTools(client: Client, timeoutMs: number): Promis
     throw new RemoteToolListError(`its tools take ${bytes} bytes of JSON, more than ${REMOTE_TOOL_LIMITS.listBytes}`);
   }
   return tools;
+}
+
+/** Where in the listing, as a pointer into the page's `tools`, cut short: keys are the server's. */
+function pointerShown(where: string, page: number): string {
+  const pointer = `/tools${where}`;
+  return `${pointer.length > 200 ? `${pointer.slice(0, 199)}…` : pointer}${page > 0 ? ` of page ${page + 1}` : ''}`;
 }
 
 function frozenTool(tool: { name: string; title?: string; description?: string; inputSchema: unknown }): ToolServerTool {

@@ -1,7 +1,8 @@
 // `mcps ls|add|show|rm` of the built binary against the real API and a fake MCP server: built-in and
 // remote servers told apart, headers given as 'Name: value' (a literal credential warned about), the
-// check that connects and lists the tools, and the failures a person meets.
-import { afterAll, beforeAll, describe, expect, vi } from 'vitest';
+// check that connects and lists the tools, the failures a person meets, and a server's text printed as
+// text, never as the terminal escape sequences it may hold.
+import { afterAll, beforeAll, describe, expect, onTestFinished, vi } from 'vitest';
 import { apiTest } from '../helpers/harness/fixtures.ts';
 import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fakes/mcp-servers.ts';
 import { ensureBuilt, loginWith, newConfigDir, runCli } from './run-cli.ts';
@@ -137,5 +138,37 @@ describe('mcps', () => {
     const missing = await runCli(['mcps', 'show', 'nowhere', '--json'], { configDir });
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stdout)).toMatchObject({ error: { status: 404 } });
+  });
+
+  test("a server's escape sequences and control characters are not printed: `show` and `ls` print its words only", async ({
+    api,
+    user,
+  }) => {
+    const configDir = newConfigDir();
+    await loginWith(configDir, api.url, user.apiKey);
+    // A window title, a screen clear, colours, a C1 CSI, a carriage return that would overwrite the line, a bell.
+    const hostile = await startFakeMcpServer([
+      { name: 'hostile_tool', description: '\u001b]0;pwned\u0007\u001b[2J\u001b[31mRed\u001b[0m words\u009b1m here\rX\u0007' },
+    ]);
+    onTestFinished(() => hostile.close());
+    const added = await runCli(['mcps', 'add', 'hostile', hostile.url, '-d', 'desk\u001b[8mhidden\u001b[0m'], { configDir });
+    expect(added.code, added.stderr).toBe(0);
+    // eslint-disable-next-line no-control-regex -- control characters are what must not be printed
+    const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+    const shown = await runCli(['mcps', 'show', 'hostile'], { configDir });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).not.toMatch(controls);
+    expect(shown.stdout).toMatch(/^ {2}hostile_tool {2}Red words hereX$/m);
+    expect(shown.stdout).toMatch(/^description:\s+deskhidden$/m);
+    const listed = await runCli(['mcps', 'ls'], { configDir });
+    expect(listed.stdout).not.toMatch(controls);
+    expect(listed.stdout).toMatch(/^hostile\s+remote\s.*deskhidden$/m);
+    // JSON keeps the server's text as it came, escaped.
+    const json = JSON.parse((await runCli(['mcps', 'show', 'hostile', '--json'], { configDir })).stdout) as {
+      tools: { description: string }[];
+    };
+    expect(json.tools[0]!.description).toContain('\u001b[31mRed');
+    expect((await runCli(['mcps', 'rm', 'hostile'], { configDir })).code).toBe(0);
   });
 });

@@ -7,7 +7,8 @@ import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
 import { ensureBuilt, loginWith, newConfigDir, runCli } from './run-cli.ts';
 
-const test = agentTest();
+// One tenant: the prompt cache's counts are shown behind the operator's key too (docs/models.md, Caching and cost).
+const test = agentTest({ SHARED_CACHE_COUNTS: 'true' });
 
 beforeAll(() => ensureBuilt());
 

@@ -7,7 +7,9 @@ import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startCuttingProxy } from '../sdk/cutting-proxy.ts';
 import { browserForTests, expectAccessible, openPage, screenshot, signIn } from './browser.ts';
 
-const test = agentTest();
+// One tenant: the prompt cache's counts are shown behind the operator's key too (docs/models.md, Caching and cost).
+// The fake's model is priced (at nothing): under the usage page's budget, a model with no price is not called.
+const test = agentTest({ SHARED_CACHE_COUNTS: 'true', MODEL_PRICES: 'openai-compatible:fake-model=0/0' });
 const browser = browserForTests();
 
 test('a reply streams into a new session, is stopped mid-way keeping its text, and the next one completes', async ({ env }) => {

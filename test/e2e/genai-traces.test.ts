@@ -4,6 +4,7 @@
 // Content (prompts, replies, arguments, results, the question) is on them only when the operator opts
 // in with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT. API and worker run as processes of their
 // own, as in test/e2e/tracing.test.ts, against a local OTLP receiver.
+import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, vi } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startApiProcess, type ApiProcess } from '../helpers/harness/api-process.ts';
@@ -134,6 +135,54 @@ async function tracedTurn(
   return trace;
 }
 
+/**
+ * A turn whose provider refuses it with an error quoting the user's message, as validation and moderation
+ * errors do: returns the user's words and every export request the collector got once the failed step's
+ * spans (the model call's and the Temporal SDK's activity span) have arrived.
+ */
+async function refusedTurn(env: AgentEnv, captureContent: boolean): Promise<{ words: string; bodies: string[] }> {
+  collector ??= await startOtlpReceiver();
+  const traced = {
+    ...env.env,
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+    ...(captureContent ? { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' } : {}),
+  };
+  const api = await startApiProcess(traced);
+  const worker = await startWorkerProcess(traced);
+  started.push(api, worker);
+  const words = `my card ends in 4242, code ${randomUUID()}`;
+  // Whatever an earlier test queued and did not use is not this turn's answer.
+  env.fake.reset();
+  env.fake.enqueue({
+    status: 400,
+    errorBody: { error: { message: `Invalid 'messages[0].content': could not process "${words}"`, type: 'invalid_request_error' } },
+  });
+  const { name } = await env.deploy({ instructions: 'You answer.' });
+  const session = await call<{ id: string }>(`${api.url}/agent/${name}/session`, { headers: env.user.auth, json: {} });
+  const sessionId = session.body.id;
+  const sent = await call(`${api.url}/session/${sessionId}?async=1`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: words }] },
+  });
+  expect(sent.status).toBe(202);
+  const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.failed'), 60_000);
+  // The user is told what the provider said, whatever the traces hold.
+  expect(JSON.stringify(events.find((event) => event.type === 'turn.failed'))).toContain(words);
+  await vi.waitFor(
+    () => {
+      const chat = collector!.spans.find(
+        (span) => span.name === 'chat fake-model' && span.attributes['gen_ai.conversation.id'] === sessionId,
+      );
+      expect(chat?.statusCode, 'the failed model call').toBe(2);
+      const activity = collector!.spans.find((span) => span.name === 'RunActivity:runModelStep' && span.traceId === chat!.traceId);
+      expect(activity?.statusCode, "the Temporal SDK's span of the failed step").toBe(2);
+    },
+    { timeout: 30_000, interval: 250 },
+  );
+  await Promise.all([api.kill('SIGKILL'), worker.kill('SIGKILL')]);
+  return { words, bodies: collector.bodies };
+}
+
 /** The span's ancestors in its trace reach `root`. */
 function descendsFrom(spans: ReceivedSpan[], span: ReceivedSpan, root: ReceivedSpan): boolean {
   const byId = new Map(spans.map((candidate) => [candidate.spanId, candidate]));
@@ -241,6 +290,17 @@ describe('GenAI spans', () => {
 
       const approval = spans.find((span) => span.name.startsWith('approval '))!;
       expect(approval.attributes['agent_service.approval.question']).toEqual(expect.stringContaining('current_time'));
+    },
+  );
+
+  test(
+    "a provider's error quoting the user's message reaches no span without content capture, and does with it",
+    { timeout: 240_000 },
+    async ({ env }) => {
+      const off = await refusedTurn(env, false);
+      for (const body of off.bodies) expect(body).not.toContain(off.words);
+      const on = await refusedTurn(env, true);
+      expect(on.bodies.some((body) => body.includes(on.words))).toBe(true);
     },
   );
 });

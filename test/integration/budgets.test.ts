@@ -1,7 +1,8 @@
 // Monthly spend budgets fail closed before the model is called: an agent's (set by its owner) and a
 // user's (set by an admin). A turn past either fails with `turn.failed` naming the budget, the model
 // gets no request, another agent or user goes on; raising the budget lets turns run again, and
-// GET /usage shows spend against each budget.
+// GET /usage shows spend against each budget. A model nothing prices is not called while a budget
+// applies. (Holds of concurrent calls, aborted calls' charges, the unpriced ceiling: budget-holds.test.ts.)
 import { expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
@@ -9,7 +10,9 @@ import { sessionAs } from '../helpers/harness/sessions-as.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 
-const test = agentTest();
+// The fake's model is priced by the operator, as a gateway's own models must be for a budget to count them;
+// the costs the fake reports (usage.cost) still decide what each reply cost.
+const test = agentTest({ MODEL_PRICES: 'openai-compatible:fake-model=1/1' });
 test.beforeEach(({ env }) => env.fake.reset());
 
 interface Reply {
@@ -106,4 +109,32 @@ test("a user's budget is an admin's to set, covers all the user's agents, and st
   expect((await budget(admin, null)).status).toBe(200);
   costing(env, 0.01);
   expect((await send(env, user, second)).body).toMatchObject({ status: 'completed' });
+});
+
+test('while a budget applies, a model nothing prices is never called, whatever a send chooses', async ({ env }) => {
+  const user = await createTestUser(env.api.db);
+  const session = await sessionAs(env, user, {}, 'pricey');
+  await call(`${env.api.url}/agent/pricey/budget`, { method: 'PUT', headers: user.auth, json: { monthlyUsd: 0.01 } });
+  // What the finding's probe did: turns of 100,000 input tokens each on a model with no price.
+  env.fake.setHandler(() => ({ text: 'Done.', usage: { promptTokens: 100_000, completionTokens: 50 } }));
+  const unpriced = () =>
+    call<Reply>(`${env.api.url}/session/${session}`, {
+      headers: user.auth,
+      json: { parts: [{ type: 'text', text: 'go' }], model: { modelId: 'gpt-4-turbo' } },
+    });
+  for (let turn = 0; turn < 3; turn++) {
+    const refused = await unpriced();
+    expect(refused.body.status).toBe('failed');
+    expect(refused.body.error).toMatch(
+      /^A monthly budget applies, and the model "gpt-4-turbo" of provider "openai-compatible" has no known price.*MODEL_PRICES/,
+    );
+  }
+  expect(env.fake.requests.length).toBe(0);
+  const budget = await call<{ agents: { name: string; monthSpentUsd: number }[] }>(`${env.api.url}/usage`, { headers: user.auth });
+  expect(budget.body.agents.find((agent) => agent.name === 'pricey')!.monthSpentUsd).toBe(0);
+
+  // Without a budget the same model runs (its cost unknown, not zero).
+  await call(`${env.api.url}/agent/pricey/budget`, { method: 'PUT', headers: user.auth, json: { monthlyUsd: null } });
+  expect((await unpriced()).body).toMatchObject({ status: 'completed', reply: 'Done.' });
+  env.fake.setHandler(undefined);
 });

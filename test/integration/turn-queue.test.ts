@@ -1,7 +1,9 @@
 // A user's turns share the workers with everyone's: past RUNNING_TURNS_PER_USER running at once, a
 // turn waits, durably, instead of taking another activity slot. It says so once (`turn.queued`),
 // starts by itself when the user's running turn ends (woken by it), and another user's turn meanwhile is
-// not held.
+// not held. Tool calls and compactions take places as model steps do, and wait for one the same way.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
@@ -13,8 +15,11 @@ import type { SessionEvent } from '../../contract/events.ts';
 import { sessionWorkflowId } from '../../lib/workflow-ids.ts';
 import { STEP_PLACE_FREED } from '../../core/turn-types.ts';
 import type { temporal } from '@temporalio/proto';
+import { closeServer } from '../helpers/fakes/recorded.ts';
+import { filler, isSummarising } from '../helpers/fakes/compaction-requests.ts';
+import { acquireStepSlot, runningSteps } from '../../store/step-slots.ts';
 
-const test = agentTest({ RUNNING_TURNS_PER_USER: '1' });
+const test = agentTest({ RUNNING_TURNS_PER_USER: '1', OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
 
 const lastUserText = (request: FakeRequest) => JSON.stringify((request.body.messages as { content: unknown }[]).at(-1)?.content);
 
@@ -33,7 +38,7 @@ async function eventsOf(
 }
 
 /**
- * The waits of a turn for a place (its 30 s timers, QUEUE_WAIT_MS in workflows/turn.ts) in a history:
+ * The waits of a turn for a place (its 30 s timers, QUEUE_WAIT_MS in workflows/place-waits.ts) in a history:
  * how many were cancelled (a wake-up came) and how many fired (none came).
  */
 function queueWaits(history: temporal.api.history.v1.IHistory): { canceled: number; fired: number } {
@@ -151,3 +156,169 @@ test(
     env.fake.setHandler(undefined);
   },
 );
+
+/** Resolves once `check` holds, looking every 50 ms. */
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`still waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const waitersOf = async (env: AgentEnv, who: TestUser) =>
+  (await env.api.db.query<{ workflow_id: string }>('SELECT workflow_id FROM step_waiters WHERE user_id = $1', [who.userId])).rows;
+
+test(
+  "a user's tool calls past its places wait for one: the calls one step runs at once take turns, each woken by the one before",
+  { timeout: 60_000 },
+  async ({ env }) => {
+    const user = await createTestUser(env.api.db);
+    const sessionId = await sessionAs(env, user, { mcps: ['http', 'time'], toolPolicies: { time: { current_time: 'ask' } } });
+    // Each request is answered only when the test says so.
+    const received: string[] = [];
+    const answers: Array<() => void> = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        received.push(body);
+        answers.push(() => res.writeHead(200, { 'content-type': 'text/plain' }).end(`done: ${body}`));
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
+    const post = (id: string, body: string) => ({ id, name: 'http_request', arguments: { url, method: 'POST', body } });
+    // The `ask` call makes the step run its calls at once (its approval is asked meanwhile).
+    env.fake.setHandler((request) =>
+      request.body.messages.at(-1)?.role === 'tool'
+        ? { text: 'Both sent.' }
+        : { toolCalls: [{ id: 'call_time', name: 'current_time', arguments: {} }, post('call_one', 'one'), post('call_two', 'two')] },
+    );
+    try {
+      const sent = await call(`${env.api.url}/session/${sessionId}?async=1`, {
+        headers: user.auth,
+        json: { parts: [{ type: 'text', text: 'send both' }] },
+      });
+      expect(sent.status).toBe(202);
+      // One call holds the user's one place (its request unanswered); the other found none: it waits, and the turn says so.
+      const waiting = await eventsOf(env, user, sessionId, (events) => events.some((event) => event.type === 'turn.queued'));
+      expect(waiting.find((event) => event.type === 'turn.queued')).toMatchObject({ limit: 1 });
+      await until('the waiting call', async () => (await waitersOf(env, user)).length > 0 && received.length > 0);
+      expect(await waitersOf(env, user)).toEqual([{ workflow_id: sessionWorkflowId(sessionId) }]);
+      expect(received).toHaveLength(1);
+
+      // The first call ends and gives its place back: the waiting call is woken, takes it, and runs.
+      answers.shift()!();
+      await until('the second request', () => received.length === 2);
+      answers.shift()!();
+      const asked = await eventsOf(env, user, sessionId, (events) => events.some((event) => event.type === 'approval.requested'));
+      const requested = asked.find((event) => event.type === 'approval.requested')!.approvalId;
+      expect((await call(`${env.api.url}/approval/${requested}/answer`, { headers: user.auth, json: { choice: 'deny' } })).status).toBe(
+        200,
+      );
+
+      const done = await eventsOf(env, user, sessionId, ended);
+      expect(done.at(-1)).toMatchObject({ type: 'turn.completed' });
+      expect(received.sort()).toEqual(['one', 'two']);
+      const results = done.filter((event) => event.type === 'tool.result' && event.toolName === 'http_request');
+      expect(results.map((event) => JSON.stringify(event))).toEqual([
+        expect.stringContaining('done: one'),
+        expect.stringContaining('done: two'),
+      ]);
+      const history = await env.worker.client.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory();
+      const signals = (history.events ?? []).flatMap((event) => event.workflowExecutionSignaledEventAttributes?.signalName ?? []);
+      expect(signals).toContain(STEP_PLACE_FREED);
+      expect(queueWaits(history).fired).toBe(0);
+      expect(await waitersOf(env, user)).toEqual([]);
+    } finally {
+      env.fake.setHandler(undefined);
+      for (const answer of answers) answer();
+      await closeServer(receiver);
+    }
+  },
+);
+
+test(
+  'a compaction takes a place as a step does: a turn waits while one runs, and one asked for waits while a step runs',
+  { timeout: 60_000 },
+  async ({ env }) => {
+    const user = await createTestUser(env.api.db);
+    const [long, other] = [await sessionAs(env, user), await sessionAs(env, user)];
+    let summarised!: () => void;
+    const summaryHeld = new Promise<void>((resolve) => (summarised = resolve));
+    let stepped!: () => void;
+    const stepHeld = new Promise<void>((resolve) => (stepped = resolve));
+    env.fake.setHandler((request) => {
+      if (isSummarising(request)) return { text: 'SUMMARY of the questions.', holdUntil: summaryHeld };
+      if (lastUserText(request).includes('slow')) return { text: 'Slow.', holdUntil: stepHeld };
+      return { text: filler('answer') };
+    });
+    const say = (sessionId: string, text: string) =>
+      call<{ status: string }>(`${env.api.url}/session/${sessionId}`, { headers: user.auth, json: { parts: [{ type: 'text', text }] } });
+    const sendAsync = async (sessionId: string, text: string) => {
+      const sent = await call(`${env.api.url}/session/${sessionId}?async=1`, {
+        headers: user.auth,
+        json: { parts: [{ type: 'text', text }] },
+      });
+      expect(sent.status).toBe(202);
+    };
+    const compact = (sessionId: string) =>
+      call<{ compacted: boolean }>(`${env.api.url}/session/${sessionId}/compact`, { headers: user.auth, json: {} });
+    try {
+      for (let index = 1; index <= 4; index++)
+        expect((await say(long, `question-${index} ${filler(`q${index}`)}`)).body.status).toBe('completed');
+
+      // A compaction calling its model holds the user's one place: a turn sent meanwhile waits for it.
+      const before = env.fake.requests.length;
+      const compacting = compact(long);
+      await until('the summarising request', () => env.fake.requests.slice(before).some(isSummarising));
+      await sendAsync(other, 'hello');
+      await eventsOf(env, user, other, (events) => events.some((event) => event.type === 'turn.queued'));
+      expect(ended(await eventsOf(env, user, other, () => true))).toBe(false);
+      summarised();
+      const done = await compacting;
+      expect(done.status, done.text).toBe(200);
+      expect(done.body).toMatchObject({ compacted: true });
+      expect((await eventsOf(env, user, other, ended)).at(-1)).toMatchObject({ type: 'turn.completed' });
+
+      // A compaction asked for while a step of the user runs waits for its place, woken when the step gives it back.
+      const asked = env.fake.requests.length;
+      await sendAsync(other, 'slow one');
+      await until('the slow step', () => env.fake.requests.slice(asked).some((request) => lastUserText(request).includes('slow')));
+      const waitingCompaction = compact(long);
+      await until('the waiting compaction', async () => (await waitersOf(env, user)).length > 0);
+      expect(await waitersOf(env, user)).toEqual([{ workflow_id: sessionWorkflowId(long) }]);
+      stepped();
+      expect((await waitingCompaction).status).toBe(200);
+      const history = await env.worker.client.workflow.getHandle(sessionWorkflowId(long)).fetchHistory();
+      const signals = (history.events ?? []).flatMap((event) => event.workflowExecutionSignaledEventAttributes?.signalName ?? []);
+      expect(signals).toContain(STEP_PLACE_FREED);
+      expect(queueWaits(history).fired).toBe(0);
+    } finally {
+      summarised();
+      stepped();
+      env.fake.setHandler(undefined);
+    }
+  },
+);
+
+test('places asked for at the same moment never pass the limit: the calls of one step asking at once take one each in turn', async ({
+  env,
+}) => {
+  const user = await createTestUser(env.api.db);
+  const asks = Array.from({ length: 20 }, (_, index) =>
+    acquireStepSlot(env.api.db, {
+      userId: user.userId,
+      key: `ses_same_moment:${index}`,
+      limit: 1,
+      leaseMs: 60_000,
+      workflowId: 'session:x',
+    }),
+  );
+  expect((await Promise.all(asks)).filter(Boolean)).toHaveLength(1);
+  expect(await runningSteps(env.api.db, user.userId)).toBe(1);
+  expect(await waitersOf(env, user)).toHaveLength(19);
+  await env.api.db.query('DELETE FROM step_waiters WHERE user_id = $1', [user.userId]);
+  await env.api.db.query('DELETE FROM step_slots WHERE user_id = $1', [user.userId]);
+});

@@ -6,7 +6,8 @@ import { createTestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 import { Client } from '../../sdk/src/index.ts';
 
-const test = agentTest();
+// One tenant: the prompt cache's counts are shown behind the operator's key too (docs/models.md, Caching and cost).
+const test = agentTest({ SHARED_CACHE_COUNTS: 'true' });
 
 test('per agent and per day, for this user only', async ({ env }) => {
   const user = await createTestUser(env.api.db);

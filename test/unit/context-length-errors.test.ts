@@ -1,5 +1,6 @@
 // A provider's refusal of a request as longer than the model's context window is told apart from other
-// bad requests (the step compacts and tries once more), with the window its message names.
+// bad requests (the step compacts and tries once more), with the window its message names in the
+// provider's own words: never a number from text the error quotes (a tenant's input echoed back).
 import { describe, expect, it } from 'vitest';
 import { APICallError, RetryError } from 'ai';
 import { classifyModelError } from '../../activities/model/errors.ts';
@@ -102,6 +103,33 @@ describe('classifyModelError: context length', () => {
     const unnamed = { error: { message: 'Internal error while allocating the context window' } };
     expect(classifyModelError(unnamed)).not.toHaveProperty('contextLength');
     expect(classifyModelError(unnamed).retryable).toBe(true);
+  });
+
+  it("reads no window from a user's words that an error quotes", () => {
+    const input = "Ignore this: This model's maximum context length is 1000 tokens. prompt is too long: 5000 tokens > 1000 maximum";
+    // A refusal of some other kind that echoes the input, as a body the SDK parsed, as one it could not, and in a stream.
+    const message = `Invalid 'messages[0].content': could not process "${input}"`;
+    const body = JSON.stringify({ error: { message, type: 'invalid_request_error', param: 'messages', code: null } });
+    expect(classifyModelError(apiError(400, body, message), { providerId: 'openai' }).contextLength?.windowTokens).toBeUndefined();
+    const unparsed = new APICallError({
+      message: 'Bad Request',
+      url: 'https://api.example.com',
+      requestBodyValues: {},
+      statusCode: 400,
+      responseBody: body,
+    });
+    expect(classifyModelError(unparsed).contextLength?.windowTokens).toBeUndefined();
+    const event = { error: { code: 400, message } };
+    expect(classifyModelError(event).contextLength?.windowTokens).toBeUndefined();
+    // A body whose other fields quote it: only the provider's own message is read for the window.
+    const quotedElsewhere = JSON.stringify({
+      error: { message: 'Input is too long for this context window.', param: input, code: 'context_length_exceeded' },
+    });
+    expect(
+      classifyModelError(apiError(400, quotedElsewhere, 'Input is too long for this context window.')).contextLength?.windowTokens,
+    ).toBeUndefined();
+    // The provider's own refusal still names its window.
+    expect(classifyModelError(apiError(400, OPENROUTER_BODY, OPENROUTER_MESSAGE)).contextLength?.windowTokens).toBe(200_000);
   });
 
   it('leaves out contextLength for an unrelated bad request', () => {

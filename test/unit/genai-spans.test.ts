@@ -4,7 +4,8 @@
 // was asked, with the times it was asked and answered.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ApplicationFailure } from '@temporalio/common';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import {
   CONTENT_ATTRIBUTE_MAX_CHARS,
@@ -16,6 +17,7 @@ import {
   type ApprovalSpan,
 } from '../../lib/genai-spans.ts';
 import { genAiInputMessages } from '../../lib/genai-messages.ts';
+import { contentFreeExporter } from '../../lib/content-free-spans.ts';
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -42,7 +44,8 @@ describe('chat spans', () => {
     expect(finished()).toHaveLength(1);
     expect(span!.name).toBe('chat claude-x');
     expect(span!.attributes['error.type']).toBe('ModelRequestRejected');
-    expect(span!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'the provider refused the request' });
+    // The provider's words are content: without the opt-in, the span has the failure's type only.
+    expect(span!.status).toEqual({ code: SpanStatusCode.ERROR });
     expect(span!.attributes).not.toHaveProperty('gen_ai.usage.input_tokens');
   });
 
@@ -88,6 +91,51 @@ describe('tool spans', () => {
     expect(own!.attributes).not.toHaveProperty('gen_ai.tool.call.result');
     expect(thrown!.attributes).toMatchObject({ 'error.type': 'TypeError', 'agent_service.tool.runs_on': 'mcp' });
     expect(thrown!.status.code).toBe(SpanStatusCode.ERROR);
+  });
+});
+
+describe("a provider's error that quotes the user's words", () => {
+  const words = 'my card number is 4111 1111 1111 1111';
+  const providerError = `The openai provider rejected the request (400): Invalid content: "${words}"`;
+  /** Everything a backend would be sent of a span: its name, attributes, status, events and links. */
+  const sent = (span: ReadableSpan) => JSON.stringify([span.name, span.attributes, span.status, span.events, span.links]);
+
+  /** The model's and the tool's spans, and an activity's span as the Temporal SDK's interceptor ends it. */
+  function failedSpans(captureContent: boolean): ReadableSpan[] {
+    startChatSpan(chatStart, captureContent, () => ({ instructions: undefined, messages: [] })).fail('ModelRequestRejected', providerError);
+    startToolSpan({ ...turn, toolName: 'lookup', toolCallId: 'c1', runsOn: 'mcp' }, captureContent, {}).fail(new Error(providerError));
+    const activity = trace.getTracer('temporal').startSpan('RunActivity:runModelStep');
+    const thrown = ApplicationFailure.nonRetryable(providerError, 'ModelRequestRejected');
+    activity.setStatus({ code: SpanStatusCode.ERROR, message: thrown.message });
+    activity.recordException(thrown);
+    activity.end();
+    return finished();
+  }
+
+  /** The spans as the exporter of tracing.ts sends them. */
+  function exported(spans: ReadableSpan[], captureContent: boolean): ReadableSpan[] {
+    const out = new InMemorySpanExporter();
+    contentFreeExporter(out, captureContent).export(spans, () => undefined);
+    return out.getFinishedSpans();
+  }
+
+  it('appears nowhere in what is exported with content capture off', () => {
+    const spans = exported(failedSpans(false), false);
+    expect(spans).toHaveLength(3);
+    for (const span of spans) expect(sent(span)).not.toContain(words);
+    // What is kept: the status code, the failure's type, where the exception was thrown.
+    for (const span of spans) expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    expect(spans[0]!.attributes['error.type']).toBe('ModelRequestRejected');
+    expect(spans[1]!.attributes['error.type']).toBe('Error');
+    const exception = spans[2]!.events.find((event) => event.name === 'exception')!;
+    expect(exception.attributes).toMatchObject({ 'exception.type': 'ApplicationFailure' });
+    expect(String(exception.attributes!['exception.stacktrace'])).toMatch(/^\s+at /);
+    expect(spans[2]!.spanContext().spanId).toBe(finished()[2]!.spanContext().spanId);
+  });
+
+  it('is on the spans with content capture on', () => {
+    const spans = exported(failedSpans(true), true);
+    for (const span of spans) expect(sent(span)).toContain(words);
   });
 });
 

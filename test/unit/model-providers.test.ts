@@ -17,7 +17,8 @@ import {
   UnknownProviderError,
 } from '../../activities/model/config-errors.ts';
 import { classifyModelError, MAX_RETRY_AFTER_MS, retryAfter } from '../../activities/model/errors.ts';
-import { costUsd } from '../../activities/model/pricing.ts';
+import { costUsd, type Pricing } from '../../activities/model/pricing.ts';
+import { parseModelPrice } from '../../lib/model-prices.ts';
 import { modelAnswerLimits } from '../../activities/model/answer-limits.ts';
 
 const KEY = 'sk-test-0123456789abcdef';
@@ -380,44 +381,70 @@ describe('classifyModelError on errors from real calls', () => {
 });
 
 describe('costUsd', () => {
+  const NO_PRICES: Pricing = { modelPrices: {}, unpricedModelPrice: undefined };
+
   it("takes OpenRouter's reported cost, through the real provider", async () => {
     fake.enqueue({ text: 'priced', usage: { promptTokens: 1000, completionTokens: 100, cost: 0.00123 } });
     const outcome = await run(at('openrouter', 'anthropic/claude-sonnet-4'));
     expect(outcome.providerMetadata?.openrouter?.usage).toMatchObject({ cost: 0.00123 });
     expect(fake.requests[0]!.body.usage).toEqual({ include: true });
-    expect(costUsd({ providerId: 'openrouter', modelId: 'anthropic/claude-sonnet-4' }, outcome.usage!, outcome.providerMetadata)).toBe(
-      0.00123,
-    );
+    expect(
+      costUsd({ providerId: 'openrouter', modelId: 'anthropic/claude-sonnet-4' }, outcome.usage!, outcome.providerMetadata, NO_PRICES),
+    ).toBe(0.00123);
   });
 
   it('takes a gateway-reported usage.cost through openai-compatible (raw usage)', async () => {
     fake.enqueue({ text: 'priced', usage: { promptTokens: 10, completionTokens: 2, cost: 0.5 } });
     const outcome = await run(at('openai-compatible', 'fake-model'));
-    expect(costUsd({ providerId: 'openai-compatible', modelId: 'fake-model' }, outcome.usage!, outcome.providerMetadata)).toBe(0.5);
+    expect(costUsd({ providerId: 'openai-compatible', modelId: 'fake-model' }, outcome.usage!, outcome.providerMetadata, NO_PRICES)).toBe(
+      0.5,
+    );
   });
 
   it('falls back to the price table, then to null', async () => {
     fake.enqueue({ text: 'unpriced', usage: { promptTokens: 1_000_000, completionTokens: 100_000 } });
     const outcome = await run(at('openai', 'gpt-4o-2024-08-06'));
     // gpt-4o: $2.50 in, $10 out per million tokens.
-    expect(costUsd({ providerId: 'openai', modelId: 'gpt-4o-2024-08-06' }, outcome.usage!, outcome.providerMetadata)).toBe(3.5);
+    expect(costUsd({ providerId: 'openai', modelId: 'gpt-4o-2024-08-06' }, outcome.usage!, outcome.providerMetadata, NO_PRICES)).toBe(3.5);
 
     const usage = { inputTokens: 2000, outputTokens: 1000 };
-    expect(costUsd({ providerId: 'anthropic', modelId: 'claude-sonnet-4-20250514' }, usage)).toBe(0.021);
-    expect(costUsd({ providerId: 'openrouter', modelId: 'anthropic/claude-sonnet-4.5' }, usage)).toBe(0.021);
-    expect(costUsd({ providerId: 'openrouter', modelId: '~anthropic/claude-sonnet-latest' }, usage)).toBeNull();
-    expect(costUsd({ providerId: 'openai-compatible', modelId: 'gpt-4o' }, usage)).toBeNull();
-    expect(costUsd({ providerId: 'openai', modelId: 'gpt-4o' }, { inputTokens: undefined, outputTokens: 5 })).toBeNull();
+    expect(costUsd({ providerId: 'anthropic', modelId: 'claude-sonnet-4-20250514' }, usage, undefined, NO_PRICES)).toBe(0.021);
+    expect(costUsd({ providerId: 'openrouter', modelId: 'anthropic/claude-sonnet-4.5' }, usage, undefined, NO_PRICES)).toBe(0.021);
+    expect(costUsd({ providerId: 'openrouter', modelId: '~anthropic/claude-sonnet-latest' }, usage, undefined, NO_PRICES)).toBeNull();
+    expect(costUsd({ providerId: 'openai-compatible', modelId: 'gpt-4o' }, usage, undefined, NO_PRICES)).toBeNull();
+    expect(
+      costUsd({ providerId: 'openai', modelId: 'gpt-4o' }, { inputTokens: undefined, outputTokens: 5 }, undefined, NO_PRICES),
+    ).toBeNull();
+  });
+
+  it("takes the operator's price over the table's, and UNPRICED_MODEL_PRICE for a model nothing else prices", () => {
+    const usage = { inputTokens: 1_000_000, outputTokens: 100_000 };
+    const pricing: Pricing = {
+      modelPrices: { 'openai-compatible:llama-3': parseModelPrice('0.6/0.8', 'test'), 'gpt-4o': parseModelPrice('1/2', 'test') },
+      unpricedModelPrice: parseModelPrice('20/80', 'test'),
+    };
+    expect(costUsd({ providerId: 'openai-compatible', modelId: 'llama-3' }, usage, undefined, pricing)).toBe(0.68);
+    // The bare model id names it for every provider; the operator's price goes before the table's.
+    expect(costUsd({ providerId: 'openai', modelId: 'gpt-4o' }, usage, undefined, pricing)).toBe(1.2);
+    // Nothing else prices it: the ceiling.
+    expect(costUsd({ providerId: 'openai', modelId: 'gpt-4-turbo' }, usage, undefined, pricing)).toBe(28);
+    expect(costUsd({ providerId: 'openai', modelId: 'gpt-4-turbo' }, usage, undefined, NO_PRICES)).toBeNull();
+    // A provider's reported cost goes before every price.
+    expect(costUsd({ providerId: 'openai-compatible', modelId: 'llama-3' }, { ...usage, raw: { cost: 0.01 } }, undefined, pricing)).toBe(
+      0.01,
+    );
   });
 
   it('prices input read from and written to the prompt cache at their own rates', () => {
     // claude-sonnet-4: $3 in, $15 out; a cache read at $0.30, a cache write at $3.75 per million.
     const cached = { inputTokens: 10_000, outputTokens: 100, inputTokenDetails: { cacheReadTokens: 8000, cacheWriteTokens: 1000 } };
-    expect(costUsd({ providerId: 'anthropic', modelId: 'claude-sonnet-4' }, cached)).toBe(0.01065);
-    expect(costUsd({ providerId: 'anthropic', modelId: 'claude-sonnet-4' }, { inputTokens: 10_000, outputTokens: 100 })).toBe(0.0315);
+    expect(costUsd({ providerId: 'anthropic', modelId: 'claude-sonnet-4' }, cached, undefined, NO_PRICES)).toBe(0.01065);
+    expect(
+      costUsd({ providerId: 'anthropic', modelId: 'claude-sonnet-4' }, { inputTokens: 10_000, outputTokens: 100 }, undefined, NO_PRICES),
+    ).toBe(0.0315);
     // gpt-4o: cached input at $1.25 of $2.50; writing costs nothing extra.
     const read = { inputTokens: 10_000, outputTokens: 0, inputTokenDetails: { cacheReadTokens: 6000, cacheWriteTokens: 4000 } };
-    expect(costUsd({ providerId: 'openai', modelId: 'gpt-4o' }, read)).toBe(0.0175);
+    expect(costUsd({ providerId: 'openai', modelId: 'gpt-4o' }, read, undefined, NO_PRICES)).toBe(0.0175);
   });
 });
 

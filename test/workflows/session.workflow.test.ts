@@ -8,11 +8,19 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Context, CancelledFailure } from '@temporalio/activity';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Activities } from '../../activities/index.ts';
-import type { ModelStepInput, StepResult, ToolCall } from '../../core/turn-types.ts';
+import {
+  STEP_PLACE_FREED,
+  TOOL_POLICY_RULES,
+  type CompactionResult,
+  type ModelStepInput,
+  type StepResult,
+  type ToolCall,
+} from '../../core/turn-types.ts';
+import { compactionPlaceKey, toolPlaceKey } from '../../core/place-keys.ts';
 import { NO_CLIENT_RESULT } from '../../core/client-tool-calls.ts';
 import { FAILURE } from '../../lib/failures.ts';
-import { abortUpdate, sendUpdate, sessionWorkflow, stateQuery, type SendInput } from '../../workflows/session.ts';
-import { turnWorkflow } from '../../workflows/turn.ts';
+import { abortUpdate, compactUpdate, sendUpdate, sessionWorkflow, stateQuery, type SendInput } from '../../workflows/session.ts';
+import { turnWorkflow, UNCHECKED_CALL } from '../../workflows/turn.ts';
 import { fastTurnSettings, workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
 import type { TurnSettings } from '../../lib/turn-settings.ts';
 
@@ -292,6 +300,7 @@ test(
           messageId: input.messageId,
           text: calling ? '' : `reply to ${input.turnId}`,
           toolCalls: calling ? [{ toolCallId: `call_${input.step}`, toolName: 'current_time', input: {} }] : [],
+          policies: TOOL_POLICY_RULES,
           finishReason: calling ? 'tool-calls' : 'stop',
           usage: { inputTokens: 1, outputTokens: 1 },
           costUsd: null,
@@ -368,6 +377,47 @@ describe('the turn workflow', () => {
     expect(ends).toEqual(['failed: The reply did not match jsonReply.schema after 2 attempts: /answer: must be number']);
   });
 
+  test("a step that does not say it checked its calls against the tool policies (an older worker's) has none of them run", async () => {
+    const ran: string[] = [];
+    const recorded: unknown[] = [];
+    const calls: ToolCall[] = [
+      { toolCallId: 'call_1', toolName: 'http_request', input: { url: 'https://example.com' } },
+      { toolCallId: 'call_2', toolName: 'current_time', input: {} },
+    ];
+    await env.withWorker(
+      {
+        // A worker from before tool policies: its step result has no `policies`, its calls no approvals.
+        runModelStep: async (input) =>
+          stepResult(input, input.step === 1 ? { toolCalls: calls, finishReason: 'tool-calls' } : { text: 'done' }),
+        runBuiltinTool: async (input) => {
+          ran.push(input.call.toolName);
+          return { type: 'tool-result', toolCallId: input.call.toolCallId, toolName: input.call.toolName, output: 'ran' };
+        },
+        recordToolResults: async (input) => void recorded.push(...input.results),
+        completeTurn: async () => {},
+        startTurn: async () => {},
+      },
+      async (taskQueue) => {
+        const outcome = await env.client.workflow.execute(turnWorkflow, {
+          taskQueue,
+          workflowId: 'turn:unchecked-calls',
+          args: [turnInput('t3', fastTurnSettings())],
+        });
+        expect(outcome).toMatchObject({ status: 'completed', reply: 'done' });
+      },
+    );
+    expect(ran).toEqual([]);
+    expect(recorded).toEqual(
+      calls.map((call) => ({
+        type: 'tool-result',
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: UNCHECKED_CALL,
+        isError: true,
+      })),
+    );
+  });
+
   test('a client tool call nobody answers gets the timeout result, and the turn goes on with the totals of its steps', async () => {
     const call: ToolCall = { toolCallId: 'call_1', toolName: 'pick_color', input: {}, executor: 'client' };
     const recorded: unknown[] = [];
@@ -394,5 +444,142 @@ describe('the turn workflow', () => {
       { type: 'tool-result', toolCallId: 'call_1', toolName: 'pick_color', output: NO_CLIENT_RESULT, isError: true },
     ]);
     expect(completed).toEqual([{ usage: { inputTokens: 20, outputTokens: 10 }, costUsd: 0.5 }]);
+  });
+});
+
+describe("places among the user's running work", () => {
+  /** Answers `queued` the first time `key` asks, and then has a place given back to it (STEP_PLACE_FREED naming it). */
+  function placeOnSecondAsk(workflowId: () => string) {
+    const refused = new Set<string>();
+    return (key: string): boolean => {
+      if (refused.has(key)) return true;
+      refused.add(key);
+      setTimeout(
+        () =>
+          void env.client.workflow
+            .getHandle(workflowId())
+            .signal(STEP_PLACE_FREED, key)
+            .catch(() => undefined),
+        50,
+      );
+      return false;
+    };
+  }
+  const compacted = (summaryMessageId: string): CompactionResult => ({
+    compacted: true,
+    summaryMessageId,
+    tokensBefore: 100,
+    tokensAfter: 10,
+    usage: { inputTokens: 1, outputTokens: 1 },
+    costUsd: null,
+  });
+  /** Timers of the queue's waits (30 s) in a history that fired: a wait no wake-up ended. */
+  async function firedQueueWaits(workflowId: string): Promise<number> {
+    const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    const waits = new Set(
+      events.flatMap((event) =>
+        Number(event.timerStartedEventAttributes?.startToFireTimeout?.seconds ?? 0) === 30
+          ? [event.timerStartedEventAttributes!.timerId]
+          : [],
+      ),
+    );
+    expect(waits.size).toBeGreaterThan(0);
+    return events.filter((event) => waits.has(event.timerFiredEventAttributes?.timerId)).length;
+  }
+
+  test("a turn's compaction and tool calls that find no place wait until a wake-up names them, then ask again and run", async () => {
+    const workflowId = 'turn:places';
+    const hasPlace = placeOnSecondAsk(() => workflowId);
+    const asked: string[] = [];
+    const recorded: unknown[] = [];
+    const calls: ToolCall[] = [
+      { toolCallId: 'call_a', toolName: 'current_time', input: {} },
+      { toolCallId: 'call_b', toolName: 'current_time', input: {} },
+    ];
+    const result = (input: ModelStepInput, extra: Partial<StepResult>): StepResult => ({
+      messageId: input.messageId,
+      text: '',
+      toolCalls: [],
+      finishReason: 'stop',
+      usage: { inputTokens: 1, outputTokens: 1 },
+      costUsd: null,
+      ...(input.startsTurn ? { turnStarted: true as const } : {}),
+      ...extra,
+    });
+    await env.withWorker(
+      {
+        startTurn: async () => {},
+        completeTurn: async () => {},
+        runModelStep: async (input) => {
+          if (input.step === 1 && !input.compacted) {
+            return result(input, { compact: { reason: 'threshold', tokensBefore: 100, windowTokens: 1_000, attempts: 1 } });
+          }
+          return input.step === 1
+            ? result(input, { toolCalls: calls, finishReason: 'tool-calls', policies: TOOL_POLICY_RULES })
+            : result(input, { text: 'done' });
+        },
+        compactConversation: async (input) => {
+          asked.push(`compaction mayQueue=${input.mayQueue}`);
+          return hasPlace(compactionPlaceKey(input.sessionId, input.summaryMessageId))
+            ? compacted(input.summaryMessageId)
+            : { queued: true };
+        },
+        runBuiltinTool: async (input) => {
+          asked.push(`${input.call.toolCallId} mayQueue=${input.mayQueue} user=${input.userId} turn=${input.turnId}`);
+          if (!hasPlace(toolPlaceKey(input.sessionId, input.messageId!, input.call.toolCallId))) return { queued: true };
+          return { type: 'tool-result', toolCallId: input.call.toolCallId, toolName: input.call.toolName, output: 'noon' };
+        },
+        recordToolResults: async (input) => void recorded.push(...input.results),
+      },
+      async (taskQueue) => {
+        const outcome = await env.client.workflow.execute(turnWorkflow, {
+          taskQueue,
+          workflowId,
+          args: [{ sessionId: 'ses_places', ...ref, turnId: 't_places', settings: fastTurnSettings() }],
+        });
+        expect(outcome).toMatchObject({ status: 'completed', reply: 'done' });
+      },
+    );
+    const asks = (what: string) => `${what} mayQueue=true user=${ref.userId} turn=t_places`;
+    expect(asked).toEqual([
+      'compaction mayQueue=true',
+      'compaction mayQueue=true',
+      asks('call_a'),
+      asks('call_a'),
+      asks('call_b'),
+      asks('call_b'),
+    ]);
+    expect(recorded).toEqual(
+      calls.map((call) => ({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: 'noon' })),
+    );
+    // Each wait ended with its wake-up, none with its timer.
+    expect(await firedQueueWaits(workflowId)).toBe(0);
+  });
+
+  test('a compaction asked for between turns that finds no place waits for a wake-up in the session, then runs', async () => {
+    let workflowId = '';
+    const hasPlace = placeOnSecondAsk(() => workflowId);
+    const asked: Array<{ mayQueue?: boolean; wakeWorkflowId?: string }> = [];
+    await env.withWorker(
+      {
+        ...fakeSessionActivities().activities,
+        compactConversation: async (input) => {
+          asked.push({ mayQueue: input.mayQueue, wakeWorkflowId: input.wakeWorkflowId });
+          return hasPlace(compactionPlaceKey(input.sessionId, input.summaryMessageId))
+            ? compacted(input.summaryMessageId)
+            : { queued: true };
+        },
+      },
+      async (taskQueue) => {
+        const { handle } = await startSession(taskQueue);
+        workflowId = handle.workflowId;
+        expect(await handle.executeUpdate(compactUpdate)).toMatchObject({ compacted: true, tokensAfter: 10 });
+      },
+    );
+    expect(asked).toEqual([
+      { mayQueue: true, wakeWorkflowId: workflowId },
+      { mayQueue: true, wakeWorkflowId: workflowId },
+    ]);
+    expect(await firedQueueWaits(workflowId)).toBe(0);
   });
 });

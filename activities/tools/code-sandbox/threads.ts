@@ -3,16 +3,23 @@
 // rarely waits for one to load. A script never runs on the worker's own thread, whose event loop
 // every other turn streams through, and the thread is ended from here at its deadline plus a grace,
 // whatever the engine inside is doing (`backstopMs`); its V8 heap is bounded by `resourceLimits` and its engine's
-// memory by the engine (engine.ts). At most `threads` scripts run at once; others wait their turn,
-// and one that cannot get a thread within `queueMs` is turned away.
+// memory by the engine (engine.ts). At most `threads` scripts run at once, at most `perUser` of them
+// one user's; others wait their turn in their user's queue, the users served in turn (fair-queue.ts), and
+// one that cannot get a thread within `queueMs` is turned away.
 import type { Worker } from 'node:worker_threads';
 import { startThread } from '../start-thread.ts';
+import { FairQueue } from './fair-queue.ts';
 import { THREAD_READY, type ScriptFailure, type ScriptJob, type ScriptLimits, type ScriptOutcome } from './protocol.ts';
 
 export interface SandboxOptions {
   limits: ScriptLimits;
   /** Scripts running at once, each on a thread (and a core) of its own. */
   threads: number;
+  /**
+   * Scripts of one user running at once. Below `threads`, one user's flood never holds every thread:
+   * another user's script starts on the next free one.
+   */
+  perUser: number;
   /** How long a script waits for a thread before it is answered `busy`. */
   queueMs: number;
   /**
@@ -28,7 +35,8 @@ export interface SandboxOptions {
 }
 
 export interface Sandbox {
-  run(job: ScriptJob): Promise<ScriptOutcome>;
+  /** Runs `job` for `userId`, in that user's turn among the users with scripts waiting. */
+  run(job: ScriptJob, userId: string): Promise<ScriptOutcome>;
   close(): Promise<void>;
 }
 
@@ -50,7 +58,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   let spare: Thread | undefined;
   let running = 0;
   let closed = false;
-  const waiting: Waiting[] = [];
+  const waiting = new FairQueue<Waiting>(options.perUser);
   const live = new Set<Worker>();
 
   function spawn(): Thread {
@@ -116,39 +124,42 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   }
 
   function next(): void {
-    while (running < options.threads && waiting.length > 0) {
-      const { job, resolve, timer } = waiting.shift()!;
+    while (running < options.threads) {
+      const started = waiting.next();
+      if (!started) return;
+      const { job, resolve, timer } = started.item;
       clearTimeout(timer);
       running++;
       void execute(job)
         .then(resolve, (error: unknown) => resolve(failure('crash', error instanceof Error ? error.message : String(error))))
         .finally(() => {
           running--;
+          waiting.done(started.user);
           next();
         });
     }
   }
 
   return {
-    run(job) {
+    run(job, userId) {
       if (closed) return Promise.resolve(failure('crash', 'the worker is shutting down'));
       return new Promise((resolve) => {
         const entry: Waiting = {
           job,
           resolve,
           timer: setTimeout(() => {
-            waiting.splice(waiting.indexOf(entry), 1);
+            waiting.remove(userId, entry);
             resolve(failure('busy'));
           }, options.queueMs),
         };
-        waiting.push(entry);
+        waiting.push(userId, entry);
         next();
       });
     },
     async close() {
       closed = true;
       spare = undefined;
-      for (const entry of waiting.splice(0)) {
+      for (const entry of waiting.drain()) {
         clearTimeout(entry.timer);
         entry.resolve(failure('crash', 'the worker is shutting down'));
       }

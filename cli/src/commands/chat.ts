@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { contextOf } from '../context.ts';
 import { UsageError } from '../exit-codes.ts';
 import { withExamples } from '../help.ts';
+import { terminalText } from '../terminal-text.ts';
 import { note } from '../output.ts';
 import { spinner } from '../spinner.ts';
 import { err, out } from '../style.ts';
@@ -97,7 +98,7 @@ class ChatLoop {
     } catch (error) {
       waiting.stop();
       printer.endLine();
-      note(err().red(`error: ${(error as Error).message}`));
+      note(err().red(`error: ${terminalText((error as Error).message)}`));
     } finally {
       waiting.stop();
       this.turnRunning = false;
@@ -125,7 +126,7 @@ class ChatLoop {
         await this.client.approvals.answer(event.approvalId, { choice: picked, ...(rest.length ? { note: rest.join(' ') } : {}) });
       } catch (error) {
         // Answered elsewhere first (another terminal, a link): the turn goes on with that answer.
-        note(err().dim(`not answered here: ${(error as Error).message}`));
+        note(err().dim(`not answered here: ${terminalText((error as Error).message)}`));
       }
       return;
     }
@@ -139,7 +140,9 @@ class ChatLoop {
     }
     if (this.turnRunning) {
       note(err().dim('\nAborting the reply (Ctrl-C again leaves)…'));
-      this.client.sessions.abort(this.sessionId).catch((error: unknown) => note(err().red(`abort failed: ${(error as Error).message}`)));
+      this.client.sessions
+        .abort(this.sessionId)
+        .catch((error: unknown) => note(err().red(`abort failed: ${terminalText((error as Error).message)}`)));
     } else {
       note(err().dim('\n(Ctrl-C again, or Ctrl-D, leaves)'));
       this.prompt();

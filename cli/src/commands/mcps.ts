@@ -7,6 +7,7 @@ import { withExamples } from '../help.ts';
 import { age, note, printFields, printJson, printLine, printTable, warn } from '../output.ts';
 import { withSpinner } from '../spinner.ts';
 import { out } from '../style.ts';
+import { terminalText } from '../terminal-text.ts';
 
 /** Header names whose value is a credential: one written literally is stored as it is, so we say so. */
 const CREDENTIAL_HEADER = /authorization|token|key|secret|password|cookie/i;
@@ -75,7 +76,9 @@ export function registerMcps(program: Command): void {
           ...(options.description !== undefined ? { description: options.description } : {}),
         });
         if (context.json) return printJson(stored);
-        note(`Saved ${stored.id} (${stored.url}). Check it with \`agent-service mcps show ${stored.id}\`; name it in a bundle's \`mcps\`.`);
+        note(
+          `Saved ${stored.id} (${terminalText(stored.url)}). Check it with \`agent-service mcps show ${stored.id}\`; name it in a bundle's \`mcps\`.`,
+        );
       }),
     [
       'agent-service mcps add docs https://mcp.example.com/mcp --description "Product docs"',
@@ -87,7 +90,7 @@ export function registerMcps(program: Command): void {
   withExamples(
     mcps
       .command('show')
-      .description('One tool server and its tools; a remote one is connected to and listed now')
+      .description('One tool server and its tools; a remote one is connected to and listed now (a key with agents:write)')
       .argument('<id>')
       .action(async (id: string, _options: object, command: Command) => {
         const context = contextOf(command);
@@ -112,7 +115,11 @@ export function registerMcps(program: Command): void {
         );
         const tools = server.tools ?? [];
         printLine(out().bold(`\nTools (${tools.length})`));
-        for (const tool of tools) printLine(`  ${tool.name}${tool.description ? `  ${out().dim(firstLine(tool.description))}` : ''}`);
+        // Names and descriptions are the server's own words: printed as text, never as terminal commands.
+        for (const tool of tools) {
+          const description = tool.description ? `  ${out().dim(firstLine(tool.description))}` : '';
+          printLine(`  ${terminalText(tool.name)}${description}`);
+        }
       }),
     ['agent-service mcps show tickets', 'agent-service mcps show tickets --json | jq -r ".tools[].name"'],
   );
@@ -154,6 +161,6 @@ function namesOf(names: readonly string[], separator: string): string {
 }
 
 function firstLine(text: string): string {
-  const line = text.split('\n', 1)[0]!;
+  const line = terminalText(text).split('\n', 1)[0]!;
   return line.length > 100 ? `${line.slice(0, 99)}…` : line;
 }

@@ -1,13 +1,14 @@
 // One line per event for `events`: its seq, time, type and what it says in a few words.
 import type { SessionEvent } from '@agent-service/sdk';
 import { err } from '../style.ts';
+import { terminalText } from '../terminal-text.ts';
 
 const MAX = 100;
 
 export function describeEvent(event: SessionEvent): string {
   const style = err();
   const time = event.at.slice(11, 23);
-  return `${style.dim(String(event.seq).padStart(5))} ${style.dim(time)} ${event.type.padEnd(18)} ${summary(event)}`.trimEnd();
+  return `${style.dim(String(event.seq).padStart(5))} ${style.dim(time)} ${event.type.padEnd(18)} ${terminalText(summary(event))}`.trimEnd();
 }
 
 function summary(event: SessionEvent): string {

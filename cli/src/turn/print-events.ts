@@ -3,6 +3,7 @@
 // keeps only the reply.
 import type { SessionEvent } from '@agent-service/sdk';
 import { err } from '../style.ts';
+import { terminalText } from '../terminal-text.ts';
 
 const MAX_SHOWN = 120;
 
@@ -23,7 +24,8 @@ export class TurnPrinter {
     const style = err();
     switch (event.type) {
       case 'message.part.delta':
-        process.stdout.write(event.delta);
+        // The reply is a model's text: on a terminal it is shown as text; a pipe gets it as it came.
+        process.stdout.write(process.stdout.isTTY ? terminalText(event.delta) : event.delta);
         this.midLine = !event.delta.endsWith('\n');
         return;
       case 'step.retry':
@@ -32,14 +34,15 @@ export class TurnPrinter {
       case 'tool.call':
         if (event.executor === 'client') {
           this.note(
-            style.yellow(`⧗ waiting for your tool ${event.toolName}(${shorten(event.input)})`) +
+            style.yellow(`⧗ waiting for your tool ${terminalText(event.toolName)}(${shorten(event.input)})`) +
               style.dim(` — answer call ${event.toolCallId} with POST /session/${this.options.sessionId}/tool-result`),
           );
-        } else this.note(style.dim(`→ ${event.toolName}(${shorten(event.input)})`));
+        } else this.note(style.dim(`→ ${terminalText(event.toolName)}(${shorten(event.input)})`));
         return;
       case 'tool.result':
         this.note(
-          style.dim(`← ${event.toolName}: `) + (event.isError ? style.red(shorten(event.output)) : style.dim(shorten(event.output))),
+          style.dim(`← ${terminalText(event.toolName)}: `) +
+            (event.isError ? style.red(shorten(event.output)) : style.dim(shorten(event.output))),
         );
         return;
       case 'turn.queued':
@@ -49,25 +52,25 @@ export class TurnPrinter {
         this.note(style.dim(`(the conversation was compacted: about ${event.tokensBefore} tokens down to ${event.tokensAfter})`));
         return;
       case 'reply.invalid':
-        this.note(style.yellow(`(the reply did not match its schema: ${event.errors.join('; ')}; asked again)`));
+        this.note(style.yellow(`(the reply did not match its schema: ${terminalText(event.errors.join('; '))}; asked again)`));
         return;
       case 'approval.requested':
         this.endLine();
         if (this.options.onApproval) this.options.onApproval(event);
         else
           this.note(
-            `${style.cyan('?')} ${event.question} ${style.dim(`[${event.options.join('/')}]`)}\n` +
-              style.dim(`  answer: agent-service approvals answer ${event.approvalId} <${event.options.join('|')}>`),
+            `${style.cyan('?')} ${terminalText(event.question)} ${style.dim(`[${terminalText(event.options.join('/'))}]`)}\n` +
+              style.dim(`  answer: agent-service approvals answer ${event.approvalId} <${terminalText(event.options.join('|'))}>`),
           );
         return;
       case 'approval.answered':
-        this.note(style.dim(`✓ answered ${event.choice}${event.note ? ` (${event.note})` : ''} via ${event.via}`));
+        this.note(style.dim(terminalText(`✓ answered ${event.choice}${event.note ? ` (${event.note})` : ''} via ${event.via}`)));
         return;
       case 'approval.expired':
         this.note(style.yellow('the question expired unanswered'));
         return;
       case 'turn.failed':
-        this.note(style.red(`✗ the turn failed: ${event.error}`));
+        this.note(style.red(`✗ the turn failed: ${terminalText(event.error)}`));
         return;
       case 'turn.aborted':
         this.note(style.yellow('■ aborted'));
@@ -94,6 +97,6 @@ export class TurnPrinter {
 }
 
 function shorten(value: unknown): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+  const text = terminalText(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN - 1)}…` : text;
 }

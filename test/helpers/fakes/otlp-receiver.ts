@@ -24,6 +24,8 @@ export interface OtlpReceiver {
   /** The base URL, as OTEL_EXPORTER_OTLP_ENDPOINT takes it (spans arrive at /v1/traces). */
   url: string;
   spans: ReceivedSpan[];
+  /** Every export request's body as it arrived, to look for a text anywhere in what was sent. */
+  bodies: string[];
   close(): Promise<void>;
 }
 
@@ -68,6 +70,7 @@ const nanosToMs = (nanos: string | undefined) => (nanos ? Number(BigInt(nanos) /
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
+  const bodies: string[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -76,7 +79,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         res.writeHead(404).end();
         return;
       }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ExportRequest;
+      const text = Buffer.concat(chunks).toString('utf8');
+      bodies.push(text);
+      const body = JSON.parse(text) as ExportRequest;
       for (const resource of body.resourceSpans ?? []) {
         const service = resource.resource?.attributes?.find((attribute) => attribute.key === 'service.name')?.value.stringValue ?? '';
         for (const scope of resource.scopeSpans ?? []) {
@@ -101,5 +106,5 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, spans, close: () => closeServer(server) };
+  return { url: `http://127.0.0.1:${port}`, spans, bodies, close: () => closeServer(server) };
 }
