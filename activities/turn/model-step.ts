@@ -167,7 +167,6 @@ export function modelStepActivities(deps: ModelStepDeps) {
     let cost: number | null | undefined;
     // The provider began to answer (or the call was cut after it was sent): its prompt is billed.
     let answered = false;
-    let text = '';
     const writer = new DeltaWriter(deltaCommits, { sessionId: input.sessionId, messageId: input.messageId, attempt }, deps.deltaFlushMs);
     try {
       heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
@@ -180,15 +179,11 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const instructions = withReplyFormat(systemPrompt(bundle, skills), bundle);
       // A turn that must end in a structured reply may be told to do it without tools (allowSubtasks: false).
       const tools = bundle.jsonReply && !bundle.jsonReply.allowSubtasks ? {} : modelToolSet(bundle, skills, remoteTools);
+      const fixedText = fixedRequestText(instructions, tools);
       // Past the compaction threshold, the turn compacts the conversation first and runs this step again.
       const checked =
         input.mayCompact && !input.compacted
-          ? checkContext(
-              history,
-              fixedRequestText(instructions, tools),
-              await deps.contextWindows.of(ref, credentials.scope),
-              deps.config.context,
-            )
+          ? checkContext(history, fixedText, await deps.contextWindows.of(ref, credentials.scope), deps.config.context)
           : undefined;
       if (checked?.over) return compactFirst('threshold', checked.tokens, checked.windowTokens);
       const resolveFile = await conversationFiles(deps, input.sessionId, compactedView(history).messages, {
@@ -197,7 +192,6 @@ export function modelStepActivities(deps: ModelStepDeps) {
         turnKey,
       });
       const messages = toModelMessages(history, { resolveFile, toolResultMaxChars: deps.config.context.toolResultMaxChars });
-      const fixedText = fixedRequestText(instructions, tools);
       hold = await heldOrAborted(() =>
         holdForCall(
           { db: deps.db, pricing: deps.config.pricing, ...(deps.listedPrice ? { listedPrice: deps.listedPrice } : {}) },
@@ -242,6 +236,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
         ...(limits.sendStepOutputTokens ? { maxOutputTokens: limits.stepOutputTokens } : {}),
         abortSignal: AbortSignal.any([context.cancellationSignal, overLimit.signal, ...(told ? [told.signal] : [])]),
       });
+      let text = '';
       const toolCalls: ToolCall[] = [];
       let streamError: unknown;
       let limitError: string | undefined;
