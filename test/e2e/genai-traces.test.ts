@@ -47,6 +47,20 @@ function turnTrace(sessionId: string, except?: string): TurnTrace {
   return { spans, request: request! };
 }
 
+/** An API and a worker process exporting spans to the collector, content captured or not. */
+async function tracedProcesses(env: AgentEnv, captureContent: boolean) {
+  collector ??= await startOtlpReceiver();
+  const traced = {
+    ...env.env,
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+    ...(captureContent ? { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' } : {}),
+  };
+  const api = await startApiProcess(traced);
+  const worker = await startWorkerProcess(traced);
+  started.push(api, worker);
+  return { api, worker };
+}
+
 /**
  * Sends one message to an agent whose `time` tool asks first, and (with `followUp`) a second one while
  * the first waits, which the running session workflow queues; approves the question through the API;
@@ -57,15 +71,7 @@ async function tracedTurn(
   captureContent: boolean,
   followUp = false,
 ): Promise<TurnTrace & { approvalId: string; followUp?: TurnTrace }> {
-  collector ??= await startOtlpReceiver();
-  const traced = {
-    ...env.env,
-    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-    ...(captureContent ? { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' } : {}),
-  };
-  const api = await startApiProcess(traced);
-  const worker = await startWorkerProcess(traced);
-  started.push(api, worker);
+  const { api, worker } = await tracedProcesses(env, captureContent);
   env.fake.enqueue(
     {
       toolCalls: [{ id: 'call_clock', name: 'current_time', arguments: { timezone: 'Europe/Paris' } }],
@@ -141,15 +147,7 @@ async function tracedTurn(
  * spans (the model call's and the Temporal SDK's activity span) have arrived.
  */
 async function refusedTurn(env: AgentEnv, captureContent: boolean): Promise<{ words: string; bodies: string[] }> {
-  collector ??= await startOtlpReceiver();
-  const traced = {
-    ...env.env,
-    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-    ...(captureContent ? { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' } : {}),
-  };
-  const api = await startApiProcess(traced);
-  const worker = await startWorkerProcess(traced);
-  started.push(api, worker);
+  const { api, worker } = await tracedProcesses(env, captureContent);
   const words = `my card ends in 4242, code ${randomUUID()}`;
   // Whatever an earlier test queued and did not use is not this turn's answer.
   env.fake.reset();
@@ -180,7 +178,7 @@ async function refusedTurn(env: AgentEnv, captureContent: boolean): Promise<{ wo
     { timeout: 30_000, interval: 250 },
   );
   await Promise.all([api.kill('SIGKILL'), worker.kill('SIGKILL')]);
-  return { words, bodies: collector.bodies };
+  return { words, bodies: collector!.bodies };
 }
 
 /** The span's ancestors in its trace reach `root`. */

@@ -90,19 +90,22 @@ test('a turn aborted after its first token is charged its input and what it wrot
   expect(spent).toBeLessThan(MAX_OUTPUT_TOKENS * PER_TOKEN);
 });
 
-test('a hold whose worker died with its call counts its input, once it lapses', async ({ env }) => {
+/** A user of its own with agent `name` under a budget of `usd`, and the agent's id. */
+async function budgetedAgent(env: AgentEnv, name: string, usd: number): Promise<{ user: TestUser; agentId: string }> {
   const user = await createTestUser(env.api.db);
-  await sessionAs(env, user, {}, 'lapsed');
-  await setBudget(env, user, 'lapsed', 1);
-  const { rows } = await env.api.db.query<{ id: string }>('SELECT id FROM agents WHERE user_id = $1 AND name = $2', [
-    user.userId,
-    'lapsed',
-  ]);
+  await sessionAs(env, user, {}, name);
+  await setBudget(env, user, name, usd);
+  const { rows } = await env.api.db.query<{ id: string }>('SELECT id FROM agents WHERE user_id = $1 AND name = $2', [user.userId, name]);
+  return { user, agentId: rows[0]!.id };
+}
+
+test('a hold whose worker died with its call counts its input, once it lapses', async ({ env }) => {
+  const { user, agentId } = await budgetedAgent(env, 'lapsed', 1);
   const insertHold = (key: string, expiresInMs: number) =>
     env.api.db.query(
       `INSERT INTO budget_holds (hold_key, user_id, agent_id, reserved_usd, input_usd, expires_at)
        VALUES ($1, $2, $3, 0.5, 0.004, now() + $4 * interval '1 millisecond')`,
-      [key, user.userId, rows[0]!.id, expiresInMs],
+      [key, user.userId, agentId, expiresInMs],
     );
   // Still running: held, not spent.
   await insertHold('running', 60_000);
@@ -113,14 +116,7 @@ test('a hold whose worker died with its call counts its input, once it lapses', 
 });
 
 test("a retry does not wait on its own dead attempt's hold: that hold lapses to its input; a charge is never reset", async ({ env }) => {
-  const user = await createTestUser(env.api.db);
-  await sessionAs(env, user, {}, 'retried');
-  await setBudget(env, user, 'retried', 1);
-  const { rows } = await env.api.db.query<{ id: string }>('SELECT id FROM agents WHERE user_id = $1 AND name = $2', [
-    user.userId,
-    'retried',
-  ]);
-  const agentId = rows[0]!.id;
+  const { user, agentId } = await budgetedAgent(env, 'retried', 1);
   const hold = (key: string, supersedes: string) =>
     holdBudget(env.api.db, {
       key,
