@@ -30,6 +30,7 @@ import { approvalLinkRoutes } from './routes/approval-links.ts';
 import { inboundRoutes } from './routes/inbound.ts';
 import { triggerRoutes } from './routes/triggers.ts';
 import { toolRoutes } from './routes/tools.ts';
+import { registeredToolsReader } from './agents/registered-tools.ts';
 import { mcpServerRoutes } from './routes/mcp-servers.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { codecRoutes } from './routes/codec.ts';
@@ -76,12 +77,14 @@ export function createApp(deps: ApiDeps): App {
     prefix: 'req',
   });
   const streams = createStreamLimiter({ perUser: limits.openStreamsPerUser });
+  // Remote MCP listings of deploys and GET /mcp/<id> share one bound per user (MCP_LISTINGS_PER_USER).
+  const registeredTools = registeredToolsReader(deps);
   const routes: RouteDef[] = [
     ...healthRoutes(deps),
     ...keyRoutes(deps),
     ...deviceRoutes(deps),
     ...adminRoutes(deps),
-    ...deployRoutes(deps),
+    ...deployRoutes(deps, registeredTools),
     ...agentRoutes(deps),
     ...secretRoutes(deps),
     ...sessionRoutes(deps),
@@ -94,7 +97,7 @@ export function createApp(deps: ApiDeps): App {
     ...inboundRoutes(deps),
     ...triggerRoutes(deps),
     ...toolRoutes(deps),
-    ...mcpServerRoutes(deps),
+    ...mcpServerRoutes(deps, registeredTools),
     ...commandRoutes(deps),
     ...schemaRoutes(),
     ...metaRoutes(deps),

@@ -4,7 +4,15 @@
 
 /** Replaces every value of `secrets` (by name) in a text with `[secret NAME]`, longest values first. */
 export function secretMasker(secrets: ReadonlyMap<string, string>): (text: string) => string {
-  const values = [...secrets].filter(([, value]) => value.length > 0).sort((a, b) => b[1].length - a[1].length);
-  if (values.length === 0) return (text) => text;
-  return (text) => values.reduce((masked, [name, value]) => masked.split(value).join(`[secret ${name}]`), text);
+  return valueMasker([...secrets].map(([name, value]) => [value, `[secret ${name}]`] as const));
+}
+
+/**
+ * Replaces each value in a text with what stands for it (`[value, by]` pairs), longest values first, so a
+ * value that contains another is replaced whole. Empty values are ignored.
+ */
+export function valueMasker(replacements: Iterable<readonly [string, string]>): (text: string) => string {
+  const ordered = [...replacements].filter(([value]) => value.length > 0).sort((a, b) => b[0].length - a[0].length);
+  if (ordered.length === 0) return (text) => text;
+  return (text) => ordered.reduce((masked, [value, by]) => masked.split(value).join(by), text);
 }

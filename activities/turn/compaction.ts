@@ -136,7 +136,7 @@ export function compactionActivities(deps: CompactionDeps) {
           );
           if (hold) holds.push(hold.key);
           const call = await summarise({ model, messages: summarisingMessages(text, part), maxOutputTokens: summaryTokens, abortSignal });
-          const cut = context.cancellationSignal.aborted || told?.signal.aborted === true;
+          const aborted = context.cancellationSignal.aborted || told?.signal.aborted === true;
           const callCost =
             'failure' in call
               ? null
@@ -144,7 +144,7 @@ export function compactionActivities(deps: CompactionDeps) {
                 hold?.fallbackCost(call.usage, textTokens(call.text)) ??
                 null);
           if (hold && 'failure' in call)
-            await hold.settleEnded({ providerAnswered: call.answered || cut, outputTokens: textTokens(call.text) });
+            await hold.settleEnded({ providerAnswered: call.answered || aborted, outputTokens: textTokens(call.text) });
           else await hold?.settleAt(callCost ?? 0);
           if (context.cancellationSignal.aborted) throw new CancelledFailure('The turn was aborted');
           // Told by the turn's abort notice: confirmed with Temporal first, so that it is not retried.

@@ -9,15 +9,11 @@ import type { FieldError } from '../../lib/errors.ts';
 import { childPointer } from '../../lib/bundle/pointer.ts';
 import type { Db } from '../../store/db.ts';
 import { getMcpServer } from '../../store/mcp-servers.ts';
-import { registeredToolsReader, type ListedTools } from './registered-tools.ts';
-import type { Config } from '../../lib/config.ts';
-import type { MasterKey } from '../../lib/master-key.ts';
+import type { ListedTools, RegisteredToolsReader } from './registered-tools.ts';
 
 export type RemoteToolListing = { ok: true; tools: Record<string, ToolServerTool[]> } | { ok: false; errors: FieldError[] };
 
-export function remoteToolLister(deps: { db: Db; config: Config; masterKeys: readonly MasterKey[] }) {
-  const registeredTools = registeredToolsReader(deps);
-
+export function remoteToolLister(deps: { db: Db }, registeredTools: RegisteredToolsReader) {
   /**
    * The tools of every remote server the bundle names, or the errors to report. Throws RateLimitedError
    * when the user's listings in flight leave no room (MCP_LISTINGS_PER_USER); `signal` ends the listings

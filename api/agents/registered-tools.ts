@@ -25,12 +25,8 @@ export type RegisteredToolsReader = (userId: string, servers: readonly Registere
 
 type ReaderDeps = { db: Db; config: Config; masterKeys: readonly MasterKey[] };
 
-/** One reader per API (its deps): deploys and GET /mcp/<id> count against the same places. */
-const readers = new WeakMap<ReaderDeps, RegisteredToolsReader>();
-
+/** One per API process (api/app.ts), shared by deploys and GET /mcp/<id>: they count against the same places. */
 export function registeredToolsReader(deps: ReaderDeps): RegisteredToolsReader {
-  const existing = readers.get(deps);
-  if (existing) return existing;
   const outbound = createOutboundClient({ allowCidrs: deps.config.outbound.allowCidrs });
   const limits = deps.config.mcp;
   const slots = createListingSlots(limits.listingsPerUser);
@@ -87,6 +83,5 @@ export function registeredToolsReader(deps: ReaderDeps): RegisteredToolsReader {
       release();
     }
   };
-  readers.set(deps, reader);
   return reader;
 }

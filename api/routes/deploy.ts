@@ -15,15 +15,16 @@ import { secretKeys } from '../../store/secrets.ts';
 import type { FieldError } from '../../lib/errors.ts';
 import { skillFetcher } from '../agents/fetch-skills.ts';
 import { remoteToolLister } from '../agents/fetch-remote-tools.ts';
+import type { RegisteredToolsReader } from '../agents/registered-tools.ts';
 import { callerGone } from '../agents/caller-gone.ts';
 import { listMcpServers } from '../../store/mcp-servers.ts';
 
-export function deployRoutes(deps: ApiDeps) {
+export function deployRoutes(deps: ApiDeps, registeredTools: RegisteredToolsReader) {
   const fetchSkills = skillFetcher({
     allowCidrs: deps.config.outbound.allowCidrs,
     limits: { timeoutMs: deps.config.skills.fetchTimeoutMs, maxBytes: deps.config.skills.maxBytes },
   });
-  const listRemoteTools = remoteToolLister(deps);
+  const listRemoteTools = remoteToolLister(deps, registeredTools);
   return [
     defineRoute(OPERATIONS.deployAgent, {
       bodyCheckedByHandler: true,

@@ -10,7 +10,7 @@ import { McpServerLimitError, McpUnreachableError, NotFoundError, ValidationErro
 import { createOutboundClient, OutboundRequestError } from '../../lib/outbound.ts';
 import { deleteMcpServer, getMcpServer, listMcpServers, putMcpServer, type McpServerRecord } from '../../store/mcp-servers.ts';
 import type { ApiDeps } from '../context.ts';
-import { registeredToolsReader } from '../agents/registered-tools.ts';
+import type { RegisteredToolsReader } from '../agents/registered-tools.ts';
 import { callerGone } from '../agents/caller-gone.ts';
 import { mayReadCapabilities } from '../agents/read-only-view.ts';
 import { redactedMcpUrl } from '../../lib/mcp/url-redaction.ts';
@@ -41,10 +41,9 @@ function checkedId(id: string): string {
   return id;
 }
 
-export function mcpServerRoutes(deps: ApiDeps) {
+export function mcpServerRoutes(deps: ApiDeps, registeredTools: RegisteredToolsReader) {
   const outbound = createOutboundClient({ allowCidrs: deps.config.outbound.allowCidrs });
   const limits = deps.config.mcp;
-  const registeredTools = registeredToolsReader(deps);
   return [
     defineRoute(OPERATIONS.listToolServers, {
       async handle({ principal }) {

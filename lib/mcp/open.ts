@@ -4,7 +4,7 @@
 import { connectMcp, type McpConnectOptions } from './connect.ts';
 import { filledWith, headerSecretNames } from './headers.ts';
 import { urlCredentialMasker, urlCredentialParts } from './url-redaction.ts';
-import { secretMasker } from '../secret-mask.ts';
+import { secretMasker, valueMasker } from '../secret-mask.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 export interface RegisteredServer {
@@ -68,7 +68,7 @@ export async function openRegisteredServer(
       .map((part) => ['a credential of its URL (query, fragment or password)', part] as const),
   ];
   const maskSecrets = secretMasker(values);
-  const maskLiteral = literalMasker(literal);
+  const maskLiteral = valueMasker(literal.map(([header, value]) => [value, `[header ${header}]`] as const));
   const maskUrl = urlCredentialMasker(server.url);
   const mask = (text: string) => maskUrl(maskLiteral(maskSecrets(text)));
   try {
@@ -78,11 +78,4 @@ export async function openRegisteredServer(
     if (error instanceof Error) error.message = mask(error.message);
     throw error;
   }
-}
-
-/** Replaces literal header credentials (longest first) with `[header NAME]`. */
-function literalMasker(found: ReadonlyArray<readonly [string, string]>): (text: string) => string {
-  const ordered = [...found].sort((a, b) => b[1].length - a[1].length);
-  if (ordered.length === 0) return (text) => text;
-  return (text) => ordered.reduce((masked, [header, value]) => masked.split(value).join(`[header ${header}]`), text);
 }

@@ -1,6 +1,7 @@
 // A registered MCP server's URL often carries its credential (`?token=...`, `?api_key=...`, rarely
 // `user:pass@`). Whoever may not change the server (a key without `agents:write`), and every error and
 // event, gets the URL with its query string, fragment and userinfo replaced; its owner sees it whole.
+import { valueMasker } from '../secret-mask.ts';
 
 /** What stands in for a hidden part of a URL. */
 export const REDACTED = '[redacted]';
@@ -38,8 +39,7 @@ export function urlCredentialMasker(raw: string): (text: string) => string {
     if (!replacements.has(part)) replacements.set(part, REDACTED);
   }
   // Longest first, so a whole URL is replaced before its query string is, and that before a value in it.
-  const ordered = [...replacements].sort((a, b) => b[0].length - a[0].length);
-  return (text) => ordered.reduce((masked, [value, by]) => masked.split(value).join(by), text);
+  return valueMasker(replacements);
 }
 
 /**
