@@ -4,7 +4,7 @@
 // without their approval workflow taking them, handed to it (approvals/reconcile.ts). A pass runs at
 // start and then every HOUSEKEEPING_INTERVAL_MS (0: never). Every API process runs it: a pass only
 // deletes what nothing uses, and a workflow takes one answer, so two processes sweeping at once merely
-// repeat each other's work.
+// repeat each other's work. Apart, on its own shorter timer: the sweep of sends whose wake-up was lost.
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Storage } from '../lib/storage.ts';
@@ -15,6 +15,7 @@ import { deleteExpiredDeviceAuthorizations } from '../store/device-authorization
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency.ts';
 import { sweepOrphanMedia } from './sessions/orphan-media.ts';
 import { reconcileStrandedAnswers } from './approvals/reconcile.ts';
+import { sweepUntakenSends } from './sessions/wake.ts';
 
 export interface Housekeeping {
   /** Stops the timer and waits for a pass under way. */
@@ -28,8 +29,9 @@ export function startHousekeeping(deps: {
   storage: Storage;
   temporal: ApiDeps['temporal'];
 }): Housekeeping {
+  const sends = startSendSweep(deps);
   const { intervalMs, mediaOrphanGraceMs } = deps.config.housekeeping;
-  if (intervalMs === 0) return { stop: async () => undefined };
+  if (intervalMs === 0) return { stop: () => sends.stop() };
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -68,6 +70,37 @@ export function startHousekeeping(deps: {
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      await Promise.all([running, sends.stop()]);
+    },
+  };
+}
+
+/**
+ * Every SEND_SWEEP_INTERVAL_MS: wakes the workflows of sessions whose taken sends none has read for
+ * that long (api/sessions/wake.ts). A workflow reads its whole inbox once, so two sweeps at once repeat
+ * each other's work and nothing more.
+ */
+function startSendSweep(deps: Parameters<typeof startHousekeeping>[0]): Housekeeping {
+  const everyMs = deps.config.housekeeping.sendSweepMs;
+  if (everyMs === 0) return { stop: async () => undefined };
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = sweepUntakenSends(deps, everyMs)
+      .then((woken) => {
+        if (woken > 0) deps.logger.info({ sessions: woken }, 'woke session workflows for sends none had read');
+      })
+      .catch((error: unknown) => {
+        if (!stopped) deps.logger.warn({ err: error }, 'could not sweep the waiting sends; the next pass tries again');
+      })
+      .finally(() => (running = undefined));
+  }, everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
       await running;
     },
   };

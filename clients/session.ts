@@ -1,7 +1,7 @@
 // Sending to a session's workflow from outside it: an Update-with-Start, so the session workflow is
-// started if it is not running (it ends when idle), or for async sends a Signal-with-Start, which the
-// server accepts with no worker running. Shared by the API (sends, reverts) and by the activities that
-// open sessions for triggers; they map the failures to their own errors.
+// started if it is not running (it ends when idle), or a Signal-with-Start, which the server accepts
+// with no worker running (the API's sends, taken in PostgreSQL first, and async sends of the activities
+// that open sessions for triggers). Callers map the failures to their own errors.
 import {
   WithStartWorkflowOperation,
   WorkflowNotFoundError,
@@ -13,6 +13,7 @@ import type { UpdateDefinition } from '@temporalio/common';
 import {
   abortUpdate,
   sendSignal,
+  sendsWaitingSignal,
   sendUpdate,
   type AsyncSendInput,
   type SendInput,
@@ -94,6 +95,18 @@ export async function signalSessionWithStart(target: SessionClient, session: Ses
     ...startOptions(target, session),
     signal: sendSignal,
     signalArgs: [send],
+  });
+}
+
+/**
+ * Wakes the session's workflow (starting it if none runs) to read the sends the API took for it
+ * (store/session-inbox.ts). The engine takes the signal with no worker running.
+ */
+export async function wakeSessionWithStart(target: SessionClient, session: SessionTarget, messageId: string): Promise<void> {
+  await target.client.workflow.signalWithStart<typeof sessionWorkflow, [{ messageId: string }]>('sessionWorkflow', {
+    ...startOptions(target, session),
+    signal: sendsWaitingSignal,
+    signalArgs: [{ messageId }],
   });
 }
 

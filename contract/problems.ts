@@ -27,6 +27,7 @@ export const PROBLEMS = {
   // 429 for what frees up with time (Retry-After says when), 403 for what frees up only when the user
   // removes something.
   'stream-limit': { status: 429, title: 'Too many open streams and waiting requests' },
+  'queue-full': { status: 429, title: 'Too many sends waiting for their turns' },
   'key-limit': { status: 403, title: 'Too many API keys' },
   'schedule-limit': { status: 403, title: 'Too many cron schedules' },
   'approval-limit': { status: 403, title: 'Too many open approvals' },

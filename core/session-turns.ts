@@ -75,6 +75,18 @@ export interface RecordedSend {
   joinedTurn?: JoinedTurn;
 }
 
+/** A send the API took (store/session-inbox.ts), as the session workflow reads it from the inbox. */
+export interface InboxSend {
+  messageId: string;
+  /** seq of its `message.created`: sends are taken in this order. */
+  seq: number;
+  /** The turn it belongs to: its own id (messageId), or the running turn it joined (steering). */
+  turnId: string;
+  ifBusy: Exclude<IfBusy, 'reject'>;
+  model?: ModelOverride;
+  replyTo?: SubtaskReplyTarget;
+}
+
 export type SendVerdict =
   /** The message steers the running turn; `signal`: tell the turn (the first time this message is seen). */
   | { kind: 'joined'; turn: { turnId: string; userMessageId: string }; signal: boolean }
@@ -170,6 +182,25 @@ export class SessionTurns {
     }
     this.queue.push(turn);
     return { kind: 'queued', cancel: false };
+  }
+
+  /**
+   * A send the API took, read from the inbox (every take reads all of them, so most are known). One that
+   * joined the turn running here steers it; one that joined a turn not running here (a run that ended
+   * without its turn's end) runs as a turn of its own.
+   */
+  taken(send: InboxSend): SendVerdict {
+    const request: SendRequest = {
+      messageId: send.messageId,
+      ifBusy: send.ifBusy,
+      ...(send.model ? { model: send.model } : {}),
+      ...(send.replyTo ? { replyTo: send.replyTo } : {}),
+    };
+    if (send.turnId !== send.messageId) {
+      const running = this.running && !this.running.ended && this.running.turnId === send.turnId ? this.running : undefined;
+      if (running) return this.recorded(request, { seq: send.seq, joined: true }, running);
+    }
+    return this.recorded({ ...request, ifBusy: send.ifBusy === 'steer' ? 'queue' : send.ifBusy }, { seq: send.seq }, undefined);
   }
 
   /** An abort (or an interrupt): true when there is a running turn to cancel, not ended and not cancelled yet. */

@@ -105,7 +105,11 @@ export interface Config {
     listingsPerUser: number;
   };
   /** The API's periodic clean-up: uploaded files no row names (after a grace period), expired Idempotency-Keys. */
-  housekeeping: { intervalMs: number; mediaOrphanGraceMs: number };
+  /**
+   * `sendSweepMs`: how often the API wakes session workflows of sends none has read for as long (a
+   * wake-up signal lost with an API process or while Temporal was down); 0: never.
+   */
+  housekeeping: { intervalMs: number; mediaOrphanGraceMs: number; sendSweepMs: number };
   /** Device logins (the CLI's): how long a code lives, and codes one client address may ask for per rate-limit window. */
   device: { codeTtlMs: number; codeRateLimitPoints: number };
   /** Prometheus `/metrics` of each process, on a port of its own (lib/metrics/): not served while its port is unset. */
@@ -156,6 +160,11 @@ export interface Limits {
    * turn waits (turn.queued).
    */
   runningTurnsPerUser: number;
+  /**
+   * Sends of one user, all its sessions together, taken and waiting for their turns to end (429 with
+   * Retry-After beyond): what bounds the work a user can queue while the workers catch up.
+   */
+  queuedSendsPerUser: number;
   /** Scripts of the `code` tool one user runs at once per worker process: at most one fewer than its threads (one per core, 2 to 4). */
   codeScriptsPerUser: number;
   /** Bytes of files (images, PDFs, text) the model is sent in one step: the files of the whole conversation. */
@@ -418,6 +427,7 @@ export function loadConfig(env: Env = process.env): Config {
       openApprovalsPerUser: int(env, 'OPEN_APPROVALS_PER_USER', 1000, 1),
       storedBytesPerUser: int(env, 'STORED_BYTES_PER_USER', 1024 * 1024 * 1024, 0),
       runningTurnsPerUser: int(env, 'RUNNING_TURNS_PER_USER', 150, 1),
+      queuedSendsPerUser: int(env, 'QUEUED_SENDS_PER_USER', 500, 1),
       // At most one fewer than the code sandbox's threads (activities/tools/code.ts), so one user never holds them all.
       codeScriptsPerUser: int(env, 'CODE_SCRIPTS_PER_USER', 2, 1, 3),
       turnFileBytes: int(env, 'TURN_FILE_BYTES_LIMIT', 50 * 1024 * 1024, 1),
@@ -484,6 +494,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     housekeeping: {
       intervalMs: int(env, 'HOUSEKEEPING_INTERVAL_MS', 10 * 60_000, 0),
+      sendSweepMs: int(env, 'SEND_SWEEP_INTERVAL_MS', 5_000, 0),
       mediaOrphanGraceMs: int(env, 'MEDIA_ORPHAN_GRACE_MS', 60 * 60_000, 1_000),
     },
     device: {

@@ -120,6 +120,16 @@ export class StreamLimitError extends problemClass('stream-limit', 'StreamLimitE
   }
 }
 
+/** A user has as many sends waiting for their turns as it may (QUEUED_SENDS_PER_USER): 429 with Retry-After. */
+export class QueueFullError extends problemClass('queue-full', 'QueueFullError') {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
 /** A user holds as many API keys as it may (KEYS_PER_USER). */
 export class KeyLimitError extends problemClass('key-limit', 'KeyLimitError') {}
 

@@ -2,7 +2,7 @@
 // event commits (and is announced) together with the change it describes, or not at all.
 import type pg from 'pg';
 import type { Db, DbClient } from './db.ts';
-import type { NewEvent, SessionEvent } from '../contract/events.ts';
+import { TERMINAL_TURN_EVENTS, type NewEvent, type SessionEvent } from '../contract/events.ts';
 import type { SessionStatus } from './sessions.ts';
 
 /**
@@ -44,10 +44,20 @@ export async function appendEvents(
   options: { status?: SessionStatus } = {},
 ): Promise<SessionEvent[]> {
   if (events.length === 0) return [];
+  // A turn's end takes its sends (and the steering messages that joined it) out of the inbox
+  // (store/session-inbox.ts); a session with other sends still waiting is not made idle.
+  const ended = events
+    .filter((event) => TERMINAL_TURN_EVENTS.includes(event.type))
+    .map((event) => (event.data as { turnId: string }).turnId);
   // `announced` makes the NOTIFY run: PostgreSQL skips a SELECT in WITH that nothing reads.
   const { rows } = await client.query<EventRow & { announced: unknown }>(
-    `WITH session AS (
-       UPDATE sessions SET last_seq = last_seq + $2::int, updated_at = now(), status = COALESCE($5::text, status)
+    `WITH left_inbox AS (
+       DELETE FROM session_inbox WHERE session_id = $1 AND turn_id = ANY($6::text[]) AND cardinality($6::text[]) > 0
+     ), session AS (
+       UPDATE sessions SET last_seq = last_seq + $2::int, updated_at = now(),
+              status = CASE WHEN $5::text = 'idle' AND EXISTS (
+                              SELECT 1 FROM session_inbox WHERE session_id = $1 AND NOT (turn_id = ANY($6::text[])))
+                            THEN 'running' ELSE COALESCE($5::text, status) END
         WHERE id = $1 RETURNING last_seq
      ), inserted AS (
        INSERT INTO events (session_id, seq, type, data)
@@ -59,7 +69,7 @@ export async function appendEvents(
                 (SELECT json_agg(json_build_array(i.seq, i.type, i.data) ORDER BY i.seq) FROM inserted i)) FROM session
      )
      SELECT inserted.*, (SELECT count(*) FROM notice) AS announced FROM inserted`,
-    [sessionId, events.length, JSON.stringify(events), EVENTS_CHANNEL, options.status ?? null],
+    [sessionId, events.length, JSON.stringify(events), EVENTS_CHANNEL, options.status ?? null, ended],
   );
   if (rows.length === 0) throw new Error(`Session ${sessionId} does not exist`);
   return rows.sort((a, b) => a.seq - b.seq).map(({ announced: _announced, ...row }) => toSessionEvent(row));

@@ -65,6 +65,12 @@ export const sendUpdate = defineUpdate<SendResult, [SendInput]>('send');
  */
 export const sendSignal = defineSignal<[AsyncSendInput]>('sendAsync');
 export type AsyncSendInput = Omit<SendInput, 'ifBusy'> & { ifBusy: Exclude<IfBusy, 'reject'> };
+/**
+ * The API took a send (store/session-inbox.ts: the message and its inbox row are in PostgreSQL): the
+ * workflow reads the session's inbox in seq order. A signal, so the engine takes it with no worker
+ * running; it carries only the message id, as a wake-up (a lost one is sent again by the API's sweep).
+ */
+export const sendsWaitingSignal = defineSignal<[{ messageId: string }]>('sendsWaiting');
 export const abortUpdate = defineUpdate<{ aborted: boolean }>('abort');
 
 export interface RevertInput {
@@ -157,7 +163,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   // A signalled send has no caller to tell of a failure: it keeps trying (the database may be down)
   // rather than drop the message. Only a message the database can never store (the activity's
   // non-retryable UnstorableMessage) is dropped, with a warning, so the sends after it go on.
-  const { recordUserMessage: recordSignalledMessage } = proxyLocalActivities<Activities>({
+  const { recordUserMessage: recordSignalledMessage, takeWaitingSends } = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry: { maximumInterval: '1 minute' },
   });
@@ -197,6 +203,16 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
 
   setHandler(stateQuery, () => ({ ...turns.state(), ...(turnsInSession && turns.running ? { turnInSession: true as const } : {}) }));
 
+  /** Tells a turn running as a child workflow (runs from before turns-in-session) of a steering message. */
+  async function steerChildTurn(turnId: string, messageId: string): Promise<void> {
+    try {
+      await getExternalWorkflowHandle(turnWorkflowId(input.sessionId, turnId)).signal(steerSignal, messageId);
+    } catch (error) {
+      // The turn ended meanwhile: the message runs as a turn of its own once that turn is done.
+      log.warn('could not steer the running turn', { messageId, error: String(error) });
+    }
+  }
+
   /** Records a send after the ones before it and queues its turn once, however often it arrives. */
   function acceptSend(send: SendInput, record: typeof recordUserMessage): Promise<SendResult> {
     const sentIn = SendTraces.active();
@@ -217,12 +233,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
         if (verdict.signal && inSession) {
           inSession.steer(send.messageId);
         } else if (verdict.signal) {
-          try {
-            await getExternalWorkflowHandle(turnWorkflowId(input.sessionId, verdict.turn.turnId)).signal(steerSignal, send.messageId);
-          } catch (error) {
-            // The turn ended meanwhile: the message runs as a turn of its own once that turn is done.
-            log.warn('could not steer the running turn', { messageId: send.messageId, error: String(error) });
-          }
+          await steerChildTurn(verdict.turn.turnId, send.messageId);
         }
         return { messageId: send.messageId, seq: recorded.seq, joined: verdict.turn };
       }
@@ -233,6 +244,50 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     sendChain = result.catch(() => undefined).finally(() => (turns.recording -= 1));
     return result;
   }
+
+  /** A take is queued on the chain and has not started: signals meanwhile need no take of their own. */
+  let takeQueued = false;
+
+  /**
+   * Reads the inbox after the sends before it, and queues (or steers with) the sends it has not seen.
+   * Its handler holds the idle exit and continue-as-new back until the take is done (allHandlersFinished).
+   */
+  function takeWaiting(): Promise<void> {
+    if (takeQueued) return Promise.resolve();
+    takeQueued = true;
+    const sentIn = SendTraces.active();
+    turns.recording += 1;
+    const result = sendChain.then(async () => {
+      takeQueued = false;
+      const sends = await takeWaitingSends({
+        sessionId: input.sessionId,
+        ...(mayFindStrandedTurn && !turns.running ? { endStrandedTurn: true } : {}),
+      });
+      mayFindStrandedTurn = false;
+      for (const send of sends) {
+        const verdict = turns.taken(send);
+        if (verdict.kind === 'joined' && verdict.signal) {
+          if (inSession) inSession.steer(send.messageId);
+          else await steerChildTurn(verdict.turn.turnId, send.messageId);
+        }
+        if (verdict.kind === 'queued') sendTraces.remember(send.messageId, sentIn);
+        if (verdict.kind === 'queued' && verdict.cancel) runningScope?.cancel();
+      }
+    });
+    const taken = result
+      .catch((error) => {
+        // Only a cancelled workflow gets here (the take retries): logged, as a failing signal handler
+        // would fail the whole session workflow.
+        log.warn('the waiting sends were not taken', { error: String(error) });
+      })
+      .finally(() => {
+        turns.recording -= 1;
+      });
+    sendChain = taken;
+    return taken;
+  }
+
+  setHandler(sendsWaitingSignal, () => takeWaiting());
 
   setHandler(sendSignal, async (send) => {
     try {

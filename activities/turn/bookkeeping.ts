@@ -24,6 +24,7 @@ import { isDataException } from '../../store/data-errors.ts';
 import { recordSubtaskReply, type SubtaskReply } from '../../store/subtask-replies.ts';
 import { turnEnd } from './turn-metrics.ts';
 import { forgetSessionStepWaiters } from '../../store/step-slots.ts';
+import { takeInboxSends, type InboxSend } from '../../store/session-inbox.ts';
 
 /** What a turn left without its end by a terminated session run says when the next send finds it. */
 export const STRANDED_TURN_ERROR = 'The turn stopped before it finished (its session workflow was terminated or timed out)';
@@ -111,6 +112,18 @@ export function turnBookkeeping(deps: { db: Db }) {
         }
         throw error;
       }
+    },
+
+    /**
+     * The sends the API took for this session whose turns have not ended, in seq order
+     * (store/session-inbox.ts). `endStrandedTurn` as for recordUserMessage.
+     */
+    async takeWaitingSends(input: { sessionId: string; endStrandedTurn?: boolean }): Promise<InboxSend[]> {
+      if (input.endStrandedTurn) {
+        const turnId = await strandedTurn(input.sessionId);
+        if (turnId) await endTurn({ sessionId: input.sessionId, turnId, outcome: 'failed', error: STRANDED_TURN_ERROR });
+      }
+      return takeInboxSends(db, input.sessionId);
     },
 
     async startTurn(input: { sessionId: string; turnId: string; userMessageId?: string }): Promise<void> {

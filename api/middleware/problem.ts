@@ -7,6 +7,7 @@ import {
   MalformedBodyError,
   NotFoundError,
   PayloadTooLargeError,
+  QueueFullError,
   RateLimitedError,
   ServiceError,
   StreamLimitError,
@@ -16,7 +17,12 @@ import { isDatabaseUnavailable } from '../../store/db.ts';
 import { isTemporalUnavailable, TEMPORAL_UNAVAILABLE } from '../temporal-call.ts';
 
 export function sendProblem(res: Response, error: ServiceError, traceId: string): void {
-  if (error instanceof RateLimitedError || error instanceof StreamLimitError || error instanceof DependencyUnavailableError)
+  if (
+    error instanceof RateLimitedError ||
+    error instanceof StreamLimitError ||
+    error instanceof QueueFullError ||
+    error instanceof DependencyUnavailableError
+  )
     res.setHeader('Retry-After', String(error.retryAfterSeconds));
   res
     .status(error.status)

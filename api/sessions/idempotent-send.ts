@@ -1,10 +1,10 @@
-// A send under an Idempotency-Key. A retried send re-uses the first send's message id, so the session
-// workflow records it once and runs its turn once (it knows the id), and the retry answers for that
-// same turn; a first send refused for good (409, ifBusy=reject on a busy session) is refused again.
+// A send under an Idempotency-Key. A retried send re-uses the first send's message id, so it is taken
+// once and its turn runs once (store/session-inbox.ts finds the message, also while its own turn runs,
+// so an ifBusy=reject retry is not refused by it), and the retry answers for that same turn; a first
+// send refused for good (409, ifBusy=reject on a busy session) is refused again.
 import type { Request } from 'express';
 import type { ApiDeps } from '../context.ts';
 import type { Session } from '../../store/sessions.ts';
-import { hasMessage } from '../../store/messages.ts';
 import { newId } from '../../lib/ids.ts';
 import type { IfBusy } from '../../workflows/session.ts';
 import { actIdempotently } from '../idempotency.ts';
@@ -29,11 +29,6 @@ export function sendIdempotently<R>(
       // Never longer than the first one's own call to Temporal may take.
       ...(send.ifBusy === 'reject' ? { waitForFirstMs: deps.config.temporalCallTimeoutMs } : {}),
     },
-    async ({ ids, replayed }) => {
-      // Its own turn, still running, must not make a retry of an `ifBusy=reject` send a 409: once the
-      // message is recorded, the send only finds it again.
-      const recorded = replayed && send.ifBusy === 'reject' && (await hasMessage(deps.db, session.id, ids.messageId));
-      return act({ messageId: ids.messageId, ifBusy: recorded ? 'queue' : send.ifBusy });
-    },
+    ({ ids }) => act({ messageId: ids.messageId, ifBusy: send.ifBusy }),
   );
 }

@@ -1,6 +1,7 @@
-// A message into a session and the answer of the request that sent it: recorded by the session's
-// workflow (once, under an Idempotency-Key), then answered as a send answers (api/streaming/turn-answer.ts):
-// 202 at once with `?async=1`, the turn's SSE stream, or the reply once the turn ends or waits.
+// A message into a session and the answer of the request that sent it: taken in PostgreSQL (once, under
+// an Idempotency-Key; store/session-inbox.ts), the session's workflow woken to run its turn, then
+// answered as a send answers (api/streaming/turn-answer.ts): 202 at once with `?async=1`, the turn's SSE
+// stream, or the reply once the turn ends or waits. No worker is needed for any of it but the turn.
 // Shared by POST /session/<id> and the routes that send on a user's behalf (custom commands).
 import type { Request, Response } from 'express';
 import type { MessagePart } from '../../contract/events.ts';
@@ -11,7 +12,12 @@ import type { ApiDeps } from '../context.ts';
 import type { Reply } from '../route.ts';
 import { answerTurn } from '../streaming/turn-answer.ts';
 import { sendIdempotently } from './idempotent-send.ts';
-import { sendToSession, sendToSessionAsync } from './workflows.ts';
+import { wakeSession } from './wake.ts';
+import { InboxFullError, SessionBusyNowError, takeSend, type TakenSend } from '../../store/session-inbox.ts';
+import { ConflictError, QueueFullError } from '../../lib/errors.ts';
+
+/** A full queue frees up as turns end: seconds at the least. */
+const QUEUE_FULL_RETRY_AFTER_SECONDS = 2;
 
 export interface SendRequest {
   req: Request;
@@ -32,22 +38,11 @@ export interface SendRequest {
 export async function sendAndAnswer(deps: ApiDeps, send: SendRequest): Promise<Reply | undefined> {
   const { req, res, session } = send;
   const { messageId, seq, joined } = await sendIdempotently(deps, req, session, { body: send.body, ifBusy: send.ifBusy }, async (ids) => {
-    const message = {
-      ...ids,
-      parts: send.parts,
-      ...(send.model ? { model: send.model } : {}),
-      ...(send.replyTo ? { replyTo: send.replyTo } : {}),
-    };
-    // Async needs no answer from the session: a signal, taken by Temporal with no worker running.
-    // ifBusy=reject needs the session's verdict, so it stays an Update (503 when no worker answers).
-    if (send.async && ids.ifBusy !== 'reject') {
-      await sendToSessionAsync(deps, session, { ...message, ifBusy: ids.ifBusy });
-      return { messageId: ids.messageId, seq: undefined, joined: undefined };
-    }
-    const sent = await sendToSession(deps, session, message);
-    return { messageId: ids.messageId, seq: sent.seq, joined: sent.joined };
+    const taken = await takeInStore(deps, send, ids);
+    await wakeSession(deps, session, ids.messageId);
+    return { messageId: ids.messageId, ...taken };
   });
-  if (seq === undefined) return { status: 202, body: { messageId, ...send.extra } };
+  if (send.async) return { status: 202, body: { messageId, ...send.extra } };
   return answerTurn(deps, {
     req,
     res,
@@ -60,4 +55,29 @@ export async function sendAndAnswer(deps: ApiDeps, send: SendRequest): Promise<R
     // The answer names the message sent, also when it joined another's turn.
     extra: { ...send.extra, messageId },
   });
+}
+
+/** The send taken in PostgreSQL (store/session-inbox.ts), its refusals as problems. */
+async function takeInStore(deps: ApiDeps, send: SendRequest, ids: { messageId: string; ifBusy: IfBusy }): Promise<TakenSend> {
+  try {
+    return await takeSend(deps.db, {
+      sessionId: send.session.id,
+      userId: send.session.userId,
+      messageId: ids.messageId,
+      parts: send.parts,
+      ifBusy: ids.ifBusy,
+      ...(send.model ? { model: send.model } : {}),
+      ...(send.replyTo ? { replyTo: send.replyTo } : {}),
+      maxWaitingPerUser: deps.config.limits.queuedSendsPerUser,
+    });
+  } catch (error) {
+    if (error instanceof SessionBusyNowError) throw new ConflictError('A turn is running in this session (ifBusy=reject)');
+    if (error instanceof InboxFullError) {
+      throw new QueueFullError(
+        `${error.limit} of your sends are waiting for their turns (QUEUED_SENDS_PER_USER); send again once some have run`,
+        QUEUE_FULL_RETRY_AFTER_SECONDS,
+      );
+    }
+    throw error;
+  }
 }

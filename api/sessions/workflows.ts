@@ -1,39 +1,22 @@
-// The API's side of the session workflow: a send and a revert are Updates-with-Start (starting the
-// session's workflow if it is not running), an async send a Signal-with-Start, an abort an Update.
+// The API's side of the session workflow for what needs its verdict: a revert and a compaction are
+// Updates-with-Start (starting the session's workflow if it is not running), an abort an Update. Sends
+// need none: they are taken in PostgreSQL (api/sessions/send.ts).
 // The API never runs a turn itself. Every call has a deadline (api/temporal-call.ts): an Update waits
 // for a worker, so with none running it answers 503 rather than hold the request forever.
 import { randomUUID } from 'node:crypto';
-import { abortRunningTurn, signalSessionWithStart, updateSessionWithStart, type SessionClient } from '../../clients/session.ts';
+import { abortRunningTurn, updateSessionWithStart, type SessionClient } from '../../clients/session.ts';
 import { callTemporal } from '../temporal-call.ts';
 import type { UpdateDefinition } from '@temporalio/common';
-import {
-  compactUpdate,
-  revertUpdate,
-  sendUpdate,
-  type RevertInput,
-  type RevertResult,
-  type AsyncSendInput,
-  type SendInput,
-  type SendResult,
-} from '../../workflows/session.ts';
+import { compactUpdate, revertUpdate, type RevertInput, type RevertResult } from '../../workflows/session.ts';
 import type { ApiDeps } from '../context.ts';
 import type { CompactionResult } from '../../core/turn-types.ts';
 import type { Session } from '../../store/sessions.ts';
 import { FAILURE } from '../../lib/failures.ts';
-import { sendUpdateId } from '../../lib/workflow-ids.ts';
 import { failureProblem } from '../failure-problems.ts';
 
 // A deadline that expires, or a connection that drops, says nothing about whether Temporal took the
 // call: it may be in the workflow's history already. So a 503 of a call that acts says the outcome is
 // unknown, and how to retry without doing it twice.
-
-/** A send's 503: it may have been taken; the same Idempotency-Key makes the retry safe. */
-function sendUnknown(sessionId: string, what: string): string {
-  return (
-    `${what}: the message may or may not have been accepted. Retry with the same Idempotency-Key to be safe (it is then ` +
-    `sent once); without one, check GET /session/${sessionId} before sending it again`
-  );
-}
 
 /** A revert's 503: it may still be carried out once the workers are back. */
 function revertUnknown(sessionId: string): string {
@@ -43,21 +26,7 @@ function revertUnknown(sessionId: string): string {
   );
 }
 
-export function sendToSession(deps: ApiDeps, session: Session, send: SendInput): Promise<SendResult> {
-  return updateWithStart(deps, session, sendUpdate, [send], sendUpdateId(send.messageId), {
-    busy: 'A turn is running in this session (ifBusy=reject)',
-    unavailable: sendUnknown(session.id, 'The session did not confirm this send in time (are the workers running?)'),
-  });
-}
-
-/** `?async=1`: accepted once Temporal has it, whether or not a worker is running. */
-export async function sendToSessionAsync(deps: ApiDeps, session: Session, send: AsyncSendInput): Promise<void> {
-  await callTemporal(deps, () => signalSessionWithStart(sessionClient(deps), session, send), {
-    unavailable: sendUnknown(session.id, 'The workflow engine did not confirm the message in time'),
-  });
-}
-
-function sessionClient(deps: ApiDeps): SessionClient {
+export function sessionClient(deps: Pick<ApiDeps, 'temporal' | 'config'>): SessionClient {
   return { client: deps.temporal.client, taskQueue: deps.config.taskQueue, settings: deps.config.turns };
 }
 

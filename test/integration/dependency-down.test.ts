@@ -1,13 +1,14 @@
-// When a dependency is down the API answers, and answers clearly: `?async=1` is 202 with no worker
-// running (and the message runs once one starts), every other call to Temporal is a 503 with
-// Retry-After within TEMPORAL_CALL_TIMEOUT_MS, a stalled PostgreSQL is a 503 within its timeouts, and
-// no 503 names an internal address or carries raw driver text.
+// When a dependency is down the API answers, and answers clearly: a send is taken from PostgreSQL with
+// no worker running and Temporal out of reach (and its turn runs once they are back), every other call
+// to Temporal is a 503 with Retry-After within TEMPORAL_CALL_TIMEOUT_MS, a stalled PostgreSQL is a 503
+// within its timeouts, and no 503 names an internal address or carries raw driver text.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import pg from 'pg';
 import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { startTestApi, type TestApi } from '../helpers/harness/api.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { sseReader } from '../helpers/client/sse-reader.ts';
 import { call } from '../helpers/client/request.ts';
 import { freePort } from '../../dev/ports.ts';
 
@@ -66,30 +67,49 @@ describe('no worker polls the task queue', () => {
   });
   afterAll(async () => env?.close());
 
-  test('an async send is 202 at once and runs when a worker starts; abort and a waiting send are 503 with Retry-After', async () => {
+  test('every send is taken at once and runs, in order, when a worker starts; a stream starts with its message; reject is 409; abort is 503 with Retry-After', async () => {
     const sessionId = await env.newSession();
     const auth = env.user.auth;
     env.fake.enqueue({ text: 'Taken up later.' });
+    env.fake.enqueue({ text: 'And streamed.' });
 
     const accepted = await request(`${env.api.url}/session/${sessionId}?async=1`, { headers: auth, json: sendBody('hello?') });
     expect(accepted.status, accepted.text).toBe(202);
     const messageId = accepted.body.messageId as string;
     expect(messageId).toMatch(/^msg_/);
 
-    expectUnavailable(await request(`${env.api.url}/session/${sessionId}/abort`, { headers: auth, method: 'POST' }));
-    expectUnavailable(await request(`${env.api.url}/session/${sessionId}`, { headers: auth, json: sendBody('and now?') }));
-    // ifBusy=reject needs the session's verdict, so it is the waiting form's 503 too.
-    expectUnavailable(await request(`${env.api.url}/session/${sessionId}?async=1&ifBusy=reject`, { headers: auth, json: sendBody('no') }));
+    // A streamed send: its headers and its own message.created come now, its turn once a worker runs.
+    const streamed = await fetch(`${env.api.url}/session/${sessionId}`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify(sendBody('and now?')),
+    });
+    expect(streamed.status).toBe(200);
+    const stream = sseReader(streamed);
+    const created = await stream.until((event) => event.type === 'message.created', 5_000);
+    const streamedId = streamed.headers.get('x-message-id');
+    expect(created).toMatchObject({ message: { id: streamedId, role: 'user' } });
 
-    // The message was not lost: a worker on that queue records it and runs its turn.
+    // The session says what it holds: not idle, and ifBusy=reject is refused from that (no worker asked).
+    const read = await call<{ status: string; messages: { id: string }[] }>(`${env.api.url}/session/${sessionId}`, { headers: auth });
+    expect(read.body.status).toBe('running');
+    expect(read.body.messages.map((message) => message.id)).toEqual([messageId, streamedId]);
+    const refused = await request(`${env.api.url}/session/${sessionId}?async=1&ifBusy=reject`, { headers: auth, json: sendBody('no') });
+    expect(refused.status, refused.text).toBe(409);
+    // An abort needs the session workflow's verdict.
+    expectUnavailable(await request(`${env.api.url}/session/${sessionId}/abort`, { headers: auth, method: 'POST' }));
+
+    // Nothing was lost: a worker on that queue runs both turns, in the order they were sent.
     await env.restartWorker();
-    const events = await env.waitForEvents(sessionId, (all) =>
-      all.some((event) => event.type === 'turn.completed' && event.turnId === messageId),
-    );
-    const user = events.find((event) => event.type === 'message.created' && event.message.id === messageId);
-    expect(user).toBeDefined();
-    const read = await call<{ messages: { id: string; role: string }[] }>(`${env.api.url}/session/${sessionId}`, { headers: auth });
-    expect(read.body.messages.filter((message) => message.id === messageId)).toHaveLength(1);
+    await stream.until((event) => event.type === 'turn.completed', 60_000);
+    await stream.close();
+    const events = await env.waitForEvents(sessionId, (all) => all.filter((event) => event.type === 'turn.completed').length === 2);
+    expect(events.filter((event) => event.type === 'turn.completed').map((event) => event.turnId)).toEqual([messageId, streamedId]);
+    const after = await call<{ status: string; messages: { id: string; role: string }[] }>(`${env.api.url}/session/${sessionId}`, {
+      headers: auth,
+    });
+    expect(after.body.messages.filter((message) => message.role === 'user').map((message) => message.id)).toEqual([messageId, streamedId]);
+    expect(after.body.status).toBe('idle');
   });
 });
 
@@ -118,14 +138,17 @@ describe('Temporal cannot be reached', () => {
     return name;
   }
 
-  test('a send, waiting or async, is 503 naming no address', async () => {
+  test('a send is taken from PostgreSQL alone: 202, the message in the session, nothing of the engine shown', async () => {
     const name = await deploy();
     const session = await call<{ id: string }>(`${api.url}/agent/${name}/session`, { headers: user.auth, json: {} });
-    const portText = new RegExp(String(port));
-    expectUnavailable(await request(`${api.url}/session/${session.body.id}`, { headers: user.auth, json: sendBody('hi') }), [portText]);
-    expectUnavailable(await request(`${api.url}/session/${session.body.id}?async=1`, { headers: user.auth, json: sendBody('hi') }), [
-      portText,
-    ]);
+    const sent = await request(`${api.url}/session/${session.body.id}?async=1`, { headers: user.auth, json: sendBody('hi') });
+    expect(sent.status, sent.text).toBe(202);
+    expect(sent.text).not.toMatch(new RegExp(String(port)));
+    const read = await call<{ status: string; messages: { id: string }[] }>(`${api.url}/session/${session.body.id}`, {
+      headers: user.auth,
+    });
+    expect(read.body.messages.map((message) => message.id)).toEqual([sent.body.messageId]);
+    expect(read.body.status).toBe('running');
   });
 
   test("the public trigger route's 503 carries none of Temporal's text", async () => {

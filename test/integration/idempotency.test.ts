@@ -132,80 +132,37 @@ describe('Idempotency-Key on sends', () => {
     expect(modelCallsFor(env, text)).toBe(0);
   });
 
-  test('a twin of an ifBusy=reject send refused with 409 answers that 409, although the session freed up while it waited', async ({
-    env,
-  }) => {
-    // The first send goes through an API whose answers from Temporal are held: Temporal refuses it (the
-    // session is busy) while the test frees the session and sends its twin, then the 409 is let through.
-    const proxy = await startTcpProxy(env.api.config.temporalAddress!);
-    const held = await startTestApi({ ...env.env, TEMPORAL_ADDRESS: proxy.address, TEMPORAL_CALL_TIMEOUT_MS: '20000' });
-    try {
-      expect((await call(`${held.url}/auth/health`)).status).toBe(200);
-      const sessionId = await env.newSession();
-      env.fake.enqueue({ text: ['busy ', 'for ', 'now'], stallAfterChunks: 1 });
-      const running = await send(env, sessionId, 'a long one', undefined, '?async=1');
-      await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
-      const key = randomUUID();
-      const text = `twin ${key}`;
-      proxy.holdReplies();
-      const first = call<{ detail: string }>(`${held.url}/session/${sessionId}?async=1&ifBusy=reject`, {
-        headers: { ...env.user.auth, 'idempotency-key': key },
-        json: { parts: [{ type: 'text', text }] },
-      });
-      await proxy.answersHeld();
-
-      await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth });
-      env.fake.enqueue({ text: 'free again' });
-      let probe = await send(env, sessionId, 'are you free?', undefined, '?ifBusy=reject');
-      for (let tries = 0; probe.status === 409 && tries < 50; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        probe = await send(env, sessionId, 'are you free?', undefined, '?ifBusy=reject');
-      }
-      expect(probe.body, probe.text).toMatchObject({ status: 'completed' });
-
-      // The twin finds the first one still acting: it must answer what the first one gets, not act on its own.
-      const twin = send(env, sessionId, text, key, '?async=1&ifBusy=reject');
-      await Promise.race([twin, new Promise((resolve) => setTimeout(resolve, 1000))]);
-      proxy.releaseReplies();
-      const [firstAnswer, twinAnswer] = await Promise.all([first, twin]);
-      expect(firstAnswer.status, firstAnswer.text).toBe(409);
-      expect(twinAnswer.status, twinAnswer.text).toBe(409);
-      expect(twinAnswer.body.detail).toBe(firstAnswer.body.detail);
-      expect(userMessages(await env.events(sessionId))).toEqual([running.body.messageId, probe.body.messageId]);
-      expect(modelCallsFor(env, text)).toBe(0);
-    } finally {
-      proxy.releaseReplies();
-      await held.close();
-      await proxy.close();
-    }
-  });
-
-  test('an async send that Temporal took but did not confirm in time: the 503 says it may have been accepted; a retry with the key sends it once', async ({
+  test('a send while Temporal holds its answers is taken at once from PostgreSQL; a retry with the key answers the same message, and its turn runs once', async ({
     env,
   }) => {
     const proxy = await startTcpProxy(env.api.config.temporalAddress!);
-    const slow = await startTestApi({ ...env.env, TEMPORAL_ADDRESS: proxy.address, TEMPORAL_CALL_TIMEOUT_MS: '1500' });
+    const slow = await startTestApi({ ...env.env, TEMPORAL_ADDRESS: proxy.address, TEMPORAL_CALL_TIMEOUT_MS: '20000' });
     try {
       expect((await call(`${slow.url}/auth/health`)).status).toBe(200);
       const sessionId = await env.newSession();
       const key = randomUUID();
-      const text = `unconfirmed ${key}`;
+      const text = `held ${key}`;
       env.fake.enqueue({ text: 'Taken once.' });
       proxy.holdReplies();
-      const unconfirmed = await call<{ detail: string }>(`${slow.url}/session/${sessionId}?async=1`, {
+      const taken = await call<{ messageId: string }>(`${slow.url}/session/${sessionId}?async=1`, {
         headers: { ...env.user.auth, 'idempotency-key': key },
         json: { parts: [{ type: 'text', text }] },
       });
-      proxy.releaseReplies();
-      expect(unconfirmed.status, unconfirmed.text).toBe(503);
-      expect(unconfirmed.body.detail).toMatch(/may or may not have been accepted/);
-      expect(unconfirmed.body.detail).toMatch(/same Idempotency-Key/);
-      expect(unconfirmed.body.detail).not.toMatch(/not sent/);
+      // Taken although the engine has not answered the wake-up: the message is in the session already.
+      expect(taken.status, taken.text).toBe(202);
+      const session = await call<{ messages: { id: string; role: string }[] }>(`${env.api.url}/session/${sessionId}`, {
+        headers: env.user.auth,
+      });
+      expect(session.body.messages.filter((message) => message.role === 'user').map((message) => message.id)).toEqual([
+        taken.body.messageId,
+      ]);
 
       const retried = await send(env, sessionId, text, key, '?async=1');
       expect(retried.status, retried.text).toBe(202);
+      expect(retried.body.messageId).toBe(taken.body.messageId);
+      proxy.releaseReplies();
       const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
-      expect(userMessages(events)).toEqual([retried.body.messageId]);
+      expect(userMessages(events)).toEqual([taken.body.messageId]);
       expect(turnsStarted(events)).toBe(1);
       expect(modelCallsFor(env, text)).toBe(1);
     } finally {

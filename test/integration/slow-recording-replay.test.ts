@@ -1,12 +1,13 @@
-// A send recorded by a local activity that outlasts its workflow task, while the running turn ends,
-// must leave a session history its own workflow code replays (what a worker taking the session over
+// A send taken by a local activity (the session workflow reading its inbox) that outlasts its workflow
+// task while the running turn ends must leave a session history its own workflow code replays (what a
+// worker taking the session over
 // does: after a crash, a restart, a deploy). On a busy worker a recording can take that long: the task
 // is extended (Temporal's workflow-task heartbeat) and the turn's end arrives meanwhile; the replay then
 // sees the recording's result in the same activation as the turn's end, where the first run saw them
 // one after the other. Found by `npm run soak`: a session whose next task failed for good with
 // "[TMPRL1100] Nondeterminism error: Missing associated machine for LocalActivity" took no more sends.
 //
-// Here a worker of the test's own records messages marked SLOW<ms> that many milliseconds late; the
+// Here a worker of the test's own takes messages marked SLOW<ms> that many milliseconds late; the
 // delays sweep the moment the extended task is handed back (80% of the 10 s task timeout), where the
 // two orders part; each history is replayed against the workflow bundle, and a third of them at least
 // must hold that case.
@@ -33,7 +34,7 @@ import type { History } from '@temporalio/common/lib/proto-utils.js';
 const EventType = proto.temporal.api.enums.v1.EventType;
 
 /** Recording delays around 8 s, where a task extended at 80% of its 10 s timeout is handed back. */
-const DELAYS_MS = Array.from({ length: 17 }, (_, index) => 7_960 + index * 5);
+const DELAYS_MS = Array.from({ length: 17 }, (_, index) => 7_975 + index * 5);
 
 let env: AgentEnv;
 let worker: Worker;
@@ -52,17 +53,22 @@ beforeAll(async () => {
   const logger = createLogger({ level: 'silent' });
   abortNotices = new AbortNotices({ databaseUrl: inject('databaseUrl'), logger });
   const activities = createActivities({ db, logger, config, masterKeys: loadMasterKeys(config), abortNotices });
-  const lateRecording: typeof activities.recordUserMessage = async (input) => {
-    const late = /SLOW(\d+)/.exec(JSON.stringify(input.parts));
+  // The API records the message; the session workflow's take of it (a local activity) is what is late.
+  const lateTake: typeof activities.takeWaitingSends = async (input) => {
+    const sends = await activities.takeWaitingSends(input);
+    const { rows } = await db.query<{ parts: unknown }>('SELECT parts FROM messages WHERE id = ANY($1)', [
+      sends.map((send) => send.messageId),
+    ]);
+    const late = /SLOW(\d+)/.exec(JSON.stringify(rows));
     if (late) await new Promise((resolve) => setTimeout(resolve, Number(late[1])));
-    return activities.recordUserMessage(input);
+    return sends;
   };
   nativeConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
   worker = await Worker.create({
     connection: nativeConnection,
     namespace: 'default',
     taskQueue: config.taskQueue,
-    activities: { ...activities, recordUserMessage: lateRecording },
+    activities: { ...activities, takeWaitingSends: lateTake },
     dataConverter: temporalWorkerDataConverter(config, loadMasterKeys(config), converterPaths()),
     workflowBundle: { codePath: inject('workflowBundlePath') },
   });
@@ -97,7 +103,7 @@ function recordingOutlastedItsTask(history: History): boolean {
   const recorded = events.findIndex((event, index) => {
     if (lateSignal === undefined || index <= lateSignal) return false;
     const details = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
-    return details !== undefined && details !== null && Buffer.from(details).toString('utf8').includes('recordUserMessage');
+    return details !== undefined && details !== null && Buffer.from(details).toString('utf8').includes('takeWaitingSends');
   });
   const taskEnded = events.findIndex(
     (event, index) => lateSignal !== undefined && index > lateSignal && event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,

@@ -150,10 +150,10 @@ test('a session workflow terminated by an operator mid-turn: the next send ends 
     expect.objectContaining({ type: 'turn.failed', turnId, error: STRANDED_TURN_ERROR }),
     expect.objectContaining({ type: 'turn.completed', turnId: next.body.messageId }),
   ]);
-  // The stranded turn ended before the new message was recorded.
+  // The stranded turn ended before the new message's turn started.
   const failedAt = events.findIndex((event) => event.type === 'turn.failed');
-  const sentAt = events.findIndex((event) => event.type === 'message.created' && event.message.id === next.body.messageId);
-  expect(failedAt).toBeLessThan(sentAt);
+  const startedAt = events.findIndex((event) => event.type === 'turn.started' && event.turnId === next.body.messageId);
+  expect(failedAt).toBeLessThan(startedAt);
   const session = await call<{ status: string; messages: { role: string; status: string; parts: unknown[] }[] }>(
     `${env.api.url}/session/${sessionId}`,
     { headers: env.user.auth },

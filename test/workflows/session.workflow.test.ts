@@ -19,7 +19,16 @@ import {
 import { compactionPlaceKey, toolPlaceKey } from '../../core/place-keys.ts';
 import { NO_CLIENT_RESULT } from '../../core/client-tool-calls.ts';
 import { FAILURE } from '../../lib/failures.ts';
-import { abortUpdate, compactUpdate, sendUpdate, sessionWorkflow, stateQuery, type SendInput } from '../../workflows/session.ts';
+import {
+  abortUpdate,
+  compactUpdate,
+  sendsWaitingSignal,
+  sendUpdate,
+  sessionWorkflow,
+  stateQuery,
+  type SendInput,
+} from '../../workflows/session.ts';
+import type { InboxSend } from '../../core/session-turns.ts';
 import { turnWorkflow, UNCHECKED_CALL } from '../../workflows/turn.ts';
 import { fastTurnSettings, workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
 import type { TurnSettings } from '../../lib/turn-settings.ts';
@@ -36,8 +45,8 @@ const ref = { userId: 'usr_fast', agentId: 'agt_fast', revision: 1 };
 let sessions = 0;
 
 /** Resolves when `check` holds, looking every 20 ms; fails with `what` after `timeoutMs`. */
-async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  for (let waited = 0; !check(); waited += 20) {
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  for (let waited = 0; !(await check()); waited += 20) {
     if (waited > timeoutMs) throw new Error(`still waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -280,6 +289,155 @@ describe('the session workflow', () => {
       await handle.result();
     });
     expect(fake.log.filter((line) => line.startsWith('step '))).toEqual(['step m1 1']);
+  });
+});
+
+/**
+ * The sends the API took (store/session-inbox.ts), kept here: a row leaves when its turn ends, as the
+ * turn's end deletes it in PostgreSQL. `failNextTake` makes one take fail (its retry must lose nothing).
+ */
+function fakeInbox(fake: ReturnType<typeof fakeSessionActivities>) {
+  let seq = 100;
+  let failNextTake = false;
+  const rows: InboxSend[] = [];
+  const takes: string[][] = [];
+  const leave = (turnId: string) => {
+    for (let index = rows.length - 1; index >= 0; index--) if (rows[index]!.turnId === turnId) rows.splice(index, 1);
+  };
+  const activities: Partial<Activities> = {
+    ...fake.activities,
+    async takeWaitingSends() {
+      if (failNextTake) {
+        failNextTake = false;
+        throw new Error('the database went away');
+      }
+      const taken = [...rows].sort((a, b) => a.seq - b.seq);
+      takes.push(taken.map((row) => row.messageId));
+      return taken;
+    },
+    async completeTurn(input) {
+      leave(input.turnId);
+      await fake.activities.completeTurn!(input);
+    },
+    async endTurn(input) {
+      leave(input.turnId);
+      await fake.activities.endTurn!(input);
+    },
+  };
+  return {
+    activities,
+    takes,
+    failNextTake: () => (failNextTake = true),
+    /** A send taken by the API: its row, with the next seq. */
+    take(messageId: string, ifBusy: InboxSend['ifBusy'] = 'queue', turnId = messageId): void {
+      rows.push({ messageId, seq: ++seq, turnId, ifBusy });
+    },
+  };
+}
+
+describe('sends taken by the API (the inbox), the session workflow woken by a signal', () => {
+  async function startWoken(taskQueue: string, settings: TurnSettings = fastTurnSettings()) {
+    const sessionId = `ses_inbox${++sessions}`;
+    const handle = await env.client.workflow.start(sessionWorkflow, {
+      taskQueue,
+      workflowId: `session:${sessionId}`,
+      args: [{ sessionId, ...ref, settings }],
+    });
+    return { handle, wake: (messageId: string) => handle.signal(sendsWaitingSignal, { messageId }) };
+  }
+
+  test('wake-ups that arrive out of order, twice, or not at all for a send: every turn runs once, in the order of the seqs', async () => {
+    const fake = fakeSessionActivities();
+    const inbox = fakeInbox(fake);
+    await env.withWorker(inbox.activities, async (taskQueue) => {
+      const { handle, wake } = await startWoken(taskQueue);
+      inbox.take('m1');
+      await wake('m1');
+      await until('the first step', () => fake.log.includes('step m1 1'));
+      // m2 and m3 taken; m3's wake-up arrives first, m2's never: the take reads both, in seq order.
+      inbox.take('m2');
+      inbox.take('m3');
+      await wake('m3');
+      await wake('m3');
+      await until('both queued', async () => (await handle.query(stateQuery)).queued.length === 2);
+      expect(await handle.query(stateQuery)).toEqual({ runningTurnId: 'm1', queued: ['m2', 'm3'], turnInSession: true });
+      // A take that fails is retried, and its retry misses nothing.
+      inbox.take('m4');
+      inbox.failNextTake();
+      await wake('m4');
+      await until('m4 queued', async () => (await handle.query(stateQuery)).queued.includes('m4'));
+      for (const turn of ['m1', 'm2', 'm3', 'm4']) fake.release(turn);
+      await until('the last turn to complete', () => fake.log.includes('completed m4'));
+    });
+    expect(fake.log.filter((line) => line.startsWith('step '))).toEqual(['step m1 1', 'step m2 1', 'step m3 1', 'step m4 1']);
+    expect(fake.log.filter((line) => line.startsWith('completed '))).toEqual([
+      'completed m1',
+      'completed m2',
+      'completed m3',
+      'completed m4',
+    ]);
+  });
+
+  test('a steering message the API joined to the running turn is read by its next step; an interrupt cancels that turn, whose unfinished steering runs first, then the interrupt, then the queue', async () => {
+    const fake = fakeSessionActivities();
+    const inbox = fakeInbox(fake);
+    await env.withWorker(inbox.activities, async (taskQueue) => {
+      const { wake } = await startWoken(taskQueue);
+      inbox.take('m1');
+      await wake('m1');
+      await until('the first step', () => fake.log.includes('step m1 1'));
+      inbox.take('s1', 'steer', 'm1');
+      await wake('s1');
+      await until('the steering taken', () => inbox.takes.some((take) => take.includes('s1')));
+      fake.release('m1');
+      await until('a second step of the same turn', () => fake.log.includes('step m1 2'));
+      inbox.take('m2');
+      inbox.take('m3', 'interrupt');
+      await wake('m3');
+      // The aborted turn did not finish with the steering message: it runs as a turn of its own, first.
+      await until('the steering as a turn', () => fake.log.includes('step s1 1'));
+      fake.release('s1');
+      await until('the interrupting turn', () => fake.log.includes('step m3 1'));
+      fake.release('m3');
+      fake.release('m2');
+      await until('the queued turn', () => fake.log.includes('completed m2'));
+    });
+    expect(fake.log.filter((line) => line.startsWith('ended ') || line.startsWith('completed ') || line.startsWith('step '))).toEqual([
+      'step m1 1',
+      'step m1 2',
+      'step m1 cancelled',
+      'ended m1 aborted',
+      'step s1 1',
+      'completed s1',
+      'step m3 1',
+      'completed m3',
+      'step m2 1',
+      'completed m2',
+    ]);
+  });
+
+  test('a session woken with nothing new ends once idle; a send taken later starts a new run that runs it', async () => {
+    const fake = fakeSessionActivities();
+    const inbox = fakeInbox(fake);
+    await env.withWorker(inbox.activities, async (taskQueue) => {
+      const { handle, wake } = await startWoken(taskQueue, fastTurnSettings({ sessionIdleMs: 300 }));
+      fake.release('m1');
+      inbox.take('m1');
+      await wake('m1');
+      await wake('m1');
+      await handle.result();
+      inbox.take('m2');
+      fake.release('m2');
+      await env.client.workflow.signalWithStart(sessionWorkflow, {
+        taskQueue,
+        workflowId: handle.workflowId,
+        args: [{ sessionId: handle.workflowId.slice('session:'.length), ...ref, settings: fastTurnSettings({ sessionIdleMs: 300 }) }],
+        signal: sendsWaitingSignal,
+        signalArgs: [{ messageId: 'm2' }],
+      });
+      await until('the second turn', () => fake.log.includes('completed m2'));
+    });
+    expect(fake.log.filter((line) => line.startsWith('step '))).toEqual(['step m1 1', 'step m2 1']);
   });
 });
 

@@ -1,0 +1,174 @@
+// A send is taken here, by the API, with no worker involved: the user message, its `message.created` and
+// its inbox row in one transaction under the session's lock (schema/migrations/0030_session_inbox.sql).
+// The session workflow, woken by a signal the engine takes without a worker, reads the rows in seq order
+// (takeInboxSends); a row leaves when its turn writes its end (store/events.ts). So a send is durable,
+// ordered and visible the moment PostgreSQL has it, however far behind the workers are.
+import type { Db, DbClient } from './db.ts';
+import { inTransaction } from './db.ts';
+import type { MessagePart } from '../contract/events.ts';
+import { TERMINAL_TURN_EVENTS } from '../contract/events.ts';
+import type { IfBusy } from '../contract/if-busy.ts';
+import type { ModelOverride } from '../core/turn-types.ts';
+import type { InboxSend, JoinedTurn, SubtaskReplyTarget } from '../core/session-turns.ts';
+
+export type { InboxSend };
+import { insertMessage } from './messages.ts';
+import { sessionHasEvent } from './events.ts';
+
+/** ifBusy=reject found a turn running or sends waiting. */
+export class SessionBusyNowError extends Error {
+  override name = 'SessionBusyNow';
+}
+
+/** The user already has `limit` sends waiting for their turns. */
+export class InboxFullError extends Error {
+  override name = 'InboxFull';
+  constructor(readonly limit: number) {
+    super(`${limit} sends of this user are waiting for their turns`);
+  }
+}
+
+export interface SendToTake {
+  sessionId: string;
+  userId: string;
+  messageId: string;
+  parts: MessagePart[];
+  ifBusy: IfBusy;
+  model?: ModelOverride;
+  replyTo?: SubtaskReplyTarget;
+  /** How many of the user's sends may wait for their turns at once (QUEUED_SENDS_PER_USER). */
+  maxWaitingPerUser: number;
+}
+
+export interface TakenSend {
+  /** seq of the message's `message.created`: the turn's events follow it. */
+  seq: number;
+  /** A steering message joined this running turn. */
+  joined?: JoinedTurn;
+}
+
+interface InboxRow {
+  message_id: string;
+  seq: string | number;
+  turn_id: string;
+  if_busy: Exclude<IfBusy, 'reject'>;
+  model: ModelOverride | null;
+  reply_to: SubtaskReplyTarget | null;
+}
+
+/**
+ * Takes a send: once per message id (a retry under the same Idempotency-Key finds the first one and
+ * answers the same), refused for ifBusy=reject while anything runs or waits, and for a user with
+ * `maxWaitingPerUser` sends waiting. A steering send joins the session's running turn when there is one
+ * whose end is not written (its last step reads the message before it ends: store/messages.ts).
+ */
+export async function takeSend(db: Db, send: SendToTake): Promise<TakenSend> {
+  return inTransaction(db, async (client) => {
+    const locked = await client.query<{ status: string }>('SELECT status FROM sessions WHERE id = $1 FOR UPDATE', [send.sessionId]);
+    const status = locked.rows[0]?.status;
+    if (status === undefined) throw new Error(`Session ${send.sessionId} does not exist`);
+    const known = await knownSend(client, send);
+    if (known) return known;
+    const waiting = await client.query<{ here: boolean; mine: string }>(
+      `SELECT EXISTS (SELECT 1 FROM session_inbox WHERE session_id = $1) AS here,
+              (SELECT count(*) FROM session_inbox WHERE user_id = $2) AS mine`,
+      [send.sessionId, send.userId],
+    );
+    const { here, mine } = waiting.rows[0]!;
+    if (send.ifBusy === 'reject' && (status !== 'idle' || here)) throw new SessionBusyNowError('A turn is running in this session');
+    if (Number(mine) >= send.maxWaitingPerUser) throw new InboxFullError(send.maxWaitingPerUser);
+    const joined = send.ifBusy === 'steer' && status !== 'idle' ? await runningTurn(client, send.sessionId) : undefined;
+    const { events } = await insertMessage(client, {
+      id: send.messageId,
+      sessionId: send.sessionId,
+      turnId: joined?.userMessageId ?? send.messageId,
+      role: 'user',
+      parts: send.parts,
+      status: 'complete',
+    });
+    await client.query(
+      `WITH row AS (
+         INSERT INTO session_inbox (message_id, session_id, user_id, seq, turn_id, if_busy, model, reply_to)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       )
+       UPDATE sessions SET status = 'running' WHERE id = $2 AND status = 'idle'`,
+      [
+        send.messageId,
+        send.sessionId,
+        send.userId,
+        events.at(-1)!.seq,
+        joined?.turnId ?? send.messageId,
+        send.ifBusy === 'reject' ? 'queue' : send.ifBusy,
+        send.model ? JSON.stringify(send.model) : null,
+        send.replyTo ? JSON.stringify(send.replyTo) : null,
+      ],
+    );
+    return { seq: events.at(-1)!.seq, ...(joined ? { joined } : {}) };
+  });
+}
+
+/** The same message sent again: its seq, and the turn it joined if it steered one. */
+async function knownSend(client: DbClient, send: SendToTake): Promise<TakenSend | undefined> {
+  const { rows } = await client.query<{ position: string | number; turn_id: string; joined_turn: string | null }>(
+    `SELECT m.position, m.turn_id,
+            (SELECT e.data->>'turnId' FROM events e
+              WHERE e.session_id = m.session_id AND e.type = 'turn.started'
+                AND coalesce(e.data->>'userMessageId', e.data->>'turnId') = m.turn_id
+              ORDER BY e.seq DESC LIMIT 1) AS joined_turn
+       FROM messages m WHERE m.id = $1 AND m.session_id = $2`,
+    [send.messageId, send.sessionId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const joined = row.turn_id !== send.messageId ? { turnId: row.joined_turn ?? row.turn_id, userMessageId: row.turn_id } : undefined;
+  return { seq: Number(row.position), ...(joined ? { joined } : {}) };
+}
+
+/** The session's started turn whose end is not written, if any (under the session's lock). */
+async function runningTurn(client: DbClient, sessionId: string): Promise<JoinedTurn | undefined> {
+  const { rows } = await client.query<{ turn_id: string; user_message_id: string }>(
+    `SELECT data->>'turnId' AS turn_id, coalesce(data->>'userMessageId', data->>'turnId') AS user_message_id
+       FROM events WHERE session_id = $1 AND type = 'turn.started' ORDER BY seq DESC LIMIT 1`,
+    [sessionId],
+  );
+  const turn = rows[0];
+  if (!turn) return undefined;
+  if (await sessionHasEvent(client, sessionId, TERMINAL_TURN_EVENTS, { turnId: turn.turn_id })) return undefined;
+  return { turnId: turn.turn_id, userMessageId: turn.user_message_id };
+}
+
+/**
+ * The session's sends whose turns have not ended, in seq order, marked taken. Read again by every take
+ * (the workflow knows which it has seen), so a take retried after its workflow task was lost misses none.
+ */
+export async function takeInboxSends(db: Db, sessionId: string): Promise<InboxSend[]> {
+  const { rows } = await db.query<InboxRow>(
+    'UPDATE session_inbox SET taken = true WHERE session_id = $1 RETURNING message_id, seq, turn_id, if_busy, model, reply_to',
+    [sessionId],
+  );
+  return rows
+    .map((row) => ({
+      messageId: row.message_id,
+      seq: Number(row.seq),
+      turnId: row.turn_id,
+      ifBusy: row.if_busy,
+      ...(row.model ? { model: row.model } : {}),
+      ...(row.reply_to ? { replyTo: row.reply_to } : {}),
+    }))
+    .sort((a, b) => a.seq - b.seq);
+}
+
+/** Sessions with sends no workflow has read after `olderThanMs`: their wake-up signal was lost. */
+export async function sessionsWithUntakenSends(
+  db: Db,
+  olderThanMs: number,
+  limit: number,
+): Promise<{ sessionId: string; userId: string; agentId: string; revision: number }[]> {
+  const { rows } = await db.query<{ id: string; user_id: string; agent_id: string; revision: number }>(
+    `SELECT s.id, s.user_id, s.agent_id, s.revision FROM sessions s
+      WHERE s.id IN (SELECT session_id FROM session_inbox WHERE NOT taken AND created_at < now() - $1 * interval '1 millisecond')
+      LIMIT $2`,
+    [olderThanMs, limit],
+  );
+  return rows.map((row) => ({ sessionId: row.id, userId: row.user_id, agentId: row.agent_id, revision: row.revision }));
+}
