@@ -11,10 +11,10 @@ import type { Bundle } from '../lib/bundle/index.ts';
 import { appendEvents } from '../store/events.ts';
 import {
   closePendingDispatches,
+  answerHandedOver,
   getApproval,
   getDispatches,
   insertApproval,
-  markAnswered,
   markExpired,
   recordDispatchAttempt,
   type Approval,
@@ -26,9 +26,9 @@ import { createOutboundClient, outboundErrorText } from '../lib/outbound.ts';
 import { resolveChannelConfig } from '../store/secrets.ts';
 import { channelProviders } from './channels/index.ts';
 import { ChannelPermanentError } from './channels/types.ts';
-import { moveSessionStatus, type SessionStatus } from '../store/sessions.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import { approvalsEnded } from '../lib/metrics/worker-metrics.ts';
+import { setWaiting, storeApprovalAnswer, waitsInTurn } from '../store/approval-endings.ts';
 import { currentTraceParent, recordApprovalSpan, type ApprovalEnd } from '../lib/genai-spans.ts';
 import { TOOL_APPROVAL_OPTIONS } from '../core/tool-policies.ts';
 
@@ -59,32 +59,6 @@ export interface ApprovalDeps {
   config: Config;
   masterKeys: readonly MasterKey[];
   bundleOf: (agentId: string, revision: number) => Promise<Bundle>;
-}
-
-/**
- * A session waits while its turn (or its workflow run) waits for an answer. When the answer (or the
- * expiry) comes, a turn's session runs again; a run's session is idle until its next node starts.
- */
-async function setWaiting(
-  client: Parameters<typeof appendEvents>[0],
-  approval: Approval & { sessionId: string },
-  waiting: boolean,
-): Promise<void> {
-  const [to, from]: [SessionStatus, SessionStatus[]] =
-    approval.source === 'tool'
-      ? waiting
-        ? ['waiting', ['running']]
-        : ['running', ['waiting']]
-      : waiting
-        ? ['waiting', ['idle', 'running']]
-        : ['idle', ['waiting']];
-  // A tool's approval moves its session only while its own turn is the session's latest: the answer
-  // to an approval abandoned by an aborted turn must not change the status of the turn after it.
-  await moveSessionStatus(client, approval.sessionId, {
-    to,
-    from,
-    ...(approval.source === 'tool' && approval.turnId ? { whileLatestTurn: approval.turnId } : {}),
-  });
 }
 
 /** Every message and stack of an error and of its causes: what Temporal would keep of it. */
@@ -118,12 +92,19 @@ function traceEnd(approval: Approval, end: ApprovalEnd, captureContent: boolean)
   recordApprovalSpan({ ...approval, approvalId: approval.id, serviceOptions }, end, captureContent);
 }
 
-function waitsInTurn(approval: Pick<Approval, 'source' | 'sessionId'>): approval is Approval & { sessionId: string } {
-  return approval.sessionId !== null && (approval.source === 'tool' || approval.source === 'workflow');
-}
-
 export function approvalActivities(deps: ApprovalDeps) {
   const { db, config } = deps;
+
+  /** An answer stored: counted, and its span recorded. */
+  function observeAnswered(approval: Approval): void {
+    approvalsEnded.inc({ outcome: 'answered' });
+    const answer = storedAnswer(approval);
+    traceEnd(
+      approval,
+      { status: 'answered', at: new Date(answer.answeredAt), via: approval.answeredVia, choice: answer.choice, note: answer.note },
+      config.tracing.captureContent,
+    );
+  }
   const outbound = createOutboundClient({ allowCidrs: config.outbound.allowCidrs });
 
   return {
@@ -182,41 +163,23 @@ export function approvalActivities(deps: ApprovalDeps) {
     async recordAnswer(
       input: { approvalId: string } & ApprovalAnswer,
     ): Promise<{ answeredAt: string; choice: string; note: string | null }> {
-      let answered = false;
-      let ended: Approval | undefined;
-      const answer = await inTransaction(db, async (client) => {
-        const { approval, changed } = await markAnswered(client, input);
-        answered = changed;
-        ended = approval;
-        if (changed && approval.sessionId !== null) {
-          if (waitsInTurn(approval)) await setWaiting(client, approval, false);
-          await appendEvents(client, approval.sessionId, [
-            {
-              type: 'approval.answered',
-              data: {
-                approvalId: approval.id,
-                choice: approval.choice!,
-                note: approval.note,
-                via: approval.answeredVia ?? input.via,
-                answeredAt: approval.answeredAt!.toISOString(),
-              },
-            },
-          ]);
-        }
-        if (approval.status !== 'answered') throw new Error(`Approval ${approval.id} is ${approval.status}; the answer was not recorded`);
-        const { answeredAt, choice, note } = storedAnswer(approval);
-        return { answeredAt, choice, note };
-      });
+      const { approval, changed } = await storeApprovalAnswer(db, input);
+      if (approval.status !== 'answered') throw new Error(`Approval ${approval.id} is ${approval.status}; the answer was not recorded`);
       // Counted once: a rerun finds the answer stored and changes nothing.
-      if (answered) {
-        approvalsEnded.inc({ outcome: 'answered' });
-        traceEnd(
-          ended!,
-          { status: 'answered', at: new Date(answer.answeredAt), via: ended!.answeredVia, choice: answer.choice, note: answer.note },
-          config.tracing.captureContent,
-        );
-      }
-      return answer;
+      if (changed) observeAnswered(approval);
+      const { answeredAt, choice, note } = storedAnswer(approval);
+      return { answeredAt, choice, note };
+    },
+
+    /**
+     * An answer the API stored and signalled (api/approvals/workflows.ts): its metric and span, in the
+     * worker, which exports them; and the API's sweep stops handing it over. Once per answer: a retry
+     * finds it handed over already.
+     */
+    async observeAnswer(input: { approvalId: string }): Promise<void> {
+      const approval = await getApproval(db, input.approvalId);
+      if (approval?.status === 'answered' && approval.answerPending) observeAnswered(approval);
+      await answerHandedOver(db, input.approvalId);
     },
 
     /**

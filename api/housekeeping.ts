@@ -16,6 +16,7 @@ import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency.ts';
 import { sweepOrphanMedia } from './sessions/orphan-media.ts';
 import { reconcileStrandedAnswers } from './approvals/reconcile.ts';
 import { sweepUntakenSends } from './sessions/wake.ts';
+import { sweepPendingAnswers } from './approvals/handover.ts';
 
 export interface Housekeeping {
   /** Stops the timer and waits for a pass under way. */
@@ -77,7 +78,8 @@ export function startHousekeeping(deps: {
 
 /**
  * Every SEND_SWEEP_INTERVAL_MS: wakes the workflows of sessions whose taken sends none has read for
- * that long (api/sessions/wake.ts). A workflow reads its whole inbox once, so two sweeps at once repeat
+ * that long (api/sessions/wake.ts), and hands approval workflows the answers the API stored that they
+ * have not taken (api/approvals/handover.ts). A workflow takes each once, so two sweeps at once repeat
  * each other's work and nothing more.
  */
 function startSendSweep(deps: Parameters<typeof startHousekeeping>[0]): Housekeeping {
@@ -85,14 +87,16 @@ function startSendSweep(deps: Parameters<typeof startHousekeeping>[0]): Housekee
   if (everyMs === 0) return { stop: async () => undefined };
   let stopped = false;
   let running: Promise<void> | undefined;
+  async function sweep(): Promise<void> {
+    const sessions = await sweepUntakenSends(deps, everyMs);
+    const answers = await sweepPendingAnswers(deps, everyMs);
+    if (sessions > 0 || answers > 0) deps.logger.info({ sessions, answers }, 'handed workflows the sends and answers they had not taken');
+  }
   const timer = setInterval(() => {
     if (running) return;
-    running = sweepUntakenSends(deps, everyMs)
-      .then((woken) => {
-        if (woken > 0) deps.logger.info({ sessions: woken }, 'woke session workflows for sends none had read');
-      })
+    running = sweep()
       .catch((error: unknown) => {
-        if (!stopped) deps.logger.warn({ err: error }, 'could not sweep the waiting sends; the next pass tries again');
+        if (!stopped) deps.logger.warn({ err: error }, 'could not sweep the waiting sends and answers; the next pass tries again');
       })
       .finally(() => (running = undefined));
   }, everyMs);

@@ -3,7 +3,7 @@
 // its chat threads. The API maps the outcomes to HTTP (api/approvals/workflows.ts).
 import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
-import { answerUpdate, recordedUpdate, type approvalWorkflow } from '../workflows/approval.ts';
+import { answeredSignal, answerUpdate, recordedUpdate, type AnsweredOutcome, type approvalWorkflow } from '../workflows/approval.ts';
 import { approvalSummary } from '../workflows/ask-user.ts';
 import type { approvalNoticeWorkflow } from '../workflows/approval-notice.ts';
 import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/approvals.ts';
@@ -34,6 +34,11 @@ export function startApprovalWorkflow(client: Client, taskQueue: string, input: 
 /** The first valid answer wins; the workflow's validator rejects any other (lib/failures.ts types). */
 export function answerApprovalWorkflow(client: Client, approvalId: string, answer: ApprovalAnswer) {
   return client.workflow.getHandle(approvalWorkflowId(approvalId)).executeUpdate(answerUpdate, { args: [answer] });
+}
+
+/** Hands the approval's workflow an answer stored already (the engine takes it with no worker running). */
+export async function signalStoredAnswer(client: Client, approvalId: string, answer: AnsweredOutcome & { via: ApprovalAnswer['via'] }) {
+  await client.workflow.getHandle(approvalWorkflowId(approvalId)).signal(answeredSignal, answer);
 }
 
 /** A note in some of the approval's chat threads (why a reply was not taken, say). */

@@ -33,6 +33,8 @@ export interface Approval {
   choice: string | null;
   note: string | null;
   answeredVia: AnswerVia | null;
+  /** The API stored the answer and its workflow has not said it took it yet. */
+  answerPending: boolean;
   createdAt: Date;
   expiresAt: Date;
   answeredAt: Date | null;
@@ -56,6 +58,7 @@ interface ApprovalRow {
   choice: string | null;
   note: string | null;
   answered_via: AnswerVia | null;
+  answer_pending: boolean;
   created_at: Date;
   expires_at: Date;
   answered_at: Date | null;
@@ -79,6 +82,7 @@ function toApproval(row: ApprovalRow): Approval {
     choice: row.choice,
     note: row.note,
     answeredVia: row.answered_via,
+    answerPending: row.answer_pending,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     answeredAt: row.answered_at,
@@ -215,17 +219,36 @@ async function announce(client: DbClient, approvalId: string): Promise<void> {
 export async function markAnswered(
   client: DbClient,
   input: { approvalId: string; choice: string; note: string | null; via: AnswerVia },
+  /**
+   * The API takes the answer, not the workflow: refused past the expiry (the workflow's timer may not
+   * have fired: no worker runs), and pending until the workflow says it took it (answerHandedOver).
+   */
+  byApi = false,
 ): Promise<{ approval: Approval; changed: boolean }> {
   const { rows } = await client.query<ApprovalRow>(
-    `UPDATE approvals SET status = 'answered', choice = $2, note = $3, answered_via = $4, answered_at = now()
-      WHERE id = $1 AND status = 'unanswered' RETURNING *`,
-    [input.approvalId, input.choice, input.note, input.via],
+    `UPDATE approvals SET status = 'answered', choice = $2, note = $3, answered_via = $4, answered_at = now(), answer_pending = $5
+      WHERE id = $1 AND status = 'unanswered' AND (NOT $5 OR expires_at > now()) RETURNING *`,
+    [input.approvalId, input.choice, input.note, input.via, byApi],
   );
   if (rows[0]) {
     await announce(client, input.approvalId);
     return { approval: toApproval(rows[0]), changed: true };
   }
   return { approval: (await getApproval(client, input.approvalId))!, changed: false };
+}
+
+/** The approval's workflow took the answer the API stored (or has ended): no more hand-overs. */
+export async function answerHandedOver(db: Db, approvalId: string): Promise<void> {
+  await db.query('UPDATE approvals SET answer_pending = false WHERE id = $1 AND answer_pending', [approvalId]);
+}
+
+/** Answers the API stored more than `olderThanMs` ago that their workflow has not said it took. */
+export async function pendingAnswers(db: Db, olderThanMs: number, limit: number): Promise<Approval[]> {
+  const { rows } = await db.query<ApprovalRow>(
+    `SELECT * FROM approvals WHERE answer_pending AND answered_at < now() - $1 * interval '1 millisecond' ORDER BY answered_at LIMIT $2`,
+    [olderThanMs, limit],
+  );
+  return rows.map(toApproval);
 }
 
 export async function markExpired(client: DbClient, approvalId: string): Promise<{ approval: Approval; changed: boolean }> {

@@ -10,6 +10,7 @@ import {
   allHandlersFinished,
   condition,
   defineQuery,
+  defineSignal,
   defineUpdate,
   log,
   ParentClosePolicy,
@@ -34,6 +35,12 @@ import { readableMetadata } from '../lib/readable-metadata.ts';
 export type AnsweredOutcome = Extract<ApprovalOutcome, { status: 'answered' }>;
 
 export const answerUpdate = defineUpdate<AnsweredOutcome, [ApprovalAnswer]>('answer');
+/**
+ * An answer the API took and stored itself (the first one, decided by PostgreSQL; the session's event
+ * written with it): a signal, which the engine takes with no worker running. The workflow takes it as
+ * its outcome unless its own expiry came first (which then finds this answer stored and takes it too).
+ */
+export const answeredSignal = defineSignal<[AnsweredOutcome & { via: ApprovalAnswer['via'] }]>('answered');
 /** The record as written: what the API's create call returns once it exists. */
 export const recordedUpdate = defineUpdate<RecordedApproval>('recorded');
 export const approvalStatusQuery = defineQuery<'unanswered' | 'answered' | 'expired'>('status');
@@ -82,6 +89,17 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
     // enter history again as this Update's result.
     const { expiresAt, channels, agentName, threaded } = record.written!;
     return { expiresAt, channels, agentName, threaded };
+  });
+  /** The answer came stored, by signal: the worker still counts it and records its span. */
+  let storedBySignal = false;
+  setHandler(answeredSignal, (stored) => {
+    // An answer taken through the Update (one the sweep handed over), or the expiry, decided first: the
+    // expiry's write found this answer stored, so either way the outcome is the same answer.
+    if (decided !== undefined) return;
+    decided = 'answered';
+    storedBySignal = true;
+    answeredVia = stored.via;
+    outcome = { status: 'answered', choice: stored.choice, note: stored.note, answeredAt: stored.answeredAt };
   });
   setHandler(
     answerUpdate,
@@ -173,6 +191,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   }
   // Read through a function: TypeScript cannot see that the handler set it.
   const settled = settledOutcome()!;
+  if (storedBySignal) await afterAcceptance.observeAnswer({ approvalId });
   if (settled.status === 'answered') {
     const { choice, note, answeredAt } = settled;
     await publishEvent(

@@ -89,9 +89,8 @@ export const SEND_QUERY_SCHEMA = {
     async: {
       ...ASYNC_QUERY,
       description:
-        '1: answer 202 {messageId} at once, whether or not a worker is running (the message is recorded and its turn ' +
-        'runs when one takes it; resending with the same Idempotency-Key never runs it twice). With ifBusy=reject the ' +
-        "session's verdict is awaited: 202, 409, or 503 when no worker answers within TEMPORAL_CALL_TIMEOUT_MS",
+        '1: answer 202 {messageId} at once, whether or not a worker is running (the message is recorded in PostgreSQL and ' +
+        'its turn runs when a worker takes it; resending with the same Idempotency-Key never runs it twice)',
     },
     ifBusy: {
       enum: IF_BUSY,
@@ -223,8 +222,9 @@ export const sendMessage = defineOperation({
   path: '/session/{id}',
   summary: 'Send a message: streamed (Accept: text/event-stream), async (?async=1) or waiting for the reply',
   description:
-    'A send while a turn runs is queued and runs after it, in order; `ifBusy=reject` answers 409 instead, `ifBusy=interrupt` ' +
-    'aborts the running turn first. With `Accept: text/event-stream` the answer is the SSE stream of this turn, ending after ' +
+    'A send is taken at once, in PostgreSQL, whatever the workers are doing: the message is in the session from then on, ' +
+    'and its turn runs when a worker takes it. A send while a turn runs is queued and runs after it, in order; ' +
+    '`ifBusy=reject` answers 409 instead, `ifBusy=interrupt` aborts the running turn first. With `Accept: text/event-stream` the answer is the SSE stream of this turn, ending after ' +
     'its terminal event (`turn.completed`, `turn.failed` or `turn.aborted`), questions to the user (`approval.requested`, ' +
     '`.answered`, `.expired`) and the resumed turn included, with a comment line while it waits. Waiting (neither SSE nor ' +
     '`async`), it answers 200 when the turn ends, or at once when the turn starts waiting on someone: `status: waiting` ' +
@@ -250,11 +250,15 @@ export const sendMessage = defineOperation({
     },
     410: { description: 'The agent of this session was deleted' },
     422: { description: 'The Idempotency-Key was used for a different request' },
+    429: {
+      description:
+        '`queue-full`: QUEUED_SENDS_PER_USER sends of this user wait for their turns already (nothing is recorded; ' +
+        'Retry-After says when to try again); or a rate or stream limit',
+    },
     503: {
       description:
-        'Temporal, a worker or the database did not answer in time (TEMPORAL_CALL_TIMEOUT_MS); Retry-After says when to try ' +
-        'again. The send may or may not have been accepted (it may still run once the workers are back): retry with the ' +
-        'same Idempotency-Key to be safe; without one, check the session before sending again',
+        'The database did not answer in time; Retry-After says when to try again. Retry with the same Idempotency-Key to ' +
+        'be safe (the send is then taken once); without one, check the session before sending again',
     },
   },
 });

@@ -96,6 +96,8 @@ describe('/metrics', () => {
         async () => {
           const scraped = await scrape(workerMetrics);
           expect(scraped.value('agent_service_webhook_delivery_attempts_total', { outcome: 'delivered' })).toBeGreaterThanOrEqual(1);
+          // Counted where the approval's workflow takes the answer the API stored, a moment after the 200.
+          expect(scraped.value('agent_service_approvals_ended_total', { outcome: 'answered' })).toBe(1);
           return scraped;
         },
         { timeout: 30_000, interval: 200 },

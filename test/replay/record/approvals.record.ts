@@ -97,3 +97,21 @@ test('approvalWorkflow, turnWorkflow: the default expiry fires and the turn goes
   await record.closed(approvalWorkflowId(requested.approvalId), 'approvalWorkflow', 'expired-by-default');
   await record.closed(turnWorkflowId(sessionId, requested.turnId!), 'turnWorkflow', 'approval-expired');
 });
+
+test('approvalWorkflow: answered by the API, which stored the answer and handed it over by signal', async () => {
+  if (!record.wanted('approvalWorkflow', 'answered-by-signal')) return;
+  const sentBefore = slack.calls.length;
+  const { sessionId, requested } = await askInTurn(env, {
+    bundle,
+    input: { question: 'Ship the release notes?', options: ['ship', 'hold'], expiresInMs: 600_000 },
+    reply: 'Shipped.',
+  });
+  await slack.waitForCalls(sentBefore + 1);
+  const answered = await call(`${env.api.url}/approval/${requested.approvalId}/answer`, {
+    headers: env.user.auth,
+    json: { choice: 'ship', note: 'today' },
+  });
+  expect(answered.status).toBe(200);
+  await env.waitForEvents(sessionId, turnEnded);
+  await record.closed(approvalWorkflowId(requested.approvalId), 'approvalWorkflow', 'answered-by-signal');
+});

@@ -1,0 +1,70 @@
+// An approval's answer is taken the moment PostgreSQL has it, whatever the workers are doing: answered
+// while no worker runs, it is 200 at once with the outcome, a second answer is 409 naming the first, the
+// record and the session's event say so, and the turn that asked resumes with it once a worker is back.
+// A hand-over signal that never reached the workflow (lost with the API process that stored the answer)
+// is made again by the API's sweep.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
+import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
+import { call } from '../helpers/client/request.ts';
+import { storeApprovalAnswer } from '../../store/approval-endings.ts';
+import type { SessionEvent } from '../../contract/events.ts';
+
+let env: AgentEnv;
+beforeAll(async () => {
+  env = await startAgentEnv({ SEND_SWEEP_INTERVAL_MS: '500' });
+});
+afterAll(async () => env?.close());
+
+const turnEnded = (events: SessionEvent[]) => events.some((event) => event.type === 'turn.completed' || event.type === 'turn.failed');
+
+test('answered while no worker runs: 200 at once, the second answer 409, and the turn resumes with it once a worker is back', async () => {
+  const { sessionId, requested } = await askInTurn(env, {
+    input: { question: 'Deploy on Friday?', options: ['yes', 'no'], expiresInMs: 600_000 },
+    reply: 'Deployed.',
+  });
+  await env.restartWorker(async () => {
+    const answered = await call<{ status: string; choice: string }>(`${env.api.url}/approval/${requested.approvalId}/answer`, {
+      headers: env.user.auth,
+      json: { choice: 'yes', note: 'go' },
+    });
+    expect(answered.status, answered.text).toBe(200);
+    expect(answered.body).toMatchObject({ status: 'answered', choice: 'yes' });
+    const again = await call<{ detail: string }>(`${env.api.url}/approval/${requested.approvalId}/answer`, {
+      headers: env.user.auth,
+      json: { choice: 'no' },
+    });
+    expect(again.status, again.text).toBe(409);
+    expect(again.body.detail).toMatch(/"yes"/);
+    const read = await call<{ status: string; choice: string }>(`${env.api.url}/approval/${requested.approvalId}`, {
+      headers: env.user.auth,
+    });
+    expect(read.body).toMatchObject({ status: 'answered', choice: 'yes' });
+    const events = await env.events(sessionId);
+    expect(events.filter((event) => event.type === 'approval.answered')).toEqual([expect.objectContaining({ choice: 'yes', note: 'go' })]);
+  });
+  const events = await env.waitForEvents(sessionId, turnEnded, 60_000);
+  expect(events.filter((event) => event.type === 'turn.completed')).toHaveLength(1);
+  // The model's next step read the answer as the tool's result.
+  expect(JSON.stringify(env.fake.requests.at(-1)!.body.messages)).toContain('yes');
+});
+
+test('an answer stored whose hand-over never reached the workflow is handed over by the sweep, and the turn resumes', async () => {
+  const { sessionId, requested } = await askInTurn(env, {
+    input: { question: 'Rotate the keys?', options: ['rotate', 'wait'], expiresInMs: 600_000 },
+    reply: 'Rotated.',
+  });
+  // What an API process does before it signals: the answer is stored, the signal never sent.
+  const { changed } = await storeApprovalAnswer(
+    env.api.db,
+    { approvalId: requested.approvalId, choice: 'rotate', note: null, via: 'api' },
+    true,
+  );
+  expect(changed).toBe(true);
+  const events = await env.waitForEvents(sessionId, turnEnded, 30_000);
+  expect(events.filter((event) => event.type === 'turn.completed')).toHaveLength(1);
+  const { rows } = await env.api.db.query<{ answer_pending: boolean }>('SELECT answer_pending FROM approvals WHERE id = $1', [
+    requested.approvalId,
+  ]);
+  expect(rows[0]!.answer_pending).toBe(false);
+});
