@@ -31,6 +31,11 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : workflowCode(setup.plugins)),
     ...(setup.plugins?.length ? { plugins: setup.plugins } : {}),
     shutdownGraceTime: '10 seconds',
+    // A workflow's next task goes to the worker that has it cached (its sticky queue); if that worker
+    // died, the task waits this long before any worker takes it from the shared queue (Temporal's
+    // default is 10 s, which a turn in flight then stalls for). A busy worker that takes longer than
+    // this to pick up a sticky task replays the workflow instead: CPU, not a lost task.
+    stickyQueueScheduleToStartTimeout: '3 seconds',
     // Heartbeats tell Temporal a model step lives, and bring it an abort that no notice brought sooner
     // (activities/turn/abort-notices.ts); each is a write to Temporal's persistence, so not every half
     // second per stream. The same spacing as the step's calls (model-step.ts heartbeatEvery).

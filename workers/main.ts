@@ -10,6 +10,7 @@ import { createWorker } from './create-worker.ts';
 import { AbortNotices } from '../activities/turn/abort-notices.ts';
 import { startWorkerObservability } from './observability.ts';
 import { prebuiltWorkflowBundle } from './workflow-code.ts';
+import { cachedSourceBundle } from './source-bundle-cache.ts';
 import { loadMasterKeys } from '../lib/master-key.ts';
 import type { Logger } from '../lib/logger.ts';
 
@@ -29,11 +30,17 @@ async function main(): Promise<void> {
   const taskQueue = config.taskQueue;
   await checkSearchAttributes(connection, config.temporalNamespace, logger);
   const abortNotices = new AbortNotices({ databaseUrl: config.databaseUrl!, logger });
+  // From source with no plugin: the bundle of this code kept under DATA_DIR (bundled at the first start).
+  const fromSource =
+    prebuiltWorkflowBundle(observability.plugins) === undefined && observability.plugins.length === 0
+      ? await cachedSourceBundle(config.dataDir, logger)
+      : undefined;
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,
     taskQueue,
     plugins: observability.plugins,
+    ...(fromSource ? { workflowBundle: { codePath: fromSource } } : {}),
     deps: { db, logger, config, masterKeys: loadMasterKeys(config), abortNotices },
   });
   const running = worker.run();
@@ -47,9 +54,9 @@ async function main(): Promise<void> {
     await db.end();
     await observability.close();
   });
-  // Which workflow code runs (the build's bundle, or null: bundled from source at start) and how long
+  // Which workflow code runs (the build's bundle, the source's kept one, or null: bundled at start) and how long
   // the start took once connected: webpack's bundling makes most of it when there is no bundle.
-  const workflowBundle = prebuiltWorkflowBundle(observability.plugins) ?? null;
+  const workflowBundle = prebuiltWorkflowBundle(observability.plugins) ?? fromSource ?? null;
   const startMs = Math.round(performance.now() - connectedAt);
   logger.info({ taskQueue, namespace: config.temporalNamespace, workflowBundle, startMs }, 'worker polling');
   process.send?.({ type: 'ready' });

@@ -1,0 +1,55 @@
+// A worker run from source (the launcher's, the soak's, a developer's) bundles the workflows with
+// webpack at start: seconds of CPU, and on a busy machine most of a restarted worker's time to ready.
+// The bundle depends only on the code it is made from, so it is kept under DATA_DIR, named by a hash
+// of that code (the folders workflow code may import: workflows/, core/, lib/, contract/, and the
+// lockfile for the SDK's version); a worker whose code is unchanged loads it and polls at once.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import type { Logger } from '../lib/logger.ts';
+import { workflowBundleOptions } from './workflow-code.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** What a workflow bundle is made from (lint keeps workflow code's imports within these). */
+const SOURCES = ['workflows', 'core', 'lib', 'contract'];
+
+function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .sort();
+}
+
+/** A hash of every file the bundle may be made from, and of the lockfile. */
+function sourceHash(): string {
+  const hash = crypto.createHash('sha256');
+  for (const file of [...SOURCES.flatMap((dir) => filesUnder(path.join(ROOT, dir))), path.join(ROOT, 'package-lock.json')]) {
+    hash.update(path.relative(ROOT, file)).update('\0');
+    if (fs.existsSync(file)) hash.update(fs.readFileSync(file));
+  }
+  return hash.digest('hex').slice(0, 24);
+}
+
+/** The bundle of the current source, made once and kept in `dataDir`; its path. */
+export async function cachedSourceBundle(dataDir: string, logger: Logger): Promise<string> {
+  const dir = path.join(dataDir, 'workflow-bundles');
+  const file = path.join(dir, `workflow-bundle-${sourceHash()}.js`);
+  if (fs.existsSync(file)) return file;
+  const { code } = await bundleWorkflowCode(workflowBundleOptions());
+  fs.mkdirSync(dir, { recursive: true });
+  // Written aside and renamed: a worker starting meanwhile never loads half a bundle.
+  const partial = `${file}.${process.pid}.partial`;
+  fs.writeFileSync(partial, code);
+  fs.renameSync(partial, file);
+  // Bundles of older code are not needed again.
+  for (const name of fs.readdirSync(dir)) {
+    if (name !== path.basename(file) && name.startsWith('workflow-bundle-') && name.endsWith('.js'))
+      fs.rmSync(path.join(dir, name), { force: true });
+  }
+  logger.info({ file }, 'bundled the workflows from source; kept for the next start');
+  return file;
+}
