@@ -64,20 +64,12 @@ interface InboxRow {
  */
 export async function takeSend(db: Db, send: SendToTake): Promise<TakenSend> {
   return inTransaction(db, async (client) => {
-    const locked = await client.query<{ status: string }>('SELECT status FROM sessions WHERE id = $1 FOR UPDATE', [send.sessionId]);
-    const status = locked.rows[0]?.status;
-    if (status === undefined) throw new Error(`Session ${send.sessionId} does not exist`);
-    const known = await knownSend(client, send);
-    if (known) return known;
-    const waiting = await client.query<{ here: boolean; mine: string }>(
-      `SELECT EXISTS (SELECT 1 FROM session_inbox WHERE session_id = $1) AS here,
-              (SELECT count(*) FROM session_inbox WHERE user_id = $2) AS mine`,
-      [send.sessionId, send.userId],
-    );
-    const { here, mine } = waiting.rows[0]!;
-    if (send.ifBusy === 'reject' && (status !== 'idle' || here)) throw new SessionBusyNowError('A turn is running in this session');
-    if (Number(mine) >= send.maxWaitingPerUser) throw new InboxFullError(send.maxWaitingPerUser);
-    const joined = send.ifBusy === 'steer' && status !== 'idle' ? await runningTurn(client, send.sessionId) : undefined;
+    const state = await lockedSendState(client, send);
+    if (state.known) return state.known;
+    if (send.ifBusy === 'reject' && (state.status !== 'idle' || state.waitingHere))
+      throw new SessionBusyNowError('A turn is running in this session');
+    if (state.waitingOfUser >= send.maxWaitingPerUser) throw new InboxFullError(send.maxWaitingPerUser);
+    const joined = send.ifBusy === 'steer' && state.status !== 'idle' ? await runningTurn(client, send.sessionId) : undefined;
     const { events } = await insertMessage(client, {
       id: send.messageId,
       sessionId: send.sessionId,
@@ -107,21 +99,42 @@ export async function takeSend(db: Db, send: SendToTake): Promise<TakenSend> {
   });
 }
 
-/** The same message sent again: its seq, and the turn it joined if it steered one. */
-async function knownSend(client: DbClient, send: SendToTake): Promise<TakenSend | undefined> {
-  const { rows } = await client.query<{ position: string | number; turn_id: string; joined_turn: string | null }>(
-    `SELECT m.position, m.turn_id,
+/**
+ * One statement under the session's lock: its status, the message if it was taken before (a retry under
+ * the same Idempotency-Key) with the turn it joined, and the sends waiting here and of its user.
+ */
+async function lockedSendState(
+  client: DbClient,
+  send: SendToTake,
+): Promise<{ status: string; known?: TakenSend; waitingHere: boolean; waitingOfUser: number }> {
+  const { rows } = await client.query<{
+    status: string;
+    position: string | number | null;
+    turn_id: string | null;
+    joined_turn: string | null;
+    here: boolean;
+    mine: string;
+  }>(
+    `SELECT s.status, m.position, m.turn_id,
             (SELECT e.data->>'turnId' FROM events e
-              WHERE e.session_id = m.session_id AND e.type = 'turn.started'
+              WHERE m.turn_id <> m.id AND e.session_id = s.id AND e.type = 'turn.started'
                 AND coalesce(e.data->>'userMessageId', e.data->>'turnId') = m.turn_id
-              ORDER BY e.seq DESC LIMIT 1) AS joined_turn
-       FROM messages m WHERE m.id = $1 AND m.session_id = $2`,
-    [send.messageId, send.sessionId],
+              ORDER BY e.seq DESC LIMIT 1) AS joined_turn,
+            EXISTS (SELECT 1 FROM session_inbox WHERE session_id = s.id) AS here,
+            (SELECT count(*) FROM session_inbox WHERE user_id = $3) AS mine
+       FROM sessions s LEFT JOIN messages m ON m.id = $2 AND m.session_id = s.id
+      WHERE s.id = $1
+        FOR UPDATE OF s`,
+    [send.sessionId, send.messageId, send.userId],
   );
   const row = rows[0];
-  if (!row) return undefined;
-  const joined = row.turn_id !== send.messageId ? { turnId: row.joined_turn ?? row.turn_id, userMessageId: row.turn_id } : undefined;
-  return { seq: Number(row.position), ...(joined ? { joined } : {}) };
+  if (!row) throw new Error(`Session ${send.sessionId} does not exist`);
+  const joined =
+    row.turn_id !== null && row.turn_id !== send.messageId
+      ? { turnId: row.joined_turn ?? row.turn_id, userMessageId: row.turn_id }
+      : undefined;
+  const known = row.position !== null ? { seq: Number(row.position), ...(joined ? { joined } : {}) } : undefined;
+  return { status: row.status, ...(known ? { known } : {}), waitingHere: row.here, waitingOfUser: Number(row.mine) };
 }
 
 /** The session's started turn whose end is not written, if any (under the session's lock). */
