@@ -77,10 +77,17 @@ export function startHousekeeping(deps: {
 }
 
 /**
+ * A send or an answer no workflow has taken this many sweep intervals after the API stored it (30 s by
+ * default) is taken to have lost its hand-over. Not sooner: workers far behind take a while to read what
+ * was handed over, and waking their workflows again would only add to what they have to do.
+ */
+const HAND_OVER_LOST_AFTER_SWEEPS = 6;
+
+/**
  * Every SEND_SWEEP_INTERVAL_MS: wakes the workflows of sessions whose taken sends none has read for
- * that long (api/sessions/wake.ts), and hands approval workflows the answers the API stored that they
- * have not taken (api/approvals/handover.ts). A workflow takes each once, so two sweeps at once repeat
- * each other's work and nothing more.
+ * HAND_OVER_LOST_AFTER_SWEEPS intervals (api/sessions/wake.ts), and hands approval workflows the answers the API
+ * stored that they have not taken for as long (api/approvals/handover.ts). A workflow takes each once,
+ * so two sweeps at once repeat each other's work and nothing more.
  */
 function startSendSweep(deps: Parameters<typeof startHousekeeping>[0]): Housekeeping {
   const everyMs = deps.config.housekeeping.sendSweepMs;
@@ -88,8 +95,8 @@ function startSendSweep(deps: Parameters<typeof startHousekeeping>[0]): Housekee
   let stopped = false;
   let running: Promise<void> | undefined;
   async function sweep(): Promise<void> {
-    const sessions = await sweepUntakenSends(deps, everyMs);
-    const answers = await sweepPendingAnswers(deps, everyMs);
+    const sessions = await sweepUntakenSends(deps, everyMs * HAND_OVER_LOST_AFTER_SWEEPS);
+    const answers = await sweepPendingAnswers(deps, everyMs * HAND_OVER_LOST_AFTER_SWEEPS);
     if (sessions > 0 || answers > 0) deps.logger.info({ sessions, answers }, 'handed workflows the sends and answers they had not taken');
   }
   const timer = setInterval(() => {

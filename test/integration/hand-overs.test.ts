@@ -1,13 +1,15 @@
 // An approval's answer is taken the moment PostgreSQL has it, whatever the workers are doing: answered
 // while no worker runs, it is 200 at once with the outcome, a second answer is 409 naming the first, the
 // record and the session's event say so, and the turn that asked resumes with it once a worker is back.
-// A hand-over signal that never reached the workflow (lost with the API process that stored the answer)
-// is made again by the API's sweep.
+// A hand-over signal that never reached the workflow (lost with the API process that stored the answer
+// or took the send) is made again by the API's sweep.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
 import { call } from '../helpers/client/request.ts';
 import { storeApprovalAnswer } from '../../store/approval-endings.ts';
+import { takeSend } from '../../store/session-inbox.ts';
+import { newId } from '../../lib/ids.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;
@@ -67,4 +69,23 @@ test('an answer stored whose hand-over never reached the workflow is handed over
     requested.approvalId,
   ]);
   expect(rows[0]!.answer_pending).toBe(false);
+});
+
+test('a send taken whose wake-up never reached the session workflow runs once the sweep wakes it', async () => {
+  const sessionId = await env.newSession();
+  const session = await env.api.db.query<{ user_id: string }>('SELECT user_id FROM sessions WHERE id = $1', [sessionId]);
+  env.fake.enqueue({ text: 'Woken by the sweep.' });
+  const messageId = newId('msg');
+  // What an API process does before it signals: the send is taken, the signal never sent.
+  const taken = await takeSend(env.api.db, {
+    sessionId,
+    userId: session.rows[0]!.user_id,
+    messageId,
+    parts: [{ type: 'text', text: 'anyone?' }],
+    ifBusy: 'queue',
+    maxWaitingPerUser: 10,
+  });
+  expect(taken.seq).toBeGreaterThan(0);
+  const events = await env.waitForEvents(sessionId, turnEnded, 30_000);
+  expect(events.filter((event) => event.type === 'turn.completed').map((event) => event.turnId)).toEqual([messageId]);
 });
