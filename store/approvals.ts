@@ -242,11 +242,13 @@ export async function answerHandedOver(db: Db, approvalId: string): Promise<void
   await db.query('UPDATE approvals SET answer_pending = false WHERE id = $1 AND answer_pending', [approvalId]);
 }
 
-/** Answers the API stored more than `olderThanMs` ago that their workflow has not said it took. */
-export async function pendingAnswers(db: Db, olderThanMs: number, limit: number): Promise<Approval[]> {
+/** Answers the API stored more than `olderThanMs` ago that their workflow has not said it took (`userId`: only that user's). */
+export async function pendingAnswers(db: Db, olderThanMs: number, limit: number, userId?: string): Promise<Approval[]> {
   const { rows } = await db.query<ApprovalRow>(
-    `SELECT * FROM approvals WHERE answer_pending AND answered_at < now() - $1 * interval '1 millisecond' ORDER BY answered_at LIMIT $2`,
-    [olderThanMs, limit],
+    `SELECT * FROM approvals
+      WHERE answer_pending AND answered_at < now() - $1 * interval '1 millisecond' AND ($3::text IS NULL OR user_id = $3)
+      ORDER BY answered_at LIMIT $2`,
+    [olderThanMs, limit, userId ?? null],
   );
   return rows.map(toApproval);
 }

@@ -171,17 +171,22 @@ export async function takeInboxSends(db: Db, sessionId: string): Promise<InboxSe
     .sort((a, b) => a.seq - b.seq);
 }
 
-/** Sessions with sends no workflow has read after `olderThanMs`: their wake-up signal was lost. */
+/**
+ * Sessions with sends no workflow has read after `olderThanMs`: their wake-up signal was lost. `userId`:
+ * only that user's (the tests', which share one database).
+ */
 export async function sessionsWithUntakenSends(
   db: Db,
   olderThanMs: number,
   limit: number,
+  userId?: string,
 ): Promise<{ sessionId: string; userId: string; agentId: string; revision: number }[]> {
   const { rows } = await db.query<{ id: string; user_id: string; agent_id: string; revision: number }>(
     `SELECT s.id, s.user_id, s.agent_id, s.revision FROM sessions s
-      WHERE s.id IN (SELECT session_id FROM session_inbox WHERE NOT taken AND created_at < now() - $1 * interval '1 millisecond')
+      WHERE s.id IN (SELECT session_id FROM session_inbox
+                      WHERE NOT taken AND created_at < now() - $1 * interval '1 millisecond' AND ($3::text IS NULL OR user_id = $3))
       LIMIT $2`,
-    [olderThanMs, limit],
+    [olderThanMs, limit, userId ?? null],
   );
   return rows.map((row) => ({ sessionId: row.id, userId: row.user_id, agentId: row.agent_id, revision: row.revision }));
 }

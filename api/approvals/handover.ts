@@ -28,9 +28,9 @@ export function handOverAnswer(deps: HandOverDeps, approval: Approval): Promise<
   return handOff(deps, () => signal(deps, approval), { log: { approvalId: approval.id }, sweep: 'the answer sweep' });
 }
 
-/** Hands over the answers stored `olderThanMs` ago that their workflows have not taken; how many. */
-export async function sweepPendingAnswers(deps: HandOverDeps & Pick<ApiDeps, 'db'>, olderThanMs: number): Promise<number> {
-  const pending = await pendingAnswers(deps.db, olderThanMs, SWEEP_BATCH);
+/** Hands over the answers stored `olderThanMs` ago that their workflows have not taken (`userId`: only that user's); how many. */
+export async function sweepPendingAnswers(deps: HandOverDeps & Pick<ApiDeps, 'db'>, olderThanMs: number, userId?: string): Promise<number> {
+  const pending = await pendingAnswers(deps.db, olderThanMs, SWEEP_BATCH, userId);
   for (const approval of pending) {
     try {
       await callTemporal(deps, () => signal(deps, approval));

@@ -24,9 +24,9 @@ export function wakeSession(deps: WakeDeps, session: SessionTarget, messageId: s
   });
 }
 
-/** Wakes the workflows of sessions whose sends no workflow has read for `olderThanMs`. */
-export async function sweepUntakenSends(deps: WakeDeps & Pick<ApiDeps, 'db'>, olderThanMs: number): Promise<number> {
-  const sessions = await sessionsWithUntakenSends(deps.db, olderThanMs, SWEEP_BATCH);
+/** Wakes the workflows of sessions whose sends no workflow has read for `olderThanMs` (`userId`: only that user's). */
+export async function sweepUntakenSends(deps: WakeDeps & Pick<ApiDeps, 'db'>, olderThanMs: number, userId?: string): Promise<number> {
+  const sessions = await sessionsWithUntakenSends(deps.db, olderThanMs, SWEEP_BATCH, userId);
   for (const session of sessions) {
     const target = { id: session.sessionId, userId: session.userId, agentId: session.agentId, revision: session.revision };
     await callTemporal(deps, () => wake(deps, target, 'sweep'));

@@ -2,7 +2,7 @@
 // while no worker runs, it is 200 at once with the outcome, a second answer is 409 naming the first, the
 // record and the session's event say so, and the turn that asked resumes with it once a worker is back.
 // A hand-over signal that never reached the workflow (lost with the API process that stored the answer
-// or took the send) is made again by the API's sweep.
+// or took the send) is made again by the API's sweep, and the turn goes on.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
@@ -10,13 +10,26 @@ import { call } from '../helpers/client/request.ts';
 import { storeApprovalAnswer } from '../../store/approval-endings.ts';
 import { takeSend } from '../../store/session-inbox.ts';
 import { newId } from '../../lib/ids.ts';
+import { createLogger } from '../../lib/logger.ts';
+import type { ApiDeps } from '../../api/context.ts';
+import { sweepPendingAnswers } from '../../api/approvals/handover.ts';
+import { sweepUntakenSends } from '../../api/sessions/wake.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;
 beforeAll(async () => {
-  env = await startAgentEnv({ SEND_SWEEP_INTERVAL_MS: '500' });
+  env = await startAgentEnv();
 });
 afterAll(async () => env?.close());
+
+/** What the API's sweeps use: its database, Temporal client, settings and logger. */
+const sweepDeps = () => ({
+  db: env.api.db,
+  // The sweeps call Temporal through the client only.
+  temporal: { client: env.worker.client } as ApiDeps['temporal'],
+  config: env.api.config,
+  logger: createLogger({ level: 'silent' }),
+});
 
 const turnEnded = (events: SessionEvent[]) => events.some((event) => event.type === 'turn.completed' || event.type === 'turn.failed');
 
@@ -63,6 +76,8 @@ test('an answer stored whose hand-over never reached the workflow is handed over
     true,
   );
   expect(changed).toBe(true);
+  // The API's sweep (every SEND_SWEEP_INTERVAL_MS; off in tests, which share one database), for this user.
+  expect(await sweepPendingAnswers(sweepDeps(), 0, env.user.userId)).toBe(1);
   const events = await env.waitForEvents(sessionId, turnEnded, 30_000);
   expect(events.filter((event) => event.type === 'turn.completed')).toHaveLength(1);
   const { rows } = await env.api.db.query<{ answer_pending: boolean }>('SELECT answer_pending FROM approvals WHERE id = $1', [
@@ -86,6 +101,7 @@ test('a send taken whose wake-up never reached the session workflow runs once th
     maxWaitingPerUser: 10,
   });
   expect(taken.seq).toBeGreaterThan(0);
+  expect(await sweepUntakenSends(sweepDeps(), 0, env.user.userId)).toBe(1);
   const events = await env.waitForEvents(sessionId, turnEnded, 30_000);
   expect(events.filter((event) => event.type === 'turn.completed').map((event) => event.turnId)).toEqual([messageId]);
 });

@@ -28,6 +28,7 @@ export async function startApiProcess(env: Record<string, string>, launch: Launc
       RATE_LIMIT_POINTS: '1000000',
       AUTH_FAILURE_LIMIT_POINTS: '1000000',
       HOUSEKEEPING_INTERVAL_MS: '0',
+      SEND_SWEEP_INTERVAL_MS: '0',
       ...env,
       HOST: '127.0.0.1',
       PORT: String(port),

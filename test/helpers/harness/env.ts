@@ -32,6 +32,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     // Sweeping uploads against the test database could remove files of a DATA_DIR it does not own
     // (tests without their own DATA_DIR share .data): tests of the sweep set their own.
     HOUSEKEEPING_INTERVAL_MS: '0',
+    // Likewise the sweep of hand-overs: it would wake other tests' sessions onto this test's task queue.
+    SEND_SWEEP_INTERVAL_MS: '0',
     ...overrides,
   });
 }
