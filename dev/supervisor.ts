@@ -45,6 +45,15 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+/**
+ * CPU_PROFILE_DIR: each child writes a V8 CPU profile there when it exits (`node --cpu-prof`, which Node
+ * does not take from NODE_OPTIONS); bench/cpu-profile-top.ts ranks what they hold.
+ */
+function profileFlags(): string[] {
+  const dir = process.env.CPU_PROFILE_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
 /** Forks at once and returns the child, so that it can be stopped before it is ready. */
 export function forkChild(options: ChildOptions): Child {
   const child = fork(path.join(ROOT, options.file), options.args ?? [], {
@@ -52,6 +61,7 @@ export function forkChild(options: ChildOptions): Child {
     env: options.env ?? process.env,
     execArgv: [
       ...(options.nodeFlags ?? []),
+      ...profileFlags(),
       ...(options.preload ?? []).flatMap((file) => ['--require', path.join(ROOT, file)]),
       '--import',
       'tsx',
