@@ -68,9 +68,6 @@ async function main(): Promise<number> {
       RATE_LIMIT_POINTS: '1000000000',
       AUTH_FAILURE_LIMIT_POINTS: '1000000000',
       SESSION_IDLE_MS: String(SESSION_IDLE_MS),
-      // A step on a killed worker is retried after this, not after the default 30 s.
-      MODEL_STEP_HEARTBEAT_TIMEOUT_MS: '5000',
-      MODEL_STEP_RETRY_INITIAL_MS: '200',
       // A small window for the fake model: every session passes its threshold every few turns, so compactions
       // run throughout, and kills land in them too.
       MODEL_CONTEXT_WINDOWS: 'fake-model=3000',

@@ -14,8 +14,12 @@ import { isPlaceQueued, STEP_PLACE_FREED } from '../core/turn-types.ts';
 /** Sent by whatever gave a place back (activities/turn/step-queue.ts) to its user's longest waiter. */
 export const stepPlaceFreedSignal = defineSignal<[placeKey?: string]>(STEP_PLACE_FREED);
 
-/** A waiter not woken (its signal lost: a worker died between the two) asks again after this long. */
-const QUEUE_WAIT_MS = 30_000;
+/**
+ * A waiter not woken (its signal lost: a worker died between the two, or the place lapsed with a dead
+ * worker's activity and nobody gave it back) asks again after this long: what such a turn stalls for.
+ * Timer durations are not part of what a replay compares, so histories recorded with 30 s replay.
+ */
+const QUEUE_WAIT_MS = 10_000;
 
 export class PlaceWaits {
   /** Keys whose activity runs now, and may come back queued. */
