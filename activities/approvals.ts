@@ -178,8 +178,8 @@ export function approvalActivities(deps: ApprovalDeps) {
      */
     async observeAnswer(input: { approvalId: string }): Promise<void> {
       const approval = await getApproval(db, input.approvalId);
-      if (approval?.status === 'answered' && approval.answerPending) observeAnswered(approval);
-      await answerHandedOver(db, input.approvalId);
+      // Counted by the call that clears the pending mark: a retry finds it cleared and counts nothing.
+      if (approval?.status === 'answered' && (await answerHandedOver(db, input.approvalId))) observeAnswered(approval);
     },
 
     /**

@@ -1,7 +1,7 @@
 // Sending to a session's workflow from outside it: an Update-with-Start, so the session workflow is
-// started if it is not running (it ends when idle), or a Signal-with-Start, which the server accepts
-// with no worker running (the API's sends, taken in PostgreSQL first, and async sends of the activities
-// that open sessions for triggers). Callers map the failures to their own errors.
+// started if it is not running (it ends when idle; the trigger activities' sends, reverts, compactions),
+// or a Signal-with-Start, which the server accepts with no worker running (the wake-up for sends the
+// API took in PostgreSQL). Callers map the failures to their own errors.
 import {
   WithStartWorkflowOperation,
   WorkflowNotFoundError,

@@ -119,6 +119,8 @@ export class SessionTurns {
   private readonly accepted = new Set<string>();
   /** Steering messages signalled to the running turn: one a step of it did not read runs as a turn of its own. */
   private steering: string[] = [];
+  /** Those of them the API joined (from the inbox): a step may have read one before this run took it. */
+  private readonly steeringFromInbox = new Set<string>();
 
   constructor(carried: readonly QueuedTurn[] = []) {
     this.queue = [...carried];
@@ -197,8 +199,13 @@ export class SessionTurns {
       ...(send.replyTo ? { replyTo: send.replyTo } : {}),
     };
     if (send.turnId !== send.messageId) {
-      const running = this.running && !this.running.ended && this.running.turnId === send.turnId ? this.running : undefined;
-      if (running) return this.recorded(request, { seq: send.seq, joined: true }, running);
+      // The running turn even once it returned: settled() then says whether a step of it read the message.
+      const running = this.running && this.running.turnId === send.turnId ? this.running : undefined;
+      if (running) {
+        const verdict = this.recorded(request, { seq: send.seq, joined: true }, running);
+        if (verdict.kind === 'joined' && verdict.signal) this.steeringFromInbox.add(send.messageId);
+        return verdict;
+      }
     }
     return this.recorded({ ...request, ifBusy: send.ifBusy === 'steer' ? 'queue' : send.ifBusy }, { seq: send.seq }, undefined);
   }
@@ -236,11 +243,16 @@ export class SessionTurns {
    * The sends in flight at the turn's end are recorded: the turn is gone, and steering it did not read
    * (`read`: the messages a step of it read) runs as turns of their own, first and in order.
    */
-  settled(read: readonly string[]): void {
+  settled(read: readonly string[], readByTurn: readonly string[] = []): void {
     this.running = undefined;
     const seen = new Set(read);
-    const unread = this.steering.filter((messageId) => !seen.has(messageId));
+    // A message the API joined counts as read when any step read it, told of it or not (TurnOutcome.read).
+    const readAtAll = new Set(readByTurn);
+    const unread = this.steering.filter(
+      (messageId) => !seen.has(messageId) && !(this.steeringFromInbox.has(messageId) && readAtAll.has(messageId)),
+    );
     this.steering = [];
+    this.steeringFromInbox.clear();
     this.queue.unshift(...unread.map((messageId) => ({ turnId: messageId })));
   }
 

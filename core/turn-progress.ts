@@ -56,6 +56,8 @@ export class TurnProgress {
   /** Messages that steer this turn, in the order they came, and those a step has read. */
   private readonly steers: string[] = [];
   private readonly steersRead = new Set<string>();
+  /** Every user message of the turn a step read. */
+  private readonly read = new Set<string>();
   /** The step that wrote turn.completed found no webhook subscription to session.completed. */
   private completionUnsubscribed = false;
 
@@ -80,7 +82,10 @@ export class TurnProgress {
   afterStep(result: StepResult, step: number): StepVerdict {
     this.totals = addToTotals(this.totals, result.usage, result.costUsd);
     this.reply = result.text;
-    for (const id of result.turnUserMessageIds ?? []) if (this.steers.includes(id)) this.steersRead.add(id);
+    for (const id of result.turnUserMessageIds ?? []) {
+      this.read.add(id);
+      if (this.steers.includes(id)) this.steersRead.add(id);
+    }
     // Its end is written: a steering message it did not read runs as a turn of its own (the session's rule).
     if (result.turnCompleted) {
       this.completionUnsubscribed = result.completionUnsubscribed === true;
@@ -111,6 +116,7 @@ export class TurnProgress {
       costUsd,
       reply: this.reply,
       ...(this.steersRead.size > 0 ? { steered: [...this.steersRead] } : {}),
+      ...(this.read.size > 0 ? { read: [...this.read] } : {}),
       ...(this.completionUnsubscribed ? { completionUnsubscribed: true as const } : {}),
     };
   }

@@ -186,6 +186,12 @@ export interface TurnOutcome {
   reply?: string;
   /** Messages that steered this turn (ifBusy=steer) and that a model step of it read. */
   steered?: string[];
+  /**
+   * Every user message of the turn its steps read, steering ones included whether or not the turn was
+   * told of them yet: a message the API joined to the turn (store/session-inbox.ts) can be read by a
+   * step before the session workflow takes it from its inbox. Absent from outcomes recorded before it.
+   */
+  read?: string[];
   /** Its last step completed it with no webhook subscription to session.completed (StepResult.completionUnsubscribed). */
   completionUnsubscribed?: true;
 }

@@ -148,7 +148,9 @@ export async function insertApproval(client: DbClient, approval: NewApproval): P
 /** Of these approvals, those answered longer than `graceMs` ago (api/approvals/reconcile.ts). */
 export async function answeredBefore(db: Db, ids: readonly string[], graceMs: number): Promise<Approval[]> {
   const { rows } = await db.query<ApprovalRow>(
-    `SELECT * FROM approvals WHERE id = ANY($1) AND status = 'answered' AND answered_at < now() - make_interval(secs => $2 / 1000.0)`,
+    // An answer the API stored and signalled (answer_pending) is the hand-over sweep's (api/approvals/handover.ts).
+    `SELECT * FROM approvals WHERE id = ANY($1) AND status = 'answered' AND NOT answer_pending
+        AND answered_at < now() - make_interval(secs => $2 / 1000.0)`,
     [ids, graceMs],
   );
   return rows.map(toApproval);
@@ -237,9 +239,10 @@ export async function markAnswered(
   return { approval: (await getApproval(client, input.approvalId))!, changed: false };
 }
 
-/** The approval's workflow took the answer the API stored (or has ended): no more hand-overs. */
-export async function answerHandedOver(db: Db, approvalId: string): Promise<void> {
-  await db.query('UPDATE approvals SET answer_pending = false WHERE id = $1 AND answer_pending', [approvalId]);
+/** The approval's workflow took the answer the API stored (or has ended): no more hand-overs. True: this call said so. */
+export async function answerHandedOver(db: Db, approvalId: string): Promise<boolean> {
+  const { rowCount } = await db.query('UPDATE approvals SET answer_pending = false WHERE id = $1 AND answer_pending', [approvalId]);
+  return (rowCount ?? 0) > 0;
 }
 
 /** Answers the API stored more than `olderThanMs` ago that their workflow has not said it took (`userId`: only that user's). */

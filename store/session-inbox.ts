@@ -155,8 +155,11 @@ async function runningTurn(client: DbClient, sessionId: string): Promise<JoinedT
  * (the workflow knows which it has seen), so a take retried after its workflow task was lost misses none.
  */
 export async function takeInboxSends(db: Db, sessionId: string): Promise<InboxSend[]> {
+  // Marks only the rows not taken yet (a row rewritten at every take would leave a dead tuple each time);
+  // the SELECT reads the rows as they were before the UPDATE, all of them.
   const { rows } = await db.query<InboxRow>(
-    'UPDATE session_inbox SET taken = true WHERE session_id = $1 RETURNING message_id, seq, turn_id, if_busy, model, reply_to',
+    `WITH marked AS (UPDATE session_inbox SET taken = true WHERE session_id = $1 AND NOT taken)
+     SELECT message_id, seq, turn_id, if_busy, model, reply_to FROM session_inbox WHERE session_id = $1`,
     [sessionId],
   );
   return rows
@@ -169,6 +172,18 @@ export async function takeInboxSends(db: Db, sessionId: string): Promise<InboxSe
       ...(row.reply_to ? { replyTo: row.reply_to } : {}),
     }))
     .sort((a, b) => a.seq - b.seq);
+}
+
+/**
+ * Steering messages the API joined to a turn that will never read them (a session run that ended
+ * without its turn's end): their rows become sends of their own, so the turn's end does not take them
+ * out of the inbox and they run as turns of their own.
+ */
+export async function detachFromTurn(db: Db, sessionId: string, turnId: string): Promise<void> {
+  await db.query('UPDATE session_inbox SET turn_id = message_id WHERE session_id = $1 AND turn_id = $2 AND message_id <> $2', [
+    sessionId,
+    turnId,
+  ]);
 }
 
 /**

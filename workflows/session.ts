@@ -1,8 +1,9 @@
-// One workflow per session (`session:<id>`) orders its turns: a send is an Update that records the
-// user message and queues its turn; turns run one at a time as child workflows. `ifBusy` can reject
-// a send while busy or interrupt the running turn. An idle session workflow ends; the next send
-// starts it again (update-with-start, or signal-with-start for async sends), so nothing waits in
-// memory between conversations.
+// One workflow per session (`session:<id>`) orders its turns. The API takes a send in PostgreSQL and
+// wakes this workflow with a signal (sendsWaitingSignal); the workflow reads the session's inbox in seq
+// order and queues each send's turn (older API processes and the trigger activities send an Update that
+// records the message here instead). Turns run one at a time. `ifBusy` can interrupt the running turn
+// or steer it. An idle session workflow ends; the next send starts it again (signal- or update-with-
+// start), so nothing waits in memory between conversations.
 import {
   allHandlersFinished,
   CancellationScope,
@@ -59,9 +60,8 @@ export interface SendResult {
 
 export const sendUpdate = defineUpdate<SendResult, [SendInput]>('send');
 /**
- * The same send for `?async=1`: a signal (Signal-with-Start) is accepted by the server with no worker
- * running, so the API answers 202 at once; the message is recorded when a worker takes it. It cannot
- * answer, so `ifBusy=reject` (which needs the workflow's verdict) stays an Update.
+ * The same send as a signal, recorded when a worker takes it (what API processes before the inbox sent
+ * for `?async=1`; kept for them during a rollout). It cannot answer, so it has no `ifBusy=reject`.
  */
 export const sendSignal = defineSignal<[AsyncSendInput]>('sendAsync');
 export type AsyncSendInput = Omit<SendInput, 'ifBusy'> & { ifBusy: Exclude<IfBusy, 'reject'> };
@@ -485,7 +485,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       inSession = undefined;
     }
     // Steering the turn did not read (it was ending, or it failed or was aborted) runs as turns of its own, in order.
-    turns.settled('outcome' in ended ? (ended.outcome.steered ?? []) : []);
+    turns.settled('outcome' in ended ? (ended.outcome.steered ?? []) : [], 'outcome' in ended ? (ended.outcome.read ?? []) : []);
     await publishTurnEnd(input, turn.turnId, ended, !turns.hasWork() || (await idleAfterCompleted(turn.turnId, ended)));
     if (turn.replyTo) await returnReply(turn.turnId, turn.replyTo, ended);
     const full =

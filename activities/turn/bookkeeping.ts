@@ -24,7 +24,7 @@ import { isDataException } from '../../store/data-errors.ts';
 import { recordSubtaskReply, type SubtaskReply } from '../../store/subtask-replies.ts';
 import { turnEnd } from './turn-metrics.ts';
 import { forgetSessionStepWaiters } from '../../store/step-slots.ts';
-import { takeInboxSends, type InboxSend } from '../../store/session-inbox.ts';
+import { detachFromTurn, takeInboxSends, type InboxSend } from '../../store/session-inbox.ts';
 
 /** What a turn left without its end by a terminated session run says when the next send finds it. */
 export const STRANDED_TURN_ERROR = 'The turn stopped before it finished (its session workflow was terminated or timed out)';
@@ -73,10 +73,15 @@ export function turnBookkeeping(deps: { db: Db }) {
    * says it runs. Only the first send of a fresh run asks, so an idle session costs one read of its row.
    */
   async function strandedTurn(sessionId: string): Promise<string | undefined> {
+    // Sends the API took make a session `running` before any turn starts: the latest turn counts only
+    // while its end is not written.
     const { rows } = await db.query<{ turn_id: string | null }>(
-      `SELECT (SELECT e.data->>'turnId' FROM events e WHERE e.session_id = s.id AND e.type = 'turn.started' ORDER BY e.seq DESC LIMIT 1) AS turn_id
-         FROM sessions s WHERE s.id = $1 AND s.status <> 'idle'`,
-      [sessionId],
+      `SELECT t.turn_id FROM sessions s,
+              LATERAL (SELECT e.data->>'turnId' AS turn_id FROM events e
+                        WHERE e.session_id = s.id AND e.type = 'turn.started' ORDER BY e.seq DESC LIMIT 1) t
+        WHERE s.id = $1 AND s.status <> 'idle'
+          AND NOT EXISTS (SELECT 1 FROM events e WHERE e.session_id = s.id AND e.type = ANY($2) AND e.data @> jsonb_build_object('turnId', t.turn_id))`,
+      [sessionId, TERMINAL_TURN_EVENTS],
     );
     return rows[0]?.turn_id ?? undefined;
   }
@@ -121,7 +126,11 @@ export function turnBookkeeping(deps: { db: Db }) {
     async takeWaitingSends(input: { sessionId: string; endStrandedTurn?: boolean }): Promise<InboxSend[]> {
       if (input.endStrandedTurn) {
         const turnId = await strandedTurn(input.sessionId);
-        if (turnId) await endTurn({ sessionId: input.sessionId, turnId, outcome: 'failed', error: STRANDED_TURN_ERROR });
+        if (turnId) {
+          // Steering joined to it would leave the inbox with its end, unread: they run on their own.
+          await detachFromTurn(db, input.sessionId, turnId);
+          await endTurn({ sessionId: input.sessionId, turnId, outcome: 'failed', error: STRANDED_TURN_ERROR });
+        }
       }
       return takeInboxSends(db, input.sessionId);
     },

@@ -38,14 +38,14 @@ async function eventsOf(
 }
 
 /**
- * The waits of a turn for a place (its 30 s timers, QUEUE_WAIT_MS in workflows/place-waits.ts) in a history:
+ * The waits of a turn for a place (its 10 s timers, QUEUE_WAIT_MS in workflows/place-waits.ts) in a history:
  * how many were cancelled (a wake-up came) and how many fired (none came).
  */
 function queueWaits(history: temporal.api.history.v1.IHistory): { canceled: number; fired: number } {
   const events = history.events ?? [];
   const waits = new Set(
     events.flatMap((event) =>
-      Number(event.timerStartedEventAttributes?.startToFireTimeout?.seconds ?? 0) === 30
+      Number(event.timerStartedEventAttributes?.startToFireTimeout?.seconds ?? 0) === 10
         ? [event.timerStartedEventAttributes!.timerId]
         : [],
     ),

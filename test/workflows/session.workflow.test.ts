@@ -631,12 +631,12 @@ describe("places among the user's running work", () => {
     usage: { inputTokens: 1, outputTokens: 1 },
     costUsd: null,
   });
-  /** Timers of the queue's waits (30 s) in a history that fired: a wait no wake-up ended. */
+  /** Timers of the queue's waits (10 s) in a history that fired: a wait no wake-up ended. */
   async function firedQueueWaits(workflowId: string): Promise<number> {
     const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
     const waits = new Set(
       events.flatMap((event) =>
-        Number(event.timerStartedEventAttributes?.startToFireTimeout?.seconds ?? 0) === 30
+        Number(event.timerStartedEventAttributes?.startToFireTimeout?.seconds ?? 0) === 10
           ? [event.timerStartedEventAttributes!.timerId]
           : [],
       ),

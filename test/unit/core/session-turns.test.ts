@@ -749,3 +749,54 @@ describe('a compaction asked for through the API', () => {
     expect(session.turns.refusesRevert()).toBe(true);
   });
 });
+
+describe('sends taken from the inbox (the API took them in PostgreSQL)', () => {
+  const row = (messageId: string, seq: number, turnId = messageId, ifBusy: 'queue' | 'steer' | 'interrupt' = 'queue') => ({
+    messageId,
+    seq,
+    turnId,
+    ifBusy,
+  });
+
+  test('every take reads every row: each turn queues once, in seq order, and a steer with no turn joined queues too', () => {
+    const turns = new SessionTurns();
+    expect(turns.taken(row('m1', 1))).toEqual({ kind: 'queued', cancel: false });
+    expect(turns.taken(row('m1', 1))).toEqual({ kind: 'known' });
+    expect(turns.taken(row('m2', 2, 'm2', 'steer'))).toEqual({ kind: 'queued', cancel: false });
+    expect(turns.state().queued).toEqual(['m1', 'm2']);
+  });
+
+  test('a steering message the API joined to the running turn joins it once; an interrupt cancels that turn', () => {
+    const turns = new SessionTurns();
+    turns.taken(row('m1', 1));
+    turns.start();
+    expect(turns.taken(row('s1', 2, 'm1', 'steer'))).toMatchObject({ kind: 'joined', turn: { turnId: 'm1' }, signal: true });
+    expect(turns.taken(row('s1', 2, 'm1', 'steer'))).toMatchObject({ kind: 'joined', signal: false });
+    expect(turns.taken(row('m2', 3, 'm2', 'interrupt'))).toEqual({ kind: 'queued', cancel: true });
+  });
+
+  test('one taken after its turn returned: answered when a step of the turn read it, a turn of its own when none did', () => {
+    const read = new SessionTurns();
+    read.taken(row('m1', 1));
+    read.start();
+    read.ended();
+    // A step read s1 from PostgreSQL before this run took it from the inbox: the turn told of it late.
+    expect(read.taken(row('s1', 2, 'm1', 'steer'))).toMatchObject({ kind: 'joined', signal: true });
+    read.settled([], ['m1', 's1']);
+    expect(read.state()).toEqual({ runningTurnId: null, queued: [] });
+
+    const unread = new SessionTurns();
+    unread.taken(row('m1', 1));
+    unread.start();
+    unread.ended();
+    unread.taken(row('s1', 2, 'm1', 'steer'));
+    unread.settled([], ['m1']);
+    expect(unread.state().queued).toEqual(['s1']);
+  });
+
+  test('one joined to a turn not running here (a run that ended without its end) runs as a turn of its own', () => {
+    const turns = new SessionTurns();
+    expect(turns.taken(row('s1', 5, 'mOld', 'steer'))).toEqual({ kind: 'queued', cancel: false });
+    expect(turns.state().queued).toEqual(['s1']);
+  });
+});
