@@ -172,8 +172,15 @@ export async function listAgentSessions(db: Db, agentId: string, options: { limi
   return rows.map(toSession);
 }
 
+/**
+ * The status a session is set to: `idle` reads `running` while sends the API took wait in its inbox
+ * (store/session-inbox.ts), so a session with work never reads idle. `$1` is the session, `$2` the status.
+ */
+const STATUS_UNLESS_SENDS_WAIT = `CASE WHEN $2::text = 'idle' AND EXISTS (SELECT 1 FROM session_inbox WHERE session_id = $1)
+                                   THEN 'running' ELSE $2::text END`;
+
 export async function setSessionStatus(client: Db | DbClient, sessionId: string, status: SessionStatus): Promise<void> {
-  await client.query('UPDATE sessions SET status = $2, updated_at = now() WHERE id = $1', [sessionId, status]);
+  await client.query(`UPDATE sessions SET status = ${STATUS_UNLESS_SENDS_WAIT}, updated_at = now() WHERE id = $1`, [sessionId, status]);
 }
 
 /**
@@ -186,7 +193,7 @@ export async function moveSessionStatus(
   move: { to: SessionStatus; from: readonly SessionStatus[]; whileLatestTurn?: string },
 ): Promise<void> {
   await client.query(
-    `UPDATE sessions SET status = $2, updated_at = now()
+    `UPDATE sessions SET status = ${STATUS_UNLESS_SENDS_WAIT}, updated_at = now()
       WHERE id = $1 AND status = ANY($3)
         AND ($4::text IS NULL OR $4 = (SELECT data->>'turnId' FROM events WHERE session_id = $1 AND type = 'turn.started' ORDER BY seq DESC LIMIT 1))`,
     [sessionId, move.to, move.from, move.whileLatestTurn ?? null],
