@@ -191,7 +191,6 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   }
   // Read through a function: TypeScript cannot see that the handler set it.
   const settled = settledOutcome()!;
-  if (storedBySignal) await afterAcceptance.observeAnswer({ approvalId });
   if (settled.status === 'answered') {
     const { choice, note, answeredAt } = settled;
     await publishEvent(
@@ -208,6 +207,9 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   }
   if (channelCount > 0) await book.skipUnsentDispatches({ approvalId });
   if (recorded.threaded) await startNotice(input.userId, approvalId, outcomeNotice(outcome!, answeredVia));
+  // Last: until then the answer stays pending a hand-over (the API's sweep signals again, which this
+  // workflow ignores), so the housekeeping's reconcile pass never takes a running workflow for stranded.
+  if (storedBySignal) await afterAcceptance.observeAnswer({ approvalId });
   await condition(allHandlersFinished);
   return outcome!;
 }
