@@ -36,6 +36,8 @@ export function startHousekeeping(deps: {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
+  /** The reconcile of stranded answers under way: a slow one (its workflows' queues unpolled) runs alone. */
+  let reconciling: Promise<void> | undefined;
 
   async function pass(): Promise<void> {
     try {
@@ -47,12 +49,14 @@ export function startHousekeeping(deps: {
     } catch (error) {
       deps.logger.warn({ err: error }, 'housekeeping pass failed; the next one tries again');
     }
-    // Apart: Temporal out of reach must not stop the sweeps above, nor they this.
-    try {
-      await reconcileStrandedAnswers(deps);
-    } catch (error) {
-      deps.logger.warn({ err: error }, 'could not check approval workflows for stranded answers; the next pass tries again');
-    }
+    // Apart, and not awaited: Temporal out of reach, or workflows no worker polls (each hand-over waits up
+    // to its deadline), must not hold up the sweeps above, nor they this. One at a time.
+    reconciling ??= reconcileStrandedAnswers(deps)
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        deps.logger.warn({ err: error }, 'could not check approval workflows for stranded answers; the next pass tries again');
+      })
+      .finally(() => (reconciling = undefined));
   }
 
   function schedule(delayMs: number): void {
@@ -71,7 +75,7 @@ export function startHousekeeping(deps: {
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await Promise.all([running, sends.stop()]);
+      await Promise.all([running, reconciling, sends.stop()]);
     },
   };
 }
