@@ -51,7 +51,7 @@ export function startHousekeeping(deps: {
     }
     // Apart, and not awaited: Temporal out of reach, or workflows no worker polls (each hand-over waits up
     // to its deadline), must not hold up the sweeps above, nor they this. One at a time.
-    reconciling ??= reconcileStrandedAnswers(deps)
+    reconciling ??= reconcileStrandedAnswers({ ...deps, taskQueue: deps.config.taskQueue })
       .then(() => undefined)
       .catch((error: unknown) => {
         deps.logger.warn({ err: error }, 'could not check approval workflows for stranded answers; the next pass tries again');

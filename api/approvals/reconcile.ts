@@ -38,7 +38,7 @@ const PREFIX = approvalWorkflowId('');
 
 /** Hands stranded answers to their workflows; answers how many it handed over. */
 export async function reconcileStrandedAnswers(
-  deps: { db: Db; temporal: { client: Client }; logger: Logger },
+  deps: { db: Db; temporal: { client: Client }; logger: Logger; taskQueue: string },
   graceMs = STRANDED_ANSWER_GRACE_MS,
 ): Promise<number> {
   let handed = 0;
@@ -65,7 +65,10 @@ export async function reconcileStrandedAnswers(
     }
   };
   await deps.temporal.client.withDeadline(Date.now() + PASS_DEADLINE_MS, async () => {
-    for await (const execution of deps.temporal.client.workflow.list({ query: RUNNING_APPROVALS })) {
+    // This deployment's approvals only (its TASK_QUEUE): another deployment sharing the namespace (or a
+    // test sharing the server) has its own, and waiting on workflows its workers poll is its business.
+    const query = `${RUNNING_APPROVALS} AND TaskQueue = '${deps.taskQueue.replace(/'/g, "\\'")}'`;
+    for await (const execution of deps.temporal.client.workflow.list({ query })) {
       if (execution.workflowId.startsWith(PREFIX)) batch.push(execution.workflowId.slice(PREFIX.length));
       if (batch.length >= BATCH) await flush();
     }

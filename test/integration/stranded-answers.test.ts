@@ -27,7 +27,12 @@ async function strand(
 
 test('a stored answer its workflow never took is handed to it, and the turn resumes with it', async ({ env }) => {
   const { sessionId, requested } = await askInTurn(env, { input: { question: 'Ship it?', options: ['ship', 'hold'] }, reply: 'Shipped.' });
-  const deps = { db: env.api.db, temporal: { client: env.worker.client }, logger: createLogger({ level: 'silent' }) };
+  const deps = {
+    db: env.api.db,
+    temporal: { client: env.worker.client },
+    logger: createLogger({ level: 'silent' }),
+    taskQueue: env.worker.taskQueue,
+  };
 
   // Listed as running (Temporal's list may lag a start by a moment), so the pass below does see it.
   const listed = async () => {
