@@ -14,7 +14,6 @@ import {
   answerHandedOver,
   getApproval,
   getDispatches,
-  insertApproval,
   markExpired,
   recordDispatchAttempt,
   type Approval,
@@ -29,6 +28,7 @@ import { ChannelPermanentError } from './channels/types.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import { approvalsEnded } from '../lib/metrics/worker-metrics.ts';
 import { setWaiting, storeApprovalAnswer, waitsInTurn } from '../store/approval-endings.ts';
+import { approvalChannels, recordApprovalRequest } from '../store/approval-requests.ts';
 import { currentTraceParent, recordApprovalSpan, type ApprovalEnd } from '../lib/genai-spans.ts';
 import { TOOL_APPROVAL_OPTIONS } from '../core/tool-policies.ts';
 
@@ -112,43 +112,24 @@ export function approvalActivities(deps: ApprovalDeps) {
     async recordApproval(input: ApprovalWorkflowInput & { createdAt: string; expiresAt: string }): Promise<RecordedApproval> {
       const bundle =
         input.agentId !== undefined && input.revision !== undefined ? await deps.bundleOf(input.agentId, input.revision) : undefined;
-      const channels = (bundle?.userChannels ?? [])
-        .map((channel, position) => ({ ...channel, position }))
-        .filter((channel) => input.channels === undefined || input.channels.includes(channel.provider));
-      await inTransaction(db, async (client) => {
-        const { approval, created } = await insertApproval(client, {
-          id: input.approvalId,
-          userId: input.userId,
-          agentId: input.agentId ?? null,
-          revision: input.revision ?? null,
-          sessionId: input.sessionId ?? null,
-          source: input.source,
-          turnId: input.turnId ?? null,
-          toolCallId: input.toolCallId ?? null,
-          question: input.request.question,
-          options: input.request.options,
-          createdAt: new Date(input.createdAt),
-          expiresAt: new Date(input.expiresAt),
-          // This activity runs under the asking turn's trace: the approval's span joins it when it ends.
-          traceParent: currentTraceParent(),
-          channels: channels.map((channel) => ({ position: channel.position, provider: channel.provider, answerVia: channel.answerVia })),
-        });
-        if (!created || approval.sessionId === null) return;
-        if (waitsInTurn(approval)) await setWaiting(client, approval, true);
-        await appendEvents(client, approval.sessionId, [
-          {
-            type: 'approval.requested',
-            data: {
-              approvalId: approval.id,
-              question: approval.question,
-              options: approval.options,
-              expiresAt: approval.expiresAt.toISOString(),
-              source: approval.source,
-              ...(approval.turnId ? { turnId: approval.turnId } : {}),
-              ...(approval.toolCallId ? { toolCallId: approval.toolCallId } : {}),
-            },
-          },
-        ]);
+      const channels = approvalChannels(bundle, input.channels);
+      // Written already when the API took the request (POST /approval): then this writes nothing.
+      await recordApprovalRequest(db, {
+        id: input.approvalId,
+        userId: input.userId,
+        agentId: input.agentId ?? null,
+        revision: input.revision ?? null,
+        sessionId: input.sessionId ?? null,
+        source: input.source,
+        turnId: input.turnId ?? null,
+        toolCallId: input.toolCallId ?? null,
+        question: input.request.question,
+        options: input.request.options,
+        createdAt: new Date(input.createdAt),
+        expiresAt: new Date(input.expiresAt),
+        // This activity runs under the asking turn's trace: the approval's span joins it when it ends.
+        traceParent: currentTraceParent(),
+        channels: channels.map((channel) => ({ position: channel.position, provider: channel.provider, answerVia: channel.answerVia })),
       });
       return {
         expiresAt: input.expiresAt,

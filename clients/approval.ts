@@ -1,9 +1,9 @@
-// The client side of the approval workflow (`approval:<id>`): start it and wait until its record is
-// written (Update-with-Start), answer it (an Update its validator may reject), and start a note in
+// The client side of the approval workflow (`approval:<id>`): start it (the API has written its
+// record), answer it (an Update its validator may reject), and start a note in
 // its chat threads. The API maps the outcomes to HTTP (api/approvals/workflows.ts).
 import { randomUUID } from 'node:crypto';
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
-import { answeredSignal, answerUpdate, recordedUpdate, type AnsweredOutcome, type approvalWorkflow } from '../workflows/approval.ts';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { answeredSignal, answerUpdate, type AnsweredOutcome, type approvalWorkflow } from '../workflows/approval.ts';
 import { approvalSummary } from '../workflows/ask-user.ts';
 import type { approvalNoticeWorkflow } from '../workflows/approval-notice.ts';
 import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/approvals.ts';
@@ -11,24 +11,31 @@ import { approvalNoticeWorkflowId, approvalWorkflowId } from '../lib/workflow-id
 import { searchAttributes } from '../lib/search-attributes.ts';
 import { readableMetadata } from '../lib/readable-metadata.ts';
 
-/** Starts the approval's workflow (or joins it: the same id is the same approval) and returns its record. */
-export function startApprovalWorkflow(client: Client, taskQueue: string, input: ApprovalWorkflowInput) {
-  const start = new WithStartWorkflowOperation<typeof approvalWorkflow>('approvalWorkflow', {
-    workflowId: approvalWorkflowId(input.approvalId),
-    taskQueue,
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    args: [input],
-    typedSearchAttributes: searchAttributes('approval', { sessionId: input.sessionId, agentId: input.agentId, userId: input.userId }),
-    ...readableMetadata({
-      summary: approvalSummary(input.approvalId),
-      details: `Created with POST /approval. Answer: POST /approval/${input.approvalId}/answer`,
-    }),
-  });
-  // The same id on every retry: Temporal applies the Update once however often it is sent.
-  return client.workflow.executeUpdateWithStart(recordedUpdate, {
-    updateId: `recorded:${input.approvalId}`,
-    startWorkflowOperation: start,
-  });
+/**
+ * Starts the approval's workflow, or finds it started (the same id is the same approval, so a retry
+ * starts nothing more). The engine takes a start with no worker running; the API writes the record
+ * itself (api/approvals/workflows.ts), so nothing here waits for a worker.
+ */
+export async function startApprovalWorkflow(client: Client, taskQueue: string, input: ApprovalWorkflowInput): Promise<void> {
+  try {
+    await client.workflow.start<typeof approvalWorkflow>('approvalWorkflow', {
+      workflowId: approvalWorkflowId(input.approvalId),
+      taskQueue,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      // An approval that has ended is never asked again under its id.
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [input],
+      typedSearchAttributes: searchAttributes('approval', { sessionId: input.sessionId, agentId: input.agentId, userId: input.userId }),
+      ...readableMetadata({
+        summary: approvalSummary(input.approvalId),
+        details: `Created with POST /approval. Answer: POST /approval/${input.approvalId}/answer`,
+      }),
+    });
+  } catch (error) {
+    // It ran and has ended already: it was started, and wrote its record.
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+    throw error;
+  }
 }
 
 /** The first valid answer wins; the workflow's validator rejects any other (lib/failures.ts types). */

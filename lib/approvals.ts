@@ -97,6 +97,12 @@ export interface ApprovalWorkflowInput {
   toolCallId?: string;
   request: ApprovalRequest;
   settings: ApprovalSettings;
+  /**
+   * When the API took the request (POST /approval, ISO 8601) and wrote its record: the expiry counts from
+   * then, as the record says. Absent (asked by a turn or a run, or started before the API wrote records),
+   * it counts from the workflow's start.
+   */
+  createdAt?: string;
 }
 
 export interface ApprovalAnswer {

@@ -41,7 +41,10 @@ export const answerUpdate = defineUpdate<AnsweredOutcome, [ApprovalAnswer]>('ans
  * its outcome unless its own expiry came first (which then finds this answer stored and takes it too).
  */
 export const answeredSignal = defineSignal<[AnsweredOutcome & { via: ApprovalAnswer['via'] }]>('answered');
-/** The record as written: what the API's create call returns once it exists. */
+/**
+ * The record as written. An API from before the API wrote records itself waited on this Update to answer
+ * POST /approval; it stays for such a process during a rollout.
+ */
 export const recordedUpdate = defineUpdate<RecordedApproval>('recorded');
 export const approvalStatusQuery = defineQuery<'unanswered' | 'answered' | 'expired'>('status');
 
@@ -72,8 +75,8 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
     },
   });
 
-  // Workflow time is deterministic: a replay computes the same expiry.
-  const createdAt = Date.now();
+  // Workflow time is deterministic, and so is the input: a replay computes the same expiry.
+  const createdAt = input.createdAt !== undefined ? Date.parse(input.createdAt) : Date.now();
   const expiresAt = createdAt + request.expiresInMs;
   let decided: 'answered' | 'expired' | undefined;
   let outcome: ApprovalOutcome | undefined;

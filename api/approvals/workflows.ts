@@ -1,32 +1,64 @@
-// The API's side of approvals: creating one starts its workflow (Update-with-Start, returning once
-// the record is written); answering one, whichever path the answer came by (the API, a signed link, a
+// The API's side of approvals: creating one starts its workflow and writes its record, neither of
+// which waits for a worker; answering one, whichever path the answer came by (the API, a signed link, a
 // provider's reply), is decided by PostgreSQL and handed to the workflow by a signal. This file turns
 // the verdicts into HTTP.
 import { ServiceError as TemporalServiceError } from '@temporalio/client';
 import type { ApiDeps } from '../context.ts';
 import type { AnsweredOutcome } from '../../workflows/approval.ts';
 import { startApprovalNotice, startApprovalWorkflow } from '../../clients/approval.ts';
-import type { RecordedApproval } from '../../activities/approvals.ts';
 import { matchOption, type ApprovalAnswer, type ApprovalWorkflowInput } from '../../lib/approvals.ts';
 import type { Approval } from '../../store/approvals.ts';
 import { storeApprovalAnswer } from '../../store/approval-endings.ts';
+import { approvalChannels, recordApprovalRequest } from '../../store/approval-requests.ts';
+import { getRevision } from '../../store/agents.ts';
+import { currentTraceParent } from '../../lib/genai-spans.ts';
 import { handOverAnswer } from './handover.ts';
 import { ConflictError, DependencyUnavailableError, GoneError, ValidationError, type ServiceError } from '../../lib/errors.ts';
 import { assertStorableText } from '../../lib/storable-text.ts';
 import { callTemporal } from '../temporal-call.ts';
 
-export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput): Promise<RecordedApproval> {
+/**
+ * Takes a new approval: starts its workflow, which the engine takes with no worker running, then writes
+ * its record (and its session's event) here, so it is readable, listed and answerable at once. The
+ * workflow finds the record written and goes on to send it over its channels once a worker runs it.
+ * A record is only ever written for a started workflow: no approval stands without what expires it.
+ */
+export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput): Promise<Approval> {
+  const createdAt = new Date();
+  const expiresAt = new Date(createdAt.getTime() + input.request.expiresInMs);
   const unavailable =
-    `Approval ${input.approvalId} was not confirmed in time (are the workers running?): it may or may not have been accepted ` +
-    '(if it was, it is recorded and sent once they are). Retry with the same Idempotency-Key to be safe: its person is then asked once';
+    `Approval ${input.approvalId} was not taken in time: the workflow engine did not answer. It may or may not have been ` +
+    'started (if it was, it is recorded and sent once a worker runs). Retry with the same Idempotency-Key to be safe: its person is then asked once';
   try {
-    return await callTemporal(deps, () => startApprovalWorkflow(deps.temporal.client, deps.config.taskQueue, input), {
-      timeoutMs: deps.config.approvals.confirmTimeoutMs,
-      unavailable,
-    });
+    await callTemporal(
+      deps,
+      () => startApprovalWorkflow(deps.temporal.client, deps.config.taskQueue, { ...input, createdAt: createdAt.toISOString() }),
+      { timeoutMs: deps.config.approvals.confirmTimeoutMs, unavailable },
+    );
   } catch (error) {
     throw unconfirmed(deps, error, unavailable);
   }
+  const revision =
+    input.agentId !== undefined && input.revision !== undefined ? await getRevision(deps.db, input.agentId, input.revision) : undefined;
+  const channels = approvalChannels(revision?.bundle, input.channels);
+  const { approval } = await recordApprovalRequest(deps.db, {
+    id: input.approvalId,
+    userId: input.userId,
+    agentId: input.agentId ?? null,
+    revision: input.revision ?? null,
+    sessionId: input.sessionId ?? null,
+    source: input.source,
+    turnId: input.turnId ?? null,
+    toolCallId: input.toolCallId ?? null,
+    question: input.request.question,
+    options: input.request.options,
+    createdAt,
+    expiresAt,
+    // The request's trace: the approval's span joins it when the approval ends.
+    traceParent: currentTraceParent(),
+    channels: channels.map((channel) => ({ position: channel.position, provider: channel.provider, answerVia: channel.answerVia })),
+  });
+  return approval;
 }
 
 /** Any other failed RPC also left the approval unconfirmed: 503 with the caller's words, the raw text logged. */

@@ -61,13 +61,13 @@ export function approvalRoutes(deps: ApiDeps) {
           req,
           { userId: principal!.userId, route: 'POST /approval', request: body, fresh: () => ({ approvalId: newId('apr') }) },
           async ({ ids: { approvalId }, replayed }) => {
-            // A retry of a recorded approval answers it as it stands; one not recorded yet (the first
-            // request was not confirmed in time) joins the same approval workflow, which records it once.
+            // A retry of a recorded approval answers it as it stands; one not recorded yet (the engine did
+            // not answer the first request in time) joins the same approval workflow, and is recorded once.
             const recorded = replayed ? await getApproval(deps.db, approvalId) : undefined;
             if (recorded) return recorded;
             if (!replayed)
               refusePastApprovalLimit(await countOpenApprovals(deps.db, principal!.userId), deps.config.limits.openApprovalsPerUser);
-            await startApproval(deps, {
+            return startApproval(deps, {
               approvalId,
               userId: principal!.userId,
               source: 'api',
@@ -77,7 +77,6 @@ export function approvalRoutes(deps: ApiDeps) {
               request: parsed.request,
               settings,
             });
-            return (await getApproval(deps.db, approvalId))!;
           },
         );
         return { status: 201, body: approvalView(approval, viewContext(req, principal)) };

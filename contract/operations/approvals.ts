@@ -134,7 +134,10 @@ export const createApproval = defineOperation({
     `Options default to ["yes", "no"] (1 to ${APPROVAL_LIMITS.options}, distinct ignoring case, not bare numbers). ` +
     `\`expiresInMs\` defaults to APPROVAL_DEFAULT_EXPIRY_MS (7 days) and is at most APPROVAL_MAX_EXPIRY_MS. ` +
     'With `sessionId`, its events (approval.requested, .answered, .expired) go to that session. `channels` narrows the ' +
-    "agent's channels to some providers (a provider the agent does not declare is a 400 pointing at it).",
+    "agent's channels to some providers (a provider the agent does not declare is a 400 pointing at it). " +
+    'It is taken at once, workers running or not: readable, listed and answerable from the 201 on, sent over its ' +
+    'channels once a worker runs its workflow. A 503 (the workflow engine did not answer) may or may not have ' +
+    'created it: retry with the same Idempotency-Key, and the person is asked once.',
   tag: 'approvals',
   auth: { kind: 'scope', scope: 'sessions:write' },
   body: { required: true, schema: CREATE_APPROVAL_BODY_SCHEMA },

@@ -13,6 +13,8 @@ import { approvalToken } from '../../lib/approval-token.ts';
 import { parseMasterKey } from '../../lib/master-key.ts';
 import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
 import { startTestApi } from '../helpers/harness/api.ts';
+import { startTestWorker } from '../helpers/harness/worker.ts';
+import { approvalWorkflowId } from '../../lib/workflow-ids.ts';
 
 const test = agentWithHooksTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '300,300' }, [
   'approval.requested',
@@ -284,14 +286,53 @@ describe('webhook events', () => {
 });
 
 describe('without a worker', () => {
-  test('creating or answering an approval that no worker confirms is 503 naming the approval, not a hung request', async () => {
-    const lonely = await startTestApi({ TASK_QUEUE: `no-worker-${Date.now()}`, APPROVAL_CONFIRM_TIMEOUT_MS: '1500' });
+  test('an approval is created, listed and answered at once with no worker; its workflow takes both once one runs', async ({ env }) => {
+    // An API on a queue nobody polls yet, sharing the database (so env's user and session are its too).
+    const taskQueue = `approvals-no-worker-${Date.now()}`;
+    const lonely = await startTestApi({ TASK_QUEUE: taskQueue });
     try {
-      const user = await createTestUser(lonely.db);
-      const created = await call<{ detail: string }>(`${lonely.url}/approval`, { headers: user.auth, json: { question: 'Anyone there?' } });
-      const errors = lonely.logs.filter((line) => Number(line.level) >= 50);
-      expect(created.status, `${created.text}\n${JSON.stringify(errors, null, 2)}`).toBe(503);
-      expect(created.body.detail).toMatch(/^Approval apr_[0-9a-z]{26} was not confirmed in time/);
+      const sessionId = await env.newSession();
+      const started = performance.now();
+      const created = await call<ApprovalBody & { sessionId: string; expiresAt: string }>(`${lonely.url}/approval`, {
+        headers: env.user.auth,
+        json: { question: 'Anyone there?', sessionId, expiresInMs: 600_000 },
+      });
+      expect(created.status, created.text).toBe(201);
+      // Taken by the API, not by a worker: it is readable and listed at once.
+      expect(created.body).toMatchObject({ status: 'unanswered', question: 'Anyone there?', sessionId });
+      expect(Date.parse(created.body.expiresAt)).toBeGreaterThan(Date.now() + 590_000);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      const listed = await call<{ approvals: ApprovalBody[] }>(`${lonely.url}/approval`, { headers: env.user.auth });
+      expect(listed.body.approvals.map((approval) => approval.id)).toContain(created.body.id);
+      const requested = (await env.events(sessionId)).filter((event) => event.type === 'approval.requested');
+      expect(requested).toEqual([expect.objectContaining({ approvalId: created.body.id, source: 'api' })]);
+      const answered = await call(`${lonely.url}/approval/${created.body.id}/answer`, { headers: env.user.auth, json: { choice: 'no' } });
+      expect(answered.status, answered.text).toBe(200);
+
+      const worker = await startTestWorker({ ...env.env, TASK_QUEUE: taskQueue });
+      try {
+        const outcome = await worker.client.workflow.getHandle(approvalWorkflowId(created.body.id)).result();
+        expect(outcome).toMatchObject({ status: 'answered', choice: 'no' });
+        // The workflow found the record written: the session's request event is there once.
+        const events = await env.events(sessionId);
+        expect(events.filter((event) => event.type === 'approval.requested')).toHaveLength(1);
+        expect(events.filter((event) => event.type === 'approval.answered')).toHaveLength(1);
+      } finally {
+        await worker.stop();
+      }
+    } finally {
+      await lonely.close();
+    }
+  });
+
+  test('an approval asked while the workflow engine cannot be reached is 503 naming it, and nothing is recorded', async ({ env }) => {
+    const lonely = await startTestApi({ TEMPORAL_ADDRESS: '127.0.0.1:1', APPROVAL_CONFIRM_TIMEOUT_MS: '1000' });
+    try {
+      const created = await call<{ detail: string }>(`${lonely.url}/approval`, { headers: env.user.auth, json: { question: 'Anyone there?' } });
+      expect(created.status, created.text).toBe(503);
+      expect(created.body.detail).toMatch(/^Approval apr_[0-9a-z]{26} was not taken in time/);
+      const id = /^Approval (apr_[0-9a-z]{26})/.exec(created.body.detail)![1]!;
+      expect((await getApproval(env, id)).status).toBe(404);
     } finally {
       await lonely.close();
     }

@@ -7,6 +7,8 @@ import { describe, expect } from 'vitest';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startTestApi } from '../helpers/harness/api.ts';
+import { approvalWorkflowId } from '../../lib/workflow-ids.ts';
+import { approvalStatusQuery } from '../../workflows/approval.ts';
 import { startTestWorker } from '../helpers/harness/worker.ts';
 import { startTcpProxy } from '../helpers/fakes/tcp-proxy.ts';
 import { collectSse } from '../helpers/client/sse-parse.ts';
@@ -228,21 +230,26 @@ describe('Idempotency-Key on POST /approval', () => {
     expect(await approvalsOf(env, bob)).toEqual([fromBob.body.id]);
   });
 
-  test('a retry after a 503 (no worker confirmed in time) joins the same approval once a worker runs', async ({ env }) => {
+  test('with no worker, a retry answers the approval taken first; the worker that comes later records it once', async ({ env }) => {
     const taskQueue = `idem-late-worker-${randomUUID()}`;
-    const lonely = await startTestApi({ TASK_QUEUE: taskQueue, APPROVAL_CONFIRM_TIMEOUT_MS: '1500' });
+    const lonely = await startTestApi({ TASK_QUEUE: taskQueue });
     try {
       const user = await createTestUser(lonely.db);
       const key = randomUUID();
       const first = await createApproval(lonely.url, user, key, 'Anyone there?');
-      expect(first.status, first.text).toBe(503);
+      expect(first.status, first.text).toBe(201);
+      const retried = await createApproval(lonely.url, user, key, 'Anyone there?');
+      expect(retried.status, retried.text).toBe(201);
+      expect(retried.body.id).toBe(first.body.id);
       const worker = await startTestWorker({ TASK_QUEUE: taskQueue });
       try {
-        const retried = await createApproval(lonely.url, user, key, 'Anyone there?');
-        expect(retried.status, retried.text).toBe(201);
-        expect(await approvalsOf(env, user)).toEqual([retried.body.id]);
+        // The workflow runs (its worker answers a query only then), finds the record written and waits
+        // for the answer: still one approval.
+        const handle = worker.client.workflow.getHandle(approvalWorkflowId(first.body.id));
+        expect(await handle.query(approvalStatusQuery)).toBe('unanswered');
+        expect(await approvalsOf(env, user)).toEqual([first.body.id]);
         const again = await createApproval(lonely.url, user, key, 'Anyone there?');
-        expect(again.body.id).toBe(retried.body.id);
+        expect(again.body.id).toBe(first.body.id);
       } finally {
         await worker.stop();
       }

@@ -1,0 +1,43 @@
+// Writing an approval's request: the record, its pending dispatches, and for one asked in a session its
+// `approval.requested` event (and the session waiting, when a turn or a run waits on it), in one
+// transaction. Written by whichever comes first: the API taking POST /approval with no worker needed
+// (api/approvals/workflows.ts), or the approval workflow's first activity. The second finds the record
+// and writes nothing, so the event is written once.
+import type { Db } from './db.ts';
+import { inTransaction } from './db.ts';
+import { appendEvents } from './events.ts';
+import { insertApproval, type Approval, type NewApproval } from './approvals.ts';
+import { setWaiting, waitsInTurn } from './approval-endings.ts';
+import type { Bundle } from '../contract/bundle.ts';
+
+/** The channels of the asking agent's revision an approval goes over (all, or those `providers` names), in declared order. */
+export function approvalChannels(bundle: Bundle | undefined, providers: readonly string[] | undefined) {
+  return (bundle?.userChannels ?? [])
+    .map((channel, position) => ({ ...channel, position }))
+    .filter((channel) => providers === undefined || providers.includes(channel.provider));
+}
+
+/** Writes the request unless it is written already; `created` says whether this call wrote it. */
+export async function recordApprovalRequest(db: Db, request: NewApproval): Promise<{ approval: Approval; created: boolean }> {
+  return inTransaction(db, async (client) => {
+    const written = await insertApproval(client, request);
+    const { approval, created } = written;
+    if (!created || approval.sessionId === null) return written;
+    if (waitsInTurn(approval)) await setWaiting(client, approval, true);
+    await appendEvents(client, approval.sessionId, [
+      {
+        type: 'approval.requested',
+        data: {
+          approvalId: approval.id,
+          question: approval.question,
+          options: approval.options,
+          expiresAt: approval.expiresAt.toISOString(),
+          source: approval.source,
+          ...(approval.turnId ? { turnId: approval.turnId } : {}),
+          ...(approval.toolCallId ? { toolCallId: approval.toolCallId } : {}),
+        },
+      },
+    ]);
+    return written;
+  });
+}
