@@ -5,6 +5,7 @@
 // (test/unit/core/session-turns.test.ts) drive it through every mode and interleaving directly.
 import type { IfBusy } from '../contract/if-busy.ts';
 import type { ModelOverride } from './turn-types.ts';
+import type { ToolResultInput } from './client-tool-calls.ts';
 
 /** A turn waiting to run, with the seq of the event that queued it when it has one. */
 export interface QueuedAt {
@@ -86,6 +87,12 @@ export interface InboxSend {
   model?: ModelOverride;
   replyTo?: SubtaskReplyTarget;
 }
+
+/**
+ * What a session workflow's take of its inbox reads: the sends, and (since client answers were taken by
+ * the API) the client tool answers its waiting turn has not announced yet.
+ */
+export type InboxItem = InboxSend | { toolAnswer: ToolResultInput };
 
 export type SendVerdict =
   /** The message steers the running turn; `signal`: tell the turn (the first time this message is seen). */

@@ -187,8 +187,8 @@ export async function detachFromTurn(db: Db, sessionId: string, turnId: string):
 }
 
 /**
- * Sessions with sends no workflow has read after `olderThanMs`: their wake-up signal was lost. `userId`:
- * only that user's (the tests', which share one database).
+ * Sessions with sends (or client tool answers) no workflow has read after `olderThanMs`: their wake-up
+ * signal was lost. `userId`: only that user's (the tests', which share one database).
  */
 export async function sessionsWithUntakenSends(
   db: Db,
@@ -199,7 +199,11 @@ export async function sessionsWithUntakenSends(
   const { rows } = await db.query<{ id: string; user_id: string; agent_id: string; revision: number }>(
     `SELECT s.id, s.user_id, s.agent_id, s.revision FROM sessions s
       WHERE s.id IN (SELECT session_id FROM session_inbox
-                      WHERE NOT taken AND created_at < now() - $1 * interval '1 millisecond' AND ($3::text IS NULL OR user_id = $3))
+                      WHERE NOT taken AND created_at < now() - $1 * interval '1 millisecond' AND ($3::text IS NULL OR user_id = $3)
+                     UNION ALL
+                     -- A client's tool answer rides the same wake-up (store/client-tool-answers.ts).
+                     SELECT session_id FROM client_tool_answers
+                      WHERE NOT woken AND created_at < now() - $1 * interval '1 millisecond' AND ($3::text IS NULL OR user_id = $3))
       LIMIT $2`,
     [olderThanMs, limit, userId ?? null],
   );

@@ -50,12 +50,15 @@ export async function findToolCall(db: Db, sessionId: string, toolCallId: string
 
 /**
  * Client calls of the session's latest turn still without a result, oldest first: what a waiting
- * session waits for (calls of an aborted turn never get one, and are not awaited).
+ * session waits for (calls of an aborted turn never get one, and are not awaited). A call whose answer
+ * PostgreSQL has taken (store/client-tool-answers.ts) is not awaited, though its tool.result is still to come.
  */
 export async function awaitedClientToolCalls(db: Db, sessionId: string): Promise<ClientToolCall[]> {
   const { rows } = await db.query<CallRow>(
     `${CALLS} AND c.data->>'executor' = 'client'
        AND c.seq > (SELECT coalesce(max(seq), 0) FROM events WHERE session_id = $1 AND type = 'turn.started')
+       AND NOT EXISTS (SELECT 1 FROM client_tool_answers a
+                        WHERE a.session_id = $1 AND a.message_id = c.data->>'messageId' AND a.tool_call_id = c.data->>'toolCallId')
      ORDER BY c.seq`,
     [sessionId],
   );

@@ -1,11 +1,13 @@
 // Custom tools run by the client: when a model step calls them, the turn waits, durably, for the
-// client's results (POST /session/<id>/tool-result, an Update on this turn's workflow). Each call is
-// answered on its own, in any order; the first answer wins and any other is refused (409). A call not
-// answered within the client-tool timeout gets an error result the model reads; an abort of the turn
-// ends the wait. Each answer is announced as its tool.result at once; the step's tool message, with
-// every result, is written when all are in. An answer is announced only once Temporal has stored the
-// Update's acceptance (see the handler), so a tool.result readers see is always one the turn has.
-import { condition, defineUpdate, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+// client's results. Each call is answered on its own, in any order; the first answer wins and any other
+// is refused (409). The API takes an answer itself, in PostgreSQL (store/client-tool-answers.ts), with no
+// worker running, and the session workflow hands it to the waiting turn (StoredAnswers below); an API of
+// an earlier release sends it as the `toolResult` Update instead. A call not answered within the
+// client-tool timeout gets an error result the model reads: the turn's close of the wait is a row in
+// PostgreSQL too, so an answer stored at the same moment either comes first (and is taken) or is refused.
+// An abort of the turn ends the wait. Each answer is announced as its tool.result once the turn has it;
+// the step's tool message, with every result, is written when all are in.
+import { condition, defineSignal, defineUpdate, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from '../lib/turn-settings.ts';
@@ -21,14 +23,45 @@ export interface ToolResultAck {
 
 export const toolResultUpdate = defineUpdate<ToolResultAck, [ToolResultInput]>('toolResult');
 
+/**
+ * An answer the API stored, for a turn running as its own workflow (a workflow graph's, or an older
+ * session's child): its session workflow passes it on. A turn run in its session gets it directly.
+ */
+export const storedToolResultSignal = defineSignal<[ToolResultInput]>('storedToolResult');
+
 /** Patch: an answer is announced by an activity scheduled with the Update's acceptance (docs/development.md, "Versioning workflows"). */
 const ANNOUNCE_AFTER_ACCEPTANCE = 'tool-result-after-acceptance';
+
+/**
+ * Patch: a wait that times out closes its calls in PostgreSQL first, and takes the answers stored before
+ * it (docs/development.md, "Versioning workflows"). Asked only at a timeout: waits answered in time record nothing.
+ */
+const CLOSE_IN_POSTGRES = 'client-answers-in-postgres';
+
+/**
+ * Answers the API stored, on their way to the turn's wait: delivered as they come, and kept until the
+ * turn's client tools take them (an answer may come before the turn has set them up).
+ */
+export class StoredAnswers {
+  private take: ((answer: ToolResultInput) => void) | undefined;
+  private readonly early: ToolResultInput[] = [];
+
+  deliver(answer: ToolResultInput): void {
+    if (this.take) this.take(answer);
+    else this.early.push(answer);
+  }
+
+  attach(take: (answer: ToolResultInput) => void): void {
+    this.take = take;
+    for (const answer of this.early.splice(0)) take(answer);
+  }
+}
 
 /**
  * Registers the turn's Update handler (once, at the start of the turn) and returns `awaitResults`,
  * which a step with client calls uses to wait for them.
  */
-export function clientTools(input: TurnInput) {
+export function clientTools(input: TurnInput, stored: StoredAnswers) {
   const book = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
   // The API refuses a second answer once tool.result is written, so that write must follow the
   // acceptance: an activity's command is stored with it, where a local activity would run before the
@@ -43,6 +76,10 @@ export function clientTools(input: TurnInput) {
   let toolMessageId = '';
   /** Answers being announced: the step's results are written only after them. */
   let announcing = 0;
+  /** The step whose client calls the turn waits for now, if any. */
+  let waitingFor: string | undefined;
+  /** The turn has ended: answers still on their way are for nobody. */
+  let over = false;
   const refuse = (toolCallId: string, why: string) => nonRetryable(FAILURE.toolCallNotAwaited, `The tool call "${toolCallId}" ${why}`);
 
   setHandler(
@@ -71,7 +108,38 @@ export function clientTools(input: TurnInput) {
     },
   );
 
+  /** Takes an answer and announces it as its tool.result; one taken already, or refused, does nothing. */
+  async function takeAndAnnounce(answer: ToolResultInput): Promise<void> {
+    const taken = calls.take(answer);
+    if ('refused' in taken) return;
+    announcing += 1;
+    try {
+      // A local activity: PostgreSQL has decided the answer already, so nothing waits on Temporal's acceptance.
+      await book.announceToolResult({
+        sessionId: input.sessionId,
+        messageId: toolMessageId,
+        result: taken.result,
+        callMessageId: answer.messageId,
+      });
+    } finally {
+      announcing -= 1;
+    }
+  }
+
+  // An answer PostgreSQL took for this turn: taken once the turn waits for its step's calls (the step's
+  // result, and its service calls, may still be on their way), unless the turn ends first.
+  stored.attach((answer) => {
+    void (async () => {
+      await condition(() => waitingFor === answer.messageId || over);
+      if (!over) await takeAndAnnounce(answer);
+    })();
+  });
+
   return {
+    /** The turn has ended, whichever way. */
+    ended(): void {
+      over = true;
+    },
     /** A model step is about to run with this message id. */
     stepStarted(messageId: string): void {
       calls.stepStarted(messageId);
@@ -86,10 +154,23 @@ export function clientTools(input: TurnInput) {
      */
     async awaitResults(messageId: string, stepCalls: readonly ToolCall[], resultsMessageId: string): Promise<ToolResultPart[]> {
       toolMessageId = resultsMessageId;
+      waitingFor = messageId;
       const turnId = input.turnId;
       await book.setClientToolWait({ sessionId: input.sessionId, turnId, waiting: true });
       const timeoutMs = input.settings.clientToolTimeoutMs ?? DEFAULT_CLIENT_TOOL_TIMEOUT_MS;
-      await condition(() => calls.allAnswered(messageId, stepCalls), timeoutMs);
+      const allIn = await condition(() => calls.allAnswered(messageId, stepCalls), timeoutMs);
+      if (!allIn && patched(CLOSE_IN_POSTGRES)) {
+        // Closed in PostgreSQL first: an answer stored before the close is taken (its hand-over may be
+        // late), and none is stored after it.
+        const before = await book.closeClientToolCalls({
+          sessionId: input.sessionId,
+          userId: input.userId,
+          messageId,
+          toolCallIds: stepCalls.map((call) => call.toolCallId),
+        });
+        for (const answer of before) await takeAndAnnounce(answer);
+      }
+      waitingFor = undefined;
       const results = calls.close(messageId, stepCalls);
       await condition(() => announcing === 0);
       await book.setClientToolWait({ sessionId: input.sessionId, turnId, waiting: false });

@@ -28,6 +28,8 @@ import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import type { CompactionResult, ModelOverride, SessionRef } from '../core/turn-types.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
 import { runTurn, steerSignal, turnWorkflow, type RunningTurnHandle } from './turn.ts';
+import { storedToolResultSignal } from './client-tools.ts';
+import type { ToolResultInput } from '../core/client-tool-calls.ts';
 import { placeWaits } from './place-waits.ts';
 import { compactionPlaceKey } from '../core/place-keys.ts';
 import { SendTraces } from './send-traces.ts';
@@ -213,6 +215,25 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     }
   }
 
+  /**
+   * A client's tool answer the API stored goes to the running turn, which takes it if it waits for that
+   * call; with no turn running, its turn has ended and nothing awaits it.
+   */
+  async function handToTurn(answer: ToolResultInput): Promise<void> {
+    if (turnsInSession) {
+      inSession?.toolAnswer(answer);
+      return;
+    }
+    const running = turns.running;
+    if (!running) return;
+    try {
+      await getExternalWorkflowHandle(turnWorkflowId(input.sessionId, running.turnId)).signal(storedToolResultSignal, answer);
+    } catch (error) {
+      // The turn ended meanwhile: nothing awaits the answer.
+      log.warn('could not hand a tool answer to the running turn', { toolCallId: answer.toolCallId, error: String(error) });
+    }
+  }
+
   /** Records a send after the ones before it and queues its turn once, however often it arrives. */
   function acceptSend(send: SendInput, record: typeof recordUserMessage): Promise<SendResult> {
     const sentIn = SendTraces.active();
@@ -264,7 +285,12 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
         ...(mayFindStrandedTurn && !turns.running ? { endStrandedTurn: true } : {}),
       });
       mayFindStrandedTurn = false;
-      for (const send of sends) {
+      for (const item of sends) {
+        if ('toolAnswer' in item) {
+          await handToTurn(item.toolAnswer);
+          continue;
+        }
+        const send = item;
         const verdict = turns.taken(send);
         if (verdict.kind === 'joined' && verdict.signal) {
           if (inSession) inSession.steer(send.messageId);

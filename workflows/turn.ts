@@ -25,10 +25,11 @@ import {
   type TurnOutcome,
 } from '../core/turn-types.ts';
 import { ASK_MY_USER } from '../lib/ask-my-user.ts';
+import type { ToolResultInput } from '../core/client-tool-calls.ts';
 import { inCallOrder, TurnProgress } from '../core/turn-progress.ts';
 import { askUser } from './ask-user.ts';
 import { approvedTool } from './tool-approval.ts';
-import { clientTools } from './client-tools.ts';
+import { clientTools, StoredAnswers, storedToolResultSignal } from './client-tools.ts';
 import { messageId } from './ids.ts';
 import { placeWaits, type PlaceWaits } from './place-waits.ts';
 import { compactionPlaceKey, stepPlaceKey, toolPlaceKey } from '../core/place-keys.ts';
@@ -48,13 +49,16 @@ function inputErrorResult(call: ToolCall, error: string): ToolResultPart {
 export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   const turn = runTurn(input, { places: placeWaits() });
   setHandler(steerSignal, turn.steer);
+  setHandler(storedToolResultSignal, turn.toolAnswer);
   return turn.result;
 }
 
-/** A turn being run: its result, and how a message that steers it reaches it. */
+/** A turn being run: its result, and how a message that steers it, or a client's answer, reaches it. */
 export interface RunningTurnHandle {
   result: Promise<TurnOutcome>;
   steer(messageId: string): void;
+  /** A client's tool answer the API stored (store/client-tool-answers.ts). */
+  toolAnswer(answer: ToolResultInput): void;
 }
 
 /** Where the turn runs: the calling workflow's waits for places, and where a freed place is signalled. */
@@ -73,10 +77,15 @@ export interface TurnHost {
  */
 export function runTurn(input: TurnInput, host: TurnHost): RunningTurnHandle {
   const progress = new TurnProgress(input.settings.maxSteps);
-  return { result: turnBody(input, progress, host), steer: (messageId) => progress.steered(messageId) };
+  const answers = new StoredAnswers();
+  return {
+    result: turnBody(input, progress, host, answers),
+    steer: (messageId) => progress.steered(messageId),
+    toolAnswer: (answer) => answers.deliver(answer),
+  };
 }
 
-async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost): Promise<TurnOutcome> {
+async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost, answers: StoredAnswers): Promise<TurnOutcome> {
   const { places, wakeWorkflowId } = host;
   const waitsHere = wakeWorkflowId ? { wakeWorkflowId } : {};
   const { settings } = input;
@@ -106,7 +115,7 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
     heartbeatTimeout: '6 seconds',
     retry: { maximumAttempts: TOOL_CALL_ATTEMPTS },
   });
-  const client = clientTools(input);
+  const client = clientTools(input, answers);
   // The loop's rules (core/turn-progress.ts, `progress`): totals, steering read, what follows a step.
 
   // A step, tool call or compaction whose user already runs RUNNING_TURNS_PER_USER of them does not run
@@ -295,6 +304,7 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
       throw nonRetryable(FAILURE.turnFailed, message);
     }
   } finally {
+    client.ended();
     await announced;
   }
 }

@@ -24,7 +24,10 @@ import { isDataException } from '../../store/data-errors.ts';
 import { recordSubtaskReply, type SubtaskReply } from '../../store/subtask-replies.ts';
 import { turnEnd } from './turn-metrics.ts';
 import { forgetSessionStepWaiters } from '../../store/step-slots.ts';
-import { detachFromTurn, takeInboxSends, type InboxSend } from '../../store/session-inbox.ts';
+import { detachFromTurn, takeInboxSends } from '../../store/session-inbox.ts';
+import type { InboxItem } from '../../core/session-turns.ts';
+import type { ToolResultInput } from '../../core/client-tool-calls.ts';
+import { closeClientToolCalls, markAnswerAnnounced, takeClientToolAnswers } from '../../store/client-tool-answers.ts';
 
 /** What a turn left without its end by a terminated session run says when the next send finds it. */
 export const STRANDED_TURN_ERROR = 'The turn stopped before it finished (its session workflow was terminated or timed out)';
@@ -123,7 +126,7 @@ export function turnBookkeeping(deps: { db: Db }) {
      * The sends the API took for this session whose turns have not ended, in seq order
      * (store/session-inbox.ts). `endStrandedTurn` as for recordUserMessage.
      */
-    async takeWaitingSends(input: { sessionId: string; endStrandedTurn?: boolean }): Promise<InboxSend[]> {
+    async takeWaitingSends(input: { sessionId: string; endStrandedTurn?: boolean }): Promise<InboxItem[]> {
       if (input.endStrandedTurn) {
         const turnId = await strandedTurn(input.sessionId);
         if (turnId) {
@@ -132,7 +135,22 @@ export function turnBookkeeping(deps: { db: Db }) {
           await endTurn({ sessionId: input.sessionId, turnId, outcome: 'failed', error: STRANDED_TURN_ERROR });
         }
       }
-      return takeInboxSends(db, input.sessionId);
+      // A client's tool answers the API took ride on the same wake-up (store/client-tool-answers.ts).
+      const [sends, answers] = await Promise.all([takeInboxSends(db, input.sessionId), takeClientToolAnswers(db, input.sessionId)]);
+      return [...sends, ...answers.map((toolAnswer) => ({ toolAnswer }))];
+    },
+
+    /**
+     * The turn stops waiting for these client calls (its timeout): PostgreSQL decides against an answer
+     * the API is storing at the same moment. Returns the answers stored first, for the turn to take.
+     */
+    async closeClientToolCalls(input: {
+      sessionId: string;
+      userId: string;
+      messageId: string;
+      toolCallIds: string[];
+    }): Promise<ToolResultInput[]> {
+      return closeClientToolCalls(db, input);
     },
 
     async startTurn(input: { sessionId: string; turnId: string; userMessageId?: string }): Promise<void> {
@@ -189,14 +207,22 @@ export function turnBookkeeping(deps: { db: Db }) {
     },
 
     /** A client's result for one call, announced as its tool.result at once (once, however often retried). */
-    async announceToolResult(input: { sessionId: string; messageId: string; result: ToolResultPart }): Promise<void> {
-      const { result } = input;
-      await inTransaction(db, (client) =>
-        appendEventOnce(client, input.sessionId, toolResultEvent(input.messageId, result), {
+    async announceToolResult(input: {
+      sessionId: string;
+      messageId: string;
+      result: ToolResultPart;
+      /** The message of the call, when the answer was taken by the API: its row is marked announced. */
+      callMessageId?: string;
+    }): Promise<void> {
+      const { result, callMessageId } = input;
+      await inTransaction(db, async (client) => {
+        await appendEventOnce(client, input.sessionId, toolResultEvent(input.messageId, result), {
           messageId: input.messageId,
           toolCallId: result.toolCallId,
-        }),
-      );
+        });
+        if (callMessageId)
+          await markAnswerAnnounced(client, { sessionId: input.sessionId, messageId: callMessageId, toolCallId: result.toolCallId });
+      });
     },
 
     /** The session waits while its running turn waits for a client's tool results, and runs again after. */

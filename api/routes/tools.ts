@@ -1,15 +1,17 @@
 // Tools: the results a client posts for the calls of its custom tools (tool servers: mcp-servers.ts). A
-// result goes to the running turn as an Update (clients/client-tools.ts); the turn decides whether the
-// call is still awaited, so two answers racing each other get 200 and 409.
+// result is taken by PostgreSQL, workers running or not (store/client-tool-answers.ts): the first answer
+// for a call stands, so two answers racing each other get 200 and 409, and an answer racing the turn's
+// timeout or its end is either taken or refused, never both. The session's workflow is then woken, as
+// for a send (api/sessions/wake.ts), and hands the answer to its waiting turn.
+import { isDeepStrictEqual } from 'node:util';
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { ConflictError, NotFoundError } from '../../lib/errors.ts';
 import { findToolCall } from '../../store/tool-calls.ts';
-import { sendToolResult } from '../../clients/client-tools.ts';
+import { storeClientToolAnswer, type ClientToolAnswer } from '../../store/client-tool-answers.ts';
 import type { ApiDeps } from '../context.ts';
-import { failureProblem } from '../failure-problems.ts';
 import { defineRoute } from '../route.ts';
 import { loadOwnedSession } from '../sessions/access.ts';
-import { callTemporal, isWorkflowGone } from '../temporal-call.ts';
+import { wakeSession } from '../sessions/wake.ts';
 
 export function toolRoutes(deps: ApiDeps) {
   return [
@@ -20,26 +22,25 @@ export function toolRoutes(deps: ApiDeps) {
         if (!call) throw new NotFoundError(`This session has no tool call "${body.toolCallId}"`);
         if (call.executor !== 'client')
           throw new ConflictError(`The tool call "${body.toolCallId}" is run by the service, not by the client`);
-        if (call.answered) throw new ConflictError(`The tool call "${body.toolCallId}" is answered already (or timed out)`);
-        const notAwaited = `The tool call "${body.toolCallId}" is no longer awaited: its turn has ended`;
-        try {
-          const ack = await callTemporal(
-            deps,
-            () =>
-              sendToolResult(deps.temporal.client, session.id, {
-                messageId: call.messageId,
-                toolCallId: call.toolCallId,
-                ...(body.error !== undefined ? { error: body.error } : { output: body.output }),
-              }),
-            { unavailable: 'The session did not confirm the result in time (are the workers running?); posting it again is safe' },
-          );
-          if (!ack) throw new ConflictError(notAwaited);
-          return { status: 200, body: ack };
-        } catch (error) {
-          // The turn ended between the session's answer (it runs this turn) and the Update reaching it.
-          if (isWorkflowGone(error)) throw new ConflictError(notAwaited);
-          throw failureProblem(error, {}) ?? error;
-        }
+        const answered = `The tool call "${body.toolCallId}" is answered already (or timed out)`;
+        if (call.answered) throw new ConflictError(answered);
+        const answer: ClientToolAnswer = body.error !== undefined ? { error: body.error } : { output: body.output };
+        const outcome = await storeClientToolAnswer(deps.db, {
+          sessionId: session.id,
+          userId: session.userId,
+          messageId: call.messageId,
+          toolCallId: call.toolCallId,
+          callSeq: call.seq,
+          answer,
+        });
+        if (outcome.status === 'ended')
+          throw new ConflictError(`The tool call "${body.toolCallId}" is no longer awaited: its turn has ended`);
+        // The same answer again (a retry after a lost response) is answered as the first was.
+        if (outcome.status === 'decided' && !isDeepStrictEqual(outcome.answer, answer)) throw new ConflictError(answered);
+        // Woken for the same answer again too: the first request's wake-up may have been lost with its process.
+        const target = { id: session.id, userId: session.userId, agentId: session.agentId, revision: session.revision };
+        await wakeSession(deps, target, call.messageId);
+        return { status: 200, body: { toolCallId: call.toolCallId, status: 'answered' as const } };
       },
     }),
   ];

@@ -185,13 +185,16 @@ export const submitToolResult = defineOperation({
   description:
     'A `tool.call` event with `executor: "client"` asks the caller to run a custom tool; the session is `waiting` meanwhile, ' +
     'and GET /session/<id> lists the calls in `waitingFor`. Calls are answered independently, in any order; the first ' +
-    'answer wins. A call unanswered after CLIENT_TOOL_TIMEOUT_MS gets an error result ("no result from the client").',
+    'answer wins. A call unanswered after CLIENT_TOOL_TIMEOUT_MS gets an error result ("no result from the client"). ' +
+    'An answer is taken the moment PostgreSQL has it, workers running or not: the 200 comes at once, the call leaves ' +
+    '`waitingFor`, and its `tool.result` event follows once a worker runs the turn. Posting the same answer again is a 200; ' +
+    'another answer to an answered call is a 409.',
   tag: 'sessions',
   auth: { kind: 'scope', scope: 'sessions:write' },
   body: { schema: TOOL_RESULT_BODY_SCHEMA, required: true },
   responses: {
     200: {
-      description: 'Recorded; its tool.result event follows',
+      description: 'Taken (or this same answer was taken before); its tool.result event follows',
       schema: {
         type: 'object',
         required: ['toolCallId', 'status'],
@@ -201,7 +204,7 @@ export const submitToolResult = defineOperation({
     403: { description: "Another user's session" },
     404: { description: 'No such session, or no call of a custom tool with that id in it' },
     409: { description: 'That call is answered already, timed out, or no longer awaited (its turn ended)' },
-    503: { description: 'No worker confirmed the result within TEMPORAL_CALL_TIMEOUT_MS; Retry-After. Posting it again is safe.' },
+    503: { description: 'PostgreSQL did not answer; Retry-After. Posting it again is safe.' },
   },
 });
 

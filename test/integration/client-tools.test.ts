@@ -7,6 +7,12 @@ import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { call } from '../helpers/client/request.ts';
 import { createTestUser } from '../helpers/harness/users.ts';
 import type { SessionEvent } from '../../contract/events.ts';
+import {
+  closeClientToolCalls,
+  markAnswerAnnounced,
+  storeClientToolAnswer,
+  takeClientToolAnswers,
+} from '../../store/client-tool-answers.ts';
 
 const test = agentTest();
 
@@ -84,6 +90,50 @@ describe('custom tools run by the client', () => {
 
     // Answered: a second answer is refused.
     expect((await answer(env, sessionId, { toolCallId: 'call_a', output: 'again' })).status).toBe(409);
+  });
+
+  test('with no worker running, an answer is taken at once and the turn goes on once one runs', async ({ env }) => {
+    const sessionId = await env.newSession({ customTools: [LOOKUP, WEATHER] });
+    env.fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'n1', name: 'lookup_order', arguments: { orderId: 'C-9' } },
+          { id: 'n2', name: 'weather', arguments: { city: 'Lima' } },
+        ],
+      },
+      { text: 'Done without a worker.' },
+    );
+    const before = env.fake.requests.length;
+    const waiting = await send(env, sessionId, 'Two things, while the workers restart');
+    expect(waiting.body.waitingFor!.toolCalls.map((toolCall) => toolCall.toolCallId)).toEqual(['n1', 'n2']);
+
+    await env.restartWorker(async () => {
+      // Taken by PostgreSQL: 200 at once, and the call is no longer awaited.
+      const first = await answer(env, sessionId, { toolCallId: 'n1', output: { status: 'packed' } });
+      expect(first.status, first.text).toBe(200);
+      expect(first.body).toEqual({ toolCallId: 'n1', status: 'answered' });
+      const session = await call<{ status: string; waitingFor: Waiting['waitingFor'] }>(`${env.api.url}/session/${sessionId}`, {
+        headers: env.user.auth,
+      });
+      expect(session.body.status).toBe('waiting');
+      expect(session.body.waitingFor!.toolCalls.map((toolCall) => toolCall.toolCallId)).toEqual(['n2']);
+      // The same answer again (a retry) is the same 200; another answer is refused.
+      expect((await answer(env, sessionId, { toolCallId: 'n1', output: { status: 'packed' } })).status).toBe(200);
+      expect((await answer(env, sessionId, { toolCallId: 'n1', output: { status: 'lost' } })).status).toBe(409);
+      expect((await answer(env, sessionId, { toolCallId: 'n2', output: 'sunny' })).status).toBe(200);
+    });
+
+    const all = await env.waitForEvents(sessionId, ended);
+    expect(all.at(-1)).toMatchObject({ type: 'turn.completed' });
+    expect(
+      all.filter((event) => event.type === 'tool.result').map((event) => [event.toolCallId, 'output' in event && event.output]),
+    ).toEqual([
+      ['n1', { status: 'packed' }],
+      ['n2', 'sunny'],
+    ]);
+    const toolMessages = env.fake.requests[before + 1]!.body.messages.filter((message) => message.role === 'tool');
+    expect(toolMessages.map((message) => message.tool_call_id)).toEqual(['n1', 'n2']);
+    expect(JSON.stringify(toolMessages)).toContain('packed');
   });
 
   test('two calls of one step are answered in reverse order; each answer is announced at once, and only once', async ({ env }) => {
@@ -192,5 +242,32 @@ describe('a call nobody answers', () => {
     } finally {
       await env.close();
     }
+  });
+});
+
+describe('who decides a call: PostgreSQL', () => {
+  test("the first row stands: an answer before the turn's close is taken by the close, one after it is refused", async ({ env }) => {
+    const sessionId = await env.newSession({ customTools: [LOOKUP] });
+    const base = { sessionId, userId: env.user.userId, messageId: 'msg_decides', callSeq: 0 };
+    expect(await storeClientToolAnswer(env.api.db, { ...base, toolCallId: 'd1', answer: { output: 42 } })).toEqual({ status: 'stored' });
+    // The turn's timeout closes both calls: the answer stored first is what it takes.
+    const taken = await closeClientToolCalls(env.api.db, {
+      sessionId,
+      userId: env.user.userId,
+      messageId: 'msg_decides',
+      toolCallIds: ['d1', 'd2'],
+    });
+    expect(taken).toEqual([{ messageId: 'msg_decides', toolCallId: 'd1', output: 42 }]);
+    expect(await storeClientToolAnswer(env.api.db, { ...base, toolCallId: 'd2', answer: { output: 'late' } })).toEqual({
+      status: 'decided',
+    });
+    expect(await storeClientToolAnswer(env.api.db, { ...base, toolCallId: 'd1', answer: { error: 'other' } })).toEqual({
+      status: 'decided',
+      answer: { output: 42 },
+    });
+    // The session's workflow reads the answer until its turn has written it as its tool.result.
+    expect(await takeClientToolAnswers(env.api.db, sessionId)).toEqual([{ messageId: 'msg_decides', toolCallId: 'd1', output: 42 }]);
+    await markAnswerAnnounced(env.api.db, { sessionId, messageId: 'msg_decides', toolCallId: 'd1' });
+    expect(await takeClientToolAnswers(env.api.db, sessionId)).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 // An approval's answer is taken the moment PostgreSQL has it, whatever the workers are doing: answered
 // while no worker runs, it is 200 at once with the outcome, a second answer is 409 naming the first, the
 // record and the session's event say so, and the turn that asked resumes with it once a worker is back.
-// A hand-over signal that never reached the workflow (lost with the API process that stored the answer
-// or took the send) is made again by the API's sweep, and the turn goes on.
+// A hand-over signal that never reached the workflow (lost with the API process that stored the answer,
+// took the send or took a client's tool result) is made again by the API's sweep, and the turn goes on.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
@@ -10,6 +10,8 @@ import { call } from '../helpers/client/request.ts';
 import { storeApprovalAnswer } from '../../store/approval-endings.ts';
 import { takeSend } from '../../store/session-inbox.ts';
 import { newId } from '../../lib/ids.ts';
+import { findToolCall } from '../../store/tool-calls.ts';
+import { storeClientToolAnswer } from '../../store/client-tool-answers.ts';
 import { createLogger } from '../../lib/logger.ts';
 import type { ApiDeps } from '../../api/context.ts';
 import { sweepPendingAnswers } from '../../api/approvals/handover.ts';
@@ -104,4 +106,38 @@ test('a send taken whose wake-up never reached the session workflow runs once th
   expect(await sweepUntakenSends(sweepDeps(), 0, env.user.userId)).toBe(1);
   const events = await env.waitForEvents(sessionId, turnEnded, 30_000);
   expect(events.filter((event) => event.type === 'turn.completed').map((event) => event.turnId)).toEqual([messageId]);
+});
+
+test("a client's tool answer taken whose wake-up never reached the session workflow is handed to the turn by the sweep", async () => {
+  const lookup = {
+    id: 'lookup_order',
+    description: 'Look up an order',
+    parameters: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+  };
+  const sessionId = await env.newSession({ customTools: [lookup] });
+  env.fake.enqueue({ toolCalls: [{ id: 'call_s', name: 'lookup_order', arguments: { orderId: 'S-1' } }] }, { text: 'Swept.' });
+  const waiting = await call<{ status: string }>(`${env.api.url}/session/${sessionId}`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: 'Where is S-1?' }] },
+  });
+  expect(waiting.body.status).toBe('waiting');
+  const toolCall = (await findToolCall(env.api.db, sessionId, 'call_s'))!;
+  // What an API process does before it signals: the answer is taken, the signal never sent.
+  const stored = await storeClientToolAnswer(env.api.db, {
+    sessionId,
+    userId: env.user.userId,
+    messageId: toolCall.messageId,
+    toolCallId: 'call_s',
+    callSeq: toolCall.seq,
+    answer: { output: 'swept' },
+  });
+  expect(stored).toEqual({ status: 'stored' });
+  expect(await sweepUntakenSends(sweepDeps(), 0, env.user.userId)).toBe(1);
+  const events = await env.waitForEvents(sessionId, turnEnded, 30_000);
+  expect(events.filter((event) => event.type === 'tool.result')).toEqual([
+    expect.objectContaining({ toolCallId: 'call_s', output: 'swept' }),
+  ]);
+  expect(events.at(-1)).toMatchObject({ type: 'turn.completed' });
+  // Read by the workflow: the sweep wakes nobody for it again.
+  expect(await sweepUntakenSends(sweepDeps(), 0, env.user.userId)).toBe(0);
 });

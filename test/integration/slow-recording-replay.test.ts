@@ -57,7 +57,7 @@ beforeAll(async () => {
   const lateTake: typeof activities.takeWaitingSends = async (input) => {
     const sends = await activities.takeWaitingSends(input);
     const { rows } = await db.query<{ parts: unknown }>('SELECT parts FROM messages WHERE id = ANY($1)', [
-      sends.map((send) => send.messageId),
+      sends.flatMap((send) => ('messageId' in send ? [send.messageId] : [])),
     ]);
     const late = /SLOW(\d+)/.exec(JSON.stringify(rows));
     if (late) await new Promise((resolve) => setTimeout(resolve, Number(late[1])));

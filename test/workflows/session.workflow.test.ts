@@ -30,6 +30,7 @@ import {
 } from '../../workflows/session.ts';
 import type { InboxSend } from '../../core/session-turns.ts';
 import { turnWorkflow, UNCHECKED_CALL } from '../../workflows/turn.ts';
+import { storedToolResultSignal } from '../../workflows/client-tools.ts';
 import { fastTurnSettings, workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
 import type { TurnSettings } from '../../lib/turn-settings.ts';
 
@@ -585,6 +586,8 @@ describe('the turn workflow', () => {
         runModelStep: async (input) =>
           stepResult(input, input.step === 1 ? { toolCalls: [call], finishReason: 'tool-calls' } : { text: 'done' }),
         setClientToolWait: async () => {},
+        // The close is decided in PostgreSQL: nothing was stored before it.
+        closeClientToolCalls: async () => [],
         recordToolResults: async (input) => void recorded.push(...input.results),
         completeTurn: async (input) => void completed.push({ usage: input.usage, costUsd: input.costUsd }),
         startTurn: async () => {},
@@ -602,6 +605,77 @@ describe('the turn workflow', () => {
       { type: 'tool-result', toolCallId: 'call_1', toolName: 'pick_color', output: NO_CLIENT_RESULT, isError: true },
     ]);
     expect(completed).toEqual([{ usage: { inputTokens: 20, outputTokens: 10 }, costUsd: 0.5 }]);
+  });
+  test('an answer PostgreSQL took before the timeout closed the wait is the result, though its hand-over never came', async () => {
+    const call: ToolCall = { toolCallId: 'call_1', toolName: 'pick_color', input: {}, executor: 'client' };
+    const recorded: unknown[] = [];
+    const announced: unknown[] = [];
+    const closed: unknown[] = [];
+    await env.withWorker(
+      {
+        runModelStep: async (input) =>
+          stepResult(input, input.step === 1 ? { toolCalls: [call], finishReason: 'tool-calls' } : { text: 'done' }),
+        setClientToolWait: async () => {},
+        // The API stored the answer; its wake-up was lost, so the turn learns of it only at its close.
+        closeClientToolCalls: async (input) => {
+          closed.push(input);
+          return [{ messageId: input.messageId, toolCallId: 'call_1', output: { color: 'teal' } }];
+        },
+        announceToolResult: async (input) => void announced.push(input),
+        recordToolResults: async (input) => void recorded.push(...input.results),
+        completeTurn: async () => {},
+        startTurn: async () => {},
+      },
+      async (taskQueue) => {
+        const outcome = await env.client.workflow.execute(turnWorkflow, {
+          taskQueue,
+          workflowId: 'turn:client-late-handover',
+          args: [turnInput('t3', fastTurnSettings({ clientToolTimeoutMs: 200 }))],
+        });
+        expect(outcome).toMatchObject({ status: 'completed', reply: 'done' });
+      },
+    );
+    expect(closed).toEqual([expect.objectContaining({ toolCallIds: ['call_1'] })]);
+    const result = { type: 'tool-result', toolCallId: 'call_1', toolName: 'pick_color', output: { color: 'teal' } };
+    expect(announced).toEqual([expect.objectContaining({ result, callMessageId: expect.stringMatching(/^msg_/) })]);
+    expect(recorded).toEqual([result]);
+  });
+
+  test('an answer handed over before the turn waits is taken once it does, and announced once however often it comes', async () => {
+    const call: ToolCall = { toolCallId: 'call_1', toolName: 'pick_color', input: {}, executor: 'client' };
+    const recorded: unknown[] = [];
+    const announced: unknown[] = [];
+    const workflowId = 'turn:client-stored-answer';
+    await env.withWorker(
+      {
+        runModelStep: async (input) => {
+          if (input.step !== 1) return stepResult(input, { text: 'done' });
+          // The API took the answer as soon as the call was readable: it reaches the turn (twice, as a
+          // sweep's second wake-up would) before the step's own result does.
+          const answer = { messageId: input.messageId, toolCallId: 'call_1', output: 'teal' };
+          const handle = env.client.workflow.getHandle(workflowId);
+          await handle.signal(storedToolResultSignal, answer);
+          await handle.signal(storedToolResultSignal, answer);
+          return stepResult(input, { toolCalls: [call], finishReason: 'tool-calls' });
+        },
+        setClientToolWait: async () => {},
+        announceToolResult: async (input) => void announced.push(input.result),
+        recordToolResults: async (input) => void recorded.push(...input.results),
+        completeTurn: async () => {},
+        startTurn: async () => {},
+      },
+      async (taskQueue) => {
+        const outcome = await env.client.workflow.execute(turnWorkflow, {
+          taskQueue,
+          workflowId,
+          args: [turnInput('t4', fastTurnSettings({ clientToolTimeoutMs: 60_000 }))],
+        });
+        expect(outcome).toMatchObject({ status: 'completed', reply: 'done' });
+      },
+    );
+    const result = { type: 'tool-result', toolCallId: 'call_1', toolName: 'pick_color', output: 'teal' };
+    expect(announced).toEqual([result]);
+    expect(recorded).toEqual([result]);
   });
 });
 
