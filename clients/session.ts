@@ -11,6 +11,7 @@ import {
 } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import {
+  abortTurnSignal,
   abortUpdate,
   sendSignal,
   sendsWaitingSignal,
@@ -107,6 +108,18 @@ export async function wakeSessionWithStart(target: SessionClient, session: Sessi
     ...startOptions(target, session),
     signal: sendsWaitingSignal,
     signalArgs: [{ messageId }],
+  });
+}
+
+/**
+ * Asks the session's workflow (starting it if none runs, as a send's wake-up would) to abort turn
+ * `turnId`. The engine takes the signal with no worker running.
+ */
+export async function abortTurnWithStart(target: SessionClient, session: SessionTarget, turnId: string): Promise<void> {
+  await target.client.workflow.signalWithStart<typeof sessionWorkflow, [{ turnId: string }]>('sessionWorkflow', {
+    ...startOptions(target, session),
+    signal: abortTurnSignal,
+    signalArgs: [{ turnId }],
   });
 }
 

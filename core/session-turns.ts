@@ -128,6 +128,10 @@ export class SessionTurns {
   private steering: string[] = [];
   /** Those of them the API joined (from the inbox): a step may have read one before this run took it. */
   private readonly steeringFromInbox = new Set<string>();
+  /** Turns whose abort the API asked before this run started them. */
+  private readonly abortsAsked = new Set<string>();
+  /** Turns this run has started. */
+  private readonly ran = new Set<string>();
 
   constructor(carried: readonly QueuedTurn[] = []) {
     this.queue = [...carried];
@@ -224,6 +228,18 @@ export class SessionTurns {
     return true;
   }
 
+  /**
+   * The API asked to abort turn `turnId` (the session's running or first waiting turn, as PostgreSQL
+   * showed it): true when it is the running turn, to be cancelled now. One not started yet is aborted
+   * as it starts (`start` says so); one this run has already run is over, and nothing happens.
+   */
+  abortAsked(turnId: string): boolean {
+    if (this.running?.turnId === turnId && !this.running.ended) return this.cancelRunning();
+    if (this.ran.has(turnId)) return false;
+    this.abortsAsked.add(turnId);
+    return false;
+  }
+
   /** A revert with regenerate queues the reverted reply's turn again, as a new turn. */
   queueRegenerate(turnId: string, userMessageId: string, seq: number, model?: ModelOverride): void {
     this.queue.push({ turnId, userMessageId, seq, ...(model ? { model } : {}) });
@@ -234,11 +250,14 @@ export class SessionTurns {
   }
 
   /** Takes the next queued turn and makes it the running one. */
-  start(): { turn: QueuedTurn; running: RunningTurn } {
+  /** The next turn runs; `aborted`: its abort was asked before it started, so it is cancelled at once. */
+  start(): { turn: QueuedTurn; running: RunningTurn; aborted: boolean } {
     const turn = this.queue.shift();
     if (!turn) throw new Error('No turn is queued');
-    this.running = { turnId: turn.turnId, userMessageId: turn.userMessageId ?? turn.turnId, cancelRequested: false, ended: false };
-    return { turn, running: this.running };
+    const aborted = this.abortsAsked.delete(turn.turnId);
+    this.running = { turnId: turn.turnId, userMessageId: turn.userMessageId ?? turn.turnId, cancelRequested: aborted, ended: false };
+    this.ran.add(turn.turnId);
+    return { turn, running: this.running, aborted };
   }
 
   /** The running turn returned: it is no longer offered to aborts and tool results, and cannot be interrupted. */

@@ -209,3 +209,21 @@ export async function sessionsWithUntakenSends(
   );
   return rows.map((row) => ({ sessionId: row.id, userId: row.user_id, agentId: row.agent_id, revision: row.revision }));
 }
+
+/**
+ * The turn an abort of the session is for: its running turn (started, its end not written), else the
+ * turn of its first waiting send. Undefined when PostgreSQL shows neither (a turn that did not come
+ * through the inbox, a trigger's say, before its first step starts).
+ */
+export async function turnToAbort(db: Db, sessionId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ turn_id: string | null }>(
+    `SELECT coalesce(
+       (SELECT t.turn_id FROM (SELECT e.data->>'turnId' AS turn_id FROM events e
+                                WHERE e.session_id = $1 AND e.type = 'turn.started' ORDER BY e.seq DESC LIMIT 1) t
+         WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.session_id = $1 AND e.type = ANY($2)
+                             AND e.data @> jsonb_build_object('turnId', t.turn_id))),
+       (SELECT turn_id FROM session_inbox WHERE session_id = $1 ORDER BY seq LIMIT 1)) AS turn_id`,
+    [sessionId, TERMINAL_TURN_EVENTS],
+  );
+  return rows[0]?.turn_id ?? undefined;
+}

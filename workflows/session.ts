@@ -73,7 +73,14 @@ export type AsyncSendInput = Omit<SendInput, 'ifBusy'> & { ifBusy: Exclude<IfBus
  * running; it carries only the message id, as a wake-up (a lost one is sent again by the API's sweep).
  */
 export const sendsWaitingSignal = defineSignal<[{ messageId: string }]>('sendsWaiting');
+/** An abort an API of an earlier release asks: the workflow says whether a turn was running. */
 export const abortUpdate = defineUpdate<{ aborted: boolean }>('abort');
+/**
+ * An abort the API asks of one turn: the session's running turn, or its first waiting one, as PostgreSQL
+ * showed it (api/sessions/workflows.ts). A signal, so the engine takes it with no worker running; a turn
+ * not started yet is cancelled as it starts, one already over is left alone.
+ */
+export const abortTurnSignal = defineSignal<[{ turnId: string }]>('abortTurn');
 
 export interface RevertInput {
   /** This message and every message after it leave the conversation. */
@@ -339,6 +346,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   }
 
   setHandler(abortUpdate, () => ({ aborted: cancelRunning() }));
+  setHandler(abortTurnSignal, ({ turnId }) => {
+    if (turns.abortAsked(turnId)) runningScope?.cancel();
+  });
 
   setHandler(
     revertUpdate,
@@ -449,9 +459,11 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       if (!turns.hasWork()) return;
       continue;
     }
-    const { turn } = turns.start();
+    const { turn, aborted } = turns.start();
     const scope = new CancellationScope();
     runningScope = scope;
+    // Its abort was asked before it started: it runs cancelled, and ends aborted at its first step.
+    if (aborted) scope.cancel();
     let ended: TurnEnd;
     const turnInput = {
       sessionId: input.sessionId,

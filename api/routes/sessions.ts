@@ -90,7 +90,7 @@ export function sessionRoutes(deps: ApiDeps) {
     defineRoute(OPERATIONS.abortSession, {
       async handle({ params, principal }) {
         const session = await loadOwnedSession(deps.db, principal, params.id!);
-        return { status: 200, body: { aborted: await abortSession(deps, session.id) } };
+        return { status: 200, body: { aborted: await abortSession(deps, session) } };
       },
     }),
   ];

@@ -1,10 +1,11 @@
 // The API's side of the session workflow for what needs its verdict: a revert and a compaction are
-// Updates-with-Start (starting the session's workflow if it is not running), an abort an Update. Sends
-// need none: they are taken in PostgreSQL (api/sessions/send.ts).
+// Updates-with-Start (starting the session's workflow if it is not running). Sends need none: they are
+// taken in PostgreSQL (api/sessions/send.ts); nor does an abort of a turn PostgreSQL shows (a signal).
 // The API never runs a turn itself. Every call has a deadline (api/temporal-call.ts): an Update waits
 // for a worker, so with none running it answers 503 rather than hold the request forever.
 import { randomUUID } from 'node:crypto';
-import { abortRunningTurn, updateSessionWithStart, type SessionClient } from '../../clients/session.ts';
+import { abortRunningTurn, abortTurnWithStart, updateSessionWithStart, type SessionClient } from '../../clients/session.ts';
+import { turnToAbort } from '../../store/session-inbox.ts';
 import { callTemporal } from '../temporal-call.ts';
 import type { UpdateDefinition } from '@temporalio/common';
 import { compactUpdate, revertUpdate, type RevertInput, type RevertResult } from '../../workflows/session.ts';
@@ -84,8 +85,22 @@ async function updateWithStart<Ret, Args extends unknown[]>(
   }
 }
 
-export function abortSession(deps: ApiDeps, sessionId: string): Promise<boolean> {
-  return callTemporal(deps, () => abortRunningTurn(deps.temporal.client, sessionId), {
-    unavailable: 'The session did not confirm the abort in time (are the workers running?); try again shortly',
+/**
+ * Aborts the session's running turn (or, before it starts, its first waiting one): true when there was
+ * one. PostgreSQL says which turn that is, and the abort goes to the session's workflow as a signal the
+ * engine takes with no worker running; the turn ends `turn.aborted` once a worker runs it (a turn that
+ * ends meanwhile ends as it would have). A turn PostgreSQL does not show (one that came by a trigger,
+ * before its first step) is asked of the workflow itself, which then needs a worker.
+ */
+export async function abortSession(deps: ApiDeps, session: Session): Promise<boolean> {
+  const turnId = await turnToAbort(deps.db, session.id);
+  if (turnId === undefined) {
+    return callTemporal(deps, () => abortRunningTurn(deps.temporal.client, session.id), {
+      unavailable: 'The session did not confirm the abort in time (are the workers running?); try again shortly',
+    });
+  }
+  await callTemporal(deps, () => abortTurnWithStart(sessionClient(deps), session, turnId), {
+    unavailable: 'The workflow engine did not take the abort in time; asking again is safe',
   });
+  return true;
 }

@@ -268,15 +268,23 @@ export const abortSession = defineOperation({
   method: 'post',
   path: '/session/{id}/abort',
   summary: 'Abort the running turn; it ends with turn.aborted and keeps its partial text',
+  description:
+    'Aborts the running turn, or, when none has started, the turn of the first waiting send. Taken with no worker ' +
+    'running: PostgreSQL says which turn it is, and the abort reaches the session workflow as a signal the engine ' +
+    'takes at once; the turn ends `turn.aborted` once a worker runs it (one not started yet ends without a model call). ' +
+    'A turn that ends meanwhile ends as it would have. Sends queued behind it run.',
   tag: 'sessions',
   auth: { kind: 'scope', scope: 'sessions:write' },
   responses: {
     200: {
-      description: 'Whether a turn was running',
+      description: 'Whether there was a turn to abort',
       schema: { type: 'object', required: ['aborted'], properties: { aborted: { type: 'boolean' } } },
     },
     404: { description: 'No such session' },
-    503: { description: 'The session did not confirm the abort within TEMPORAL_CALL_TIMEOUT_MS (no worker running); Retry-After' },
+    503: {
+      description:
+        'The workflow engine did not take the abort within TEMPORAL_CALL_TIMEOUT_MS (or, for a turn PostgreSQL does not show yet, no worker confirmed it); Retry-After. Asking again is safe',
+    },
   },
 });
 

@@ -67,7 +67,7 @@ describe('no worker polls the task queue', () => {
   });
   afterAll(async () => env?.close());
 
-  test('every send is taken at once and runs, in order, when a worker starts; a stream starts with its message; reject is 409; abort is 503 with Retry-After', async () => {
+  test('every send is taken at once and runs, in order, when a worker starts; a stream starts with its message; reject is 409; an abort is taken too, and ends the first turn as it starts', async () => {
     const sessionId = await env.newSession();
     const auth = env.user.auth;
     env.fake.enqueue({ text: 'Taken up later.' });
@@ -96,15 +96,22 @@ describe('no worker polls the task queue', () => {
     expect(read.body.messages.map((message) => message.id)).toEqual([messageId, streamedId]);
     const refused = await request(`${env.api.url}/session/${sessionId}?async=1&ifBusy=reject`, { headers: auth, json: sendBody('no') });
     expect(refused.status, refused.text).toBe(409);
-    // An abort needs the session workflow's verdict.
-    expectUnavailable(await request(`${env.api.url}/session/${sessionId}/abort`, { headers: auth, method: 'POST' }));
+    // An abort is taken too: PostgreSQL says which turn it is for (the first send's), the engine takes the signal.
+    const aborted = await request(`${env.api.url}/session/${sessionId}/abort`, { headers: auth, method: 'POST' });
+    expect(aborted.status, aborted.text).toBe(200);
+    expect(aborted.body).toEqual({ aborted: true });
 
-    // Nothing was lost: a worker on that queue runs both turns, in the order they were sent.
+    // Nothing was lost: a worker on that queue takes both sends, in the order they were sent; the first
+    // turn ends aborted as it starts, and the second runs.
     await env.restartWorker();
     await stream.until((event) => event.type === 'turn.completed', 60_000);
     await stream.close();
-    const events = await env.waitForEvents(sessionId, (all) => all.filter((event) => event.type === 'turn.completed').length === 2);
-    expect(events.filter((event) => event.type === 'turn.completed').map((event) => event.turnId)).toEqual([messageId, streamedId]);
+    const ends = ['turn.completed', 'turn.aborted', 'turn.failed'];
+    const events = await env.waitForEvents(sessionId, (all) => all.filter((event) => ends.includes(event.type)).length === 2);
+    expect(events.filter((event) => ends.includes(event.type)).map((event) => [event.type, 'turnId' in event && event.turnId])).toEqual([
+      ['turn.aborted', messageId],
+      ['turn.completed', streamedId],
+    ]);
     const after = await call<{ status: string; messages: { id: string; role: string }[] }>(`${env.api.url}/session/${sessionId}`, {
       headers: auth,
     });

@@ -106,6 +106,37 @@ describe('ifBusy=queue', () => {
   });
 });
 
+describe('an abort the API asks of a turn', () => {
+  test('of the running turn: it is cancelled now, once', () => {
+    const session = running('a');
+    expect(session.turns.abortAsked('a')).toBe(true);
+    expect(session.turns.running?.cancelRequested).toBe(true);
+    expect(session.turns.abortAsked('a')).toBe(false);
+  });
+
+  test('of a turn not started yet (queued, or not taken from the inbox yet): it starts cancelled', () => {
+    const session = running('a');
+    session.send('b');
+    expect(session.turns.abortAsked('b')).toBe(false);
+    expect(session.turns.abortAsked('c')).toBe(false);
+    expect(session.turns.running?.cancelRequested).toBe(false);
+    session.finish();
+    const b = session.turns.start();
+    expect(b).toMatchObject({ turn: { turnId: 'b' }, aborted: true, running: { cancelRequested: true } });
+    session.finish();
+    session.send('c');
+    expect(session.turns.start()).toMatchObject({ turn: { turnId: 'c' }, aborted: true });
+  });
+
+  test('of a turn this run has run already: nothing, and no later turn is touched', () => {
+    const session = running('a');
+    session.finish();
+    expect(session.turns.abortAsked('a')).toBe(false);
+    session.send('b');
+    expect(session.turns.start()).toMatchObject({ turn: { turnId: 'b' }, aborted: false });
+  });
+});
+
 describe('ifBusy=reject', () => {
   test('an idle session with nothing recording takes it, and it queues like any send', () => {
     const session = new Session();

@@ -1,6 +1,7 @@
-// Records sessions whose client tool answers PostgreSQL takes (store/client-tool-answers.ts): an answer
-// the API took, handed to the waiting turn with the session's inbox and written by a local activity;
-// and a wait that times out, closing its calls in PostgreSQL first (patch client-answers-in-postgres).
+// Records sessions with what the API takes with no worker: a client tool answer PostgreSQL took
+// (store/client-tool-answers.ts), handed to the waiting turn with the session's inbox and written by a
+// local activity; a wait that times out, closing its calls in PostgreSQL first (patch
+// client-answers-in-postgres); aborts by signal, of a streaming turn and of a turn asked before it started.
 // Each history closes when its idle session ends.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
@@ -58,4 +59,28 @@ test('sessionWorkflow: a client tool wait that times out, its calls closed in Po
   expect((await send(sessionId, 'Where is U-1?')).body.status).toBe('waiting');
   await env.waitForEvents(sessionId, turnEnded, 20_000);
   await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'client-tool-timed-out');
+});
+
+test('sessionWorkflow: aborts by signal: a turn aborted while streaming, and one whose abort came before it started', async () => {
+  if (!record.wanted('sessionWorkflow', 'aborts-by-signal')) return;
+  const sessionId = await env.newSession();
+  env.fake.enqueue({ text: ['partial ', 'text ', 'so ', 'far'], stallAfterChunks: 2 });
+  await call(`${env.api.url}/session/${sessionId}?async=1`, { headers: env.user.auth, json: { parts: [{ type: 'text', text: 'long' }] } });
+  await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
+  const aborted = await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth });
+  expect(aborted.body).toEqual({ aborted: true });
+  await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'turn.aborted'));
+  // With no worker, the next send's turn is what an abort is for: it starts cancelled once one runs.
+  await env.restartWorker(async () => {
+    await call(`${env.api.url}/session/${sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'again' }] },
+    });
+    const early = await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth });
+    expect(early.body).toEqual({ aborted: true });
+  });
+  await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'turn.aborted').length === 2);
+  // The restarted worker has a client of its own; the first one closed with its worker.
+  record = recorder(env.worker.client, secrets);
+  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'aborts-by-signal');
 });
