@@ -68,19 +68,17 @@ export async function insertMessage(
   extraEvents: NewEvent[] = [],
   options: { sessionStatus?: SessionStatus } = {},
 ): Promise<{ message: MessageView; events: SessionEvent[] }> {
-  // The message's position is the seq of its message.created event: the next seq of the session.
-  const { rows: seqRows } = await client.query<{ next: number }>(
-    'SELECT last_seq + 1 + $2::int AS next FROM sessions WHERE id = $1 FOR UPDATE',
-    [input.sessionId, extraEvents.length],
-  );
-  const position = seqRows[0]!.next;
+  // The message's position is the seq of its message.created event: the next seq of the session, read
+  // under the session's lock in the statement that inserts it (one round trip, not two).
   const { rows } = await client.query<MessageRow>(
     `INSERT INTO messages (id, session_id, position, turn_id, role, parts, status, attempt, model, usage, cost_usd, completed_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $10::jsonb IS NULL THEN NULL ELSE now() END) RETURNING *`,
+     SELECT $1, $2, s.last_seq + 1 + $3::int, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $10::jsonb IS NULL THEN NULL ELSE now() END
+       FROM sessions s WHERE s.id = $2 FOR UPDATE
+     RETURNING *`,
     [
       input.id,
       input.sessionId,
-      position,
+      extraEvents.length,
       input.turnId,
       input.role,
       JSON.stringify(input.parts),
@@ -331,11 +329,19 @@ export async function finishAssistantMessage(
     ownedBy(current.rows[0], input.messageId, input.attempt);
     // This attempt's cost is now on the message: its holds go with the write that stores it.
     if (input.releasesHolds) await releaseBudgetHolds(client, input.releasesHolds);
+    // The message and its session's running totals, in one statement.
     const { rows } = await client.query<MessageRow>(
-      `UPDATE messages SET parts = $2, status = $3, usage = $4, cost_usd = $5, completed_at = now() WHERE id = $1 RETURNING *`,
-      [input.messageId, JSON.stringify(input.parts), input.status, JSON.stringify(input.usage), input.costUsd],
+      `WITH totals AS (${sessionTotalsUpdate(6)})
+       UPDATE messages SET parts = $2, status = $3, usage = $4, cost_usd = $5, completed_at = now() WHERE id = $1 RETURNING *`,
+      [
+        input.messageId,
+        JSON.stringify(input.parts),
+        input.status,
+        JSON.stringify(input.usage),
+        input.costUsd,
+        ...sessionTotalsParams(input.sessionId, input.usage, input.costUsd),
+      ],
     );
-    await addToSessionTotals(client, input.sessionId, input.usage, input.costUsd);
     const message = toMessageView(rows[0]!);
     const completion = input.completesTurn && (await turnMayComplete(client, input.sessionId, input.completesTurn));
     const events: NewEvent[] = [{ type: 'message.completed', data: { message } }, ...(input.events?.(message) ?? [])];
@@ -360,14 +366,22 @@ export async function finishAssistantMessage(
   });
 }
 
+/** The UPDATE that adds a call's usage and cost to its session's totals, its parameters numbered from `first`. */
+function sessionTotalsUpdate(first: number): string {
+  const [id, input, output, cost, cacheRead, cacheWrite] = Array.from({ length: 6 }, (_, index) => `$${first + index}`);
+  return `UPDATE sessions SET input_tokens = input_tokens + ${input}, output_tokens = output_tokens + ${output},
+            cost_usd = cost_usd + ${cost}, cache_read_tokens = cache_read_tokens + ${cacheRead},
+            cache_write_tokens = cache_write_tokens + ${cacheWrite}
+      WHERE id = ${id}`;
+}
+
+function sessionTotalsParams(sessionId: string, usage: TokenUsage, costUsd: number | null): unknown[] {
+  return [sessionId, usage.inputTokens, usage.outputTokens, costUsd ?? 0, usage.cacheReadTokens ?? 0, usage.cacheWriteTokens ?? 0];
+}
+
 /** Adds a model call's usage and cost to its session's running totals (GET /session, GET /sessions). */
 export async function addToSessionTotals(client: DbClient, sessionId: string, usage: TokenUsage, costUsd: number | null): Promise<void> {
-  await client.query(
-    `UPDATE sessions SET input_tokens = input_tokens + $2, output_tokens = output_tokens + $3, cost_usd = cost_usd + $4,
-            cache_read_tokens = cache_read_tokens + $5, cache_write_tokens = cache_write_tokens + $6
-      WHERE id = $1`,
-    [sessionId, usage.inputTokens, usage.outputTokens, costUsd ?? 0, usage.cacheReadTokens ?? 0, usage.cacheWriteTokens ?? 0],
-  );
+  await client.query(sessionTotalsUpdate(1), sessionTotalsParams(sessionId, usage, costUsd));
 }
 
 /**

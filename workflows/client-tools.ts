@@ -7,7 +7,16 @@
 // PostgreSQL too, so an answer stored at the same moment either comes first (and is taken) or is refused.
 // An abort of the turn ends the wait. Each answer is announced as its tool.result once the turn has it;
 // the step's tool message, with every result, is written when all are in.
-import { condition, defineSignal, defineUpdate, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import {
+  condition,
+  defineSignal,
+  defineUpdate,
+  log,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from '../lib/turn-settings.ts';
@@ -80,6 +89,8 @@ export function clientTools(input: TurnInput, stored: StoredAnswers) {
   let waitingFor: string | undefined;
   /** The turn has ended: answers still on their way are for nobody. */
   let over = false;
+  /** Steps whose wait is over. */
+  const waited = new Set<string>();
   const refuse = (toolCallId: string, why: string) => nonRetryable(FAILURE.toolCallNotAwaited, `The tool call "${toolCallId}" ${why}`);
 
   setHandler(
@@ -127,12 +138,20 @@ export function clientTools(input: TurnInput, stored: StoredAnswers) {
   }
 
   // An answer PostgreSQL took for this turn: taken once the turn waits for its step's calls (the step's
-  // result, and its service calls, may still be on their way), unless the turn ends first.
+  // result, and its service calls, may still be on their way), unless the turn ends first. One after
+  // another, so their tool.result events come in the order the answers were taken.
+  let storedChain: Promise<void> = Promise.resolve();
   stored.attach((answer) => {
-    void (async () => {
-      await condition(() => waitingFor === answer.messageId || over);
-      if (!over) await takeAndAnnounce(answer);
-    })();
+    storedChain = storedChain
+      .then(async () => {
+        // A step whose wait is over (answered, or timed out) takes no more: it does not hold the next ones back.
+        await condition(() => waitingFor === answer.messageId || waited.has(answer.messageId) || over);
+        if (!over && !waited.has(answer.messageId)) await takeAndAnnounce(answer);
+      })
+      .catch((error: unknown) => {
+        // Taken, its announcement failed: the step's tool message writes its tool.result with the others.
+        log.warn('a client tool answer was not announced', { toolCallId: answer.toolCallId, error: String(error) });
+      });
   });
 
   return {
@@ -171,6 +190,7 @@ export function clientTools(input: TurnInput, stored: StoredAnswers) {
         for (const answer of before) await takeAndAnnounce(answer);
       }
       waitingFor = undefined;
+      waited.add(messageId);
       const results = calls.close(messageId, stepCalls);
       await condition(() => announcing === 0);
       await book.setClientToolWait({ sessionId: input.sessionId, turnId, waiting: false });
