@@ -42,6 +42,11 @@ export class ClientToolCalls {
     this.stepsDone.add(messageId);
   }
 
+  /** Whether the step is one of this turn's: an answer for another turn's step is none of its business. */
+  hasStep(messageId: string): boolean {
+    return this.steps.has(messageId);
+  }
+
   /** Whether the step's calls are known yet: an answer may arrive before the step's result does. */
   isStepDone(messageId: string): boolean {
     return this.stepsDone.has(messageId);

@@ -1,7 +1,7 @@
 // A client's results for the custom tools it runs, decided by PostgreSQL (schema/migrations/0032): the
 // API stores the first answer for a call whether or not a worker runs, the waiting turn stores "no
 // answer" when its timeout comes first, and whichever row is written first stands. The session's
-// workflow reads the answers not yet announced (takeClientToolAnswers, with its sends) and its turn
+// workflow reads the answers of turns not ended (takeClientToolAnswers, with its sends) and its turn
 // writes each as a tool.result (activities/turn/bookkeeping.ts, announceToolResult).
 import type { Db } from './db.ts';
 import { inTransaction } from './db.ts';
@@ -68,14 +68,15 @@ const toStored = (row: AnswerRow): StoredToolAnswer => ({
 });
 
 /**
- * The session's answers not announced yet, marking them read (the sweep wakes no workflow for them
- * again). All of them, read before or not: a take whose workflow task was lost with its worker runs again.
+ * The session's answers whose turn has not ended, marking them read (the sweep wakes no workflow for them
+ * again). All of them, read before or not, written as tool.result or not: a workflow task that took one
+ * may be lost with its worker, and the task run again must find it again (the turn takes each once).
  */
 export async function takeClientToolAnswers(db: Db, sessionId: string): Promise<StoredToolAnswer[]> {
   const { rows } = await db.query<AnswerRow>(
     `WITH marked AS (UPDATE client_tool_answers SET woken = true WHERE session_id = $1 AND NOT woken)
      SELECT message_id, tool_call_id, answer FROM client_tool_answers
-      WHERE session_id = $1 AND NOT announced AND answer IS NOT NULL ORDER BY created_at`,
+      WHERE session_id = $1 AND NOT settled AND answer IS NOT NULL ORDER BY created_at`,
     [sessionId],
   );
   return rows.map(toStored);
@@ -92,23 +93,12 @@ export async function closeClientToolCalls(
 ): Promise<StoredToolAnswer[]> {
   const { rows } = await db.query<AnswerRow>(
     `WITH closed AS (
-       INSERT INTO client_tool_answers (session_id, message_id, tool_call_id, user_id, answer, woken, announced)
-       SELECT $1, $2, id, $4, NULL, true, true FROM unnest($3::text[]) AS id
+       INSERT INTO client_tool_answers (session_id, message_id, tool_call_id, user_id, answer, woken)
+       SELECT $1, $2, id, $4, NULL, true FROM unnest($3::text[]) AS id
        ON CONFLICT DO NOTHING)
      SELECT message_id, tool_call_id, answer FROM client_tool_answers
       WHERE session_id = $1 AND message_id = $2 AND tool_call_id = ANY($3) AND answer IS NOT NULL`,
     [input.sessionId, input.messageId, input.toolCallIds, input.userId],
   );
   return rows.map(toStored);
-}
-
-/** The answer is written as its tool.result (in the transaction that writes it). */
-export async function markAnswerAnnounced(
-  client: Pick<Db, 'query'>,
-  input: { sessionId: string; messageId: string; toolCallId: string },
-): Promise<void> {
-  await client.query(
-    'UPDATE client_tool_answers SET announced = true WHERE session_id = $1 AND message_id = $2 AND tool_call_id = $3 AND NOT announced',
-    [input.sessionId, input.messageId, input.toolCallId],
-  );
 }

@@ -45,7 +45,8 @@ export async function appendEvents(
 ): Promise<SessionEvent[]> {
   if (events.length === 0) return [];
   // A turn's end takes its sends (and the steering messages that joined it) out of the inbox
-  // (store/session-inbox.ts); a session with other sends still waiting is not made idle.
+  // (store/session-inbox.ts); a session with other sends still waiting is not made idle. Client tool
+  // answers of its steps it never wrote (it ended first) are no longer handed to the session's workflow.
   const ended = events
     .filter((event) => TERMINAL_TURN_EVENTS.includes(event.type))
     .map((event) => (event.data as { turnId: string }).turnId);
@@ -53,6 +54,10 @@ export async function appendEvents(
   const { rows } = await client.query<EventRow & { announced: unknown }>(
     `WITH left_inbox AS (
        DELETE FROM session_inbox WHERE session_id = $1 AND turn_id = ANY($6::text[]) AND cardinality($6::text[]) > 0
+     ), left_answers AS (
+       UPDATE client_tool_answers SET settled = true
+        WHERE session_id = $1 AND NOT settled AND cardinality($6::text[]) > 0
+          AND message_id IN (SELECT id FROM messages WHERE session_id = $1 AND turn_id = ANY($6::text[]))
      ), session AS (
        UPDATE sessions SET last_seq = last_seq + $2::int, updated_at = now(),
               status = CASE WHEN $5::text = 'idle' AND EXISTS (

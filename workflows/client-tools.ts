@@ -130,7 +130,6 @@ export function clientTools(input: TurnInput, stored: StoredAnswers) {
         sessionId: input.sessionId,
         messageId: toolMessageId,
         result: taken.result,
-        callMessageId: answer.messageId,
       });
     } finally {
       announcing -= 1;
@@ -142,6 +141,8 @@ export function clientTools(input: TurnInput, stored: StoredAnswers) {
   // another, so their tool.result events come in the order the answers were taken.
   let storedChain: Promise<void> = Promise.resolve();
   stored.attach((answer) => {
+    // An answer for a step of another turn (one that ended before its answer was written) waits for nothing.
+    if (!calls.hasStep(answer.messageId)) return;
     storedChain = storedChain
       .then(async () => {
         // A step whose wait is over (answered, or timed out) takes no more: it does not hold the next ones back.

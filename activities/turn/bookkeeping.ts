@@ -27,7 +27,7 @@ import { forgetSessionStepWaiters } from '../../store/step-slots.ts';
 import { detachFromTurn, takeInboxSends } from '../../store/session-inbox.ts';
 import type { InboxItem } from '../../core/session-turns.ts';
 import type { ToolResultInput } from '../../core/client-tool-calls.ts';
-import { closeClientToolCalls, markAnswerAnnounced, takeClientToolAnswers } from '../../store/client-tool-answers.ts';
+import { closeClientToolCalls, takeClientToolAnswers } from '../../store/client-tool-answers.ts';
 
 /** What a turn left without its end by a terminated session run says when the next send finds it. */
 export const STRANDED_TURN_ERROR = 'The turn stopped before it finished (its session workflow was terminated or timed out)';
@@ -207,22 +207,14 @@ export function turnBookkeeping(deps: { db: Db }) {
     },
 
     /** A client's result for one call, announced as its tool.result at once (once, however often retried). */
-    async announceToolResult(input: {
-      sessionId: string;
-      messageId: string;
-      result: ToolResultPart;
-      /** The message of the call, when the answer was taken by the API: its row is marked announced. */
-      callMessageId?: string;
-    }): Promise<void> {
-      const { result, callMessageId } = input;
-      await inTransaction(db, async (client) => {
-        await appendEventOnce(client, input.sessionId, toolResultEvent(input.messageId, result), {
+    async announceToolResult(input: { sessionId: string; messageId: string; result: ToolResultPart }): Promise<void> {
+      const { result } = input;
+      await inTransaction(db, (client) =>
+        appendEventOnce(client, input.sessionId, toolResultEvent(input.messageId, result), {
           messageId: input.messageId,
           toolCallId: result.toolCallId,
-        });
-        if (callMessageId)
-          await markAnswerAnnounced(client, { sessionId: input.sessionId, messageId: callMessageId, toolCallId: result.toolCallId });
-      });
+        }),
+      );
     },
 
     /** The session waits while its running turn waits for a client's tool results, and runs again after. */

@@ -9,7 +9,6 @@ import { createTestUser } from '../helpers/harness/users.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 import {
   closeClientToolCalls,
-  markAnswerAnnounced,
   storeClientToolAnswer,
   takeClientToolAnswers,
 } from '../../store/client-tool-answers.ts';
@@ -265,9 +264,9 @@ describe('who decides a call: PostgreSQL', () => {
       status: 'decided',
       answer: { output: 42 },
     });
-    // The session's workflow reads the answer until its turn has written it as its tool.result.
+    // The session's workflow reads the answer at every take (a take whose workflow task was lost is run
+    // again) until the call's turn has ended.
     expect(await takeClientToolAnswers(env.api.db, sessionId)).toEqual([{ messageId: 'msg_decides', toolCallId: 'd1', output: 42 }]);
-    await markAnswerAnnounced(env.api.db, { sessionId, messageId: 'msg_decides', toolCallId: 'd1' });
-    expect(await takeClientToolAnswers(env.api.db, sessionId)).toEqual([]);
+    expect(await takeClientToolAnswers(env.api.db, sessionId)).toEqual([{ messageId: 'msg_decides', toolCallId: 'd1', output: 42 }]);
   });
 });
