@@ -1,7 +1,7 @@
 // A client's results for the custom tools it runs, decided by PostgreSQL (schema/migrations/0032): the
 // API stores the first answer for a call whether or not a worker runs, the waiting turn stores "no
 // answer" when its timeout comes first, and whichever row is written first stands. The session's
-// workflow reads the answers of turns not ended (takeClientToolAnswers, with its sends) and its turn
+// workflow reads the answers of turns not ended (store/session-inbox.ts, takeInbox, with its sends) and its turn
 // writes each as a tool.result (activities/turn/bookkeeping.ts, announceToolResult).
 import type { Db } from './db.ts';
 import { inTransaction } from './db.ts';
@@ -61,25 +61,13 @@ interface AnswerRow {
   answer: ClientToolAnswer;
 }
 
-const toStored = (row: AnswerRow): StoredToolAnswer => ({
-  messageId: row.message_id,
-  toolCallId: row.tool_call_id,
-  ...('error' in row.answer ? { error: row.answer.error } : { output: row.answer.output }),
-});
-
-/**
- * The session's answers whose turn has not ended, marking them read (the sweep wakes no workflow for them
- * again). All of them, read before or not, written as tool.result or not: a workflow task that took one
- * may be lost with its worker, and the task run again must find it again (the turn takes each once).
- */
-export async function takeClientToolAnswers(db: Db, sessionId: string): Promise<StoredToolAnswer[]> {
-  const { rows } = await db.query<AnswerRow>(
-    `WITH marked AS (UPDATE client_tool_answers SET woken = true WHERE session_id = $1 AND NOT woken)
-     SELECT message_id, tool_call_id, answer FROM client_tool_answers
-      WHERE session_id = $1 AND NOT settled AND answer IS NOT NULL ORDER BY created_at`,
-    [sessionId],
-  );
-  return rows.map(toStored);
+/** A stored row as the session workflow takes it: what the client posted. */
+export function storedToolAnswer(row: AnswerRow): StoredToolAnswer {
+  return {
+    messageId: row.message_id,
+    toolCallId: row.tool_call_id,
+    ...('error' in row.answer ? { error: row.answer.error } : { output: row.answer.output }),
+  };
 }
 
 /**
@@ -100,5 +88,5 @@ export async function closeClientToolCalls(
       WHERE session_id = $1 AND message_id = $2 AND tool_call_id = ANY($3) AND answer IS NOT NULL`,
     [input.sessionId, input.messageId, input.toolCallIds, input.userId],
   );
-  return rows.map(toStored);
+  return rows.map(storedToolAnswer);
 }

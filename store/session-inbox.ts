@@ -1,7 +1,7 @@
 // A send is taken here, by the API, with no worker involved: the user message, its `message.created` and
 // its inbox row in one transaction under the session's lock (schema/migrations/0030_session_inbox.sql).
 // The session workflow, woken by a signal the engine takes without a worker, reads the rows in seq order
-// (takeInboxSends); a row leaves when its turn writes its end (store/events.ts). So a send is durable,
+// (takeInbox); a row leaves when its turn writes its end (store/events.ts). So a send is durable,
 // ordered and visible the moment PostgreSQL has it, however far behind the workers are.
 import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
@@ -14,6 +14,7 @@ import type { InboxSend, JoinedTurn, SubtaskReplyTarget } from '../core/session-
 export type { InboxSend };
 import { insertMessage } from './messages.ts';
 import { sessionHasEvent } from './events.ts';
+import { storedToolAnswer, type ClientToolAnswer, type StoredToolAnswer } from './client-tool-answers.ts';
 
 /** ifBusy=reject found a turn running or sends waiting. */
 export class SessionBusyNowError extends Error {
@@ -150,19 +151,34 @@ async function runningTurn(client: DbClient, sessionId: string): Promise<JoinedT
   return { turnId: turn.turn_id, userMessageId: turn.user_message_id };
 }
 
+/** What a take of the session's inbox reads: its sends, and its client tool answers (store/client-tool-answers.ts). */
+export interface InboxTake {
+  sends: InboxSend[];
+  answers: StoredToolAnswer[];
+}
+
 /**
- * The session's sends whose turns have not ended, in seq order, marked taken. Read again by every take
- * (the workflow knows which it has seen), so a take retried after its workflow task was lost misses none.
+ * The session's sends whose turns have not ended, in seq order, marked taken; and the client tool answers
+ * of turns not ended, marked read, oldest first. Read again by every take (the workflow knows which it has
+ * seen), so a take retried after its workflow task was lost misses none. One statement for both.
  */
-export async function takeInboxSends(db: Db, sessionId: string): Promise<InboxSend[]> {
-  // Marks only the rows not taken yet (a row rewritten at every take would leave a dead tuple each time);
-  // the SELECT reads the rows as they were before the UPDATE, all of them.
-  const { rows } = await db.query<InboxRow>(
-    `WITH marked AS (UPDATE session_inbox SET taken = true WHERE session_id = $1 AND NOT taken)
-     SELECT message_id, seq, turn_id, if_busy, model, reply_to FROM session_inbox WHERE session_id = $1`,
+export async function takeInbox(db: Db, sessionId: string): Promise<InboxTake> {
+  // Marks only the rows not marked yet (a row rewritten at every take would leave a dead tuple each time);
+  // the SELECTs read the rows as they were before the UPDATEs, all of them.
+  const { rows } = await db.query<InboxRow & { kind: 'send' | 'answer'; tool_call_id: string | null; answer: ClientToolAnswer | null }>(
+    `WITH marked AS (UPDATE session_inbox SET taken = true WHERE session_id = $1 AND NOT taken),
+          woken AS (UPDATE client_tool_answers SET woken = true WHERE session_id = $1 AND NOT woken)
+     SELECT 'send' AS kind, message_id, seq, turn_id, if_busy, model, reply_to, NULL AS tool_call_id, NULL::jsonb AS answer,
+            NULL::timestamptz AS created_at
+       FROM session_inbox WHERE session_id = $1
+     UNION ALL
+     SELECT 'answer', message_id, NULL, NULL, NULL, NULL, NULL, tool_call_id, answer, created_at
+       FROM client_tool_answers WHERE session_id = $1 AND NOT settled AND answer IS NOT NULL
+     ORDER BY created_at`,
     [sessionId],
   );
-  return rows
+  const sends = rows
+    .filter((row) => row.kind === 'send')
     .map((row) => ({
       messageId: row.message_id,
       seq: Number(row.seq),
@@ -172,6 +188,10 @@ export async function takeInboxSends(db: Db, sessionId: string): Promise<InboxSe
       ...(row.reply_to ? { replyTo: row.reply_to } : {}),
     }))
     .sort((a, b) => a.seq - b.seq);
+  const answers = rows.flatMap((row) =>
+    row.kind === 'answer' ? [storedToolAnswer({ message_id: row.message_id, tool_call_id: row.tool_call_id!, answer: row.answer! })] : [],
+  );
+  return { sends, answers };
 }
 
 /**

@@ -24,10 +24,10 @@ import { isDataException } from '../../store/data-errors.ts';
 import { recordSubtaskReply, type SubtaskReply } from '../../store/subtask-replies.ts';
 import { turnEnd } from './turn-metrics.ts';
 import { forgetSessionStepWaiters } from '../../store/step-slots.ts';
-import { detachFromTurn, takeInboxSends } from '../../store/session-inbox.ts';
+import { detachFromTurn, takeInbox } from '../../store/session-inbox.ts';
 import type { InboxItem } from '../../core/session-turns.ts';
 import type { ToolResultInput } from '../../core/client-tool-calls.ts';
-import { closeClientToolCalls, takeClientToolAnswers } from '../../store/client-tool-answers.ts';
+import { closeClientToolCalls } from '../../store/client-tool-answers.ts';
 
 /** What a turn left without its end by a terminated session run says when the next send finds it. */
 export const STRANDED_TURN_ERROR = 'The turn stopped before it finished (its session workflow was terminated or timed out)';
@@ -136,7 +136,7 @@ export function turnBookkeeping(deps: { db: Db }) {
         }
       }
       // A client's tool answers the API took ride on the same wake-up (store/client-tool-answers.ts).
-      const [sends, answers] = await Promise.all([takeInboxSends(db, input.sessionId), takeClientToolAnswers(db, input.sessionId)]);
+      const { sends, answers } = await takeInbox(db, input.sessionId);
       return [...sends, ...answers.map((toolAnswer) => ({ toolAnswer }))];
     },
 

@@ -7,11 +7,8 @@ import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { call } from '../helpers/client/request.ts';
 import { createTestUser } from '../helpers/harness/users.ts';
 import type { SessionEvent } from '../../contract/events.ts';
-import {
-  closeClientToolCalls,
-  storeClientToolAnswer,
-  takeClientToolAnswers,
-} from '../../store/client-tool-answers.ts';
+import { takeInbox } from '../../store/session-inbox.ts';
+import { closeClientToolCalls, storeClientToolAnswer } from '../../store/client-tool-answers.ts';
 
 const test = agentTest();
 
@@ -266,7 +263,7 @@ describe('who decides a call: PostgreSQL', () => {
     });
     // The session's workflow reads the answer at every take (a take whose workflow task was lost is run
     // again) until the call's turn has ended.
-    expect(await takeClientToolAnswers(env.api.db, sessionId)).toEqual([{ messageId: 'msg_decides', toolCallId: 'd1', output: 42 }]);
-    expect(await takeClientToolAnswers(env.api.db, sessionId)).toEqual([{ messageId: 'msg_decides', toolCallId: 'd1', output: 42 }]);
+    expect((await takeInbox(env.api.db, sessionId)).answers).toEqual([{ messageId: 'msg_decides', toolCallId: 'd1', output: 42 }]);
+    expect((await takeInbox(env.api.db, sessionId)).answers).toEqual([{ messageId: 'msg_decides', toolCallId: 'd1', output: 42 }]);
   });
 });

@@ -11,7 +11,8 @@ import { storeApprovalAnswer } from '../../store/approval-endings.ts';
 import { takeSend } from '../../store/session-inbox.ts';
 import { newId } from '../../lib/ids.ts';
 import { findToolCall } from '../../store/tool-calls.ts';
-import { storeClientToolAnswer, takeClientToolAnswers } from '../../store/client-tool-answers.ts';
+import { storeClientToolAnswer } from '../../store/client-tool-answers.ts';
+import { takeInbox } from '../../store/session-inbox.ts';
 import { createLogger } from '../../lib/logger.ts';
 import type { ApiDeps } from '../../api/context.ts';
 import { sweepPendingAnswers } from '../../api/approvals/handover.ts';
@@ -140,5 +141,5 @@ test("a client's tool answer taken whose wake-up never reached the session workf
   expect(events.at(-1)).toMatchObject({ type: 'turn.completed' });
   // Read by the workflow: the sweep wakes nobody for it again; its turn has ended: no take hands it over again.
   expect(await sweepUntakenSends(sweepDeps(), 0, env.user.userId)).toBe(0);
-  expect(await takeClientToolAnswers(env.api.db, sessionId)).toEqual([]);
+  expect((await takeInbox(env.api.db, sessionId)).answers).toEqual([]);
 });
