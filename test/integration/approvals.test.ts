@@ -328,7 +328,10 @@ describe('without a worker', () => {
   test('an approval asked while the workflow engine cannot be reached is 503 naming it, and nothing is recorded', async ({ env }) => {
     const lonely = await startTestApi({ TEMPORAL_ADDRESS: '127.0.0.1:1', APPROVAL_CONFIRM_TIMEOUT_MS: '1000' });
     try {
-      const created = await call<{ detail: string }>(`${lonely.url}/approval`, { headers: env.user.auth, json: { question: 'Anyone there?' } });
+      const created = await call<{ detail: string }>(`${lonely.url}/approval`, {
+        headers: env.user.auth,
+        json: { question: 'Anyone there?' },
+      });
       expect(created.status, created.text).toBe(503);
       expect(created.body.detail).toMatch(/^Approval apr_[0-9a-z]{26} was not taken in time/);
       const id = /^Approval (apr_[0-9a-z]{26})/.exec(created.body.detail)![1]!;
