@@ -112,6 +112,9 @@ export function idleAtTurnEnd(queued: readonly QueuedAt[], endSeq: number): bool
   return queued.every((turn) => turn.seq !== undefined && turn.seq > endSeq);
 }
 
+/** Pending aborts a continue-as-new carries at most. */
+const PENDING_ABORTS_CARRIED = 20;
+
 export class SessionTurns {
   readonly queue: QueuedTurn[];
   running: RunningTurn | undefined;
@@ -133,8 +136,9 @@ export class SessionTurns {
   /** Turns this run has started. */
   private readonly ran = new Set<string>();
 
-  constructor(carried: readonly QueuedTurn[] = []) {
+  constructor(carried: readonly QueuedTurn[] = [], abortsAsked: readonly string[] = []) {
     this.queue = [...carried];
+    for (const turnId of abortsAsked) this.abortsAsked.add(turnId);
   }
 
   state(): SessionState {
@@ -250,6 +254,14 @@ export class SessionTurns {
   }
 
   /** Takes the next queued turn and makes it the running one. */
+  /**
+   * Aborts asked of turns not started yet: a continue-as-new carries them. The newest few only: one asked
+   * of a turn that had ended elsewhere (the abort raced its end) never comes due, and must not pile up.
+   */
+  pendingAborts(): string[] {
+    return [...this.abortsAsked].slice(-PENDING_ABORTS_CARRIED);
+  }
+
   /** The next turn runs; `aborted`: its abort was asked before it started, so it is cancelled at once. */
   start(): { turn: QueuedTurn; running: RunningTurn; aborted: boolean } {
     const turn = this.queue.shift();

@@ -79,14 +79,21 @@ export async function closeClientToolCalls(
   db: Db,
   input: { sessionId: string; userId: string; messageId: string; toolCallIds: readonly string[] },
 ): Promise<StoredToolAnswer[]> {
-  const { rows } = await db.query<AnswerRow>(
-    `WITH closed AS (
-       INSERT INTO client_tool_answers (session_id, message_id, tool_call_id, user_id, answer, woken)
+  return inTransaction(db, async (client) => {
+    // Under the session's lock, as the API stores an answer: one of the two goes first, whole. The read
+    // is a statement of its own, so it sees an answer committed while this waited for the lock.
+    await client.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [input.sessionId]);
+    await client.query(
+      `INSERT INTO client_tool_answers (session_id, message_id, tool_call_id, user_id, answer, woken)
        SELECT $1, $2, id, $4, NULL, true FROM unnest($3::text[]) AS id
-       ON CONFLICT DO NOTHING)
-     SELECT message_id, tool_call_id, answer FROM client_tool_answers
-      WHERE session_id = $1 AND message_id = $2 AND tool_call_id = ANY($3) AND answer IS NOT NULL`,
-    [input.sessionId, input.messageId, input.toolCallIds, input.userId],
-  );
-  return rows.map(storedToolAnswer);
+       ON CONFLICT DO NOTHING`,
+      [input.sessionId, input.messageId, input.toolCallIds, input.userId],
+    );
+    const { rows } = await client.query<AnswerRow>(
+      `SELECT message_id, tool_call_id, answer FROM client_tool_answers
+        WHERE session_id = $1 AND message_id = $2 AND tool_call_id = ANY($3) AND answer IS NOT NULL`,
+      [input.sessionId, input.messageId, input.toolCallIds],
+    );
+    return rows.map(storedToolAnswer);
+  });
 }

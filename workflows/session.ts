@@ -113,6 +113,8 @@ export interface SessionWorkflowInput extends SessionRef {
   settings: TurnSettings;
   /** Turns carried over a continue-as-new. */
   queue?: QueuedTurn[];
+  /** Aborts asked of turns not started yet, carried over a continue-as-new. */
+  abortsAsked?: string[];
 }
 
 /**
@@ -192,7 +194,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   const turnsPerRun = settleSends ? TURNS_PER_RUN : TURNS_PER_RUN_BEFORE_PATCH;
   const turnsInSession = patched(TURNS_IN_SESSION);
   // The rules (core/session-turns.ts); this workflow wires them to handlers, child turns and activities.
-  const turns = new SessionTurns(input.queue);
+  const turns = new SessionTurns(input.queue, input.abortsAsked);
   // The run's waits for places (a turn's steps, calls and compactions, a compaction asked for), woken by
   // STEP_PLACE_FREED: its handler issues no command, so registering it for every run changes no history.
   const places = placeWaits();
@@ -347,7 +349,13 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
 
   setHandler(abortUpdate, () => ({ aborted: cancelRunning() }));
   setHandler(abortTurnSignal, ({ turnId }) => {
-    if (turns.abortAsked(turnId)) runningScope?.cancel();
+    if (turns.abortAsked(turnId)) {
+      runningScope?.cancel();
+      return Promise.resolve();
+    }
+    // For a turn not started yet: the inbox is read too, so a run the abort started (its send's own
+    // wake-up lost) takes that send, and aborts its turn as it starts, rather than idle out.
+    return takeWaiting();
   });
 
   setHandler(
@@ -531,7 +539,8 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       (workflowInfo().historyLength >= EVENTS_PER_RUN || (workflowInfo().historySize >= BYTES_PER_RUN && patched('continue-by-size')));
     if (++turnsRun >= turnsPerRun || full || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
-      await continueAsNew<typeof sessionWorkflow>({ ...input, queue: turns.queue });
+      const abortsAsked = turns.pendingAborts();
+      await continueAsNew<typeof sessionWorkflow>({ ...input, queue: turns.queue, ...(abortsAsked.length ? { abortsAsked } : {}) });
     }
   }
 }

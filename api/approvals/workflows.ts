@@ -24,7 +24,7 @@ import { callTemporal } from '../temporal-call.ts';
  * A record is only ever written for a started workflow: no approval stands without what expires it.
  */
 export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput): Promise<Approval> {
-  const createdAt = new Date();
+  const createdAt = input.createdAt ? new Date(input.createdAt) : new Date();
   const expiresAt = new Date(createdAt.getTime() + input.request.expiresInMs);
   const unavailable =
     `Approval ${input.approvalId} was not taken in time: the workflow engine did not answer. It may or may not have been ` +

@@ -59,8 +59,14 @@ export function approvalRoutes(deps: ApiDeps) {
         const approval = await actIdempotently(
           deps.db,
           req,
-          { userId: principal!.userId, route: 'POST /approval', request: body, fresh: () => ({ approvalId: newId('apr') }) },
-          async ({ ids: { approvalId }, replayed }) => {
+          {
+            userId: principal!.userId,
+            route: 'POST /approval',
+            request: body,
+            // Its creation time too: a retry asks the same approval, with the same expiry.
+            fresh: () => ({ approvalId: newId('apr'), createdAt: new Date().toISOString() }),
+          },
+          async ({ ids: { approvalId, createdAt }, replayed }) => {
             // A retry of a recorded approval answers it as it stands; one not recorded yet (the engine did
             // not answer the first request in time) joins the same approval workflow, and is recorded once.
             const recorded = replayed ? await getApproval(deps.db, approvalId) : undefined;
@@ -76,6 +82,8 @@ export function approvalRoutes(deps: ApiDeps) {
               ...(channels !== undefined ? { channels } : {}),
               request: parsed.request,
               settings,
+              // A key recorded before the creation time was kept with it has none: now, then.
+              ...(createdAt ? { createdAt } : {}),
             });
           },
         );

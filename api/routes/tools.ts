@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { ConflictError, NotFoundError } from '../../lib/errors.ts';
 import { findToolCall } from '../../store/tool-calls.ts';
+import { runningRunOfSession } from '../../store/workflow-runs.ts';
 import { storeClientToolAnswer, type ClientToolAnswer } from '../../store/client-tool-answers.ts';
 import type { ApiDeps } from '../context.ts';
 import { defineRoute } from '../route.ts';
@@ -23,7 +24,9 @@ export function toolRoutes(deps: ApiDeps) {
         if (call.executor !== 'client')
           throw new ConflictError(`The tool call "${body.toolCallId}" is run by the service, not by the client`);
         const answered = `The tool call "${body.toolCallId}" is answered already (or timed out)`;
-        if (call.answered) throw new ConflictError(answered);
+        // A workflow run's turns are its own, not the session workflow's: nothing there takes an answer.
+        const run = await runningRunOfSession(deps.db, session.id);
+        if (run) throw new ConflictError(`The tool call "${body.toolCallId}" is not awaited: workflow run ${run.id} drives this session`);
         const answer: ClientToolAnswer = body.error !== undefined ? { error: body.error } : { output: body.output };
         const outcome = await storeClientToolAnswer(deps.db, {
           sessionId: session.id,

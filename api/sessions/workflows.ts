@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { abortRunningTurn, abortTurnWithStart, updateSessionWithStart, type SessionClient } from '../../clients/session.ts';
 import { turnToAbort } from '../../store/session-inbox.ts';
+import { runningRunOfSession } from '../../store/workflow-runs.ts';
 import { callTemporal } from '../temporal-call.ts';
 import type { UpdateDefinition } from '@temporalio/common';
 import { compactUpdate, revertUpdate, type RevertInput, type RevertResult } from '../../workflows/session.ts';
@@ -90,10 +91,12 @@ async function updateWithStart<Ret, Args extends unknown[]>(
  * one. PostgreSQL says which turn that is, and the abort goes to the session's workflow as a signal the
  * engine takes with no worker running; the turn ends `turn.aborted` once a worker runs it (a turn that
  * ends meanwhile ends as it would have). A turn PostgreSQL does not show (one that came by a trigger,
- * before its first step) is asked of the workflow itself, which then needs a worker.
+ * before its first step), or a session a workflow run drives, is asked of the workflow itself, which then
+ * needs a worker.
  */
 export async function abortSession(deps: ApiDeps, session: Session): Promise<boolean> {
-  const turnId = await turnToAbort(deps.db, session.id);
+  // A workflow run's turns are not the session workflow's: only the workflow's own verdict is asked, as before.
+  const turnId = (await runningRunOfSession(deps.db, session.id)) ? undefined : await turnToAbort(deps.db, session.id);
   if (turnId === undefined) {
     return callTemporal(deps, () => abortRunningTurn(deps.temporal.client, session.id), {
       unavailable: 'The session did not confirm the abort in time (are the workers running?); try again shortly',

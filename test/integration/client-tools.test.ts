@@ -85,6 +85,8 @@ describe('custom tools run by the client', () => {
     expect(after.body.waitingFor).toBeUndefined();
 
     // Answered: a second answer is refused.
+    // The same answer again, after its turn has written it: the same 200; another answer is refused.
+    expect((await answer(env, sessionId, { toolCallId: 'call_a', output: { status: 'shipped', carrier: 'DHL' } })).status).toBe(200);
     expect((await answer(env, sessionId, { toolCallId: 'call_a', output: 'again' })).status).toBe(409);
   });
 

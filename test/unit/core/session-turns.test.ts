@@ -128,12 +128,23 @@ describe('an abort the API asks of a turn', () => {
     expect(session.turns.start()).toMatchObject({ turn: { turnId: 'c' }, aborted: true });
   });
 
-  test('of a turn this run has run already: nothing, and no later turn is touched', () => {
+  test('of a turn this run has run already: nothing, not even for the same turn queued again', () => {
     const session = running('a');
     session.finish();
     expect(session.turns.abortAsked('a')).toBe(false);
-    session.send('b');
-    expect(session.turns.start()).toMatchObject({ turn: { turnId: 'b' }, aborted: false });
+    expect(session.turns.pendingAborts()).toEqual([]);
+    session.turns.queueRegenerate('a', 'a', session.nextSeq());
+    expect(session.turns.start()).toMatchObject({ turn: { turnId: 'a' }, aborted: false });
+  });
+
+  test('asked of turns not started, they are carried over a continue-as-new, the newest twenty', () => {
+    const session = running('a');
+    for (let index = 0; index < 25; index++) session.turns.abortAsked(`t${index}`);
+    const carried = session.turns.pendingAborts();
+    expect(carried).toHaveLength(20);
+    expect(carried.at(-1)).toBe('t24');
+    const next = new SessionTurns([{ turnId: 't24', seq: 9 }], carried);
+    expect(next.start()).toMatchObject({ turn: { turnId: 't24' }, aborted: true });
   });
 });
 
