@@ -64,6 +64,22 @@ interface InboxRow {
  * whose end is not written (its last step reads the message before it ends: store/messages.ts).
  */
 export async function takeSend(db: Db, send: SendToTake): Promise<TakenSend> {
+  try {
+    return await takeSendOnce(db, send);
+  } catch (error) {
+    // The same message taken at the same moment by a twin request (one Idempotency-Key, sent twice at once):
+    // the state read under the lock came from before the twin committed. Read again, and answer as it did.
+    if (!isDuplicateMessage(error)) throw error;
+    return takeSendOnce(db, send);
+  }
+}
+
+function isDuplicateMessage(error: unknown): boolean {
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  return code === '23505' && constraint === 'messages_pkey';
+}
+
+async function takeSendOnce(db: Db, send: SendToTake): Promise<TakenSend> {
   return inTransaction(db, async (client) => {
     const state = await lockedSendState(client, send);
     if (state.known) return state.known;

@@ -143,3 +143,19 @@ test("a client's tool answer taken whose wake-up never reached the session workf
   expect(await sweepUntakenSends(sweepDeps(), 0, env.user.userId)).toBe(0);
   expect((await takeInbox(env.api.db, sessionId)).answers).toEqual([]);
 });
+
+test('the same send taken three times at the same moment (one Idempotency-Key, sent at once) is one message', async () => {
+  const sessionId = await env.newSession();
+  const send = {
+    sessionId,
+    userId: env.user.userId,
+    messageId: newId('msg'),
+    parts: [{ type: 'text' as const, text: 'twins' }],
+    ifBusy: 'queue' as const,
+    maxWaitingPerUser: 10,
+  };
+  const taken = await Promise.all([takeSend(env.api.db, send), takeSend(env.api.db, send), takeSend(env.api.db, send)]);
+  expect(new Set(taken.map((one) => one.seq)).size).toBe(1);
+  const { rows } = await env.api.db.query('SELECT id FROM messages WHERE session_id = $1', [sessionId]);
+  expect(rows).toHaveLength(1);
+});
