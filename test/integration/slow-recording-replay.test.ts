@@ -9,7 +9,7 @@
 //
 // Here a worker of the test's own takes messages marked SLOW<ms> that many milliseconds late; the
 // delays sweep the moment the extended task is handed back (80% of the 10 s task timeout), where the
-// two orders part; each history is replayed against the workflow bundle, and a few of them at least
+// two orders part; each history is replayed against the workflow bundle, and at least one of them
 // must hold that case.
 // Before the fix, 7 to 10 of the 17 failed to replay in each of two runs.
 import { randomUUID } from 'node:crypto';
@@ -34,7 +34,7 @@ import type { History } from '@temporalio/common/lib/proto-utils.js';
 const EventType = proto.temporal.api.enums.v1.EventType;
 
 /** Recording delays around 8 s, where a task extended at 80% of its 10 s timeout is handed back. */
-const DELAYS_MS = Array.from({ length: 25 }, (_, index) => 7_940 + index * 5);
+const DELAYS_MS = Array.from({ length: 41 }, (_, index) => 7_840 + index * 10);
 
 let env: AgentEnv;
 let worker: Worker;
@@ -148,6 +148,6 @@ test('a send recorded late while the running turn ends leaves a history that rep
   expect(outcomes.filter((outcome) => outcome !== undefined)).toEqual([]);
   // The sweep did reach the case: the shorter delays end before the task is extended, the longer ones after.
   // Where the two part moves with the machine's load (a quiet run: about half of them; the whole suite
-  // around it: a few), so a few are asked for.
-  expect(outlasted).toBeGreaterThanOrEqual(3);
+  // around it: a few, and on 2026-11-29 twice none of a narrower band), so the band is wide and one is asked for.
+  expect(outlasted).toBeGreaterThanOrEqual(1);
 });
