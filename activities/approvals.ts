@@ -28,7 +28,7 @@ import { ChannelPermanentError } from './channels/types.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
 import { approvalsEnded } from '../lib/metrics/worker-metrics.ts';
 import { setWaiting, storeApprovalAnswer, waitsInTurn } from '../store/approval-endings.ts';
-import { approvalChannels, recordApprovalRequest } from '../store/approval-requests.ts';
+import { approvalChannels, approvalRequestOf, recordApprovalRequest } from '../store/approval-requests.ts';
 import { currentTraceParent, recordApprovalSpan, type ApprovalEnd } from '../lib/genai-spans.ts';
 import { TOOL_APPROVAL_OPTIONS } from '../core/tool-policies.ts';
 
@@ -114,23 +114,19 @@ export function approvalActivities(deps: ApprovalDeps) {
         input.agentId !== undefined && input.revision !== undefined ? await deps.bundleOf(input.agentId, input.revision) : undefined;
       const channels = approvalChannels(bundle, input.channels);
       // Written already when the API took the request (POST /approval): then this writes nothing.
-      await recordApprovalRequest(db, {
-        id: input.approvalId,
-        userId: input.userId,
-        agentId: input.agentId ?? null,
-        revision: input.revision ?? null,
-        sessionId: input.sessionId ?? null,
-        source: input.source,
-        turnId: input.turnId ?? null,
-        toolCallId: input.toolCallId ?? null,
-        question: input.request.question,
-        options: input.request.options,
-        createdAt: new Date(input.createdAt),
-        expiresAt: new Date(input.expiresAt),
-        // This activity runs under the asking turn's trace: the approval's span joins it when it ends.
-        traceParent: currentTraceParent(),
-        channels: channels.map((channel) => ({ position: channel.position, provider: channel.provider, answerVia: channel.answerVia })),
-      });
+      await recordApprovalRequest(
+        db,
+        approvalRequestOf(
+          input,
+          {
+            createdAt: new Date(input.createdAt),
+            expiresAt: new Date(input.expiresAt),
+            // This activity runs under the asking turn's trace: the approval's span joins it when it ends.
+            traceParent: currentTraceParent(),
+          },
+          channels,
+        ),
+      );
       return {
         expiresAt: input.expiresAt,
         channels: channels.length,

@@ -9,12 +9,35 @@ import { appendEvents } from './events.ts';
 import { insertApproval, type Approval, type NewApproval } from './approvals.ts';
 import { setWaiting, waitsInTurn } from './approval-endings.ts';
 import type { Bundle } from '../contract/bundle.ts';
+import type { ApprovalWorkflowInput } from '../lib/approvals.ts';
 
 /** The channels of the asking agent's revision an approval goes over (all, or those `providers` names), in declared order. */
 export function approvalChannels(bundle: Bundle | undefined, providers: readonly string[] | undefined) {
   return (bundle?.userChannels ?? [])
     .map((channel, position) => ({ ...channel, position }))
     .filter((channel) => providers === undefined || providers.includes(channel.provider));
+}
+
+/** The record of an approval workflow's request, going over `channels` (approvalChannels). */
+export function approvalRequestOf(
+  input: ApprovalWorkflowInput,
+  at: { createdAt: Date; expiresAt: Date; traceParent: string | null },
+  channels: ReturnType<typeof approvalChannels>,
+): NewApproval {
+  return {
+    id: input.approvalId,
+    userId: input.userId,
+    agentId: input.agentId ?? null,
+    revision: input.revision ?? null,
+    sessionId: input.sessionId ?? null,
+    source: input.source,
+    turnId: input.turnId ?? null,
+    toolCallId: input.toolCallId ?? null,
+    question: input.request.question,
+    options: input.request.options,
+    ...at,
+    channels: channels.map((channel) => ({ position: channel.position, provider: channel.provider, answerVia: channel.answerVia })),
+  };
 }
 
 /** Writes the request unless it is written already; `created` says whether this call wrote it. */

@@ -9,7 +9,7 @@ import { startApprovalNotice, startApprovalWorkflow } from '../../clients/approv
 import { matchOption, type ApprovalAnswer, type ApprovalWorkflowInput } from '../../lib/approvals.ts';
 import type { Approval } from '../../store/approvals.ts';
 import { storeApprovalAnswer } from '../../store/approval-endings.ts';
-import { approvalChannels, recordApprovalRequest } from '../../store/approval-requests.ts';
+import { approvalChannels, approvalRequestOf, recordApprovalRequest } from '../../store/approval-requests.ts';
 import { getRevision } from '../../store/agents.ts';
 import { currentTraceParent } from '../../lib/genai-spans.ts';
 import { handOverAnswer } from './handover.ts';
@@ -41,23 +41,11 @@ export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput)
   const revision =
     input.agentId !== undefined && input.revision !== undefined ? await getRevision(deps.db, input.agentId, input.revision) : undefined;
   const channels = approvalChannels(revision?.bundle, input.channels);
-  const { approval } = await recordApprovalRequest(deps.db, {
-    id: input.approvalId,
-    userId: input.userId,
-    agentId: input.agentId ?? null,
-    revision: input.revision ?? null,
-    sessionId: input.sessionId ?? null,
-    source: input.source,
-    turnId: input.turnId ?? null,
-    toolCallId: input.toolCallId ?? null,
-    question: input.request.question,
-    options: input.request.options,
-    createdAt,
-    expiresAt,
+  const { approval } = await recordApprovalRequest(
+    deps.db,
     // The request's trace: the approval's span joins it when the approval ends.
-    traceParent: currentTraceParent(),
-    channels: channels.map((channel) => ({ position: channel.position, provider: channel.provider, answerVia: channel.answerVia })),
-  });
+    approvalRequestOf(input, { createdAt, expiresAt, traceParent: currentTraceParent() }, channels),
+  );
   return approval;
 }
 
