@@ -23,23 +23,34 @@ function spread(values: readonly number[]): { p50: number; max: number } | null 
  * For one kill: the turns in flight at that moment (started before it, ended after it) and, for each,
  * the time from the kill to its session's next event. The largest is how long the kill stalled a turn.
  */
-function stallAfter(kill: Kill, stored: ReadonlyMap<string, SessionEvent[]>): { inFlight: number; stallMs: number | null } {
-  const stalls: number[] = [];
-  for (const events of stored.values()) {
+function stallAfter(
+  kill: Kill,
+  stored: ReadonlyMap<string, SessionEvent[]>,
+): { inFlight: number; stallMs: number | null; longest?: { sessionId: string; before: string; after: string } } {
+  const stalls: Array<{ ms: number; sessionId: string; before: string; after: string }> = [];
+  for (const [sessionId, events] of stored) {
     let startedAt: number | undefined;
     for (const event of events) {
       const at = Date.parse(event.at);
       if (event.type === 'turn.started') startedAt = at;
       if (TERMINAL_TURN_EVENTS.includes(event.type)) {
         if (startedAt !== undefined && startedAt <= kill.at && at > kill.at) {
-          const next = events.find((later) => Date.parse(later.at) > kill.at)!;
-          stalls.push(Date.parse(next.at) - kill.at);
+          const nextIndex = events.findIndex((later) => Date.parse(later.at) > kill.at);
+          const next = events[nextIndex]!;
+          // The events on either side of the pause say where the turn was (a step streaming, a tool, a task).
+          stalls.push({ ms: Date.parse(next.at) - kill.at, sessionId, before: events[nextIndex - 1]?.type ?? '', after: next.type });
         }
         startedAt = undefined;
       }
     }
   }
-  return { inFlight: stalls.length, stallMs: stalls.length ? Math.max(...stalls) : null };
+  if (stalls.length === 0) return { inFlight: 0, stallMs: null };
+  const longest = stalls.reduce((most, stall) => (stall.ms > most.ms ? stall : most));
+  return {
+    inFlight: stalls.length,
+    stallMs: longest.ms,
+    longest: { sessionId: longest.sessionId, before: longest.before, after: longest.after },
+  };
 }
 
 export function soakFigures(input: {

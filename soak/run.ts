@@ -182,8 +182,8 @@ async function main(): Promise<number> {
       ...figures,
       violations: { total: checked.violations.length, byKind, first: checked.violations.slice(0, 50) },
     };
-    if (checked.violations.length > 0) {
-      // The processes' logs go with the scratch directory: kept where a look at them can follow.
+    if (checked.violations.length > 0 || process.env.SOAK_KEEP_LOGS) {
+      // The processes' logs go with the scratch directory: kept where a look at them can follow (SOAK_KEEP_LOGS: always).
       const kept = path.resolve('.data', `soak-logs-${Date.now()}`);
       fs.cpSync(logDir, kept, { recursive: true });
       // What it takes to read the run's workflow histories (payloads are encrypted with this throwaway key),
