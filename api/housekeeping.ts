@@ -83,7 +83,8 @@ export function startHousekeeping(deps: {
 /**
  * A send or an answer no workflow has taken this many sweep intervals after the API stored it (30 s by
  * default) is taken to have lost its hand-over. Not sooner: workers far behind take a while to read what
- * was handed over, and waking their workflows again would only add to what they have to do.
+ * was handed over, and waking their workflows again would only add to what they have to do. One whose
+ * storing connection has closed (its API died before the hand-over) is taken sooner (store/backend-gone.ts).
  */
 const HAND_OVER_LOST_AFTER_SWEEPS = 6;
 

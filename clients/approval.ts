@@ -16,11 +16,17 @@ import { readableMetadata } from '../lib/readable-metadata.ts';
  * starts nothing more). The engine takes a start with no worker running; the API writes the record
  * itself (api/approvals/workflows.ts), so nothing here waits for a worker.
  */
-export async function startApprovalWorkflow(client: Client, taskQueue: string, input: ApprovalWorkflowInput): Promise<void> {
+export async function startApprovalWorkflow(
+  client: Client,
+  target: { taskQueue: string; workflowTaskTimeoutMs?: number },
+  input: ApprovalWorkflowInput,
+): Promise<void> {
   try {
     await client.workflow.start<typeof approvalWorkflow>('approvalWorkflow', {
       workflowId: approvalWorkflowId(input.approvalId),
-      taskQueue,
+      taskQueue: target.taskQueue,
+      // How long a worker dying in one of its tasks holds the approval (WORKFLOW_TASK_TIMEOUT_MS).
+      ...(target.workflowTaskTimeoutMs ? { workflowTaskTimeout: target.workflowTaskTimeoutMs } : {}),
       workflowIdConflictPolicy: 'USE_EXISTING',
       // An approval that has ended is never asked again under its id.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',

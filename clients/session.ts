@@ -46,6 +46,9 @@ function startOptions(target: SessionClient, session: SessionTarget): WorkflowSt
   return {
     workflowId: sessionWorkflowId(session.id),
     taskQueue: target.taskQueue,
+    // Temporal's default is 10 s; a worker that dies during a task holds its turn that long (its local
+    // activities heartbeat the task at 80% of it, so none is cut short).
+    ...(target.settings.workflowTaskTimeoutMs ? { workflowTaskTimeout: target.settings.workflowTaskTimeoutMs } : {}),
     args: [
       { sessionId: session.id, userId: session.userId, agentId: session.agentId, revision: session.revision, settings: target.settings },
     ],

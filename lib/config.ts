@@ -445,6 +445,7 @@ export function loadConfig(env: Env = process.env): Config {
       stepHeartbeatTimeoutMs: int(env, 'MODEL_STEP_HEARTBEAT_TIMEOUT_MS', 8_000, 1_000),
       stepMaxAttempts: int(env, 'MODEL_STEP_MAX_ATTEMPTS', 5, 1),
       stepRetryInitialIntervalMs: int(env, 'MODEL_STEP_RETRY_INITIAL_MS', 1_000, 10),
+      workflowTaskTimeoutMs: int(env, 'WORKFLOW_TASK_TIMEOUT_MS', 5_000, 1_000),
       maxSteps: int(env, 'TURN_MAX_STEPS', 25, 1),
       sessionIdleMs: int(env, 'SESSION_IDLE_MS', 5 * 60_000, 1_000),
       clientToolTimeoutMs: int(env, 'CLIENT_TOOL_TIMEOUT_MS', DEFAULT_CLIENT_TOOL_TIMEOUT_MS, 1_000),

@@ -20,6 +20,13 @@ export interface TurnSettings {
    * none. Absent in the input of workflows started before it existed: they use the default.
    */
   clientToolTimeoutMs?: number;
+  /**
+   * The task timeout of the session workflows and approval workflows a turn waits on: how long a task a
+   * worker took may go unanswered before another worker takes it over, so how long a worker's death
+   * holds a turn whose task it ran. Absent in the input of workflows started before it existed (and
+   * in tests' own settings): Temporal's default, 10 s.
+   */
+  workflowTaskTimeoutMs?: number;
 }
 
 /** CLIENT_TOOL_TIMEOUT_MS's default: a day. */

@@ -2,6 +2,7 @@
 // idempotent and guarded by the current status, so a replayed or racing write changes nothing),
 // read by the API. A change of status is announced on the events channel as `<approvalId>:0`, so
 // a `GET /approval/<id>?wait=` held by any API process wakes at once.
+import { backendGone, ORPHANED_AFTER_MS } from './backend-gone.ts';
 import type { Db, DbClient } from './db.ts';
 import { EVENTS_CHANNEL } from './events.ts';
 import type { ApprovalSource, ApprovalStatus } from '../lib/approvals.ts';
@@ -228,7 +229,8 @@ export async function markAnswered(
   byApi = false,
 ): Promise<{ approval: Approval; changed: boolean }> {
   const { rows } = await client.query<ApprovalRow>(
-    `UPDATE approvals SET status = 'answered', choice = $2, note = $3, answered_via = $4, answered_at = now(), answer_pending = $5
+    `UPDATE approvals SET status = 'answered', choice = $2, note = $3, answered_via = $4, answered_at = now(), answer_pending = $5,
+           answered_by_backend = pg_backend_pid()
       WHERE id = $1 AND status = 'unanswered' AND (NOT $5 OR expires_at > now()) RETURNING *`,
     [input.approvalId, input.choice, input.note, input.via, byApi],
   );
@@ -246,12 +248,20 @@ export async function answerHandedOver(db: Db, approvalId: string): Promise<bool
 }
 
 /** Answers the API stored more than `olderThanMs` ago that their workflow has not said it took (`userId`: only that user's). */
-export async function pendingAnswers(db: Db, olderThanMs: number, limit: number, userId?: string): Promise<Approval[]> {
+export async function pendingAnswers(
+  db: Db,
+  olderThanMs: number,
+  limit: number,
+  userId?: string,
+  orphanedAfterMs = ORPHANED_AFTER_MS,
+): Promise<Approval[]> {
   const { rows } = await db.query<ApprovalRow>(
     `SELECT * FROM approvals
-      WHERE answer_pending AND answered_at < now() - $1 * interval '1 millisecond' AND ($3::text IS NULL OR user_id = $3)
+      WHERE answer_pending AND ($3::text IS NULL OR user_id = $3)
+        AND (answered_at < now() - $1 * interval '1 millisecond'
+             OR (answered_at < now() - $4 * interval '1 millisecond' AND ${backendGone('answered_by_backend')}))
       ORDER BY answered_at LIMIT $2`,
-    [olderThanMs, limit, userId ?? null],
+    [olderThanMs, limit, userId ?? null, orphanedAfterMs],
   );
   return rows.map(toApproval);
 }

@@ -3,6 +3,7 @@
 // The session workflow, woken by a signal the engine takes without a worker, reads the rows in seq order
 // (takeInbox); a row leaves when its turn writes its end (store/events.ts). So a send is durable,
 // ordered and visible the moment PostgreSQL has it, however far behind the workers are.
+import { backendGone, ORPHANED_AFTER_MS } from './backend-gone.ts';
 import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
 import type { MessagePart } from '../contract/events.ts';
@@ -231,17 +232,21 @@ export async function sessionsWithUntakenSends(
   olderThanMs: number,
   limit: number,
   userId?: string,
+  orphanedAfterMs = ORPHANED_AFTER_MS,
 ): Promise<{ sessionId: string; userId: string; agentId: string; revision: number }[]> {
+  // Waiting long enough, or stored by a backend that has gone (its API died before its wake-up).
+  const lost = `(created_at < now() - $1 * interval '1 millisecond'
+                 OR (created_at < now() - $4 * interval '1 millisecond' AND ${backendGone('stored_by_backend')}))`;
   const { rows } = await db.query<{ id: string; user_id: string; agent_id: string; revision: number }>(
     `SELECT s.id, s.user_id, s.agent_id, s.revision FROM sessions s
       WHERE s.id IN (SELECT session_id FROM session_inbox
-                      WHERE NOT taken AND created_at < now() - $1 * interval '1 millisecond' AND ($3::text IS NULL OR user_id = $3)
+                      WHERE NOT taken AND ${lost} AND ($3::text IS NULL OR user_id = $3)
                      UNION ALL
                      -- A client's tool answer rides the same wake-up (store/client-tool-answers.ts).
                      SELECT session_id FROM client_tool_answers
-                      WHERE NOT woken AND created_at < now() - $1 * interval '1 millisecond' AND ($3::text IS NULL OR user_id = $3))
+                      WHERE NOT woken AND ${lost} AND ($3::text IS NULL OR user_id = $3))
       LIMIT $2`,
-    [olderThanMs, limit, userId ?? null],
+    [olderThanMs, limit, userId ?? null, orphanedAfterMs],
   );
   return rows.map((row) => ({ sessionId: row.id, userId: row.user_id, agentId: row.agent_id, revision: row.revision }));
 }

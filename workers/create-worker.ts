@@ -16,6 +16,8 @@ export interface WorkerSetup {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** The tracing plugin (workers/observability.ts) when tracing is on. */
   plugins?: WorkerOptions['plugins'];
+  /** Activity interceptors: the worker process's registry of running activities (workers/worker-life.ts). */
+  activityInterceptors?: NonNullable<WorkerOptions['interceptors']>['activity'];
 }
 
 export async function createWorker(setup: WorkerSetup): Promise<Worker> {
@@ -30,6 +32,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     dataConverter: temporalWorkerDataConverter(setup.deps.config, setup.deps.masterKeys, converterPaths()),
     ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : workflowCode(setup.plugins)),
     ...(setup.plugins?.length ? { plugins: setup.plugins } : {}),
+    ...(setup.activityInterceptors?.length ? { interceptors: { activity: setup.activityInterceptors } } : {}),
     shutdownGraceTime: '10 seconds',
     // A workflow's next task goes to the worker that has it cached (its sticky queue); if that worker
     // died, the task waits this long before any worker takes it from the shared queue (Temporal's

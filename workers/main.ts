@@ -12,6 +12,7 @@ import { startWorkerObservability } from './observability.ts';
 import { prebuiltWorkflowBundle } from './workflow-code.ts';
 import { cachedSourceBundle } from './source-bundle-cache.ts';
 import { loadMasterKeys } from '../lib/master-key.ts';
+import { WorkerLife } from './worker-life.ts';
 import type { Logger } from '../lib/logger.ts';
 
 async function main(): Promise<void> {
@@ -35,20 +36,24 @@ async function main(): Promise<void> {
     prebuiltWorkflowBundle(observability.plugins) === undefined && observability.plugins.length === 0
       ? await cachedSourceBundle(config.dataDir, logger)
       : undefined;
+  const life = new WorkerLife({ databaseUrl: config.databaseUrl!, namespace: config.temporalNamespace, taskQueue, logger });
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,
     taskQueue,
     plugins: observability.plugins,
+    activityInterceptors: [life.interceptor()],
     ...(fromSource ? { workflowBundle: { codePath: fromSource } } : {}),
     deps: { db, logger, config, masterKeys: loadMasterKeys(config), abortNotices },
   });
   const running = worker.run();
+  await life.start(worker.client!);
   await observability.serve(db);
   onShutdown(logger, async () => {
     // shutdown() stops polling; run() settles once in-flight tasks finish (or the grace time ends).
     worker.shutdown();
     await running;
+    await life.close();
     await connection.close();
     await abortNotices.close();
     await db.end();

@@ -60,6 +60,9 @@ export async function approvalInTurn(
         settings: turn.settings.approvals,
       },
     ],
+    // Its answer resumes the turn: a worker dying in one of its tasks holds the turn this long (absent in
+    // runs from before the setting, which start their children as they did).
+    ...(turn.settings.workflowTaskTimeoutMs ? { workflowTaskTimeout: turn.settings.workflowTaskTimeoutMs } : {}),
     parentClosePolicy: ParentClosePolicy.ABANDON,
     cancellationType: ChildWorkflowCancellationType.ABANDON,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,

@@ -32,7 +32,12 @@ export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput)
   try {
     await callTemporal(
       deps,
-      () => startApprovalWorkflow(deps.temporal.client, deps.config.taskQueue, { ...input, createdAt: createdAt.toISOString() }),
+      () =>
+        startApprovalWorkflow(
+          deps.temporal.client,
+          { taskQueue: deps.config.taskQueue, workflowTaskTimeoutMs: deps.config.turns.workflowTaskTimeoutMs },
+          { ...input, createdAt: createdAt.toISOString() },
+        ),
       { timeoutMs: deps.config.approvals.confirmTimeoutMs, unavailable },
     );
   } catch (error) {

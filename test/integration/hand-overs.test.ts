@@ -2,8 +2,9 @@
 // while no worker runs, it is 200 at once with the outcome, a second answer is 409 naming the first, the
 // record and the session's event say so, and the turn that asked resumes with it once a worker is back.
 // A hand-over signal that never reached the workflow (lost with the API process that stored the answer,
-// took the send or took a client's tool result) is made again by the API's sweep, and the turn goes on.
-import { afterAll, beforeAll, expect, test } from 'vitest';
+// took the send or took a client's tool result) is made again by the API's sweep, and the turn goes on: after
+// 30 s, or within seconds once the connection that stored it has closed (its process died).
+import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
 import { call } from '../helpers/client/request.ts';
@@ -14,6 +15,7 @@ import { findToolCall } from '../../store/tool-calls.ts';
 import { storeClientToolAnswer } from '../../store/client-tool-answers.ts';
 import { takeInbox } from '../../store/session-inbox.ts';
 import { createLogger } from '../../lib/logger.ts';
+import { createPool } from '../../store/db.ts';
 import type { ApiDeps } from '../../api/context.ts';
 import { sweepPendingAnswers } from '../../api/approvals/handover.ts';
 import { sweepUntakenSends } from '../../api/sessions/wake.ts';
@@ -107,6 +109,47 @@ test('a send taken whose wake-up never reached the session workflow runs once th
   expect(await sweepUntakenSends(sweepDeps(), 0, env.user.userId)).toBe(1);
   const events = await env.waitForEvents(sessionId, turnEnded, 30_000);
   expect(events.filter((event) => event.type === 'turn.completed').map((event) => event.turnId)).toEqual([messageId]);
+});
+
+test('a send and an answer stored by an API process that died before handing them over are swept within seconds, not after 30', async () => {
+  const sessionId = await env.newSession();
+  env.fake.enqueue({ text: 'Woken after its API died.' });
+  const messageId = newId('msg');
+  // The dying API's own connection stores the send; its wake-up is never sent.
+  const dying = createPool(inject('databaseUrl'), 1);
+  await takeSend(dying, {
+    sessionId,
+    userId: env.user.userId,
+    messageId,
+    parts: [{ type: 'text', text: 'still there?' }],
+    ifBusy: 'queue',
+    maxWaitingPerUser: 10,
+  });
+  // Three seconds on: past the API's own wait for its wake-up, far short of the sweep's patience (here a minute).
+  await env.api.db.query("UPDATE session_inbox SET created_at = created_at - interval '3 seconds' WHERE message_id = $1", [messageId]);
+  expect(await sweepUntakenSends(sweepDeps(), 60_000, env.user.userId)).toBe(0);
+  await dying.end();
+  await expect.poll(() => sweepUntakenSends(sweepDeps(), 60_000, env.user.userId), { timeout: 10_000 }).toBe(1);
+  const events = await env.waitForEvents(sessionId, turnEnded, 30_000);
+  expect(events.filter((event) => event.type === 'turn.completed').map((event) => event.turnId)).toEqual([messageId]);
+
+  const { sessionId: asking, requested } = await askInTurn(env, {
+    input: { question: 'Ship it?', options: ['ship', 'hold'], expiresInMs: 600_000 },
+    reply: 'Shipped.',
+  });
+  const dyingAgain = createPool(inject('databaseUrl'), 1);
+  const { changed } = await storeApprovalAnswer(
+    dyingAgain,
+    { approvalId: requested.approvalId, choice: 'ship', note: null, via: 'api' },
+    true,
+  );
+  expect(changed).toBe(true);
+  await env.api.db.query("UPDATE approvals SET answered_at = answered_at - interval '3 seconds' WHERE id = $1", [requested.approvalId]);
+  expect(await sweepPendingAnswers(sweepDeps(), 60_000, env.user.userId)).toBe(0);
+  await dyingAgain.end();
+  await expect.poll(() => sweepPendingAnswers(sweepDeps(), 60_000, env.user.userId), { timeout: 10_000 }).toBe(1);
+  const asked = await env.waitForEvents(asking, turnEnded, 30_000);
+  expect(asked.filter((event) => event.type === 'turn.completed')).toHaveLength(1);
 });
 
 test("a client's tool answer taken whose wake-up never reached the session workflow is handed to the turn by the sweep", async () => {

@@ -51,7 +51,11 @@ let client: Client;
 let config: ReturnType<typeof testConfig>;
 
 beforeAll(async () => {
-  env = await startAgentEnv({ TASK_QUEUE: `test-${randomUUID()}`, SESSION_IDLE_MS: '2000' }, { inProcessWorker: false });
+  // The delays are set around a 10 s task timeout (Temporal's default; the service's is shorter).
+  env = await startAgentEnv(
+    { TASK_QUEUE: `test-${randomUUID()}`, SESSION_IDLE_MS: '2000', WORKFLOW_TASK_TIMEOUT_MS: '10000' },
+    { inProcessWorker: false },
+  );
   config = testConfig({ ...env.env });
   db = createPool(inject('databaseUrl'), 5, config.database);
   const logger = createLogger({ level: 'silent' });

@@ -1,0 +1,54 @@
+// A worker SIGKILLed mid-step has its step run again on a live worker within seconds, not at the
+// step's heartbeat timeout (workers/worker-life.ts): the dead process's PostgreSQL connection, and the
+// advisory lock it held, close with it, and the live worker fails the steps the dead one had recorded.
+// The heartbeat timeout here is ten minutes, so only that brings the turn back within the test's wait.
+import { afterAll, expect } from 'vitest';
+import { agentTest } from '../helpers/harness/fixtures.ts';
+import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
+import { call } from '../helpers/client/request.ts';
+import type { SessionEvent } from '../../contract/events.ts';
+
+const test = agentTest({ MODEL_STEP_HEARTBEAT_TIMEOUT_MS: '600000', MODEL_STEP_RETRY_INITIAL_MS: '100' }, { inProcessWorker: false });
+const workers: WorkerProcess[] = [];
+afterAll(async () => {
+  await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
+});
+
+const words = Array.from({ length: 200 }, (_, index) => `word${index} `);
+
+test(
+  'a worker SIGKILLed mid-step: a live worker runs the step again long before its heartbeat timeout',
+  { timeout: 180_000 },
+  async ({ env }) => {
+    const dying = await startWorkerProcess(env.env);
+    workers.push(dying);
+    let calls = 0;
+    // The first attempt streams slowly (and dies with its worker); the next answers at once.
+    env.fake.setHandler(() => (++calls === 1 ? { text: words, chunkDelayMs: 50 } : { text: words }));
+    const sessionId = await env.newSession();
+    const accepted = await call<{ messageId: string }>(`${env.api.url}/session/${sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'tell me' }] },
+    });
+    const turnId = accepted.body.messageId;
+    // A second into the stream: the step's task token is recorded by then (milliseconds after it starts).
+    await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'message.part.delta').length >= 20, 60_000);
+    const live = await startWorkerProcess(env.env);
+    workers.push(live);
+    await dying.kill('SIGKILL');
+
+    const events = await env.waitForEvents(
+      sessionId,
+      (all) => all.some((event) => event.type === 'turn.completed' && event.turnId === turnId),
+      90_000,
+    );
+    const assistant = events
+      .filter((event): event is Extract<SessionEvent, { type: 'message.completed' }> => event.type === 'message.completed')
+      .at(-1)!;
+    expect(assistant.message.parts).toEqual([{ type: 'text', text: words.join('') }]);
+    expect(events.some((event) => event.type === 'step.retry' && event.messageId === assistant.message.id)).toBe(true);
+    expect(calls).toBe(2);
+    expect(live.output()).toContain('a worker died: its activities are run again');
+    env.fake.setHandler(undefined);
+  },
+);
