@@ -145,8 +145,8 @@ test('sessionWorkflow: turns in the session: compactions, after a context-length
   }
 });
 
-test("sessionWorkflow: turns in the session: a step's tool calls asked about by their policy, answered in reverse order", async () => {
-  if (!record.wanted('sessionWorkflow', 'turns-in-session-tool-approvals')) return;
+/** A step's two tool calls asked about by their policy (two approval children), answered in reverse order. */
+async function toolApprovals(state: string): Promise<void> {
   const sessionId = await env.newSession({ mcps: ['time'], toolPolicies: { time: { '*': 'ask' } } });
   env.fake.enqueue(
     {
@@ -179,5 +179,17 @@ test("sessionWorkflow: turns in the session: a step's tool calls asked about by 
     if ((await env.events(sessionId)).some((event) => event.type === 'turn.completed')) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'turns-in-session-tool-approvals');
+  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', state);
+}
+
+test("sessionWorkflow: turns in the session: a step's tool calls asked about by their policy, answered in reverse order", async () => {
+  if (record.wanted('sessionWorkflow', 'turns-in-session-tool-approvals')) await toolApprovals('turns-in-session-tool-approvals');
+});
+
+// The same, in a session started with WORKFLOW_TASK_TIMEOUT_MS in its settings: its approval children start with
+// that task timeout (workflows/ask-user.ts), which the runs recorded before it lack.
+test("sessionWorkflow: a step's tool calls asked about, in a session whose settings carry the workflows' task timeout", async () => {
+  if (record.wanted('sessionWorkflow', 'turns-in-session-tool-approvals-task-timeout')) {
+    await toolApprovals('turns-in-session-tool-approvals-task-timeout');
+  }
 });
