@@ -1,34 +1,45 @@
-// A worker's death noticed in a second, not at its activities' heartbeat timeout. Temporal learns that a
-// worker died only when an activity it ran misses its heartbeat (MODEL_STEP_HEARTBEAT_TIMEOUT_MS, 8 s),
-// so a turn whose step ran there stalled that long and more. PostgreSQL learns it at once: the process's
-// connections close with it. So each worker process holds an advisory lock on a connection of its own
-// and keeps, in its row of worker_lives (schema/migrations/0033), the task tokens of the activities it
-// runs (all of them: one without a heartbeat, an approval's bookkeeping say, held its workflow for its
-// whole start-to-close timeout, 30 s, in the soak). Every worker looks each second for rows of its scope whose lock nobody holds, and
-// fails their activities with Temporal, which runs each again on a live worker at once.
+// A worker's death noticed in a second or two, not at its activities' timeouts. Temporal learns that a
+// worker died only when an activity it ran misses its heartbeat (MODEL_STEP_HEARTBEAT_TIMEOUT_MS, 8 s)
+// or outlasts its start-to-close timeout (30 s for an approval's bookkeeping), and its turn stalled that
+// long. PostgreSQL learns it at once: the process's connections close with it. So each worker process
+// holds an advisory lock on a connection of its own and keeps, in its row of worker_lives
+// (schema/migrations/0033), the task tokens of the activities it runs, written before each runs. Every
+// worker looks each second for rows whose lock nobody holds; a row of its scope still unlocked at a later
+// look is deleted, and its activities failed with Temporal, which runs each again on a live worker.
 //
-// What it does not cover, left to the activities' own timeouts: an activity whose start took longer than
-// START_WAITS_AT_MOST_MS to write, and any activity while the connection is down. An activity failed
-// this way while its worker in fact lives (its connection dropped, PostgreSQL restarted) runs twice, as
-// after a heartbeat timeout: its old attempt is cancelled at its next heartbeat.
+// A worker whose connection drops while it lives (a database restart) connects again at once and takes
+// its key and row back before a second look finds them free, so its activities are not run twice; one
+// kept away longer has them failed, and each then runs twice, as after a heartbeat timeout (an old
+// attempt that heartbeats is cancelled at its next heartbeat; one that does not runs to its end).
+// Not covered, left to the activities' own timeouts: an activity handed to the worker with the answer to
+// its workflow task that the worker dies before starting, one whose start took longer than
+// START_WAITS_AT_MOST_MS to write, and any activity while the database cannot be reached.
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { ApplicationFailure } from '@temporalio/common';
 import { ActivityNotFoundError, type Client } from '@temporalio/client';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Logger } from '../lib/logger.ts';
-import { claimWorkerLife, endWorkerLife, recordRunningTasks, takeDeadWorkersTasks } from '../store/worker-lives.ts';
+import { withTimeout } from '../lib/with-timeout.ts';
+import { claimWorkerLife, endWorkerLife, reclaimWorkerLife, recordRunningTasks, takeDeadWorkersTasks } from '../store/worker-lives.ts';
 
-/** How often a worker looks for dead ones; a dead worker's activities wait at most about this long. */
+/** How often a worker looks for dead ones. */
 const SWEEP_EVERY_MS = 1_000;
-/**
- * An activity runs once its start is written (the starts of one moment share a write), or after this
- * long without it: a kill in its first moments was the commonest miss in the soak, a step just started.
- */
+/** A lock found free is taken for dead at a look this much later: room for its worker to connect again. */
+const DEAD_AFTER_MS = 900;
+/** An activity runs once its start is written (the starts of one moment share a write), or after this long. */
 const START_WAITS_AT_MOST_MS = 250;
 /** An activity's end is written within this long: a sweep that finds an ended one fails nothing. */
 const RECORD_ENDS_MS = 500;
-const RECONNECT_AFTER_MS = 1_000;
+/** A statement on the life connection that takes longer means the connection is dead (a half-open socket). */
+const QUERY_TIMEOUT_MS = 5_000;
+/** Reconnects: the first at once (to take the row back in time), then doubling with jitter up to the most. */
+const RECONNECT_MS = { most: 10_000 };
+/**
+ * The server's keep-alives on the life connection: a worker whose host vanished (no FIN ever comes) lets
+ * go of its lock within about 11 s instead of the operating system's two hours.
+ */
+const SERVER_KEEPALIVES = '-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3';
 /** The failure a dead worker's activity gets: retried (not one of FAILURE's non-retryable types), at once. */
 export const WORKER_LOST = 'WorkerLost';
 const RETRY_AFTER_LOSS = '100 milliseconds';
@@ -46,6 +57,8 @@ export class WorkerLife {
   private readonly log: Logger;
   private readonly scope: string;
   private connection: { client: pg.Client; lockKey: number } | undefined;
+  /** The key of the life last held, taken back first after a lost connection. */
+  private lastKey: number | undefined;
   private client: Client | undefined;
   private dirty = false;
   /** Activities waiting for their start to be written: resolved once a write that includes it has ended. */
@@ -54,6 +67,7 @@ export class WorkerLife {
   private recordDue = 0;
   private sweepTimer: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  private reconnects = 0;
   private closed = false;
   private sweeping = false;
 
@@ -91,47 +105,68 @@ export class WorkerLife {
     });
   }
 
-  /** Stopping in order: the row goes, and the lock with the connection. */
+  /**
+   * Stopping in order: the row goes with the lock, unless activities outlived the worker's shutdown grace:
+   * then only the connection goes, and a live worker fails them at its next looks.
+   */
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweepTimer);
     clearTimeout(this.recordTimer);
     clearTimeout(this.reconnectTimer);
+    for (const resolve of this.waiting.splice(0)) resolve();
     const current = this.connection;
     this.connection = undefined;
     if (!current) return;
-    await endWorkerLife(current.client, current.lockKey).catch(() => undefined);
-    await current.client.end().catch(() => undefined);
+    if (this.running.size === 0) {
+      await withTimeout(endWorkerLife(current.client, current.lockKey), QUERY_TIMEOUT_MS, 'The worker life connection').catch(
+        () => undefined,
+      );
+    }
+    current.client.removeAllListeners('end');
+    await withTimeout(current.client.end(), QUERY_TIMEOUT_MS, 'The worker life connection').catch(() => undefined);
   }
 
   private async connect(): Promise<void> {
     const client = new pg.Client({
       connectionString: this.options.databaseUrl,
-      application_name: 'agent-service-worker-life',
+      // Its process named, so an operator (or a test) can tell the workers' lives apart in pg_stat_activity.
+      application_name: `agent-service-worker-life-${process.pid}`,
+      options: SERVER_KEEPALIVES,
       keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
+      keepAliveInitialDelayMillis: 5_000,
       connectionTimeoutMillis: 5_000,
     });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, new Error('connection ended')));
-    await client.connect();
+    let lockKey = 0;
+    let reclaimed = false;
     try {
-      let lockKey = 0;
+      await client.connect();
+      const bounded = <T>(work: Promise<T>) => withTimeout(work, QUERY_TIMEOUT_MS, 'The worker life connection');
+      if (this.lastKey !== undefined && (await bounded(reclaimWorkerLife(client, this.lastKey, this.scope)))) {
+        lockKey = this.lastKey;
+        reclaimed = true;
+      }
       for (let tries = 0; lockKey === 0 && tries < 10; tries++) {
         const candidate = randomInt(1, 2 ** 31 - 1);
-        if (await claimWorkerLife(client, candidate, this.scope)) lockKey = candidate;
+        if (await bounded(claimWorkerLife(client, candidate, this.scope))) lockKey = candidate;
       }
       if (lockKey === 0) throw new Error('no free worker life key after 10 tries');
-      this.connection = { client, lockKey };
     } catch (error) {
       client.removeAllListeners('end');
+      client.removeAllListeners('error');
+      client.on('error', () => undefined);
       await client.end().catch(() => undefined);
       throw error;
     }
+    this.connection = { client, lockKey };
+    this.lastKey = lockKey;
+    this.reconnects = 0;
     if (this.closed) return this.close();
     this.dirty = true;
     await this.record();
-    this.log.info({ lockKey: this.connection.lockKey }, 'worker life claimed');
+    this.log.info({ lockKey, reclaimed }, reclaimed ? 'worker life taken back' : 'worker life claimed');
   }
 
   private lost(which: pg.Client | undefined, error: unknown): void {
@@ -139,16 +174,20 @@ export class WorkerLife {
     if (this.connection) {
       const old = this.connection.client;
       old.removeAllListeners('end');
+      old.removeAllListeners('error');
       old.on('error', () => undefined);
       old.end().catch(() => undefined);
       this.connection = undefined;
     }
-    this.log.warn({ err: error }, 'worker life connection lost: its activities are failed by others; claiming a new one');
+    this.log.warn({ err: error }, 'worker life connection lost; connecting again');
     if (this.reconnectTimer) return;
+    const ceiling = Math.min(RECONNECT_MS.most, 250 * 2 ** this.reconnects);
+    const delay = this.reconnects === 0 ? 0 : ceiling / 2 + Math.random() * (ceiling / 2);
+    this.reconnects++;
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       this.connect().catch((failure: unknown) => this.lost(undefined, failure));
-    }, RECONNECT_AFTER_MS);
+    }, delay);
     this.reconnectTimer.unref();
   }
 
@@ -181,10 +220,17 @@ export class WorkerLife {
     try {
       if (!current || !this.dirty) return;
       this.dirty = false;
-      await recordRunningTasks(current.client, current.lockKey, [...this.running.values()]);
+      const tokens = [...this.running.values()];
+      const kept = await withTimeout(
+        recordRunningTasks(current.client, current.lockKey, tokens),
+        QUERY_TIMEOUT_MS,
+        'The worker life connection',
+      );
+      // Its row was taken for dead's (the connection was away too long): a new life, with what runs now.
+      if (!kept) this.lost(current.client, new Error('the worker life row was taken for a dead worker’s'));
     } catch (error) {
       this.dirty = true;
-      this.log.warn({ err: error }, 'could not record the running activities');
+      if (current) this.lost(current.client, error);
     } finally {
       for (const resolve of waiting) resolve();
     }
@@ -195,13 +241,18 @@ export class WorkerLife {
     if (!current || !this.client || this.sweeping) return;
     this.sweeping = true;
     try {
-      const tokens = await takeDeadWorkersTasks(current.client, this.scope);
+      // Deleted before they are failed: a sweeper that dies in between leaves them to their own timeouts.
+      const tokens = await withTimeout(
+        takeDeadWorkersTasks(current.client, this.scope, DEAD_AFTER_MS),
+        QUERY_TIMEOUT_MS,
+        'The worker life connection',
+      );
       if (tokens.length === 0) return;
       const failed = await Promise.all(tokens.map((token) => this.fail(token)));
       const rerun = failed.filter(Boolean).length;
       this.log.warn({ rerun, ended: tokens.length - rerun }, 'a worker died: its activities are run again');
     } catch (error) {
-      this.log.warn({ err: error }, 'could not look for dead workers');
+      this.lost(current.client, error);
     } finally {
       this.sweeping = false;
     }
@@ -218,7 +269,7 @@ export class WorkerLife {
       await this.client!.activity.fail(token, failure);
       return true;
     } catch (error) {
-      // Ended meanwhile (it completed, or its heartbeat timed out first): nothing to run again.
+      // Ended meanwhile (it completed, or its own timeout came first): nothing to run again.
       if (!(error instanceof ActivityNotFoundError)) {
         this.log.warn({ err: error }, 'could not fail an activity of a dead worker: its own timeouts will retry it');
       }

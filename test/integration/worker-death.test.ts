@@ -2,7 +2,9 @@
 // step's heartbeat timeout (workers/worker-life.ts): the dead process's PostgreSQL connection, and the
 // advisory lock it held, close with it, and the live worker fails the steps the dead one had recorded.
 // The heartbeat timeout here is ten minutes, so only that brings the turn back within the test's wait.
-import { afterAll, expect } from 'vitest';
+// A worker that lives but loses that connection for a moment takes its life back and keeps its step.
+import pg from 'pg';
+import { afterAll, expect, inject } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
 import { call } from '../helpers/client/request.ts';
@@ -49,6 +51,45 @@ test(
     expect(events.some((event) => event.type === 'step.retry' && event.messageId === assistant.message.id)).toBe(true);
     expect(calls).toBe(2);
     expect(live.output()).toContain('a worker died: its activities are run again');
+    env.fake.setHandler(undefined);
+  },
+);
+
+test(
+  'a live worker whose life connection drops takes it back at once: its step is not run again',
+  { timeout: 180_000 },
+  async ({ env }) => {
+    const running = await startWorkerProcess(env.env);
+    workers.push(running);
+    let calls = 0;
+    env.fake.setHandler(() => (++calls, { text: words, chunkDelayMs: 25 }));
+    const sessionId = await env.newSession();
+    const accepted = await call<{ messageId: string }>(`${env.api.url}/session/${sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'tell me' }] },
+    });
+    await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'message.part.delta').length >= 20, 60_000);
+    // Another worker looks for dead ones meanwhile.
+    workers.push(await startWorkerProcess(env.env));
+    const admin = new pg.Client({ connectionString: inject('databaseUrl') });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ ended: boolean }>(
+        'SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = $1',
+        [`agent-service-worker-life-${running.pid}`],
+      );
+      expect(rows).toEqual([{ ended: true }]);
+    } finally {
+      await admin.end();
+    }
+    const events = await env.waitForEvents(
+      sessionId,
+      (all) => all.some((event) => event.type === 'turn.completed' && event.turnId === accepted.body.messageId),
+      90_000,
+    );
+    expect(events.some((event) => event.type === 'step.retry')).toBe(false);
+    expect(calls).toBe(1);
+    expect(running.output()).toContain('worker life taken back');
     env.fake.setHandler(undefined);
   },
 );

@@ -1,10 +1,11 @@
 // The rows behind a worker's life (store/worker-lives.ts): a worker's activities are taken for dead's
-// only once the connection holding its advisory lock has closed, by one sweeper, and only within the
-// sweeper's own scope (its Temporal namespace and task queue).
+// only once the connection holding its advisory lock has closed and a later look still finds it free,
+// by one sweeper, and only within the sweeper's own scope (its Temporal namespace and task queue); a
+// worker whose connection dropped takes its row back in time and keeps its activities.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, expect, inject, test } from 'vitest';
-import { claimWorkerLife, endWorkerLife, recordRunningTasks, takeDeadWorkersTasks } from '../../store/worker-lives.ts';
+import { claimWorkerLife, endWorkerLife, reclaimWorkerLife, recordRunningTasks, takeDeadWorkersTasks } from '../../store/worker-lives.ts';
 
 const opened: pg.Client[] = [];
 async function connection(): Promise<pg.Client> {
@@ -19,6 +20,15 @@ afterEach(async () => {
 
 const key = () => 1 + Math.floor(Math.random() * 2_000_000_000);
 const token = (text: string) => new Uint8Array(Buffer.from(text));
+const texts = (tokens: Uint8Array[]) => tokens.map((bytes) => Buffer.from(bytes).toString());
+/**
+ * Two looks, as the sweep makes them a second apart: the first marks a free lock (and takes nothing marked
+ * within the last minute), the second, with no grace left, takes its row.
+ */
+async function twoLooks(sweeper: pg.Client, scope: string): Promise<string[]> {
+  const first = await takeDeadWorkersTasks(sweeper, scope, 60_000);
+  return [...texts(first), ...texts(await takeDeadWorkersTasks(sweeper, scope, 0))];
+}
 
 test('a worker’s activities are taken once its connection has closed, by one sweeper, in its scope only', async () => {
   const scope = `default/test-${randomUUID()}`;
@@ -28,27 +38,51 @@ test('a worker’s activities are taken once its connection has closed, by one s
   expect(await claimWorkerLife(dying, dyingKey, scope)).toBe(true);
   // The key is its own while it lives: another connection cannot take it.
   expect(await claimWorkerLife(sweeper, dyingKey, scope)).toBe(false);
-  await recordRunningTasks(dying, dyingKey, [token('step-1'), token('tool-2')]);
+  expect(await recordRunningTasks(dying, dyingKey, [token('step-1'), token('tool-2')])).toBe(true);
   const sweeperKey = key();
   expect(await claimWorkerLife(sweeper, sweeperKey, scope)).toBe(true);
 
-  expect(await takeDeadWorkersTasks(sweeper, scope)).toEqual([]);
+  expect(await twoLooks(sweeper, scope)).toEqual([]);
   await dying.end();
-  expect(await takeDeadWorkersTasks(otherSweeper, otherScope)).toEqual([]);
-  const taken = await takeDeadWorkersTasks(sweeper, scope);
-  expect(taken.map((bytes) => Buffer.from(bytes).toString())).toEqual(['step-1', 'tool-2']);
+  expect(await twoLooks(otherSweeper, otherScope)).toEqual([]);
+  // A first look only marks the free lock; a look at least the grace later takes the row.
+  expect(await takeDeadWorkersTasks(sweeper, scope, 60_000)).toEqual([]);
+  expect(await takeDeadWorkersTasks(sweeper, scope, 60_000)).toEqual([]);
+  expect(texts(await takeDeadWorkersTasks(sweeper, scope, 0))).toEqual(['step-1', 'tool-2']);
   // Taken once: the row went with the sweep; the sweeper's own row stays.
-  expect(await takeDeadWorkersTasks(sweeper, scope)).toEqual([]);
+  expect(await twoLooks(sweeper, scope)).toEqual([]);
   const { rows } = await sweeper.query('SELECT lock_key FROM worker_lives WHERE scope = $1', [scope]);
   expect(rows).toEqual([{ lock_key: sweeperKey }]);
 
   // A worker stopping in order leaves nothing to take, and its key is free again.
   await endWorkerLife(sweeper, sweeperKey);
-  expect(await takeDeadWorkersTasks(otherSweeper, scope)).toEqual([]);
+  expect(await twoLooks(otherSweeper, scope)).toEqual([]);
   expect(await claimWorkerLife(otherSweeper, sweeperKey, scope)).toBe(true);
 });
 
-test('a key whose row a dead worker left is not claimed: its activities wait for a sweep', async () => {
+test('a worker whose connection dropped takes its row back before a second look, and keeps its activities', async () => {
+  const scope = `default/test-${randomUUID()}`;
+  const [dropped, sweeper] = [await connection(), await connection()];
+  const lifeKey = key();
+  expect(await claimWorkerLife(dropped, lifeKey, scope)).toBe(true);
+  await recordRunningTasks(dropped, lifeKey, [token('step-1')]);
+  await dropped.end();
+  // A first look marks it free; its worker connects again and takes it back.
+  expect(await takeDeadWorkersTasks(sweeper, scope, 60_000)).toEqual([]);
+  const again = await connection();
+  expect(await reclaimWorkerLife(again, lifeKey, scope)).toBe(true);
+  expect(await twoLooks(sweeper, scope)).toEqual([]);
+  expect(await recordRunningTasks(again, lifeKey, [token('step-1'), token('step-2')])).toBe(true);
+
+  // Away too long: the row is taken (its activities failed); taking it back fails, and its writes say so.
+  await again.end();
+  expect(await twoLooks(sweeper, scope)).toEqual(['step-1', 'step-2']);
+  const late = await connection();
+  expect(await reclaimWorkerLife(late, lifeKey, scope)).toBe(false);
+  expect(await recordRunningTasks(late, lifeKey, [])).toBe(false);
+});
+
+test('a key whose row a dead worker left is not claimed anew: its activities wait for a sweep', async () => {
   const scope = `default/test-${randomUUID()}`;
   const dying = await connection();
   const dyingKey = key();
@@ -57,5 +91,5 @@ test('a key whose row a dead worker left is not claimed: its activities wait for
   await dying.end();
   const next = await connection();
   expect(await claimWorkerLife(next, dyingKey, scope)).toBe(false);
-  expect((await takeDeadWorkersTasks(next, scope)).map((bytes) => Buffer.from(bytes).toString())).toEqual(['step-1']);
+  expect(await twoLooks(next, scope)).toEqual(['step-1']);
 });
