@@ -157,7 +157,7 @@ export class WorkerLife {
       client.removeAllListeners('end');
       client.removeAllListeners('error');
       client.on('error', () => undefined);
-      await client.end().catch(() => undefined);
+      await withTimeout(client.end(), QUERY_TIMEOUT_MS, 'The worker life connection').catch(() => undefined);
       throw error;
     }
     this.connection = { client, lockKey };
