@@ -175,6 +175,12 @@ export interface Limits {
   schemaCheckTimeoutMs: number;
   /** Activities one worker runs at once; a streaming model step holds one for its whole stream. */
   workerConcurrentActivities: number;
+  /**
+   * Whether a worker takes the activities its workflow tasks schedule in the answer to those tasks (eager
+   * dispatch), saving a round trip through Temporal's matching; off (the default), each goes through a
+   * poll, and a worker's death never leaves one started but unrecorded (workers/worker-life.ts).
+   */
+  workerEagerActivities: boolean;
   /** What one model step may stream: output tokens (each streamed piece counts as one) and bytes; the turn fails beyond. */
   stepOutputTokens: number;
   stepOutputBytes: number;
@@ -433,6 +439,7 @@ export function loadConfig(env: Env = process.env): Config {
       turnFileBytes: int(env, 'TURN_FILE_BYTES_LIMIT', 50 * 1024 * 1024, 1),
       workerFileCacheBytes: int(env, 'WORKER_FILE_CACHE_BYTES', 256 * 1024 * 1024, 0),
       workerConcurrentActivities: int(env, 'WORKER_MAX_CONCURRENT_ACTIVITIES', 200, 1),
+      workerEagerActivities: onOff(env, 'WORKER_EAGER_ACTIVITIES', false),
       schemaCheckTimeoutMs: int(env, 'SCHEMA_CHECK_TIMEOUT_MS', 2_000, 1),
       stepOutputTokens: int(env, 'MODEL_STEP_MAX_OUTPUT_TOKENS', 32_768, 1),
       stepOutputBytes: int(env, 'MODEL_STEP_MAX_OUTPUT_BYTES', 1024 * 1024, 1),

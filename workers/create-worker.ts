@@ -48,5 +48,8 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     // the provider, so the default capped a worker at 100 replies streaming at once; beyond the cap
     // a turn waits to start rather than sharing the worker's CPU with the streams already running.
     maxConcurrentActivityTaskExecutions: setup.deps.config.limits.workerConcurrentActivities,
+    // An activity handed over with its workflow task's answer is started before this worker runs it: a
+    // worker that dies in between leaves it to its own timeout (workers/worker-life.ts cannot see it).
+    ...(setup.deps.config.limits.workerEagerActivities ? {} : { maxEagerActivityReservationsPerWorkflowTask: 0 }),
   });
 }
