@@ -61,8 +61,11 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   // refused the task (UnhandledCommand: an event came in while it ran, and the task also completed
   // the workflow), it dropped the Update (the API saw an error) while the answer stood in PostgreSQL
   // as taken, so nobody answered again and the asking turn waited forever.
+  // Each is one or two statements: 5 s, not 30, is how long a worker that dies with one in hand (polled,
+  // before workers/worker-life.ts recorded it) holds the approval and the turn waiting on it (a soak's
+  // history: 30 s). A slow database only retries it, and both writes are idempotent.
   const afterAcceptance = proxyActivities<Activities>({
-    startToCloseTimeout: '30 seconds',
+    startToCloseTimeout: '5 seconds',
     retry: { initialInterval: '200 milliseconds', maximumInterval: '1 minute' },
   });
   const channels = proxyActivities<Activities>({
