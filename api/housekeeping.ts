@@ -38,6 +38,8 @@ export function startHousekeeping(deps: {
   let running: Promise<void> | undefined;
   /** The reconcile of stranded answers under way: a slow one (its workflows' queues unpolled) runs alone. */
   let reconciling: Promise<void> | undefined;
+  /** Cuts a reconcile short at stop: it may take minutes, and what it leaves the next pass (any process's) does. */
+  const stopping = new AbortController();
 
   async function pass(): Promise<void> {
     try {
@@ -51,9 +53,10 @@ export function startHousekeeping(deps: {
     }
     // Apart, and not awaited: Temporal out of reach, or workflows no worker polls (each hand-over waits up
     // to its deadline), must not hold up the sweeps above, nor they this. One at a time.
-    reconciling ??= reconcileStrandedAnswers({ ...deps, taskQueue: deps.config.taskQueue })
+    reconciling ??= reconcileStrandedAnswers({ ...deps, taskQueue: deps.config.taskQueue }, undefined, stopping.signal)
       .then(() => undefined)
       .catch((error: unknown) => {
+        if (stopping.signal.aborted) return;
         deps.logger.warn({ err: error }, 'could not check approval workflows for stranded answers; the next pass tries again');
       })
       .finally(() => (reconciling = undefined));
@@ -75,6 +78,7 @@ export function startHousekeeping(deps: {
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      stopping.abort();
       await Promise.all([running, reconciling, sends.stop()]);
     },
   };

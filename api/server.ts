@@ -41,21 +41,29 @@ async function main(): Promise<void> {
     process.send?.({ type: 'ready', url: `http://${config.host}:${config.port}` });
   });
   server.on('error', (error) => exitOnStartupError('api', error));
-  onShutdown(logger, async () => {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      // SSE streams never finish by themselves and would hold close() open: after the grace period
-      // their sockets are destroyed, each stream drops its subscription and timers, and clients
-      // reconnect to another API process with Last-Event-ID.
-      setTimeout(() => server.closeAllConnections(), 5_000).unref();
-    });
-    await housekeeping.stop();
-    // After the server: until then, the streams still being served need their wakes.
-    await events.close();
-    await temporal.connection.close().catch(() => undefined);
-    await db.end();
-    await observability.close();
-  });
+  onShutdown(
+    logger,
+    [
+      {
+        name: 'the HTTP server',
+        run: () =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            // SSE streams never finish by themselves and would hold close() open: after the grace period
+            // their sockets are destroyed, each stream drops its subscription and timers, and clients
+            // reconnect to another API process with Last-Event-ID.
+            setTimeout(() => server.closeAllConnections(), 5_000).unref();
+          }),
+      },
+      { name: 'housekeeping', run: () => housekeeping.stop() },
+      // After the server: until then, the streams still being served need their wakes.
+      { name: 'the event hub', run: () => events.close() },
+      { name: 'the Temporal connection', run: () => temporal.connection.close().catch(() => undefined) },
+      { name: 'the database pool', run: () => db.end() },
+      { name: 'observability', run: () => observability.close() },
+    ],
+    config.shutdownDeadlineMs,
+  );
 }
 
 main().catch((error: unknown) => exitOnStartupError('api', error));

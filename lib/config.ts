@@ -48,6 +48,8 @@ export interface Config {
   temporal: TemporalSecurity;
   /** Deadline of every call the API makes to Temporal (503 with Retry-After beyond). */
   temporalCallTimeoutMs: number;
+  /** Longest orderly stop of an API or worker process after SIGTERM: past it, it logs the step it waited on and exits 1. */
+  shutdownDeadlineMs: number;
   /** PostgreSQL pool bounds: a stalled database answers 503 instead of queueing requests forever. */
   database: { connectTimeoutMs: number; statementTimeoutMs: number };
   /** The task queue workers poll and the API starts workflows on. */
@@ -396,6 +398,8 @@ export function loadConfig(env: Env = process.env): Config {
       .map((origin) => origin.trim())
       .filter(Boolean),
     temporalCallTimeoutMs,
+    // Under Kubernetes' default 30 s between SIGTERM and SIGKILL, so the log says what a stop waited on.
+    shutdownDeadlineMs: int(env, 'SHUTDOWN_DEADLINE_MS', 25_000, 1_000),
     database: {
       connectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100),
       statementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0),

@@ -13,17 +13,46 @@ export function startProcessBase(name: string): ProcessBase {
   return { config, logger: createLogger({ level: config.logLevel, name }) };
 }
 
-/** Runs `stop` once on the first SIGINT/SIGTERM (or when the parent launcher goes away), then exits. */
-export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
+/** One step of an orderly stop, named in the log so an operator sees which one a stop waited on. */
+export interface ShutdownStep {
+  name: string;
+  run: () => Promise<void>;
+}
+
+/**
+ * Runs `steps` in order once, on the first SIGINT/SIGTERM (or when the parent launcher goes away), then
+ * exits. A stop is bounded by `deadlineMs` (SHUTDOWN_DEADLINE_MS): past it the process logs the step it
+ * was waiting on and exits 1 rather than hanging, as an orchestrator's SIGKILL would end it anyway, but
+ * without saying why. What a stop leaves undone is recovered by the rest of the service: a worker's
+ * activities are run again (workers/worker-life.ts), an API's stored sends and answers handed over by
+ * another's sweep.
+ */
+export function onShutdown(logger: Logger, steps: ShutdownStep[], deadlineMs: number): void {
   let stopping = false;
   const handler = (reason: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ reason }, 'shutting down');
-    stop().then(
-      () => process.exit(0),
+    logger.info({ reason, deadlineMs }, 'shutting down');
+    let current = 'starting';
+    const deadline = setTimeout(() => {
+      logger.error({ step: current, deadlineMs }, 'shutdown did not end in time (SHUTDOWN_DEADLINE_MS); exiting with this step undone');
+      process.exit(1);
+    }, deadlineMs);
+    const run = async () => {
+      for (const step of steps) {
+        current = step.name;
+        const started = performance.now();
+        await step.run();
+        logger.debug({ step: step.name, ms: Math.round(performance.now() - started) }, 'shutdown step done');
+      }
+    };
+    run().then(
+      () => {
+        clearTimeout(deadline);
+        process.exit(0);
+      },
       (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
+        logger.error({ err: error, step: current }, 'shutdown failed');
         process.exit(1);
       },
     );

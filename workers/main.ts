@@ -49,16 +49,26 @@ async function main(): Promise<void> {
   const running = worker.run();
   await life.start(worker.client!);
   await observability.serve(db);
-  onShutdown(logger, async () => {
-    // shutdown() stops polling; run() settles once in-flight tasks finish (or the grace time ends).
-    worker.shutdown();
-    await running;
-    await life.close();
-    await connection.close();
-    await abortNotices.close();
-    await db.end();
-    await observability.close();
-  });
+  onShutdown(
+    logger,
+    [
+      // shutdown() stops polling; run() settles once in-flight tasks finish (activities are cancelled after
+      // the grace time, workers/create-worker.ts).
+      {
+        name: 'the worker',
+        run: () => {
+          worker.shutdown();
+          return running;
+        },
+      },
+      { name: 'the worker life', run: () => life.close() },
+      { name: 'the Temporal connection', run: () => connection.close() },
+      { name: 'the abort notices', run: () => abortNotices.close() },
+      { name: 'the database pool', run: () => db.end() },
+      { name: 'observability', run: () => observability.close() },
+    ],
+    config.shutdownDeadlineMs,
+  );
   // Which workflow code runs (the build's bundle, the source's kept one, or null: bundled at start) and how long
   // the start took once connected: webpack's bundling makes most of it when there is no bundle.
   const workflowBundle = prebuiltWorkflowBundle(observability.plugins) ?? fromSource ?? null;

@@ -40,6 +40,8 @@ const PREFIX = approvalWorkflowId('');
 export async function reconcileStrandedAnswers(
   deps: { db: Db; temporal: { client: Client }; logger: Logger; taskQueue: string },
   graceMs = STRANDED_ANSWER_GRACE_MS,
+  /** Aborted when the process stops: a pass may take minutes, and the next process's passes do its work. */
+  stop?: AbortSignal,
 ): Promise<number> {
   let handed = 0;
   let batch: string[] = [];
@@ -47,6 +49,7 @@ export async function reconcileStrandedAnswers(
     const stranded = await answeredBefore(deps.db, batch, graceMs);
     batch = [];
     for (const approval of stranded) {
+      if (stop?.aborted) return;
       try {
         await deps.temporal.client.withDeadline(Date.now() + HAND_OVER_DEADLINE_MS, () =>
           answerApprovalWorkflow(deps.temporal.client, approval.id, {
@@ -64,15 +67,18 @@ export async function reconcileStrandedAnswers(
       }
     }
   };
-  await deps.temporal.client.withDeadline(Date.now() + PASS_DEADLINE_MS, async () => {
-    // This deployment's approvals only (its TASK_QUEUE): another deployment sharing the namespace (or a
-    // test sharing the server) has its own, and waiting on workflows its workers poll is its business.
-    const query = `${RUNNING_APPROVALS} AND TaskQueue = '${deps.taskQueue.replace(/'/g, "\\'")}'`;
-    for await (const execution of deps.temporal.client.workflow.list({ query })) {
-      if (execution.workflowId.startsWith(PREFIX)) batch.push(execution.workflowId.slice(PREFIX.length));
-      if (batch.length >= BATCH) await flush();
-    }
-    if (batch.length > 0) await flush();
-  });
+  const pass = () =>
+    deps.temporal.client.withDeadline(Date.now() + PASS_DEADLINE_MS, async () => {
+      // This deployment's approvals only (its TASK_QUEUE): another deployment sharing the namespace (or a
+      // test sharing the server) has its own, and waiting on workflows its workers poll is its business.
+      const query = `${RUNNING_APPROVALS} AND TaskQueue = '${deps.taskQueue.replace(/'/g, "\\'")}'`;
+      for await (const execution of deps.temporal.client.workflow.list({ query })) {
+        if (stop?.aborted) return;
+        if (execution.workflowId.startsWith(PREFIX)) batch.push(execution.workflowId.slice(PREFIX.length));
+        if (batch.length >= BATCH) await flush();
+      }
+      if (batch.length > 0) await flush();
+    });
+  await (stop ? deps.temporal.client.withAbortSignal(stop, pass) : pass());
   return handed;
 }

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { testProcessEnv } from './env.ts';
 import { freePort, waitFor } from '../../../dev/ports.ts';
-import { fromSource, killLaunched, servingPid, signalIfRunning, type Launch } from './launch.ts';
+import { fromSource, killLaunched, servingPid, signalIfRunning, reportUncleanStop, type Launch } from './launch.ts';
 
 export interface ApiProcess {
   url: string;
@@ -62,6 +62,7 @@ export async function startApiProcess(env: Record<string, string>, launch: Launc
     async kill(signal) {
       if (child.exitCode === null && child.signalCode === null) signalIfRunning(pid, signal);
       await exited;
+      reportUncleanStop('API process', child, signal, output);
     },
   };
 }

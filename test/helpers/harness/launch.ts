@@ -41,3 +41,14 @@ export function signalIfRunning(pid: number, signal: NodeJS.Signals): void {
     if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
   }
 }
+
+/**
+ * After a test's SIGTERM or SIGINT: a process that did not stop in order (lib/process.ts exits 1 past
+ * SHUTDOWN_DEADLINE_MS, naming the step it waited on) has the end of its output printed, so a suite's
+ * log says what held it. Not a failure of the test: the stop is not what it checks.
+ */
+export function reportUncleanStop(name: string, child: ChildProcess, signal: NodeJS.Signals, output: string): void {
+  if ((signal !== 'SIGTERM' && signal !== 'SIGINT') || child.exitCode === 0 || child.exitCode === null) return;
+  const tail = output.split('\n').slice(-40).join('\n');
+  console.warn(`[${name}] did not stop in order after ${signal} (exit code ${child.exitCode}); its last output:\n${tail}`);
+}

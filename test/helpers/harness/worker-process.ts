@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { testProcessEnv } from './env.ts';
-import { fromSource, killLaunched, servingPid, signalIfRunning, type Launch } from './launch.ts';
+import { fromSource, killLaunched, servingPid, signalIfRunning, reportUncleanStop, type Launch } from './launch.ts';
 
 export interface WorkerProcess {
   process: ChildProcess;
@@ -43,6 +43,7 @@ export async function startWorkerProcess(
     async kill(signal) {
       if (child.exitCode === null) signalIfRunning(pid, signal);
       await exited;
+      reportUncleanStop('worker process', child, signal, output);
     },
   };
 }
