@@ -7,6 +7,7 @@ import type { MasterKey } from '../lib/master-key.ts';
 import type { Principal } from '../store/api-keys.ts';
 import type { EventHub } from './streaming/event-hub.ts';
 import type { Storage } from '../lib/storage.ts';
+import type { HandOffs } from './hand-offs.ts';
 
 export interface ApiDeps {
   config: Config;
@@ -19,6 +20,8 @@ export interface ApiDeps {
   temporal: { connection: Connection; client: Client };
   /** This process's LISTEN connection, shared by every event stream it serves. */
   events: EventHub;
+  /** Signals handing workflows what PostgreSQL holds (a send's wake-up, an approval's answer), sent after the answer. */
+  handOffs: HandOffs;
   /** Where uploads are kept; by default the local disk under DATA_DIR/media. */
   storage?: Storage;
 }

@@ -10,6 +10,7 @@ import { createEventHub } from './streaming/event-hub.ts';
 import { createStorage } from '../lib/storage.ts';
 import { startHousekeeping } from './housekeeping.ts';
 import { startApiObservability } from './observability.ts';
+import { HandOffs } from './hand-offs.ts';
 
 async function main(): Promise<void> {
   const { config, logger } = startProcessBase('api');
@@ -34,7 +35,8 @@ async function main(): Promise<void> {
   const events = await createEventHub({ databaseUrl: config.databaseUrl!, db, logger });
   const storage = createStorage(config);
   const masterKeys = loadMasterKeys(config);
-  const { app } = createApp({ config, db, logger, masterKey: masterKeys[0]!, masterKeys, temporal, events, storage });
+  const handOffs = new HandOffs({ temporal, config, logger });
+  const { app } = createApp({ config, db, logger, masterKey: masterKeys[0]!, masterKeys, temporal, events, storage, handOffs });
   const housekeeping = startHousekeeping({ config, db, logger, storage, temporal });
   const server = app.listen(config.port, config.host, () => {
     logger.info({ url: `http://${config.host}:${config.port}` }, 'API listening');
@@ -55,6 +57,8 @@ async function main(): Promise<void> {
             setTimeout(() => server.closeAllConnections(), 5_000).unref();
           }),
       },
+      // The signals of what this process took last; those not sent in time go with the sweeps of the other processes.
+      { name: 'the hand-offs', run: () => handOffs.drain(5_000).then(() => undefined) },
       { name: 'housekeeping', run: () => housekeeping.stop() },
       // After the server: until then, the streams still being served need their wakes.
       { name: 'the event hub', run: () => events.close() },

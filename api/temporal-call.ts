@@ -108,26 +108,3 @@ export async function callTemporal<T>(
     throw new DependencyUnavailableError(options.unavailable ?? TEMPORAL_UNAVAILABLE);
   }
 }
-
-/** How long an answer waits for the engine to take a hand-off before answering anyway. */
-const HAND_OFF_WAIT_MS = 1_000;
-
-/**
- * Hands something PostgreSQL holds already (a send, an approval's answer) to its workflow: a signal,
- * which the engine takes with no worker running. The request that stored it waits for the engine at
- * most HAND_OFF_WAIT_MS: a slow or absent engine delays the work, not the answer, and a hand-off that
- * never arrived is made again by a sweep (`what` says which, in the log). Never rejects.
- */
-export async function handOff(
-  deps: Pick<ApiDeps, 'temporal' | 'config' | 'logger'>,
-  call: () => Promise<void>,
-  what: { log: Record<string, unknown>; sweep: string },
-): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const sent = callTemporal(deps, call).catch((error: unknown) => {
-    deps.logger.warn({ err: error, ...what.log }, `could not hand the workflow what is stored; ${what.sweep} tries again`);
-  });
-  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, HAND_OFF_WAIT_MS)));
-  await Promise.race([sent, waited]);
-  clearTimeout(timer);
-}

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createApp } from '../api/app.ts';
+import { HandOffs } from '../api/hand-offs.ts';
 import { createEventHub } from '../api/streaming/event-hub.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
 import { loadMasterKey } from '../lib/master-key.ts';
@@ -117,7 +118,9 @@ export async function startAgentStack(infra: Infra, log: (line: string) => void,
     undo.push('API Temporal connection', () => temporal.connection.close());
     const events = await createEventHub({ databaseUrl: infra.databaseUrl(), db: apiDb, logger });
     undo.push('event hub', () => events.close());
-    const { app } = createApp({ config, db: apiDb, logger, masterKey, masterKeys: [masterKey], temporal, events });
+    const handOffs = new HandOffs({ temporal, config, logger });
+    undo.push('hand-offs', () => handOffs.drain(5_000));
+    const { app } = createApp({ config, db: apiDb, logger, masterKey, masterKeys: [masterKey], temporal, events, handOffs });
     const server = app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../api/app.ts';
+import { HandOffs } from '../api/hand-offs.ts';
 import { createEventHub } from '../api/streaming/event-hub.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
 import { parseMasterKey } from '../lib/master-key.ts';
@@ -84,7 +85,11 @@ export async function startBenchApi(infra: Infra, options: BenchApiOptions = {})
   try {
     events = await createEventHub({ databaseUrl: infra.databaseUrl(), db, logger });
     const masterKey = parseMasterKey(randomBytes(32).toString('base64url'));
-    const listening = createApp({ config, db, logger, masterKey, masterKeys: [masterKey], temporal, events }).app.listen(0, '127.0.0.1');
+    const handOffs = new HandOffs({ temporal, config, logger });
+    const listening = createApp({ config, db, logger, masterKey, masterKeys: [masterKey], temporal, events, handOffs }).app.listen(
+      0,
+      '127.0.0.1',
+    );
     server = listening;
     await new Promise<void>((resolve, reject) => {
       listening.once('listening', resolve);

@@ -6,6 +6,7 @@
 // bench/agent-stack.ts. close() stops both children and leaves a shared PostgreSQL or Temporal as it
 // found them, whatever failed before.
 import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -28,6 +29,8 @@ export interface ServiceTarget extends StreamTarget {
   /** The API's base URL, for requests the StreamTarget methods do not make. */
   url: string;
   deltaFlushMs: number;
+  /** Where a child (`api`, `worker`) writes its log. */
+  logFile(name: 'api' | 'worker'): string;
   /** Warnings and errors the API and the worker have logged so far. */
   logWarnings(): Record<string, { count: number; first?: string }>;
   close(): Promise<void>;
@@ -36,7 +39,19 @@ export interface ServiceTarget extends StreamTarget {
 /** Sessions are opened this many at a time: setting up is not what is measured. */
 const SETUP_CONCURRENCY = 10;
 
-export async function startService(infra: Infra, fakeBaseUrl: string, log: (line: string) => void): Promise<ServiceTarget> {
+export interface ServiceOptions {
+  /** Settings over the bench's own (a limit left at its production default, say). */
+  env?: Record<string, string>;
+  /** Names the children's data and log directory under the scratch directory, so two benches' logs stay apart. */
+  label?: string;
+}
+
+export async function startService(
+  infra: Infra,
+  fakeBaseUrl: string,
+  log: (line: string) => void,
+  options: ServiceOptions = {},
+): Promise<ServiceTarget> {
   const undo = cleanups(log);
   const close = () => undo.run();
 
@@ -66,7 +81,7 @@ export async function startService(infra: Infra, fakeBaseUrl: string, log: (line
       SERVICE_MASTER_KEY: randomBytes(32).toString('base64url'),
       // An operator's admin key must not be written into the bench's database.
       ADMIN_API_KEY: '',
-      DATA_DIR: path.join(infra.scratchDir, 'concurrent-streams'),
+      DATA_DIR: path.join(infra.scratchDir, options.label ?? 'concurrent-streams'),
       HOST: '127.0.0.1',
       PORT: String(await freePort()),
       OPENAI_COMPATIBLE_BASE_URL: fakeBaseUrl,
@@ -77,13 +92,16 @@ export async function startService(infra: Infra, fakeBaseUrl: string, log: (line
       SSE_STREAMS_PER_KEY: '100000',
       RATE_LIMIT_POINTS: '1000000000',
       AUTH_FAILURE_LIMIT_POINTS: '1000000000',
+      ...options.env,
     };
+    const logDir = options.label ? path.join(infra.scratchDir, options.label) : infra.scratchDir;
+    fs.mkdirSync(logDir, { recursive: true });
     const deltaFlushMs = loadConfig(env).limits.deltaFlushMs;
 
     const startChild = (name: string, file: string): BenchChild => {
       // The worker as `npm run worker` runs it.
       const nodeFlags = file === 'workers/main.ts' ? WORKER_NODE_FLAGS : [];
-      const child = forkBenchChild({ name, file, env, nodeFlags, logDir: infra.scratchDir, readyTimeoutMs: 120_000 });
+      const child = forkBenchChild({ name, file, env, nodeFlags, logDir, readyTimeoutMs: 120_000 });
       undo.push(name, () => child.stop());
       return child;
     };
@@ -114,7 +132,8 @@ export async function startService(infra: Infra, fakeBaseUrl: string, log: (line
       headers,
       // The Temporal dev server and PostgreSQL (its backends included) when started for the run.
       pids: { api: api.pid, worker: worker.pid, ...infra.pids() },
-      logWarnings: () => ({ api: logWarnings(infra.scratchDir, 'api'), worker: logWarnings(infra.scratchDir, 'worker') }),
+      logFile: (name) => path.join(logDir, `concurrent-streams-${name}.log`),
+      logWarnings: () => ({ api: logWarnings(logDir, 'api'), worker: logWarnings(logDir, 'worker') }),
       async open(count) {
         const ids: string[] = [];
         for (let at = 0; at < count; at += SETUP_CONCURRENCY) {

@@ -5,6 +5,7 @@ import http from 'node:http';
 export interface TimedResponse<T> {
   status: number;
   body: T;
+  headers: http.IncomingHttpHeaders;
   /** From the call to the last byte of the answer. */
   ms: number;
 }
@@ -38,7 +39,7 @@ export function timedRequest<T = unknown>(agent: http.Agent, url: string, option
         } catch {
           // Not JSON: the caller sees the text in its error message.
         }
-        resolve({ status: response.statusCode ?? 0, body: body as T, ms });
+        resolve({ status: response.statusCode ?? 0, body: body as T, headers: response.headers, ms });
       });
     });
     const timer = setTimeout(

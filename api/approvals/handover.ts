@@ -6,7 +6,7 @@
 import { signalStoredAnswer } from '../../clients/approval.ts';
 import { answerHandedOver, pendingAnswers, type Approval } from '../../store/approvals.ts';
 import type { ApiDeps } from '../context.ts';
-import { callTemporal, handOff, isWorkflowGone } from '../temporal-call.ts';
+import { callTemporal, isWorkflowGone } from '../temporal-call.ts';
 
 /** Answers handed over per sweep: the rest wait for the next one. */
 const SWEEP_BATCH = 200;
@@ -23,9 +23,12 @@ function signal(deps: HandOverDeps, approval: Approval): Promise<void> {
   });
 }
 
-/** Hands the stored answer over (api/temporal-call.ts, handOff): waits for the engine briefly, never rejects. */
-export function handOverAnswer(deps: HandOverDeps, approval: Approval): Promise<void> {
-  return handOff(deps, () => signal(deps, approval), { log: { approvalId: approval.id }, sweep: 'the answer sweep' });
+/** Hands the stored answer over soon (api/hand-offs.ts): the answer is given without waiting for it. */
+export function handOverAnswer(deps: HandOverDeps & Pick<ApiDeps, 'handOffs'>, approval: Approval): void {
+  deps.handOffs.submit(`approval:${approval.id}`, () => signal(deps, approval), {
+    log: { approvalId: approval.id },
+    sweep: 'the answer sweep',
+  });
 }
 
 /** Hands over the answers stored `olderThanMs` ago that their workflows have not taken (`userId`: only that user's); how many. */

@@ -105,7 +105,7 @@ export async function answerApproval(deps: ApiDeps, approval: Approval, answer: 
     note: stored.note,
     answeredAt: stored.answeredAt!.toISOString(),
   };
-  await handOverAnswer(deps, stored);
+  handOverAnswer(deps, stored);
   return outcome;
 }
 

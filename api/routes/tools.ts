@@ -42,7 +42,7 @@ export function toolRoutes(deps: ApiDeps) {
         if (outcome.status === 'decided' && !isDeepStrictEqual(outcome.answer, answer)) throw new ConflictError(answered);
         // Woken for the same answer again too: the first request's wake-up may have been lost with its process.
         const target = { id: session.id, userId: session.userId, agentId: session.agentId, revision: session.revision };
-        await wakeSession(deps, target, call.messageId);
+        wakeSession(deps, target, call.messageId);
         return { status: 200, body: { toolCallId: call.toolCallId, status: 'answered' as const } };
       },
     }),

@@ -39,7 +39,7 @@ export async function sendAndAnswer(deps: ApiDeps, send: SendRequest): Promise<R
   const { req, res, session } = send;
   const { messageId, seq, joined } = await sendIdempotently(deps, req, session, { body: send.body, ifBusy: send.ifBusy }, async (ids) => {
     const taken = await takeInStore(deps, send, ids);
-    await wakeSession(deps, session, ids.messageId);
+    wakeSession(deps, session, ids.messageId);
     return { messageId: ids.messageId, ...taken };
   });
   if (send.async) return { status: 202, body: { messageId, ...send.extra } };

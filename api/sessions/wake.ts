@@ -1,10 +1,10 @@
 // Waking a session's workflow for the sends the API took (store/session-inbox.ts). The send is taken
 // once PostgreSQL has it; the wake-up is a Signal-with-Start the engine takes with no worker running,
-// handed off as api/temporal-call.ts says; one that never arrived is sent again by the sweep below.
+// sent after the answer (api/hand-offs.ts); one that never arrived is sent again by the sweep below.
 import { wakeSessionWithStart, type SessionTarget } from '../../clients/session.ts';
 import { sessionsWithUntakenSends } from '../../store/session-inbox.ts';
 import type { ApiDeps } from '../context.ts';
-import { callTemporal, handOff } from '../temporal-call.ts';
+import { callTemporal } from '../temporal-call.ts';
 import { sessionClient } from './workflows.ts';
 
 /** Sessions woken per sweep: the rest wait for the next one. */
@@ -16,9 +16,9 @@ function wake(deps: WakeDeps, session: SessionTarget, messageId: string): Promis
   return wakeSessionWithStart(sessionClient(deps), session, messageId);
 }
 
-/** Wakes the session's workflow (api/temporal-call.ts, handOff): waits for the engine briefly, never rejects. */
-export function wakeSession(deps: WakeDeps, session: SessionTarget, messageId: string): Promise<void> {
-  return handOff(deps, () => wake(deps, session, messageId), {
+/** Wakes the session's workflow soon (api/hand-offs.ts): the send is answered without waiting for it. */
+export function wakeSession(deps: WakeDeps & Pick<ApiDeps, 'handOffs'>, session: SessionTarget, messageId: string): void {
+  deps.handOffs.submit(`session:${session.id}`, () => wake(deps, session, messageId), {
     log: { sessionId: session.id, messageId },
     sweep: 'the send sweep',
   });

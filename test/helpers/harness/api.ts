@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Express } from 'express';
 import { createApp } from '../../../api/app.ts';
+import { HandOffs } from '../../../api/hand-offs.ts';
 import { createEventHub, type EventHub } from '../../../api/streaming/event-hub.ts';
 import { startHousekeeping } from '../../../api/housekeeping.ts';
 import { createStorage } from '../../../lib/storage.ts';
@@ -48,7 +49,8 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
   const events = await createEventHub({ databaseUrl: config.databaseUrl!, db, logger, applicationName: eventsApplicationName });
   const storage = createStorage(config);
   const masterKeys = loadMasterKeys(config);
-  const { app } = createApp({ config, db, logger, masterKey: masterKeys[0]!, masterKeys, temporal, events, storage });
+  const handOffs = new HandOffs({ temporal, config, logger });
+  const { app } = createApp({ config, db, logger, masterKey: masterKeys[0]!, masterKeys, temporal, events, storage, handOffs });
   const housekeeping = startHousekeeping({ config, db, logger, storage, temporal });
   // Every response is checked against the OpenAPI document (contract-check.ts).
   const server = http.createServer((req, res) => {
@@ -69,6 +71,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await handOffs.drain(5_000);
       await housekeeping.stop();
       await events.close();
       await temporal.connection.close().catch(() => undefined);
