@@ -125,6 +125,43 @@ function apiSendTimes(logFile: string, status: number, from: number, to: number)
   return times;
 }
 
+/**
+ * Samples, every 20 ms until stopped, the statements waiting on a lock and what holds it (pg_blocking_pids):
+ * where sends queue behind other writers (a session's row, NOTIFY's commit lock). Answers the 10 most seen.
+ */
+function sampleLockWaits(db: Db): { stop(): Promise<Array<{ samples: number; waiting: string; holder: string }>> } {
+  const seen = new Map<string, { samples: number; waiting: string; holder: string }>();
+  let sampling = true;
+  const short = (query: string, length: number) => query.replace(/\s+/g, ' ').trim().slice(0, length);
+  const loop = (async () => {
+    while (sampling) {
+      const { rows } = await db.query<{ waiting: string; state: string; holder: string }>(
+        `SELECT w.query AS waiting, b.state, b.query AS holder
+           FROM pg_stat_activity w
+           JOIN LATERAL unnest(pg_blocking_pids(w.pid)) AS blocking(pid) ON true
+           JOIN pg_stat_activity b ON b.pid = blocking.pid
+          WHERE w.wait_event_type = 'Lock'`,
+      );
+      for (const row of rows) {
+        const waiting = short(row.waiting, 60);
+        const holder = `[${row.state}] ${short(row.holder, 100)}`;
+        const key = `${waiting}\n${holder}`;
+        const entry = seen.get(key) ?? { samples: 0, waiting, holder };
+        entry.samples++;
+        seen.set(key, entry);
+      }
+      await sleep(20);
+    }
+  })();
+  return {
+    async stop() {
+      sampling = false;
+      await loop;
+      return [...seen.values()].sort((a, b) => b.samples - a.samples).slice(0, 10);
+    },
+  };
+}
+
 const overload: Benchmark = {
   name: 'overload',
   description: `async sends at ${OVERLOAD}x the measured capacity for ${LOAD_SECONDS} s: each taken or refused (429) at once, every taken one completed`,
@@ -133,7 +170,14 @@ const overload: Benchmark = {
     let fake: FakeModel | undefined;
     let service: ServiceTarget | undefined;
     const db = createPool(infra.databaseUrl(), 2);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1_000 });
+    // A fresh socket pool per phase: a keep-alive socket idle between phases may be closed by the API
+    // (its keep-alive timeout) just as it is reused, which fails that request with no fault of the service.
+    const agents: http.Agent[] = [];
+    const agent = () => {
+      agents.at(-1)?.destroy();
+      agents.push(new http.Agent({ keepAlive: true, maxSockets: 1_000 }));
+      return agents.at(-1)!;
+    };
     try {
       fake = await startFakeModel();
       fake.setHandler(() => ({ text: REPLY }));
@@ -141,8 +185,8 @@ const overload: Benchmark = {
       // The rate limiter would refuse a load this size from one user (600 a minute): the admission limits are what is measured.
       service = await startService(infra, fake.baseUrl, log, { label: 'overload' });
       log(`warm-up, then capacity: ${CAPACITY_SENDS} async sends at once on fresh sessions`);
-      await capacity(service, db, agent, 'warm-up');
-      const perSecond = await capacity(service, db, agent, 'capacity');
+      await capacity(service, db, agent(), 'warm-up');
+      const perSecond = await capacity(service, db, agent(), 'capacity');
       const offered = perSecond * OVERLOAD;
       log(
         `capacity ${perSecond.toFixed(1)} turns/s; offering ${offered.toFixed(1)} sends/s for ${LOAD_SECONDS} s over ${SESSIONS} sessions`,
@@ -150,9 +194,11 @@ const overload: Benchmark = {
 
       const sessions = await service.open(SESSIONS);
       const cpuBefore = cpuSnapshot(service.pids);
+      const lockWaits = sampleLockWaits(db);
       const loadFrom = Date.now();
-      const { outcomes, taken, offeredSeconds } = await openLoop(service, agent, sessions, offered, LOAD_SECONDS);
+      const { outcomes, taken, offeredSeconds } = await openLoop(service, agent(), sessions, offered, LOAD_SECONDS);
       const loadTo = Date.now();
+      const blockers = await lockWaits.stop();
       log(`${outcomes.length} sends in ${offeredSeconds.toFixed(1)} s: ${taken.length} taken; draining`);
       const drainMs = await untilEnded(db, sessions, taken.length, DRAIN_TIMEOUT_MS);
       const cpu = cpuSpent(cpuBefore, cpuSnapshot(service.pids), taken.length);
@@ -193,10 +239,12 @@ const overload: Benchmark = {
         cpuMsPerTakenSend: Object.fromEntries(
           Object.entries(cpu).map(([name, value]) => [name, value === undefined ? null : round(value)]),
         ),
+        // What statements waited on during the load, by what held the lock (sampled every 20 ms): most common first.
+        lockWaitSamples: blockers,
         childLogWarnings: service.logWarnings(),
       };
     } finally {
-      agent.destroy();
+      for (const each of agents) each.destroy();
       await service?.close();
       await fake?.close();
       await db.end();
