@@ -14,7 +14,8 @@ import { callTemporal } from './temporal-call.ts';
 const HAND_OFF_CONCURRENCY = 32;
 
 interface Waiting {
-  call: () => Promise<void>;
+  /** The call under its deadline (api/temporal-call.ts), bound to its asker's async context. */
+  run: () => Promise<void>;
   /** Named in the log when the hand-off fails. */
   log: Record<string, unknown>;
   sweep: string;
@@ -27,6 +28,7 @@ export class HandOffs {
   private readonly waiting = new Map<string, Waiting>();
   private running = 0;
   private drained: Array<() => void> = [];
+  private closed = false;
 
   constructor(
     private readonly deps: HandOffDeps,
@@ -39,8 +41,12 @@ export class HandOffs {
    * the workflow may have read before this data was stored.
    */
   submit(key: string, call: () => Promise<void>, what: { log: Record<string, unknown>; sweep: string }): void {
-    // Run in the asker's async context: its trace (the request's span) and Temporal call context go with it.
-    this.waiting.set(key, { call: AsyncResource.bind(call), log: what.log, sweep: what.sweep });
+    // After close (a request that outlived the stop): left to the sweeps, as a hand-off lost with its process is.
+    if (this.closed) return;
+    // Run in the asker's async context, its trace (the request's span) with it. The deadline is set inside
+    // that context: bound inside it, the call would no longer see the deadline callTemporal sets.
+    const run = AsyncResource.bind(() => callTemporal(this.deps, call));
+    this.waiting.set(key, { run, log: what.log, sweep: what.sweep });
     this.pump();
   }
 
@@ -61,12 +67,25 @@ export class HandOffs {
     return this.pending;
   }
 
+  /**
+   * Sends nothing more (at stop, before the Temporal connection closes): what still waits is left to the
+   * sweeps of the API processes that outlive this one, as a hand-off lost with its process is.
+   */
+  close(): void {
+    this.closed = true;
+    const left = this.waiting.size;
+    this.waiting.clear();
+    if (left > 0) this.deps.logger.warn({ left }, 'hand-offs not made before the stop; the sweeps make them');
+    if (this.running === 0) for (const resolve of this.drained.splice(0)) resolve();
+  }
+
   private pump(): void {
-    while (this.running < this.concurrency && this.waiting.size > 0) {
+    while (!this.closed && this.running < this.concurrency && this.waiting.size > 0) {
       const [key, next] = this.waiting.entries().next().value as [string, Waiting];
       this.waiting.delete(key);
       this.running++;
-      void callTemporal(this.deps, next.call)
+      void next
+        .run()
         .catch((error: unknown) => {
           this.deps.logger.warn({ err: error, ...next.log }, `could not hand the workflow what is stored; ${next.sweep} tries again`);
         })

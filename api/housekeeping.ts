@@ -53,13 +53,24 @@ export function startHousekeeping(deps: {
     }
     // Apart, and not awaited: Temporal out of reach, or workflows no worker polls (each hand-over waits up
     // to its deadline), must not hold up the sweeps above, nor they this. One at a time.
-    reconciling ??= reconcileStrandedAnswers({ ...deps, taskQueue: deps.config.taskQueue }, undefined, stopping.signal)
+    if (!reconciling && !stopping.signal.aborted) reconciling = reconcilePass();
+  }
+
+  /** One reconcile, cut short by the stop through an AbortSignal of its own (a client call leaves a listener on it). */
+  function reconcilePass(): Promise<void> {
+    const pass = new AbortController();
+    const onStop = () => pass.abort();
+    stopping.signal.addEventListener('abort', onStop, { once: true });
+    return reconcileStrandedAnswers({ ...deps, taskQueue: deps.config.taskQueue }, undefined, pass.signal)
       .then(() => undefined)
       .catch((error: unknown) => {
-        if (stopping.signal.aborted) return;
+        if (pass.signal.aborted) return;
         deps.logger.warn({ err: error }, 'could not check approval workflows for stranded answers; the next pass tries again');
       })
-      .finally(() => (reconciling = undefined));
+      .finally(() => {
+        stopping.signal.removeEventListener('abort', onStop);
+        reconciling = undefined;
+      });
   }
 
   function schedule(delayMs: number): void {

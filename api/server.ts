@@ -58,7 +58,13 @@ async function main(): Promise<void> {
           }),
       },
       // The signals of what this process took last; those not sent in time go with the sweeps of the other processes.
-      { name: 'the hand-offs', run: () => handOffs.drain(5_000).then(() => undefined) },
+      {
+        name: 'the hand-offs',
+        run: async () => {
+          await handOffs.drain(5_000);
+          handOffs.close();
+        },
+      },
       { name: 'housekeeping', run: () => housekeeping.stop() },
       // After the server: until then, the streams still being served need their wakes.
       { name: 'the event hub', run: () => events.close() },

@@ -55,6 +55,7 @@ export async function startBenchApi(infra: Infra, options: BenchApiOptions = {})
   let server: Server | undefined;
   let events: Awaited<ReturnType<typeof createEventHub>> | undefined;
   let userId: string | undefined;
+  const handOffs = new HandOffs({ temporal, config, logger });
 
   const close = async () => {
     /** Each step runs whatever the one before did; a failure costs only its own step. */
@@ -75,6 +76,8 @@ export async function startBenchApi(infra: Infra, options: BenchApiOptions = {})
           }),
       );
     }
+    await quietly(() => handOffs.drain(5_000));
+    handOffs.close();
     if (events) await quietly(() => events!.close());
     await quietly(() => temporal.connection.close());
     // Everything the bench made goes with the user (ON DELETE CASCADE).
@@ -85,7 +88,6 @@ export async function startBenchApi(infra: Infra, options: BenchApiOptions = {})
   try {
     events = await createEventHub({ databaseUrl: infra.databaseUrl(), db, logger });
     const masterKey = parseMasterKey(randomBytes(32).toString('base64url'));
-    const handOffs = new HandOffs({ temporal, config, logger });
     const listening = createApp({ config, db, logger, masterKey, masterKeys: [masterKey], temporal, events, handOffs }).app.listen(
       0,
       '127.0.0.1',

@@ -90,6 +90,7 @@ async function openLoop(service: ServiceTarget, agent: http.Agent, sessions: rea
     const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * perSecond) + 1);
     while (answers.length < due) {
       const index = answers.length;
+      const sentAt = performance.now();
       const sessionId = sessions[index % sessions.length]!;
       answers.push(
         sendAsync(service, agent, sessionId, `load ${index}`).then(
@@ -98,7 +99,7 @@ async function openLoop(service: ServiceTarget, agent: http.Agent, sessions: rea
             return { status: response.status, ms: response.ms, retryAfter: response.headers['retry-after'] !== undefined };
           },
           // No answer at all (reset, timeout): status 0, counted apart.
-          () => ({ status: 0, ms: performance.now() - started, retryAfter: false }),
+          () => ({ status: 0, ms: performance.now() - sentAt, retryAfter: false }),
         ),
       );
     }

@@ -61,6 +61,8 @@ export async function reconcileStrandedAnswers(
         handed += 1;
         deps.logger.warn({ approvalId: approval.id }, 'an answer stored without its workflow taking it was handed to the workflow');
       } catch (error) {
+        // Cut short by the stop: the next pass (any process's) hands it over.
+        if (stop?.aborted) return;
         // Another API process's pass, say, or the expiry took it.
         if (settledMeanwhile(error)) continue;
         deps.logger.warn({ err: error, approvalId: approval.id }, 'could not hand a stored answer to its workflow');

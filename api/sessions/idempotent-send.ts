@@ -26,7 +26,7 @@ export function sendIdempotently<R>(
       fresh: () => ({ messageId: newId('msg') }),
       // A twin of an ifBusy=reject send would race the first one's recording (which makes the session
       // busy) and could be refused while the first is taken: it waits for the first one's verdict.
-      // Never longer than the first one's own call to Temporal may take.
+      // Never longer than a call to Temporal may take: the first one's verdict is a PostgreSQL transaction's.
       ...(send.ifBusy === 'reject' ? { waitForFirstMs: deps.config.temporalCallTimeoutMs } : {}),
     },
     ({ ids }) => act({ messageId: ids.messageId, ifBusy: send.ifBusy }),

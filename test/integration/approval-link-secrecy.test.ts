@@ -201,6 +201,11 @@ describe('Temporal history', () => {
     const answered = await call<{ status: string; choice: string }>(`${env.api.url}/approval/${approvalId}`, { headers: env.user.auth });
     expect(answered.body).toMatchObject({ status: 'answered', choice: 'wait' });
     await requestAbout(events, approvalId, 'approval.answered');
+    // The answer's signal is sent after the answer: its history is read once it holds it (the workflow ended).
+    await waitFor('the approval workflow to end', async () => {
+      const described = await env.worker.client.workflow.getHandle(approvalWorkflowId(approvalId)).describe();
+      return described.status.name === 'COMPLETED' ? true : undefined;
+    });
     await expectHistoriesClean(approvalId, [{ workflowId: approvalWorkflowId(approvalId), shows: 'Rotate the signing key tonight?' }]);
   });
 

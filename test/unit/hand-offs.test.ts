@@ -10,8 +10,11 @@ import { createLogger } from '../../lib/logger.ts';
 import type { ApiDeps } from '../../api/context.ts';
 import { testConfig } from '../helpers/harness/env.ts';
 
-/** A Temporal client whose calls run as they are (callTemporal only sets their deadline). */
-const client = { withDeadline: (_deadline: number, fn: () => Promise<unknown>) => fn() } as unknown as Client;
+/** What the client's calls see of their call context, as @temporalio/client keeps it: the deadline callTemporal sets. */
+const callContext = new AsyncLocalStorage<{ deadline: number }>();
+const client = {
+  withDeadline: (deadline: number, fn: () => Promise<unknown>) => callContext.run({ deadline }, fn),
+} as unknown as Client;
 
 function handOffs(concurrency: number) {
   const warnings: Array<Record<string, unknown>> = [];
@@ -82,6 +85,29 @@ describe('hand-offs', () => {
     expect(await queue.drain(60_000)).toBe(0);
     expect(made).toEqual(['y']);
     expect(warnings).toEqual([expect.objectContaining({ id: 'x' })]);
+  });
+
+  test('each call runs under the deadline of a call to Temporal (TEMPORAL_CALL_TIMEOUT_MS)', async () => {
+    const { queue } = handOffs(1);
+    const deadlines: Array<number | undefined> = [];
+    const before = Date.now();
+    queue.submit('session:a', async () => void deadlines.push(callContext.getStore()?.deadline), what('a'));
+    await queue.drain(60_000);
+    expect(deadlines).toHaveLength(1);
+    expect(deadlines[0]).toBeGreaterThanOrEqual(before + testConfig().temporalCallTimeoutMs);
+  });
+
+  test('after close nothing more goes out: what waited, and what is asked for later, is left to the sweeps', async () => {
+    const { queue, warnings } = handOffs(1);
+    const { started, call, release } = gate();
+    queue.submit('session:a', call('a'), what('a'));
+    queue.submit('session:b', call('b'), what('b'));
+    queue.close();
+    queue.submit('session:c', call('c'), what('c'));
+    await release('a');
+    expect(started).toEqual(['a']);
+    expect(queue.pending).toBe(0);
+    expect(warnings).toEqual([expect.objectContaining({ left: 1 })]);
   });
 
   test('drain gives up after its timeout and says how many are left', async () => {

@@ -72,6 +72,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await handOffs.drain(5_000);
+      handOffs.close();
       await housekeeping.stop();
       await events.close();
       await temporal.connection.close().catch(() => undefined);
