@@ -15,28 +15,60 @@ export const ON_POSTGRES_TEMPORAL = [
   'test/e2e/scale-out.test.ts',
 ];
 
+const UNIT = ['test/unit/**/*.test.ts'];
+/** Lets a test's in-process worker require the payload converter from its TypeScript source, as Temporal does. */
+const REQUIRE_TYPESCRIPT = 'test/helpers/harness/require-typescript.ts';
+/** Fails a test whose in-process API answers disagree with the OpenAPI document. */
+const CONTRACT_CHECK = 'test/helpers/harness/contract-setup.ts';
+const WORKFLOWS = ['test/workflows/**/*.test.ts', 'test/replay/**/*.test.ts'];
+
 export default defineConfig({
   test: {
     // The Temporal native bridge is not safe across worker threads; each test file gets a process.
     pool: 'forks',
-    // Fails a test whose API responses disagree with the OpenAPI document; lets Temporal require TypeScript.
-    setupFiles: ['test/helpers/harness/contract-setup.ts', 'test/helpers/harness/require-typescript.ts'],
     testTimeout: 30_000,
     hookTimeout: 180_000,
     // Files share one PostgreSQL and one Temporal server; two cores do not gain from more forks.
     maxWorkers: 2,
     env: { NODE_ENV: 'test' },
-    // The JSON report is what .ci/run reads for its "N passed, N failed" line.
-    reporters: ['default', ['json', { outputFile: '.data/test-results.json' }]],
+    // The JSON report is what .ci/run reads for its "N passed, N failed" line; `npm test` (dev/test.ts)
+    // gives each tier a file of its own and merges them there.
+    reporters: ['default', ['json', { outputFile: process.env.VITEST_JSON_REPORT ?? '.data/test-results.json' }]],
+    // Three tiers, each with the setup it needs and no more (docs/development.md, "Tests"); `npm test`
+    // runs them in this order (dev/test.ts) and stops at the first that fails.
     projects: [
+      // Pure: no PostgreSQL, no Temporal, no global setup.
+      { extends: true, test: { name: 'unit', include: UNIT } },
+      // Workflow code on Temporal's test environments and the replay of recorded histories: the bundle and the CLI only.
       {
         extends: true,
-        test: { name: 'dev-server', include: ['test/**/*.test.ts'], globalSetup: ['test/helpers/harness/global-setup.ts'] },
+        test: {
+          name: 'workflows',
+          include: WORKFLOWS,
+          setupFiles: [REQUIRE_TYPESCRIPT],
+          globalSetup: ['test/helpers/harness/workflow-setup.ts'],
+        },
+      },
+      // The service: PostgreSQL, a Temporal dev server, the API and workers, the CLI, the SDK and the dashboard.
+      {
+        extends: true,
+        test: {
+          name: 'dev-server',
+          include: ['test/**/*.test.ts'],
+          exclude: [...UNIT, ...WORKFLOWS],
+          setupFiles: [CONTRACT_CHECK, REQUIRE_TYPESCRIPT],
+          globalSetup: ['test/helpers/harness/global-setup.ts'],
+        },
       },
       // Its global setup (the same file) starts the Temporal server on PostgreSQL for this project.
       {
         extends: true,
-        test: { name: 'temporal-on-postgres', include: ON_POSTGRES_TEMPORAL, globalSetup: ['test/helpers/harness/global-setup.ts'] },
+        test: {
+          name: 'temporal-on-postgres',
+          include: ON_POSTGRES_TEMPORAL,
+          setupFiles: [CONTRACT_CHECK, REQUIRE_TYPESCRIPT],
+          globalSetup: ['test/helpers/harness/global-setup.ts'],
+        },
       },
     ],
   },

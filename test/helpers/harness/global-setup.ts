@@ -1,11 +1,11 @@
-// Starts, once per test run, one PostgreSQL and one Temporal dev server (or uses DATABASE_URL and
-// TEMPORAL_ADDRESS when set), applies migrations, and bundles the workflows once. Test files reach
+// The global setup of the service tier (vitest projects `dev-server` and `temporal-on-postgres`): starts,
+// once per run, one PostgreSQL and one Temporal server (or uses DATABASE_URL and TEMPORAL_ADDRESS when
+// set), applies migrations, and bundles the workflows once. Test files reach
 // them through `inject()` (see test/helpers/env.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../../dev/embedded-postgres.ts';
 import { startTemporalDevServer, type RunningTemporal } from '../../../dev/temporal-dev-server.ts';
 import { startPostgresTemporal } from '../../../dev/temporal-postgres.ts';
@@ -13,7 +13,7 @@ import { obtainTemporalCli } from '../../../dev/temporal-cli.ts';
 import { freePort } from '../../../dev/ports.ts';
 import { createPool } from '../../../store/db.ts';
 import { migrate } from '../../../store/migrate.ts';
-import { workflowBundleOptions } from '../../../workers/workflow-code.ts';
+import { writeWorkflowBundle } from './workflow-bundle.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -68,12 +68,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       });
       return temporal.address;
     };
-    const [temporalAddress, bundle] = await Promise.all([
-      startTemporal(),
-      bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietLogger }),
-    ]);
-    const workflowBundlePath = path.join(scratch, 'workflow-bundle.js');
-    fs.writeFileSync(workflowBundlePath, bundle.code);
+    const [temporalAddress, workflowBundlePath] = await Promise.all([startTemporal(), writeWorkflowBundle(scratch)]);
 
     project.provide('databaseUrl', databaseUrl);
     project.provide('temporalAddress', temporalAddress);
@@ -91,6 +86,3 @@ export default async function setup(project: TestProject): Promise<() => Promise
     fs.rmSync(scratch, { recursive: true, force: true });
   };
 }
-
-const noop = () => undefined;
-const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
