@@ -7,8 +7,7 @@
 // that fails, or is lost with its process, is made again by the sweeps (api/housekeeping.ts): within
 // seconds once the storing connection has closed, else after 30 s.
 import { AsyncResource } from 'node:async_hooks';
-import type { ApiDeps } from './context.ts';
-import { callTemporal } from './temporal-call.ts';
+import { callTemporal, type TemporalCallDeps } from './temporal-call.ts';
 
 /** Signals in flight at once from one API process: enough for hundreds a second at the engine's 100-200 ms under load. */
 const HAND_OFF_CONCURRENCY = 32;
@@ -21,8 +20,6 @@ interface Waiting {
   sweep: string;
 }
 
-type HandOffDeps = Pick<ApiDeps, 'temporal' | 'config' | 'logger'>;
-
 export class HandOffs {
   /** Not yet sent, by key, in the order first asked for (a Map keeps a key's place when its value is replaced). */
   private readonly waiting = new Map<string, Waiting>();
@@ -31,7 +28,7 @@ export class HandOffs {
   private closed = false;
 
   constructor(
-    private readonly deps: HandOffDeps,
+    private readonly deps: TemporalCallDeps,
     private readonly concurrency = HAND_OFF_CONCURRENCY,
   ) {}
 

@@ -8,7 +8,9 @@
 // earlier attempt got through. So a call that acts words its 503 as "may or may not", with a safe retry.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
-import type { ApiDeps } from './context.ts';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../lib/config.ts';
+import type { Logger } from '../lib/logger.ts';
 import { causeChain, DependencyUnavailableError } from '../lib/errors.ts';
 
 /**
@@ -74,6 +76,13 @@ export function isWorkflowNotReady(error: unknown): boolean {
 /** Pause between tries of a call refused while its workflow's task is retried. */
 const NOT_READY_RETRY_MS = 250;
 
+/** What a call to Temporal needs of the API's dependencies (ApiDeps has them): the client, the deadline, the log. */
+export interface TemporalCallDeps {
+  temporal: { client: Client };
+  config: Pick<Config, 'temporalCallTimeoutMs'>;
+  logger: Logger;
+}
+
 export interface TemporalCallOptions {
   /** The deadline of the whole call, retries included; default TEMPORAL_CALL_TIMEOUT_MS. */
   timeoutMs?: number;
@@ -81,11 +90,7 @@ export interface TemporalCallOptions {
   unavailable?: string;
 }
 
-export async function callTemporal<T>(
-  deps: Pick<ApiDeps, 'temporal' | 'config' | 'logger'>,
-  call: () => Promise<T>,
-  options: TemporalCallOptions = {},
-): Promise<T> {
+export async function callTemporal<T>(deps: TemporalCallDeps, call: () => Promise<T>, options: TemporalCallOptions = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? deps.config.temporalCallTimeoutMs;
   const deadline = Date.now() + timeoutMs;
   try {

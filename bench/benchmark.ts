@@ -1,8 +1,8 @@
 // What a benchmark is: a name, what it needs started, and a run that returns its figures as JSON.
 // bench/run.ts finds every `*.bench.ts` here and calls its default export.
-import type { Infra } from './infra.ts';
+import type { Infra, Need } from './infra.ts';
 
-export type Need = 'postgres' | 'temporal';
+export type { Need };
 
 export interface BenchContext {
   infra: Infra;

@@ -13,7 +13,6 @@ import { freePort } from '../dev/ports.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createPool } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
-import type { Need } from './benchmark.ts';
 
 type Origin = 'environment' | 'started' | 'none';
 
@@ -22,6 +21,9 @@ type Origin = 'environment' | 'started' | 'none';
  * what `npm start` runs) or the server on PostgreSQL (what production runs; dev/temporal-postgres.ts),
  * whose databases go into the run's PostgreSQL beside the service's.
  */
+/** What a benchmark needs started for it (bench/benchmark.ts). */
+export type Need = 'postgres' | 'temporal';
+
 export type TemporalEngine = 'dev-server' | 'postgres';
 
 export interface Infra {

@@ -2,13 +2,13 @@
 // Start, so the workflow is started if it is not running. The API asks after a deploy or a deletion,
 // the trigger activity when a firing finds its schedule stale; both start the same workflow the same way.
 import type { Client } from '@temporalio/client';
-import { reconcileSignal, type schedulesWorkflow } from '../workflows/schedules.ts';
+import { reconcileSignal, type SchedulesWorkflow } from '../workflows/schedules-messages.ts';
 import { schedulesWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
 import { readableMetadata } from '../lib/readable-metadata.ts';
 
 export async function requestReconcile(client: Client, taskQueue: string, agentId: string): Promise<void> {
-  await client.workflow.signalWithStart<typeof schedulesWorkflow>('schedulesWorkflow', {
+  await client.workflow.signalWithStart<SchedulesWorkflow>('schedulesWorkflow', {
     workflowId: schedulesWorkflowId(agentId),
     taskQueue,
     args: [{ agentId }],

@@ -19,8 +19,8 @@ import {
   type AsyncSendInput,
   type SendInput,
   type SendResult,
-  type sessionWorkflow,
-} from '../workflows/session.ts';
+  type SessionWorkflow,
+} from '../workflows/session-messages.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
 import { sendUpdateId, sessionWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
@@ -42,7 +42,7 @@ export interface SessionClient {
   settings: TurnSettings;
 }
 
-function startOptions(target: SessionClient, session: SessionTarget): WorkflowStartOptions<typeof sessionWorkflow> {
+function startOptions(target: SessionClient, session: SessionTarget): WorkflowStartOptions<SessionWorkflow> {
   return {
     workflowId: sessionWorkflowId(session.id),
     taskQueue: target.taskQueue,
@@ -73,7 +73,7 @@ export async function updateSessionWithStart<Ret, Args extends unknown[]>(
   updateId: string,
 ): Promise<Ret> {
   for (let attempt = 1; ; attempt++) {
-    const start = new WithStartWorkflowOperation<typeof sessionWorkflow>('sessionWorkflow', {
+    const start = new WithStartWorkflowOperation<SessionWorkflow>('sessionWorkflow', {
       ...startOptions(target, session),
       workflowIdConflictPolicy: 'USE_EXISTING',
     });
@@ -95,7 +95,7 @@ export function sendToSessionWorkflow(target: SessionClient, session: SessionTar
  * drops a send it has seen before (same messageId), so sending again is safe.
  */
 export async function signalSessionWithStart(target: SessionClient, session: SessionTarget, send: AsyncSendInput): Promise<void> {
-  await target.client.workflow.signalWithStart<typeof sessionWorkflow, [AsyncSendInput]>('sessionWorkflow', {
+  await target.client.workflow.signalWithStart<SessionWorkflow, [AsyncSendInput]>('sessionWorkflow', {
     ...startOptions(target, session),
     signal: sendSignal,
     signalArgs: [send],
@@ -107,7 +107,7 @@ export async function signalSessionWithStart(target: SessionClient, session: Ses
  * (store/session-inbox.ts). The engine takes the signal with no worker running.
  */
 export async function wakeSessionWithStart(target: SessionClient, session: SessionTarget, messageId: string): Promise<void> {
-  await target.client.workflow.signalWithStart<typeof sessionWorkflow, [{ messageId: string }]>('sessionWorkflow', {
+  await target.client.workflow.signalWithStart<SessionWorkflow, [{ messageId: string }]>('sessionWorkflow', {
     ...startOptions(target, session),
     signal: sendsWaitingSignal,
     signalArgs: [{ messageId }],
@@ -119,7 +119,7 @@ export async function wakeSessionWithStart(target: SessionClient, session: Sessi
  * `turnId`. The engine takes the signal with no worker running.
  */
 export async function abortTurnWithStart(target: SessionClient, session: SessionTarget, turnId: string): Promise<void> {
-  await target.client.workflow.signalWithStart<typeof sessionWorkflow, [{ turnId: string }]>('sessionWorkflow', {
+  await target.client.workflow.signalWithStart<SessionWorkflow, [{ turnId: string }]>('sessionWorkflow', {
     ...startOptions(target, session),
     signal: abortTurnSignal,
     signalArgs: [{ turnId }],

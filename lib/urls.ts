@@ -1,5 +1,3 @@
-import type { Config } from './config.ts';
-
 /** Whether `raw` parses as an absolute http: or https: URL. */
 export function isHttpUrl(raw: string): boolean {
   try {
@@ -11,6 +9,6 @@ export function isHttpUrl(raw: string): boolean {
 }
 
 /** Where people reach this service (links in messages): PUBLIC_BASE_URL, else the listening address. */
-export function serviceBaseUrl(config: Pick<Config, 'publicBaseUrl' | 'host' | 'port'>): string {
+export function serviceBaseUrl(config: { publicBaseUrl: string | undefined; host: string; port: number }): string {
   return (config.publicBaseUrl ?? `http://${config.host}:${config.port}`).replace(/\/+$/, '');
 }

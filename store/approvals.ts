@@ -4,7 +4,7 @@
 // a `GET /approval/<id>?wait=` held by any API process wakes at once.
 import { backendGone, ORPHANED_AFTER_MS } from './backend-gone.ts';
 import type { Db, DbClient } from './db.ts';
-import { EVENTS_CHANNEL } from './events.ts';
+import { EVENTS_CHANNEL } from './event-channel.ts';
 import type { ApprovalSource, ApprovalStatus } from '../lib/approvals.ts';
 import type { AnswerVia } from '../contract/approvals.ts';
 

@@ -9,7 +9,7 @@
 // entry's attempt (its step was taken over by a retry, or finished) gets no event: the caller learns
 // which messages were written and fails the others.
 import type { Db } from './db.ts';
-import { EVENTS_CHANNEL } from './events.ts';
+import { EVENTS_CHANNEL } from './event-channel.ts';
 
 export interface DeltaEntry {
   sessionId: string;

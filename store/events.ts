@@ -5,11 +5,9 @@ import type { Db, DbClient } from './db.ts';
 import { TERMINAL_TURN_EVENTS, type NewEvent, type SessionEvent } from '../contract/events.ts';
 import type { SessionStatus } from './sessions.ts';
 
-/**
- * The PostgreSQL NOTIFY channel of appended events: `<sessionId>:<lastSeq>` and, when they fit, the events
- * (store/event-notices.ts); `<approvalId>:0` for an approval's writes.
- */
-export const EVENTS_CHANNEL = 'session_events';
+import { EVENTS_CHANNEL } from './event-channel.ts';
+
+export { EVENTS_CHANNEL };
 
 export interface EventRow {
   session_id: string;

@@ -3,7 +3,7 @@
 import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
 import { newId } from '../lib/ids.ts';
-import { EVENTS_CHANNEL } from './events.ts';
+import { EVENTS_CHANNEL } from './event-channel.ts';
 
 export type SessionStatus = 'idle' | 'running' | 'waiting';
 

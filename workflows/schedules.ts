@@ -3,10 +3,11 @@
 // answers at once; Temporal then guarantees a pass runs (retried until it succeeds, whenever a
 // worker is up), and passes never interleave. A signal during a pass asks for one more pass, which
 // reads the newest revision, so the last deploy always wins.
-import { defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import { reconcileSignal } from './schedules-messages.ts';
 
-export const reconcileSignal = defineSignal('reconcile');
+export { reconcileSignal };
 
 export async function schedulesWorkflow(input: { agentId: string }): Promise<{ passes: number }> {
   const { reconcileSchedules } = proxyActivities<Activities>({

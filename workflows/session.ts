@@ -9,9 +9,6 @@ import {
   CancellationScope,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   log,
   executeChild,
   getExternalWorkflowHandle,
@@ -23,10 +20,7 @@ import {
   ParentClosePolicy,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { MessagePart } from '../contract/events.ts';
 import { FAILURE, nonRetryable } from '../lib/failures.ts';
-import type { CompactionResult, ModelOverride, SessionRef } from '../core/turn-types.ts';
-import type { TurnSettings } from '../lib/turn-settings.ts';
 import { runTurn, steerSignal, turnWorkflow, type RunningTurnHandle } from './turn.ts';
 import { storedToolResultSignal } from './client-tools.ts';
 import type { ToolResultInput } from '../core/client-tool-calls.ts';
@@ -35,87 +29,26 @@ import { compactionPlaceKey } from '../core/place-keys.ts';
 import { SendTraces } from './send-traces.ts';
 import { messageId } from './ids.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
-import { SessionTurns, type QueuedTurn, type SessionState, type SubtaskReplyTarget } from '../core/session-turns.ts';
+import { SessionTurns, type SubtaskReplyTarget } from '../core/session-turns.ts';
 import { sessionWorkflowId, turnWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';
 import { readableMetadata } from '../lib/readable-metadata.ts';
 
-import type { IfBusy } from '../contract/if-busy.ts';
-export type { IfBusy, SessionState, SubtaskReplyTarget };
+import {
+  abortTurnSignal,
+  abortUpdate,
+  compactUpdate,
+  revertUpdate,
+  sendSignal,
+  sendsWaitingSignal,
+  sendUpdate,
+  stateQuery,
+  type SendInput,
+  type SendResult,
+  type SessionWorkflowInput,
+} from './session-messages.ts';
 
-export interface SendInput {
-  messageId: string;
-  parts: MessagePart[];
-  model?: ModelOverride;
-  ifBusy: IfBusy;
-  /** A subtask's send: once its turn ends, its reply goes back to this session as this message. */
-  replyTo?: SubtaskReplyTarget;
-}
-
-export interface SendResult {
-  messageId: string;
-  /** seq of the user message's `message.created` event: the turn's events follow it. */
-  seq: number;
-  /** A steering message joined this running turn (its turn id and user message) instead of starting one. */
-  joined?: { turnId: string; userMessageId: string };
-}
-
-export const sendUpdate = defineUpdate<SendResult, [SendInput]>('send');
-/**
- * The same send as a signal, recorded when a worker takes it (what API processes before the inbox sent
- * for `?async=1`; kept for them during a rollout). It cannot answer, so it has no `ifBusy=reject`.
- */
-export const sendSignal = defineSignal<[AsyncSendInput]>('sendAsync');
-export type AsyncSendInput = Omit<SendInput, 'ifBusy'> & { ifBusy: Exclude<IfBusy, 'reject'> };
-/**
- * The API took a send (store/session-inbox.ts: the message and its inbox row are in PostgreSQL): the
- * workflow reads the session's inbox in seq order. A signal, so the engine takes it with no worker
- * running; it carries only the message id, as a wake-up (a lost one is sent again by the API's sweep).
- */
-export const sendsWaitingSignal = defineSignal<[{ messageId: string }]>('sendsWaiting');
-/** An abort an API of an earlier release asks: the workflow says whether a turn was running. */
-export const abortUpdate = defineUpdate<{ aborted: boolean }>('abort');
-/**
- * An abort the API asks of one turn: the session's running turn, or its first waiting one, as PostgreSQL
- * showed it (api/sessions/workflows.ts). A signal, so the engine takes it with no worker running; a turn
- * not started yet is cancelled as it starts, one already over is left alone.
- */
-export const abortTurnSignal = defineSignal<[{ turnId: string }]>('abortTurn');
-
-export interface RevertInput {
-  /** This message and every message after it leave the conversation. */
-  messageId: string;
-  /** Run the reverted reply's turn again, as a new turn with this id answering the same user message. */
-  regenerate?: { turnId: string; model?: ModelOverride };
-}
-
-export interface RevertResult {
-  reverted: string[];
-  /** seq of the `messages.reverted` event: a regenerated turn's events follow it. */
-  seq: number;
-  /** The user message of the reverted message's turn. */
-  userMessageId: string;
-}
-
-/** Refused (FAILURE.sessionBusy) while a turn runs or waits in the queue; in order with sends otherwise. */
-export const revertUpdate = defineUpdate<RevertResult, [RevertInput]>('revert');
-/** POST /session/<id>/compact: the conversation compacted now, between turns (activities/turn/compaction.ts). */
-export const compactUpdate = defineUpdate<CompactionResult>('compact');
-export const stateQuery = defineQuery<SessionStateView>('state');
-
-/** What the state query says: the rules' state, and where the running turn takes a client's tool results. */
-export interface SessionStateView extends SessionState {
-  /** The running turn runs in this session workflow (patch turns-in-session), not as a child of its own. */
-  turnInSession?: true;
-}
-
-export interface SessionWorkflowInput extends SessionRef {
-  settings: TurnSettings;
-  /** Turns carried over a continue-as-new. */
-  queue?: QueuedTurn[];
-  /** Aborts asked of turns not started yet, carried over a continue-as-new. */
-  abortsAsked?: string[];
-}
+export * from './session-messages.ts';
 
 /**
  * History stays small: a fresh run after this many turns. A worker that takes a session over (another

@@ -299,8 +299,16 @@ describe('cron triggers', () => {
       calendar({ minute: [range(0)], hour: [range(0)], dayOfMonth: [range(2)], month: [range('JANUARY')], dayOfWeek: [ANY_DAY_OF_WEEK] }),
     ]);
     expect(after.state.paused).toBe(true);
-    // GET /agent says so, and shows no firing to come.
-    const agent = await call<{ triggers: unknown[] }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
+    // GET /agent says so, and shows no firing to come. As above, a first answer on a loaded machine may come
+    // without the schedule's state (the API waits 2 s for Temporal to describe it).
+    const agent = await vi.waitFor(
+      async () => {
+        const read = await call<{ triggers: Array<{ paused?: boolean }> }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
+        if (read.body.triggers[0]?.paused === undefined) throw new Error('no schedule state shown yet');
+        return read;
+      },
+      { timeout: 30_000, interval: 500 },
+    );
     expect(agent.body.triggers).toEqual([expect.objectContaining({ kind: 'cron', paused: true, nextFireTimes: [] })]);
   });
 

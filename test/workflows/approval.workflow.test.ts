@@ -1,0 +1,253 @@
+// The approval workflow in the workflow tier: on a Temporal dev server of this file's own, with activities
+// written here instead of PostgreSQL and channels. What is checked is how the workflow decides: one answer
+// wins (a second and a choice outside the options are refused before they enter history), the
+// expiry fires when no answer came, an answer taken while channels are still being sent to ends the wait
+// and skips the rest, an answer the API stored and signalled is the outcome (and observed once), an expiry
+// whose write finds an answer stored takes that answer, and an answer whose write failed opens the approval
+// again. Durations are inputs: an approval that waits days in production waits a second here.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Activities } from '../../activities/index.ts';
+import type { RecordedApproval, StoredAnswer } from '../../activities/approvals.ts';
+import { answeredSignal, answerUpdate, approvalWorkflow } from '../../workflows/approval.ts';
+import { FAILURE } from '../../lib/failures.ts';
+import type { ApprovalWorkflowInput } from '../../lib/approvals.ts';
+import { approvalWorkflowId } from '../../lib/workflow-ids.ts';
+import { fastTurnSettings, workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
+
+let env: WorkflowEnv;
+beforeAll(async () => {
+  env = await workflowEnv();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+let approvals = 0;
+
+/** Resolves when `check` holds, looking every 20 ms; fails with `what` after `timeoutMs`. */
+async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  for (let waited = 0; !check(); waited += 20) {
+    if (waited > timeoutMs) throw new Error(`still waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+interface Options {
+  /** Channels the record says it goes over; each dispatch waits until `releaseDispatches` (or forever). */
+  channels?: number;
+  /** What the expiry's write finds: an answer stored meanwhile, or none. */
+  storedAtExpiry?: StoredAnswer;
+  /** The first answer's write waits until `releaseAnswer`. */
+  holdFirstAnswer?: boolean;
+  /** The first answer's write fails for good (not retried). */
+  failFirstAnswerWrite?: boolean;
+}
+
+/** Activities of one approval: what the workflow asked for, in order, in `log`. */
+function fakeApprovalActivities(options: Options = {}) {
+  const log: string[] = [];
+  // The first answer's write waits for the test: an activity, so the workflow takes other Updates meanwhile.
+  let releaseAnswer: () => void = () => undefined;
+  const answerReleased = new Promise<void>((resolve) => (releaseAnswer = resolve));
+  let releaseDispatches: () => void = () => undefined;
+  const dispatchesReleased = new Promise<void>((resolve) => (releaseDispatches = resolve));
+  let answerWrites = 0;
+  const activities: Partial<Activities> = {
+    async recordApproval(input): Promise<RecordedApproval> {
+      log.push('record');
+      const channels = options.channels ?? 0;
+      return {
+        expiresAt: input.expiresAt,
+        channels,
+        positions: Array.from({ length: channels }, (_, i) => i),
+        agentName: null,
+        threaded: false,
+      };
+    },
+    async publishWebhookEvent(input) {
+      log.push(`event ${input.type}`);
+      return { deliveries: [], settings: { retryScheduleMs: [], attemptTimeoutMs: 1_000 } };
+    },
+    async dispatchApproval(input) {
+      log.push(`dispatch ${input.position}`);
+      await dispatchesReleased;
+      return { sent: true };
+    },
+    async failDispatch(input) {
+      log.push(`dispatch failed ${input.position}`);
+    },
+    async skipUnsentDispatches() {
+      log.push('skip unsent');
+    },
+    async recordAnswer(input) {
+      answerWrites++;
+      log.push(`answer ${input.choice} via ${input.via}`);
+      if (options.holdFirstAnswer && answerWrites === 1) await answerReleased;
+      if (options.failFirstAnswerWrite && answerWrites === 1)
+        throw ApplicationFailure.nonRetryable('PostgreSQL refused the write', 'WriteRefused');
+      return { answeredAt: '2026-11-29T12:00:00.000Z', choice: input.choice, note: input.note };
+    },
+    async recordExpiry() {
+      log.push('expiry');
+      return options.storedAtExpiry ?? { expiredAt: '2026-11-29T12:00:01.000Z' };
+    },
+    async observeAnswer() {
+      log.push('observe');
+    },
+  };
+  return { activities, log, releaseDispatches: () => releaseDispatches(), releaseAnswer: () => releaseAnswer() };
+}
+
+function input(expiresInMs: number): ApprovalWorkflowInput {
+  const settings = fastTurnSettings().approvals;
+  return {
+    approvalId: `apr_fast_${process.pid}_${++approvals}`,
+    userId: 'usr_fast',
+    source: 'api',
+    request: { question: 'Ship it?', options: ['yes', 'no'], expiresInMs },
+    // A failed answer write is retried by Temporal; one attempt keeps the test on the workflow's own handling.
+    settings: { ...settings, dispatchMaxAttempts: 1 },
+  };
+}
+
+/** The failure type an Update was refused with. */
+async function refusal(update: Promise<unknown>): Promise<string | undefined> {
+  const error = await update.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
+  return ((error as WorkflowUpdateFailedError).cause as { type?: string }).type;
+}
+
+describe('the approval workflow', () => {
+  test('the first valid answer wins; a second answer and a choice outside the options are refused, neither entering history', async () => {
+    const fake = fakeApprovalActivities({ holdFirstAnswer: true });
+    await env.withWorker(fake.activities, async (taskQueue) => {
+      const started = input(60_000);
+      const handle = await env.client.workflow.start(approvalWorkflow, {
+        taskQueue,
+        workflowId: approvalWorkflowId(started.approvalId),
+        args: [started],
+      });
+      expect(await refusal(handle.executeUpdate(answerUpdate, { args: [{ choice: 'maybe', note: null, via: 'api' }] }))).toBe(
+        FAILURE.approvalInvalidChoice,
+      );
+      const first = await handle.startUpdate(answerUpdate, {
+        args: [{ choice: 'YES', note: 'go', via: 'link' }],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
+      // Accepted, its write still under way: a second answer is refused by the workflow itself.
+      expect(await refusal(handle.executeUpdate(answerUpdate, { args: [{ choice: 'no', note: null, via: 'api' }] }))).toBe(
+        FAILURE.approvalAnswered,
+      );
+      fake.releaseAnswer();
+      expect(await first.result()).toMatchObject({ status: 'answered', choice: 'yes', note: 'go' });
+      expect(await handle.result()).toMatchObject({ status: 'answered', choice: 'yes' });
+      // A refused Update leaves nothing in history: the one accepted is the only one there.
+      const { events } = await handle.fetchHistory();
+      expect(events!.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)).toHaveLength(1);
+      expect(fake.log).toEqual(['record', 'event approval.requested', 'answer yes via link', 'event approval.answered']);
+    });
+  });
+
+  test('with no answer the expiry fires and is the outcome', async () => {
+    const fake = fakeApprovalActivities();
+    await env.withWorker(fake.activities, async (taskQueue) => {
+      const started = input(800);
+      const handle = await env.client.workflow.start(approvalWorkflow, {
+        taskQueue,
+        workflowId: approvalWorkflowId(started.approvalId),
+        args: [started],
+      });
+      expect(await handle.result()).toEqual({ status: 'expired', expiredAt: '2026-11-29T12:00:01.000Z' });
+      expect(fake.log).toEqual(['record', 'event approval.requested', 'expiry', 'event approval.expired']);
+    });
+  });
+
+  test('an answer taken while a channel is still being sent to ends the wait; the channels not reached are skipped', async () => {
+    const fake = fakeApprovalActivities({ channels: 3 });
+    await env.withWorker(fake.activities, async (taskQueue) => {
+      const started = input(60_000);
+      const handle = await env.client.workflow.start(approvalWorkflow, {
+        taskQueue,
+        workflowId: approvalWorkflowId(started.approvalId),
+        args: [started],
+      });
+      await until('the first channel to be sent to', () => fake.log.includes('dispatch 0'));
+      await handle.executeUpdate(answerUpdate, { args: [{ choice: 'no', note: null, via: 'slack' }] });
+      // The answer ended the wait with the first channel still in flight.
+      await until('the answered event', () => fake.log.includes('event approval.answered'));
+      expect(fake.log).toContain('skip unsent');
+      fake.releaseDispatches();
+      expect(await handle.result()).toMatchObject({ status: 'answered', choice: 'no' });
+      // The next channels were never sent to: the loop stops at a decided approval.
+      expect(fake.log.filter((line) => line.startsWith('dispatch'))).toEqual(['dispatch 0']);
+    });
+  });
+
+  test('an answer the API stored and signalled is the outcome, taken once however often it comes, and observed at the end', async () => {
+    const fake = fakeApprovalActivities();
+    await env.withWorker(fake.activities, async (taskQueue) => {
+      const started = input(60_000);
+      const handle = await env.client.workflow.start(approvalWorkflow, {
+        taskQueue,
+        workflowId: approvalWorkflowId(started.approvalId),
+        args: [started],
+      });
+      const stored = {
+        status: 'answered' as const,
+        choice: 'yes',
+        note: null,
+        answeredAt: '2026-11-29T11:59:00.000Z',
+        via: 'api' as const,
+      };
+      await handle.signal(answeredSignal, stored);
+      // The same hand-over again (the API's sweep): taken once.
+      await handle.signal(answeredSignal, stored);
+      expect(await handle.result()).toEqual({ status: 'answered', choice: 'yes', note: null, answeredAt: '2026-11-29T11:59:00.000Z' });
+      expect(fake.log).toEqual(['record', 'event approval.requested', 'event approval.answered', 'observe']);
+    });
+  });
+
+  test('an expiry whose write finds an answer stored (never handed over) takes that answer as the outcome', async () => {
+    const storedAtExpiry: StoredAnswer = { status: 'answered', choice: 'no', note: 'too late?', answeredAt: '2026-11-29T12:00:00.500Z' };
+    const fake = fakeApprovalActivities({ storedAtExpiry });
+    await env.withWorker(fake.activities, async (taskQueue) => {
+      const started = input(500);
+      const handle = await env.client.workflow.start(approvalWorkflow, {
+        taskQueue,
+        workflowId: approvalWorkflowId(started.approvalId),
+        args: [started],
+      });
+      expect(await handle.result()).toEqual({
+        status: 'answered',
+        choice: 'no',
+        note: 'too late?',
+        answeredAt: '2026-11-29T12:00:00.500Z',
+      });
+      expect(fake.log).toEqual(['record', 'event approval.requested', 'expiry', 'event approval.answered']);
+    });
+  });
+
+  test('an answer whose write failed is not the outcome: the approval is open again, and the next answer wins', async () => {
+    const fake = fakeApprovalActivities({ failFirstAnswerWrite: true });
+    await env.withWorker(fake.activities, async (taskQueue) => {
+      const started = input(60_000);
+      const handle = await env.client.workflow.start(approvalWorkflow, {
+        taskQueue,
+        workflowId: approvalWorkflowId(started.approvalId),
+        args: [started],
+      });
+      await expect(handle.executeUpdate(answerUpdate, { args: [{ choice: 'yes', note: null, via: 'api' }] })).rejects.toBeInstanceOf(
+        WorkflowUpdateFailedError,
+      );
+      const answered = await handle.executeUpdate(answerUpdate, { args: [{ choice: 'no', note: null, via: 'link' }] });
+      expect(answered).toMatchObject({ status: 'answered', choice: 'no' });
+      expect(await handle.result()).toMatchObject({ status: 'answered', choice: 'no' });
+      expect(fake.log.filter((line) => line.startsWith('answer'))).toEqual(['answer yes via api', 'answer no via link']);
+    });
+  });
+});
