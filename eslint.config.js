@@ -71,7 +71,8 @@ const LAYERS = {
   // Not workflows/: what an activity shares with a workflow lives in core/ (a workflow is reached
   // through clients/).
   activities: { may: ['contract', 'lib', 'core', 'schema', 'store', 'clients'], packages: ['express'] },
-  api: { may: ['contract', 'lib', 'core', 'schema', 'store', 'workflows', 'clients'], typeOnly: ['activities'] },
+  // Not workflows/: a workflow is reached through clients/, the one door from the API and the activities.
+  api: { may: ['contract', 'lib', 'core', 'schema', 'store', 'clients'], typeOnly: ['activities'] },
   workers: { may: ['contract', 'lib', 'core', 'store', 'workflows', 'activities'] },
   // The SDK (@agent-service/sdk) is published alone and runs in browsers: it takes types from the
   // contract (its build writes them into its package), runs only the pure contract modules its build

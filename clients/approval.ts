@@ -4,6 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { answeredSignal, answerUpdate, type AnsweredOutcome, type approvalWorkflow } from '../workflows/approval.ts';
+
+/** What an answered approval's workflow returns: the API's answer to it (api/approvals/workflows.ts). */
+export type { AnsweredOutcome };
 import { approvalSummary } from '../workflows/ask-user.ts';
 import type { approvalNoticeWorkflow } from '../workflows/approval-notice.ts';
 import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/approvals.ts';

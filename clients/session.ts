@@ -21,6 +21,9 @@ import {
   type SendResult,
   type SessionWorkflow,
 } from '../workflows/session-messages.ts';
+
+// The API reverts and compacts through the same door (api/sessions/workflows.ts).
+export { compactUpdate, revertUpdate, type RevertInput, type RevertResult } from '../workflows/session-messages.ts';
 import type { TurnSettings } from '../lib/turn-settings.ts';
 import { sendUpdateId, sessionWorkflowId } from '../lib/workflow-ids.ts';
 import { searchAttributes } from '../lib/search-attributes.ts';

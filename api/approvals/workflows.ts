@@ -4,7 +4,7 @@
 // the verdicts into HTTP.
 import { ServiceError as TemporalServiceError } from '@temporalio/client';
 import type { ApiDeps } from '../context.ts';
-import type { AnsweredOutcome } from '../../workflows/approval.ts';
+import type { AnsweredOutcome } from '../../clients/approval.ts';
 import { startApprovalNotice, startApprovalWorkflow } from '../../clients/approval.ts';
 import { matchOption, type ApprovalAnswer, type ApprovalWorkflowInput } from '../../lib/approvals.ts';
 import type { Approval } from '../../store/approvals.ts';

@@ -6,7 +6,7 @@ import type { Request } from 'express';
 import type { ApiDeps } from '../context.ts';
 import type { Session } from '../../store/sessions.ts';
 import { newId } from '../../lib/ids.ts';
-import type { IfBusy } from '../../workflows/session.ts';
+import type { IfBusy } from '../../contract/if-busy.ts';
 import { actIdempotently } from '../idempotency.ts';
 
 export function sendIdempotently<R>(

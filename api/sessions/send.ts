@@ -6,7 +6,8 @@
 import type { Request, Response } from 'express';
 import type { MessagePart } from '../../contract/events.ts';
 import type { Session } from '../../store/sessions.ts';
-import type { IfBusy, SubtaskReplyTarget } from '../../workflows/session.ts';
+import type { IfBusy } from '../../contract/if-busy.ts';
+import type { SubtaskReplyTarget } from '../../core/session-turns.ts';
 import type { ModelOverride } from '../../core/turn-types.ts';
 import type { ApiDeps } from '../context.ts';
 import type { Reply } from '../route.ts';

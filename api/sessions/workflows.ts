@@ -4,12 +4,21 @@
 // The API never runs a turn itself. Every call has a deadline (api/temporal-call.ts): an Update waits
 // for a worker, so with none running it answers 503 rather than hold the request forever.
 import { randomUUID } from 'node:crypto';
-import { abortRunningTurn, abortTurnWithStart, updateSessionWithStart, type SessionClient } from '../../clients/session.ts';
+import {
+  abortRunningTurn,
+  abortTurnWithStart,
+  compactUpdate,
+  revertUpdate,
+  updateSessionWithStart,
+  type RevertInput,
+  type RevertResult,
+  type SessionClient,
+} from '../../clients/session.ts';
 import { turnToAbort } from '../../store/session-inbox.ts';
 import { runningRunOfSession } from '../../store/workflow-runs.ts';
 import { callTemporal } from '../temporal-call.ts';
 import type { UpdateDefinition } from '@temporalio/common';
-import { compactUpdate, revertUpdate, type RevertInput, type RevertResult } from '../../workflows/session.ts';
+
 import type { ApiDeps } from '../context.ts';
 import type { CompactionResult } from '../../core/turn-types.ts';
 import type { Session } from '../../store/sessions.ts';

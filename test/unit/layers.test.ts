@@ -43,6 +43,8 @@ describe('an import against the layers fails the lint', () => {
       'clients/ may import only from clients, contract, lib, core, workflows/',
     ],
     ['api/probe.ts', "import { createActivities } from '../activities/index.ts';", 'api/ may import only types from activities/'],
+    // A workflow is reached through clients/, the one door: not even its types come from workflows/.
+    ['api/probe.ts', "import type { SendInput } from '../workflows/session.ts';", 'api/ may import only from'],
     ['activities/probe.ts', "import { createApp } from '../api/app.ts';", 'activities/ may import only from'],
     // What an activity shares with a workflow is in core/; a type from workflows/ closes a cycle.
     ['activities/turn/probe.ts', "import type { SendInput } from '../../workflows/session.ts';", 'activities/ may import only from'],
