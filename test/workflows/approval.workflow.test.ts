@@ -112,6 +112,12 @@ function input(expiresInMs: number): ApprovalWorkflowInput {
   };
 }
 
+/** An approval expiring `expiresInMs` after its start, on `taskQueue`. */
+function startApproval(taskQueue: string, expiresInMs: number) {
+  const started = input(expiresInMs);
+  return env.client.workflow.start(approvalWorkflow, { taskQueue, workflowId: approvalWorkflowId(started.approvalId), args: [started] });
+}
+
 /** The failure type an Update was refused with. */
 async function refusal(update: Promise<unknown>): Promise<string | undefined> {
   const error = await update.then(
@@ -126,12 +132,7 @@ describe('the approval workflow', () => {
   test('the first valid answer wins; a second answer and a choice outside the options are refused, neither entering history', async () => {
     const fake = fakeApprovalActivities({ holdFirstAnswer: true });
     await env.withWorker(fake.activities, async (taskQueue) => {
-      const started = input(60_000);
-      const handle = await env.client.workflow.start(approvalWorkflow, {
-        taskQueue,
-        workflowId: approvalWorkflowId(started.approvalId),
-        args: [started],
-      });
+      const handle = await startApproval(taskQueue, 60_000);
       expect(await refusal(handle.executeUpdate(answerUpdate, { args: [{ choice: 'maybe', note: null, via: 'api' }] }))).toBe(
         FAILURE.approvalInvalidChoice,
       );
@@ -156,12 +157,7 @@ describe('the approval workflow', () => {
   test('with no answer the expiry fires and is the outcome', async () => {
     const fake = fakeApprovalActivities();
     await env.withWorker(fake.activities, async (taskQueue) => {
-      const started = input(800);
-      const handle = await env.client.workflow.start(approvalWorkflow, {
-        taskQueue,
-        workflowId: approvalWorkflowId(started.approvalId),
-        args: [started],
-      });
+      const handle = await startApproval(taskQueue, 800);
       expect(await handle.result()).toEqual({ status: 'expired', expiredAt: '2026-11-29T12:00:01.000Z' });
       expect(fake.log).toEqual(['record', 'event approval.requested', 'expiry', 'event approval.expired']);
     });
@@ -170,12 +166,7 @@ describe('the approval workflow', () => {
   test('an answer taken while a channel is still being sent to ends the wait; the channels not reached are skipped', async () => {
     const fake = fakeApprovalActivities({ channels: 3 });
     await env.withWorker(fake.activities, async (taskQueue) => {
-      const started = input(60_000);
-      const handle = await env.client.workflow.start(approvalWorkflow, {
-        taskQueue,
-        workflowId: approvalWorkflowId(started.approvalId),
-        args: [started],
-      });
+      const handle = await startApproval(taskQueue, 60_000);
       await until('the first channel to be sent to', () => fake.log.includes('dispatch 0'));
       await handle.executeUpdate(answerUpdate, { args: [{ choice: 'no', note: null, via: 'slack' }] });
       // The answer ended the wait with the first channel still in flight.
@@ -191,12 +182,7 @@ describe('the approval workflow', () => {
   test('an answer the API stored and signalled is the outcome, taken once however often it comes, and observed at the end', async () => {
     const fake = fakeApprovalActivities();
     await env.withWorker(fake.activities, async (taskQueue) => {
-      const started = input(60_000);
-      const handle = await env.client.workflow.start(approvalWorkflow, {
-        taskQueue,
-        workflowId: approvalWorkflowId(started.approvalId),
-        args: [started],
-      });
+      const handle = await startApproval(taskQueue, 60_000);
       const stored = {
         status: 'answered' as const,
         choice: 'yes',
@@ -216,12 +202,7 @@ describe('the approval workflow', () => {
     const storedAtExpiry: StoredAnswer = { status: 'answered', choice: 'no', note: 'too late?', answeredAt: '2026-11-29T12:00:00.500Z' };
     const fake = fakeApprovalActivities({ storedAtExpiry });
     await env.withWorker(fake.activities, async (taskQueue) => {
-      const started = input(500);
-      const handle = await env.client.workflow.start(approvalWorkflow, {
-        taskQueue,
-        workflowId: approvalWorkflowId(started.approvalId),
-        args: [started],
-      });
+      const handle = await startApproval(taskQueue, 500);
       expect(await handle.result()).toEqual({
         status: 'answered',
         choice: 'no',
@@ -235,12 +216,7 @@ describe('the approval workflow', () => {
   test('an answer whose write failed is not the outcome: the approval is open again, and the next answer wins', async () => {
     const fake = fakeApprovalActivities({ failFirstAnswerWrite: true });
     await env.withWorker(fake.activities, async (taskQueue) => {
-      const started = input(60_000);
-      const handle = await env.client.workflow.start(approvalWorkflow, {
-        taskQueue,
-        workflowId: approvalWorkflowId(started.approvalId),
-        args: [started],
-      });
+      const handle = await startApproval(taskQueue, 60_000);
       await expect(handle.executeUpdate(answerUpdate, { args: [{ choice: 'yes', note: null, via: 'api' }] })).rejects.toBeInstanceOf(
         WorkflowUpdateFailedError,
       );
