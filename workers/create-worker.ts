@@ -1,6 +1,6 @@
 // Builds a worker for a task queue. Shared by the worker process and the tests, which pass a
 // pre-built workflow bundle so webpack runs once per test run instead of once per worker.
-import { heartbeatEvery } from '../activities/turn/model-step.ts';
+import { heartbeatEvery } from '../activities/turn/step-deps.ts';
 import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 import { temporalWorkerDataConverter } from '../lib/temporal-data-converter.ts';

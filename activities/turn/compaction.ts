@@ -20,7 +20,7 @@ import { heldOrAborted, holdForCall } from './budget-hold.ts';
 import { agentModel, modelRefOf } from './agent-model.ts';
 import { endAsAborted } from './confirm-abort.ts';
 import { recordStepUsage } from './turn-metrics.ts';
-import { heartbeatEvery, type ModelStepDeps } from './model-step.ts';
+import { heartbeatEvery, type ModelStepDeps } from './step-deps.ts';
 import { compactedView, compactionCut } from '../model/compaction-view.ts';
 import type { ContextWindows } from '../model/context-windows.ts';
 import { messageTokens, requestTokens, textTokens } from '../model/token-estimate.ts';

@@ -20,7 +20,7 @@ import { turnWorkflowId } from '../../lib/workflow-ids.ts';
 import { findBuiltinTool, type AgentToolServices } from '../tools/index.ts';
 import { codeSandbox } from '../tools/code.ts';
 import { inUserPlace, wakeWaiter } from './step-queue.ts';
-import { heartbeatEvery } from './model-step.ts';
+import { heartbeatEvery } from './step-deps.ts';
 import { toolCallIdempotencyKey } from '../../lib/tool-call-keys.ts';
 import { remoteToolServers, type RemoteCallAttempt } from './remote-calls.ts';
 import { startToolSpan } from '../../lib/genai-spans.ts';

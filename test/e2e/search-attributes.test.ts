@@ -4,14 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import { afterAll, expect, inject, test } from 'vitest';
-import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
+import { expect, inject, test } from 'vitest';
+import { startWorkerProcess, workersKilledAfterAll } from '../helpers/harness/worker-process.ts';
 import { runScriptToExit } from '../helpers/harness/script-run.ts';
 
-const workers: WorkerProcess[] = [];
-afterAll(async () => {
-  await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
-});
+const workers = workersKilledAfterAll();
 
 test(
   'a namespace without the search attributes: the worker names them; npm run search-attributes registers them once',

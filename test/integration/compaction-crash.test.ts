@@ -1,9 +1,9 @@
 // A compaction survives its worker: SIGKILLed while the summarising call streams, the compaction is
 // retried on another worker (its heartbeat stops), stores its summary once, and the turn that needed it
 // completes with the summary.
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
-import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
+import { startWorkerProcess, workersKilledAfterAll } from '../helpers/harness/worker-process.ts';
 import { call } from '../helpers/client/request.ts';
 import { messageText } from '../helpers/fakes/fake-model.ts';
 import type { MessageView, SessionEvent } from '../../contract/events.ts';
@@ -14,10 +14,7 @@ const test = agentTest(
   { MODEL_STEP_HEARTBEAT_TIMEOUT_MS: '2000', MODEL_STEP_RETRY_INITIAL_MS: '100', MODEL_CONTEXT_WINDOWS: 'fake-model=4000' },
   { inProcessWorker: false },
 );
-const workers: WorkerProcess[] = [];
-afterAll(async () => {
-  await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
-});
+const workers = workersKilledAfterAll();
 
 test(
   'SIGKILL of the worker mid-compaction: another worker compacts once, and the turn completes',

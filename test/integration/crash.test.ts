@@ -1,19 +1,16 @@
 // A worker killed with SIGKILL in the middle of a streamed reply loses nothing: another worker
 // retries the step, seq stays gapless, and the text rebuilt from the events (dropping the deltas of
 // a step at its step.retry) is exactly the final message.
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { textFromEvents } from '../helpers/harness/agent-env.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
-import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
+import { startWorkerProcess, workersKilledAfterAll } from '../helpers/harness/worker-process.ts';
 import { call } from '../helpers/client/request.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 // The test starts its workers as processes of their own, to kill one.
 const test = agentTest({ MODEL_STEP_HEARTBEAT_TIMEOUT_MS: '2000', MODEL_STEP_RETRY_INITIAL_MS: '100' }, { inProcessWorker: false });
-const workers: WorkerProcess[] = [];
-afterAll(async () => {
-  await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
-});
+const workers = workersKilledAfterAll();
 
 const words = Array.from({ length: 120 }, (_, index) => `word${index} `);
 

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
-import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
+import { startWorkerProcess, workersKilledAfterAll } from '../helpers/harness/worker-process.ts';
 import { call } from '../helpers/client/request.ts';
 import { closeServer } from '../helpers/fakes/recorded.ts';
 import { startFakeMcpServer, text, type FakeMcpServer } from '../helpers/fakes/mcp-servers.ts';
@@ -13,12 +13,12 @@ import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' }, { inProcessWorker: false });
-const workers: WorkerProcess[] = [];
 const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {
-  await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
   await Promise.all(closers.map((close) => close()));
 });
+// Registered after the closers: vitest runs a file's afterAll hooks last to first, so the workers go first.
+const workers = workersKilledAfterAll();
 
 /** Sends `words` without waiting, kills the worker once `attempts()` reached one, and waits for the turn on a new worker. */
 async function killedDuringCall(env: AgentEnv, sessionId: string, attempts: () => number): Promise<SessionEvent[]> {

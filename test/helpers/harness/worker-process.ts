@@ -1,6 +1,7 @@
 // The production worker (`workers/main.ts`) as a separate process, so a test can kill it for real.
 // From source by default; `npmScript('worker')` starts it as `npm run worker` does (the build, in production).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll } from 'vitest';
 import path from 'node:path';
 import { testProcessEnv } from './env.ts';
 import { fromSource, killLaunched, servingPid, signalIfRunning, reportUncleanStop, type Launch } from './launch.ts';
@@ -10,6 +11,8 @@ export interface WorkerProcess {
   /** The process that runs the worker (under npm, npm's child); kill() signals this one. */
   pid: number;
   output(): string;
+  /** Resolves once the output holds `text`; rejects with the output after `timeoutMs`. */
+  waitForOutput(text: string, timeoutMs: number): Promise<void>;
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
@@ -40,10 +43,26 @@ export async function startWorkerProcess(
     process: child,
     pid,
     output: () => output,
+    async waitForOutput(text, timeoutMs) {
+      const until = Date.now() + timeoutMs;
+      while (!output.includes(text)) {
+        if (Date.now() > until) throw new Error(`the worker did not log "${text}" in ${timeoutMs} ms:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
     async kill(signal) {
       if (child.exitCode === null) signalIfRunning(pid, signal);
       await exited;
       reportUncleanStop('worker process', child, signal, output);
     },
   };
+}
+
+/** The worker processes a test file starts (push each one), SIGKILLed after its tests whatever happened. */
+export function workersKilledAfterAll(): WorkerProcess[] {
+  const workers: WorkerProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
+  });
+  return workers;
 }
