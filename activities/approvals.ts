@@ -18,14 +18,14 @@ import {
   recordDispatchAttempt,
   type Approval,
 } from '../store/approvals.ts';
-import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/approvals.ts';
+import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/workflow-safe/approvals.ts';
 import { approvalLinks, approvalToken } from '../lib/approval-token.ts';
 import { serviceBaseUrl } from '../lib/urls.ts';
 import { createOutboundClient, outboundErrorText } from '../lib/outbound.ts';
 import { resolveChannelConfig } from '../store/secrets.ts';
 import { channelProviders } from './channels/index.ts';
 import { ChannelPermanentError } from './channels/types.ts';
-import { FAILURE, nonRetryable } from '../lib/failures.ts';
+import { FAILURE, nonRetryable } from '../lib/workflow-safe/failures.ts';
 import { approvalsEnded } from '../lib/metrics/worker-metrics.ts';
 import { setWaiting, storeApprovalAnswer, waitsInTurn } from '../store/approval-endings.ts';
 import { approvalChannels, approvalRequestOf, recordApprovalRequest } from '../store/approval-requests.ts';

@@ -15,10 +15,10 @@ import type { Config } from '../lib/config.ts';
 import { agentState, getRevision } from '../store/agents.ts';
 import { forgetSchedule, recordSchedule, scheduleIdsOf } from '../store/agent-schedules.ts';
 import { parseCron } from '../lib/cron.ts';
-import { type TriggerRunInput } from '../lib/triggers.ts';
-import { scheduleId, scheduledFiringWorkflowId } from '../lib/workflow-ids.ts';
-import { searchAttributes } from '../lib/search-attributes.ts';
-import { readableMetadata } from '../lib/readable-metadata.ts';
+import { type TriggerRunInput } from '../lib/workflow-safe/triggers.ts';
+import { scheduleId, scheduledFiringWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
+import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
 
 interface DesiredSchedule {
   id: string;

@@ -1,7 +1,7 @@
 // Activities of trigger firings and workflow-graph runs: opening the fresh session, sending its
 // first message through the session workflow, and the run's record and events. Each is idempotent.
 import { Context } from '@temporalio/activity';
-import { FAILURE, nonRetryable } from '../lib/failures.ts';
+import { FAILURE, nonRetryable } from '../lib/workflow-safe/failures.ts';
 import type { Db, DbClient } from '../store/db.ts';
 import { countOpenApprovals } from '../store/user-holdings.ts';
 import { inTransaction } from '../store/db.ts';
@@ -12,8 +12,8 @@ import { agentState } from '../store/agents.ts';
 import { openTriggeredSession, type TriggeredSession } from '../store/triggered-sessions.ts';
 import { finishRun, insertRun, setRunNode } from '../store/workflow-runs.ts';
 import { sendToSessionWorkflow, type SessionTarget } from '../clients/session.ts';
-import type { TurnSettings } from '../lib/turn-settings.ts';
-import type { TriggerRef } from '../lib/triggers.ts';
+import type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';
+import type { TriggerRef } from '../lib/workflow-safe/triggers.ts';
 import { requestReconcile } from '../clients/schedules.ts';
 
 export interface RunRef {

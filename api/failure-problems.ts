@@ -1,7 +1,7 @@
 // What a workflow's failure means to a client, in one table: the workflows reject or fail with an
-// `ApplicationFailure` whose type is one of lib/failures.ts, and the API answers the problem named
+// `ApplicationFailure` whose type is one of lib/workflow-safe/failures.ts, and the API answers the problem named
 // here. A caller may word the detail for its own call (a send's busy session is not a revert's).
-import { FAILURE, failureOf, type FailureType } from '../lib/failures.ts';
+import { FAILURE, failureOf, type FailureType } from '../lib/workflow-safe/failures.ts';
 import {
   BudgetSpentError,
   ConflictError,
@@ -10,7 +10,7 @@ import {
   NotFoundError,
   ValidationError,
   type ServiceError,
-} from '../lib/errors.ts';
+} from '../lib/workflow-safe/errors.ts';
 
 const PROBLEMS: Partial<Record<FailureType, (detail: string) => ServiceError>> = {
   [FAILURE.sessionBusy]: (detail) => new ConflictError(detail),

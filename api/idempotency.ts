@@ -16,7 +16,7 @@ import {
   type IdempotencyKeyRef,
   type StoredRefusal,
 } from '../store/idempotency-keys.ts';
-import { IdempotencyKeyReusedError, RepeatedRefusalError, ServiceError } from '../lib/errors.ts';
+import { IdempotencyKeyReusedError, RepeatedRefusalError, ServiceError } from '../lib/workflow-safe/errors.ts';
 
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 

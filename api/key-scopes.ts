@@ -1,7 +1,7 @@
 // The scopes a new key may get, whether minted by POST /key or by approving a device login: those
 // asked for (default: every scope of the calling key, but for a device login never `admin` unless it is
 // asked for by name), never one the calling key lacks, and `admin` only for a user who is an admin.
-import { ForbiddenError } from '../lib/errors.ts';
+import { ForbiddenError } from '../lib/workflow-safe/errors.ts';
 import { scopesFor, type Scope } from '../contract/scopes.ts';
 import type { Principal } from '../store/api-keys.ts';
 

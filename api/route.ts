@@ -8,7 +8,7 @@ import type { AuthRequirement, Authenticator } from './middleware/auth.ts';
 import type { RateLimiter } from './middleware/rate-limit.ts';
 import type { StreamLimiter } from './streaming/stream-limiter.ts';
 import { ajv, queryAjv, validator, type JsonSchema } from './validation.ts';
-import { UnsupportedMediaTypeError } from '../lib/errors.ts';
+import { UnsupportedMediaTypeError } from '../lib/workflow-safe/errors.ts';
 import { assertStorableText } from '../lib/storable-text.ts';
 import type { Operation, Received, Schema } from '../contract/operations/operation.ts';
 

@@ -11,7 +11,7 @@ import { WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from 
 import type { Client } from '@temporalio/client';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
-import { causeChain, DependencyUnavailableError } from '../lib/errors.ts';
+import { causeChain, DependencyUnavailableError } from '../lib/workflow-safe/errors.ts';
 
 /**
  * gRPC status codes that mean "not now": CANCELLED (1), DEADLINE_EXCEEDED (4), RESOURCE_EXHAUSTED (8)

@@ -2,7 +2,7 @@
 // its limit's own problem type, naming the setting that raises it and what frees a place. Counts are
 // read just before the write they guard: two requests at the very same moment may both pass, so a
 // limit can be passed by as many requests as arrive at once, never by more.
-import { ApprovalLimitError, KeyLimitError, ScheduleLimitError, StorageLimitError } from '../lib/errors.ts';
+import { ApprovalLimitError, KeyLimitError, ScheduleLimitError, StorageLimitError } from '../lib/workflow-safe/errors.ts';
 
 export function refusePastKeyLimit(held: number, limit: number): void {
   if (held >= limit) {

@@ -1,8 +1,8 @@
 // One ajv instance for request validation. Schemas are compiled once, when the routes are defined.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
-import type { FieldError } from '../lib/errors.ts';
-import { ValidationError } from '../lib/errors.ts';
+import type { FieldError } from '../lib/workflow-safe/errors.ts';
+import { ValidationError } from '../lib/workflow-safe/errors.ts';
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives wrapped.
 const addFormats: FormatsPlugin =

@@ -25,7 +25,7 @@ import type { Infra } from './infra.ts';
 import { cleanups } from './cleanups.ts';
 import { expectStatus, jsonHeaders, timedRequest, type TimedResponse } from './http-json.ts';
 import { discardingLogger, installTemporalRuntime, workflowBundle } from './temporal-runtime.ts';
-import { sessionWorkflowId } from '../lib/workflow-ids.ts';
+import { sessionWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 
 /** Longest any one turn may take before the benchmark gives up on it with an error. */
 export const TURN_TIMEOUT_MS = 180_000;

@@ -17,7 +17,7 @@
 // history; the fake model answers at once, so what is measured is the service and Temporal.
 import http from 'node:http';
 import { TERMINAL_TURN_EVENTS, type SessionEvent } from '../contract/events.ts';
-import { ASK_MY_USER } from '../lib/ask-my-user.ts';
+import { ASK_MY_USER } from '../lib/workflow-safe/ask-my-user.ts';
 import type { Benchmark } from './benchmark.ts';
 import { startAgentStack, TURN_TIMEOUT_MS, type AgentStack } from './agent-stack.ts';
 import { expectStatus, timedRequest } from './http-json.ts';

@@ -17,8 +17,8 @@ import type { Benchmark } from './benchmark.ts';
 import { startAgentStack, type AgentStack } from './agent-stack.ts';
 import { expectStatus, timedRequest } from './http-json.ts';
 import { summarize } from './measure.ts';
-import { sessionWorkflowId } from '../lib/workflow-ids.ts';
-import { readableMetadata } from '../lib/readable-metadata.ts';
+import { sessionWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
 
 const INTERVAL_S = 5;
 const FIRINGS = 20;

@@ -20,7 +20,7 @@ import { startAgentStack } from './agent-stack.ts';
 import { startFloor } from './floor.ts';
 import { expectStatus, timedRequest } from './http-json.ts';
 import { summarize } from './measure.ts';
-import { deliveryWorkflowId } from '../lib/workflow-ids.ts';
+import { deliveryWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 
 const DELIVERIES = 300;
 /** Workflow starts (and direct requests) in flight at once. */

@@ -9,10 +9,10 @@ import { answeredSignal, answerUpdate, type AnsweredOutcome, type approvalWorkfl
 export type { AnsweredOutcome };
 import { approvalSummary } from '../workflows/ask-user.ts';
 import type { approvalNoticeWorkflow } from '../workflows/approval-notice.ts';
-import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/approvals.ts';
-import { approvalNoticeWorkflowId, approvalWorkflowId } from '../lib/workflow-ids.ts';
-import { searchAttributes } from '../lib/search-attributes.ts';
-import { readableMetadata } from '../lib/readable-metadata.ts';
+import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/workflow-safe/approvals.ts';
+import { approvalNoticeWorkflowId, approvalWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
+import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
 
 /**
  * Starts the approval's workflow, or finds it started (the same id is the same approval, so a retry
@@ -47,7 +47,7 @@ export async function startApprovalWorkflow(
   }
 }
 
-/** The first valid answer wins; the workflow's validator rejects any other (lib/failures.ts types). */
+/** The first valid answer wins; the workflow's validator rejects any other (lib/workflow-safe/failures.ts types). */
 export function answerApprovalWorkflow(client: Client, approvalId: string, answer: ApprovalAnswer) {
   return client.workflow.getHandle(approvalWorkflowId(approvalId)).executeUpdate(answerUpdate, { args: [answer] });
 }

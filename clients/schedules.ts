@@ -3,9 +3,9 @@
 // the trigger activity when a firing finds its schedule stale; both start the same workflow the same way.
 import type { Client } from '@temporalio/client';
 import { reconcileSignal, type SchedulesWorkflow } from '../workflows/schedules-messages.ts';
-import { schedulesWorkflowId } from '../lib/workflow-ids.ts';
-import { searchAttributes } from '../lib/search-attributes.ts';
-import { readableMetadata } from '../lib/readable-metadata.ts';
+import { schedulesWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
+import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
 
 export async function requestReconcile(client: Client, taskQueue: string, agentId: string): Promise<void> {
   await client.workflow.signalWithStart<SchedulesWorkflow>('schedulesWorkflow', {

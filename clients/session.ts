@@ -24,10 +24,10 @@ import {
 
 // The API reverts and compacts through the same door (api/sessions/workflows.ts).
 export { compactUpdate, revertUpdate, type RevertInput, type RevertResult } from '../workflows/session-messages.ts';
-import type { TurnSettings } from '../lib/turn-settings.ts';
-import { sendUpdateId, sessionWorkflowId } from '../lib/workflow-ids.ts';
-import { searchAttributes } from '../lib/search-attributes.ts';
-import { readableMetadata } from '../lib/readable-metadata.ts';
+import type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';
+import { sendUpdateId, sessionWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
+import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
 
 /** A send can race with the session workflow ending on its idle timer; a retry starts a new run. */
 const ATTEMPTS = 3;

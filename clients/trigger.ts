@@ -3,10 +3,10 @@
 // twice. Cron firings are started by their Temporal Schedule instead (activities/schedules.ts).
 import type { Client } from '@temporalio/client';
 import type { triggerRunWorkflow } from '../workflows/trigger.ts';
-import type { TriggerRunInput } from '../lib/triggers.ts';
-import { triggerRunWorkflowId } from '../lib/workflow-ids.ts';
-import { searchAttributes } from '../lib/search-attributes.ts';
-import { readableMetadata } from '../lib/readable-metadata.ts';
+import type { TriggerRunInput } from '../lib/workflow-safe/triggers.ts';
+import { triggerRunWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
+import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
 
 export async function startTriggerRun(client: Client, taskQueue: string, input: TriggerRunInput & { sessionId: string }): Promise<void> {
   await client.workflow.start<typeof triggerRunWorkflow>('triggerRunWorkflow', {

@@ -14,7 +14,7 @@ export const APPROVAL_LIMITS = {
 
 /**
  * An approval's question, options and expiry as JSON Schema: the API's body (POST /approvals) and the
- * input of the built-in ask_my_user tool (lib/ask-my-user.ts) take the same, each adding its own words.
+ * input of the built-in ask_my_user tool (lib/workflow-safe/ask-my-user.ts) take the same, each adding its own words.
  */
 export const APPROVAL_QUESTION_PROPERTIES = {
   question: { type: 'string', minLength: 1, maxLength: APPROVAL_LIMITS.questionChars },

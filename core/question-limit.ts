@@ -3,7 +3,7 @@
 // the model reads (the turn goes on without asking), rather than one more workflow; so does a call
 // whose tool's policy asks first (bundle `toolPolicies`), which then does not run. Pure: the step
 // (activities/turn/question-limit.ts) counts the open questions when a call would ask one.
-import { ASK_MY_USER } from '../lib/ask-my-user.ts';
+import { ASK_MY_USER } from '../lib/workflow-safe/ask-my-user.ts';
 import type { ToolCall } from './turn-types.ts';
 
 /** A call that would ask the user: ask_my_user, or a tool whose policy asks first, with valid input. */

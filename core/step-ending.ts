@@ -1,7 +1,7 @@
 // How a model step's attempt ends once its stream has stopped, when it has no answer to store: Temporal
 // cancelled it, its turn was aborted, its output went past a limit, or the provider failed. Pure: the
 // step (activities/turn/model-step.ts) turns the decision into a thrown failure or a compaction.
-import { FAILURE, type FailureType } from '../lib/failures.ts';
+import { FAILURE, type FailureType } from '../lib/workflow-safe/failures.ts';
 
 /** A provider's error as the step classified it (activities/model/errors.ts). */
 export interface ClassifiedStreamError {

@@ -1,6 +1,6 @@
 // Types shared by the session and turn workflows and the activities they call. No I/O here.
 import type { MessagePart, TokenUsage } from '../contract/events.ts';
-import type { TurnSettings } from '../lib/turn-settings.ts';
+import type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';
 
 export interface SessionRef {
   sessionId: string;

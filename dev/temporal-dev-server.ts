@@ -1,7 +1,7 @@
 // A Temporal dev server (`temporal server start-dev`) with its state in a SQLite file, the Web UI
 // on, and this service's search attributes registered.
 import { spawn } from 'node:child_process';
-import { SEARCH_ATTRIBUTES } from '../lib/search-attributes.ts';
+import { SEARCH_ATTRIBUTES } from '../lib/workflow-safe/search-attributes.ts';
 import { canConnect, waitFor } from './ports.ts';
 import { serverProcess } from './server-process.ts';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Connection, Client } from '@temporalio/client';
 import { msToTs } from '@temporalio/common';
 import pg from 'pg';
-import { SEARCH_ATTRIBUTES, searchAttributes } from '../lib/search-attributes.ts';
+import { SEARCH_ATTRIBUTES, searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
 import { registerSearchAttributes } from '../lib/search-attribute-registry.ts';
 import { obtainTemporalServer, type TemporalServerBinaries } from './temporal-server-binaries.ts';
 import { tuningValues } from './temporal-dev-server.ts';

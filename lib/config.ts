@@ -7,9 +7,9 @@ import { temporalSecurity, type TemporalSecurity } from './temporal-tls-config.t
 import path from 'node:path';
 import { isHttpUrl } from './urls.ts';
 import { PROVIDER_IDS, type ProviderId } from '../contract/bundle-constants.ts';
-import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS, type TurnSettings } from './turn-settings.ts';
+import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS, type TurnSettings } from './workflow-safe/turn-settings.ts';
 import { parseCidrList } from './refused-addresses.ts';
-import type { ApprovalSettings } from './approvals.ts';
+import type { ApprovalSettings } from './workflow-safe/approvals.ts';
 import { parseModelPrice, type ModelPrice } from './model-prices.ts';
 
 /** Task queue of the workers. TASK_QUEUE overrides it so that several deployments, or test runs, can

@@ -1,7 +1,7 @@
 // Identifiers. Every id a stranger might see is random (not sequential), so knowing one id tells
 // nothing about others; a short prefix says what kind of thing it names.
 import { randomBytes } from 'node:crypto';
-import { ALPHABET } from './id-alphabet.ts';
+import { ALPHABET } from './workflow-safe/id-alphabet.ts';
 
 export { ALPHABET };
 

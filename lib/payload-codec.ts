@@ -3,7 +3,7 @@
 // ciphertext under a key derived from the master key for this purpose only, named by the master
 // key's id so a rotated key still reads what it wrote. Readers of the Temporal cluster or its database
 // see ciphertext; search attributes (ids only) are never encoded and stay searchable, and the
-// summaries and details written readable on purpose (lib/readable-metadata.ts) pass as they are.
+// summaries and details written readable on purpose (lib/workflow-safe/readable-metadata.ts) pass as they are.
 //
 // A payload without the encrypted encoding passes through: histories written before encryption was
 // turned on (or while it was off) still replay and read.
@@ -11,7 +11,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { MasterKey } from './master-key.ts';
-import { isReadablePayload } from './readable-metadata.ts';
+import { isReadablePayload } from './workflow-safe/readable-metadata.ts';
 
 // The package is CommonJS: its namespace comes through the default export under Node's ESM loader.
 const ProtoPayload = proto.temporal.api.common.v1.Payload;

@@ -1,10 +1,10 @@
-// The search attributes this service writes (lib/search-attributes.ts) on a Temporal namespace: which
+// The search attributes this service writes (lib/workflow-safe/search-attributes.ts) on a Temporal namespace: which
 // are missing, and registering them. A workflow started with an attribute its namespace lacks is
 // refused, so a worker checks at start and stops naming the missing ones rather than fail every run.
 import proto from '@temporalio/proto';
 import type { Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
-import { SEARCH_ATTRIBUTES } from './search-attributes.ts';
+import { SEARCH_ATTRIBUTES } from './workflow-safe/search-attributes.ts';
 
 // The package is CommonJS: its namespace comes through the default export under Node's ESM loader.
 const { INDEXED_VALUE_TYPE_KEYWORD } = proto.temporal.api.enums.v1.IndexedValueType;

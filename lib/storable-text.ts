@@ -2,7 +2,7 @@
 // surrogate (its `\uD800` escape is refused by `jsonb`). Such text is refused where it enters (a 400
 // naming where it is), because once past the API it fails every write it reaches, every time: a
 // signalled send would retry forever and hold its session.
-import { ValidationError, type FieldError } from './errors.ts';
+import { ValidationError, type FieldError } from './workflow-safe/errors.ts';
 import { childPointer } from './bundle/pointer.ts';
 
 // eslint-disable-next-line no-control-regex -- finding NUL is the point

@@ -6,7 +6,7 @@ import type { Client } from '@temporalio/client';
 import { TERMINAL_TURN_EVENTS, type SessionEvent } from '../contract/events.ts';
 import type { Db } from '../store/db.ts';
 import { readEvents } from '../store/events.ts';
-import { approvalWorkflowId } from '../lib/workflow-ids.ts';
+import { approvalWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 import type { SentTurn } from './driver.ts';
 import type { SessionReader } from './reader.ts';
 

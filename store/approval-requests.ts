@@ -9,7 +9,7 @@ import { appendEvents } from './events.ts';
 import { insertApproval, type Approval, type NewApproval } from './approvals.ts';
 import { setWaiting, waitsInTurn } from './approval-endings.ts';
 import type { Bundle } from '../contract/bundle.ts';
-import type { ApprovalWorkflowInput } from '../lib/approvals.ts';
+import type { ApprovalWorkflowInput } from '../lib/workflow-safe/approvals.ts';
 
 /** The channels of the asking agent's revision an approval goes over (all, or those `providers` names), in declared order. */
 export function approvalChannels(bundle: Bundle | undefined, providers: readonly string[] | undefined) {

@@ -5,7 +5,7 @@
 import { backendGone, ORPHANED_AFTER_MS } from './backend-gone.ts';
 import type { Db, DbClient } from './db.ts';
 import { EVENTS_CHANNEL } from './event-channel.ts';
-import type { ApprovalSource, ApprovalStatus } from '../lib/approvals.ts';
+import type { ApprovalSource, ApprovalStatus } from '../lib/workflow-safe/approvals.ts';
 import type { AnswerVia } from '../contract/approvals.ts';
 
 export interface Dispatch {

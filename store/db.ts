@@ -1,6 +1,6 @@
 // The PostgreSQL pool. One per process; every store module takes it as an argument.
 import pg from 'pg';
-import { causeChain } from '../lib/errors.ts';
+import { causeChain } from '../lib/workflow-safe/errors.ts';
 
 export type Db = pg.Pool;
 export type DbClient = pg.PoolClient;

@@ -3,8 +3,8 @@
 // tried a few times and a failure is logged, never felt by the approval or the turn that waits on it.
 import { log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { ApprovalOutcome } from '../lib/approvals.ts';
-import { FAILURE } from '../lib/failures.ts';
+import type { ApprovalOutcome } from '../lib/workflow-safe/approvals.ts';
+import { FAILURE } from '../lib/workflow-safe/failures.ts';
 
 export interface ApprovalNoticeInput {
   approvalId: string;

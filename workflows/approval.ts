@@ -22,15 +22,15 @@ import {
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { FAILURE, nonRetryable } from '../lib/failures.ts';
+import { FAILURE, nonRetryable } from '../lib/workflow-safe/failures.ts';
 import { approvalNoticeWorkflow, outcomeNotice } from './approval-notice.ts';
 import type { Activities } from '../activities/index.ts';
-import { matchOption, type ApprovalAnswer, type ApprovalOutcome, type ApprovalWorkflowInput } from '../lib/approvals.ts';
+import { matchOption, type ApprovalAnswer, type ApprovalOutcome, type ApprovalWorkflowInput } from '../lib/workflow-safe/approvals.ts';
 import type { RecordedApproval } from '../activities/approvals.ts';
 import { publishEvent } from './publish.ts';
-import { approvalNoticeWorkflowId } from '../lib/workflow-ids.ts';
-import { searchAttributes } from '../lib/search-attributes.ts';
-import { readableMetadata } from '../lib/readable-metadata.ts';
+import { approvalNoticeWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
+import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
 
 export type AnsweredOutcome = Extract<ApprovalOutcome, { status: 'answered' }>;
 

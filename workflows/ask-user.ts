@@ -3,20 +3,20 @@
 // The child is abandoned rather than cancelled when the turn ends early (an abort): the approval
 // record outlives the turn, and an answer is still recorded, it just resumes nothing.
 import { ChildWorkflowCancellationType, executeChild, ParentClosePolicy, uuid4, WorkflowIdReusePolicy } from '@temporalio/workflow';
-import { parseApprovalRequest, type ApprovalOutcome, type ApprovalRequest } from '../lib/approvals.ts';
-import { idCharsFromHex } from '../lib/id-alphabet.ts';
+import { parseApprovalRequest, type ApprovalOutcome, type ApprovalRequest } from '../lib/workflow-safe/approvals.ts';
+import { idCharsFromHex } from '../lib/workflow-safe/id-alphabet.ts';
 import { approvalWorkflow } from './approval.ts';
 import type { ToolCall, ToolResultPart, TurnInput } from '../core/turn-types.ts';
-import { approvalWorkflowId } from '../lib/workflow-ids.ts';
-import { searchAttributes } from '../lib/search-attributes.ts';
-import { readableMetadata } from '../lib/readable-metadata.ts';
+import { approvalWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
+import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
 
 /** Seeded workflow randomness, so a replay makes the same id. */
 export function newApprovalId(): string {
   return `apr_${idCharsFromHex(uuid4().replace(/-/g, '') + uuid4().replace(/-/g, ''))}`;
 }
 
-/** The approval's summary in Temporal, readable there (lib/readable-metadata.ts): its id, never the question. */
+/** The approval's summary in Temporal, readable there (lib/workflow-safe/readable-metadata.ts): its id, never the question. */
 export function approvalSummary(approvalId: string): string {
   return `Approval ${approvalId}: a question to the user`;
 }

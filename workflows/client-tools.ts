@@ -18,8 +18,8 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { FAILURE, nonRetryable } from '../lib/failures.ts';
-import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from '../lib/turn-settings.ts';
+import { FAILURE, nonRetryable } from '../lib/workflow-safe/failures.ts';
+import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from '../lib/workflow-safe/turn-settings.ts';
 import type { ToolCall, ToolResultPart, TurnInput } from '../core/turn-types.ts';
 import { ClientToolCalls, type ToolResultInput } from '../core/client-tool-calls.ts';
 

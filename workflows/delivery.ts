@@ -3,7 +3,7 @@
 // The attempt activity is never retried by Temporal: the workflow owns the schedule, and an attempt
 // that fails as an activity (its worker died mid-request) counts as a failed attempt.
 import { log, proxyActivities, sleep } from '@temporalio/workflow';
-import { FAILURE, nonRetryable } from '../lib/failures.ts';
+import { FAILURE, nonRetryable } from '../lib/workflow-safe/failures.ts';
 import type { Activities } from '../activities/index.ts';
 import type { AttemptOutcome, DeliveryInput, DeliveryResult } from '../core/delivery-types.ts';
 

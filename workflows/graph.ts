@@ -16,18 +16,18 @@ import {
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { FAILURE, nonRetryable } from '../lib/failures.ts';
+import { FAILURE, nonRetryable } from '../lib/workflow-safe/failures.ts';
 import type { Workflow, WorkflowNode } from '../contract/bundle.ts';
-import { renderTemplate, type NodeOutput } from '../lib/graph-template.ts';
-import { parseApprovalRequest } from '../lib/approvals.ts';
-import { idCharsFromHex } from '../lib/id-alphabet.ts';
+import { renderTemplate, type NodeOutput } from '../lib/workflow-safe/graph-template.ts';
+import { parseApprovalRequest } from '../lib/workflow-safe/approvals.ts';
+import { idCharsFromHex } from '../lib/workflow-safe/id-alphabet.ts';
 import { approvalWorkflow } from './approval.ts';
 import { approvalSummary, newApprovalId } from './ask-user.ts';
 import { turnWorkflow } from './turn.ts';
-import type { TurnSettings } from '../lib/turn-settings.ts';
-import { approvalWorkflowId, turnWorkflowId } from '../lib/workflow-ids.ts';
-import { searchAttributes } from '../lib/search-attributes.ts';
-import { readableMetadata } from '../lib/readable-metadata.ts';
+import type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';
+import { approvalWorkflowId, turnWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
+import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
 
 export interface GraphRunInput {
   runId: string;

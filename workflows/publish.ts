@@ -16,12 +16,12 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities/index.ts';
 import type { PublishedEvent } from '../contract/webhook-events.ts';
-import { FAILURE } from '../lib/failures.ts';
+import { FAILURE } from '../lib/workflow-safe/failures.ts';
 import { deliveryWorkflow } from './delivery.ts';
 import type { SessionRef, TurnOutcome } from '../core/turn-types.ts';
-import { deliveryWorkflowId } from '../lib/workflow-ids.ts';
-import { searchAttributes } from '../lib/search-attributes.ts';
-import { readableMetadata } from '../lib/readable-metadata.ts';
+import { deliveryWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
+import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
 
 const { publishWebhookEvent } = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
 

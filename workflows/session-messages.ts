@@ -4,7 +4,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { MessagePart } from '../contract/events.ts';
 import type { CompactionResult, ModelOverride, SessionRef } from '../core/turn-types.ts';
-import type { TurnSettings } from '../lib/turn-settings.ts';
+import type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';
 import type { QueuedTurn, SessionState, SubtaskReplyTarget } from '../core/session-turns.ts';
 import type { IfBusy } from '../contract/if-busy.ts';
 export type { IfBusy, SessionState, SubtaskReplyTarget };

@@ -20,7 +20,7 @@ import {
   ParentClosePolicy,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { FAILURE, nonRetryable } from '../lib/failures.ts';
+import { FAILURE, nonRetryable } from '../lib/workflow-safe/failures.ts';
 import { runTurn, steerSignal, turnWorkflow, type RunningTurnHandle } from './turn.ts';
 import { storedToolResultSignal } from './client-tools.ts';
 import type { ToolResultInput } from '../core/client-tool-calls.ts';
@@ -30,9 +30,9 @@ import { SendTraces } from './send-traces.ts';
 import { messageId } from './ids.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
 import { SessionTurns, type SubtaskReplyTarget } from '../core/session-turns.ts';
-import { sessionWorkflowId, turnWorkflowId } from '../lib/workflow-ids.ts';
-import { searchAttributes } from '../lib/search-attributes.ts';
-import { readableMetadata } from '../lib/readable-metadata.ts';
+import { sessionWorkflowId, turnWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
+import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
 
 import {
   abortTurnSignal,

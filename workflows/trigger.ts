@@ -13,14 +13,14 @@ import {
 } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities/index.ts';
-import { idCharsFromHex } from '../lib/id-alphabet.ts';
-import { cronMessage, webhookMessage, type TriggerRunInput } from '../lib/triggers.ts';
+import { idCharsFromHex } from '../lib/workflow-safe/id-alphabet.ts';
+import { cronMessage, webhookMessage, type TriggerRunInput } from '../lib/workflow-safe/triggers.ts';
 import type { EventData } from '../contract/events.ts';
 import { graphRunWorkflow } from './graph.ts';
 import { publishEvent } from './publish.ts';
-import { graphRunWorkflowId } from '../lib/workflow-ids.ts';
-import { SessionIdKey, searchAttributes } from '../lib/search-attributes.ts';
-import { readableMetadata } from '../lib/readable-metadata.ts';
+import { graphRunWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { SessionIdKey, searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
+import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
 
 /** Set by Temporal on a workflow a schedule started: the firing's nominal time. */
 const ScheduledStartTimeKey = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);

@@ -13,7 +13,7 @@ import {
   proxyLocalActivities,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { FAILURE, nonRetryable } from '../lib/failures.ts';
+import { FAILURE, nonRetryable } from '../lib/workflow-safe/failures.ts';
 import {
   TOOL_CALL_ATTEMPTS,
   type CompactionInput,
@@ -24,7 +24,7 @@ import {
   type TurnInput,
   type TurnOutcome,
 } from '../core/turn-types.ts';
-import { ASK_MY_USER } from '../lib/ask-my-user.ts';
+import { ASK_MY_USER } from '../lib/workflow-safe/ask-my-user.ts';
 import type { ToolResultInput } from '../core/client-tool-calls.ts';
 import { inCallOrder, TurnProgress } from '../core/turn-progress.ts';
 import { askUser } from './ask-user.ts';

@@ -4,7 +4,7 @@
 // links, or a reply in the thread). Pure: providers decide only the markup around it.
 import type { ApprovalMessage } from './types.ts';
 import { escapeHtml } from '../../lib/escape-html.ts';
-import { numberedOptions } from '../../lib/approvals.ts';
+import { numberedOptions } from '../../lib/workflow-safe/approvals.ts';
 
 export const REPLY_INSTRUCTIONS =
   "Reply in this thread with the option's name or number; anything after it on the same line is kept as a note.";

@@ -8,7 +8,7 @@
 // `{ok: false, error}`, so the error code decides whether a retry can help.
 import { OutboundAddressRefusedError, OutboundUrlError, type OutboundResponse } from '../../lib/outbound.ts';
 import { approvalHeading, approvalText, expiryLine, REPLY_INSTRUCTIONS } from './approval-message.ts';
-import { numberedOptions } from '../../lib/approvals.ts';
+import { numberedOptions } from '../../lib/workflow-safe/approvals.ts';
 import {
   ChannelPermanentError,
   type ApprovalMessage,

@@ -8,7 +8,7 @@
 // because it ends up in a `turn.failed` event that the user (and any webhook) reads.
 import { APICallError, RetryError } from 'ai';
 import { ModelConfigError } from './config-errors.ts';
-import { isRecord } from '../../lib/is-record.ts';
+import { isRecord } from '../../lib/workflow-safe/is-record.ts';
 import { responseTooLarge } from '../../lib/response-limits.ts';
 
 export interface ModelErrorClassification {

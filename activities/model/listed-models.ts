@@ -6,7 +6,7 @@
 // cannot be read is asked for again only after RETRY_AFTER_MS, and meanwhile the other sources serve.
 // Only a worker's first step on the provider waits for the list; refreshes run in the background.
 import { limitedFetch } from '../../lib/response-limits.ts';
-import { isRecord } from '../../lib/is-record.ts';
+import { isRecord } from '../../lib/workflow-safe/is-record.ts';
 
 const LIST_TTL_MS = 6 * 60 * 60_000;
 const RETRY_AFTER_MS = 10 * 60_000;

@@ -12,7 +12,7 @@
 // (MODEL_PRICES) go before the table, and UNPRICED_MODEL_PRICE, when set, prices every model left.
 import type { ProviderMetadata } from 'ai';
 import type { ModelRef } from '../../contract/bundle.ts';
-import { isRecord } from '../../lib/is-record.ts';
+import { isRecord } from '../../lib/workflow-safe/is-record.ts';
 import { modelTableKey } from './model-key.ts';
 import { operatorPrice, type ModelPrice } from '../../lib/model-prices.ts';
 import type { PricingSettings } from '../../lib/config.ts';

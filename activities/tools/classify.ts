@@ -7,7 +7,7 @@
 import type { Bundle } from '../../contract/bundle.ts';
 import type { LoadableSkill } from '../../lib/skills.ts';
 import type { ToolCall } from '../../core/turn-types.ts';
-import { ASK_MY_USER } from '../../lib/ask-my-user.ts';
+import { ASK_MY_USER } from '../../lib/workflow-safe/ask-my-user.ts';
 import { builtinServerOf, findBuiltinTool } from './builtin.ts';
 import { policyOf, refusedToolText, toolApprovalQuestion, type ToolCallToApprove } from '../../core/tool-policies.ts';
 import { toolInputProblem } from './validate-input.ts';

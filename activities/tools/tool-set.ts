@@ -11,7 +11,7 @@ import { builtinTools } from './builtin.ts';
 import type { BuiltinTool } from './types.ts';
 import type { LoadableSkill } from '../../lib/skills.ts';
 import { loadSkillTool } from './load-skill.ts';
-import { ASK_MY_USER, askMyUserDescription, askMyUserInputSchema } from '../../lib/ask-my-user.ts';
+import { ASK_MY_USER, askMyUserDescription, askMyUserInputSchema } from '../../lib/workflow-safe/ask-my-user.ts';
 
 /** `remote`: the revision's remote MCP tools (activities/tools/remote.ts), declared after the built-in ones. */
 export function modelToolSet(

@@ -6,7 +6,7 @@ import type { ModelOverride } from '../../core/turn-types.ts';
 import type { Config } from '../../lib/config.ts';
 import type { Db } from '../../store/db.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
-import { FAILURE, nonRetryable } from '../../lib/failures.ts';
+import { FAILURE, nonRetryable } from '../../lib/workflow-safe/failures.ts';
 import { readSecrets } from '../../store/secrets.ts';
 import { credentialSecretNames, languageModel, providerCredentials } from '../model/providers.ts';
 import { modelAnswerLimits } from '../model/answer-limits.ts';

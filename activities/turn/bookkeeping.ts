@@ -15,7 +15,7 @@ import {
 } from '../../store/messages.ts';
 import { moveSessionStatus } from '../../store/sessions.ts';
 import { MessageNotFoundError, NotAnAssistantMessageError, revertFrom, SessionBusyError, type RevertOutcome } from '../../store/revert.ts';
-import { FAILURE, nonRetryable } from '../../lib/failures.ts';
+import { FAILURE, nonRetryable } from '../../lib/workflow-safe/failures.ts';
 import { jsonReplyFeedback } from './json-reply.ts';
 import { TERMINAL_TURN_EVENTS, type MessagePart, type NewEvent, type TokenUsage } from '../../contract/events.ts';
 import type { ToolResultPart } from '../../core/turn-types.ts';

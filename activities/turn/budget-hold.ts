@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import type { ModelRef } from '../../contract/bundle.ts';
 import { appliesAny, endedAttemptCharge, holdAmounts, admission, type HoldAmounts } from '../../core/budget-holds.ts';
-import { FAILURE, nonRetryable } from '../../lib/failures.ts';
+import { FAILURE, nonRetryable } from '../../lib/workflow-safe/failures.ts';
 import type { Db } from '../../store/db.ts';
 import { budgetsFor, holdBudget, settleBudgetHold } from '../../store/budgets.ts';
 import { holdPriceOf, tokensUsd, type Price, type Pricing, type UsageForCost } from '../model/pricing.ts';

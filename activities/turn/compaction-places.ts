@@ -4,7 +4,7 @@
 // around the compaction activity where the activities are assembled, so the compaction itself knows nothing of places.
 import type { CompactionInput, CompactionResult, PlaceQueued } from '../../core/turn-types.ts';
 import { compactionPlaceKey } from '../../core/place-keys.ts';
-import { sessionWorkflowId, turnWorkflowId } from '../../lib/workflow-ids.ts';
+import { sessionWorkflowId, turnWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 import { inUserPlace, wakeWaiter, type PlaceDeps, type StepQueueSettings } from './step-queue.ts';
 
 /** A place lapses with a compaction's start-to-close timeout (workflows/turn.ts, workflows/session.ts). */

@@ -13,7 +13,7 @@ import { sessionHasEvent } from '../../store/events.ts';
 import { addToTotals } from '../../core/turn-progress.ts';
 import type { ModelRef } from '../../contract/bundle.ts';
 import type { ProviderId } from '../../contract/bundle-constants.ts';
-import { FAILURE, nonRetryable } from '../../lib/failures.ts';
+import { FAILURE, nonRetryable } from '../../lib/workflow-safe/failures.ts';
 import { conversation, hasMessage, lastTurnId } from '../../store/messages.ts';
 import { recordCompaction } from '../../store/compactions.ts';
 import { heldOrAborted, holdForCall } from './budget-hold.ts';

@@ -10,7 +10,7 @@
 // in core/step-answer.ts and core/step-ending.ts.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { nonRetryable } from '../../lib/failures.ts';
+import { nonRetryable } from '../../lib/workflow-safe/failures.ts';
 import { claimAssistantMessage, hasTurnCompleted, lastUserText } from '../../store/messages.ts';
 import type { ModelStepInput, StepResult } from '../../core/turn-types.ts';
 import { compactFirst, messagesTurnOf, stepResultOf } from '../../core/step-answer.ts';

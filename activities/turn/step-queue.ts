@@ -10,7 +10,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { appendEvents } from '../../store/events.ts';
 import { inTransaction, type Db } from '../../store/db.ts';
 import { acquireStepSlot, forgetStepWaiter, releaseStepSlot } from '../../store/step-slots.ts';
-import { turnWorkflowId } from '../../lib/workflow-ids.ts';
+import { turnWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 import { STEP_PLACE_FREED, type ModelStepInput, type StepResult } from '../../core/turn-types.ts';
 import { stepPlaceKey } from '../../core/place-keys.ts';
 import type { Logger } from '../../lib/logger.ts';

@@ -16,7 +16,7 @@ import { openSecrets } from '../../store/secrets.ts';
 import { getSession } from '../../store/sessions.ts';
 import type { PlaceQueued, ToolCall, ToolResultPart } from '../../core/turn-types.ts';
 import { toolPlaceKey } from '../../core/place-keys.ts';
-import { turnWorkflowId } from '../../lib/workflow-ids.ts';
+import { turnWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 import { findBuiltinTool, type AgentToolServices } from '../tools/index.ts';
 import { codeSandbox } from '../tools/code.ts';
 import { inUserPlace, wakeWaiter } from './step-queue.ts';

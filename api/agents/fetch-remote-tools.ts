@@ -5,7 +5,7 @@
 import { BUILTIN_TOOL_NAMES } from '../../contract/bundle-constants.ts';
 import type { Bundle } from '../../contract/bundle.ts';
 import { toolServer, type ToolServerTool } from '../../contract/tool-servers.ts';
-import type { FieldError } from '../../lib/errors.ts';
+import type { FieldError } from '../../lib/workflow-safe/errors.ts';
 import { childPointer } from '../../lib/bundle/pointer.ts';
 import type { Db } from '../../store/db.ts';
 import { getMcpServer } from '../../store/mcp-servers.ts';

@@ -4,7 +4,7 @@
 // a deadline and a size limit, and must answer a text type; any failure fails the deploy with the
 // skill's path, so an agent never runs with a skill it cannot load.
 import type { Bundle } from '../../contract/bundle.ts';
-import type { FieldError } from '../../lib/errors.ts';
+import type { FieldError } from '../../lib/workflow-safe/errors.ts';
 import { createOutboundClient, outboundErrorText, type OutboundClient } from '../../lib/outbound.ts';
 import { skillRefs } from '../../lib/skills.ts';
 

@@ -2,7 +2,7 @@
 // this API process as its open streams are (api/streaming/stream-limiter.ts): a listing lives on this
 // process and ends with it, so a count held here can never leak. With several API processes a user may
 // run up to that many times the bound in all (docs/isolation.md).
-import { RateLimitedError } from '../../lib/errors.ts';
+import { RateLimitedError } from '../../lib/workflow-safe/errors.ts';
 
 /** What a refused caller is told to wait: a listing ends by MCP_LIST_TIMEOUT_MS, most far sooner. */
 export const LISTING_RETRY_AFTER_SECONDS = 5;

@@ -2,7 +2,7 @@
 // deleted one) is simply not found, with the same 404 wherever a route takes an agent's name.
 import { findAgent, type Agent } from '../../store/agents.ts';
 import type { Db } from '../../store/db.ts';
-import { NotFoundError } from '../../lib/errors.ts';
+import { NotFoundError } from '../../lib/workflow-safe/errors.ts';
 
 export function noAgentNamed(name: string): NotFoundError {
   return new NotFoundError(`You have no agent named "${name}"`);

@@ -6,10 +6,10 @@
 // as its Update: the workflow's write finds it stored and changes nothing, and the workflow ends with it.
 // (One whose expiry comes first takes the stored answer from the expiry's write instead.) Every call has
 // a deadline: a pass must end, workers running or not, so the other sweeps of housekeeping go on.
-import { approvalWorkflowId } from '../../lib/workflow-ids.ts';
+import { approvalWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 import { answerApprovalWorkflow } from '../../clients/approval.ts';
 import { answeredBefore } from '../../store/approvals.ts';
-import { FAILURE, failureType } from '../../lib/failures.ts';
+import { FAILURE, failureType } from '../../lib/workflow-safe/failures.ts';
 import { isWorkflowGone } from '../temporal-call.ts';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../store/db.ts';

@@ -6,14 +6,20 @@ import { ServiceError as TemporalServiceError } from '@temporalio/client';
 import type { ApiDeps } from '../context.ts';
 import type { AnsweredOutcome } from '../../clients/approval.ts';
 import { startApprovalNotice, startApprovalWorkflow } from '../../clients/approval.ts';
-import { matchOption, type ApprovalAnswer, type ApprovalWorkflowInput } from '../../lib/approvals.ts';
+import { matchOption, type ApprovalAnswer, type ApprovalWorkflowInput } from '../../lib/workflow-safe/approvals.ts';
 import type { Approval } from '../../store/approvals.ts';
 import { storeApprovalAnswer } from '../../store/approval-endings.ts';
 import { approvalChannels, approvalRequestOf, recordApprovalRequest } from '../../store/approval-requests.ts';
 import { getRevision } from '../../store/agents.ts';
 import { currentTraceParent } from '../../lib/genai-spans.ts';
 import { handOverAnswer } from './handover.ts';
-import { ConflictError, DependencyUnavailableError, GoneError, ValidationError, type ServiceError } from '../../lib/errors.ts';
+import {
+  ConflictError,
+  DependencyUnavailableError,
+  GoneError,
+  ValidationError,
+  type ServiceError,
+} from '../../lib/workflow-safe/errors.ts';
 import { assertStorableText } from '../../lib/storable-text.ts';
 import { callTemporal } from '../temporal-call.ts';
 

@@ -3,7 +3,7 @@
 // the whole original message quoted below. Only the first line that is theirs counts; it names an
 // option by name or number, and the rest of that line is kept as a note. Anything else is not an
 // answer, so a chatty reply never approves by accident. Pure: the inbound route calls it.
-import { APPROVAL_LIMITS } from '../../lib/approvals.ts';
+import { APPROVAL_LIMITS } from '../../lib/workflow-safe/approvals.ts';
 
 export interface ReplyMatch {
   choice: string;

@@ -4,7 +4,7 @@
 // (Slack's url_verification, events that are not replies), or a request to reject.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ResolvedChannelConfig } from '../../activities/channels/types.ts';
-import { isRecord } from '../../lib/is-record.ts';
+import { isRecord } from '../../lib/workflow-safe/is-record.ts';
 
 export { isRecord };
 

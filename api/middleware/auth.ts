@@ -6,7 +6,7 @@
 import type { Request } from 'express';
 import type { Db } from '../../store/db.ts';
 import { authenticate, touchKey, type Principal } from '../../store/api-keys.ts';
-import { ForbiddenError, UnauthorizedError } from '../../lib/errors.ts';
+import { ForbiddenError, UnauthorizedError } from '../../lib/workflow-safe/errors.ts';
 import type { Scope } from '../../contract/scopes.ts';
 import type { RateLimiter } from './rate-limit.ts';
 

@@ -12,7 +12,7 @@ import {
   ServiceError,
   StreamLimitError,
   UnsupportedMediaTypeError,
-} from '../../lib/errors.ts';
+} from '../../lib/workflow-safe/errors.ts';
 import { isDatabaseUnavailable } from '../../store/db.ts';
 import { isTemporalUnavailable, TEMPORAL_UNAVAILABLE } from '../temporal-call.ts';
 

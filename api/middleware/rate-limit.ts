@@ -3,7 +3,7 @@
 // letting every request through or failing them all.
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../../store/db.ts';
-import { RateLimitedError } from '../../lib/errors.ts';
+import { RateLimitedError } from '../../lib/workflow-safe/errors.ts';
 
 export interface RateLimiter {
   /** Counts one request for `bucket`; throws RateLimitedError when the bucket is empty. */

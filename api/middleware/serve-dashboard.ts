@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type RequestHandler } from 'express';
-import { DependencyUnavailableError } from '../../lib/errors.ts';
+import { DependencyUnavailableError } from '../../lib/workflow-safe/errors.ts';
 import { sendProblem } from './problem.ts';
 
 export const DEFAULT_DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));

@@ -5,7 +5,7 @@ import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { deleteAgent, getRevision, listAgents, listRevisions, type Agent } from '../../store/agents.ts';
-import { NotFoundError } from '../../lib/errors.ts';
+import { NotFoundError } from '../../lib/workflow-safe/errors.ts';
 import { describeTriggers } from '../triggers/urls.ts';
 import { mayReadCapabilities, readOnlyBundle, readOnlyTriggers } from '../agents/read-only-view.ts';
 import { withNextFirings } from '../triggers/next-firings.ts';

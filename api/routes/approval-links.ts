@@ -9,9 +9,9 @@ import { defineRoute, type HandlerInput, type Reply } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { verifyApprovalToken } from '../../lib/approval-token.ts';
 import { isLinkPreviewFetcher } from '../approvals/link-preview.ts';
-import { APPROVAL_LIMITS, matchOption } from '../../lib/approvals.ts';
+import { APPROVAL_LIMITS, matchOption } from '../../lib/workflow-safe/approvals.ts';
 import { getApproval, type Approval } from '../../store/approvals.ts';
-import { ConflictError, GoneError, NotFoundError, ServiceError, ValidationError } from '../../lib/errors.ts';
+import { ConflictError, GoneError, NotFoundError, ServiceError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { answerApproval } from '../approvals/workflows.ts';
 import { answeredPage, expiredPage, invalidChoicePage, notFoundPage, questionPage } from '../approvals/pages.ts';
 

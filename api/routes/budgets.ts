@@ -1,6 +1,6 @@
 // Monthly spend budgets (contract/operations/budgets.ts): an agent's by its owner, a user's by an admin.
 import { OPERATIONS } from '../../contract/operations/index.ts';
-import { NotFoundError } from '../../lib/errors.ts';
+import { NotFoundError } from '../../lib/workflow-safe/errors.ts';
 import { setAgentBudget, setUserBudget, spentByAgent, spentByUser } from '../../store/budgets.ts';
 import type { ApiDeps } from '../context.ts';
 import { defineRoute } from '../route.ts';

@@ -3,7 +3,7 @@
 // only. Browsers (the Web UI) reach it across origins listed in CODEC_CORS_ORIGINS.
 import type { Payload } from '@temporalio/common';
 import { OPERATIONS } from '../../contract/operations/index.ts';
-import { ValidationError } from '../../lib/errors.ts';
+import { ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { loadMasterKeys } from '../../lib/master-key.ts';
 import { encryptionCodec, PayloadKeyMissingError } from '../../lib/payload-codec.ts';
 import type { ApiDeps } from '../context.ts';

@@ -4,7 +4,7 @@
 // reply comes back there (workflows/session.ts returns it when the child's turn ends).
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { resolveCommand } from '../../contract/commands.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { findAgent, getRevision } from '../../store/agents.ts';
 import { openSessionOnce, type Session } from '../../store/sessions.ts';

@@ -12,7 +12,7 @@ import { refusePastScheduleLimit } from '../user-limits.ts';
 import { deployRevision, getRevision } from '../../store/agents.ts';
 import { reconcileSchedules } from '../triggers/schedule-reconcile.ts';
 import { secretKeys } from '../../store/secrets.ts';
-import type { FieldError } from '../../lib/errors.ts';
+import type { FieldError } from '../../lib/workflow-safe/errors.ts';
 import { skillFetcher } from '../agents/fetch-skills.ts';
 import { remoteToolLister } from '../agents/fetch-remote-tools.ts';
 import type { RegisteredToolsReader } from '../agents/registered-tools.ts';

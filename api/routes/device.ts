@@ -19,7 +19,7 @@ import {
   type DeviceAuthorization,
 } from '../../store/device-authorizations.ts';
 import type { Principal } from '../../store/api-keys.ts';
-import { ConflictError, DependencyUnavailableError, DeviceGrantError, NotFoundError } from '../../lib/errors.ts';
+import { ConflictError, DependencyUnavailableError, DeviceGrantError, NotFoundError } from '../../lib/workflow-safe/errors.ts';
 import { sha256Hex } from '../../lib/crypto.ts';
 
 /** A device login gets `admin` only when it asks for it by name. */

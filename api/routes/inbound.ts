@@ -16,8 +16,8 @@ import { findDispatchesByRef, findDispatchesOfApproval, getApproval, type Dispat
 import { verifyApprovalToken } from '../../lib/approval-token.ts';
 import { resolveChannelConfig } from '../../store/secrets.ts';
 import { matchReply } from '../inbound/reply-matching.ts';
-import { APPROVAL_LIMITS, numberedOptions } from '../../lib/approvals.ts';
-import { ConflictError, GoneError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors.ts';
+import { APPROVAL_LIMITS, numberedOptions } from '../../lib/workflow-safe/approvals.ts';
+import { ConflictError, GoneError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { answerApproval, noteInThread } from '../approvals/workflows.ts';
 
 function unmatchedNotice(options: readonly string[]): string {

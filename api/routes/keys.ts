@@ -5,7 +5,7 @@ import type { ApiDeps } from '../context.ts';
 import { countKeysLocked, deleteKey, insertKey, listKeys, type ApiKey } from '../../store/api-keys.ts';
 import { inTransaction } from '../../store/db.ts';
 import { refusePastKeyLimit } from '../user-limits.ts';
-import { NotFoundError } from '../../lib/errors.ts';
+import { NotFoundError } from '../../lib/workflow-safe/errors.ts';
 import { scopesToGrant } from '../key-scopes.ts';
 
 function listing(key: ApiKey) {

@@ -6,7 +6,7 @@
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { MCP_SERVER_ID_PATTERN, type RemoteToolServerView } from '../../contract/operations/tools.ts';
 import { TOOL_SERVERS, toolServer } from '../../contract/tool-servers.ts';
-import { McpServerLimitError, McpUnreachableError, NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { McpServerLimitError, McpUnreachableError, NotFoundError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { createOutboundClient, OutboundRequestError } from '../../lib/outbound.ts';
 import { deleteMcpServer, getMcpServer, listMcpServers, putMcpServer, type McpServerRecord } from '../../store/mcp-servers.ts';
 import type { ApiDeps } from '../context.ts';

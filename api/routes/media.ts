@@ -8,7 +8,7 @@ import type { ApiDeps } from '../context.ts';
 import { findMedia, insertMedia } from '../../store/media.ts';
 import { storedBytes } from '../../store/user-holdings.ts';
 import { refusePastStorageLimit } from '../user-limits.ts';
-import { NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { NotFoundError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { contentDisposition, displayFilename, isMediaKey, mediaKeyName, normalizeMediaType } from '../../lib/media-types.ts';
 import type { Storage } from '../../lib/storage.ts';
 import { loadOwnedSession, loadWritableSession } from '../sessions/access.ts';

@@ -3,7 +3,7 @@ import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { deleteSecret, listSecrets, putSecret } from '../../store/secrets.ts';
-import { NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { NotFoundError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { SECRET_KEY_PATTERN } from '../../contract/bundle-constants.ts';
 
 import { MAX_SECRET_BYTES } from '../../contract/operations/secrets.ts';

@@ -7,7 +7,7 @@ import type { ApiDeps } from '../context.ts';
 import { loadOwnedSession } from '../sessions/access.ts';
 import { acceptsEventStream, streamEvents } from '../streaming/sse.ts';
 import { readEvents } from '../../store/events.ts';
-import { ValidationError } from '../../lib/errors.ts';
+import { ValidationError } from '../../lib/workflow-safe/errors.ts';
 
 /** Last-Event-ID wins over `?after=`: a reconnecting EventSource sends it, and it is newer than the URL. */
 function replayStart(header: string | undefined, after: number | undefined): number {

@@ -8,7 +8,7 @@ import type { ApiDeps } from '../context.ts';
 import { forkSession } from '../../store/fork.ts';
 import { findSessionMessage, type SessionMessage } from '../../store/revert.ts';
 import type { Session } from '../../store/sessions.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { loadSendableSession, loadWritableSession } from '../sessions/access.ts';
 import { compactInSession, revertInSession } from '../sessions/workflows.ts';

@@ -5,7 +5,7 @@
 // for a send (api/sessions/wake.ts), and hands the answer to its waiting turn.
 import { isDeepStrictEqual } from 'node:util';
 import { OPERATIONS } from '../../contract/operations/index.ts';
-import { ConflictError, NotFoundError } from '../../lib/errors.ts';
+import { ConflictError, NotFoundError } from '../../lib/workflow-safe/errors.ts';
 import { findToolCall } from '../../store/tool-calls.ts';
 import { runningRunOfSession } from '../../store/workflow-runs.ts';
 import { storeClientToolAnswer, type ClientToolAnswer } from '../../store/client-tool-answers.ts';

@@ -13,11 +13,17 @@ import type { ApiDeps } from '../context.ts';
 import { agentState, getRevision } from '../../store/agents.ts';
 import { openTriggeredSession } from '../../store/triggered-sessions.ts';
 import { getRun } from '../../store/workflow-runs.ts';
-import { DependencyUnavailableError, ForbiddenError, NotFoundError, UnsupportedMediaTypeError, ValidationError } from '../../lib/errors.ts';
+import {
+  DependencyUnavailableError,
+  ForbiddenError,
+  NotFoundError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../../lib/workflow-safe/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
 import { assertStorableText } from '../../lib/storable-text.ts';
 import { suffixOpens } from '../triggers/urls.ts';
-import { type TriggerRef, type TriggerRunInput } from '../../lib/triggers.ts';
+import { type TriggerRef, type TriggerRunInput } from '../../lib/workflow-safe/triggers.ts';
 import { createRateLimiter } from '../middleware/rate-limit.ts';
 import { callTemporal, isTemporalRefusal } from '../temporal-call.ts';
 import { actIdempotently } from '../idempotency.ts';

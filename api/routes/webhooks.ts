@@ -13,7 +13,7 @@ import {
   type Subscription,
 } from '../../store/webhook-subscriptions.ts';
 import { listDeliveries } from '../../store/webhook-deliveries.ts';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { createOutboundClient, OutboundRequestError } from '../../lib/outbound.ts';
 import { generateWebhookSecret } from '../../lib/webhook-signature.ts';
 

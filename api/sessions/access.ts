@@ -4,12 +4,12 @@
 import type { Db } from '../../store/db.ts';
 import type { Principal } from '../../store/api-keys.ts';
 import { getSession, getSessionWithState, type Session, type SessionWithState } from '../../store/sessions.ts';
-import { ConflictError, DependencyUnavailableError, ForbiddenError, GoneError, NotFoundError } from '../../lib/errors.ts';
+import { ConflictError, DependencyUnavailableError, ForbiddenError, GoneError, NotFoundError } from '../../lib/workflow-safe/errors.ts';
 import { finishRun, runningRunOfSession } from '../../store/workflow-runs.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ApiDeps } from '../context.ts';
 import { callTemporal } from '../temporal-call.ts';
-import { graphRunWorkflowId } from '../../lib/workflow-ids.ts';
+import { graphRunWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 
 export async function loadOwnedSession(db: Db, principal: Principal | undefined, id: string): Promise<Session> {
   return owned(await getSession(db, id), principal, id);

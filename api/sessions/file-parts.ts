@@ -6,7 +6,7 @@
 import type { Db } from '../../store/db.ts';
 import { conversationMedia, findMediaByKeys, type Media } from '../../store/media.ts';
 import type { MessagePart } from '../../contract/events.ts';
-import { type FieldError, ValidationError } from '../../lib/errors.ts';
+import { type FieldError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { isMediaKey, MAX_TEXT_FILE_BYTES, modelInputKind, normalizeMediaType } from '../../lib/media-types.ts';
 
 const READABLE = 'images (image/png, image/jpeg, image/gif, image/webp), text (text/*, application/json) or PDF (application/pdf)';

@@ -2,7 +2,7 @@
 // lets sends choose (SEND_MODELS), since it is the operator's key that pays for most models and a budget
 // counts only what it can price (docs/sessions.md, Budgets). Unset, any model may be chosen.
 import type { ModelOverride } from '../../core/turn-types.ts';
-import { ValidationError } from '../../lib/errors.ts';
+import { ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { getRevision } from '../../store/agents.ts';
 import type { Session } from '../../store/sessions.ts';
 import type { ApiDeps } from '../context.ts';

@@ -15,7 +15,7 @@ import { answerTurn } from '../streaming/turn-answer.ts';
 import { sendIdempotently } from './idempotent-send.ts';
 import { wakeSession } from './wake.ts';
 import { InboxFullError, SessionBusyNowError, takeSend, type TakenSend } from '../../store/session-inbox.ts';
-import { ConflictError, QueueFullError } from '../../lib/errors.ts';
+import { ConflictError, QueueFullError } from '../../lib/workflow-safe/errors.ts';
 
 /** A full queue frees up as turns end: seconds at the least. */
 const QUEUE_FULL_RETRY_AFTER_SECONDS = 2;

@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import multer from 'multer';
 import type { Readable } from 'node:stream';
 import type { Storage } from '../../lib/storage.ts';
-import { MalformedBodyError, PayloadTooLargeError, type ServiceError, ValidationError } from '../../lib/errors.ts';
+import { MalformedBodyError, PayloadTooLargeError, type ServiceError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { newMediaKey } from '../../lib/media-types.ts';
 
 const MEDIA_PREFIX = 'media/';

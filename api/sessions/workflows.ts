@@ -22,7 +22,7 @@ import type { UpdateDefinition } from '@temporalio/common';
 import type { ApiDeps } from '../context.ts';
 import type { CompactionResult } from '../../core/turn-types.ts';
 import type { Session } from '../../store/sessions.ts';
-import { FAILURE } from '../../lib/failures.ts';
+import { FAILURE } from '../../lib/workflow-safe/failures.ts';
 import { failureProblem } from '../failure-problems.ts';
 
 // A deadline that expires, or a connection that drops, says nothing about whether Temporal took the

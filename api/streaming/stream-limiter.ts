@@ -4,7 +4,7 @@
 // the way a shared counter would when a process dies with streams open. With several API processes a
 // user may hold up to that many times OPEN_STREAMS_PER_USER in all (docs/isolation.md).
 import type { Response } from 'express';
-import { StreamLimitError } from '../../lib/errors.ts';
+import { StreamLimitError } from '../../lib/workflow-safe/errors.ts';
 
 /** What a refused client is told to wait: streams end at any moment, so a short, fixed hint. */
 export const STREAM_LIMIT_RETRY_AFTER_SECONDS = 5;

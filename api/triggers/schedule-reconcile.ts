@@ -5,7 +5,7 @@
 // deploying (or deleting) again finishes the job.
 import type { Bundle } from '../../lib/bundle/index.ts';
 import type { ApiDeps } from '../context.ts';
-import { DependencyUnavailableError } from '../../lib/errors.ts';
+import { DependencyUnavailableError } from '../../lib/workflow-safe/errors.ts';
 import { callTemporal } from '../temporal-call.ts';
 import { requestReconcile } from '../../clients/schedules.ts';
 import { hasSchedules } from '../../store/agent-schedules.ts';

@@ -6,7 +6,7 @@ import { hmacSha256, safeEqual } from '../../lib/crypto.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
 import { ALPHABET } from '../../lib/ids.ts';
 import type { Trigger } from '../../lib/bundle/index.ts';
-import { scheduleId } from '../../lib/workflow-ids.ts';
+import { scheduleId } from '../../lib/workflow-safe/workflow-ids.ts';
 
 export function generatedSuffix(masterKey: MasterKey, agentId: string, index: number): string {
   const digest = hmacSha256(masterKey.derive('trigger-suffix-v1'), `${agentId}:${index}`);

@@ -2,8 +2,8 @@
 // nodes nothing leads to are pointed out (a warning: a half-built graph may still be deployed).
 import { childPointer } from './pointer.ts';
 import { isRecord, type Json, type Report } from './report.ts';
-import { templateNodeReferences } from '../graph-template.ts';
-import { parseApprovalRequest } from '../approvals.ts';
+import { templateNodeReferences } from '../workflow-safe/graph-template.ts';
+import { parseApprovalRequest } from '../workflow-safe/approvals.ts';
 
 export function checkWorkflows(bundle: Json, report: Report): void {
   if (!isRecord(bundle.workflows)) return;
@@ -79,7 +79,7 @@ function checkGraph(name: string, workflow: Json, nodes: Json, report: Report): 
   }
 }
 
-/** The option rules of every approval (lib/approvals.ts): replies are matched by name ignoring case, or by number. */
+/** The option rules of every approval (lib/workflow-safe/approvals.ts): replies are matched by name ignoring case, or by number. */
 function checkOptions(options: readonly string[], path: string, report: Report): void {
   const parsed = parseApprovalRequest(
     { question: 'q', options: [...options] },

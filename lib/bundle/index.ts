@@ -4,7 +4,7 @@
 // Three stages, each reporting everything it finds: the JSONC parse (syntax stops here), the JSON
 // Schema (shape, defaults), then checks no schema keyword can express, which look only at parts
 // the schema accepted.
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../workflow-safe/errors.ts';
 import { checkChannels } from './check-channels.ts';
 import { checkCommands } from './check-commands.ts';
 import { checkFiles } from './check-files.ts';

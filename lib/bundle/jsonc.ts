@@ -3,7 +3,7 @@
 // later code cannot hold safely (NUL characters, unpaired surrogates, numbers beyond a double,
 // `__proto__` keys).
 import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../workflow-safe/errors.ts';
 import { MAX_COLLECTION_ENTRIES, MAX_NESTING_DEPTH } from '../../contract/bundle-constants.ts';
 import { childPointer } from './pointer.ts';
 import { unstorableText } from '../storable-text.ts';

@@ -1,7 +1,7 @@
 // What the semantic checks write to, and what they ask before looking at a part of the bundle: a
 // check runs only where the schema found nothing wrong, so it never meets a value of the wrong
 // type, and each independent mistake is still reported once.
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../workflow-safe/errors.ts';
 import { selfAndAncestors } from './pointer.ts';
 import type { SchemaIssue } from './schema-errors.ts';
 
@@ -14,7 +14,7 @@ export type Json = Record<string, unknown>;
 const BLOCKING = new Set(['type', 'oneOf', 'maxItems', 'maxProperties']);
 
 // The checks ask "a JSON object of the bundle?" with the one rule every parser here uses.
-export { isRecord } from '../is-record.ts';
+export { isRecord } from '../workflow-safe/is-record.ts';
 
 export class Report {
   readonly errors: FieldError[] = [];

@@ -3,7 +3,7 @@
 // ajv reports combinator internals too (every branch of a oneOf, the "if" that chose "else", a type
 // error followed by errors of keywords that could not apply); those are folded away here.
 import type { ErrorObject } from 'ajv';
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../workflow-safe/errors.ts';
 import { childPointer, selfAndAncestors } from './pointer.ts';
 
 export interface SchemaIssue extends FieldError {

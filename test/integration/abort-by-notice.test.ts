@@ -7,7 +7,7 @@ import { agentTest } from '../helpers/harness/fixtures.ts';
 import { textFromEvents, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { call } from '../helpers/client/request.ts';
 import { decodedHistory } from '../helpers/harness/decoded-history.ts';
-import { sessionWorkflowId } from '../../lib/workflow-ids.ts';
+import { sessionWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 import { CANCELLED_ON_NOTICE } from '../../activities/turn/confirm-abort.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 

@@ -15,7 +15,7 @@ import { openLink } from '../helpers/client/browser-headers.ts';
 import { closeServer, readJsonRequest, sendJson } from '../helpers/fakes/recorded.ts';
 import { approvalToken } from '../../lib/approval-token.ts';
 import { loadMasterKey } from '../../lib/master-key.ts';
-import { approvalWorkflowId, sessionWorkflowId } from '../../lib/workflow-ids.ts';
+import { approvalWorkflowId, sessionWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 
 let env: AgentEnv;
 /** Receives the user's outbound webhook events (POST /webhook). */

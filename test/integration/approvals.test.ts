@@ -14,7 +14,7 @@ import { parseMasterKey } from '../../lib/master-key.ts';
 import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
 import { startTestApi } from '../helpers/harness/api.ts';
 import { startTestWorker } from '../helpers/harness/worker.ts';
-import { approvalWorkflowId } from '../../lib/workflow-ids.ts';
+import { approvalWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 
 const test = agentWithHooksTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '300,300' }, [
   'approval.requested',

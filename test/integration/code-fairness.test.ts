@@ -10,7 +10,7 @@ import { sessionAs } from '../helpers/harness/sessions-as.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import type { SessionEvent } from '../../contract/events.ts';
-import { sessionWorkflowId } from '../../lib/workflow-ids.ts';
+import { sessionWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 import { temporal } from '@temporalio/proto';
 
 const test = agentTest();

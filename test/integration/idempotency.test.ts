@@ -7,7 +7,7 @@ import { describe, expect } from 'vitest';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startTestApi } from '../helpers/harness/api.ts';
-import { approvalWorkflowId } from '../../lib/workflow-ids.ts';
+import { approvalWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 import { approvalStatusQuery } from '../../workflows/approval.ts';
 import { startTestWorker } from '../helpers/harness/worker.ts';
 import { startTcpProxy } from '../helpers/fakes/tcp-proxy.ts';

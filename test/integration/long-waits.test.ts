@@ -13,7 +13,7 @@ import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
 import { testConfig } from '../helpers/harness/env.ts';
 import { call } from '../helpers/client/request.ts';
-import { approvalWorkflowId, deliveryWorkflowId, sessionWorkflowId } from '../../lib/workflow-ids.ts';
+import { approvalWorkflowId, deliveryWorkflowId, sessionWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 const TIMER_STARTED = proto.temporal.api.enums.v1.EventType.EVENT_TYPE_TIMER_STARTED;

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
-import { approvalWorkflowId, sessionWorkflowId } from '../../lib/workflow-ids.ts';
-import { READABLE_METADATA_KEY } from '../../lib/readable-metadata.ts';
+import { approvalWorkflowId, sessionWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
+import { READABLE_METADATA_KEY } from '../../lib/workflow-safe/readable-metadata.ts';
 
 let raw: Client;
 let connection: Connection;

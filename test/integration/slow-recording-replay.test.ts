@@ -27,7 +27,7 @@ import { createLogger } from '../../lib/logger.ts';
 import { createPool, type Db } from '../../store/db.ts';
 import { loadMasterKeys } from '../../lib/master-key.ts';
 import { call } from '../helpers/client/request.ts';
-import { sessionWorkflowId } from '../../lib/workflow-ids.ts';
+import { sessionWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 import proto from '@temporalio/proto';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 

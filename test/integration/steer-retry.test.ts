@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
-import { sessionWorkflowId } from '../../lib/workflow-ids.ts';
+import { sessionWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 /** Session workflows end a second after their last turn, so a retry reaches a fresh run. */

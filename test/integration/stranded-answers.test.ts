@@ -8,7 +8,7 @@ import { askInTurn } from '../helpers/harness/ask-in-turn.ts';
 import { call } from '../helpers/client/request.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { reconcileStrandedAnswers, STRANDED_ANSWER_GRACE_MS } from '../../api/approvals/reconcile.ts';
-import { approvalWorkflowId } from '../../lib/workflow-ids.ts';
+import { approvalWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 
 const test = agentTest();
 

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startTestWorker, type TestWorker } from '../helpers/harness/worker.ts';
 import { readMigrations } from '../../store/migrate.ts';
-import { SessionIdKey } from '../../lib/search-attributes.ts';
+import { SessionIdKey } from '../../lib/workflow-safe/search-attributes.ts';
 
 let worker: TestWorker;
 beforeAll(async () => {

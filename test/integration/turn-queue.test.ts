@@ -12,7 +12,7 @@ import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import type { FakeRequest } from '../helpers/fakes/fake-model.ts';
 import type { SessionEvent } from '../../contract/events.ts';
-import { sessionWorkflowId } from '../../lib/workflow-ids.ts';
+import { sessionWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 import { STEP_PLACE_FREED } from '../../core/turn-types.ts';
 import type { temporal } from '@temporalio/proto';
 import { closeServer } from '../helpers/fakes/recorded.ts';

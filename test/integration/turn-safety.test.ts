@@ -11,7 +11,7 @@ import { STRANDED_TURN_ERROR, turnBookkeeping } from '../../activities/turn/book
 import { claimAssistantMessage, StaleAttemptError } from '../../store/messages.ts';
 import { readEvents } from '../../store/events.ts';
 import { sendUpdate } from '../../workflows/session.ts';
-import { sessionWorkflowId } from '../../lib/workflow-ids.ts';
+import { sessionWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 
 const test = agentTest();
 

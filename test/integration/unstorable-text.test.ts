@@ -14,7 +14,7 @@ import { newId } from '../../lib/ids.ts';
 import { getSession } from '../../store/sessions.ts';
 import { signalSessionWithStart } from '../../clients/session.ts';
 import { turnBookkeeping } from '../../activities/turn/bookkeeping.ts';
-import { FAILURE } from '../../lib/failures.ts';
+import { FAILURE } from '../../lib/workflow-safe/failures.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 const test = agentTest();

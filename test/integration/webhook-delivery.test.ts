@@ -17,7 +17,7 @@ import { createDeliveries } from '../../store/webhook-deliveries.ts';
 import { verifyWebhook } from '../../lib/webhook-signature.ts';
 import { deliveryWorkflow } from '../../workflows/delivery.ts';
 import { type DeliveryResult, type DeliverySettings } from '../../core/delivery-types.ts';
-import { deliveryWorkflowId } from '../../lib/workflow-ids.ts';
+import { deliveryWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 
 let env: AgentEnv;
 // A client of its own (the worker's client closes when the worker restarts), with the service's payload codec.

@@ -8,7 +8,7 @@ import { agentWithHooksTest } from '../helpers/harness/fixtures.ts';
 import type { WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
 import { call } from '../helpers/client/request.ts';
 import { verifyWebhook, type WebhookEvent } from '../../lib/webhook-signature.ts';
-import { KindKey, UserIdKey } from '../../lib/search-attributes.ts';
+import { KindKey, UserIdKey } from '../../lib/workflow-safe/search-attributes.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 const test = agentWithHooksTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '300,300' }, [

@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startWebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
 import { call } from '../helpers/client/request.ts';
-import { sessionWorkflowId } from '../../lib/workflow-ids.ts';
+import { sessionWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 
 const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes.ts';
+import { SEARCH_ATTRIBUTES } from '../../lib/workflow-safe/search-attributes.ts';
 import { serviceSettings, variablesReadBy } from '../helpers/docs/configuration-page.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

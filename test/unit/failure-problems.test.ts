@@ -4,7 +4,7 @@
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { describe, expect, test } from 'vitest';
 import { failureProblem } from '../../api/failure-problems.ts';
-import { FAILURE, failureType, nonRetryable } from '../../lib/failures.ts';
+import { FAILURE, failureType, nonRetryable } from '../../lib/workflow-safe/failures.ts';
 
 /** What the client sees of a failed Update whose handler ran an activity that failed. */
 function wrappedAsTemporalDoes(failure: ApplicationFailure): Error {

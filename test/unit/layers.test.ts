@@ -52,8 +52,8 @@ describe('an import against the layers fails the lint', () => {
     ['workflows/probe.ts', "import { readFileBody } from '../lib/storage.ts';", 'only the modules safe in workflow code'],
     ['workflows/probe.ts', "import { outboundFetch } from '../lib/outbound.ts';", 'only the modules safe in workflow code'],
     ['workflows/probe.ts', "import { connectTemporal } from '../lib/temporal.ts';", 'only the modules safe in workflow code'],
-    ['lib/failures.ts', "import { outboundFetch } from './outbound.ts';", 'imports only other workflow-safe modules'],
-    ['lib/turn-settings.ts', "import fs from 'node:fs';", 'Not in a workflow-safe lib/ module'],
+    ['lib/workflow-safe/failures.ts', "import { outboundFetch } from '../outbound.ts';", 'imports only other workflow-safe modules'],
+    ['lib/workflow-safe/turn-settings.ts', "import fs from 'node:fs';", 'Not in a workflow-safe lib/ module'],
     ['core/probe.ts', "import { condition } from '@temporalio/workflow';", 'Not in core/'],
     ['core/probe.ts', "import { getSession } from '../store/sessions.ts';", 'core/ may import only from core, contract, lib/'],
     ['core/probe.ts', "import { readFileBody } from '../lib/storage.ts';", 'only the modules safe in workflow code'],
@@ -71,13 +71,13 @@ test('imports the layers allow pass', async () => {
   expect(
     await refusals(
       'lib/bundle/probe.ts',
-      "import { ValidationError } from '../errors.ts';\nimport schema from '../../schema/bundle.schema.json';\n",
+      "import { ValidationError } from '../workflow-safe/errors.ts';\nimport schema from '../../schema/bundle.schema.json';\n",
     ),
   ).toEqual([]);
   expect(
     await refusals(
       'workflows/probe.ts',
-      "import type { Activities } from '../activities/index.ts';\nimport { FAILURE } from '../lib/failures.ts';\n",
+      "import type { Activities } from '../activities/index.ts';\nimport { FAILURE } from '../lib/workflow-safe/failures.ts';\n",
     ),
   ).toEqual([]);
   expect(
@@ -95,7 +95,7 @@ test('imports the layers allow pass', async () => {
   expect(
     await refusals(
       'core/probe.ts',
-      "import type { TokenUsage } from '../contract/events.ts';\nimport { FAILURE } from '../lib/failures.ts';\nimport type { TurnSettings } from '../lib/turn-settings.ts';\n",
+      "import type { TokenUsage } from '../contract/events.ts';\nimport { FAILURE } from '../lib/workflow-safe/failures.ts';\nimport type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';\n",
     ),
   ).toEqual([]);
   expect(await refusals('workers/probe.ts', "import { createActivities } from '../activities/index.ts';\n")).toEqual([]);

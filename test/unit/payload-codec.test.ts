@@ -1,13 +1,13 @@
 // The payload codec and converter as a Temporal client or worker uses them: a value goes through the
 // converter, then the codec, and comes back through both. What is written is ciphertext, except the
-// summaries and details marked readable (lib/readable-metadata.ts); the same words unmarked are
+// summaries and details marked readable (lib/workflow-safe/readable-metadata.ts); the same words unmarked are
 // encrypted like any payload. A rotated key still reads what it wrote; a key not held is named.
 import { describe, expect, it } from 'vitest';
 import type { Payload } from '@temporalio/common';
 import { encryptionCodec, PayloadKeyMissingError } from '../../lib/payload-codec.ts';
 import { payloadConverter } from '../../lib/payload-converter.ts';
 import { parseMasterKey } from '../../lib/master-key.ts';
-import { READABLE_METADATA_KEY, readableMetadata } from '../../lib/readable-metadata.ts';
+import { READABLE_METADATA_KEY, readableMetadata } from '../../lib/workflow-safe/readable-metadata.ts';
 
 const CURRENT = parseMasterKey('current-master-key-0123456789abcdefghijklmnop');
 const OLDER = parseMasterKey('older-master-key-0123456789abcdefghijklmnopqr');

@@ -14,7 +14,7 @@ import { redactedMcpUrl, urlCredentialMasker } from '../../lib/mcp/url-redaction
 import { createOutboundClient } from '../../lib/outbound.ts';
 import { toolCallIdempotencyKey } from '../../lib/tool-call-keys.ts';
 import type { Config } from '../../lib/config.ts';
-import { RateLimitedError } from '../../lib/errors.ts';
+import { RateLimitedError } from '../../lib/workflow-safe/errors.ts';
 import { registeredToolsReader } from '../../api/agents/registered-tools.ts';
 import {
   startFakeMcpServer,

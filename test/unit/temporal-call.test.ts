@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { ServiceError } from '@temporalio/client';
 import { callTemporal, isWorkflowGone, isWorkflowNotReady } from '../../api/temporal-call.ts';
-import { DependencyUnavailableError } from '../../lib/errors.ts';
+import { DependencyUnavailableError } from '../../lib/workflow-safe/errors.ts';
 import { createLogger } from '../../lib/logger.ts';
 import type { ApiDeps } from '../../api/context.ts';
 

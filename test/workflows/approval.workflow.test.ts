@@ -11,9 +11,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Activities } from '../../activities/index.ts';
 import type { RecordedApproval, StoredAnswer } from '../../activities/approvals.ts';
 import { answeredSignal, answerUpdate, approvalWorkflow } from '../../workflows/approval.ts';
-import { FAILURE } from '../../lib/failures.ts';
-import type { ApprovalWorkflowInput } from '../../lib/approvals.ts';
-import { approvalWorkflowId } from '../../lib/workflow-ids.ts';
+import { FAILURE } from '../../lib/workflow-safe/failures.ts';
+import type { ApprovalWorkflowInput } from '../../lib/workflow-safe/approvals.ts';
+import { approvalWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 import { fastTurnSettings, workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
 
 let env: WorkflowEnv;

@@ -8,8 +8,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { Activities } from '../../activities/index.ts';
 import type { AttemptOutcome } from '../../core/delivery-types.ts';
 import { deliveryWorkflow } from '../../workflows/delivery.ts';
-import { deliveryWorkflowId } from '../../lib/workflow-ids.ts';
-import { FAILURE } from '../../lib/failures.ts';
+import { deliveryWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
+import { FAILURE } from '../../lib/workflow-safe/failures.ts';
 import { workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
 
 let env: WorkflowEnv;

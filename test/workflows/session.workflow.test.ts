@@ -18,7 +18,7 @@ import {
 } from '../../core/turn-types.ts';
 import { compactionPlaceKey, toolPlaceKey } from '../../core/place-keys.ts';
 import { NO_CLIENT_RESULT } from '../../core/client-tool-calls.ts';
-import { FAILURE } from '../../lib/failures.ts';
+import { FAILURE } from '../../lib/workflow-safe/failures.ts';
 import {
   abortUpdate,
   compactUpdate,
@@ -32,7 +32,7 @@ import type { InboxSend } from '../../core/session-turns.ts';
 import { turnWorkflow, UNCHECKED_CALL } from '../../workflows/turn.ts';
 import { storedToolResultSignal } from '../../workflows/client-tools.ts';
 import { fastTurnSettings, workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
-import type { TurnSettings } from '../../lib/turn-settings.ts';
+import type { TurnSettings } from '../../lib/workflow-safe/turn-settings.ts';
 
 let env: WorkflowEnv;
 beforeAll(async () => {

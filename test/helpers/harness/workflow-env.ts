@@ -10,9 +10,9 @@ import { createLogger } from '../../../lib/logger.ts';
 import { temporalLogger } from '../../../lib/temporal-logger.ts';
 import type { Client } from '@temporalio/client';
 import type { Activities } from '../../../activities/index.ts';
-import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../../../lib/search-attributes.ts';
+import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../../../lib/workflow-safe/search-attributes.ts';
 import { converterPaths } from '../../../workers/workflow-code.ts';
-import type { TurnSettings } from '../../../lib/turn-settings.ts';
+import type { TurnSettings } from '../../../lib/workflow-safe/turn-settings.ts';
 
 export interface WorkflowEnv {
   client: Client;

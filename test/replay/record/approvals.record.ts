@@ -8,7 +8,7 @@ import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts
 import { askInTurn } from '../../helpers/harness/ask-in-turn.ts';
 import { startFakeSlack, type FakeSlack } from '../../helpers/fakes/fake-slack.ts';
 import { call } from '../../helpers/client/request.ts';
-import { approvalNoticeWorkflowId, approvalWorkflowId, turnWorkflowId } from '../../../lib/workflow-ids.ts';
+import { approvalNoticeWorkflowId, approvalWorkflowId, turnWorkflowId } from '../../../lib/workflow-safe/workflow-ids.ts';
 import type { SessionEvent } from '../../../contract/events.ts';
 import { EventType, hasEvent, recorder, type Recorder } from './recorder.ts';
 import { RECORDING_ENV } from './recording-env.ts';

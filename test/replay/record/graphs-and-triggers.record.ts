@@ -12,7 +12,7 @@ import {
   scheduleId,
   schedulesWorkflowId,
   triggerRunWorkflowId,
-} from '../../../lib/workflow-ids.ts';
+} from '../../../lib/workflow-safe/workflow-ids.ts';
 import type { SessionEvent } from '../../../contract/events.ts';
 import { EventType, hasEvent, recorder, type Recorder } from './recorder.ts';
 import { RECORDING_ENV } from './recording-env.ts';

@@ -9,7 +9,7 @@ import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts
 import { call } from '../../helpers/client/request.ts';
 import { closeServer } from '../../helpers/fakes/recorded.ts';
 import { lastUserText } from '../../helpers/fakes/fake-model.ts';
-import { sessionWorkflowId } from '../../../lib/workflow-ids.ts';
+import { sessionWorkflowId } from '../../../lib/workflow-safe/workflow-ids.ts';
 import type { SessionEvent } from '../../../contract/events.ts';
 import { recorder, type Recorder } from './recorder.ts';
 import { RECORDING_ENV } from './recording-env.ts';

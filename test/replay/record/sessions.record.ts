@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/fakes/webhook-receiver.ts';
 import { call } from '../../helpers/client/request.ts';
-import { sessionWorkflowId, turnWorkflowId, deliveryWorkflowId } from '../../../lib/workflow-ids.ts';
+import { sessionWorkflowId, turnWorkflowId, deliveryWorkflowId } from '../../../lib/workflow-safe/workflow-ids.ts';
 import { stateQuery } from '../../../workflows/session.ts';
 import type { SessionEvent } from '../../../contract/events.ts';
 import { EventType, hasEvent, recorder, type Recorder } from './recorder.ts';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { call } from '../../helpers/client/request.ts';
-import { sessionWorkflowId, turnWorkflowId } from '../../../lib/workflow-ids.ts';
+import { sessionWorkflowId, turnWorkflowId } from '../../../lib/workflow-safe/workflow-ids.ts';
 import { EventType, hasEvent, recorder, type Recorder } from './recorder.ts';
 import { RECORDING_ENV } from './recording-env.ts';
 

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { call } from '../../helpers/client/request.ts';
-import { sessionWorkflowId } from '../../../lib/workflow-ids.ts';
+import { sessionWorkflowId } from '../../../lib/workflow-safe/workflow-ids.ts';
 import type { SessionEvent } from '../../../contract/events.ts';
 import { EventType, recorder, type Recorder } from './recorder.ts';
 import { RECORDING_ENV } from './recording-env.ts';

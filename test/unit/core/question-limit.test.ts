@@ -2,7 +2,7 @@
 // OPEN_APPROVALS_PER_USER (in order) turned into errors the model reads, the approval not asked.
 import { describe, expect, it } from 'vitest';
 import { asksItsUser, questionsWithin } from '../../../core/question-limit.ts';
-import { ASK_MY_USER } from '../../../lib/ask-my-user.ts';
+import { ASK_MY_USER } from '../../../lib/workflow-safe/ask-my-user.ts';
 
 const ask = (id: string) => ({ toolCallId: id, toolName: ASK_MY_USER, input: { question: 'ok?' } });
 const guarded = (id: string) => ({ toolCallId: id, toolName: 'deploy', input: {}, approval: { question: 'Deploy?' } });

@@ -3,7 +3,7 @@
 // refusal compacting (once the step may compact), and a provider's error retried or failing the turn.
 import { describe, expect, it } from 'vitest';
 import { providerAnswered, stepEnding, type StreamStop } from '../../../core/step-ending.ts';
-import { FAILURE } from '../../../lib/failures.ts';
+import { FAILURE } from '../../../lib/workflow-safe/failures.ts';
 
 const calm: StreamStop = { cancelled: false, aborted: false };
 const transient = { retryable: true, message: 'The openai provider is overloaded' };

@@ -1,8 +1,8 @@
 // Approvals as every part sees them: the request (from the ask_my_user tool, a workflow node or the
 // API), its limits, its record and its answer. Pure code: the approval and turn workflows import it.
 import { isRecord } from './is-record.ts';
-import { APPROVAL_LIMITS } from '../contract/approvals.ts';
-import type { AnswerVia } from '../contract/approvals.ts';
+import { APPROVAL_LIMITS } from '../../contract/approvals.ts';
+import type { AnswerVia } from '../../contract/approvals.ts';
 
 export { APPROVAL_LIMITS };
 

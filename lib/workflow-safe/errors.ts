@@ -1,8 +1,8 @@
 // The one error model. Code inside the service throws these typed errors; the API turns any of them
 // into application/problem+json (see api/middleware/problem.ts). Each class has a stable `name` and a
 // stable problem `type` (contract/problems.ts lists them), so clients can branch on either.
-import { PROBLEMS, problemType, type FieldError, type ProblemName } from '../contract/problems.ts';
-import type { DeviceTokenErrorCode } from '../contract/operations/device.ts';
+import { PROBLEMS, problemType, type FieldError, type ProblemName } from '../../contract/problems.ts';
+import type { DeviceTokenErrorCode } from '../../contract/operations/device.ts';
 
 export type { FieldError };
 

@@ -1,7 +1,7 @@
 // The built-in `ask_my_user` tool every agent has: what the model is told about it. The turn
 // workflow runs it as a child approval workflow (workflows/turn.ts), so this file stays pure.
-import { APPROVAL_QUESTION_PROPERTIES } from '../contract/approvals.ts';
-import type { JsonObject } from '../contract/bundle.ts';
+import { APPROVAL_QUESTION_PROPERTIES } from '../../contract/approvals.ts';
+import type { JsonObject } from '../../contract/bundle.ts';
 
 export const ASK_MY_USER = 'ask_my_user';
 
