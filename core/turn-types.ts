@@ -158,23 +158,12 @@ export interface StepResult {
   costUsd: number | null;
   /** The step wrote turn.completed (ModelStepInput.turnTotals): the turn is over. */
   turnCompleted?: true;
-  /** The step saw to turn.started (ModelStepInput.startsTurn); absent from a worker that predates it. */
-  turnStarted?: true;
-  /**
-   * The version of the tool-policy rules that classified its calls (TOOL_POLICY_RULES): which run, which
-   * ask first, which are refused. Absent from a step of a worker from before tool policies, whose calls
-   * nobody checked; the turn runs none of them (workflows/turn.ts).
-   */
-  policies?: number;
   /**
    * The step wrote turn.completed while its user had no active webhook subscription to session.completed:
    * publishing that event would record no delivery. Absent when unknown (a step finished before, an older worker).
    */
   completionUnsubscribed?: true;
 }
-
-/** The tool-policy rules a step classifies its calls by (StepResult.policies): raised when they change. */
-export const TOOL_POLICY_RULES = 1;
 
 export type ToolResultPart = Extract<MessagePart, { type: 'tool-result' }>;
 

@@ -14,7 +14,7 @@ import {
   defineUpdate,
   log,
   ParentClosePolicy,
-  patched,
+  deprecatePatch,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -28,6 +28,7 @@ import type { Activities } from '../activities/index.ts';
 import { matchOption, type ApprovalAnswer, type ApprovalOutcome, type ApprovalWorkflowInput } from '../lib/workflow-safe/approvals.ts';
 import type { RecordedApproval } from '../activities/approvals.ts';
 import { publishEvent } from './publish.ts';
+import { PATCHES_OF_0_1_0 } from './release-patches.ts';
 import { approvalNoticeWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
 import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
@@ -47,9 +48,6 @@ export const answeredSignal = defineSignal<[AnsweredOutcome & { via: ApprovalAns
  */
 export const recordedUpdate = defineUpdate<RecordedApproval>('recorded');
 export const approvalStatusQuery = defineQuery<'unanswered' | 'answered' | 'expired'>('status');
-
-/** Patch: the answer is written by an activity scheduled with the Update's acceptance (docs/development.md, "Versioning workflows"). */
-const ANSWER_AFTER_ACCEPTANCE = 'answer-after-acceptance';
 
 export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<ApprovalOutcome> {
   const { approvalId, request, settings } = input;
@@ -115,11 +113,10 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
       answeredVia = answer.via;
       const choice = matchOption(request.options, answer.choice)!;
       await condition(() => record.written !== undefined);
-      // Histories recorded before the patch wrote the answer with a local activity (see afterAcceptance).
-      const recordAnswer = patched(ANSWER_AFTER_ACCEPTANCE) ? afterAcceptance.recordAnswer : book.recordAnswer;
-      let stored: Awaited<ReturnType<typeof book.recordAnswer>>;
+      deprecatePatch(PATCHES_OF_0_1_0.answerAfterAcceptance);
+      let stored: Awaited<ReturnType<typeof afterAcceptance.recordAnswer>>;
       try {
-        stored = await recordAnswer({ approvalId, choice, note: answer.note, via: answer.via });
+        stored = await afterAcceptance.recordAnswer({ approvalId, choice, note: answer.note, via: answer.via });
       } catch (error) {
         // Not recorded: the approval is open again for the next answer (and for its expiry).
         if (decided === 'answered') decided = undefined;

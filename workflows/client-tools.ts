@@ -7,21 +7,13 @@
 // PostgreSQL too, so an answer stored at the same moment either comes first (and is taken) or is refused.
 // An abort of the turn ends the wait. Each answer is announced as its tool.result once the turn has it;
 // the step's tool message, with every result, is written when all are in.
-import {
-  condition,
-  defineSignal,
-  defineUpdate,
-  log,
-  patched,
-  proxyActivities,
-  proxyLocalActivities,
-  setHandler,
-} from '@temporalio/workflow';
+import { condition, defineUpdate, deprecatePatch, log, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { FAILURE, nonRetryable } from '../lib/workflow-safe/failures.ts';
 import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from '../lib/workflow-safe/turn-settings.ts';
 import type { ToolCall, ToolResultPart, TurnInput } from '../core/turn-types.ts';
 import { ClientToolCalls, type ToolResultInput } from '../core/client-tool-calls.ts';
+import { PATCHES_OF_0_1_0 } from './release-patches.ts';
 
 export type { ToolResultInput };
 
@@ -31,21 +23,6 @@ export interface ToolResultAck {
 }
 
 export const toolResultUpdate = defineUpdate<ToolResultAck, [ToolResultInput]>('toolResult');
-
-/**
- * An answer the API stored, for a turn running as its own workflow (a workflow graph's, or an older
- * session's child): its session workflow passes it on. A turn run in its session gets it directly.
- */
-export const storedToolResultSignal = defineSignal<[ToolResultInput]>('storedToolResult');
-
-/** Patch: an answer is announced by an activity scheduled with the Update's acceptance (docs/development.md, "Versioning workflows"). */
-const ANNOUNCE_AFTER_ACCEPTANCE = 'tool-result-after-acceptance';
-
-/**
- * Patch: a wait that times out closes its calls in PostgreSQL first, and takes the answers stored before
- * it (docs/development.md, "Versioning workflows"). Asked only at a timeout: waits answered in time record nothing.
- */
-const CLOSE_IN_POSTGRES = 'client-answers-in-postgres';
 
 /**
  * Answers the API stored, on their way to the turn's wait: delivered as they come, and kept until the
@@ -104,8 +81,8 @@ export function clientTools(input: TurnInput, stored: StoredAnswers) {
       const { result } = taken;
       announcing += 1;
       try {
-        const announce = patched(ANNOUNCE_AFTER_ACCEPTANCE) ? afterAcceptance.announceToolResult : book.announceToolResult;
-        await announce({ sessionId: input.sessionId, messageId: toolMessageId, result });
+        deprecatePatch(PATCHES_OF_0_1_0.toolResultAfterAcceptance);
+        await afterAcceptance.announceToolResult({ sessionId: input.sessionId, messageId: toolMessageId, result });
       } finally {
         announcing -= 1;
       }
@@ -179,7 +156,8 @@ export function clientTools(input: TurnInput, stored: StoredAnswers) {
       await book.setClientToolWait({ sessionId: input.sessionId, turnId, waiting: true });
       const timeoutMs = input.settings.clientToolTimeoutMs ?? DEFAULT_CLIENT_TOOL_TIMEOUT_MS;
       const allIn = await condition(() => calls.allAnswered(messageId, stepCalls), timeoutMs);
-      if (!allIn && patched(CLOSE_IN_POSTGRES)) {
+      if (!allIn) {
+        deprecatePatch(PATCHES_OF_0_1_0.clientAnswersInPostgres);
         // Closed in PostgreSQL first: an answer stored before the close is taken (its hand-over may be
         // late), and none is stored after it.
         const before = await book.closeClientToolCalls({

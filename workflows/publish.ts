@@ -9,7 +9,6 @@ import {
   WorkflowIdReusePolicy,
   log,
   deprecatePatch,
-  patched,
   proxyLocalActivities,
   startChild,
 } from '@temporalio/workflow';
@@ -22,6 +21,7 @@ import type { SessionRef, TurnOutcome } from '../core/turn-types.ts';
 import { deliveryWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
 import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
+import { PATCHES_OF_0_1_0 } from './release-patches.ts';
 
 const { publishWebhookEvent } = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
 
@@ -48,13 +48,7 @@ export async function publishEvent(userId: string, event: PublishedEvent, eventK
   }
 }
 
-/**
- * Patch (docs/development.md, "Versioning workflows"): a completed turn whose step found no webhook subscription to
- * session.completed publishes nothing. Asked only then, so other runs record no marker.
- */
-const UNSUBSCRIBED_COMPLETION = 'unsubscribed-completion';
-
-/** How a child turn ended, as the session workflow saw it. */
+/** How a turn ended, as the session workflow saw it. */
 export type TurnEnd = { outcome: TurnOutcome } | { error: unknown };
 
 /**
@@ -62,17 +56,15 @@ export type TurnEnd = { outcome: TurnOutcome } | { error: unknown };
  * when it failed; nothing for an aborted turn. Never fails the session: a problem is logged.
  */
 export async function publishTurnEnd(session: SessionRef, turnId: string, ended: TurnEnd, idle: boolean): Promise<void> {
-  // Deprecated patch (docs/development.md, "Versioning workflows"): no session run from before this code can still
-  // be open (sessions could not wait then: they ended minutes after their last turn), so every run takes
-  // this branch; the call stays so histories recorded while it was `patched()` carry a marker it expects.
-  // Remove it once no session run started before the deprecation (2026-11-25) can be open.
-  deprecatePatch('webhook-turn-events');
   const base = { sessionId: session.sessionId, agentId: session.agentId, revision: session.revision, turnId };
   try {
     if ('outcome' in ended && ended.outcome.status === 'completed' && idle) {
       // With no subscription to it when the turn completed there is no delivery to record: no local
       // activity (a trip through the worker, a query and a marker in history per turn).
-      if (ended.outcome.completionUnsubscribed && patched(UNSUBSCRIBED_COMPLETION)) return;
+      if (ended.outcome.completionUnsubscribed) {
+        deprecatePatch(PATCHES_OF_0_1_0.unsubscribedCompletion);
+        return;
+      }
       const { usage, costUsd } = ended.outcome;
       await publishEvent(
         session.userId,

@@ -67,13 +67,8 @@ export interface RevertResult {
 export const revertUpdate = defineUpdate<RevertResult, [RevertInput]>('revert');
 /** POST /session/<id>/compact: the conversation compacted now, between turns (activities/turn/compaction.ts). */
 export const compactUpdate = defineUpdate<CompactionResult>('compact');
-export const stateQuery = defineQuery<SessionStateView>('state');
-
-/** What the state query says: the rules' state, and where the running turn takes a client's tool results. */
-export interface SessionStateView extends SessionState {
-  /** The running turn runs in this session workflow (patch turns-in-session), not as a child of its own. */
-  turnInSession?: true;
-}
+/** The rules' state (core/session-turns.ts): the running turn and the ones queued behind it. */
+export const stateQuery = defineQuery<SessionState>('state');
 
 export interface SessionWorkflowInput extends SessionRef {
   settings: TurnSettings;

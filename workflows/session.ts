@@ -9,20 +9,16 @@ import {
   CancellationScope,
   condition,
   continueAsNew,
+  deprecatePatch,
   log,
-  executeChild,
-  getExternalWorkflowHandle,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
   workflowInfo,
-  ParentClosePolicy,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { FAILURE, nonRetryable } from '../lib/workflow-safe/failures.ts';
-import { runTurn, steerSignal, turnWorkflow, type RunningTurnHandle } from './turn.ts';
-import { storedToolResultSignal } from './client-tools.ts';
+import { runTurn, type RunningTurnHandle } from './turn.ts';
 import type { ToolResultInput } from '../core/client-tool-calls.ts';
 import { placeWaits } from './place-waits.ts';
 import { compactionPlaceKey } from '../core/place-keys.ts';
@@ -30,9 +26,8 @@ import { SendTraces } from './send-traces.ts';
 import { messageId } from './ids.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
 import { SessionTurns, type SubtaskReplyTarget } from '../core/session-turns.ts';
-import { sessionWorkflowId, turnWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
-import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
-import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
+import { sessionWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { PATCHES_OF_0_1_0 } from './release-patches.ts';
 
 import {
   abortTurnSignal,
@@ -54,44 +49,31 @@ export * from './session-messages.ts';
  * History stays small: a fresh run after this many turns. A worker that takes a session over (another
  * crashed, restarted or was deployed) replays its run's whole history in one workflow task, which must
  * finish within the task's 10 s timeout on a busy machine; runs of 100 turns (about 1,100 events) did
- * not always, and the session then refused sends while the task was retried. Runs from before the patch
- * below keep 100.
+ * not always, and the session then refused sends while the task was retried.
  */
 const TURNS_PER_RUN = 25;
-const TURNS_PER_RUN_BEFORE_PATCH = 100;
 /**
- * With its turns in the session workflow (patch turns-in-session) a run's history also holds their
- * steps, tool calls and waits, so it also ends (continue-as-new, between turns) once it holds this many
- * events, below the 1,100 whose replay outlasted a busy worker's task timeout.
+ * A run's history also holds its turns' steps, tool calls and waits, so it also ends (continue-as-new,
+ * between turns) once it holds this many events, below the 1,100 whose replay outlasted a busy worker's
+ * task timeout.
  */
 const EVENTS_PER_RUN = 800;
 /**
  * ... and once its history holds this many bytes: what a replay reads and decodes. Turns whose tools
  * are approved carry their questions in several events, so 700 events reached 200 KB in a soak, and
  * their replay after a worker restart outlasted the task timeout on a busy machine, again and again.
- * Asked only once a run is past it (patch continue-by-size), so no run below it records a marker.
  */
 const BYTES_PER_RUN = 128 * 1024;
 
-/**
- * Patch (docs/development.md, "Versioning workflows"): a turn's end waits for the sends being recorded, and a run
- * holds TURNS_PER_RUN turns.
- */
-const SETTLED_SENDS_SHORT_RUNS = 'settled-sends-short-runs';
-
-/**
- * Patch: a completed turn with turns queued behind it reads its end's seq (a local activity) and is
- * idle when each of them was queued after that end (core/session-turns.ts, idleAtTurnEnd). Asked only then, so
- * other runs record no marker; histories without it count every queued turn, as the queue held them.
- */
-const IDLE_AT_TURN_END = 'idle-at-turn-end';
-
-/**
- * Patch: turns run in the session workflow itself (workflows/turn.ts runTurn), not as child workflows:
- * a turn saves the child's start, its first workflow task and its completion's task back here
- * (docs/benchmarks.md, "Fewer workflow tasks per turn"). Asked once per run; a run from before it runs its turns as children.
- */
-const TURNS_IN_SESSION = 'turns-in-session';
+/** Whether this run's history is as long as a replay on a busy worker can take within its task timeout. */
+function runIsFull(): boolean {
+  const { historyLength, historySize } = workflowInfo();
+  if (historyLength >= EVENTS_PER_RUN) return true;
+  if (historySize < BYTES_PER_RUN) return false;
+  // Asked only once a run is past it, where release 0.1.0 asked its patch.
+  deprecatePatch(PATCHES_OF_0_1_0.continueBySize);
+  return true;
+}
 
 export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void> {
   // Local activities: a send's recording runs inside the workflow task (one transaction, idempotent).
@@ -122,58 +104,36 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       nonRetryableErrorTypes: [FAILURE.modelRejected, FAILURE.modelConfiguration],
     },
   });
-  // Asked once, at the start of each run: a run from before the patch replays without it.
-  const settleSends = patched(SETTLED_SENDS_SHORT_RUNS);
-  const turnsPerRun = settleSends ? TURNS_PER_RUN : TURNS_PER_RUN_BEFORE_PATCH;
-  const turnsInSession = patched(TURNS_IN_SESSION);
-  // The rules (core/session-turns.ts); this workflow wires them to handlers, child turns and activities.
+  // Where release 0.1.0 asked these patches, so that the runs it left open replay (workflows/release-patches.ts).
+  deprecatePatch(PATCHES_OF_0_1_0.settledSendsShortRuns);
+  deprecatePatch(PATCHES_OF_0_1_0.turnsInSession);
+  // The rules (core/session-turns.ts); this workflow wires them to handlers, its turns and activities.
   const turns = new SessionTurns(input.queue, input.abortsAsked);
   // The run's waits for places (a turn's steps, calls and compactions, a compaction asked for), woken by
   // STEP_PLACE_FREED: its handler issues no command, so registering it for every run changes no history.
   const places = placeWaits();
   const sendTraces = new SendTraces();
-  /** The cancellation scope of the running turn (its child workflow, or the turn run here). */
+  /** The cancellation scope of the running turn. */
   let runningScope: CancellationScope | undefined;
-  /** The running turn when it runs here: a steering message is handed to it directly. */
-  let inSession: RunningTurnHandle | undefined;
+  /** The running turn: a steering message or a client's tool answer is handed to it directly. */
+  let running: RunningTurnHandle | undefined;
   /**
    * A fresh run (not continued from another) before its first turn: its first send has the activity end
-   * a turn an earlier run left without its end. Turns in the session die with a run an operator
-   * terminates (no parent is left to end them, as for a child turn); the next send ends such a turn.
+   * a turn an earlier run left without its end. A turn dies with a run an operator terminates (nothing
+   * is left to end it); the next send ends such a turn.
    */
-  let mayFindStrandedTurn = turnsInSession && !workflowInfo().continuedFromExecutionRunId;
+  let mayFindStrandedTurn = !workflowInfo().continuedFromExecutionRunId;
   // Sends are handled one after another so messages are recorded in the order they were accepted.
   let sendChain: Promise<unknown> = Promise.resolve();
 
-  setHandler(stateQuery, () => ({ ...turns.state(), ...(turnsInSession && turns.running ? { turnInSession: true as const } : {}) }));
-
-  /** Tells a turn running as a child workflow (runs from before turns-in-session) of a steering message. */
-  async function steerChildTurn(turnId: string, messageId: string): Promise<void> {
-    try {
-      await getExternalWorkflowHandle(turnWorkflowId(input.sessionId, turnId)).signal(steerSignal, messageId);
-    } catch (error) {
-      // The turn ended meanwhile: the message runs as a turn of its own once that turn is done.
-      log.warn('could not steer the running turn', { messageId, error: String(error) });
-    }
-  }
+  setHandler(stateQuery, () => turns.state());
 
   /**
    * A client's tool answer the API stored goes to the running turn, which takes it if it waits for that
    * call; with no turn running, its turn has ended and nothing awaits it.
    */
-  async function handToTurn(answer: ToolResultInput): Promise<void> {
-    if (turnsInSession) {
-      inSession?.toolAnswer(answer);
-      return;
-    }
-    const running = turns.running;
-    if (!running) return;
-    try {
-      await getExternalWorkflowHandle(turnWorkflowId(input.sessionId, running.turnId)).signal(storedToolResultSignal, answer);
-    } catch (error) {
-      // The turn ended meanwhile: nothing awaits the answer.
-      log.warn('could not hand a tool answer to the running turn', { toolCallId: answer.toolCallId, error: String(error) });
-    }
+  function handToTurn(answer: ToolResultInput): void {
+    running?.toolAnswer(answer);
   }
 
   /** Records a send after the ones before it and queues its turn once, however often it arrives. */
@@ -193,11 +153,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       mayFindStrandedTurn = false;
       const verdict = turns.recorded(send, recorded, steered);
       if (verdict.kind === 'joined') {
-        if (verdict.signal && inSession) {
-          inSession.steer(send.messageId);
-        } else if (verdict.signal) {
-          await steerChildTurn(verdict.turn.turnId, send.messageId);
-        }
+        if (verdict.signal) running?.steer(send.messageId);
         return { messageId: send.messageId, seq: recorded.seq, joined: verdict.turn };
       }
       if (verdict.kind === 'queued') sendTraces.remember(send.messageId, sentIn);
@@ -229,15 +185,12 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       mayFindStrandedTurn = false;
       for (const item of sends) {
         if ('toolAnswer' in item) {
-          await handToTurn(item.toolAnswer);
+          handToTurn(item.toolAnswer);
           continue;
         }
         const send = item;
         const verdict = turns.taken(send);
-        if (verdict.kind === 'joined' && verdict.signal) {
-          if (inSession) inSession.steer(send.messageId);
-          else await steerChildTurn(verdict.turn.turnId, send.messageId);
-        }
+        if (verdict.kind === 'joined' && verdict.signal) running?.steer(send.messageId);
         if (verdict.kind === 'queued') sendTraces.remember(send.messageId, sentIn);
         if (verdict.kind === 'queued' && verdict.cancel) runningScope?.cancel();
       }
@@ -361,15 +314,16 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
 
   /**
    * With turns queued: whether each was queued after this completed turn wrote its end (only a
-   * completed turn's idleness is published). Runs from before IDLE_AT_TURN_END count the queue as it is.
+   * completed turn's idleness is published).
    */
   async function idleAfterCompleted(turnId: string, ended: TurnEnd): Promise<boolean> {
-    if (!('outcome' in ended) || ended.outcome.status !== 'completed' || !patched(IDLE_AT_TURN_END)) return false;
+    if (!('outcome' in ended) || ended.outcome.status !== 'completed') return false;
+    deprecatePatch(PATCHES_OF_0_1_0.idleAtTurnEnd);
     try {
       const endSeq = await turnEndSeq({ sessionId: input.sessionId, turnId });
       return endSeq !== null && turns.idleAt(endSeq);
     } catch (error) {
-      // The database stayed out of reach: as before the patch, a queued turn means not idle.
+      // The database stayed out of reach: a queued turn means not idle.
       log.warn('could not read the end of a turn', { turnId, error: String(error) });
       return false;
     }
@@ -419,20 +373,8 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     try {
       const outcome = await sendTraces.run(turn.turnId, () =>
         scope.run(() => {
-          if (turnsInSession) {
-            inSession = runTurn(turnInput, { places, wakeWorkflowId: sessionWorkflowId(input.sessionId) });
-            return inSession.result;
-          }
-          return executeChild(turnWorkflow, {
-            workflowId: turnWorkflowId(input.sessionId, turn.turnId),
-            args: [turnInput],
-            parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-            typedSearchAttributes: searchAttributes('turn', { sessionId: input.sessionId, agentId: input.agentId, userId: input.userId }),
-            ...readableMetadata({
-              summary: `Turn ${turn.turnId} of session ${input.sessionId}`,
-              details: `Agent ${input.agentId} revision ${input.revision}. Events: GET /session/${input.sessionId}/events`,
-            }),
-          });
+          running = runTurn(turnInput, { places, wakeWorkflowId: sessionWorkflowId(input.sessionId) });
+          return running.result;
         }),
       );
       ended = { outcome };
@@ -459,18 +401,15 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       // Meanwhile the ended turn is not offered to aborts and tool results (the state query); a steering
       // message still reads it as running, and its recording finds the turn's end written: it queues.
       turns.ended();
-      if (settleSends) await condition(() => turns.recording === 0);
+      await condition(() => turns.recording === 0);
       runningScope = undefined;
-      inSession = undefined;
+      running = undefined;
     }
     // Steering the turn did not read (it was ending, or it failed or was aborted) runs as turns of its own, in order.
     turns.settled('outcome' in ended ? (ended.outcome.steered ?? []) : [], 'outcome' in ended ? (ended.outcome.read ?? []) : []);
     await publishTurnEnd(input, turn.turnId, ended, !turns.hasWork() || (await idleAfterCompleted(turn.turnId, ended)));
     if (turn.replyTo) await returnReply(turn.turnId, turn.replyTo, ended);
-    const full =
-      turnsInSession &&
-      (workflowInfo().historyLength >= EVENTS_PER_RUN || (workflowInfo().historySize >= BYTES_PER_RUN && patched('continue-by-size')));
-    if (++turnsRun >= turnsPerRun || full || workflowInfo().continueAsNewSuggested) {
+    if (++turnsRun >= TURNS_PER_RUN || runIsFull() || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       const abortsAsked = turns.pendingAborts();
       await continueAsNew<typeof sessionWorkflow>({ ...input, queue: turns.queue, ...(abortsAsked.length ? { abortsAsked } : {}) });

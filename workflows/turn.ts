@@ -3,12 +3,10 @@
 // by Temporal); each tool call is run by its kind. Workflow history holds only step results.
 import {
   ActivityCancellationType,
-  defineSignal,
-  setHandler,
   rootCause,
   CancellationScope,
+  deprecatePatch,
   isCancellation,
-  patched,
   proxyActivities,
   proxyLocalActivities,
 } from '@temporalio/workflow';
@@ -29,28 +27,22 @@ import type { ToolResultInput } from '../core/client-tool-calls.ts';
 import { inCallOrder, TurnProgress } from '../core/turn-progress.ts';
 import { askUser } from './ask-user.ts';
 import { approvedTool } from './tool-approval.ts';
-import { clientTools, StoredAnswers, storedToolResultSignal } from './client-tools.ts';
+import { clientTools, StoredAnswers } from './client-tools.ts';
 import { messageId } from './ids.ts';
 import { placeWaits, type PlaceWaits } from './place-waits.ts';
 import { compactionPlaceKey, stepPlaceKey, toolPlaceKey } from '../core/place-keys.ts';
-
-/** A message that joins this running turn (ifBusy=steer): recorded in the turn, read by its next step. */
-export const steerSignal = defineSignal<[string]>('steer');
-
-/** What the model reads for a call its step did not check against the agent's tool policies. */
-export const UNCHECKED_CALL =
-  "This call did not run: the step that made it ran on a worker of another release, whose result does not say it checked the call against the agent's tool policies (a deploy in progress). Make the call again.";
+import { PATCHES_OF_0_1_0 } from './release-patches.ts';
 
 function inputErrorResult(call: ToolCall, error: string): ToolResultPart {
   return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: error, isError: true };
 }
 
-/** One turn as its own workflow: a child of its session (older sessions) or of a workflow graph's run. */
+/**
+ * One turn as its own workflow: an agent node of a workflow graph's run (workflows/graph.ts). A session's
+ * turns run in its session workflow (runTurn), which hands them steering messages and client answers.
+ */
 export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
-  const turn = runTurn(input, { places: placeWaits() });
-  setHandler(steerSignal, turn.steer);
-  setHandler(storedToolResultSignal, turn.toolAnswer);
-  return turn.result;
+  return runTurn(input, { places: placeWaits() }).result;
 }
 
 /** A turn being run: its result, and how a message that steers it, or a client's answer, reaches it. */
@@ -70,8 +62,7 @@ export interface TurnHost {
 }
 
 /**
- * Runs one turn in the calling workflow: the turn workflow's own body, and (patch turns-in-session) the
- * session workflow's, which then saves the child workflow's start, first task and completion per turn.
+ * Runs one turn in the calling workflow: the session workflow's, or a graph's turn workflow's own body.
  * Called inside the cancellation scope that aborts it. The handlers it needs (a freed place, a client
  * tool's result) are registered on the calling workflow.
  */
@@ -126,12 +117,9 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
   const stepInTurn = (stepInput: ModelStepInput): Promise<StepResult> =>
     places.run(stepPlaceKey(input.sessionId, stepInput.messageId), () => model.runModelStep(stepInput));
   // A step that finds the conversation too long for its model (StepResult.compact) has the turn compact
-  // it (activities/turn/compaction.ts), then runs again, once, with the summary. Asked only then, so
-  // turns that never compact record no marker; histories from before it never had a `compact` result.
+  // it (activities/turn/compaction.ts), then runs again, once, with the summary.
   const compactedStep = async (stepInput: ModelStepInput, asked: NonNullable<StepResult['compact']>): Promise<ModelStepInput> => {
-    // The marker names the change in the history (docs/development.md, "Versioning workflows"); its answer is not needed:
-    // a `compact` result comes only from steps this code asked with `mayCompact`, so it never meets an older history.
-    patched('compaction');
+    deprecatePatch(PATCHES_OF_0_1_0.compaction);
     const compactionInput: CompactionInput = {
       sessionId: input.sessionId,
       userId: input.userId,
@@ -139,7 +127,6 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
       revision: input.revision,
       summaryMessageId: messageId(),
       reason: asked.reason,
-      // Absent from a result of a step that predates it.
       ...(asked.windowTokens ? { windowTokens: asked.windowTokens } : {}),
       turnId: input.turnId,
       ...(input.userMessageId ? { userMessageId: input.userMessageId } : {}),
@@ -160,36 +147,31 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
   // Cancelled (an abort, an interrupting send, the session's end), the turn tells the worker streaming
   // its model step through PostgreSQL at once: the step cuts the model call and confirms the
   // cancellation with Temporal, rather than learn of it from its next heartbeat, 5 s apart
-  // (activities/turn/abort-notices.ts). The patch is asked only then, so a turn that is not cancelled
-  // records no marker (each costs a visibility write); cancelled histories from before it have no such
-  // local activity. Awaited before the turn returns, so its marker is never left behind by a workflow
-  // that ends meanwhile.
+  // (activities/turn/abort-notices.ts). Awaited before the turn returns, so its marker is never left
+  // behind by a workflow that ends meanwhile.
   let announced: Promise<void> = Promise.resolve();
   CancellationScope.current().cancelRequested.catch(() => {
-    if (!patched('abort-notices')) return;
+    deprecatePatch(PATCHES_OF_0_1_0.abortNotices);
     announced = CancellationScope.nonCancellable(() =>
       notice.announceTurnAbort({ sessionId: input.sessionId, turnId: input.turnId }),
     ).catch(() => undefined);
   });
   try {
     try {
-      // turn.started and turn.completed were local activities of their own around the model steps: a
-      // transaction each, and a local activity's trip through the worker, one ahead of the first token and
-      // one ahead of the end. The first step now writes turn.started with its first message, and a step
-      // giving the final answer writes turn.completed with it (docs/development.md, "Versioning workflows"; histories
-      // from before the patch replay with the local activities).
-      const stepsWriteTurnEvents = patched('turn-events-by-steps');
-      if (!stepsWriteTurnEvents) await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });
+      // The first step writes turn.started with its first message, and a step giving the final answer
+      // writes turn.completed with it: no transaction and no trip through the worker of their own, one
+      // ahead of the first token and one ahead of the end.
+      deprecatePatch(PATCHES_OF_0_1_0.turnEventsBySteps);
       let completedByStep = false;
       for (let step = 1; step <= settings.maxSteps; step++) {
         const stepMessageId = messageId();
         client.stepStarted(stepMessageId);
-        const own = stepsWriteTurnEvents ? { ...(step === 1 ? { startsTurn: true } : {}), turnTotals: progress.totalsSoFar() } : {};
         const stepInput: ModelStepInput = {
           ...input,
           messageId: stepMessageId,
           step,
-          ...own,
+          ...(step === 1 ? { startsTurn: true } : {}),
+          turnTotals: progress.totalsSoFar(),
           mayQueue: true,
           mayCompact: true,
           asksApprovals: true,
@@ -197,10 +179,6 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
         };
         let result = await stepInTurn(stepInput);
         if (result.compact) result = await stepInTurn(await compactedStep(stepInput, result.compact));
-        // A worker from before the patch (in a rolling deploy) ran the step without writing the start.
-        if (stepsWriteTurnEvents && step === 1 && !result.turnStarted) {
-          await book.startTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated });
-        }
         // Calls the client runs (custom tools with valid input) are awaited together, after the others.
         const clientCalls = result.toolCalls.filter((call) => call.executor === 'client');
         client.stepDone(stepMessageId, clientCalls);
@@ -246,26 +224,19 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
               ...waitsHere,
             }),
           );
-        // A step whose result does not say which tool-policy rules checked its calls (a worker of a release
-        // before StepResult.policies, in a rolling deploy) may return calls nobody checked: none runs, and the
-        // model is told why. Asked only of such a step, so histories
-        // of steps that say their rules record no marker; recorded ones from before it replay as they ran.
-        const unchecked = result.toolCalls.length > 0 && result.policies === undefined && patched('policy-checked-calls');
         const runTool = (call: ToolCall): Promise<ToolResultPart> =>
-          unchecked
-            ? Promise.resolve(inputErrorResult(call, UNCHECKED_CALL))
-            : call.inputError !== undefined
-              ? Promise.resolve(inputErrorResult(call, call.inputError))
-              : call.toolName === ASK_MY_USER
-                ? askUser(input, call)
-                : call.approval
-                  ? approvedTool(input, { ...call, approval: call.approval }, () => runService(call))
-                  : runService(call);
+          call.inputError !== undefined
+            ? Promise.resolve(inputErrorResult(call, call.inputError))
+            : call.toolName === ASK_MY_USER
+              ? askUser(input, call)
+              : call.approval
+                ? approvedTool(input, { ...call, approval: call.approval }, () => runService(call))
+                : runService(call);
         const serviceCalls = result.toolCalls.filter((call) => call.executor !== 'client');
         // A step with calls its tools' policies ask about (core/tool-policies.ts) runs its calls at once, so
-        // each approval is asked now and answerable in any order. Only steps this code asked (`asksApprovals`)
-        // have such calls; the marker names the change in the history (docs/development.md, "Versioning workflows").
-        if (serviceCalls.some((call) => call.approval) && patched('tool-approvals')) {
+        // each approval is asked now and answerable in any order.
+        if (serviceCalls.some((call) => call.approval)) {
+          deprecatePatch(PATCHES_OF_0_1_0.toolApprovals);
           results.push(...(await Promise.all(serviceCalls.map(runTool))));
         } else {
           for (const call of serviceCalls) results.push(await runTool(call));

@@ -72,7 +72,7 @@ export function turnBookkeeping(deps: { db: Db }) {
 
   /**
    * The turn a session workflow left without its end (terminated or timed out by an operator while its
-   * turn ran in it, patch turns-in-session): the session's latest started turn, while the session still
+   * turn ran in it): the session's latest started turn, while the session still
    * says it runs. Only the first send of a fresh run asks, so an idle session costs one read of its row.
    */
   async function strandedTurn(sessionId: string): Promise<string | undefined> {

@@ -66,14 +66,12 @@ export function modelStepActivities(deps: ModelStepDeps) {
         ? { startsTurn: { turnId: input.turnId, ...(input.userMessageId ? { userMessageId: input.userMessageId } : {}) } }
         : {}),
     });
-    // Tells the workflow this worker saw to turn.started (one from before that would not have).
-    const started = input.startsTurn ? { turnStarted: true as const } : {};
     if (claimed.status !== 'streaming') {
       // This step finished before (its result was lost with a worker): report it, and the turn's end it wrote.
       const ended =
         input.turnTotals && (await hasTurnCompleted(deps.db, input.sessionId, input.turnId)) ? { turnCompleted: true as const } : {};
       const done = stepResultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null);
-      return { ...(await reported(deps, { input, revision, approvals }, done, claimed.parts)), ...ended, ...started };
+      return { ...(await reported(deps, { input, revision, approvals }, done, claimed.parts)), ...ended };
     }
 
     const { model, inUse, credentials } = await agentModel(deps, revision.bundle, input.userId, ref);
@@ -88,10 +86,8 @@ export function modelStepActivities(deps: ModelStepDeps) {
       limits,
       step: { sessionId: input.sessionId, turnId: input.turnId, messageId: input.messageId, attempt },
     });
-    const compact = (reason: 'threshold' | 'context-length', tokens: number, windowTokens: number): StepResult => ({
-      ...compactFirst(input.messageId, reason, tokens, windowTokens, attempt),
-      ...started,
-    });
+    const compact = (reason: 'threshold' | 'context-length', tokens: number, windowTokens: number): StepResult =>
+      compactFirst(input.messageId, reason, tokens, windowTokens, attempt);
     try {
       const request = await stepRequest(deps, { ...scope, scope: credentials.scope, turnFiles, turnKey: step.turnKey });
       if ('over' in request) return compact('threshold', request.over.tokens, request.over.windowTokens);
@@ -120,7 +116,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const ending = stepEnding({ ...stop, ...(error ? { error } : {}), ...(request.checked ? { checked: request.checked } : {}) });
       if (ending.kind === 'cancelled') throw new CancelledFailure('The turn was aborted');
       if (ending.kind === 'aborted') return await endAsAborted(context);
-      if (ending.kind === 'answer') return { ...(await finishStep(deps, scope, read, request.turnUserMessageIds, step)), ...started };
+      if (ending.kind === 'answer') return await finishStep(deps, scope, read, request.turnUserMessageIds, step);
       chat.fail(ending.spanError, ending.message);
       if (ending.kind === 'compact') {
         // The window is believed for later steps on the same credentials too (activities/model/context-windows.ts).

@@ -3,7 +3,7 @@
 // ask first, which are refused), and why a structured reply is not valid.
 import type { MessagePart } from '../../contract/events.ts';
 import { answerParts, isFinalAnswer, stepResultOf, turnCompletionOf } from '../../core/step-answer.ts';
-import { TOOL_POLICY_RULES, type ModelStepInput, type StepResult, type ToolCall } from '../../core/turn-types.ts';
+import { type ModelStepInput, type StepResult, type ToolCall } from '../../core/turn-types.ts';
 import type { ModelRef } from '../../contract/bundle.ts';
 import { toolCallIdempotencyKey } from '../../lib/tool-call-keys.ts';
 import { finishAssistantMessage } from '../../store/messages.ts';
@@ -11,7 +11,7 @@ import { costUsd } from '../model/pricing.ts';
 import { shownUsage, stepTokens } from '../model/step-usage.ts';
 import { allRunByService } from '../tools/index.ts';
 import { classifyToolCalls, type ApprovalContext } from '../tools/classify.ts';
-import { checkJsonReply } from './json-reply.ts';
+import { checkJsonReply, type JsonReplyCheck } from './json-reply.ts';
 import { withinQuestionLimit } from './question-limit.ts';
 import type { CachedRevision } from './revision-cache.ts';
 import type { StepAttempt } from './step-attempt.ts';
@@ -88,8 +88,8 @@ export async function finishStep(
   attempt.keepFiles = allRunByService(bundle, read.toolCalls, revision.skills, revision.remoteTools);
   const done = stepResultOf(message.id, message.parts, message.usage, message.costUsd ?? null);
   return {
-    // The calls as classified for their events, unless another attempt stored its own first.
-    ...(await reported(deps, scope, done, message.parts, stored ? classified : undefined)),
+    // The calls as classified for their events and the reply as checked, unless another attempt stored its own first.
+    ...(await reported(deps, scope, done, message.parts, stored ? { classified, reply } : undefined)),
     turnUserMessageIds: [...turnUserMessageIds],
     finishReason: read.end?.finishReason ?? 'other',
     ...(turnCompleted ? { turnCompleted: true } : {}),
@@ -106,14 +106,14 @@ export async function reported(
   scope: Pick<StepScope, 'input' | 'revision' | 'approvals'>,
   done: StepResult,
   parts: MessagePart[],
-  classified?: ToolCall[],
+  /** What this attempt found of the message it stored: its calls classified, its reply checked (if it had to be). */
+  own?: { classified: ToolCall[]; reply: JsonReplyCheck | undefined },
 ): Promise<StepResult> {
-  const calls = classified ?? (await classify(deps, scope, done.toolCalls));
+  const calls = own?.classified ?? (await classify(deps, scope, done.toolCalls));
   return {
     ...done,
     toolCalls: await withinQuestionLimit(deps.db, scope.input.userId, deps.config.limits.openApprovalsPerUser, calls),
-    policies: TOOL_POLICY_RULES,
-    ...(await replyErrorsOf(deps, scope.revision.bundle, done, parts)),
+    ...(await replyErrorsOf(deps, scope.revision.bundle, done, parts, own?.reply)),
   };
 }
 
@@ -128,8 +128,9 @@ async function replyErrorsOf(
   bundle: CachedRevision['bundle'],
   done: StepResult,
   parts: MessagePart[],
+  checked: JsonReplyCheck | undefined,
 ): Promise<Pick<StepResult, 'replyErrors' | 'replyRetries'>> {
   if (!bundle.jsonReply || done.toolCalls.length > 0 || parts.some((part) => part.type === 'json')) return {};
-  const check = await checkJsonReply(deps.schemaChecks, bundle.jsonReply, done.text);
+  const check = checked ?? (await checkJsonReply(deps.schemaChecks, bundle.jsonReply, done.text));
   return check.ok ? {} : { replyErrors: check.errors, replyRetries: bundle.jsonReply.retries };
 }

@@ -1,8 +1,7 @@
 // What a model step sends: the conversation read from PostgreSQL up to its turn, the agent's
 // instructions and tools, and the files its messages name; or, past the compaction threshold of the
 // model's window, nothing but the size that says the turn must compact first.
-import type { ToolSet } from 'ai';
-import type { ModelMessage } from 'ai';
+import type { ModelMessage, ToolSet } from 'ai';
 import type { ModelStepInput } from '../../core/turn-types.ts';
 import { readUserMessageIds } from '../../core/step-answer.ts';
 import { conversation } from '../../store/messages.ts';

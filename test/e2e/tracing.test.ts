@@ -47,7 +47,7 @@ describe('OpenTelemetry traces', () => {
               // The send was taken in PostgreSQL; the wake-up signal's handler reads it from the inbox.
               'agent-service-worker HandleSignal:sendsWaiting',
               'agent-service-worker RunActivity:takeWaitingSends',
-              // The turn runs in the session workflow (patch turns-in-session): its step is the session's activity.
+              // The turn runs in the session workflow: its step is the session's activity.
               'agent-service-worker StartActivity:runModelStep',
               'agent-service-worker RunActivity:runModelStep',
             ]),

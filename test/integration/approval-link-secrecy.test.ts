@@ -222,7 +222,7 @@ describe('Temporal history', () => {
     await click(sent.links.options[1]!.url);
     const all = await env.waitForEvents(sessionId, (list) => list.some((event) => event.type === 'turn.completed'));
     expect(all.find((event) => event.type === 'tool.result')).toMatchObject({ output: { choice: 'keep' } });
-    // The turn ran in the session workflow (patch turns-in-session): the approval's id is there, its token is not.
+    // The turn ran in the session workflow: the approval's id is there, its token is not.
     await expectHistoriesClean(approvalId, [
       { workflowId: approvalWorkflowId(approvalId), shows: 'Drop the staging database?' },
       { workflowId: sessionWorkflowId(sessionId), shows: approvalId },

@@ -57,7 +57,7 @@ async function chatAndRead(env: AgentEnv, canary: string) {
     json: { parts: [{ type: 'text', text: canary }] },
   });
   expect(sent.body.reply).toBe(`You said: ${canary}`);
-  // The turn ran in its session workflow (patch turns-in-session): its model step's input and result are here.
+  // The turn ran in its session workflow: its model step's input and result are here.
   return { messageId: sent.body.messageId, session: await raw.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory() };
 }
 
@@ -179,7 +179,7 @@ describe('with encryption on (the default)', () => {
     const events = await env.events(sessionId);
     expect(events.at(-1)).toMatchObject({ type: 'turn.failed', error: expect.stringContaining(canary) });
 
-    // The turn ran in its session workflow (patch turns-in-session).
+    // The turn ran in its session workflow.
     const session = await raw.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory();
     const failed = session.events!.find((event) => event.activityTaskFailedEventAttributes);
     expect(failed, 'the model step failed in the history').toBeDefined();

@@ -49,7 +49,7 @@ test('the 25th turn ends the run; the turns queued then run in the next one, in 
     { timeout: 10_000, interval: 200 },
   );
   const history = await env.worker.client.workflow.getHandle(sessionWorkflowId(sessionId), firstRun).fetchHistory();
-  // Its turns ran in it (patch turns-in-session): one model step each.
+  // Its turns ran in it: one model step each.
   const steps = history.events!.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runModelStep').length;
   expect(steps).toBe(25);
 });

@@ -101,13 +101,9 @@ function recordingOutlastedItsTask(history: History): boolean {
   const events = history.events ?? [];
   const signals = events.flatMap((event, index) => (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED ? [index] : []));
   const lateSignal = signals[1];
-  // The first turn's end: its child workflow's completion, or (patch turns-in-session, the turn runs in the
-  // session workflow) the completion of its one model step, the history's first activity.
-  const turnEnd = events.findIndex(
-    (event) =>
-      event.eventType === EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED ||
-      event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
-  );
+  // The first turn's end (the turn runs in the session workflow): the completion of its one model step,
+  // the history's first activity.
+  const turnEnd = events.findIndex((event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED);
   const recorded = events.findIndex((event, index) => {
     if (lateSignal === undefined || index <= lateSignal) return false;
     const details = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;

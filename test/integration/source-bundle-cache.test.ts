@@ -33,7 +33,9 @@ test(
       expect(fs.statSync(second).mtimeMs).toBe(written);
 
       const config = testConfig();
-      const fixture = readFixtures().find((one) => one.name === 'sessionWorkflow-inbox-sends-idle-ended')!;
+      const fixture = readFixtures()
+        .filter((one) => one.name.endsWith('/sessionWorkflow-inbox-sends-idle-ended'))
+        .at(-1)!;
       await Worker.runReplayHistory(
         {
           workflowBundle: { codePath: first },

@@ -40,7 +40,7 @@ test('turns are findable by SessionId, AgentId and UserId: in the session workfl
   expect(found).toEqual([{ workflowId: `session:${sessionId}`, type: 'sessionWorkflow' }]);
   const handle = env.worker.client.workflow.getHandle(found[0]!.workflowId);
   expect(await (await handle.describe()).staticSummary()).toContain(sessionId);
-  // The turn ran there (patch turns-in-session): its model step is an activity of the session workflow.
+  // The turn ran there: its model step is an activity of the session workflow.
   const history = await handle.fetchHistory();
   const activities = (history.events ?? []).flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
   expect(activities).toContain('runModelStep');

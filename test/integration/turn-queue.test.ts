@@ -98,7 +98,7 @@ test(
     expect(done.at(-1)).toMatchObject({ type: 'turn.completed' });
     expect(firstDoneWhenSecondAsked).toBe(true);
     // It was woken by the first step giving its place back, not by its fallback timer.
-    // The turn ran in its session workflow (patch turns-in-session): the signal and its wait are there.
+    // The turn ran in its session workflow: the signal and its wait are there.
     const history = await env.worker.client.workflow.getHandle(sessionWorkflowId(second)).fetchHistory();
     const signals = (history.events ?? []).flatMap((event) => event.workflowExecutionSignaledEventAttributes?.signalName ?? []);
     expect(signals).toContain(STEP_PLACE_FREED);

@@ -136,7 +136,7 @@ test('a session workflow terminated by an operator mid-turn: the next send ends 
   });
   const turnId = accepted.body.messageId;
   await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
-  // The turn runs in the session workflow (patch turns-in-session): terminating that ends no turn by itself.
+  // The turn runs in the session workflow: terminating that ends no turn by itself.
   await env.worker.client.workflow.getHandle(sessionWorkflowId(sessionId)).terminate('operator test');
 
   env.fake.enqueue({ text: 'alive' });

@@ -1,16 +1,24 @@
 // Recorded workflow histories kept as test fixtures: where they live, how they are read and written,
 // and what text they hold once their payloads are decoded (for the secret check). A fixture is the
-// history of a run as an earlier version of the code made it; the replay test runs today's code
-// against it, which is what a worker does with a run that was in flight across an upgrade.
+// history of a run as a release of the code made it; the replay test runs today's code against it,
+// which is what a worker does with a run that was in flight across an upgrade. Each release's
+// histories sit in a folder of its own (`<version>/`): a release replays its own and the previous
+// release's, and drops the folder of the one before (docs/operating.md, "Upgrades and workflow versions").
 import fs from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils.js';
 
 export const HISTORIES_DIR = path.resolve(import.meta.dirname, '../fixtures/histories');
 
+/** This code's release (package.json): new recordings go to its folder. */
+export const RELEASE = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string })
+  .version;
+
 export interface HistoryFixture {
-  /** The file name without `.json`: `<workflowType>-<state>`. */
+  /** `<release>/<workflowType>-<state>`: the path under test/fixtures/histories, without `.json`. */
   name: string;
+  /** The release whose code recorded it. */
+  release: string;
   workflowType: string;
   history: History;
   /** The file's text with every payload decoded, for searching. */
@@ -22,8 +30,9 @@ export function fixtureName(workflowType: string, state: string): string {
   return `${workflowType}-${state}`;
 }
 
+/** Where a recording of this release is written. */
 export function fixturePath(name: string): string {
-  return path.join(HISTORIES_DIR, `${name}.json`);
+  return path.join(HISTORIES_DIR, RELEASE, `${name}.json`);
 }
 
 export function workflowTypeOf(history: History): string {
@@ -34,29 +43,38 @@ export function workflowTypeOf(history: History): string {
 }
 
 export function writeFixture(name: string, history: History): string {
-  fs.mkdirSync(HISTORIES_DIR, { recursive: true });
   const file = fixturePath(name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
   // One event per line keeps a fixture's diff readable when one is ever re-recorded on purpose.
   const { events } = JSON.parse(historyToJSON(history)) as { events: unknown[] };
   fs.writeFileSync(file, `{\n  "events": [\n${events.map((event) => `    ${JSON.stringify(event)}`).join(',\n')}\n  ]\n}\n`);
   return file;
 }
 
+/** Every release folder's fixtures, in order of release and name. */
 export function readFixtures(): HistoryFixture[] {
   if (!fs.existsSync(HISTORIES_DIR)) return [];
-  return fs
-    .readdirSync(HISTORIES_DIR)
-    .filter((file) => file.endsWith('.json'))
-    .sort()
-    .map((file) => {
-      try {
-        const raw = fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8');
-        const history = historyFromJSON(JSON.parse(raw));
-        return { name: file.slice(0, -'.json'.length), workflowType: workflowTypeOf(history), history, text: decodedText(raw) };
-      } catch (error) {
-        throw new Error(`test/fixtures/histories/${file} is not a workflow history: ${String(error)}`, { cause: error });
-      }
-    });
+  const releases = fs
+    .readdirSync(HISTORIES_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+  return releases.flatMap((release) =>
+    fs
+      .readdirSync(path.join(HISTORIES_DIR, release))
+      .filter((file) => file.endsWith('.json'))
+      .sort()
+      .map((file) => {
+        const name = `${release}/${file.slice(0, -'.json'.length)}`;
+        try {
+          const raw = fs.readFileSync(path.join(HISTORIES_DIR, release, file), 'utf8');
+          const history = historyFromJSON(JSON.parse(raw));
+          return { name, release, workflowType: workflowTypeOf(history), history, text: decodedText(raw) };
+        } catch (error) {
+          throw new Error(`test/fixtures/histories/${name}.json is not a workflow history: ${String(error)}`, { cause: error });
+        }
+      }),
+  );
 }
 
 /** The JSON text plus every base64 `data` member decoded (payloads, markers), so a search sees what they carry. */

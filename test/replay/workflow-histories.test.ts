@@ -1,12 +1,15 @@
-// Upgrade safety: every recorded history under test/fixtures/histories replays against the current
-// workflow code, bundled as the worker bundles it. A history is what a run in flight carries across a
-// deploy; a change to a workflow's commands (an activity more, a timer moved, a child started in
-// another order) that is not behind patched() makes its replay fail here, naming the fixture, instead
-// of failing that run in production. Fixtures are recorded by `npm run record-histories`, never here.
+// Upgrade safety: every recorded history under test/fixtures/histories (this release's and the previous
+// release's, a folder each) replays against the current workflow code, bundled as the worker bundles it.
+// A history is what a run in flight carries across a deploy; a change to a workflow's commands (an
+// activity more, a timer moved, a child started in another order) that is not behind patched() makes
+// its replay fail here, naming the fixture, instead of failing that run in production. Fixtures are
+// recorded by `npm run record-histories`, never here.
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { DefaultLogger, Runtime, Worker, type ReplayResult } from '@temporalio/worker';
 import * as workflows from '../../workflows/index.ts';
-import { readFixtures, secretsIn } from './history-fixtures.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { HISTORIES_DIR, readFixtures, RELEASE, secretsIn } from './history-fixtures.ts';
 import { testConfig } from '../helpers/harness/env.ts';
 import { loadMasterKeys } from '../../lib/master-key.ts';
 import { temporalWorkerDataConverter } from '../../lib/temporal-data-converter.ts';
@@ -45,18 +48,30 @@ describe('recorded workflow histories', () => {
     }
   });
 
-  test('every workflow type the worker registers has at least one recorded history', () => {
+  test('every workflow type the worker registers has a history recorded by this release, for the next one to replay', () => {
     const registered = Object.entries(workflows)
       .filter(([, value]) => typeof value === 'function')
       .map(([name]) => name)
       .sort();
-    const recorded = new Set(fixtures.map((fixture) => fixture.workflowType));
+    const recorded = new Set(fixtures.filter((fixture) => fixture.release === RELEASE).map((fixture) => fixture.workflowType));
     const missing = registered.filter((type) => !recorded.has(type));
-    expect(missing, 'workflows without a fixture: add a scenario to test/replay/record and run `npm run record-histories`').toEqual([]);
+    expect(
+      missing,
+      `workflows without a fixture in test/fixtures/histories/${RELEASE}: add a scenario to test/replay/record and run \`npm run record-histories\``,
+    ).toEqual([]);
   });
 
-  test('each fixture is named <workflowType>-<state> after the workflow its history starts', () => {
-    for (const fixture of fixtures) expect(fixture.name).toMatch(new RegExp(`^${fixture.workflowType}-[a-z0-9-]+$`));
+  test("the fixtures are this release's and the previous release's, each in its release's folder, named <workflowType>-<state>", () => {
+    const { releases } = JSON.parse(fs.readFileSync(path.resolve(HISTORIES_DIR, '../../../releases.json'), 'utf8')) as {
+      releases: Array<{ version: string }>;
+    };
+    const kept = [releases.at(-1)?.version, RELEASE].filter((version) => version !== undefined);
+    const folders = fs.readdirSync(HISTORIES_DIR).sort();
+    expect(
+      folders.filter((folder) => !kept.includes(folder)),
+      'an older release replays nowhere: remove its folder',
+    ).toEqual([]);
+    for (const fixture of fixtures) expect(fixture.name).toMatch(new RegExp(`^${fixture.release}/${fixture.workflowType}-[a-z0-9-]+$`));
   });
 
   test('no fixture holds a key, a webhook secret, a signed answer link or a bot token', () => {

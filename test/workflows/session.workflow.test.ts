@@ -8,14 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Context, CancelledFailure } from '@temporalio/activity';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Activities } from '../../activities/index.ts';
-import {
-  STEP_PLACE_FREED,
-  TOOL_POLICY_RULES,
-  type CompactionResult,
-  type ModelStepInput,
-  type StepResult,
-  type ToolCall,
-} from '../../core/turn-types.ts';
+import { STEP_PLACE_FREED, type CompactionResult, type ModelStepInput, type StepResult, type ToolCall } from '../../core/turn-types.ts';
 import { compactionPlaceKey, toolPlaceKey } from '../../core/place-keys.ts';
 import { NO_CLIENT_RESULT } from '../../core/client-tool-calls.ts';
 import { FAILURE } from '../../lib/workflow-safe/failures.ts';
@@ -28,9 +21,8 @@ import {
   stateQuery,
   type SendInput,
 } from '../../workflows/session.ts';
-import type { InboxSend } from '../../core/session-turns.ts';
-import { turnWorkflow, UNCHECKED_CALL } from '../../workflows/turn.ts';
-import { storedToolResultSignal } from '../../workflows/client-tools.ts';
+import type { InboxItem, InboxSend } from '../../core/session-turns.ts';
+import { turnWorkflow } from '../../workflows/turn.ts';
 import { fastTurnSettings, workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
 import type { TurnSettings } from '../../lib/workflow-safe/turn-settings.ts';
 
@@ -109,10 +101,8 @@ function fakeSessionActivities() {
         usage: { inputTokens: 1, outputTokens: 1 },
         costUsd: null,
         turnUserMessageIds: read,
-        ...(input.startsTurn ? { turnStarted: true as const } : {}),
       };
     },
-    async startTurn() {},
     async completeTurn(input) {
       seq += 1;
       log.push(`completed ${input.turnId}`);
@@ -166,7 +156,7 @@ describe('the session workflow', () => {
       await until('the first step', () => fake.log.includes('step m1 1'));
       await send('m2');
       await send('m3');
-      expect(await handle.query(stateQuery)).toEqual({ runningTurnId: 'm1', queued: ['m2', 'm3'], turnInSession: true });
+      expect(await handle.query(stateQuery)).toEqual({ runningTurnId: 'm1', queued: ['m2', 'm3'] });
       fake.release('m1');
       await until('the second turn', () => fake.log.includes('step m2 1'));
       fake.release('m2');
@@ -361,7 +351,7 @@ describe('sends taken by the API (the inbox), the session workflow woken by a si
       await wake('m3');
       await wake('m3');
       await until('both queued', async () => (await handle.query(stateQuery)).queued.length === 2);
-      expect(await handle.query(stateQuery)).toEqual({ runningTurnId: 'm1', queued: ['m2', 'm3'], turnInSession: true });
+      expect(await handle.query(stateQuery)).toEqual({ runningTurnId: 'm1', queued: ['m2', 'm3'] });
       // A take that fails is retried, and its retry misses nothing.
       inbox.take('m4');
       inbox.failNextTake();
@@ -459,12 +449,10 @@ test(
           messageId: input.messageId,
           text: calling ? '' : `reply to ${input.turnId}`,
           toolCalls: calling ? [{ toolCallId: `call_${input.step}`, toolName: 'current_time', input: {} }] : [],
-          policies: TOOL_POLICY_RULES,
           finishReason: calling ? 'tool-calls' : 'stop',
           usage: { inputTokens: 1, outputTokens: 1 },
           costUsd: null,
           turnUserMessageIds: [input.turnId],
-          ...(input.startsTurn ? { turnStarted: true as const } : {}),
         };
       },
       runBuiltinTool: async (input) => ({
@@ -504,7 +492,6 @@ describe('the turn workflow', () => {
       finishReason: 'stop',
       usage: { inputTokens: 10, outputTokens: 5 },
       costUsd: 0.25,
-      ...(input.startsTurn ? { turnStarted: true as const } : {}),
       ...extra,
     };
   }
@@ -518,7 +505,6 @@ describe('the turn workflow', () => {
         runModelStep: async (input) => stepResult(input, { replyErrors: ['/answer: must be number'], replyRetries: 1 }),
         recordInvalidReply: async (input) => void invalid.push({ attempt: input.attempt, attemptsLeft: input.attemptsLeft }),
         endTurn: async (input) => void ends.push(`${input.outcome}: ${input.error}`),
-        startTurn: async () => {},
       },
       async (taskQueue) => {
         const run = env.client.workflow.execute(turnWorkflow, {
@@ -536,47 +522,6 @@ describe('the turn workflow', () => {
     expect(ends).toEqual(['failed: The reply did not match jsonReply.schema after 2 attempts: /answer: must be number']);
   });
 
-  test("a step that does not say it checked its calls against the tool policies (an older worker's) has none of them run", async () => {
-    const ran: string[] = [];
-    const recorded: unknown[] = [];
-    const calls: ToolCall[] = [
-      { toolCallId: 'call_1', toolName: 'http_request', input: { url: 'https://example.com' } },
-      { toolCallId: 'call_2', toolName: 'current_time', input: {} },
-    ];
-    await env.withWorker(
-      {
-        // A worker from before tool policies: its step result has no `policies`, its calls no approvals.
-        runModelStep: async (input) =>
-          stepResult(input, input.step === 1 ? { toolCalls: calls, finishReason: 'tool-calls' } : { text: 'done' }),
-        runBuiltinTool: async (input) => {
-          ran.push(input.call.toolName);
-          return { type: 'tool-result', toolCallId: input.call.toolCallId, toolName: input.call.toolName, output: 'ran' };
-        },
-        recordToolResults: async (input) => void recorded.push(...input.results),
-        completeTurn: async () => {},
-        startTurn: async () => {},
-      },
-      async (taskQueue) => {
-        const outcome = await env.client.workflow.execute(turnWorkflow, {
-          taskQueue,
-          workflowId: 'turn:unchecked-calls',
-          args: [turnInput('t3', fastTurnSettings())],
-        });
-        expect(outcome).toMatchObject({ status: 'completed', reply: 'done' });
-      },
-    );
-    expect(ran).toEqual([]);
-    expect(recorded).toEqual(
-      calls.map((call) => ({
-        type: 'tool-result',
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        output: UNCHECKED_CALL,
-        isError: true,
-      })),
-    );
-  });
-
   test('a client tool call nobody answers gets the timeout result, and the turn goes on with the totals of its steps', async () => {
     const call: ToolCall = { toolCallId: 'call_1', toolName: 'pick_color', input: {}, executor: 'client' };
     const recorded: unknown[] = [];
@@ -590,7 +535,6 @@ describe('the turn workflow', () => {
         closeClientToolCalls: async () => [],
         recordToolResults: async (input) => void recorded.push(...input.results),
         completeTurn: async (input) => void completed.push({ usage: input.usage, costUsd: input.costUsd }),
-        startTurn: async () => {},
       },
       async (taskQueue) => {
         const outcome = await env.client.workflow.execute(turnWorkflow, {
@@ -624,7 +568,6 @@ describe('the turn workflow', () => {
         announceToolResult: async (input) => void announced.push(input),
         recordToolResults: async (input) => void recorded.push(...input.results),
         completeTurn: async () => {},
-        startTurn: async () => {},
       },
       async (taskQueue) => {
         const outcome = await env.client.workflow.execute(turnWorkflow, {
@@ -641,38 +584,38 @@ describe('the turn workflow', () => {
     expect(recorded).toEqual([result]);
   });
 
-  test('an answer handed over before the turn waits is taken once it does, and announced once however often it comes', async () => {
+  test('an answer the API took before the turn waits is handed over by the session, taken once the turn waits, and announced once however often it comes', async () => {
+    const fake = fakeSessionActivities();
     const call: ToolCall = { toolCallId: 'call_1', toolName: 'pick_color', input: {}, executor: 'client' };
     const recorded: unknown[] = [];
     const announced: unknown[] = [];
-    const workflowId = 'turn:client-stored-answer';
+    let inbox: InboxItem[] = [];
+    let wake: (() => Promise<void>) | undefined;
     await env.withWorker(
       {
+        ...fake.activities,
         runModelStep: async (input) => {
           if (input.step !== 1) return stepResult(input, { text: 'done' });
-          // The API took the answer as soon as the call was readable: it reaches the turn (twice, as a
-          // sweep's second wake-up would) before the step's own result does.
-          const answer = { messageId: input.messageId, toolCallId: 'call_1', output: 'teal' };
-          const handle = env.client.workflow.getHandle(workflowId);
-          await handle.signal(storedToolResultSignal, answer);
-          await handle.signal(storedToolResultSignal, answer);
+          // The API took the answer as soon as the call was readable: the session reads it from the inbox
+          // (twice, as a sweep's second wake-up would) before the step's own result reaches the turn.
+          inbox = [{ toolAnswer: { messageId: input.messageId, toolCallId: 'call_1', output: 'teal' } }];
+          await wake!();
+          await wake!();
           return stepResult(input, { toolCalls: [call], finishReason: 'tool-calls' });
         },
+        takeWaitingSends: async () => inbox,
         setClientToolWait: async () => {},
         announceToolResult: async (input) => void announced.push(input.result),
         recordToolResults: async (input) => void recorded.push(...input.results),
-        completeTurn: async () => {},
-        startTurn: async () => {},
       },
       async (taskQueue) => {
-        const outcome = await env.client.workflow.execute(turnWorkflow, {
-          taskQueue,
-          workflowId,
-          args: [turnInput('t4', fastTurnSettings({ clientToolTimeoutMs: 60_000 }))],
-        });
-        expect(outcome).toMatchObject({ status: 'completed', reply: 'done' });
+        const { handle, send } = await startSession(taskQueue, fastTurnSettings({ clientToolTimeoutMs: 60_000, sessionIdleMs: 200 }));
+        wake = () => handle.signal(sendsWaitingSignal, { messageId: 'call_1' });
+        await send('m1');
+        await handle.result();
       },
     );
+    expect(fake.log).toContain('completed m1');
     const result = { type: 'tool-result', toolCallId: 'call_1', toolName: 'pick_color', output: 'teal' };
     expect(announced).toEqual([result]);
     expect(recorded).toEqual([result]);
@@ -735,20 +678,16 @@ describe("places among the user's running work", () => {
       finishReason: 'stop',
       usage: { inputTokens: 1, outputTokens: 1 },
       costUsd: null,
-      ...(input.startsTurn ? { turnStarted: true as const } : {}),
       ...extra,
     });
     await env.withWorker(
       {
-        startTurn: async () => {},
         completeTurn: async () => {},
         runModelStep: async (input) => {
           if (input.step === 1 && !input.compacted) {
             return result(input, { compact: { reason: 'threshold', tokensBefore: 100, windowTokens: 1_000, attempts: 1 } });
           }
-          return input.step === 1
-            ? result(input, { toolCalls: calls, finishReason: 'tool-calls', policies: TOOL_POLICY_RULES })
-            : result(input, { text: 'done' });
+          return input.step === 1 ? result(input, { toolCalls: calls, finishReason: 'tool-calls' }) : result(input, { text: 'done' });
         },
         compactConversation: async (input) => {
           asked.push(`compaction mayQueue=${input.mayQueue}`);

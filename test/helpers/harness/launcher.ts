@@ -53,11 +53,12 @@ export function startLauncher(
   dataDir: string,
   ports: LauncherPorts,
   env: Record<string, string> = {},
-  options: { via?: 'node' | 'npm' } = {},
+  options: { via?: 'node' | 'npm'; cwd?: string } = {},
 ): RunningLauncher {
   const viaNpm = options.via === 'npm';
   const child = spawn(viaNpm ? 'npm' : process.execPath, viaNpm ? ['start'] : ['--import', 'tsx', 'dev/main.ts'], {
-    cwd: path.resolve('.'),
+    // Another tree of the service (an earlier release's) runs from its own folder.
+    cwd: options.cwd ?? path.resolve('.'),
     env: launcherEnv(dataDir, ports, env),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: viaNpm,

@@ -1,6 +1,7 @@
 // Records workflow graph runs and trigger firings: a run paused at its approval node, then resumed by
-// an answer; a run whose approval expires and follows `onExpired`; the trigger run that starts a graph
-// run through the API; a webhook trigger firing; and a cron trigger's schedule reconciled and fired.
+// an answer; a run whose approval expires and follows `onExpired`; the turn of a graph's agent node (the
+// one place a turn still runs as a workflow of its own, a child of the run); the trigger run that starts
+// a graph run through the API; a webhook trigger firing; and a cron trigger's schedule reconciled and fired.
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { lastUserText } from '../../helpers/fakes/fake-model.ts';
@@ -12,6 +13,7 @@ import {
   scheduleId,
   schedulesWorkflowId,
   triggerRunWorkflowId,
+  turnWorkflowId,
 } from '../../../lib/workflow-safe/workflow-ids.ts';
 import type { SessionEvent } from '../../../contract/events.ts';
 import { EventType, hasEvent, recorder, type Recorder } from './recorder.ts';
@@ -68,6 +70,23 @@ test('graphRunWorkflow: the approval node expires and the run follows onExpired'
   const { sessionId, runId } = await startRun(1_500);
   await env.waitForEvents(sessionId, runEnded);
   await record.closed(graphRunWorkflowId(runId), 'graphRunWorkflow', 'approval-expired-completed');
+});
+
+test("turnWorkflow: a graph's agent node, its turn a child of the run, completed", async () => {
+  if (!record.wanted('turnWorkflow', 'graph-agent-node-completed')) return;
+  const { name } = await env.deploy({
+    workflows: { answer: { start: 'reply', nodes: { reply: { type: 'agent', prompt: 'Answer: {{input}}' } } } },
+  });
+  const started = await call<{ sessionId: string; runId: string }>(`${env.api.url}/agent/${name}/workflow/answer`, {
+    headers: env.user.auth,
+    json: { input: 'Where is order 1042?' },
+  });
+  expect(started.status).toBe(202);
+  const { sessionId } = started.body;
+  const events = await env.waitForEvents(sessionId, runEnded);
+  expect(events.some((event) => event.type === 'workflow.completed')).toBe(true);
+  const completed = events.find((event) => event.type === 'turn.completed') as Extract<SessionEvent, { type: 'turn.completed' }>;
+  await record.closed(turnWorkflowId(sessionId, completed.turnId), 'turnWorkflow', 'graph-agent-node-completed');
 });
 
 test('triggerRunWorkflow: a webhook trigger fires and its turn runs', async () => {

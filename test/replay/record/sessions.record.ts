@@ -1,13 +1,14 @@
-// Records sessions, turns and webhook deliveries as the service makes them: a turn with a built-in
-// tool call, a session with a running turn and two queued ones, an aborted (twice: before and with the
-// patch abort-notices) and a failed turn, and a
-// session.completed delivery waiting between attempts (its receiver fails first), and a turn completed with one
-// queued behind it (patch idle-at-turn-end). Plus the probe.
+// Records sessions and webhook deliveries as the service makes them, each session's turns run in its
+// session workflow: a turn with a built-in tool call, a session with a running turn and two queued
+// ones, sends recorded while a turn ends, a turn aborted while streaming (alone, and with a send after
+// it), a failed turn, a session.completed delivery waiting between attempts (its receiver fails first),
+// and a turn completed with one queued behind it. Plus the probe. Each session's history closes when
+// the idle session ends.
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/fakes/webhook-receiver.ts';
 import { call } from '../../helpers/client/request.ts';
-import { sessionWorkflowId, turnWorkflowId, deliveryWorkflowId } from '../../../lib/workflow-safe/workflow-ids.ts';
+import { sessionWorkflowId, deliveryWorkflowId } from '../../../lib/workflow-safe/workflow-ids.ts';
 import { stateQuery } from '../../../workflows/session.ts';
 import type { SessionEvent } from '../../../contract/events.ts';
 import { EventType, hasEvent, recorder, type Recorder } from './recorder.ts';
@@ -62,8 +63,8 @@ test('systemCheckWorkflow: the probe', async () => {
   await record.closed(workflowId, 'systemCheckWorkflow', 'completed');
 });
 
-test('turnWorkflow: a built-in tool call (time) and the answer after it', async () => {
-  if (!record.wanted('turnWorkflow', 'builtin-tool-completed')) return;
+test('sessionWorkflow: a built-in tool call (time) and the answer after it, turn.started and turn.completed written by the model steps', async () => {
+  if (!record.wanted('sessionWorkflow', 'builtin-tool-completed')) return;
   const sessionId = await env.newSession({ mcps: ['time'] });
   env.fake.enqueue(
     { toolCalls: [{ id: 'call_time', name: 'current_time', arguments: { timezone: 'Europe/Paris' } }] },
@@ -71,16 +72,7 @@ test('turnWorkflow: a built-in tool call (time) and the answer after it', async 
   );
   const sent = await send(sessionId, 'What time is it in Paris?');
   expect(sent.body.reply).toBe('It is late.');
-  await record.closed(turnWorkflowId(sessionId, sent.body.messageId), 'turnWorkflow', 'builtin-tool-completed');
-});
-
-test('turnWorkflow: turn.started and turn.completed written by its model steps (patch turn-events-by-steps), a tool call between', async () => {
-  if (!record.wanted('turnWorkflow', 'steps-write-turn-events')) return;
-  const sessionId = await env.newSession({ mcps: ['time'] });
-  env.fake.enqueue({ toolCalls: [{ id: 'call_time', name: 'current_time', arguments: { timezone: 'UTC' } }] }, { text: 'Noon, UTC.' });
-  const sent = await send(sessionId, 'What time is it now?');
-  expect(sent.body.reply).toBe('Noon, UTC.');
-  await record.closed(turnWorkflowId(sessionId, sent.body.messageId), 'turnWorkflow', 'steps-write-turn-events');
+  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'builtin-tool-completed');
 });
 
 test('sessionWorkflow: a turn running, two queued (an Update and a signal), then idle; and its delivery between attempts', async () => {
@@ -122,7 +114,7 @@ test('sessionWorkflow: a turn running, two queued (an Update and a signal), then
   await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'queued-turns-idle-ended');
 });
 
-test('sessionWorkflow: sends arriving while a turn runs are recorded before its end is acted on (patch settled-sends-short-runs)', async () => {
+test('sessionWorkflow: sends arriving while a turn runs are recorded before its end is acted on', async () => {
   if (!record.wanted('sessionWorkflow', 'sends-settled-idle-ended')) return;
   const sessionId = await env.newSession();
   env.fake.enqueue({ text: ['one ', 'two ', 'three'], chunkDelayMs: 300 }, { text: 'steered' }, { text: 'queued' });
@@ -136,43 +128,41 @@ test('sessionWorkflow: sends arriving while a turn runs are recorded before its 
   await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'sends-settled-idle-ended');
 });
 
-test('turnWorkflow and sessionWorkflow: a turn aborted while streaming, then another send', async () => {
-  if (!record.wanted('turnWorkflow', 'aborted')) return;
+test('sessionWorkflow: a turn aborted while streaming, then another send', async () => {
+  if (!record.wanted('sessionWorkflow', 'aborted-then-sent')) return;
   const sessionId = await env.newSession();
   env.fake.enqueue({ text: ['partial ', 'text ', 'so ', 'far'], stallAfterChunks: 2 }, { text: 'back' });
-  const first = await send(sessionId, 'long story', '?async=1');
+  await send(sessionId, 'long story', '?async=1');
   await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
   const aborted = await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth });
   expect(aborted.body).toEqual({ aborted: true });
   await env.waitForEvents(sessionId, turnsEnded(1));
   expect((await send(sessionId, 'again')).body.reply).toBe('back');
-  await record.closed(turnWorkflowId(sessionId, first.body.messageId), 'turnWorkflow', 'aborted');
   await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'aborted-then-sent');
 });
 
-test('turnWorkflow: a turn aborted while streaming tells the worker of its cancellation (patch abort-notices)', async () => {
-  if (!record.wanted('turnWorkflow', 'aborted-by-notice')) return;
+test('sessionWorkflow: a turn aborted while streaming tells the worker streaming its step of the cancellation (a local activity)', async () => {
+  if (!record.wanted('sessionWorkflow', 'aborted-by-notice')) return;
   const sessionId = await env.newSession();
   env.fake.enqueue({ text: ['partial ', 'text ', 'so ', 'far'], stallAfterChunks: 2 });
-  const first = await send(sessionId, 'long story', '?async=1');
+  await send(sessionId, 'long story', '?async=1');
   await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
   const aborted = await call(`${env.api.url}/session/${sessionId}/abort`, { method: 'POST', headers: env.user.auth });
   expect(aborted.body).toEqual({ aborted: true });
   await env.waitForEvents(sessionId, turnsEnded(1));
-  await record.closed(turnWorkflowId(sessionId, first.body.messageId), 'turnWorkflow', 'aborted-by-notice');
+  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'aborted-by-notice');
 });
 
-test('turnWorkflow and sessionWorkflow: a turn the model rejects fails; session.failed is published', async () => {
-  if (!record.wanted('turnWorkflow', 'failed')) return;
+test('sessionWorkflow: a turn the model rejects fails; session.failed is published', async () => {
+  if (!record.wanted('sessionWorkflow', 'turn-failed')) return;
   const sessionId = await env.newSession();
   env.fake.enqueue({ status: 401, errorBody: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } });
-  const sent = await send(sessionId, 'hello', '?async=1');
+  await send(sessionId, 'hello', '?async=1');
   await env.waitForEvents(sessionId, turnsEnded(1));
-  await record.closed(turnWorkflowId(sessionId, sent.body.messageId), 'turnWorkflow', 'failed');
   await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'turn-failed');
 });
 
-test('sessionWorkflow: a turn completed with a turn queued behind it reads the seq of its end (patch idle-at-turn-end)', async () => {
+test('sessionWorkflow: a turn completed with a turn queued behind it reads the seq of its end, to tell whether the session was idle', async () => {
   if (!record.wanted('sessionWorkflow', 'queued-behind-end-seq-read')) return;
   const sessionId = await env.newSession();
   env.fake.enqueue({ text: ['one ', 'two ', 'three'], chunkDelayMs: 300 }, { text: 'queued' });

@@ -1,7 +1,8 @@
 // Records sessions with what the API takes with no worker: a client tool answer PostgreSQL took
 // (store/client-tool-answers.ts), handed to the waiting turn with the session's inbox and written by a
-// local activity; a wait that times out, closing its calls in PostgreSQL first (patch
-// client-answers-in-postgres); aborts by signal, of a streaming turn and of a turn asked before it started.
+// local activity; a wait that times out, closing its calls in PostgreSQL first (an answer stored before
+// the close is taken, none after it); aborts by signal, of a streaming turn and of a turn asked before
+// it started.
 // Each history closes when its idle session ends.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';

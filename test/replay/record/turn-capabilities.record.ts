@@ -1,12 +1,16 @@
-// Records the turns of the agent capabilities that wait or loop inside a turn: a custom tool waiting on
-// the client (in flight, then answered), a structured reply retried after an invalid one, a turn
-// steered by a message sent while it streamed (the session's history with it too), and a subtask's session
-// returning its reply to the session its command was called from.
+// Records sessions whose turns (run in the session workflow) use the agent capabilities that wait or
+// loop inside a turn: a custom tool answered through the `toolResult` Update (as an API of an earlier
+// release sends it), a structured reply retried after an invalid one, a turn steered by a
+// message sent while it streamed, and a subtask's session returning its reply to the session its
+// command was called from. (A client's answer the API takes in PostgreSQL is recorded by
+// turns-in-session.record.ts and taken-by-api.record.ts.) Each history closes when its idle session ends.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { call } from '../../helpers/client/request.ts';
-import { sessionWorkflowId, turnWorkflowId } from '../../../lib/workflow-safe/workflow-ids.ts';
-import { EventType, hasEvent, recorder, type Recorder } from './recorder.ts';
+import { sessionWorkflowId } from '../../../lib/workflow-safe/workflow-ids.ts';
+import { toolResultUpdate } from '../../../workflows/client-tools.ts';
+import type { SessionEvent } from '../../../contract/events.ts';
+import { recorder, type Recorder } from './recorder.ts';
 import { RECORDING_ENV } from './recording-env.ts';
 
 let env: AgentEnv;
@@ -30,59 +34,41 @@ const LOOKUP = {
   parameters: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
 };
 
-test('turnWorkflow: waiting on a custom tool run by the client, then answered', async () => {
-  if (!record.wanted('turnWorkflow', 'client-tool-answered')) return;
-  const sessionId = await env.newSession({ customTools: [LOOKUP] });
-  env.fake.enqueue({ toolCalls: [{ id: 'call_o', name: 'lookup_order', arguments: { orderId: 'A-1' } }] }, { text: 'Shipped.' });
-  const waiting = await send(sessionId, 'Where is A-1?');
-  expect(waiting.body.status).toBe('waiting');
-  const turn = turnWorkflowId(sessionId, waiting.body.messageId);
-  if (record.wanted('turnWorkflow', 'waiting-on-client-tool')) {
-    await record.inFlight(turn, 'turnWorkflow', 'waiting-on-client-tool', (history) =>
-      hasEvent(history, EventType.EVENT_TYPE_TIMER_STARTED),
-    );
-  }
-  const answered = await call(`${env.api.url}/session/${sessionId}/tool-result`, {
-    headers: env.user.auth,
-    json: { toolCallId: 'call_o', output: { status: 'shipped' } },
-  });
-  expect(answered.status).toBe(200);
-  await record.closed(turn, 'turnWorkflow', 'client-tool-answered');
-});
-
-test('turnWorkflow: a client tool answered, announced by an activity after the acceptance (patch tool-result-after-acceptance)', async () => {
-  if (!record.wanted('turnWorkflow', 'client-tool-answered-after-acceptance')) return;
+test('sessionWorkflow: a client tool answered by the toolResult Update, announced by an activity scheduled with its acceptance', async () => {
+  if (!record.wanted('sessionWorkflow', 'client-tool-answered-by-update')) return;
   const sessionId = await env.newSession({ customTools: [LOOKUP] });
   env.fake.enqueue({ toolCalls: [{ id: 'call_p', name: 'lookup_order', arguments: { orderId: 'A-2' } }] }, { text: 'Packed.' });
   const waiting = await send(sessionId, 'Where is A-2?');
   expect(waiting.body.status).toBe('waiting');
-  const answered = await call(`${env.api.url}/session/${sessionId}/tool-result`, {
-    headers: env.user.auth,
-    json: { toolCallId: 'call_p', output: { status: 'packed' } },
+  const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'tool.call'));
+  const toolCall = events.find((event) => event.type === 'tool.call') as Extract<SessionEvent, { type: 'tool.call' }>;
+  const handle = env.worker.client.workflow.getHandle(sessionWorkflowId(sessionId));
+  const answered = await handle.executeUpdate(toolResultUpdate, {
+    args: [{ messageId: toolCall.messageId, toolCallId: 'call_p', output: { status: 'packed' } }],
   });
-  expect(answered.status).toBe(200);
-  await record.closed(turnWorkflowId(sessionId, waiting.body.messageId), 'turnWorkflow', 'client-tool-answered-after-acceptance');
+  expect(answered).toEqual({ toolCallId: 'call_p', status: 'answered' });
+  await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'client-tool-answered-by-update');
 });
 
-test('turnWorkflow: a structured reply invalid once, then valid', async () => {
-  if (!record.wanted('turnWorkflow', 'json-reply-retried')) return;
+test('sessionWorkflow: a structured reply invalid once, then valid', async () => {
+  if (!record.wanted('sessionWorkflow', 'json-reply-retried')) return;
   const sessionId = await env.newSession({ jsonReply: { schema: { type: 'object', required: ['ok'] } } });
   env.fake.enqueue({ text: 'not json' }, { text: '{"ok": true}' });
   const sent = await send(sessionId, 'go');
   expect(sent.body.status).toBe('completed');
-  await record.closed(turnWorkflowId(sessionId, sent.body.messageId), 'turnWorkflow', 'json-reply-retried');
+  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'json-reply-retried');
 });
 
-test('turnWorkflow and sessionWorkflow: a turn steered while it streamed', async () => {
-  if (!record.wanted('turnWorkflow', 'steered') && !record.wanted('sessionWorkflow', 'steered-idle-ended')) return;
+test('sessionWorkflow: a turn steered while it streamed', async () => {
+  if (!record.wanted('sessionWorkflow', 'steered-idle-ended')) return;
   const sessionId = await env.newSession();
   env.fake.enqueue({ text: ['a ', 'long ', 'answer'], chunkDelayMs: 500 }, { text: 'the steered answer' });
   const first = send(sessionId, 'first');
   await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'message.part.delta'));
   const steered = await send(sessionId, 'change of plan', '?ifBusy=steer');
   expect(steered.body.reply).toBe('the steered answer');
-  const turnId = (await first).body.messageId;
-  await record.closed(turnWorkflowId(sessionId, turnId), 'turnWorkflow', 'steered');
+  await first;
   await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'steered-idle-ended');
 });
 

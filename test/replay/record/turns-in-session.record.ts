@@ -1,11 +1,12 @@
-// Records sessions whose turns run in the session workflow itself (patch turns-in-session): a turn with
-// a built-in tool call, steered while it streamed, with a send queued behind it; a turn aborted while
-// streaming, then one the model rejects; a turn waiting on a custom tool run by the client (in flight),
-// then answered; a turn whose user has no webhook subscription (nothing published), then one after
-// the user subscribed (its end published and delivered); turns that compact the conversation (after the
-// provider refused it as too long, and past the threshold), then a compaction asked for through the API;
-// a step whose tools' policies ask first (two approvals, answered in reverse order, one approved).
-// Each history closes when its idle session ends.
+// Records sessions, whose turns run in the session workflow itself: a turn with a built-in tool call,
+// steered while it streamed, with a send queued behind it; a turn aborted while streaming, then one the
+// model rejects; a turn waiting on a custom tool run by the client (in flight), then answered (the
+// answer taken by the API in PostgreSQL and handed over with the inbox); a turn whose user has no
+// webhook subscription (nothing published), then one after the user subscribed (its end published and
+// delivered); turns that compact the conversation (after the provider refused it as too long, and past
+// the threshold), then a compaction asked for through the API; a step whose tools' policies ask first
+// (two approvals, answered in reverse order, one approved; the session's settings carry the workflows'
+// task timeout, which its approval children start with). Each history closes when its idle session ends.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { call } from '../../helpers/client/request.ts';
@@ -38,8 +39,8 @@ const send = (sessionId: string, text: string, query = '') =>
 const turnsEnded = (count: number) => (events: SessionEvent[]) =>
   events.filter((event) => ['turn.completed', 'turn.failed', 'turn.aborted'].includes(event.type)).length >= count;
 
-test('sessionWorkflow: turns in the session: a tool call, a steer while streaming, a send queued behind', async () => {
-  if (!record.wanted('sessionWorkflow', 'turns-in-session-tool-steer-queue')) return;
+test('sessionWorkflow: a tool call, a steer while streaming, a send queued behind', async () => {
+  if (!record.wanted('sessionWorkflow', 'tool-steer-queue')) return;
   const sessionId = await env.newSession({ mcps: ['time'] });
   env.fake.enqueue(
     { toolCalls: [{ id: 'call_time', name: 'current_time', arguments: { timezone: 'UTC' } }] },
@@ -53,11 +54,11 @@ test('sessionWorkflow: turns in the session: a tool call, a steer while streamin
   expect((await send(sessionId, 'queued', '?async=1')).status).toBe(202);
   await first;
   await env.waitForEvents(sessionId, turnsEnded(2));
-  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'turns-in-session-tool-steer-queue');
+  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'tool-steer-queue');
 });
 
-test('sessionWorkflow: turns in the session: one aborted while streaming, then one the model rejects', async () => {
-  if (!record.wanted('sessionWorkflow', 'turns-in-session-aborted-failed')) return;
+test('sessionWorkflow: a turn aborted while streaming, then one the model rejects', async () => {
+  if (!record.wanted('sessionWorkflow', 'aborted-failed')) return;
   const sessionId = await env.newSession();
   env.fake.enqueue(
     { text: ['partial ', 'text ', 'so ', 'far'], stallAfterChunks: 2 },
@@ -70,11 +71,11 @@ test('sessionWorkflow: turns in the session: one aborted while streaming, then o
   await env.waitForEvents(sessionId, turnsEnded(1));
   await send(sessionId, 'hello', '?async=1');
   await env.waitForEvents(sessionId, turnsEnded(2));
-  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'turns-in-session-aborted-failed');
+  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'aborted-failed');
 });
 
-test('sessionWorkflow: a turn in the session waiting on a custom tool run by the client, then answered', async () => {
-  if (!record.wanted('sessionWorkflow', 'turns-in-session-client-tool')) return;
+test('sessionWorkflow: a turn waiting on a custom tool run by the client, then answered', async () => {
+  if (!record.wanted('sessionWorkflow', 'client-tool-answered')) return;
   const lookup = {
     id: 'lookup_order',
     description: 'Look up an order',
@@ -85,9 +86,9 @@ test('sessionWorkflow: a turn in the session waiting on a custom tool run by the
   const waiting = await send(sessionId, 'Where is A-1?');
   expect(waiting.body.status).toBe('waiting');
   const session = sessionWorkflowId(sessionId);
-  if (record.wanted('sessionWorkflow', 'turns-in-session-waiting-on-client-tool')) {
+  if (record.wanted('sessionWorkflow', 'waiting-on-client-tool')) {
     // The client-tool wait's timer, set after the model step came back (the session may have set an idle timer before it).
-    await record.inFlight(session, 'sessionWorkflow', 'turns-in-session-waiting-on-client-tool', (history) => {
+    await record.inFlight(session, 'sessionWorkflow', 'waiting-on-client-tool', (history) => {
       const types = (history.events ?? []).map((event) => event.eventType);
       const stepDone = types.indexOf(EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED);
       return stepDone >= 0 && types.lastIndexOf(EventType.EVENT_TYPE_TIMER_STARTED) > stepDone;
@@ -99,11 +100,11 @@ test('sessionWorkflow: a turn in the session waiting on a custom tool run by the
   });
   expect(answered.status).toBe(200);
   await env.waitForEvents(sessionId, turnsEnded(1));
-  await record.closed(session, 'sessionWorkflow', 'turns-in-session-client-tool');
+  await record.closed(session, 'sessionWorkflow', 'client-tool-answered');
 });
 
-test('sessionWorkflow: turns in the session: a completed turn with no webhook subscription publishes nothing; one after subscribing does', async () => {
-  if (!record.wanted('sessionWorkflow', 'turns-in-session-unsubscribed-then-subscribed')) return;
+test('sessionWorkflow: a completed turn with no webhook subscription publishes nothing; one after subscribing does', async () => {
+  if (!record.wanted('sessionWorkflow', 'unsubscribed-then-subscribed')) return;
   const receiver = await startWebhookReceiver();
   try {
     const sessionId = await env.newSession();
@@ -116,15 +117,15 @@ test('sessionWorkflow: turns in the session: a completed turn with no webhook su
     expect(created.status).toBe(201);
     secrets.push(created.body.secret);
     expect((await send(sessionId, 'two')).body.status).toBe('completed');
-    await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'turns-in-session-unsubscribed-then-subscribed');
+    await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'unsubscribed-then-subscribed');
     await call(`${env.api.url}/webhook/${created.body.id}`, { method: 'DELETE', headers: env.user.auth });
   } finally {
     await receiver.close();
   }
 });
 
-test('sessionWorkflow: turns in the session: compactions, after a context-length refusal and past the threshold, then one asked for', async () => {
-  if (!record.wanted('sessionWorkflow', 'turns-in-session-compactions')) return;
+test('sessionWorkflow: compactions, after a context-length refusal and past the threshold, then one asked for', async () => {
+  if (!record.wanted('sessionWorkflow', 'compactions')) return;
   // A 4,000-token window the service learns from the first refusal; the later turns compact before it.
   env.fake.setContextWindow(4_000);
   env.fake.setHandler((request) => ({ text: isSummarising(request) ? 'SUMMARY so far.' : filler('answer') }));
@@ -138,15 +139,17 @@ test('sessionWorkflow: turns in the session: compactions, after a context-length
     }
     const asked = await call<{ compacted: boolean }>(`${env.api.url}/session/${sessionId}/compact`, { headers: env.user.auth, json: {} });
     expect(asked.body.compacted).toBe(true);
-    await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'turns-in-session-compactions');
+    await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'compactions');
   } finally {
     env.fake.setHandler(undefined);
     env.fake.setContextWindow(undefined);
   }
 });
 
-/** A step's two tool calls asked about by their policy (two approval children), answered in reverse order. */
-async function toolApprovals(state: string): Promise<void> {
+// Two approval children, started with the task timeout the session's settings carry (WORKFLOW_TASK_TIMEOUT_MS,
+// workflows/ask-user.ts).
+test("sessionWorkflow: a step's tool calls asked about by their policy, answered in reverse order", async () => {
+  if (!record.wanted('sessionWorkflow', 'tool-approvals')) return;
   const sessionId = await env.newSession({ mcps: ['time'], toolPolicies: { time: { '*': 'ask' } } });
   env.fake.enqueue(
     {
@@ -179,17 +182,5 @@ async function toolApprovals(state: string): Promise<void> {
     if ((await env.events(sessionId)).some((event) => event.type === 'turn.completed')) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', state);
-}
-
-test("sessionWorkflow: turns in the session: a step's tool calls asked about by their policy, answered in reverse order", async () => {
-  if (record.wanted('sessionWorkflow', 'turns-in-session-tool-approvals')) await toolApprovals('turns-in-session-tool-approvals');
-});
-
-// The same, in a session started with WORKFLOW_TASK_TIMEOUT_MS in its settings: its approval children start with
-// that task timeout (workflows/ask-user.ts), which the runs recorded before it lack.
-test("sessionWorkflow: a step's tool calls asked about, in a session whose settings carry the workflows' task timeout", async () => {
-  if (record.wanted('sessionWorkflow', 'turns-in-session-tool-approvals-task-timeout')) {
-    await toolApprovals('turns-in-session-tool-approvals-task-timeout');
-  }
+  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'tool-approvals');
 });

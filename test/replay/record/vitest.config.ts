@@ -13,6 +13,8 @@ export default defineConfig({
     // One project, on the dev server: recordings are histories of the engine `npm start` runs.
     projects: undefined,
     globalSetup: ['test/helpers/harness/global-setup.ts'],
+    // The in-process workers require the payload converter from its TypeScript source, as the tests' do.
+    setupFiles: ['test/helpers/harness/require-typescript.ts'],
     include: ['test/replay/record/*.record.ts'],
     testTimeout: 60_000,
     reporters: ['default'],
