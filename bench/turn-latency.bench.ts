@@ -4,8 +4,8 @@
 //
 // A turn is timed as the waiting send (`POST /session/<id>`, no `async`), which answers once
 // turn.completed is stored: HTTP, auth, the update-with-start to the session workflow, the user
-// message, the child turn workflow (startTurn, runModelStep against the fake, completeTurn), and
-// the API's wake on NOTIFY. Two kinds of session: reused (a running session workflow, the usual
+// message, the turn in the session workflow (runModelStep against the fake, which writes turn.started
+// and turn.completed), and the API's wake on NOTIFY. Two kinds of session: reused (a running session workflow, the usual
 // case inside a conversation) and fresh (the send also starts the session workflow).
 import http from 'node:http';
 import type { Benchmark } from './benchmark.ts';

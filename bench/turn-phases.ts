@@ -1,5 +1,5 @@
 // Where a turn's time goes, read back from its events' `at` (PostgreSQL's now(): the start of the
-// transaction that wrote the event, to the ms): from the user message to turn.started (session workflow → child turn workflow →
+// transaction that wrote the event, to the ms): from the user message to turn.started (session workflow →
 // first activity), the model step (turn.started → the reply's message.completed), and the end
 // (→ turn.completed). What the client saw beyond those is the send path (HTTP, auth, the
 // update-with-start up to the user message) plus the wake of the waiting answer.

@@ -1,7 +1,7 @@
 // The rules of a session's turns, with no Temporal in them: which turn runs next, what each `ifBusy`
 // mode does to a send, when steering joins the running turn, what an abort or an interrupt cancels,
 // when a revert is refused, and whether the session was idle when a turn ended. The session workflow
-// (workflows/session.ts) wires this to its handlers, its child turns and its activities; the unit tests
+// (workflows/session.ts) wires this to its handlers, its turns and its activities; the unit tests
 // (test/unit/core/session-turns.test.ts) drive it through every mode and interleaving directly.
 import type { IfBusy } from '../contract/if-busy.ts';
 import type { ModelOverride } from './turn-types.ts';

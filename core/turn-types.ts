@@ -159,11 +159,27 @@ export interface StepResult {
   /** The step wrote turn.completed (ModelStepInput.turnTotals): the turn is over. */
   turnCompleted?: true;
   /**
+   * The step saw to turn.started (ModelStepInput.startsTurn). Only 0.1.0's workflow code reads it: a step
+   * result without it has that code write turn.started itself, a local activity this release's code
+   * does not issue. Written until 0.3.0, so a 0.1.0 run served by a 0.2.0 worker in a rolling deploy still
+   * replays on 0.2.0 (docs/operating.md, "Upgrades and workflow versions").
+   */
+  turnStarted?: true;
+  /**
+   * The tool-policy rules that classified the step's calls (TOOL_POLICY_RULES). Only 0.1.0's workflow code
+   * reads it: a step result with calls and without it has that code refuse every call and record a patch
+   * marker this release's code does not ask. Written until 0.3.0, as turnStarted.
+   */
+  policies?: number;
+  /**
    * The step wrote turn.completed while its user had no active webhook subscription to session.completed:
    * publishing that event would record no delivery. Absent when unknown (a step finished before, an older worker).
    */
   completionUnsubscribed?: true;
 }
+
+/** The tool-policy rules a step classifies its calls by (StepResult.policies). */
+export const TOOL_POLICY_RULES = 1;
 
 export type ToolResultPart = Extract<MessagePart, { type: 'tool-result' }>;
 

@@ -3,7 +3,8 @@
 // from before 0.1.0, never a user's) are gone. A history with such a marker replays only on code that
 // still asks for it at that point, so the calls stay through this release, which must replay the runs
 // 0.1.0 left open (an approval waits up to 30 days); the release after it removes this file and every
-// call (docs/operating.md, "Upgrades and workflow versions").
+// call (docs/operating.md, "Upgrades and workflow versions"), and the step result's fields only 0.1.0's
+// workflow code reads (StepResult.turnStarted and .policies, core/turn-types.ts).
 export const PATCHES_OF_0_1_0 = {
   /** Session, every run: a turn's end waits for the sends being recorded; a run holds 25 turns. */
   settledSendsShortRuns: 'settled-sends-short-runs',

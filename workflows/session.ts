@@ -409,7 +409,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     turns.settled('outcome' in ended ? (ended.outcome.steered ?? []) : [], 'outcome' in ended ? (ended.outcome.read ?? []) : []);
     await publishTurnEnd(input, turn.turnId, ended, !turns.hasWork() || (await idleAfterCompleted(turn.turnId, ended)));
     if (turn.replyTo) await returnReply(turn.turnId, turn.replyTo, ended);
-    if (++turnsRun >= TURNS_PER_RUN || runIsFull() || workflowInfo().continueAsNewSuggested) {
+    // Asked before the count, as 0.1.0 asked its patch: a run that grew full on its last turn has its marker.
+    const full = runIsFull();
+    if (++turnsRun >= TURNS_PER_RUN || full || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       const abortsAsked = turns.pendingAborts();
       await continueAsNew<typeof sessionWorkflow>({ ...input, queue: turns.queue, ...(abortsAsked.length ? { abortsAsked } : {}) });

@@ -66,12 +66,15 @@ export function modelStepActivities(deps: ModelStepDeps) {
         ? { startsTurn: { turnId: input.turnId, ...(input.userMessageId ? { userMessageId: input.userMessageId } : {}) } }
         : {}),
     });
+    // Read by 0.1.0's workflow code in a rolling deploy (it writes turn.started itself without it); this
+    // release's does not read it. Goes in 0.3.0 (workflows/release-patches.ts).
+    const started = input.startsTurn ? { turnStarted: true as const } : {};
     if (claimed.status !== 'streaming') {
       // This step finished before (its result was lost with a worker): report it, and the turn's end it wrote.
       const ended =
         input.turnTotals && (await hasTurnCompleted(deps.db, input.sessionId, input.turnId)) ? { turnCompleted: true as const } : {};
       const done = stepResultOf(claimed.id, claimed.parts, claimed.usage, claimed.costUsd ?? null);
-      return { ...(await reported(deps, { input, revision, approvals }, done, claimed.parts)), ...ended };
+      return { ...(await reported(deps, { input, revision, approvals }, done, claimed.parts)), ...ended, ...started };
     }
 
     const { model, inUse, credentials } = await agentModel(deps, revision.bundle, input.userId, ref);
@@ -86,8 +89,10 @@ export function modelStepActivities(deps: ModelStepDeps) {
       limits,
       step: { sessionId: input.sessionId, turnId: input.turnId, messageId: input.messageId, attempt },
     });
-    const compact = (reason: 'threshold' | 'context-length', tokens: number, windowTokens: number): StepResult =>
-      compactFirst(input.messageId, reason, tokens, windowTokens, attempt);
+    const compact = (reason: 'threshold' | 'context-length', tokens: number, windowTokens: number): StepResult => ({
+      ...compactFirst(input.messageId, reason, tokens, windowTokens, attempt),
+      ...started,
+    });
     try {
       const request = await stepRequest(deps, { ...scope, scope: credentials.scope, turnFiles, turnKey: step.turnKey });
       if ('over' in request) return compact('threshold', request.over.tokens, request.over.windowTokens);
@@ -116,7 +121,7 @@ export function modelStepActivities(deps: ModelStepDeps) {
       const ending = stepEnding({ ...stop, ...(error ? { error } : {}), ...(request.checked ? { checked: request.checked } : {}) });
       if (ending.kind === 'cancelled') throw new CancelledFailure('The turn was aborted');
       if (ending.kind === 'aborted') return await endAsAborted(context);
-      if (ending.kind === 'answer') return await finishStep(deps, scope, read, request.turnUserMessageIds, step);
+      if (ending.kind === 'answer') return { ...(await finishStep(deps, scope, read, request.turnUserMessageIds, step)), ...started };
       chat.fail(ending.spanError, ending.message);
       if (ending.kind === 'compact') {
         // The window is believed for later steps on the same credentials too (activities/model/context-windows.ts).

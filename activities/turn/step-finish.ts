@@ -3,7 +3,7 @@
 // ask first, which are refused), and why a structured reply is not valid.
 import type { MessagePart } from '../../contract/events.ts';
 import { answerParts, isFinalAnswer, stepResultOf, turnCompletionOf } from '../../core/step-answer.ts';
-import { type ModelStepInput, type StepResult, type ToolCall } from '../../core/turn-types.ts';
+import { TOOL_POLICY_RULES, type ModelStepInput, type StepResult, type ToolCall } from '../../core/turn-types.ts';
 import type { ModelRef } from '../../contract/bundle.ts';
 import { toolCallIdempotencyKey } from '../../lib/tool-call-keys.ts';
 import { finishAssistantMessage } from '../../store/messages.ts';
@@ -113,6 +113,7 @@ export async function reported(
   return {
     ...done,
     toolCalls: await withinQuestionLimit(deps.db, scope.input.userId, deps.config.limits.openApprovalsPerUser, calls),
+    policies: TOOL_POLICY_RULES,
     ...(await replyErrorsOf(deps, scope.revision.bundle, done, parts, own?.reply)),
   };
 }

@@ -22,6 +22,7 @@ interface Release {
 
 const { releases } = JSON.parse(fs.readFileSync('releases.json', 'utf8')) as { releases: Release[] };
 const previous = releases.at(-1)!;
+const current = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string }).version;
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-service-upgrade-'));
 fs.chmodSync(scratch, 0o755);
 let launcher: RunningLauncher | undefined;
@@ -55,6 +56,8 @@ test(
   `a turn waiting on an approval the previous release (${previous.version}) asked completes once answered after the upgrade`,
   { timeout: 600_000 },
   async () => {
+    // An upgrade from this very code would prove nothing: releases.json lists only releases before it.
+    expect(previous.version).not.toBe(current);
     const dataDir = path.join(scratch, 'data');
     const ports = await pickLauncherPorts();
     const env = { OPENAI_COMPATIBLE_BASE_URL: fake.baseUrl, OPENAI_COMPATIBLE_API_KEY: 'test-key' };

@@ -17,7 +17,7 @@ export const RELEASE = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirn
 export interface HistoryFixture {
   /** `<release>/<workflowType>-<state>`: the path under test/fixtures/histories, without `.json`. */
   name: string;
-  /** The release whose code recorded it. */
+  /** The release folder it sits in: histories that release's code made, or (0.1.0/) replays as it made them. */
   release: string;
   workflowType: string;
   history: History;

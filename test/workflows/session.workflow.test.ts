@@ -590,6 +590,7 @@ describe('the turn workflow', () => {
     const recorded: unknown[] = [];
     const announced: unknown[] = [];
     let inbox: InboxItem[] = [];
+    let takes = 0;
     let wake: (() => Promise<void>) | undefined;
     await env.withWorker(
       {
@@ -598,12 +599,20 @@ describe('the turn workflow', () => {
           if (input.step !== 1) return stepResult(input, { text: 'done' });
           // The API took the answer as soon as the call was readable: the session reads it from the inbox
           // (twice, as a sweep's second wake-up would) before the step's own result reaches the turn.
+          // Each wake-up is taken before the next is sent (two takes, not one for both), and the step's
+          // result follows them: the session hands the answer over before the turn waits for it.
           inbox = [{ toolAnswer: { messageId: input.messageId, toolCallId: 'call_1', output: 'teal' } }];
           await wake!();
+          await until('the first take', () => takes === 1);
           await wake!();
+          await until('the second take', () => takes === 2);
+          await new Promise((resolve) => setTimeout(resolve, 100));
           return stepResult(input, { toolCalls: [call], finishReason: 'tool-calls' });
         },
-        takeWaitingSends: async () => inbox,
+        takeWaitingSends: async () => {
+          if (inbox.length > 0) takes += 1;
+          return inbox;
+        },
         setClientToolWait: async () => {},
         announceToolResult: async (input) => void announced.push(input.result),
         recordToolResults: async (input) => void recorded.push(...input.results),
