@@ -1,19 +1,33 @@
 // An upgrade, as an operator runs one: the previous release (releases.json, its code taken from its
-// commit) runs `npm start` on a DATA_DIR while a turn waits on ask_my_user; it is stopped, and this code
-// starts on the same DATA_DIR (same PostgreSQL, same Temporal history, migrations applied on top). The
-// approval the old code asked is answered through this code's API, and the same turn completes: the
-// session, turn and approval workflows started by the previous release replay on this release's code
+// commit) runs its launcher on a DATA_DIR, and a worker of this code joins it, as in a rolling deploy
+// (workers first): both serve the same task queue while sessions run turns that call a tool and then
+// ask their user (ask_my_user). Then the old processes stop, and this code starts on the same DATA_DIR
+// (same PostgreSQL, same Temporal history, migrations applied on top). The approvals the old code asked
+// are answered through this code's API, and the same turns complete: the session, turn and approval
+// workflows started by the previous release, partly served by this code's worker, replay on this code
 // (docs/operating.md, "Upgrades and workflow versions").
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { waitFor } from '../../dev/ports.ts';
-import { pickLauncherPorts, READY, startLauncher, type RunningLauncher } from '../helpers/harness/launcher.ts';
-import { askedInTurn, eventsOf, launchedApi, portsClosed, waitForEvent } from '../helpers/harness/launched-service.ts';
-import { startFakeModel } from '../helpers/fakes/fake-model.ts';
+import { Client, Connection } from '@temporalio/client';
+import {
+  launcherEnv,
+  pickLauncherPorts,
+  READY,
+  startLauncher,
+  type LauncherPorts,
+  type RunningLauncher,
+} from '../helpers/harness/launcher.ts';
+import { eventsOf, launchedApi, portsClosed, waitForEvent, type LaunchedApi } from '../helpers/harness/launched-service.ts';
+import { startFakeModel, type FakeRequest } from '../helpers/fakes/fake-model.ts';
 import { call } from '../helpers/client/request.ts';
+import { EMBEDDED_DATABASE } from '../../dev/embedded-postgres.ts';
+import { WORKER_NODE_FLAGS } from '../../workers/node-flags.ts';
+import { sessionWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
+import type { SessionEvent } from '../../contract/events.ts';
 
 interface Release {
   version: string;
@@ -26,9 +40,11 @@ const current = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { versio
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-service-upgrade-'));
 fs.chmodSync(scratch, 0o755);
 let launcher: RunningLauncher | undefined;
+let newWorker: ChildProcess | undefined;
 const fake = await startFakeModel();
 
 afterAll(async () => {
+  newWorker?.kill('SIGKILL');
   launcher?.process.kill('SIGTERM');
   await launcher?.exited;
   await fake.close();
@@ -52,8 +68,84 @@ function previousReleaseTree(release: Release): string {
   return dir;
 }
 
+/**
+ * Each session's turn: it asks the time (a built-in tool), then asks its user, then answers. Decided by
+ * how many tool results the conversation holds, so sessions running at once each get their own script.
+ */
+function scriptedTurn(request: FakeRequest) {
+  const toolResults = request.body.messages.filter((message) => message.role === 'tool').length;
+  const turns = request.body.messages.filter((message) => message.role === 'user').length;
+  if (turns > 1) return { text: 'Nothing else to tidy.' };
+  if (toolResults === 0) return { toolCalls: [{ name: 'current_time', arguments: {} }] };
+  if (toolResults === 1)
+    return { toolCalls: [{ name: 'ask_my_user', arguments: { question: 'Drop the old index?', options: ['drop', 'keep'] } }] };
+  return { text: 'Dropped it, as you said.' };
+}
+
+/**
+ * A worker of this code on the launcher's PostgreSQL and Temporal, as a rolling deploy starts one;
+ * resolves once it polls (its log says so).
+ */
+async function startNewWorker(dataDir: string, ports: LauncherPorts, env: Record<string, string>): Promise<ChildProcess> {
+  const password = fs.readFileSync(path.join(dataDir, 'postgres.password'), 'utf8').trim();
+  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, '--import', 'tsx', 'workers/main.ts'], {
+    env: {
+      ...launcherEnv(dataDir, ports, env),
+      DATABASE_URL: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${ports.postgres}/${EMBEDDED_DATABASE}`,
+      TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the new worker did not poll within 120 s:\n${output}`)), 120_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (output.includes('worker polling')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the new worker exited (${code}) before polling:\n${output}`)));
+  });
+  return child;
+}
+
+/** How many model steps of these sessions' runs the worker with this pid ran (ActivityTaskStarted's identity). */
+async function stepsRunBy(ports: LauncherPorts, sessionIds: string[], pid: number): Promise<number> {
+  const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
+  try {
+    const client = new Client({ connection });
+    let count = 0;
+    for (const sessionId of sessionIds) {
+      const history = await client.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory();
+      const events = history.events ?? [];
+      const stepIds = new Set(
+        events
+          .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runModelStep')
+          .map((event) => String(event.eventId)),
+      );
+      count += events.filter(
+        (event) =>
+          stepIds.has(String(event.activityTaskStartedEventAttributes?.scheduledEventId)) &&
+          event.activityTaskStartedEventAttributes?.identity?.startsWith(`${pid}@`),
+      ).length;
+    }
+    return count;
+  } finally {
+    await connection.close();
+  }
+}
+
+async function turnsCompleted(api: LaunchedApi, sessionId: string): Promise<SessionEvent[]> {
+  return (await eventsOf(api, sessionId)).filter((event) => event.type === 'turn.completed');
+}
+
+const SESSIONS = 6;
+
 test(
-  `a turn waiting on an approval the previous release (${previous.version}) asked completes once answered after the upgrade`,
+  `sessions the previous release (${previous.version}) started, served by both releases' workers in a rolling deploy, complete their waiting turns after the upgrade`,
   { timeout: 600_000 },
   async () => {
     // An upgrade from this very code would prove nothing: releases.json lists only releases before it.
@@ -61,44 +153,67 @@ test(
     const dataDir = path.join(scratch, 'data');
     const ports = await pickLauncherPorts();
     const env = { OPENAI_COMPATIBLE_BASE_URL: fake.baseUrl, OPENAI_COMPATIBLE_API_KEY: 'test-key' };
+    fake.setHandler(scriptedTurn);
 
     launcher = startLauncher(dataDir, ports, env, { cwd: previousReleaseTree(previous) });
     const api = launchedApi(ports, await launcher.waitForOutput(READY, 240_000));
-    const { sessionId, approvalId } = await askedInTurn(api, fake, {
-      question: 'Drop the old index?',
-      options: ['drop', 'keep'],
-      reply: 'Dropped it, as you said.',
+    newWorker = await startNewWorker(dataDir, ports, env);
+    const deployed = await call(`${api.base}/deploy`, {
+      headers: api.auth,
+      json: { name: 'careful', model: { providerId: 'openai-compatible', modelId: 'fake-model' }, mcps: ['time'] },
     });
-    // A deploy stops the old processes as an operator's Ctrl-C or a service manager does.
+    expect(deployed.status).toBe(201);
+    const sessionIds: string[] = [];
+    for (let index = 0; index < SESSIONS; index++) {
+      const session = await call<{ id: string }>(`${api.base}/agent/careful/session`, { headers: api.auth, json: {} });
+      sessionIds.push(session.body.id);
+      await call(`${api.base}/session/${session.body.id}?async=1`, {
+        headers: api.auth,
+        json: { parts: [{ type: 'text', text: 'Tidy the indexes' }] },
+      });
+    }
+    const approvalIds: string[] = [];
+    for (const sessionId of sessionIds) {
+      const asked = await waitForEvent(api, sessionId, 'approval.requested', 90_000);
+      approvalIds.push((asked.find((event) => event.type === 'approval.requested') as { approvalId: string }).approvalId);
+    }
+    // The mix this test is about: steps of the old release's sessions ran on this code's worker.
+    expect(await stepsRunBy(ports, sessionIds, newWorker.pid!)).toBeGreaterThan(0);
+
+    // The old processes stop; this code takes over, as the API's deploy finishes the rollout.
+    newWorker.kill('SIGTERM');
+    await new Promise((resolve) => newWorker!.once('exit', resolve));
     launcher.process.kill('SIGTERM');
     await launcher.exited;
     await portsClosed(ports);
-
     launcher = startLauncher(dataDir, ports, env);
     await launcher.waitForOutput(READY, 240_000);
-    const stored = await call<{ status: string }>(`${api.base}/approval/${approvalId}`, { headers: api.auth });
-    expect(stored.body.status).toBe('unanswered');
 
-    const answered = await call(`${api.base}/approval/${approvalId}/answer`, { headers: api.auth, json: { choice: 'drop' } });
-    expect(answered.status).toBe(200);
+    for (const approvalId of approvalIds) {
+      const stored = await call<{ status: string }>(`${api.base}/approval/${approvalId}`, { headers: api.auth });
+      expect(stored.body.status).toBe('unanswered');
+      const answered = await call(`${api.base}/approval/${approvalId}/answer`, { headers: api.auth, json: { choice: 'drop' } });
+      expect(answered.status).toBe(200);
+    }
     // A run this code cannot replay waits (TMPRL1100 in the worker's log) and never completes its turn.
-    const events = await waitForEvent(api, sessionId, 'turn.completed', 90_000).catch((error: unknown) => {
-      throw new Error(`${String(error)}; the service's console ends with:\n${launcher!.output().slice(-4000)}`, { cause: error });
-    });
-    const reply = events.filter((event) => event.type === 'message.completed').at(-1) as { message: { parts: Array<{ text?: string }> } };
-    expect(reply.message.parts[0]?.text).toBe('Dropped it, as you said.');
-    const toolMessage = fake.requests.at(-1)!.body.messages.find((message) => message.role === 'tool');
-    expect(JSON.parse(String(toolMessage?.content))).toMatchObject({ choice: 'drop' });
-    // The session goes on under this release: a later send runs a turn of its own.
-    fake.enqueue({ text: 'Nothing else to tidy.' });
-    await call(`${api.base}/session/${sessionId}?async=1`, {
+    for (const sessionId of sessionIds) {
+      const events = await waitForEvent(api, sessionId, 'turn.completed', 90_000).catch((error: unknown) => {
+        throw new Error(`${String(error)}; the service's console ends with:\n${launcher!.output().slice(-4000)}`, { cause: error });
+      });
+      const reply = events.filter((event) => event.type === 'message.completed').at(-1) as { message: { parts: Array<{ text?: string }> } };
+      expect(reply.message.parts[0]?.text).toBe('Dropped it, as you said.');
+    }
+    const answers = fake.requests.filter((request) => request.body.messages.filter((message) => message.role === 'tool').length === 2);
+    for (const request of answers) {
+      expect(JSON.parse(String(request.body.messages.findLast((message) => message.role === 'tool')?.content))).toMatchObject({
+        choice: 'drop',
+      });
+    }
+    // A session goes on under this release: a later send runs a turn of its own.
+    await call(`${api.base}/session/${sessionIds[0]}?async=1`, {
       headers: api.auth,
       json: { parts: [{ type: 'text', text: 'Anything else?' }] },
     });
-    await waitFor(
-      async () => (await eventsOf(api, sessionId)).filter((event) => event.type === 'turn.completed').length === 2,
-      60_000,
-      'the second turn',
-    );
+    await waitFor(async () => (await turnsCompleted(api, sessionIds[0]!)).length === 2, 60_000, 'the second turn');
   },
 );
