@@ -1,7 +1,8 @@
 // An upgrade, as an operator runs one: the previous release (releases.json, its code taken from its
 // commit) runs its launcher on a DATA_DIR, and a worker of this code joins it, as in a rolling deploy
-// (workers first): both serve the same task queue while sessions run turns that call a tool and then
-// ask their user (ask_my_user). Then the old processes stop, and this code starts on the same DATA_DIR
+// (workers first): sessions the old code started run their model steps on the new worker (the old
+// worker's one activity slot is held), turns that call a tool and then ask their user (ask_my_user):
+// the old code's turn branches on what the new code's steps return. Then the old processes stop, and this code starts on the same DATA_DIR
 // (same PostgreSQL, same Temporal history, migrations applied on top). The approvals the old code asked
 // are answered through this code's API, and the same turns complete: the session, turn and approval
 // workflows started by the previous release, partly served by this code's worker, replay on this code
@@ -22,7 +23,7 @@ import {
   type RunningLauncher,
 } from '../helpers/harness/launcher.ts';
 import { eventsOf, launchedApi, portsClosed, waitForEvent, type LaunchedApi } from '../helpers/harness/launched-service.ts';
-import { startFakeModel, type FakeRequest } from '../helpers/fakes/fake-model.ts';
+import { lastUserText, startFakeModel, type FakeRequest } from '../helpers/fakes/fake-model.ts';
 import { call } from '../helpers/client/request.ts';
 import { EMBEDDED_DATABASE } from '../../dev/embedded-postgres.ts';
 import { WORKER_NODE_FLAGS } from '../../workers/node-flags.ts';
@@ -68,11 +69,16 @@ function previousReleaseTree(release: Release): string {
   return dir;
 }
 
+/** The message whose model step holds the old worker's one activity slot while `holding`. */
+const HOLD = 'Hold this worker';
+let holding = true;
+
 /**
  * Each session's turn: it asks the time (a built-in tool), then asks its user, then answers. Decided by
  * how many tool results the conversation holds, so sessions running at once each get their own script.
  */
 function scriptedTurn(request: FakeRequest) {
+  if (holding && lastUserText(request) === HOLD) return { stallAfterChunks: 0 };
   const toolResults = request.body.messages.filter((message) => message.role === 'tool').length;
   const turns = request.body.messages.filter((message) => message.role === 'user').length;
   if (turns > 1) return { text: 'Nothing else to tidy.' };
@@ -112,27 +118,35 @@ async function startNewWorker(dataDir: string, ports: LauncherPorts, env: Record
   return child;
 }
 
-/** How many model steps of these sessions' runs the worker with this pid ran (ActivityTaskStarted's identity). */
-async function stepsRunBy(ports: LauncherPorts, sessionIds: string[], pid: number): Promise<number> {
+/** Who ran what in a session's run: the worker of its first workflow task, and of each model step. */
+interface RunWorkers {
+  firstTask: string | undefined;
+  stepsScheduled: number;
+  steps: string[];
+}
+
+async function runWorkers(ports: LauncherPorts, sessionIds: string[]): Promise<RunWorkers[]> {
   const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
   try {
     const client = new Client({ connection });
-    let count = 0;
-    for (const sessionId of sessionIds) {
-      const history = await client.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory();
-      const events = history.events ?? [];
-      const stepIds = new Set(
-        events
-          .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runModelStep')
-          .map((event) => String(event.eventId)),
-      );
-      count += events.filter(
-        (event) =>
-          stepIds.has(String(event.activityTaskStartedEventAttributes?.scheduledEventId)) &&
-          event.activityTaskStartedEventAttributes?.identity?.startsWith(`${pid}@`),
-      ).length;
-    }
-    return count;
+    return await Promise.all(
+      sessionIds.map(async (sessionId) => {
+        const events = (await client.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory()).events ?? [];
+        const stepIds = new Set(
+          events
+            .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runModelStep')
+            .map((event) => String(event.eventId)),
+        );
+        return {
+          stepsScheduled: stepIds.size,
+          firstTask:
+            events.find((event) => event.workflowTaskCompletedEventAttributes)?.workflowTaskCompletedEventAttributes?.identity ?? undefined,
+          steps: events
+            .filter((event) => stepIds.has(String(event.activityTaskStartedEventAttributes?.scheduledEventId)))
+            .map((event) => event.activityTaskStartedEventAttributes?.identity ?? ''),
+        };
+      }),
+    );
   } finally {
     await connection.close();
   }
@@ -155,30 +169,41 @@ test(
     const env = { OPENAI_COMPATIBLE_BASE_URL: fake.baseUrl, OPENAI_COMPATIBLE_API_KEY: 'test-key' };
     fake.setHandler(scriptedTurn);
 
-    launcher = startLauncher(dataDir, ports, env, { cwd: previousReleaseTree(previous) });
+    // The old release's worker runs one activity at a time, and a model step that never ends holds it:
+    // the sessions' workflow tasks run on the old code, their model steps on the new worker.
+    launcher = startLauncher(dataDir, ports, { ...env, WORKER_MAX_CONCURRENT_ACTIVITIES: '1' }, { cwd: previousReleaseTree(previous) });
     const api = launchedApi(ports, await launcher.waitForOutput(READY, 240_000));
-    newWorker = await startNewWorker(dataDir, ports, env);
     const deployed = await call(`${api.base}/deploy`, {
       headers: api.auth,
       json: { name: 'careful', model: { providerId: 'openai-compatible', modelId: 'fake-model' }, mcps: ['time'] },
     });
     expect(deployed.status).toBe(201);
-    const sessionIds: string[] = [];
-    for (let index = 0; index < SESSIONS; index++) {
+    const send = async (text: string) => {
       const session = await call<{ id: string }>(`${api.base}/agent/careful/session`, { headers: api.auth, json: {} });
-      sessionIds.push(session.body.id);
-      await call(`${api.base}/session/${session.body.id}?async=1`, {
-        headers: api.auth,
-        json: { parts: [{ type: 'text', text: 'Tidy the indexes' }] },
-      });
-    }
+      await call(`${api.base}/session/${session.body.id}?async=1`, { headers: api.auth, json: { parts: [{ type: 'text', text }] } });
+      return session.body.id;
+    };
+    await send(HOLD);
+    await waitFor(async () => fake.requests.some((request) => lastUserText(request) === HOLD), 60_000, 'the held step');
+    const sessionIds: string[] = [];
+    for (let index = 0; index < SESSIONS; index++) sessionIds.push(await send('Tidy the indexes'));
+    // Each session's first workflow task, on the old code, has scheduled its first model step.
+    await waitFor(async () => (await runWorkers(ports, sessionIds)).every((run) => run.stepsScheduled > 0), 60_000, 'the runs to start');
+
+    newWorker = await startNewWorker(dataDir, ports, env);
     const approvalIds: string[] = [];
     for (const sessionId of sessionIds) {
       const asked = await waitForEvent(api, sessionId, 'approval.requested', 90_000);
       approvalIds.push((asked.find((event) => event.type === 'approval.requested') as { approvalId: string }).approvalId);
     }
-    // The mix this test is about: steps of the old release's sessions ran on this code's worker.
-    expect(await stepsRunBy(ports, sessionIds, newWorker.pid!)).toBeGreaterThan(0);
+    // The mix this test is about: runs the old code started, whose model steps (the first ones too) this code ran.
+    const newIdentity = `${newWorker.pid}@`;
+    for (const run of await runWorkers(ports, sessionIds)) {
+      expect(run.firstTask?.startsWith(newIdentity)).toBe(false);
+      expect(run.steps.length).toBe(2);
+      expect(run.steps.every((identity) => identity.startsWith(newIdentity))).toBe(true);
+    }
+    holding = false;
 
     // The old processes stop; this code takes over, as the API's deploy finishes the rollout.
     newWorker.kill('SIGTERM');
