@@ -14,7 +14,7 @@ import { answeredSignal, answerUpdate, approvalWorkflow } from '../../workflows/
 import { FAILURE } from '../../lib/workflow-safe/failures.ts';
 import type { ApprovalWorkflowInput } from '../../lib/workflow-safe/approvals.ts';
 import { approvalWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
-import { fastTurnSettings, workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
+import { fastTurnSettings, until, workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
 
 let env: WorkflowEnv;
 beforeAll(async () => {
@@ -25,14 +25,6 @@ afterAll(async () => {
 });
 
 let approvals = 0;
-
-/** Resolves when `check` holds, looking every 20 ms; fails with `what` after `timeoutMs`. */
-async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  for (let waited = 0; !check(); waited += 20) {
-    if (waited > timeoutMs) throw new Error(`still waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 interface Options {
   /** Channels the record says it goes over; each dispatch waits until `releaseDispatches` (or forever). */

@@ -15,7 +15,7 @@ import { FAILURE } from '../../lib/workflow-safe/failures.ts';
 import { graphRunWorkflow, type GraphRunInput } from '../../workflows/graph.ts';
 import { answerUpdate } from '../../workflows/approval.ts';
 import { approvalWorkflowId, graphRunWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
-import { fastTurnSettings, workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
+import { fastTurnSettings, until, workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
 import type { TurnSettings } from '../../lib/workflow-safe/turn-settings.ts';
 
 let env: WorkflowEnv;
@@ -27,14 +27,6 @@ afterAll(async () => {
 });
 
 let runs = 0;
-
-/** Resolves when `check` holds, looking every 20 ms; fails with `what` after `timeoutMs`. */
-async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  for (let waited = 0; !check(); waited += 20) {
-    if (waited > timeoutMs) throw new Error(`still waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 interface Options {
   /** The reply of each agent node's turn, by the prompt it was given; a thrown error fails the step. */

@@ -23,7 +23,7 @@ import {
 } from '../../workflows/session.ts';
 import type { InboxItem, InboxSend } from '../../core/session-turns.ts';
 import { turnWorkflow } from '../../workflows/turn.ts';
-import { fastTurnSettings, workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
+import { fastTurnSettings, until, workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
 import type { TurnSettings } from '../../lib/workflow-safe/turn-settings.ts';
 
 let env: WorkflowEnv;
@@ -36,14 +36,6 @@ afterAll(async () => {
 
 const ref = { userId: 'usr_fast', agentId: 'agt_fast', revision: 1 };
 let sessions = 0;
-
-/** Resolves when `check` holds, looking every 20 ms; fails with `what` after `timeoutMs`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  for (let waited = 0; !(await check()); waited += 20) {
-    if (waited > timeoutMs) throw new Error(`still waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /**
  * Activities for a session: messages get seqs in the order recorded, and each model step waits until

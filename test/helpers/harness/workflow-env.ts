@@ -79,3 +79,11 @@ export function fastTurnSettings(overrides: Partial<TurnSettings> = {}): TurnSet
     ...overrides,
   };
 }
+
+/** Resolves when `check` holds, looking every 20 ms; fails with `what` after `timeoutMs`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  for (let waited = 0; !(await check()); waited += 20) {
+    if (waited > timeoutMs) throw new Error(`still waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
