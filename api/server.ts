@@ -1,6 +1,6 @@
 // The API process (`npm run api`): listens on HOST:PORT against DATABASE_URL and TEMPORAL_ADDRESS.
 import { createApp } from './app.ts';
-import { startProcessBase, onShutdown, exitOnStartupError } from '../lib/process.ts';
+import { startProcessBase, onShutdown, exitOnStartupError, logCrashes } from '../lib/process.ts';
 import { openDatabase } from '../store/open.ts';
 import { loadMasterKeys } from '../lib/master-key.ts';
 import { lazyTemporalClient } from '../lib/temporal.ts';
@@ -14,6 +14,7 @@ import { HandOffs } from './hand-offs.ts';
 
 async function main(): Promise<void> {
   const { config, logger } = startProcessBase('api');
+  logCrashes(logger);
   const observability = startApiObservability(config, logger);
   const db = await openDatabase(config, logger, 'api');
   await observability.serve(db);
@@ -38,11 +39,19 @@ async function main(): Promise<void> {
   const handOffs = new HandOffs({ temporal, config, logger });
   const { app } = createApp({ config, db, logger, masterKey: masterKeys[0]!, masterKeys, temporal, events, storage, handOffs });
   const housekeeping = startHousekeeping({ config, db, logger, storage, temporal });
+  let listening = false;
   const server = app.listen(config.port, config.host, () => {
+    listening = true;
     logger.info({ url: `http://${config.host}:${config.port}` }, 'API listening');
     process.send?.({ type: 'ready', url: `http://${config.host}:${config.port}` });
   });
-  server.on('error', (error) => exitOnStartupError('api', error));
+  // Before listening, an error (the port taken) ends the start. After it, the server's errors are its
+  // accept()'s (EMFILE, ENFILE, ENOBUFS: libuv keeps listening after them): logged, not a reason to drop
+  // every open stream and refuse connections while the launcher restarts the process.
+  server.on('error', (error) => {
+    if (!listening) exitOnStartupError('api', error);
+    logger.error({ err: error }, 'the HTTP server could not accept a connection');
+  });
   onShutdown(
     logger,
     [

@@ -64,6 +64,18 @@ export function onShutdown(logger: Logger, steps: ShutdownStep[], deadlineMs: nu
   if (process.send) process.on('disconnect', () => handler('launcher exited'));
 }
 
+/**
+ * Puts what kills the process in its structured log, with the stack, before Node's own crash (which is
+ * kept: after an uncaught exception the process's state is unknown). Without it the launcher says only
+ * "api exited (code 1)" and the stack is in stderr, interleaved with every other child's output.
+ */
+export function logCrashes(logger: Logger): void {
+  process.on('uncaughtExceptionMonitor', (error, origin) => {
+    logger.fatal({ err: error, origin }, 'the process is crashing');
+    logger.flush?.();
+  });
+}
+
 export function exitOnStartupError(name: string, error: unknown): never {
   console.error(`${name} could not start: ${(error as Error).message}`);
   process.exit(1);

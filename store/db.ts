@@ -49,6 +49,28 @@ export async function inTransaction<T>(db: Db, work: (client: DbClient) => Promi
   }
 }
 
+/** How often a snapshot transaction is tried when PostgreSQL refuses it for a concurrent write. */
+const SNAPSHOT_TRIES = 4;
+
+/**
+ * A transaction that reads one snapshot (REPEATABLE READ), run again from the start when PostgreSQL
+ * refuses it for a write that committed after the snapshot (40001: a row the transaction locks, such as
+ * a foreign key's parent, was updated meanwhile). Such a refusal means "again", not "wrong": a session
+ * streaming a reply updates its row many times a second. `work` must be safe to run more than once.
+ */
+export async function inSnapshotTransaction<T>(db: Db, work: (client: DbClient) => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await inTransaction(db, async (client) => {
+        await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+        return work(client);
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code !== '40001' || tries >= SNAPSHOT_TRIES) throw error;
+    }
+  }
+}
+
 /** PostgreSQL error codes that mean "not now" rather than "wrong": class 08, shutdowns, too many clients. */
 const UNAVAILABLE_CODES = /^(08...|57P0[123]|53300|57014)$/;
 /** Node's socket errors, and pg's own words for a connection it gave up on. */

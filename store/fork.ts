@@ -2,7 +2,7 @@
 // conversation so far. Its log is `session.created {forkedFrom}` followed by one `message.created`
 // per copy, so a reader draws the fork from its own events alone.
 import type { Db } from './db.ts';
-import { inTransaction } from './db.ts';
+import { inSnapshotTransaction } from './db.ts';
 import { appendEvents } from './events.ts';
 import { copyMedia } from './media.ts';
 import { toMessageView, type MessageRow } from './messages.ts';
@@ -16,9 +16,8 @@ import { newId } from '../lib/ids.ts';
  * The fork also gets the origin's media rows, so file parts keep working (the bytes are shared).
  */
 export async function forkSession(db: Db, origin: Session): Promise<Session> {
-  return inTransaction(db, async (client) => {
-    // One snapshot for the messages and the media they name.
-    await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+  // One snapshot for the messages and the media they name.
+  return inSnapshotTransaction(db, async (client) => {
     const { rows: sources } = await client.query<{ id: string; turn_id: string }>(
       `SELECT m.id, m.turn_id FROM messages m JOIN messages t ON t.id = m.turn_id AND t.session_id = m.session_id
         WHERE m.session_id = $1 AND NOT m.reverted AND m.status IN ('complete', 'aborted')

@@ -25,6 +25,8 @@ export async function waitForSettled(
   };
   // The response closes early when the client goes away: stop holding it.
   res.on('close', onClose);
+  // Gone before the wait began: its 'close' will not come again.
+  if (res.closed) gone = true;
   try {
     let current = approval;
     while (current.status === 'unanswered' && !gone) {

@@ -90,6 +90,9 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
   };
 
   res.on('close', onClose);
+  // A client that hung up while the route was still reading (the session, its access) has had its
+  // 'close' already: without this the stream would follow an idle session for good.
+  if (res.closed) closed.abort();
   res.writeHead(200, SSE_HEADERS);
   res.flushHeaders();
   sseConnectionsOpen.inc();

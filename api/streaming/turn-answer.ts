@@ -69,6 +69,8 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
 
   const closed = new AbortController();
   res.on('close', () => closed.abort());
+  // Gone already (while the send was being taken): its 'close' will not come again.
+  if (res.closed) closed.abort();
   const end = await waitForTurn(deps, sessionId, turnId, userMessageId, answer.firstSeq, closed.signal);
   if (!end) return { status: 202, body: accepted };
   if (end.type === 'approval.requested') {
