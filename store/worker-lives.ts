@@ -2,6 +2,7 @@
 // connection holds) and the task tokens of the activities it runs. Every statement here runs on that
 // connection (workers/worker-life.ts), never on the pool: the lock lives and dies with it.
 import type pg from 'pg';
+import { approvalWorkflowId, sessionWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 
 /** The first key of every worker's advisory lock, pg_advisory_lock(WORKER_LIFE_LOCK_SPACE, lock_key). */
 export const WORKER_LIFE_LOCK_SPACE = 0x574c4946; // "WLIF"
@@ -17,12 +18,12 @@ const UNLOCKED = `NOT EXISTS (
  * Takes the lock `lockKey` and, if no row has that key (a dead worker's may still), the row. False when
  * either is taken: the caller tries another key. A lock taken without its row is let go.
  */
-export async function claimWorkerLife(client: pg.Client, lockKey: number, scope: string): Promise<boolean> {
+export async function claimWorkerLife(client: pg.Client, lockKey: number, scope: string, identity: string): Promise<boolean> {
   if (!(await tryLock(client, lockKey))) return false;
-  const inserted = await client.query('INSERT INTO worker_lives (lock_key, scope) VALUES ($1, $2) ON CONFLICT (lock_key) DO NOTHING', [
-    lockKey,
-    scope,
-  ]);
+  const inserted = await client.query(
+    'INSERT INTO worker_lives (lock_key, scope, identity) VALUES ($1, $2, $3) ON CONFLICT (lock_key) DO NOTHING',
+    [lockKey, scope, identity],
+  );
   if (inserted.rowCount === 1) return true;
   await unlock(client, lockKey);
   return false;
@@ -56,23 +57,54 @@ export async function endWorkerLife(client: pg.Client, lockKey: number): Promise
   await unlock(client, lockKey);
 }
 
+export interface DeadWorkers {
+  /** The task tokens the dead workers recorded. */
+  taskTokens: Uint8Array[];
+  /** Their Temporal identities (rows of workers of an earlier release have none). */
+  identities: string[];
+}
+
 /**
  * One look for dead workers: rows whose lock nobody holds are marked; rows of `scope` found unlocked at
- * an earlier look at least `graceMs` ago are deleted and their task tokens returned (of two workers
- * sweeping at once, one gets each row). Rows of any scope unlocked for an hour go without their tokens:
- * a task queue nobody polls any more.
+ * an earlier look at least `graceMs` ago are deleted and their task tokens and identities returned (of
+ * two workers sweeping at once, one gets each row). Rows of any scope unlocked for an hour go without
+ * their tokens: a task queue nobody polls any more.
  */
-export async function takeDeadWorkersTasks(client: pg.Client, scope: string, graceMs: number): Promise<Uint8Array[]> {
+export async function takeDeadWorkers(client: pg.Client, scope: string, graceMs: number): Promise<DeadWorkers> {
   await client.query(`UPDATE worker_lives w SET unlocked_since = now() WHERE unlocked_since IS NULL AND ${UNLOCKED}`);
-  const { rows } = await client.query<{ task_tokens: Buffer[]; scope: string }>(
+  const { rows } = await client.query<{ task_tokens: Buffer[]; scope: string; identity: string | null }>(
     `DELETE FROM worker_lives w
       WHERE w.unlocked_since IS NOT NULL AND ${UNLOCKED}
         AND ((w.scope = $1 AND w.unlocked_since <= now() - $2 * interval '1 millisecond')
              OR w.unlocked_since < now() - interval '1 hour')
-      RETURNING w.task_tokens, w.scope`,
+      RETURNING w.task_tokens, w.scope, w.identity`,
     [scope, graceMs],
   );
-  return rows.filter((row) => row.scope === scope).flatMap((row) => row.task_tokens.map((token) => new Uint8Array(token)));
+  const ours = rows.filter((row) => row.scope === scope);
+  return {
+    taskTokens: ours.flatMap((row) => row.task_tokens.map((token) => new Uint8Array(token))),
+    identities: ours.flatMap((row) => (row.identity ? [row.identity] : [])),
+  };
+}
+
+/**
+ * The workflows a dead worker may have left mid-turn: those of the sessions that are not idle (a turn
+ * runs, or waits on a person or a client), and of the approvals those sessions wait on or had answered
+ * in the last minute. At most `limit`, the sessions most recently active first.
+ */
+export async function busyTurnWorkflowIds(client: pg.Client, limit: number): Promise<string[]> {
+  const { rows } = await client.query<{ session_id: string; approval_ids: string[] }>(
+    `SELECT s.id AS session_id,
+            ARRAY(SELECT a.id FROM approvals a
+                   WHERE a.session_id = s.id
+                     AND (a.status = 'unanswered' OR a.answered_at > now() - interval '1 minute')) AS approval_ids
+       FROM sessions s
+      WHERE s.status <> 'idle'
+      ORDER BY s.updated_at DESC
+      LIMIT $1`,
+    [limit],
+  );
+  return rows.flatMap((row) => [sessionWorkflowId(row.session_id), ...row.approval_ids.map(approvalWorkflowId)]);
 }
 
 async function tryLock(client: pg.Client, lockKey: number): Promise<boolean> {

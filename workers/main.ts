@@ -1,7 +1,7 @@
 // The worker process (`npm run worker`): runs workflows and activities from TASK_QUEUE against
 // DATABASE_URL and TEMPORAL_ADDRESS.
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { startProcessBase, onShutdown, exitOnStartupError } from '../lib/process.ts';
+import { startProcessBase, onShutdown, exitOnStartupError, logCrashes } from '../lib/process.ts';
 import { openDatabase } from '../store/open.ts';
 import { temporalConnectionOptions } from '../lib/temporal.ts';
 import { missingSearchAttributes, registrationHint } from '../lib/search-attribute-registry.ts';
@@ -17,6 +17,7 @@ import type { Logger } from '../lib/logger.ts';
 
 async function main(): Promise<void> {
   const { config, logger } = startProcessBase('worker');
+  logCrashes(logger);
   const observability = await startWorkerObservability(config, logger);
   const db = await openDatabase(config, logger, 'worker');
   // Signals are handled by onShutdown below, which stops the worker in order.
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
     deps: { db, logger, config, masterKeys: loadMasterKeys(config), abortNotices },
   });
   const running = worker.run();
-  await life.start(worker.client!);
+  await life.start(worker.client!, worker.options.identity);
   await observability.serve(db);
   onShutdown(
     logger,

@@ -21,7 +21,15 @@ import { ActivityNotFoundError, type Client } from '@temporalio/client';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Logger } from '../lib/logger.ts';
 import { withTimeout } from '../lib/with-timeout.ts';
-import { claimWorkerLife, endWorkerLife, reclaimWorkerLife, recordRunningTasks, takeDeadWorkersTasks } from '../store/worker-lives.ts';
+import {
+  busyTurnWorkflowIds,
+  claimWorkerLife,
+  endWorkerLife,
+  reclaimWorkerLife,
+  recordRunningTasks,
+  takeDeadWorkers,
+} from '../store/worker-lives.ts';
+import { recoverDeadWorkersWork } from './dead-worker-recovery.ts';
 
 /** How often a worker looks for dead ones. */
 const SWEEP_EVERY_MS = 1_000;
@@ -43,6 +51,8 @@ const SERVER_KEEPALIVES = '-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2
 /** The failure a dead worker's activity gets: retried (not one of FAILURE's non-retryable types), at once. */
 export const WORKER_LOST = 'WorkerLost';
 const RETRY_AFTER_LOSS = '100 milliseconds';
+/** Workflows asked about after a death (workers/dead-worker-recovery.ts): the busiest sessions' first. */
+const RECOVER_AT_MOST = 500;
 
 export interface WorkerLifeOptions {
   databaseUrl: string;
@@ -60,6 +70,8 @@ export class WorkerLife {
   /** The key of the life last held, taken back first after a lost connection. */
   private lastKey: number | undefined;
   private client: Client | undefined;
+  /** This worker's Temporal identity, kept in its row for the worker that finds it dead. */
+  private identity = '';
   private dirty = false;
   /** Activities waiting for their start to be written: resolved once a write that includes it has ended. */
   private waiting: Array<() => void> = [];
@@ -77,8 +89,9 @@ export class WorkerLife {
   }
 
   /** Claims this worker's life; the worker starts all the same if PostgreSQL cannot be reached (retried). */
-  async start(client: Client): Promise<void> {
+  async start(client: Client, identity: string): Promise<void> {
     this.client = client;
+    this.identity = identity;
     await this.connect().catch((error: unknown) => this.lost(undefined, error));
     this.sweepTimer = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
     this.sweepTimer.unref();
@@ -150,7 +163,7 @@ export class WorkerLife {
       }
       for (let tries = 0; lockKey === 0 && tries < 10; tries++) {
         const candidate = randomInt(1, 2 ** 31 - 1);
-        if (await bounded(claimWorkerLife(client, candidate, this.scope))) lockKey = candidate;
+        if (await bounded(claimWorkerLife(client, candidate, this.scope, this.identity))) lockKey = candidate;
       }
       if (lockKey === 0) throw new Error('no free worker life key after 10 tries');
     } catch (error) {
@@ -242,15 +255,16 @@ export class WorkerLife {
     this.sweeping = true;
     try {
       // Deleted before they are failed: a sweeper that dies in between leaves them to their own timeouts.
-      const tokens = await withTimeout(
-        takeDeadWorkersTasks(current.client, this.scope, DEAD_AFTER_MS),
+      const dead = await withTimeout(
+        takeDeadWorkers(current.client, this.scope, DEAD_AFTER_MS),
         QUERY_TIMEOUT_MS,
         'The worker life connection',
       );
-      if (tokens.length === 0) return;
-      const failed = await Promise.all(tokens.map((token) => this.fail(token)));
+      if (dead.taskTokens.length === 0 && dead.identities.length === 0) return;
+      const failed = await Promise.all(dead.taskTokens.map((token) => this.fail(token)));
       const rerun = failed.filter(Boolean).length;
-      this.log.warn({ rerun, ended: tokens.length - rerun }, 'a worker died: its activities are run again');
+      this.log.warn({ rerun, ended: dead.taskTokens.length - rerun }, 'a worker died: its activities are run again');
+      if (dead.identities.length > 0) await this.recover(current.client, dead.identities);
     } catch (error) {
       this.lost(current.client, error);
     } finally {
@@ -258,15 +272,24 @@ export class WorkerLife {
     }
   }
 
+  /** What the dead workers left unrecorded, from Temporal; after the recorded tokens, whose retries it then skips. */
+  private async recover(connection: pg.Client, identities: string[]): Promise<void> {
+    const workflowIds = await withTimeout(busyTurnWorkflowIds(connection, RECOVER_AT_MOST), QUERY_TIMEOUT_MS, 'The worker life connection');
+    const recovered = await recoverDeadWorkersWork({
+      client: this.client!,
+      namespace: this.options.namespace,
+      identities: new Set(identities),
+      workflowIds,
+      failure: lostWorkerFailure,
+      logger: this.log,
+    });
+    this.log.warn({ ...recovered, identities }, 'a worker died: what it had not recorded is run again');
+  }
+
   /** True when the activity was failed (to be run again), false when it had ended or could not be failed. */
   private async fail(token: Uint8Array): Promise<boolean> {
-    const failure = ApplicationFailure.create({
-      type: WORKER_LOST,
-      message: 'The worker running this attempt died',
-      nextRetryDelay: RETRY_AFTER_LOSS,
-    });
     try {
-      await this.client!.activity.fail(token, failure);
+      await this.client!.activity.fail(token, lostWorkerFailure());
       return true;
     } catch (error) {
       // Ended meanwhile (it completed, or its own timeout came first): nothing to run again.
@@ -276,4 +299,13 @@ export class WorkerLife {
       return false;
     }
   }
+}
+
+/** The failure a dead worker's activity gets: retried at once, on a live worker. */
+function lostWorkerFailure(): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: WORKER_LOST,
+    message: 'The worker running this attempt died',
+    nextRetryDelay: RETRY_AFTER_LOSS,
+  });
 }

@@ -2,7 +2,10 @@
 // step's heartbeat timeout (workers/worker-life.ts): the dead process's PostgreSQL connection, and the
 // advisory lock it held, close with it, and the live worker fails the steps the dead one had recorded.
 // The heartbeat timeout here is ten minutes, so only that brings the turn back within the test's wait.
-// A worker that lives but loses that connection for a moment takes its life back and keeps its step.
+// A step the dead worker had started but not yet recorded is found by asking Temporal for the activities
+// the dead worker's identity last started (workers/dead-worker-recovery.ts). A worker that lives but loses
+// that connection for a moment takes its life back and keeps its step.
+import os from 'node:os';
 import pg from 'pg';
 import { expect, inject } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
@@ -48,6 +51,55 @@ test(
     expect(events.some((event) => event.type === 'step.retry' && event.messageId === assistant.message.id)).toBe(true);
     expect(calls).toBe(2);
     expect(live.output()).toContain('a worker died: its activities are run again');
+    env.fake.setHandler(undefined);
+  },
+);
+
+test(
+  'a step the dead worker started but never recorded: a live worker finds it in Temporal and runs it again',
+  { timeout: 180_000 },
+  async ({ env }) => {
+    // The step must run on the worker that dies: the earlier tests' workers stop first.
+    await Promise.all(workers.splice(0).map((worker) => worker.kill('SIGTERM')));
+    const dying = await startWorkerProcess(env.env);
+    workers.push(dying);
+    let calls = 0;
+    env.fake.setHandler(() => (++calls === 1 ? { text: words, chunkDelayMs: 50 } : { text: words }));
+    const sessionId = await env.newSession();
+    const accepted = await call<{ messageId: string }>(`${env.api.url}/session/${sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'tell me' }] },
+    });
+    await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'message.part.delta').length >= 20, 60_000);
+    const live = await startWorkerProcess(env.env);
+    workers.push(live);
+    await dying.kill('SIGKILL');
+    // As if it had died between Temporal handing it the step and its record of it: its row keeps only its
+    // identity. A sweep takes the row at its second look, at least 900 ms after the first.
+    const admin = new pg.Client({ connectionString: inject('databaseUrl') });
+    await admin.connect();
+    try {
+      const { rowCount } = await admin.query("UPDATE worker_lives SET task_tokens = '{}' WHERE identity = $1", [
+        `${dying.pid}@${os.hostname()}`,
+      ]);
+      expect(rowCount).toBe(1);
+    } finally {
+      await admin.end();
+    }
+
+    const events = await env.waitForEvents(
+      sessionId,
+      (all) => all.some((event) => event.type === 'turn.completed' && event.turnId === accepted.body.messageId),
+      90_000,
+    );
+    const assistant = events
+      .filter((event): event is Extract<SessionEvent, { type: 'message.completed' }> => event.type === 'message.completed')
+      .at(-1)!;
+    expect(assistant.message.parts).toEqual([{ type: 'text', text: words.join('') }]);
+    expect(events.some((event) => event.type === 'step.retry' && event.messageId === assistant.message.id)).toBe(true);
+    expect(calls).toBe(2);
+    expect(live.output()).toContain('what it had not recorded is run again');
+    expect(live.output()).toMatch(/"activities":1\b/);
     env.fake.setHandler(undefined);
   },
 );

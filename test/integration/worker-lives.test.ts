@@ -5,7 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, expect, inject, test } from 'vitest';
-import { claimWorkerLife, endWorkerLife, reclaimWorkerLife, recordRunningTasks, takeDeadWorkersTasks } from '../../store/worker-lives.ts';
+import {
+  claimWorkerLife,
+  endWorkerLife,
+  reclaimWorkerLife,
+  recordRunningTasks,
+  takeDeadWorkers,
+  type DeadWorkers,
+} from '../../store/worker-lives.ts';
 
 const opened: pg.Client[] = [];
 async function connection(): Promise<pg.Client> {
@@ -20,14 +27,14 @@ afterEach(async () => {
 
 const key = () => 1 + Math.floor(Math.random() * 2_000_000_000);
 const token = (text: string) => new Uint8Array(Buffer.from(text));
-const texts = (tokens: Uint8Array[]) => tokens.map((bytes) => Buffer.from(bytes).toString());
+const texts = (dead: DeadWorkers) => dead.taskTokens.map((bytes) => Buffer.from(bytes).toString());
 /**
  * Two looks, as the sweep makes them a second apart: the first marks a free lock (and takes nothing marked
  * within the last minute), the second, with no grace left, takes its row.
  */
 async function twoLooks(sweeper: pg.Client, scope: string): Promise<string[]> {
-  const first = await takeDeadWorkersTasks(sweeper, scope, 60_000);
-  return [...texts(first), ...texts(await takeDeadWorkersTasks(sweeper, scope, 0))];
+  const first = await takeDeadWorkers(sweeper, scope, 60_000);
+  return [...texts(first), ...texts(await takeDeadWorkers(sweeper, scope, 0))];
 }
 
 test('a worker’s activities are taken once its connection has closed, by one sweeper, in its scope only', async () => {
@@ -35,20 +42,24 @@ test('a worker’s activities are taken once its connection has closed, by one s
   const otherScope = `default/test-${randomUUID()}`;
   const [dying, sweeper, otherSweeper] = [await connection(), await connection(), await connection()];
   const dyingKey = key();
-  expect(await claimWorkerLife(dying, dyingKey, scope)).toBe(true);
+  expect(await claimWorkerLife(dying, dyingKey, scope, '1234@dying-host')).toBe(true);
   // The key is its own while it lives: another connection cannot take it.
-  expect(await claimWorkerLife(sweeper, dyingKey, scope)).toBe(false);
+  expect(await claimWorkerLife(sweeper, dyingKey, scope, '5678@host')).toBe(false);
   expect(await recordRunningTasks(dying, dyingKey, [token('step-1'), token('tool-2')])).toBe(true);
   const sweeperKey = key();
-  expect(await claimWorkerLife(sweeper, sweeperKey, scope)).toBe(true);
+  expect(await claimWorkerLife(sweeper, sweeperKey, scope, '5678@host')).toBe(true);
 
   expect(await twoLooks(sweeper, scope)).toEqual([]);
   await dying.end();
   expect(await twoLooks(otherSweeper, otherScope)).toEqual([]);
   // A first look only marks the free lock; a look at least the grace later takes the row.
-  expect(await takeDeadWorkersTasks(sweeper, scope, 60_000)).toEqual([]);
-  expect(await takeDeadWorkersTasks(sweeper, scope, 60_000)).toEqual([]);
-  expect(texts(await takeDeadWorkersTasks(sweeper, scope, 0))).toEqual(['step-1', 'tool-2']);
+  expect(texts(await takeDeadWorkers(sweeper, scope, 60_000))).toEqual([]);
+  expect(texts(await takeDeadWorkers(sweeper, scope, 60_000))).toEqual([]);
+  // With the tokens comes the dead worker's Temporal identity, to ask Temporal what it had not recorded.
+  expect(await takeDeadWorkers(sweeper, scope, 0)).toEqual({
+    taskTokens: [token('step-1'), token('tool-2')],
+    identities: ['1234@dying-host'],
+  });
   // Taken once: the row went with the sweep; the sweeper's own row stays.
   expect(await twoLooks(sweeper, scope)).toEqual([]);
   const { rows } = await sweeper.query('SELECT lock_key FROM worker_lives WHERE scope = $1', [scope]);
@@ -57,18 +68,18 @@ test('a worker’s activities are taken once its connection has closed, by one s
   // A worker stopping in order leaves nothing to take, and its key is free again.
   await endWorkerLife(sweeper, sweeperKey);
   expect(await twoLooks(otherSweeper, scope)).toEqual([]);
-  expect(await claimWorkerLife(otherSweeper, sweeperKey, scope)).toBe(true);
+  expect(await claimWorkerLife(otherSweeper, sweeperKey, scope, '5678@host')).toBe(true);
 });
 
 test('a worker whose connection dropped takes its row back before a second look, and keeps its activities', async () => {
   const scope = `default/test-${randomUUID()}`;
   const [dropped, sweeper] = [await connection(), await connection()];
   const lifeKey = key();
-  expect(await claimWorkerLife(dropped, lifeKey, scope)).toBe(true);
+  expect(await claimWorkerLife(dropped, lifeKey, scope, '5678@host')).toBe(true);
   await recordRunningTasks(dropped, lifeKey, [token('step-1')]);
   await dropped.end();
   // A first look marks it free; its worker connects again and takes it back.
-  expect(await takeDeadWorkersTasks(sweeper, scope, 60_000)).toEqual([]);
+  expect(texts(await takeDeadWorkers(sweeper, scope, 60_000))).toEqual([]);
   const again = await connection();
   expect(await reclaimWorkerLife(again, lifeKey, scope)).toBe(true);
   expect(await twoLooks(sweeper, scope)).toEqual([]);
@@ -86,10 +97,10 @@ test('a key whose row a dead worker left is not claimed anew: its activities wai
   const scope = `default/test-${randomUUID()}`;
   const dying = await connection();
   const dyingKey = key();
-  expect(await claimWorkerLife(dying, dyingKey, scope)).toBe(true);
+  expect(await claimWorkerLife(dying, dyingKey, scope, '1234@dying-host')).toBe(true);
   await recordRunningTasks(dying, dyingKey, [token('step-1')]);
   await dying.end();
   const next = await connection();
-  expect(await claimWorkerLife(next, dyingKey, scope)).toBe(false);
+  expect(await claimWorkerLife(next, dyingKey, scope, '5678@host')).toBe(false);
   expect(await twoLooks(next, scope)).toEqual(['step-1']);
 });
