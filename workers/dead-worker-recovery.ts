@@ -3,14 +3,15 @@
 // - an activity Temporal handed to it (started, in the workflow's history) that it died before recording
 //   (the record is written within START_WAITS_AT_MOST_MS of the start): it waited for its heartbeat
 //   timeout (8 s for a model step, 6 s for a tool), then its retry;
-// - a workflow task sent to the dead worker's sticky queue (its cache): it waited the 3 s sticky timeout
-//   before any worker could take it, and Temporal keeps sending there for 10 s after the last poll.
+// - a workflow whose cache was on the dead worker: Temporal keeps sending its next tasks to that worker's
+//   sticky queue for 10 s after the worker's last poll, and each waits the 3 s sticky timeout there.
 // So the worker that found the death describes the workflows a turn may be running in (sessions that are
 // not idle, and the approvals they wait on), fails each activity whose last attempt the dead worker
-// started and still holds, and points each workflow's next task at the shared queue (ResetStickyTaskQueue:
-// a live worker that had it cached replays it, a few milliseconds of CPU). A workflow task the dead worker
-// had already started still waits for its own timeout (WORKFLOW_TASK_TIMEOUT_MS): Temporal can fail one
-// only with its task token.
+// started and still holds, and, for a workflow whose last task the dead worker ran, points its next
+// task at the shared queue (ResetStickyTaskQueue). A workflow cached on a live worker keeps its cache:
+// resetting it would make a survivor replay it just when it takes over the dead worker's work.
+// A workflow task the dead worker had already started still waits for its own timeout
+// (WORKFLOW_TASK_TIMEOUT_MS): Temporal fails one only with its task token, which only that worker had.
 import type { ApplicationFailure } from '@temporalio/common';
 import { ActivityNotFoundError, type Client } from '@temporalio/client';
 import proto, { type temporal } from '@temporalio/proto';
@@ -27,7 +28,7 @@ export interface Recovered {
   workflows: number;
   /** Activities of the dead worker failed (run again) or, when their workflow had asked to cancel them, cancelled. */
   activities: number;
-  /** Workflows whose next task now goes to the shared queue. */
+  /** Workflows whose last task the dead worker ran, whose next task now goes to the shared queue. */
   unstuck: number;
 }
 
@@ -76,6 +77,7 @@ export async function recoverDeadWorkersWork(options: {
       }
     }
     try {
+      if (!identities.has(await lastTaskWorker(client, namespace, workflowId))) return;
       await client.workflowService.resetStickyTaskQueue({ namespace, execution });
       recovered.unstuck++;
     } catch (error) {
@@ -87,4 +89,18 @@ export async function recoverDeadWorkersWork(options: {
   });
   await Promise.all(lanes);
   return recovered;
+}
+
+/** Events read back from a workflow's end for its last workflow task: a turn's last task is a few events back. */
+const TAIL_EVENTS = 50;
+
+/** The identity of the worker that started the workflow's last workflow task ('' if none is that recent). */
+async function lastTaskWorker(client: Client, namespace: string, workflowId: string): Promise<string> {
+  const { history } = await client.workflowService.getWorkflowExecutionHistoryReverse({
+    namespace,
+    execution: { workflowId },
+    maximumPageSize: TAIL_EVENTS,
+  });
+  const started = history?.events?.find((event) => event.workflowTaskStartedEventAttributes);
+  return started?.workflowTaskStartedEventAttributes?.identity ?? '';
 }

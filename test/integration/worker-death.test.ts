@@ -100,6 +100,8 @@ test(
     expect(calls).toBe(2);
     expect(live.output()).toContain('what it had not recorded is run again');
     expect(live.output()).toMatch(/"activities":1\b/);
+    // The session's last workflow task ran on the dead worker: its next one goes to the shared queue.
+    expect(live.output()).toMatch(/"unstuck":[1-9]/);
     env.fake.setHandler(undefined);
   },
 );
