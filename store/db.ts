@@ -67,6 +67,8 @@ export async function inSnapshotTransaction<T>(db: Db, work: (client: DbClient) 
       });
     } catch (error) {
       if ((error as { code?: string }).code !== '40001' || tries >= SNAPSHOT_TRIES) throw error;
+      // A moment apart, so that the writer it met (a stream's updates come in bursts) is likely done.
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
     }
   }
 }

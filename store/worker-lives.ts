@@ -2,17 +2,17 @@
 // connection holds) and the task tokens of the activities it runs. Every statement here runs on that
 // connection (workers/worker-life.ts), never on the pool: the lock lives and dies with it.
 import type pg from 'pg';
-import { approvalWorkflowId, sessionWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 
 /** The first key of every worker's advisory lock, pg_advisory_lock(WORKER_LIFE_LOCK_SPACE, lock_key). */
 export const WORKER_LIFE_LOCK_SPACE = 0x574c4946; // "WLIF"
 
-/** SQL: nobody holds the lock of the row aliased `w` (the two-int4 form shows as objsubid 2 in pg_locks). */
-const UNLOCKED = `NOT EXISTS (
+/** SQL: nobody holds the lock of the row aliased `alias` (the two-int4 form shows as objsubid 2 in pg_locks). */
+const unlocked = (alias: string) => `NOT EXISTS (
   SELECT 1 FROM pg_locks l
    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
      AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-     AND l.classid = ${WORKER_LIFE_LOCK_SPACE}::bigint::oid AND l.objid = w.lock_key::bigint::oid)`;
+     AND l.classid = ${WORKER_LIFE_LOCK_SPACE}::bigint::oid AND l.objid = ${alias}.lock_key::bigint::oid)`;
+const UNLOCKED = unlocked('w');
 
 /**
  * Takes the lock `lockKey` and, if no row has that key (a dead worker's may still), the row. False when
@@ -60,7 +60,10 @@ export async function endWorkerLife(client: pg.Client, lockKey: number): Promise
 export interface DeadWorkers {
   /** The task tokens the dead workers recorded. */
   taskTokens: Uint8Array[];
-  /** Their Temporal identities (rows of workers of an earlier release have none). */
+  /**
+   * Their Temporal identities: none for a row of a worker of an earlier release, nor for one whose
+   * identity a live row carries again (its worker lost its connection and claimed a new life: it lives).
+   */
   identities: string[];
 }
 
@@ -77,7 +80,10 @@ export async function takeDeadWorkers(client: pg.Client, scope: string, graceMs:
       WHERE w.unlocked_since IS NOT NULL AND ${UNLOCKED}
         AND ((w.scope = $1 AND w.unlocked_since <= now() - $2 * interval '1 millisecond')
              OR w.unlocked_since < now() - interval '1 hour')
-      RETURNING w.task_tokens, w.scope, w.identity`,
+      RETURNING w.task_tokens, w.scope,
+                CASE WHEN EXISTS (SELECT 1 FROM worker_lives o WHERE o.identity = w.identity AND o.lock_key <> w.lock_key
+                                     AND NOT ${unlocked('o')})
+                     THEN NULL ELSE w.identity END AS identity`,
     [scope, graceMs],
   );
   const ours = rows.filter((row) => row.scope === scope);
@@ -85,26 +91,6 @@ export async function takeDeadWorkers(client: pg.Client, scope: string, graceMs:
     taskTokens: ours.flatMap((row) => row.task_tokens.map((token) => new Uint8Array(token))),
     identities: ours.flatMap((row) => (row.identity ? [row.identity] : [])),
   };
-}
-
-/**
- * The workflows a dead worker may have left mid-turn: those of the sessions that are not idle (a turn
- * runs, or waits on a person or a client), and of the approvals those sessions wait on or had answered
- * in the last minute. At most `limit`, the sessions most recently active first.
- */
-export async function busyTurnWorkflowIds(client: pg.Client, limit: number): Promise<string[]> {
-  const { rows } = await client.query<{ session_id: string; approval_ids: string[] }>(
-    `SELECT s.id AS session_id,
-            ARRAY(SELECT a.id FROM approvals a
-                   WHERE a.session_id = s.id
-                     AND (a.status = 'unanswered' OR a.answered_at > now() - interval '1 minute')) AS approval_ids
-       FROM sessions s
-      WHERE s.status <> 'idle'
-      ORDER BY s.updated_at DESC
-      LIMIT $1`,
-    [limit],
-  );
-  return rows.flatMap((row) => [sessionWorkflowId(row.session_id), ...row.approval_ids.map(approvalWorkflowId)]);
 }
 
 async function tryLock(client: pg.Client, lockKey: number): Promise<boolean> {

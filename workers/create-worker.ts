@@ -1,5 +1,7 @@
 // Builds a worker for a task queue. Shared by the worker process and the tests, which pass a
 // pre-built workflow bundle so webpack runs once per test run instead of once per worker.
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { heartbeatEvery } from '../activities/turn/step-deps.ts';
 import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
@@ -33,6 +35,9 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : workflowCode(setup.plugins)),
     ...(setup.plugins?.length ? { plugins: setup.plugins } : {}),
     ...(setup.activityInterceptors?.length ? { interceptors: { activity: setup.activityInterceptors } } : {}),
+    // Temporal's default (pid@host) is not one process's: a container restarted on the same host gets the
+    // same pid, and the worker that finds the dead one ends what its identity started (dead-worker-recovery.ts).
+    identity: `${process.pid}@${os.hostname()}/${randomUUID().slice(0, 8)}`,
     shutdownGraceTime: '10 seconds',
     // A workflow's next task goes to the worker that has it cached (its sticky queue); if that worker
     // died, the task waits this long before any worker takes it from the shared queue (Temporal's
@@ -49,7 +54,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     // a turn waits to start rather than sharing the worker's CPU with the streams already running.
     maxConcurrentActivityTaskExecutions: setup.deps.config.limits.workerConcurrentActivities,
     // An activity handed over with its workflow task's answer is started before this worker runs it: a
-    // worker that dies in between leaves it to its own timeout (workers/worker-life.ts cannot see it).
+    // worker that dies in between leaves it unrecorded, found later by asking Temporal (worker-life.ts).
     ...(setup.deps.config.limits.workerEagerActivities ? {} : { maxEagerActivityReservationsPerWorkflowTask: 0 }),
   });
 }

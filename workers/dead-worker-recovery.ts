@@ -12,24 +12,61 @@
 // resetting it would make a survivor replay it just when it takes over the dead worker's work.
 // A workflow task the dead worker had already started still waits for its own timeout
 // (WORKFLOW_TASK_TIMEOUT_MS): Temporal fails one only with its task token, which only that worker had.
-import type { ApplicationFailure } from '@temporalio/common';
-import { ActivityNotFoundError, type Client } from '@temporalio/client';
+// Not asked about, so left to their own timeouts: the turn workflows of graph runs, approvals asked with
+// POST /approval, deliveries and notices, and sessions past the RECOVER_AT_MOST most recently active.
+// Temporal fails an activity by id whatever its attempt: one whose heartbeat timeout passed between the
+// describe and the fail, and whose retry a live worker already runs, would be failed once more (and run
+// a third time). The window is the milliseconds between two calls, after a timeout of seconds.
+import { ApplicationFailure } from '@temporalio/common';
+import { ActivityNotFoundError, type Client, type FullActivityId } from '@temporalio/client';
 import proto, { type temporal } from '@temporalio/proto';
 import type { Logger } from '../lib/logger.ts';
 
 /** Workflows described at once: a death costs Temporal a burst of this many reads, not of all of them. */
 const DESCRIBES_AT_ONCE = 8;
+/** Events read back from a workflow's end for its last workflow task: a turn's last task is a few events back. */
+const TAIL_EVENTS = 50;
+/** The failure a dead worker's activity gets: retried (not one of FAILURE's non-retryable types), at once. */
+export const WORKER_LOST = 'WorkerLost';
+const RETRY_AFTER_LOSS = '100 milliseconds';
 
 const { PENDING_ACTIVITY_STATE_STARTED, PENDING_ACTIVITY_STATE_CANCEL_REQUESTED } = proto.temporal.api.enums.v1.PendingActivityState;
 const { WORKFLOW_EXECUTION_STATUS_RUNNING } = proto.temporal.api.enums.v1.WorkflowExecutionStatus;
 
 export interface Recovered {
-  /** Workflows described. */
+  /** Running workflows described. */
   workflows: number;
   /** Activities of the dead worker failed (run again) or, when their workflow had asked to cancel them, cancelled. */
   activities: number;
   /** Workflows whose last task the dead worker ran, whose next task now goes to the shared queue. */
   unstuck: number;
+}
+
+/**
+ * Fails (to be run again at once) or, with `cancelled`, reports as cancelled one activity a dead worker
+ * held. True when Temporal took it; false when the activity had ended meanwhile (it completed, or its own
+ * timeout came first) or could not be reached (its own timeouts will retry it).
+ */
+export async function endLostActivity(
+  client: Client,
+  activity: Uint8Array | FullActivityId,
+  logger: Logger,
+  cancelled = false,
+): Promise<boolean> {
+  try {
+    if (cancelled) await client.activity.reportCancellation(activity as FullActivityId);
+    else
+      await client.activity.fail(
+        activity as FullActivityId,
+        ApplicationFailure.create({ type: WORKER_LOST, message: 'The worker running this attempt died', nextRetryDelay: RETRY_AFTER_LOSS }),
+      );
+    return true;
+  } catch (error) {
+    if (!(error instanceof ActivityNotFoundError)) {
+      logger.warn({ err: error }, 'could not end an activity of a dead worker: its own timeouts will retry it');
+    }
+    return false;
+  }
 }
 
 export async function recoverDeadWorkersWork(options: {
@@ -38,50 +75,44 @@ export async function recoverDeadWorkersWork(options: {
   /** The Temporal identities of the dead workers. */
   identities: ReadonlySet<string>;
   workflowIds: readonly string[];
-  failure: () => ApplicationFailure;
   logger: Logger;
 }): Promise<Recovered> {
   const { client, namespace, identities, logger } = options;
   const recovered: Recovered = { workflows: 0, activities: 0, unstuck: 0 };
   const queue = [...options.workflowIds];
   const one = async (workflowId: string): Promise<void> => {
-    const execution = { workflowId };
+    let runId: string;
     let pending: temporal.api.workflow.v1.IPendingActivityInfo[];
     try {
-      const description = await client.workflowService.describeWorkflowExecution({ namespace, execution });
-      if (description.workflowExecutionInfo?.status !== WORKFLOW_EXECUTION_STATUS_RUNNING) return;
+      const description = await client.workflowService.describeWorkflowExecution({ namespace, execution: { workflowId } });
+      const info = description.workflowExecutionInfo;
+      if (info?.status !== WORKFLOW_EXECUTION_STATUS_RUNNING || !info.execution?.runId) return;
+      runId = info.execution.runId;
       pending = description.pendingActivities ?? [];
     } catch (error) {
-      // Gone (ended and removed, or never started): nothing of it waits.
-      logger.debug({ err: error, workflowId }, 'could not describe a workflow after a worker died');
+      warnUnlessGone(logger, error, workflowId, 'could not describe a workflow after a worker died');
       return;
     }
     recovered.workflows++;
-    for (const activity of pending) {
-      const heldByDead =
-        activity.activityId &&
-        activity.lastWorkerIdentity &&
-        identities.has(activity.lastWorkerIdentity) &&
-        (activity.state === PENDING_ACTIVITY_STATE_STARTED || activity.state === PENDING_ACTIVITY_STATE_CANCEL_REQUESTED);
-      if (!heldByDead) continue;
-      const id = { workflowId, activityId: activity.activityId! };
-      try {
-        if (activity.state === PENDING_ACTIVITY_STATE_CANCEL_REQUESTED) await client.activity.reportCancellation(id);
-        else await client.activity.fail(id, options.failure());
-        recovered.activities++;
-      } catch (error) {
-        // Ended meanwhile, or its own timeout came first.
-        if (!(error instanceof ActivityNotFoundError)) {
-          logger.warn({ err: error, workflowId }, 'could not fail an activity of a dead worker: its own timeouts will retry it');
-        }
-      }
-    }
+    // This run only: an activity id is a sequence number of its run, and a session continues as new.
+    const execution = { workflowId, runId };
+    // Unstuck first: a failed or cancelled activity wakes its workflow, whose task must not go to the dead queue.
     try {
-      if (!identities.has(await lastTaskWorker(client, namespace, workflowId))) return;
-      await client.workflowService.resetStickyTaskQueue({ namespace, execution });
-      recovered.unstuck++;
+      if (identities.has(await lastTaskWorker(client, namespace, execution))) {
+        await client.workflowService.resetStickyTaskQueue({ namespace, execution });
+        recovered.unstuck++;
+      }
     } catch (error) {
-      logger.debug({ err: error, workflowId }, 'could not reset the sticky queue of a workflow after a worker died');
+      warnUnlessGone(logger, error, workflowId, 'could not reset the sticky queue of a workflow after a worker died');
+    }
+    for (const activity of pending) {
+      const held =
+        activity.activityId &&
+        identities.has(activity.lastWorkerIdentity ?? '') &&
+        (activity.state === PENDING_ACTIVITY_STATE_STARTED || activity.state === PENDING_ACTIVITY_STATE_CANCEL_REQUESTED);
+      if (!held) continue;
+      const cancelled = activity.state === PENDING_ACTIVITY_STATE_CANCEL_REQUESTED;
+      if (await endLostActivity(client, { ...execution, activityId: activity.activityId! }, logger, cancelled)) recovered.activities++;
     }
   };
   const lanes = Array.from({ length: Math.min(DESCRIBES_AT_ONCE, queue.length) }, async () => {
@@ -91,16 +122,21 @@ export async function recoverDeadWorkersWork(options: {
   return recovered;
 }
 
-/** Events read back from a workflow's end for its last workflow task: a turn's last task is a few events back. */
-const TAIL_EVENTS = 50;
-
-/** The identity of the worker that started the workflow's last workflow task ('' if none is that recent). */
-async function lastTaskWorker(client: Client, namespace: string, workflowId: string): Promise<string> {
+/** The identity of the worker that started the run's last workflow task ('' if none is that recent). */
+async function lastTaskWorker(client: Client, namespace: string, execution: { workflowId: string; runId: string }): Promise<string> {
   const { history } = await client.workflowService.getWorkflowExecutionHistoryReverse({
     namespace,
-    execution: { workflowId },
+    execution,
     maximumPageSize: TAIL_EVENTS,
   });
   const started = history?.events?.find((event) => event.workflowTaskStartedEventAttributes);
   return started?.workflowTaskStartedEventAttributes?.identity ?? '';
+}
+
+/** gRPC's NOT_FOUND: the workflow ended and was removed meanwhile; nothing of it waits. */
+const NOT_FOUND = 5;
+
+function warnUnlessGone(logger: Logger, error: unknown, workflowId: string, message: string): void {
+  if ((error as { code?: unknown }).code === NOT_FOUND) return;
+  logger.warn({ err: error, workflowId }, message);
 }

@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     prebuiltWorkflowBundle(observability.plugins) === undefined && observability.plugins.length === 0
       ? await cachedSourceBundle(config.dataDir, logger)
       : undefined;
-  const life = new WorkerLife({ databaseUrl: config.databaseUrl!, namespace: config.temporalNamespace, taskQueue, logger });
+  const life = new WorkerLife({ databaseUrl: config.databaseUrl!, db, namespace: config.temporalNamespace, taskQueue, logger });
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,

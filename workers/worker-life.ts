@@ -11,25 +11,21 @@
 // its key and row back before a second look finds them free, so its activities are not run twice; one
 // kept away longer has them failed, and each then runs twice, as after a heartbeat timeout (an old
 // attempt that heartbeats is cancelled at its next heartbeat; one that does not runs to its end).
-// Not covered, left to the activities' own timeouts: an activity handed to the worker with the answer to
-// its workflow task that the worker dies before starting, one whose start took longer than
-// START_WAITS_AT_MOST_MS to write, and any activity while the database cannot be reached.
+// An activity Temporal handed to the worker that it died before recording (handed over with the answer
+// to its workflow task, or whose start took longer than START_WAITS_AT_MOST_MS to write) is found by
+// asking Temporal, through the dead worker's identity, also kept in its row (dead-worker-recovery.ts).
+// Left to the activities' own timeouts: any activity while the database cannot be reached, and those of
+// workflows that recovery does not ask about.
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
-import { ApplicationFailure } from '@temporalio/common';
-import { ActivityNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Logger } from '../lib/logger.ts';
 import { withTimeout } from '../lib/with-timeout.ts';
-import {
-  busyTurnWorkflowIds,
-  claimWorkerLife,
-  endWorkerLife,
-  reclaimWorkerLife,
-  recordRunningTasks,
-  takeDeadWorkers,
-} from '../store/worker-lives.ts';
-import { recoverDeadWorkersWork } from './dead-worker-recovery.ts';
+import type { Db } from '../store/db.ts';
+import { busyTurnWorkflowIds } from '../store/busy-turns.ts';
+import { claimWorkerLife, endWorkerLife, reclaimWorkerLife, recordRunningTasks, takeDeadWorkers } from '../store/worker-lives.ts';
+import { endLostActivity, recoverDeadWorkersWork } from './dead-worker-recovery.ts';
 
 /** How often a worker looks for dead ones. */
 const SWEEP_EVERY_MS = 1_000;
@@ -48,14 +44,13 @@ const RECONNECT_MS = { most: 10_000 };
  * go of its lock within about 11 s instead of the operating system's two hours.
  */
 const SERVER_KEEPALIVES = '-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3';
-/** The failure a dead worker's activity gets: retried (not one of FAILURE's non-retryable types), at once. */
-export const WORKER_LOST = 'WorkerLost';
-const RETRY_AFTER_LOSS = '100 milliseconds';
-/** Workflows asked about after a death (workers/dead-worker-recovery.ts): the busiest sessions' first. */
+/** Sessions asked about after a death (workers/dead-worker-recovery.ts): the most recently active first. */
 const RECOVER_AT_MOST = 500;
 
 export interface WorkerLifeOptions {
   databaseUrl: string;
+  /** The pool, for recovery's read of the busy sessions: the life connection keeps to the worker's own rows. */
+  db: Db;
   /** The Temporal namespace and task queue: only activities of this scope are failed. */
   namespace: string;
   taskQueue: string;
@@ -260,11 +255,16 @@ export class WorkerLife {
         QUERY_TIMEOUT_MS,
         'The worker life connection',
       );
-      if (dead.taskTokens.length === 0 && dead.identities.length === 0) return;
-      const failed = await Promise.all(dead.taskTokens.map((token) => this.fail(token)));
-      const rerun = failed.filter(Boolean).length;
-      this.log.warn({ rerun, ended: dead.taskTokens.length - rerun }, 'a worker died: its activities are run again');
-      if (dead.identities.length > 0) await this.recover(current.client, dead.identities);
+      if (dead.taskTokens.length > 0) {
+        const failed = await Promise.all(dead.taskTokens.map((token) => endLostActivity(this.client!, token, this.log)));
+        const rerun = failed.filter(Boolean).length;
+        this.log.warn({ rerun, ended: dead.taskTokens.length - rerun }, 'a worker died: its activities are run again');
+      }
+      // Never this worker's own (a row it lost while away): it lives, and so do its activities.
+      const identities = dead.identities.filter((identity) => identity !== this.identity);
+      // After the recorded tokens, whose retries it then passes over; apart from the sweeps and from the life
+      // connection, so that a slow Temporal delays neither the next look nor this worker's own records.
+      if (identities.length > 0) void this.recover(identities);
     } catch (error) {
       this.lost(current.client, error);
     } finally {
@@ -272,40 +272,23 @@ export class WorkerLife {
     }
   }
 
-  /** What the dead workers left unrecorded, from Temporal; after the recorded tokens, whose retries it then skips. */
-  private async recover(connection: pg.Client, identities: string[]): Promise<void> {
-    const workflowIds = await withTimeout(busyTurnWorkflowIds(connection, RECOVER_AT_MOST), QUERY_TIMEOUT_MS, 'The worker life connection');
-    const recovered = await recoverDeadWorkersWork({
-      client: this.client!,
-      namespace: this.options.namespace,
-      identities: new Set(identities),
-      workflowIds,
-      failure: lostWorkerFailure,
-      logger: this.log,
-    });
-    this.log.warn({ ...recovered, identities }, 'a worker died: what it had not recorded is run again');
-  }
-
-  /** True when the activity was failed (to be run again), false when it had ended or could not be failed. */
-  private async fail(token: Uint8Array): Promise<boolean> {
+  /** What the dead workers left unrecorded, asked of Temporal. */
+  private async recover(identities: string[]): Promise<void> {
     try {
-      await this.client!.activity.fail(token, lostWorkerFailure());
-      return true;
+      const workflowIds = await busyTurnWorkflowIds(this.options.db, RECOVER_AT_MOST);
+      const recovered = await recoverDeadWorkersWork({
+        client: this.client!,
+        namespace: this.options.namespace,
+        identities: new Set(identities),
+        workflowIds,
+        logger: this.log,
+      });
+      this.log.warn({ ...recovered, identities }, 'a worker died: what it had not recorded is run again');
     } catch (error) {
-      // Ended meanwhile (it completed, or its own timeout came first): nothing to run again.
-      if (!(error instanceof ActivityNotFoundError)) {
-        this.log.warn({ err: error }, 'could not fail an activity of a dead worker: its own timeouts will retry it');
-      }
-      return false;
+      this.log.warn(
+        { err: error, identities },
+        'could not ask Temporal what a dead worker left: its activities’ own timeouts will retry them',
+      );
     }
   }
-}
-
-/** The failure a dead worker's activity gets: retried at once, on a live worker. */
-function lostWorkerFailure(): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: WORKER_LOST,
-    message: 'The worker running this attempt died',
-    nextRetryDelay: RETRY_AFTER_LOSS,
-  });
 }

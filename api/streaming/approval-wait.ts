@@ -5,6 +5,7 @@ import type { Response } from 'express';
 import type { EventHub } from './event-hub.ts';
 import type { Db } from '../../store/db.ts';
 import { getApproval, type Approval } from '../../store/approvals.ts';
+import { onClientGone } from './client-gone.ts';
 
 const FALLBACK_POLL_MS = 2_000;
 
@@ -24,9 +25,7 @@ export async function waitForSettled(
     wake();
   };
   // The response closes early when the client goes away: stop holding it.
-  res.on('close', onClose);
-  // Gone before the wait began: its 'close' will not come again.
-  if (res.closed) gone = true;
+  const stopListening = onClientGone(res, onClose);
   try {
     let current = approval;
     while (current.status === 'unanswered' && !gone) {
@@ -43,7 +42,7 @@ export async function waitForSettled(
     }
     return current;
   } finally {
-    res.off('close', onClose);
+    stopListening();
     unsubscribe();
   }
 }

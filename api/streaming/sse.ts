@@ -5,6 +5,7 @@
 // own stream back (and reads PostgreSQL itself when it falls behind), never the process's memory.
 // A stream with no filter takes its batches as SSE text, so a replay's pages are framed by PostgreSQL.
 import type { Request, Response } from 'express';
+import { onClientGone } from './client-gone.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 import type { EventHub } from './event-hub.ts';
 import { sseFrame } from './sse-frame.ts';
@@ -89,10 +90,7 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
     });
   };
 
-  res.on('close', onClose);
-  // A client that hung up while the route was still reading (the session, its access) has had its
-  // 'close' already: without this the stream would follow an idle session for good.
-  if (res.closed) closed.abort();
+  const stopListening = onClientGone(res, onClose);
   res.writeHead(200, SSE_HEADERS);
   res.flushHeaders();
   sseConnectionsOpen.inc();
@@ -142,7 +140,7 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
     sseConnectionsOpen.dec();
     closed.abort();
     clearInterval(heartbeat);
-    res.off('close', onClose);
+    stopListening();
   }
   return { lastSeq, reason };
 }

@@ -14,6 +14,7 @@ import { awaitedClientToolCalls, awaitedView } from '../../store/tool-calls.ts';
 import { turnMessages } from '../../store/messages.ts';
 import { acceptsEventStream, streamEvents } from './sse.ts';
 import { waitForEvent } from './wait-for-event.ts';
+import { onClientGone } from './client-gone.ts';
 
 /** Longest a waiting request holds the connection before answering 202 with the message id. */
 const WAIT_LIMIT_MS = 10 * 60_000;
@@ -68,9 +69,7 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
   }
 
   const closed = new AbortController();
-  res.on('close', () => closed.abort());
-  // Gone already (while the send was being taken): its 'close' will not come again.
-  if (res.closed) closed.abort();
+  onClientGone(res, () => closed.abort());
   const end = await waitForTurn(deps, sessionId, turnId, userMessageId, answer.firstSeq, closed.signal);
   if (!end) return { status: 202, body: accepted };
   if (end.type === 'approval.requested') {

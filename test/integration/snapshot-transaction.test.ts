@@ -60,3 +60,14 @@ test('other errors are not tried again', async () => {
   ).rejects.toMatchObject({ code: '42P01' });
   expect(tries).toBe(1);
 });
+
+test('refused every time: it gives up after a few tries with PostgreSQL’s refusal', async () => {
+  let tries = 0;
+  await expect(
+    inSnapshotTransaction(db, async () => {
+      tries++;
+      throw Object.assign(new Error('could not serialize access due to concurrent update'), { code: '40001' });
+    }),
+  ).rejects.toMatchObject({ code: '40001' });
+  expect(tries).toBe(4);
+});

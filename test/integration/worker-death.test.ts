@@ -79,8 +79,8 @@ test(
     const admin = new pg.Client({ connectionString: inject('databaseUrl') });
     await admin.connect();
     try {
-      const { rowCount } = await admin.query("UPDATE worker_lives SET task_tokens = '{}' WHERE identity = $1", [
-        `${dying.pid}@${os.hostname()}`,
+      const { rowCount } = await admin.query("UPDATE worker_lives SET task_tokens = '{}' WHERE identity LIKE $1", [
+        `${dying.pid}@${os.hostname()}/%`,
       ]);
       expect(rowCount).toBe(1);
     } finally {

@@ -104,3 +104,29 @@ test('a key whose row a dead worker left is not claimed anew: its activities wai
   expect(await claimWorkerLife(next, dyingKey, scope, '5678@host')).toBe(false);
   expect(await twoLooks(next, scope)).toEqual(['step-1']);
 });
+
+test('a dead row’s identity is not given when a live row carries it (its worker lives), nor when it has none', async () => {
+  const scope = `default/test-${randomUUID()}`;
+  const [away, sweeper] = [await connection(), await connection()];
+  const oldKey = key();
+  expect(await claimWorkerLife(away, oldKey, scope, '42@host/away')).toBe(true);
+  await recordRunningTasks(away, oldKey, [token('step-1')]);
+  await away.end();
+  // Its worker came back too late to take its row back, and claimed a new life under the same identity.
+  const back = await connection();
+  expect(await claimWorkerLife(back, key(), scope, '42@host/away')).toBe(true);
+  const first = await takeDeadWorkers(sweeper, scope, 60_000);
+  expect(first).toEqual({ taskTokens: [], identities: [] });
+  // The recorded tokens are still taken (as before), but not the identity: what it runs now is left alone.
+  expect(await takeDeadWorkers(sweeper, scope, 0)).toEqual({ taskTokens: [token('step-1')], identities: [] });
+
+  // A row of a worker of an earlier release has no identity: only its tokens.
+  const older = await connection();
+  const olderKey = key();
+  expect(await claimWorkerLife(older, olderKey, scope, '')).toBe(true);
+  await older.query('UPDATE worker_lives SET identity = NULL WHERE lock_key = $1', [olderKey]);
+  await recordRunningTasks(older, olderKey, [token('tool-2')]);
+  await older.end();
+  await takeDeadWorkers(sweeper, scope, 60_000);
+  expect(await takeDeadWorkers(sweeper, scope, 0)).toEqual({ taskTokens: [token('tool-2')], identities: [] });
+});
