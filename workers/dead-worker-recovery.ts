@@ -12,8 +12,9 @@
 // resetting it would make a survivor replay it just when it takes over the dead worker's work.
 // A workflow task the dead worker had already started still waits for its own timeout
 // (WORKFLOW_TASK_TIMEOUT_MS): Temporal fails one only with its task token, which only that worker had.
-// Not asked about, so left to their own timeouts: the turn workflows of graph runs, approvals asked with
-// POST /approval, deliveries and notices, and sessions past the RECOVER_AT_MOST most recently active.
+// A graph run's turns run in workflows of their own, which Temporal lists (runningGraphWorkflowIds). Not
+// asked about, so left to their own timeouts: approvals asked with POST /approval, deliveries and notices,
+// and what lies past the RECOVER_AT_MOST most recently active sessions and graph workflows.
 // Temporal fails an activity by id whatever its attempt: one whose heartbeat timeout passed between the
 // describe and the fail, and whose retry a live worker already runs, would be failed once more (and run
 // a third time). The window is the milliseconds between two calls, after a timeout of seconds.
@@ -120,6 +121,21 @@ export async function recoverDeadWorkersWork(options: {
   });
   await Promise.all(lanes);
   return recovered;
+}
+
+/**
+ * The running workflows of graph runs on `taskQueue`: the runs themselves and their agent nodes' turns
+ * (the sessions they use read `idle` meanwhile), at most `limit`. Temporal's list may lag a start by a
+ * moment: a turn started in the second before a death may be missed, and waits for its own timeouts.
+ */
+export async function runningGraphWorkflowIds(client: Client, taskQueue: string, limit: number): Promise<string[]> {
+  const query = `WorkflowType IN ('graphRunWorkflow', 'turnWorkflow') AND ExecutionStatus = 'Running' AND TaskQueue = '${taskQueue.replace(/'/g, "\\'")}'`;
+  const ids: string[] = [];
+  for await (const execution of client.workflow.list({ query, pageSize: limit })) {
+    ids.push(execution.workflowId);
+    if (ids.length >= limit) break;
+  }
+  return ids;
 }
 
 /** The identity of the worker that started the run's last workflow task ('' if none is that recent). */

@@ -3,7 +3,7 @@
 // prompts, approval nodes wait durably (across a worker restart) and branch on the answer or on
 // expiry, end nodes complete the run. GET /run/<id> shows the record; the session's events tell
 // the story; a failed turn fails the run.
-import { describe, expect } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { reviewBundle } from '../helpers/harness/bundles.ts';
@@ -11,6 +11,8 @@ import { lastUserText, type FakeRequest } from '../helpers/fakes/fake-model.ts';
 import { createTestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 import type { SessionEvent } from '../../contract/events.ts';
+import { graphRunWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
+import { runningGraphWorkflowIds } from '../../workers/dead-worker-recovery.ts';
 
 const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
 
@@ -111,6 +113,12 @@ describe('workflow graph runs', () => {
       json: { parts: [{ type: 'text', text: 'Are you there?' }] },
     });
     expect(send.status).toBe(409);
+    // Its session is not busy in PostgreSQL's sense, so a worker that finds another dead asks Temporal for
+    // the running graph workflows instead (workers/dead-worker-recovery.ts): the run is among them.
+    await vi.waitFor(
+      async () => expect(await runningGraphWorkflowIds(env.worker.client, env.worker.taskQueue, 50)).toContain(graphRunWorkflowId(runId)),
+      { timeout: 10_000, interval: 200 },
+    );
 
     await env.restartWorker();
     expect((await getRun(env, runId)).body).toMatchObject({ status: 'running', currentNode: 'check' });
