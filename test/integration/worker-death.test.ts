@@ -8,6 +8,7 @@
 import os from 'node:os';
 import pg from 'pg';
 import { expect, inject } from 'vitest';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startWorkerProcess, workersKilledAfterAll } from '../helpers/harness/worker-process.ts';
 import { call } from '../helpers/client/request.ts';
@@ -18,39 +19,50 @@ const workers = workersKilledAfterAll();
 
 const words = Array.from({ length: 200 }, (_, index) => `word${index} `);
 
+/**
+ * A turn streaming slowly on a worker that is SIGKILLed a second into its stream, once a live worker
+ * polls beside it; the step's next attempt answers at once.
+ */
+async function killedMidStream(env: AgentEnv) {
+  const dying = await startWorkerProcess(env.env);
+  workers.push(dying);
+  let calls = 0;
+  env.fake.setHandler(() => (++calls === 1 ? { text: words, chunkDelayMs: 50 } : { text: words }));
+  const sessionId = await env.newSession();
+  const accepted = await call<{ messageId: string }>(`${env.api.url}/session/${sessionId}?async=1`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: 'tell me' }] },
+  });
+  // A second into the stream: the step's task token is recorded by then (milliseconds after it starts).
+  await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'message.part.delta').length >= 20, 60_000);
+  const live = await startWorkerProcess(env.env);
+  workers.push(live);
+  await dying.kill('SIGKILL');
+  return { dying, live, sessionId, turnId: accepted.body.messageId, calls: () => calls };
+}
+
+/** The turn completes with the whole reply, its step run a second time after a `step.retry`. */
+async function expectStepRunAgain(env: AgentEnv, turn: Awaited<ReturnType<typeof killedMidStream>>): Promise<void> {
+  const events = await env.waitForEvents(
+    turn.sessionId,
+    (all) => all.some((event) => event.type === 'turn.completed' && event.turnId === turn.turnId),
+    90_000,
+  );
+  const assistant = events
+    .filter((event): event is Extract<SessionEvent, { type: 'message.completed' }> => event.type === 'message.completed')
+    .at(-1)!;
+  expect(assistant.message.parts).toEqual([{ type: 'text', text: words.join('') }]);
+  expect(events.some((event) => event.type === 'step.retry' && event.messageId === assistant.message.id)).toBe(true);
+  expect(turn.calls()).toBe(2);
+}
+
 test(
   'a worker SIGKILLed mid-step: a live worker runs the step again long before its heartbeat timeout',
   { timeout: 180_000 },
   async ({ env }) => {
-    const dying = await startWorkerProcess(env.env);
-    workers.push(dying);
-    let calls = 0;
-    // The first attempt streams slowly (and dies with its worker); the next answers at once.
-    env.fake.setHandler(() => (++calls === 1 ? { text: words, chunkDelayMs: 50 } : { text: words }));
-    const sessionId = await env.newSession();
-    const accepted = await call<{ messageId: string }>(`${env.api.url}/session/${sessionId}?async=1`, {
-      headers: env.user.auth,
-      json: { parts: [{ type: 'text', text: 'tell me' }] },
-    });
-    const turnId = accepted.body.messageId;
-    // A second into the stream: the step's task token is recorded by then (milliseconds after it starts).
-    await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'message.part.delta').length >= 20, 60_000);
-    const live = await startWorkerProcess(env.env);
-    workers.push(live);
-    await dying.kill('SIGKILL');
-
-    const events = await env.waitForEvents(
-      sessionId,
-      (all) => all.some((event) => event.type === 'turn.completed' && event.turnId === turnId),
-      90_000,
-    );
-    const assistant = events
-      .filter((event): event is Extract<SessionEvent, { type: 'message.completed' }> => event.type === 'message.completed')
-      .at(-1)!;
-    expect(assistant.message.parts).toEqual([{ type: 'text', text: words.join('') }]);
-    expect(events.some((event) => event.type === 'step.retry' && event.messageId === assistant.message.id)).toBe(true);
-    expect(calls).toBe(2);
-    expect(live.output()).toContain('a worker died: its activities are run again');
+    const turn = await killedMidStream(env);
+    await expectStepRunAgain(env, turn);
+    expect(turn.live.output()).toContain('a worker died: its activities are run again');
     env.fake.setHandler(undefined);
   },
 );
@@ -61,47 +73,25 @@ test(
   async ({ env }) => {
     // The step must run on the worker that dies: the earlier tests' workers stop first.
     await Promise.all(workers.splice(0).map((worker) => worker.kill('SIGTERM')));
-    const dying = await startWorkerProcess(env.env);
-    workers.push(dying);
-    let calls = 0;
-    env.fake.setHandler(() => (++calls === 1 ? { text: words, chunkDelayMs: 50 } : { text: words }));
-    const sessionId = await env.newSession();
-    const accepted = await call<{ messageId: string }>(`${env.api.url}/session/${sessionId}?async=1`, {
-      headers: env.user.auth,
-      json: { parts: [{ type: 'text', text: 'tell me' }] },
-    });
-    await env.waitForEvents(sessionId, (events) => events.filter((event) => event.type === 'message.part.delta').length >= 20, 60_000);
-    const live = await startWorkerProcess(env.env);
-    workers.push(live);
-    await dying.kill('SIGKILL');
+    const turn = await killedMidStream(env);
     // As if it had died between Temporal handing it the step and its record of it: its row keeps only its
     // identity. A sweep takes the row at its second look, at least 900 ms after the first.
     const admin = new pg.Client({ connectionString: inject('databaseUrl') });
     await admin.connect();
     try {
       const { rowCount } = await admin.query("UPDATE worker_lives SET task_tokens = '{}' WHERE identity LIKE $1", [
-        `${dying.pid}@${os.hostname()}/%`,
+        `${turn.dying.pid}@${os.hostname()}/%`,
       ]);
       expect(rowCount).toBe(1);
     } finally {
       await admin.end();
     }
 
-    const events = await env.waitForEvents(
-      sessionId,
-      (all) => all.some((event) => event.type === 'turn.completed' && event.turnId === accepted.body.messageId),
-      90_000,
-    );
-    const assistant = events
-      .filter((event): event is Extract<SessionEvent, { type: 'message.completed' }> => event.type === 'message.completed')
-      .at(-1)!;
-    expect(assistant.message.parts).toEqual([{ type: 'text', text: words.join('') }]);
-    expect(events.some((event) => event.type === 'step.retry' && event.messageId === assistant.message.id)).toBe(true);
-    expect(calls).toBe(2);
-    expect(live.output()).toContain('what it had not recorded is run again');
-    expect(live.output()).toMatch(/"activities":1\b/);
+    await expectStepRunAgain(env, turn);
+    expect(turn.live.output()).toContain('what it had not recorded is run again');
+    expect(turn.live.output()).toMatch(/"activities":1\b/);
     // The session's last workflow task ran on the dead worker: its next one goes to the shared queue.
-    expect(live.output()).toMatch(/"unstuck":[1-9]/);
+    expect(turn.live.output()).toMatch(/"unstuck":[1-9]/);
     env.fake.setHandler(undefined);
   },
 );
