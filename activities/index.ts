@@ -21,6 +21,7 @@ import { webhookActivities } from './webhooks.ts';
 import { approvalActivities } from './approvals.ts';
 import { scheduleActivities } from './schedules.ts';
 import { triggerActivities } from './triggers.ts';
+import { agentCallActivities } from './agent-calls.ts';
 
 export interface ActivityDeps {
   db: Db;
@@ -69,6 +70,7 @@ export function createActivities(deps: ActivityDeps) {
     ...webhookActivities(deps),
     ...approvalActivities({ ...deps, bundleOf }),
     ...scheduleActivities(deps),
+    ...agentCallActivities({ db: deps.db, taskQueue: deps.config.taskQueue, revisionOf, limits: deps.config.limits }),
     ...triggerActivities({
       db: deps.db,
       taskQueue: deps.config.taskQueue,

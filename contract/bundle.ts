@@ -48,6 +48,15 @@ export interface CommandDef {
   subtask?: boolean;
 }
 
+/** Another agent of the same user this one may call (docs/tools.md, "Calling other agents"). */
+export interface CallableAgentRef {
+  name: string;
+  /** Calls run this revision; without it, the callee's live revision at each call. */
+  revision?: number;
+  /** The tool's description; without it, the start of the callee's instructions. */
+  description?: string;
+}
+
 export type ChannelProvider = 'webhook' | 'slack' | 'telegram' | 'email';
 
 export interface UserChannel {
@@ -105,6 +114,8 @@ export interface Bundle {
   secretGrants: string[];
   jsonReply?: JsonReply;
   command?: Record<string, CommandDef>;
+  /** Absent on bundles that call no agent (and on those stored before agents could call agents). */
+  agents?: CallableAgentRef[];
   userChannels: UserChannel[];
   workflows: Record<string, Workflow>;
 }

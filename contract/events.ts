@@ -58,8 +58,11 @@ export interface MessageView {
 }
 
 export interface EventData {
-  /** `parentSessionId`: a subtask's session, opened by a command called from that session. */
-  'session.created': { agentId: string; revision: number; forkedFrom?: string; parentSessionId?: string };
+  /**
+   * `parentSessionId`: a subtask's session, opened by a command called from that session, or a child
+   * session another agent's tool call opened (`parentToolCallId`: that call).
+   */
+  'session.created': { agentId: string; revision: number; forkedFrom?: string; parentSessionId?: string; parentToolCallId?: string };
   'message.created': { message: MessageView };
   /** `userMessageId`: the user message a regenerated turn answers (otherwise it is `turnId` itself). */
   'turn.started': { turnId: string; userMessageId?: string };
@@ -137,6 +140,22 @@ export interface EventData {
   'workflow.node': { runId: string; visit: number; nodeId: string; nodeType: 'agent' | 'approval' | 'end' };
   'workflow.completed': { runId: string; outputs: Record<string, unknown> };
   'workflow.failed': { runId: string; error: string };
+  /**
+   * A tool call of this session's turn called another agent (docs/tools.md, "Calling other agents"):
+   * its message went to the child session `childSessionId` (new, or continued), whose turn runs now.
+   */
+  'subagent.started': { messageId: string; toolCallId: string; agent: string; childSessionId: string; childMessageId: string };
+  /** The child's turn ended with a reply, which is the call's result (its `tool.result` follows). */
+  'subagent.completed': { messageId: string; toolCallId: string; agent: string; childSessionId: string };
+  /** The child's turn failed or was aborted: the call's result is an error the model reads. */
+  'subagent.failed': {
+    messageId: string;
+    toolCallId: string;
+    agent: string;
+    childSessionId: string;
+    status: 'failed' | 'aborted';
+    error: string;
+  };
 }
 
 export type EventType = keyof EventData;

@@ -27,12 +27,16 @@ export function turnEventFilter(turnId: string, userMessageId = turnId): (event:
       // A compaction a turn's step needed (one asked for through the API names no turn).
       case 'session.compacted':
         return event.turnId === turnId;
-      // Of the turn's messages, a structured reply that was not valid (reply.invalid) included.
+      // Of the turn's messages, a structured reply that was not valid (reply.invalid) and the calls of
+      // its steps to other agents (subagent.*, whose `messageId` is the step's) included.
       case 'message.part.delta':
       case 'step.retry':
       case 'tool.call':
       case 'tool.result':
       case 'reply.invalid':
+      case 'subagent.started':
+      case 'subagent.completed':
+      case 'subagent.failed':
         return messages.has(event.messageId);
       case 'approval.requested':
         if (event.turnId !== turnId) return false;

@@ -80,6 +80,11 @@ export class ClientToolCalls {
     return { result: entry.result };
   }
 
+  /** Whether this call has its answer. */
+  hasResult(messageId: string, toolCallId: string): boolean {
+    return this.waiting.get(key(messageId, toolCallId))?.result !== undefined;
+  }
+
   /** Whether every one of the step's `calls` has its answer. */
   allAnswered(messageId: string, calls: readonly ToolCall[]): boolean {
     return calls.every((call) => this.waiting.get(key(messageId, call.toolCallId))?.result);

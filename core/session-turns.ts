@@ -18,10 +18,18 @@ export interface QueuedAt {
 }
 
 /** Where a subtask's reply goes once its turn ends. */
+/**
+ * Where a turn's reply goes once it ends: a subtask's reply into the session its command was called
+ * from (as message `messageId`), or, with `toolCallId`, another agent's call (its step message
+ * `messageId`), whose result the reply is (store/agent-calls.ts).
+ */
 export interface SubtaskReplyTarget {
   sessionId: string;
   messageId: string;
   command?: string;
+  toolCallId?: string;
+  /** The called agent's name, for the caller's events. */
+  agent?: string;
 }
 
 export interface QueuedTurn extends QueuedAt {

@@ -96,8 +96,11 @@ export interface ToolCall {
   toolCallId: string;
   toolName: string;
   input: unknown;
-  /** `client`: a custom tool with valid input; the turn waits for the client's result. */
-  executor?: 'client';
+  /**
+   * `client`: a custom tool with valid input; the turn waits for the client's result. `agent`: a call of
+   * another agent (its tool `agent_<name>`, valid input): a child session runs it and its reply is the result.
+   */
+  executor?: 'client' | 'agent';
   /** A custom tool's input that does not match its `parameters`: the model is told, nobody is asked. */
   inputError?: string;
   /**

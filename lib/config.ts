@@ -167,6 +167,11 @@ export interface Limits {
    * Retry-After beyond): what bounds the work a user can queue while the workers catch up.
    */
   queuedSendsPerUser: number;
+  /**
+   * How deep a chain of agents calling agents may go (docs/tools.md): a session a person opened is at
+   * 0, the child of its agent's call at 1; a call that would open a child past this is refused.
+   */
+  agentCallDepth: number;
   /** Scripts of the `code` tool one user runs at once per worker process: at most one fewer than its threads (one per core, 2 to 4). */
   codeScriptsPerUser: number;
   /** Bytes of files (images, PDFs, text) the model is sent in one step: the files of the whole conversation. */
@@ -438,6 +443,7 @@ export function loadConfig(env: Env = process.env): Config {
       storedBytesPerUser: int(env, 'STORED_BYTES_PER_USER', 1024 * 1024 * 1024, 0),
       runningTurnsPerUser: int(env, 'RUNNING_TURNS_PER_USER', 150, 1),
       queuedSendsPerUser: int(env, 'QUEUED_SENDS_PER_USER', 500, 1),
+      agentCallDepth: int(env, 'AGENT_CALL_DEPTH_LIMIT', 4, 1, 32),
       // At most one fewer than the code sandbox's threads (activities/tools/code.ts), so one user never holds them all.
       codeScriptsPerUser: int(env, 'CODE_SCRIPTS_PER_USER', 2, 1, 3),
       turnFileBytes: int(env, 'TURN_FILE_BYTES_LIMIT', 50 * 1024 * 1024, 1),

@@ -6,6 +6,7 @@ import { inTransaction } from './db.ts';
 import { newId } from '../lib/ids.ts';
 import type { Bundle } from '../lib/bundle/index.ts';
 import type { ToolServerTool } from '../contract/tool-servers.ts';
+import type { CallableAgent } from '../lib/workflow-safe/agent-tools.ts';
 
 export interface Agent {
   id: string;
@@ -25,6 +26,8 @@ export interface AgentRevision {
   fetchedSkills: Record<string, string>;
   /** The tools of each remote MCP server the bundle names, listed at deploy, by server id. */
   remoteTools: Record<string, ToolServerTool[]>;
+  /** The agents the bundle may call, as deploy resolved them (api/agents/callable-agents.ts). */
+  callableAgents: CallableAgent[];
   createdAt: Date;
 }
 
@@ -44,6 +47,7 @@ interface RevisionRow {
   warnings: string[];
   fetched_skills: Record<string, string>;
   remote_tools: Record<string, ToolServerTool[]>;
+  callable_agents: CallableAgent[] | null;
   created_at: Date;
 }
 
@@ -63,6 +67,7 @@ const toRevision = (row: RevisionRow): AgentRevision => ({
   warnings: row.warnings,
   fetchedSkills: row.fetched_skills,
   remoteTools: row.remote_tools,
+  callableAgents: row.callable_agents ?? [],
   createdAt: row.created_at,
 });
 
@@ -74,6 +79,7 @@ export async function deployRevision(
     warnings: string[];
     fetchedSkills?: Record<string, string>;
     remoteTools?: Record<string, ToolServerTool[]>;
+    callableAgents?: CallableAgent[];
   },
 ): Promise<{ agent: Agent; created: boolean }> {
   return inTransaction(db, async (client) => {
@@ -95,7 +101,8 @@ export async function deployRevision(
       row = updated.rows[0]!;
     }
     await client.query(
-      'INSERT INTO agent_revisions (agent_id, revision, bundle, warnings, fetched_skills, remote_tools) VALUES ($1, $2, $3, $4, $5, $6)',
+      `INSERT INTO agent_revisions (agent_id, revision, bundle, warnings, fetched_skills, remote_tools, callable_agents)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [
         row.id,
         row.current_revision,
@@ -103,6 +110,7 @@ export async function deployRevision(
         JSON.stringify(input.warnings),
         JSON.stringify(input.fetchedSkills ?? {}),
         JSON.stringify(input.remoteTools ?? {}),
+        JSON.stringify(input.callableAgents ?? []),
       ],
     );
     return { agent: toAgent(row), created };
@@ -124,7 +132,10 @@ export async function getRevision(db: Db, agentId: string, revision: number): Pr
   return rows[0] && toRevision(rows[0]);
 }
 
-export async function listRevisions(db: Db, agentId: string): Promise<Omit<AgentRevision, 'bundle' | 'fetchedSkills' | 'remoteTools'>[]> {
+export async function listRevisions(
+  db: Db,
+  agentId: string,
+): Promise<Omit<AgentRevision, 'bundle' | 'fetchedSkills' | 'remoteTools' | 'callableAgents'>[]> {
   const { rows } = await db.query<RevisionRow>(
     'SELECT agent_id, revision, warnings, created_at FROM agent_revisions WHERE agent_id = $1 ORDER BY revision DESC',
     [agentId],

@@ -19,6 +19,10 @@ export interface Session {
   forkedFrom: string | null;
   /** A subtask's session: the session its command was called from (its reply goes back there). */
   parentSessionId: string | null;
+  /** A child session another agent's tool call opened: that call (its parent is `parentSessionId`). */
+  parentToolCallId: string | null;
+  /** How deep in a chain of agent calls this session is: 0 for one a person or trigger opened. */
+  callDepth: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -37,6 +41,8 @@ interface SessionRow {
   cost_usd: string;
   forked_from: string | null;
   parent_session_id: string | null;
+  parent_tool_call_id: string | null;
+  call_depth: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -58,9 +64,18 @@ function toSession(row: SessionRow): Session {
     },
     forkedFrom: row.forked_from,
     parentSessionId: row.parent_session_id,
+    parentToolCallId: row.parent_tool_call_id ?? null,
+    callDepth: row.call_depth ?? 0,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** The agent call that opens a child session (docs/tools.md, "Calling other agents"). */
+export interface ParentCall {
+  toolCallId: string;
+  /** The child's depth in the chain of calls: its parent's plus one. */
+  depth: number;
 }
 
 /** Creates a session pinned to the agent's revision, with its `session.created` event (seq 1). */
@@ -77,7 +92,7 @@ export async function createSession(
  */
 export async function openSessionOnce(
   db: Db,
-  input: { id: string; userId: string; agentId: string; revision: number; parentSessionId?: string },
+  input: { id: string; userId: string; agentId: string; revision: number; parentSessionId?: string; parentCall?: ParentCall },
 ): Promise<Session> {
   return inTransaction(db, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [input.id]);
@@ -94,19 +109,28 @@ export async function openSessionOnce(
  */
 export async function insertSession(
   db: Db | DbClient,
-  input: { userId: string; agentId: string; revision: number; forkedFrom?: string; parentSessionId?: string; id?: string },
+  input: {
+    userId: string;
+    agentId: string;
+    revision: number;
+    forkedFrom?: string;
+    parentSessionId?: string;
+    parentCall?: ParentCall;
+    id?: string;
+  },
 ): Promise<Session> {
   const data = {
     agentId: input.agentId,
     revision: input.revision,
     ...(input.forkedFrom ? { forkedFrom: input.forkedFrom } : {}),
     ...(input.parentSessionId ? { parentSessionId: input.parentSessionId } : {}),
+    ...(input.parentCall ? { parentToolCallId: input.parentCall.toolCallId } : {}),
   };
   // `announced` makes the NOTIFY run: PostgreSQL skips a SELECT in WITH that nothing reads.
   const { rows } = await db.query<SessionRow & { announced: unknown }>(
     `WITH session AS (
-       INSERT INTO sessions (id, user_id, agent_id, revision, forked_from, parent_session_id, last_seq)
-       VALUES ($1, $2, $3, $4, $5, $6, 1) RETURNING *
+       INSERT INTO sessions (id, user_id, agent_id, revision, forked_from, parent_session_id, parent_tool_call_id, call_depth, last_seq)
+       VALUES ($1, $2, $3, $4, $5, $6, $9, $10, 1) RETURNING *
      ), inserted AS (
        INSERT INTO events (session_id, seq, type, data) SELECT id, 1, 'session.created', $7::jsonb FROM session RETURNING *
      ), notice AS (
@@ -122,6 +146,8 @@ export async function insertSession(
       input.parentSessionId ?? null,
       JSON.stringify(data),
       EVENTS_CHANNEL,
+      input.parentCall?.toolCallId ?? null,
+      input.parentCall?.depth ?? 0,
     ],
   );
   const { announced: _announced, ...session } = rows[0]!;

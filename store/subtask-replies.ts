@@ -4,7 +4,8 @@
 // it): the parent's next turn reads it; a turn running there meanwhile does not.
 import type { MessagePart } from '../contract/events.ts';
 import { inTransaction, type Db } from './db.ts';
-import { insertMessage, turnMessages } from './messages.ts';
+import { insertMessage } from './messages.ts';
+import { readTurnReply } from './agent-calls.ts';
 
 export interface SubtaskReply {
   /** The parent session and the id its reply message takes (chosen when the command was sent). */
@@ -25,29 +26,18 @@ export async function recordSubtaskReply(db: Db, reply: SubtaskReply): Promise<{
     const existing = await client.query('SELECT 1 FROM messages WHERE id = $1', [reply.messageId]);
     if ((existing.rowCount ?? 0) > 0) return { recorded: true };
 
-    const messages = await turnMessages(client, reply.childSessionId, reply.turnId);
-    const answer = messages.filter((message) => message.role === 'assistant' && message.status !== 'streaming').at(-1);
-    const text = (answer?.parts ?? []).flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
-    const json = answer?.parts.find((part) => part.type === 'json');
-    const failure =
-      reply.status === 'failed'
-        ? await client.query<{ error: string | null }>(
-            `SELECT data->>'error' AS error FROM events WHERE session_id = $1 AND type = 'turn.failed' AND data->>'turnId' = $2 LIMIT 1`,
-            [reply.childSessionId, reply.turnId],
-          )
-        : undefined;
-    const error = failure?.rows[0]?.error;
+    const { messageId, text, json, error } = await readTurnReply(client, reply.childSessionId, reply.turnId, reply.status === 'failed');
     const parts: MessagePart[] = [
       {
         type: 'subtask',
         sessionId: reply.childSessionId,
-        messageId: answer?.id ?? null,
+        messageId,
         status: reply.status,
         ...(reply.command ? { command: reply.command } : {}),
         ...(error ? { error } : {}),
       },
       ...(text ? [{ type: 'text' as const, text }] : []),
-      ...(json ? [json] : []),
+      ...(json !== undefined ? [{ type: 'json' as const, json }] : []),
     ];
     await insertMessage(client, {
       id: reply.messageId,

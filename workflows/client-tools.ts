@@ -137,6 +137,10 @@ export function clientTools(input: TurnInput, stored: StoredAnswers) {
     ended(): void {
       over = true;
     },
+    /** Whether this call (a client's, or another agent's) has its answer. */
+    answered(messageId: string, toolCallId: string): boolean {
+      return calls.hasResult(messageId, toolCallId);
+    },
     /** A model step is about to run with this message id. */
     stepStarted(messageId: string): void {
       calls.stepStarted(messageId);
@@ -146,16 +150,22 @@ export function clientTools(input: TurnInput, stored: StoredAnswers) {
       calls.stepDone(messageId, stepCalls);
     },
     /**
-     * Waits for the results of `calls` (the client calls of step `messageId`), announced under the tool
-     * message `resultsMessageId`; a call unanswered at the timeout gets NO_CLIENT_RESULT.
+     * Waits for the results of `calls` (the client calls, and calls of other agents, of step `messageId`),
+     * announced under the tool message `resultsMessageId`; a client's call unanswered at the timeout gets
+     * NO_CLIENT_RESULT. Another agent's call waits for its child's turn to end, however long (the child's
+     * own waits, approvals and client tools, have their limits), or for this turn's abort.
      */
-    async awaitResults(messageId: string, stepCalls: readonly ToolCall[], resultsMessageId: string): Promise<ToolResultPart[]> {
+    async awaitResults(messageId: string, awaitedCalls: readonly ToolCall[], resultsMessageId: string): Promise<ToolResultPart[]> {
       toolMessageId = resultsMessageId;
       waitingFor = messageId;
       const turnId = input.turnId;
-      await book.setClientToolWait({ sessionId: input.sessionId, turnId, waiting: true });
+      const stepCalls = awaitedCalls.filter((call) => call.executor === 'client');
+      const agentCalls = awaitedCalls.filter((call) => call.executor === 'agent');
+      // The session waits for its client; while other agents answer it runs.
+      const clientWaits = stepCalls.length > 0;
+      if (clientWaits) await book.setClientToolWait({ sessionId: input.sessionId, turnId, waiting: true });
       const timeoutMs = input.settings.clientToolTimeoutMs ?? DEFAULT_CLIENT_TOOL_TIMEOUT_MS;
-      const allIn = await condition(() => calls.allAnswered(messageId, stepCalls), timeoutMs);
+      const allIn = !clientWaits || (await condition(() => calls.allAnswered(messageId, stepCalls), timeoutMs));
       if (!allIn) {
         deprecatePatch(PATCHES_OF_0_1_0.clientAnswersInPostgres);
         // Closed in PostgreSQL first: an answer stored before the close is taken (its hand-over may be
@@ -168,11 +178,12 @@ export function clientTools(input: TurnInput, stored: StoredAnswers) {
         });
         for (const answer of before) await takeAndAnnounce(answer);
       }
+      if (agentCalls.length > 0) await condition(() => calls.allAnswered(messageId, agentCalls));
       waitingFor = undefined;
       waited.add(messageId);
-      const results = calls.close(messageId, stepCalls);
+      const results = calls.close(messageId, awaitedCalls);
       await condition(() => announcing === 0);
-      await book.setClientToolWait({ sessionId: input.sessionId, turnId, waiting: false });
+      if (clientWaits) await book.setClientToolWait({ sessionId: input.sessionId, turnId, waiting: false });
       return results;
     },
   };

@@ -10,6 +10,7 @@ import {
   condition,
   continueAsNew,
   deprecatePatch,
+  getExternalWorkflowHandle,
   log,
   proxyActivities,
   proxyLocalActivities,
@@ -82,7 +83,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   // (the same message id, under its Idempotency-Key) is taken then and runs its turn once. A send's task
   // never also ends the workflow (its handler holds the idle exit and continue-as-new back), so Temporal
   // has no reason to refuse it; a task lost with its worker is timed out and its Update delivered again.
-  const { recordUserMessage, revertMessages, endTurn, returnSubtaskReply, turnEndSeq } = proxyLocalActivities<Activities>({
+  const { recordUserMessage, revertMessages, endTurn, returnSubtaskReply, endAgentCall, turnEndSeq } = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 10 },
   });
@@ -329,15 +330,33 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     }
   }
 
-  /** A subtask's reply into its parent session; a problem there is logged, never fails this session. */
+  /**
+   * A subtask's reply into its parent session, or another agent's call's result into its caller's
+   * session, whose workflow is then woken (a lost wake-up is the API's send sweep's); a problem there is
+   * logged, never fails this session.
+   */
   async function returnReply(turnId: string, target: SubtaskReplyTarget, ended: TurnEnd): Promise<void> {
+    const status = 'outcome' in ended ? ended.outcome.status : 'failed';
     try {
+      if (target.toolCallId) {
+        const { stored } = await endAgentCall({
+          parentSessionId: target.sessionId,
+          messageId: target.messageId,
+          toolCallId: target.toolCallId,
+          agent: target.agent ?? '',
+          childSessionId: input.sessionId,
+          turnId,
+          status,
+        });
+        if (stored) await getExternalWorkflowHandle(sessionWorkflowId(target.sessionId)).signal(sendsWaitingSignal, { messageId: turnId });
+        return;
+      }
       await returnSubtaskReply({
         parentSessionId: target.sessionId,
         messageId: target.messageId,
         childSessionId: input.sessionId,
         turnId,
-        status: 'outcome' in ended ? ended.outcome.status : 'failed',
+        status,
         ...(target.command ? { command: target.command } : {}),
       });
     } catch (error) {

@@ -28,6 +28,7 @@ import { inCallOrder, TurnProgress } from '../core/turn-progress.ts';
 import { askUser } from './ask-user.ts';
 import { approvedTool } from './tool-approval.ts';
 import { clientTools, StoredAnswers } from './client-tools.ts';
+import { agentCalls } from './agent-calls.ts';
 import { messageId } from './ids.ts';
 import { placeWaits, type PlaceWaits } from './place-waits.ts';
 import { compactionPlaceKey, stepPlaceKey, toolPlaceKey } from '../core/place-keys.ts';
@@ -107,6 +108,7 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
     retry: { maximumAttempts: TOOL_CALL_ATTEMPTS },
   });
   const client = clientTools(input, answers);
+  const subagents = agentCalls(input);
   // The loop's rules (core/turn-progress.ts, `progress`): totals, steering read, what follows a step.
 
   // A step, tool call or compaction whose user already runs RUNNING_TURNS_PER_USER of them does not run
@@ -179,9 +181,10 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
         };
         let result = await stepInTurn(stepInput);
         if (result.compact) result = await stepInTurn(await compactedStep(stepInput, result.compact));
-        // Calls the client runs (custom tools with valid input) are awaited together, after the others.
-        const clientCalls = result.toolCalls.filter((call) => call.executor === 'client');
-        client.stepDone(stepMessageId, clientCalls);
+        // Calls the client runs (custom tools with valid input) and calls of other agents (child sessions)
+        // are awaited together, after the others.
+        const awaitedCalls = result.toolCalls.filter((call) => call.executor !== undefined);
+        client.stepDone(stepMessageId, awaitedCalls);
         const verdict = progress.afterStep(result, step);
         if (verdict.next === 'completed') {
           completedByStep = true;
@@ -232,7 +235,17 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
               : call.approval
                 ? approvedTool(input, { ...call, approval: call.approval }, () => runService(call))
                 : runService(call);
-        const serviceCalls = result.toolCalls.filter((call) => call.executor !== 'client');
+        // Other agents' calls start first, all at once: their children run while this turn's own calls do.
+        // A call refused (the depth limit, a callee deleted) is answered with why, as a result would be.
+        await Promise.all(
+          awaitedCalls
+            .filter((awaited) => awaited.executor === 'agent')
+            .map(async (call) => {
+              const refused = await subagents.start(stepMessageId, call);
+              if (refused !== undefined) answers.deliver({ messageId: stepMessageId, toolCallId: call.toolCallId, error: refused });
+            }),
+        );
+        const serviceCalls = result.toolCalls.filter((call) => call.executor === undefined);
         // A step with calls its tools' policies ask about (core/tool-policies.ts) runs its calls at once, so
         // each approval is asked now and answerable in any order.
         if (serviceCalls.some((call) => call.approval)) {
@@ -242,8 +255,8 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
           for (const call of serviceCalls) results.push(await runTool(call));
         }
         const resultsMessageId = messageId();
-        if (clientCalls.length > 0) {
-          results.push(...(await client.awaitResults(stepMessageId, clientCalls, resultsMessageId)));
+        if (awaitedCalls.length > 0) {
+          results.push(...(await client.awaitResults(stepMessageId, awaitedCalls, resultsMessageId)));
         }
         // The tool message keeps the order of the calls.
         const turnId = input.userMessageId ?? input.turnId;
@@ -260,6 +273,7 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
       return outcome;
     } catch (error) {
       if (isCancellation(error)) {
+        await subagents.abortUnanswered((messageId, toolCallId) => client.answered(messageId, toolCallId));
         await CancellationScope.nonCancellable(() =>
           book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated, outcome: 'aborted' }),
         );

@@ -14,6 +14,7 @@ import { toolInputProblem } from './validate-input.ts';
 import { isRemoteTool } from './remote.ts';
 import type { BuiltinTool } from './types.ts';
 import type { SchemaChecks } from './schema-checks.ts';
+import { agentToolName, readAgentCallInput, type CallableAgent } from '../../lib/workflow-safe/agent-tools.ts';
 
 /** As many schema errors as a model is told for one call. */
 const MAX_REPORTED = 5;
@@ -32,9 +33,15 @@ export async function classifyToolCalls(
   calls: readonly ToolCall[],
   remote: readonly BuiltinTool[] = [],
   approvals?: ApprovalContext,
+  agents: readonly CallableAgent[] = [],
 ): Promise<ToolCall[]> {
   const checked = await Promise.all(
     calls.map(async (call): Promise<ToolCall> => {
+      // A call of another agent (deploy keeps other tools from taking an agent tool's name).
+      if (agents.some((agent) => agentToolName(agent.name) === call.toolName)) {
+        const read = readAgentCallInput(call.input);
+        return 'problem' in read ? { ...call, inputError: read.problem } : { ...call, executor: 'agent' };
+      }
       const builtin = call.toolName === ASK_MY_USER ? undefined : findBuiltinTool(bundle, call.toolName, skills, remote);
       // A built-in tool checks its own input (activities/tools/define.ts), against a schema of ours.
       if (call.toolName === ASK_MY_USER || (builtin && !isRemoteTool(builtin))) return call;
@@ -81,7 +88,8 @@ function policyVerdict(
   remote: readonly BuiltinTool[],
   call: ToolCall,
 ): ToolCall | { ask: Omit<ToolCallToApprove, 'lastUserMessage'> } {
-  if (call.inputError !== undefined || call.executor === 'client' || call.toolName === ASK_MY_USER) return call;
+  // Policies are about tool servers' tools: a client's tools and other agents (which ask their own) have none.
+  if (call.inputError !== undefined || call.executor !== undefined || call.toolName === ASK_MY_USER) return call;
   const tool = findBuiltinTool(bundle, call.toolName, skills, remote);
   const server = tool && (isRemoteTool(tool) ? { id: tool.serverId, kind: 'remote' as const } : builtinServerOf(bundle, call.toolName));
   if (!tool || !server) return call;

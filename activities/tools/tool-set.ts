@@ -12,12 +12,14 @@ import type { BuiltinTool } from './types.ts';
 import type { LoadableSkill } from '../../lib/skills.ts';
 import { loadSkillTool } from './load-skill.ts';
 import { ASK_MY_USER, askMyUserDescription, askMyUserInputSchema } from '../../lib/workflow-safe/ask-my-user.ts';
+import { agentToolInputSchema, agentToolName, type CallableAgent } from '../../lib/workflow-safe/agent-tools.ts';
 
 /** `remote`: the revision's remote MCP tools (activities/tools/remote.ts), declared after the built-in ones. */
 export function modelToolSet(
   bundle: Pick<Bundle, 'mcps' | 'customTools'>,
   skills: readonly LoadableSkill[] = [],
   remote: readonly BuiltinTool[] = [],
+  agents: readonly CallableAgent[] = [],
 ): Record<string, Tool> {
   const tools: Record<string, Tool> = {
     // Every agent can ask its user; the turn runs it as an approval (workflows/turn.ts).
@@ -32,6 +34,12 @@ export function modelToolSet(
   for (const custom of bundle.customTools) {
     if (Object.hasOwn(tools, custom.id)) continue;
     tools[custom.id] = tool({ description: custom.description, inputSchema: jsonSchema(custom.parameters as JSONSchema7) });
+  }
+  // The agents it may call, one tool each (docs/tools.md, "Calling other agents"); run by the turn as child sessions.
+  for (const agent of agents) {
+    const name = agentToolName(agent.name);
+    if (Object.hasOwn(tools, name)) continue;
+    tools[name] = tool({ description: agent.description, inputSchema: jsonSchema(agentToolInputSchema as unknown as JSONSchema7) });
   }
   return tools;
 }

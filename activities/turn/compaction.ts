@@ -69,13 +69,13 @@ export function compactionActivities(deps: CompactionDeps) {
       ) {
         throw nonRetryable(FAILURE.sessionBusy, 'A turn is running in this session');
       }
-      const { bundle, skills, remoteTools } = await deps.revisionOf(input.agentId, input.revision);
+      const { bundle, skills, remoteTools, callableAgents } = await deps.revisionOf(input.agentId, input.revision);
       const ref = modelRefOf(bundle, input.model);
       const messagesTurnId = input.userMessageId ?? input.turnId ?? (await lastTurnId(deps.db, input.sessionId));
       if (!messagesTurnId) return unchanged(0);
       const history = await conversation(deps.db, input.sessionId, messagesTurnId);
       const view = compactedView(history);
-      const fixedText = fixedRequestText(systemPrompt(bundle, skills), modelToolSet(bundle, skills, remoteTools));
+      const fixedText = fixedRequestText(systemPrompt(bundle, skills), modelToolSet(bundle, skills, remoteTools, callableAgents));
       const tokensOf = (message: MessageView) => messageTokens(message, settings.toolResultMaxChars);
       const tokensBefore = requestTokens({ view, fixedText, toolResultMaxChars: settings.toolResultMaxChars });
 

@@ -5,6 +5,7 @@ import { getRevision } from '../../store/agents.ts';
 import type { Bundle } from '../../lib/bundle/index.ts';
 import { loadableSkills, type LoadableSkill } from '../../lib/skills.ts';
 import { remoteTools, type RemoteTool } from '../tools/remote.ts';
+import type { CallableAgent } from '../../lib/workflow-safe/agent-tools.ts';
 
 const MAX_ENTRIES = 500;
 
@@ -13,6 +14,8 @@ export interface CachedRevision {
   skills: LoadableSkill[];
   /** The tools of its remote MCP servers, as listed at its deploy. */
   remoteTools: RemoteTool[];
+  /** The agents it may call, as resolved at its deploy. */
+  callableAgents: CallableAgent[];
 }
 
 export type RevisionOf = (agentId: string, revision: number) => Promise<CachedRevision>;
@@ -30,6 +33,7 @@ export function revisionCache(db: Db): RevisionOf {
       bundle: found.bundle,
       skills: loadableSkills(found.bundle, found.fetchedSkills),
       remoteTools: remoteTools(found.remoteTools),
+      callableAgents: found.callableAgents,
     };
     cache.set(key, entry);
     return entry;

@@ -73,7 +73,8 @@ export async function finishStep(
         data: {
           messageId: input.messageId,
           ...call,
-          executor: executor ?? ('service' as const),
+          // The service runs an agent call (a child session); only the client's own calls say `client`.
+          executor: executor === 'client' ? executor : ('service' as const),
           idempotencyKey: toolCallIdempotencyKey(input.sessionId, input.messageId, call.toolCallId),
         },
       })),
@@ -119,8 +120,8 @@ export async function reported(
 }
 
 function classify(deps: ModelStepDeps, scope: Pick<StepScope, 'revision' | 'approvals'>, calls: readonly ToolCall[]): Promise<ToolCall[]> {
-  const { bundle, skills, remoteTools } = scope.revision;
-  return classifyToolCalls(deps.schemaChecks, bundle, skills, calls, remoteTools, scope.approvals);
+  const { bundle, skills, remoteTools, callableAgents } = scope.revision;
+  return classifyToolCalls(deps.schemaChecks, bundle, skills, calls, remoteTools, scope.approvals, callableAgents);
 }
 
 /** With `jsonReply`, why a finished reply (no tool calls, no valid JSON part) is not valid; read from what is stored. */

@@ -46,12 +46,12 @@ export interface StepRequestScope {
 /** The request, or `{ over }` when the conversation is past the compaction threshold. */
 export async function stepRequest(deps: ModelStepDeps, scope: StepRequestScope): Promise<StepRequest | { over: ContextCheck }> {
   const { input, revision, ref } = scope;
-  const { bundle, skills, remoteTools } = revision;
+  const { bundle, skills, remoteTools, callableAgents } = revision;
   const { context: contextSettings, limits } = deps.config;
   const history = await conversation(deps.db, input.sessionId, scope.messagesTurnId);
   const instructions = withReplyFormat(systemPrompt(bundle, skills), bundle);
   // A turn that must end in a structured reply may be told to do it without tools (allowSubtasks: false).
-  const tools = bundle.jsonReply && !bundle.jsonReply.allowSubtasks ? {} : modelToolSet(bundle, skills, remoteTools);
+  const tools = bundle.jsonReply && !bundle.jsonReply.allowSubtasks ? {} : modelToolSet(bundle, skills, remoteTools, callableAgents);
   const fixedText = fixedRequestText(instructions, tools);
   // Past the compaction threshold, the turn compacts the conversation first and runs this step again.
   const checked =

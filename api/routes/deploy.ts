@@ -18,6 +18,7 @@ import { remoteToolLister } from '../agents/fetch-remote-tools.ts';
 import type { RegisteredToolsReader } from '../agents/registered-tools.ts';
 import { callerGone } from '../agents/caller-gone.ts';
 import { listMcpServers } from '../../store/mcp-servers.ts';
+import { resolveCallableAgents } from '../agents/callable-agents.ts';
 
 export function deployRoutes(deps: ApiDeps, registeredTools: RegisteredToolsReader) {
   const fetchSkills = skillFetcher({
@@ -55,6 +56,8 @@ export function deployRoutes(deps: ApiDeps, registeredTools: RegisteredToolsRead
           const others = await countCronTriggers(deps.db, principal!.userId, result.bundle.name);
           refusePastScheduleLimit(others, crons, deps.config.limits.schedulesPerUser);
         }
+        const callable = await resolveCallableAgents(deps.db, userId, result.bundle);
+        if (!callable.ok) return invalid(callable.errors);
         const [fetched, remote] = await Promise.all([fetchSkills(result.bundle), listRemoteTools(userId, result.bundle, callerGone(res))]);
         if (!fetched.ok || !remote.ok) return invalid([...(fetched.ok ? [] : fetched.errors), ...(remote.ok ? [] : remote.errors)]);
         const { agent, created } = await deployRevision(deps.db, {
@@ -63,6 +66,7 @@ export function deployRoutes(deps: ApiDeps, registeredTools: RegisteredToolsRead
           warnings: result.warnings,
           fetchedSkills: fetched.texts,
           remoteTools: remote.tools,
+          callableAgents: callable.agents,
         });
         req.log.info({ agentId: agent.id, revision: agent.revision }, 'deployed');
         const replaced = created ? undefined : await getRevision(deps.db, agent.id, agent.revision - 1);

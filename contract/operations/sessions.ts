@@ -26,7 +26,17 @@ const SESSION_FIELDS = {
   forkedFrom: { type: ['string', 'null'] },
   parentSessionId: {
     type: ['string', 'null'],
-    description: "A subtask's session: the session its custom command was called from, where its reply goes back",
+    description:
+      "A subtask's session: the session its custom command was called from, where its reply goes back; a child session another agent's call opened: the calling session",
+  },
+  parentToolCallId: {
+    type: ['string', 'null'],
+    description:
+      'A child session another agent\'s tool call opened (docs/tools.md, "Calling other agents"): that call, in `parentSessionId`',
+  },
+  callDepth: {
+    type: 'integer',
+    description: 'How deep in a chain of agents calling agents: 0 for a session a person, trigger or API opened',
   },
   createdAt: TIME,
   updatedAt: TIME,

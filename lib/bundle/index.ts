@@ -6,6 +6,7 @@
 // the schema accepted.
 import type { FieldError } from '../workflow-safe/errors.ts';
 import { checkChannels } from './check-channels.ts';
+import { checkAgents } from './check-agents.ts';
 import { checkCommands } from './check-commands.ts';
 import { checkFiles } from './check-files.ts';
 import { checkModels } from './check-models.ts';
@@ -58,6 +59,7 @@ export function validateBundle(text: string, context: BundleContext): BundleVali
   checkTriggers(value, report);
   checkWorkflows(value, report);
   checkCommands(value, report);
+  checkAgents(value, report);
 
   const errors = [...issues.map(({ path, message }) => ({ path, message })), ...report.errors];
   if (errors.length > 0) return failure(errors);

@@ -23,6 +23,7 @@ const BUNDLE_PROPERTIES: Record<keyof Bundle, true> = {
   secretGrants: true,
   jsonReply: true,
   command: true,
+  agents: true,
   userChannels: true,
   workflows: true,
 };

@@ -1,0 +1,63 @@
+// A turn's calls of other agents (docs/tools.md, "Calling other agents"): each opens or continues a
+// child session of the callee (activities/agent-calls.ts), whose reply comes back as the call's answer
+// through the session's inbox, as a client's tool result does (workflows/client-tools.ts waits for both).
+// An abort of the turn aborts the children that have not answered.
+import { CancellationScope, proxyActivities, uuid4 } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import type { ToolCall, TurnInput } from '../core/turn-types.ts';
+import { ALPHABET } from '../lib/workflow-safe/id-alphabet.ts';
+import { messageId } from './ids.ts';
+
+/** A session id made in the workflow (deterministic on replay), in the form of the API's (lib/ids.ts). */
+function childSessionId(): string {
+  let bits = BigInt(`0x${uuid4().replace(/-/g, '')}`);
+  let out = '';
+  for (let i = 0; i < 26; i++) {
+    out = ALPHABET[Number(bits & 31n)]! + out;
+    bits >>= 5n;
+  }
+  return `ses_${out}`;
+}
+
+export function agentCalls(input: TurnInput) {
+  // Each a few statements and a signal to the engine; retried, as a send would be.
+  const activities = proxyActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '200 milliseconds', maximumAttempts: 10 },
+  });
+  /** The children started by this turn's calls: the call's step message and id, the child's session and turn. */
+  const started: { messageId: string; toolCallId: string; sessionId: string; turnId: string }[] = [];
+  const settings = input.settings;
+  return {
+    /** Starts the call: undefined once the child runs, or why it was refused (the model reads that). */
+    async start(stepMessageId: string, call: ToolCall): Promise<string | undefined> {
+      const result = await activities.startAgentCall({
+        sessionId: input.sessionId,
+        userId: input.userId,
+        agentId: input.agentId,
+        revision: input.revision,
+        messageId: stepMessageId,
+        call: { toolCallId: call.toolCallId, toolName: call.toolName, input: call.input },
+        childSessionId: childSessionId(),
+        childMessageId: messageId(),
+        settings,
+      });
+      if ('refused' in result) return result.refused;
+      started.push({
+        messageId: stepMessageId,
+        toolCallId: call.toolCallId,
+        sessionId: result.childSessionId,
+        turnId: result.childMessageId,
+      });
+      return undefined;
+    },
+    /** The turn was aborted: so are the children whose answer has not come (`answered` says which came). */
+    async abortUnanswered(answered: (messageId: string, toolCallId: string) => boolean): Promise<void> {
+      const children = started.filter((child) => !answered(child.messageId, child.toolCallId));
+      if (children.length === 0) return;
+      await CancellationScope.nonCancellable(() =>
+        activities.abortAgentCalls({ settings, children: children.map(({ sessionId, turnId }) => ({ sessionId, turnId })) }),
+      );
+    },
+  };
+}
