@@ -211,6 +211,75 @@ describe('agents calling agents', () => {
     expect(env.fake.requests.some((request) => systemOf(request).includes('ROLE leaf'))).toBe(false);
   });
 
+  test("aborting the caller aborts the child still running; a child's question is answered as any other and the caller goes on", async ({
+    env,
+  }) => {
+    const slow = await env.deploy({ instructions: 'ROLE slow' });
+    const asker = await env.deploy({ instructions: 'ROLE asker' });
+    const lead = await env.deploy({ instructions: 'ROLE lead', agents: [{ name: slow.name }, { name: asker.name }] });
+    let target = slow.name;
+    env.fake.setHandler(
+      answerBy(
+        // Streams one chunk, then hangs until its model call is cut (the abort).
+        (request) => (systemOf(request).includes('ROLE slow') ? { text: ['Thinking', ' forever'], stallAfterChunks: 1 } : undefined),
+        (request) =>
+          systemOf(request).includes('ROLE asker')
+            ? afterTools(request)
+              ? { text: `The user chose ${JSON.stringify(toolResults(request))}` }
+              : { toolCalls: [{ id: 'call_ask', name: 'ask_my_user', arguments: { question: 'Red or blue?', options: ['red', 'blue'] } }] }
+            : undefined,
+        (request) =>
+          systemOf(request).includes('ROLE lead')
+            ? afterTools(request)
+              ? { text: `lead read ${Object.values(toolResults(request)).at(-1) as string}` }
+              : { toolCalls: [{ id: `call_${request.index}`, name: `agent_${target}`, arguments: { message: 'Work' } }] }
+            : undefined,
+      ),
+    );
+    const sessionId = (await call<{ id: string }>(`${env.api.url}/agent/${lead.name}/session`, { headers: env.user.auth, json: {} })).body
+      .id;
+    const sent = await call(`${env.api.url}/session/${sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'Go' }] },
+    });
+    expect(sent.status).toBe(202);
+    const [started] = ofType(await env.waitForEvents(sessionId, (all) => ofType(all, 'subagent.started').length === 1), 'subagent.started');
+    await env.waitForEvents(started!.childSessionId, (all) => ofType(all, 'message.part.delta').length > 0);
+    const aborted = await call<{ aborted: boolean }>(`${env.api.url}/session/${sessionId}/abort`, { headers: env.user.auth, json: {} });
+    expect(aborted.body.aborted).toBe(true);
+    await env.waitForEvents(sessionId, (all) => ofType(all, 'turn.aborted').length === 1);
+    // The child's turn ends aborted too (its model call cut), and nothing is left running.
+    const child = await env.waitForEvents(started!.childSessionId, (all) => ofType(all, 'turn.aborted').length === 1);
+    expect(ofType(child, 'turn.completed')).toEqual([]);
+    const view = await call<{ status: string }>(`${env.api.url}/session/${started!.childSessionId}`, { headers: env.user.auth });
+    expect(view.body.status).toBe('idle');
+
+    // The next turn calls an agent that asks its user: the question is the child's, answered as any.
+    target = asker.name;
+    await call(`${env.api.url}/session/${sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'Again' }] },
+    });
+    const asking = ofType(
+      await env.waitForEvents(sessionId, (all) => ofType(all, 'subagent.started').length === 2),
+      'subagent.started',
+    )[1]!;
+    const [requested] = ofType(
+      await env.waitForEvents(asking.childSessionId, (all) => ofType(all, 'approval.requested').length === 1),
+      'approval.requested',
+    );
+    const parentNow = await call<{ status: string }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
+    expect(parentNow.body.status).toBe('running');
+    const answered = await call(`${env.api.url}/approval/${requested!.approvalId}/answer`, {
+      headers: env.user.auth,
+      json: { choice: 'blue' },
+    });
+    expect(answered.status).toBe(200);
+    const events = await env.waitForEvents(sessionId, (all) => ofType(all, 'turn.completed').length === 1);
+    const lastResult = ofType(events, 'tool.result').at(-1)!;
+    expect(lastResult.output).toMatchObject({ sessionId: asking.childSessionId, reply: expect.stringContaining('blue') });
+  });
+
   test("deploy refuses an unknown agent, another user's agent, a revision that does not exist, and a cycle, each located", async ({
     env,
   }) => {
