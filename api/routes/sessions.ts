@@ -11,6 +11,7 @@ import { checkFileParts } from '../sessions/file-parts.ts';
 import { holdsTurn, isAsync } from '../streaming/sse.ts';
 import { sendAndAnswer } from '../sessions/send.ts';
 import { awaitedClientToolCalls, awaitedView } from '../../store/tool-calls.ts';
+import { childSessionsOf, waitingChildren } from '../sessions/child-sessions.ts';
 import { loadOwnedAgent } from '../agents/owned-agent.ts';
 
 /** The Web UI's list of the session's workflows (session and turns carry its SessionId search attribute). */
@@ -52,11 +53,19 @@ export function sessionRoutes(deps: ApiDeps) {
         const session = await loadOwnedSession(deps.db, principal, params.id!);
         // A step's calls of custom tools are readable (and answerable) a moment before the turn marks its
         // session waiting: a session with such calls awaited is waiting on them already.
-        const awaited = session.status === 'idle' ? [] : await awaitedClientToolCalls(deps.db, session.id);
+        const [awaited, childSessions] = await Promise.all([
+          session.status === 'idle' ? [] : awaitedClientToolCalls(deps.db, session.id),
+          childSessionsOf(deps.db, session.userId, session.id),
+        ]);
+        // A running turn held by its children (other agents' calls) that wait on someone says which, and on what.
+        const throughChildren =
+          awaited.length === 0 && session.status !== 'idle' ? await waitingChildren(deps.db, session.userId, childSessions) : undefined;
         const waiting =
           awaited.length > 0
             ? { status: 'waiting' as const, waitingFor: { kind: 'tool' as const, toolCalls: awaited.map(awaitedView) } }
-            : {};
+            : throughChildren
+              ? { waitingFor: throughChildren }
+              : {};
         const workflows = temporalUiLink(deps.config, session.id);
         return {
           status: 200,
@@ -64,6 +73,7 @@ export function sessionRoutes(deps: ApiDeps) {
             ...sessionView(session),
             ...waiting,
             ...(workflows ? { workflowsUrl: workflows } : {}),
+            childSessions,
             messages: await listMessages(deps.db, session.id),
           },
         };

@@ -3,7 +3,7 @@ import { IF_BUSY } from '../if-busy.ts';
 import { PROVIDER_IDS } from '../bundle-constants.ts';
 import { defineOperation, type ResponseOf, type Sent } from './operation.ts';
 import { ASYNC_QUERY, IDEMPOTENCY_KEY_HEADERS, TIME } from './shared.ts';
-import { TURN_ACCEPTED_SCHEMA, TURN_REPLY_SCHEMA, WAITING_FOR_TOOL_SCHEMA } from './turn-answers.ts';
+import { TURN_ACCEPTED_SCHEMA, TURN_REPLY_SCHEMA, WAITING_FOR_AGENTS_SCHEMA, WAITING_FOR_TOOL_SCHEMA } from './turn-answers.ts';
 
 export const MAX_TEXT_PART_CHARS = 200_000;
 
@@ -171,9 +171,29 @@ export const getSession = defineOperation({
         properties: {
           ...SESSION_FIELDS,
           waitingFor: {
-            ...WAITING_FOR_TOOL_SCHEMA,
             description:
-              'While `status` is `waiting` on calls of custom tools: those calls (answer each with POST /session/<id>/tool-result)',
+              'While `status` is `waiting` on calls of custom tools: those calls (answer each with POST /session/<id>/tool-result). ' +
+              "While a turn runs and other agents it called wait on someone (`kind: 'agents'`): each such child session, with its " +
+              'open questions (answer each with POST /approval/<approvalId>/answer) and its awaited custom tool calls',
+            oneOf: [WAITING_FOR_TOOL_SCHEMA, WAITING_FOR_AGENTS_SCHEMA],
+          },
+          childSessions: {
+            type: 'array',
+            maxItems: 100,
+            description:
+              "Sessions this one opened (other agents' calls, subtasks), oldest first, at most 100; each names the call that opened it",
+            items: {
+              type: 'object',
+              required: ['id', 'agentId', 'agent', 'status', 'parentToolCallId', 'createdAt'],
+              properties: {
+                id: { type: 'string' },
+                agentId: { type: 'string' },
+                agent: { type: 'string', description: "The child's agent's name" },
+                status: { enum: ['idle', 'running', 'waiting'] },
+                parentToolCallId: { type: ['string', 'null'], description: "The agent call that opened it (null for a subtask's session)" },
+                createdAt: TIME,
+              },
+            },
           },
           workflowsUrl: {
             type: 'string',

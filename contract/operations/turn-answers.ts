@@ -53,6 +53,45 @@ export const WAITING_FOR_TOOL_SCHEMA = {
   properties: { kind: { const: 'tool' }, toolCalls: { type: 'array', items: AWAITED_TOOL_CALL_SCHEMA } },
 } as const;
 
+/** A turn held by other agents it called, which wait on someone (GET /session/<id> only). */
+export const WAITING_FOR_AGENTS_SCHEMA = {
+  type: 'object',
+  required: ['kind', 'sessions'],
+  properties: {
+    kind: { const: 'agents' },
+    sessions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['sessionId', 'agent', 'toolCallId', 'approvals', 'toolCalls'],
+        properties: {
+          sessionId: { type: 'string', description: 'The child session that waits' },
+          agent: { type: 'string' },
+          toolCallId: { type: 'string', description: 'The call of this session that opened it' },
+          approvals: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['approvalId', 'question', 'options', 'expiresAt'],
+              properties: {
+                approvalId: { type: 'string' },
+                question: { type: 'string' },
+                options: { type: 'array', items: { type: 'string' } },
+                expiresAt: { type: 'string', format: 'date-time' },
+              },
+            },
+          },
+          toolCalls: {
+            type: 'array',
+            items: AWAITED_TOOL_CALL_SCHEMA,
+            description: 'Its custom tool calls, answered in the child session',
+          },
+        },
+      },
+    },
+  },
+} as const;
+
 /** Clients should treat a kind they do not know as "waiting on something this client does not handle". */
 export const WAITING_FOR_SCHEMA = {
   description:

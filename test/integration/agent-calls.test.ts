@@ -35,6 +35,16 @@ function answerBy(...handlers: Handler[]) {
   };
 }
 
+/** Calls `read` until `done` says its answer is the one awaited (10 s at most). */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 const ofType = <T extends SessionEvent['type']>(events: SessionEvent[], type: T) =>
   events.filter((event): event is Extract<SessionEvent, { type: T }> => event.type === type);
 
@@ -268,8 +278,33 @@ describe('agents calling agents', () => {
       await env.waitForEvents(asking.childSessionId, (all) => ofType(all, 'approval.requested').length === 1),
       'approval.requested',
     );
-    const parentNow = await call<{ status: string }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
-    expect(parentNow.body.status).toBe('running');
+    // The caller's session says which child holds its turn, and on what.
+    const parentNow = await until(
+      () =>
+        call<{ status: string; waitingFor?: unknown; childSessions: unknown[] }>(`${env.api.url}/session/${sessionId}`, {
+          headers: env.user.auth,
+        }),
+      (view) => view.body.waitingFor !== undefined,
+    );
+    expect(parentNow.body).toMatchObject({
+      status: 'running',
+      waitingFor: {
+        kind: 'agents',
+        sessions: [
+          {
+            sessionId: asking.childSessionId,
+            agent: asker.name,
+            toolCallId: asking.toolCallId,
+            approvals: [{ approvalId: requested!.approvalId, question: 'Red or blue?', options: ['red', 'blue'] }],
+            toolCalls: [],
+          },
+        ],
+      },
+    });
+    expect(parentNow.body.childSessions).toEqual([
+      expect.objectContaining({ id: started!.childSessionId, agent: slow.name, status: 'idle' }),
+      expect.objectContaining({ id: asking.childSessionId, agent: asker.name, status: 'waiting', parentToolCallId: asking.toolCallId }),
+    ]);
     const answered = await call(`${env.api.url}/approval/${requested!.approvalId}/answer`, {
       headers: env.user.auth,
       json: { choice: 'blue' },
