@@ -54,7 +54,21 @@ export function registerSessions(program: Command): void {
           ['tokens', tokensOf(session.usage)],
           ['cost', costOf(session.usage.costUsd)],
           ['forked from', session.forkedFrom ?? undefined],
+          [
+            'parent',
+            session.parentSessionId
+              ? `${session.parentSessionId}${session.parentToolCallId ? ` (call ${session.parentToolCallId})` : ''}`
+              : undefined,
+          ],
         ]);
+        // The sessions it opened (other agents' calls, subtasks): the tree, one level at a time.
+        if (session.childSessions && session.childSessions.length > 0) {
+          printLine(`\n${style.bold('children')}`);
+          for (const child of session.childSessions)
+            printLine(
+              `  ${child.id}  ${child.agent}  ${child.status}${child.parentToolCallId ? style.dim(`  call ${child.parentToolCallId}`) : ''}`,
+            );
+        }
         for (const message of session.messages) {
           const text = message.parts
             .map((part) =>

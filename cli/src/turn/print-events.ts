@@ -45,6 +45,12 @@ export class TurnPrinter {
             (event.isError ? style.red(shorten(event.output)) : style.dim(shorten(event.output))),
         );
         return;
+      case 'subagent.started':
+        this.note(style.dim(`⇢ agent ${terminalText(event.agent)} works in session ${event.childSessionId}`));
+        return;
+      case 'subagent.failed':
+        this.note(style.red(`✗ agent ${terminalText(event.agent)} ${event.status}: ${terminalText(event.error)}`));
+        return;
       case 'turn.queued':
         this.note(style.yellow(`(waiting: your user already runs ${event.limit} turns at once; this one starts when one ends)`));
         return;
