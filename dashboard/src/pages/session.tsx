@@ -1,6 +1,7 @@
 // One session as a live conversation: every message with its parts, the reply streaming in as it is
 // written, questions to the user, how turns ended; a box to send the next message (with a file) and
-// a button to stop the running turn; fork, revert and regenerate; the raw event log.
+// a button to stop the running turn; fork, revert and regenerate; the raw event log; the sessions it
+// opened (other agents' calls, subtasks) and the one that opened it, linked both ways.
 import { useState } from 'preact/hooks';
 import { useClient } from '../auth/client-context.ts';
 import { Link, navigate } from '../router.tsx';
@@ -31,7 +32,8 @@ export function SessionPage({ id }: { id: string }) {
       const [view, names] = await Promise.all([client.sessions.retrieve(id, { signal }), agentNames(client, signal)]);
       return { view, agentName: names.get(view.agentId) };
     },
-    [client, id, conversation.status === 'idle'],
+    // ... and when a call of another agent opens a child session (the tree below grows).
+    [client, id, conversation.status === 'idle', followed.events.filter((event) => event.type === 'subagent.started').length],
   );
 
   const idle = conversation.status === 'idle';
@@ -56,6 +58,33 @@ export function SessionPage({ id }: { id: string }) {
                   <dt>Forked from</dt>
                   <dd>
                     <Link to={`/sessions/${view.forkedFrom}`}>{view.forkedFrom}</Link>
+                  </dd>
+                </>
+              )}
+              {view.parentSessionId && (
+                <>
+                  <dt>{view.parentToolCallId ? 'Called by' : 'Subtask of'}</dt>
+                  <dd>
+                    <Link to={`/sessions/${view.parentSessionId}`}>{view.parentSessionId}</Link>
+                    {view.parentToolCallId && <span class="muted"> (call {view.parentToolCallId})</span>}
+                  </dd>
+                </>
+              )}
+              {view.childSessions && view.childSessions.length > 0 && (
+                <>
+                  <dt>Sessions it opened</dt>
+                  <dd>
+                    <ul class="child-sessions" aria-label="Sessions it opened">
+                      {view.childSessions.map((child) => (
+                        <li key={child.id}>
+                          <Link to={`/sessions/${child.id}`}>{child.agent}</Link> <code>{child.id}</code>{' '}
+                          <span class="muted">
+                            {STATUS_TEXT[child.status]}
+                            {child.parentToolCallId ? `, call ${child.parentToolCallId}` : ', subtask'}
+                          </span>
+                        </li>
+                      ))}
+                    </ul>
                   </dd>
                 </>
               )}

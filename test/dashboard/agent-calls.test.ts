@@ -1,0 +1,46 @@
+// The tree of sessions in the dashboard, against the real service and the fake model: a session whose
+// agent called another lists the child session it opened, and the child links back to its caller.
+import { expect } from 'vitest';
+import { agentTest } from '../helpers/harness/fixtures.ts';
+import { call } from '../helpers/client/request.ts';
+import { messageText } from '../helpers/fakes/fake-model.ts';
+import { browserForTests, expectAccessible, openPage, screenshot, signIn } from './browser.ts';
+
+const test = agentTest();
+const browser = browserForTests();
+
+test("a caller's page lists the session its agent call opened, and the child links back", async ({ env }) => {
+  const helper = await env.deploy({ instructions: 'ROLE helper' });
+  const lead = await env.deploy({ instructions: 'ROLE lead', agents: [{ name: helper.name }] });
+  env.fake.setHandler((request) => {
+    const system = messageText(request.body.messages.find((message) => message.role === 'system')) ?? '';
+    if (system.includes('ROLE helper')) return { text: 'Helped.' };
+    return request.body.messages.at(-1)?.role === 'tool'
+      ? { text: 'All done.' }
+      : { toolCalls: [{ id: 'call_help', name: `agent_${helper.name}`, arguments: { message: 'Help me' } }] };
+  });
+  const sessionId = (await call<{ id: string }>(`${env.api.url}/agent/${lead.name}/session`, { headers: env.user.auth, json: {} })).body.id;
+  const sent = await call<{ status: string }>(`${env.api.url}/session/${sessionId}`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: 'Go' }] },
+  });
+  expect(sent.body.status).toBe('completed');
+
+  const { page, faults, close } = await openPage(browser());
+  try {
+    await signIn(page, env.api.url, env.user.apiKey, `/app/sessions/${sessionId}`);
+    const children = page.getByRole('list', { name: 'Sessions it opened' });
+    await children.waitFor();
+    expect(await children.textContent()).toContain('call call_help');
+    await expectAccessible(page);
+    await screenshot(page, 'session-children');
+    await children.getByRole('link', { name: helper.name }).click();
+    await page.getByText('Called by').waitFor();
+    await page.getByRole('listitem', { name: 'Agent reply' }).filter({ hasText: 'Helped.' }).waitFor();
+    await page.getByRole('link', { name: sessionId }).click();
+    await page.getByRole('list', { name: 'Sessions it opened' }).waitFor();
+    expect(faults).toEqual([]);
+  } finally {
+    await close();
+  }
+});
