@@ -66,7 +66,7 @@ export function SessionPage({ id }: { id: string }) {
                   <dt>{view.parentToolCallId ? 'Called by' : 'Subtask of'}</dt>
                   <dd>
                     <Link to={`/sessions/${view.parentSessionId}`}>{view.parentSessionId}</Link>
-                    {view.parentToolCallId && <span class="muted"> (call {view.parentToolCallId})</span>}
+                    {view.parentToolCallId && <span class="muted-label"> (call {view.parentToolCallId})</span>}
                   </dd>
                 </>
               )}
@@ -78,7 +78,7 @@ export function SessionPage({ id }: { id: string }) {
                       {view.childSessions.map((child) => (
                         <li key={child.id}>
                           <Link to={`/sessions/${child.id}`}>{child.agent}</Link> <code>{child.id}</code>{' '}
-                          <span class="muted">
+                          <span class="muted-label">
                             {STATUS_TEXT[child.status]}
                             {child.parentToolCallId ? `, call ${child.parentToolCallId}` : ', subtask'}
                           </span>
