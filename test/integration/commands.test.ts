@@ -218,4 +218,25 @@ describe('custom commands', () => {
     const session = await call<{ agentId: string }>(`${env.api.url}/session/${reply.body.sessionId}`, { headers: env.user.auth });
     expect(session.body.agentId).toBe(helper.agentId);
   });
+
+  test("a subtask that names another agent runs in a child session of that agent, and its reply comes back to the caller's session", async ({
+    env,
+  }) => {
+    const helper = await env.deploy({ instructions: 'You are the researcher.' });
+    const { name } = await env.deploy({ command: { research: { template: 'Research ${1}', agent: helper.name, subtask: true } } });
+    const parentId = (await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: env.user.auth, json: {} })).body.id;
+    env.fake.enqueue({ text: 'Found it.' });
+    const sub = await call<{ sessionId: string; parentSessionId: string; reply: string }>(`${env.api.url}/agent/${name}/command/research`, {
+      headers: env.user.auth,
+      json: { args: ['tides'], sessionId: parentId },
+    });
+    expect(sub.body).toMatchObject({ reply: 'Found it.', parentSessionId: parentId });
+    const child = await call<{ agentId: string; parentSessionId: string }>(`${env.api.url}/session/${sub.body.sessionId}`, {
+      headers: env.user.auth,
+    });
+    expect(child.body).toMatchObject({ agentId: helper.agentId, parentSessionId: parentId });
+    await env.waitForEvents(parentId, (events) =>
+      events.some((event) => event.type === 'message.created' && JSON.stringify(event).includes(`"sessionId":"${sub.body.sessionId}"`)),
+    );
+  });
 });
