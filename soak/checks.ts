@@ -77,6 +77,23 @@ export function checkSession(
     if (turn.end === 'turn.completed' && turn.kind === 'guarded' && turn.approvals.length < 2) add('policy-skipped', `${turn.messageId}`);
     if (turn.end === 'turn.completed' && turn.kind === 'client' && turn.toolResults.length === 0) add('asked-nothing', `${turn.messageId}`);
   }
+  // Another agent's call: one child session per call, its end once, and its reply the call's result.
+  const agentCalls = stored.flatMap((event) => (event.type === 'subagent.started' ? [event] : []));
+  const completedCalls = turns.filter((turn) => turn.kind === 'subagent' && turn.end === 'turn.completed').length;
+  if (agentCalls.length < completedCalls) add('asked-nothing', `${completedCalls} subagent turns completed, ${agentCalls.length} calls started`);
+  for (const started of agentCalls) {
+    const ends = stored.filter(
+      (event) => (event.type === 'subagent.completed' || event.type === 'subagent.failed') && event.toolCallId === started.toolCallId,
+    );
+    const results = stored.filter((event) => event.type === 'tool.result' && event.toolCallId === started.toolCallId);
+    const twice = agentCalls.filter((other) => other.toolCallId === started.toolCallId).length;
+    if (twice !== 1 || ends.length !== 1 || ends[0]!.type !== 'subagent.completed' || results.length !== 1)
+      add(
+        'agent-call-not-once',
+        `${started.toolCallId}: ${twice} started, ${ends.map((event) => event.type).join(', ') || 'no end'}, ${results.length} results`,
+      );
+    else if ((results[0] as Extract<SessionEvent, { type: 'tool.result' }>).isError) add('agent-call-failed', `${started.toolCallId}`);
+  }
   for (const turn of accepted) {
     const copies = userMessages.filter((id) => id === turn.messageId).length;
     if (copies !== 1) add('send-not-stored-once', `${turn.messageId} stored ${copies} times`);

@@ -29,7 +29,7 @@ import { driveSession, type SentTurn } from './driver.ts';
 import { runChaos } from './chaos.ts';
 import { checkSoak, storedEvents } from './checks.ts';
 import { soakFigures } from './figures.ts';
-import { modelHandler, soakBundle } from './turn-kinds.ts';
+import { modelHandler, soakBundle, soakHelperBundle } from './turn-kinds.ts';
 
 const say = (line: string) => process.stderr.write(`[soak] ${line}\n`);
 /** Sessions end their workflow this long after their last turn, so the end of the soak can see them all closed. */
@@ -100,7 +100,9 @@ async function main(): Promise<number> {
     });
 
     const agentName = `soak-${randomBytes(4).toString('hex')}`;
-    const deployed = await http.json<{ ok: boolean }>('/deploy', { body: soakBundle(agentName, receiver.url) });
+    const helper = await http.json<{ ok: boolean }>('/deploy', { body: soakHelperBundle(`${agentName}-helper`) });
+    if (!helper.body?.ok) throw new Error(`deploy failed: ${helper.status} ${JSON.stringify(helper.body)}`);
+    const deployed = await http.json<{ ok: boolean }>('/deploy', { body: soakBundle(agentName, receiver.url, `${agentName}-helper`) });
     if (!deployed.body?.ok) throw new Error(`deploy failed: ${deployed.status} ${JSON.stringify(deployed.body)}`);
     const sessionIds: string[] = [];
     for (let i = 0; i < options.sessions; i++) {

@@ -2,9 +2,12 @@
 // names its kind in brackets; the model answers a kind with a tool call (or text), and any tool
 // result with a final text, streamed in many small chunks so that kills land mid-stream.
 import type { FakeHandler, FakeScript } from '../test/helpers/fakes/fake-model.ts';
-import { lastUserText } from '../test/helpers/fakes/fake-model.ts';
+import { lastUserText, messageText } from '../test/helpers/fakes/fake-model.ts';
 
-export const TURN_KINDS = ['text', 'tool', 'ask', 'client', 'guarded'] as const;
+/** The instructions of the agent the soak agent calls (`subagent` turns): its requests are told apart by them. */
+const HELPER_INSTRUCTIONS = 'You are the soak helper.';
+
+export const TURN_KINDS = ['text', 'tool', 'ask', 'client', 'guarded', 'subagent'] as const;
 export type TurnKind = (typeof TURN_KINDS)[number];
 
 /** How a turn is sent: `?async=1` (202 at once), waiting for its answer, or streamed (SSE). */
@@ -37,6 +40,8 @@ let calls = 0;
 export const modelHandler: FakeHandler = (request) => {
   const messages = request.body.messages;
   const label = lastUserText(request)?.slice(0, 40) ?? '';
+  // The helper's turn (a child session of a `subagent` turn's call): a streamed reply, cut by kills too.
+  if (messageText(messages.find((message) => message.role === 'system'))?.includes(HELPER_INSTRUCTIONS)) return reply(`helper: ${label}`);
   if (messages.at(-1)?.role === 'tool') return reply(`after tool: ${label}`);
   const id = `call_soak_${++calls}`;
   switch (kindOf(lastUserText(request))) {
@@ -56,17 +61,28 @@ export const modelHandler: FakeHandler = (request) => {
           { id: `${id}_b`, name: GUARDED_TOOL, arguments: {} },
         ],
       };
+    case 'subagent': {
+      // A call of the helper agent: a child session whose streamed reply is the call's result.
+      const tool = request.body.tools?.find((offered) => offered.function.name.startsWith('agent_'))?.function.name ?? 'agent_missing';
+      return { toolCalls: [{ id, name: tool, arguments: { message: `help with ${label}` } }] };
+    }
   }
 };
 
+/** The agent the soak agent calls in `subagent` turns: text only, streamed. */
+export function soakHelperBundle(name: string): Record<string, unknown> {
+  return { name, model: { providerId: 'openai-compatible', modelId: 'fake-model' }, instructions: HELPER_INSTRUCTIONS };
+}
+
 /**
- * The agent every session talks to: the `time` server, the `workspace` server under an `ask` policy, a
+ * The agent every session talks to (and calls a helper agent in `subagent` turns): the `time` server, the `workspace` server under an `ask` policy, a
  * tool its client runs, and two channels for its questions, one that takes them and one whose address
  * the outbound guard refuses for good.
  */
-export function soakBundle(name: string, receiverUrl: string): Record<string, unknown> {
+export function soakBundle(name: string, receiverUrl: string, helperName: string): Record<string, unknown> {
   return {
     name,
+    agents: [{ name: helperName }],
     model: { providerId: 'openai-compatible', modelId: 'fake-model' },
     instructions: 'You are the soak agent.',
     mcps: ['time', 'workspace'],

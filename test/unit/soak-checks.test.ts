@@ -114,6 +114,38 @@ describe('the soak checks one session', () => {
     expect(kinds(checkSession([sent({ kind: 'guarded', approvals: approvals(1) })], reader(log), log, 'idle'))).toEqual(['policy-skipped']);
     expect(kinds(checkSession([sent({ kind: 'guarded', approvals: approvals(2) })], reader(log), log, 'idle'))).toEqual([]);
   });
+  test("another agent's call: started once, ended once and its result once passes; a second start, no end or an error result does not", () => {
+    const log = turnLog();
+    const extra = (events: object[]) =>
+      [...log, ...events.map((event, index) => ({ ...event, seq: log.length + index + 1, at, sessionId: SESSION }))] as SessionEvent[];
+    const start = {
+      type: 'subagent.started',
+      messageId: 'msg_reply',
+      toolCallId: 'call_1',
+      agent: 'helper',
+      childSessionId: 'ses_c',
+      childMessageId: 'msg_c',
+    };
+    const end = { type: 'subagent.completed', messageId: 'msg_reply', toolCallId: 'call_1', agent: 'helper', childSessionId: 'ses_c' };
+    const result = (isError?: boolean) => ({
+      type: 'tool.result',
+      messageId: 'msg_tools',
+      toolCallId: 'call_1',
+      toolName: 'agent_helper',
+      output: 'x',
+      ...(isError ? { isError } : {}),
+    });
+    const check = (events: object[]) => {
+      const stored = extra(events);
+      return kinds(checkSession([sent({ kind: 'subagent' })], reader(stored), stored, 'idle'));
+    };
+    expect(check([start, end, result()])).toEqual([]);
+    expect(check([start, start, end, result()])).toContain('agent-call-not-once');
+    expect(check([start, result()])).toContain('agent-call-not-once');
+    expect(check([start, end, result(true)])).toEqual(['agent-call-failed']);
+    expect(check([])).toEqual(['asked-nothing']);
+  });
+
   test('a compaction with its summary stored once passes; one announced twice, or without its summary, does not', () => {
     const log = turnLog();
     const extra = (events: object[]) =>
