@@ -5,10 +5,11 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../store/db.ts';
 import { agentState } from '../store/agents.ts';
-import { endAgentCall, startAgentCall, type AgentCallEnd, type AgentCallStarted } from '../store/agent-calls.ts';
+import { endAgentCall, endAgentNode, startAgentCall, type AgentCallEnd, type AgentCallStarted } from '../store/agent-calls.ts';
+import type { AgentNodeEnd } from '../core/session-turns.ts';
 import { abortTurnWithStart, wakeSessionWithStart } from '../clients/session.ts';
 import { getSession } from '../store/sessions.ts';
-import { readAgentCallInput, agentToolName } from '../lib/workflow-safe/agent-tools.ts';
+import { readAgentCallInput, agentToolName, type CallableAgent } from '../lib/workflow-safe/agent-tools.ts';
 import type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';
 import type { ToolCall } from '../core/turn-types.ts';
 import type { RevisionOf } from './turn/revision-cache.ts';
@@ -18,7 +19,7 @@ export interface AgentCallInput {
   userId: string;
   agentId: string;
   revision: number;
-  /** The step's message, and the call in it. */
+  /** The step's message, and the call in it (for a graph's agent node: the node's message in the child). */
   messageId: string;
   call: Pick<ToolCall, 'toolCallId' | 'toolName' | 'input'>;
   /** Chosen by the workflow, so a retried call opens and sends once. */
@@ -34,42 +35,84 @@ export function agentCallActivities(deps: {
   limits: { agentCallDepth: number; queuedSendsPerUser: number };
 }) {
   const { db } = deps;
+
+  /** Opens (or continues) the child session of the callee and takes the message there, then wakes it. */
+  async function start(
+    input: Omit<AgentCallInput, 'call'>,
+    what: {
+      callee: (agent: CallableAgent) => boolean;
+      calleeLabel: string;
+      toolCallId: string;
+      text: string;
+      continueSessionId?: string;
+      runId?: string;
+    },
+  ): Promise<AgentCallStarted> {
+    const { callableAgents } = await deps.revisionOf(input.agentId, input.revision);
+    const callee = callableAgents.find(what.callee);
+    if (!callee) return { refused: `This agent may not call "${what.calleeLabel}".` };
+    const state = await agentState(db, callee.agentId);
+    if (!state || state.deleted) return { refused: `The agent "${callee.name}" no longer exists.` };
+    const started = await startAgentCall(db, {
+      parentSessionId: input.sessionId,
+      userId: input.userId,
+      messageId: input.messageId,
+      toolCallId: what.toolCallId,
+      agent: { name: callee.name, agentId: callee.agentId, revision: callee.revision ?? state.currentRevision },
+      text: what.text,
+      ...(what.continueSessionId ? { continueSessionId: what.continueSessionId } : {}),
+      ...(what.runId ? { runId: what.runId } : {}),
+      childSessionId: input.childSessionId,
+      childMessageId: input.childMessageId,
+      maxDepth: deps.limits.agentCallDepth,
+      maxWaitingPerUser: deps.limits.queuedSendsPerUser,
+    });
+    if ('refused' in started) return started;
+    const child = (await getSession(db, started.childSessionId))!;
+    // The engine takes the wake-up with no worker running; the send sweep covers one that is lost.
+    await wakeSessionWithStart(
+      { client: Context.current().client, taskQueue: deps.taskQueue, settings: input.settings },
+      { id: child.id, userId: child.userId, agentId: child.agentId, revision: child.revision },
+      started.childMessageId,
+    );
+    return started;
+  }
+
   return {
     async startAgentCall(input: AgentCallInput): Promise<AgentCallStarted> {
-      const { callableAgents } = await deps.revisionOf(input.agentId, input.revision);
-      const callee = callableAgents.find((agent) => agentToolName(agent.name) === input.call.toolName);
       const read = readAgentCallInput(input.call.input);
-      if (!callee) return { refused: `This agent may not call "${input.call.toolName}".` };
       if ('problem' in read) return { refused: read.problem };
-      const state = await agentState(db, callee.agentId);
-      if (!state || state.deleted) return { refused: `The agent "${callee.name}" no longer exists.` };
-      const started = await startAgentCall(db, {
-        parentSessionId: input.sessionId,
-        userId: input.userId,
-        messageId: input.messageId,
+      return start(input, {
+        callee: (agent) => agentToolName(agent.name) === input.call.toolName,
+        calleeLabel: input.call.toolName,
         toolCallId: input.call.toolCallId,
-        agent: { name: callee.name, agentId: callee.agentId, revision: callee.revision ?? state.currentRevision },
         text: read.message,
         ...(read.sessionId ? { continueSessionId: read.sessionId } : {}),
-        childSessionId: input.childSessionId,
-        childMessageId: input.childMessageId,
-        maxDepth: deps.limits.agentCallDepth,
-        maxWaitingPerUser: deps.limits.queuedSendsPerUser,
       });
-      if ('refused' in started) return started;
-      const child = (await getSession(db, started.childSessionId))!;
-      // The engine takes the wake-up with no worker running; the send sweep covers one that is lost.
-      await wakeSessionWithStart(
-        { client: Context.current().client, taskQueue: deps.taskQueue, settings: input.settings },
-        { id: child.id, userId: child.userId, agentId: child.agentId, revision: child.revision },
-        started.childMessageId,
-      );
-      return started;
+    },
+
+    /** A workflow graph's agent node run by another agent: its prompt in a new child session of that agent. */
+    async startAgentNode(
+      input: Omit<AgentCallInput, 'call'> & { runId: string; nodeId: string; agent: string; prompt: string },
+    ): Promise<AgentCallStarted> {
+      return start(input, {
+        callee: (agent) => agent.name === input.agent,
+        calleeLabel: input.agent,
+        toolCallId: `node:${input.nodeId}`,
+        text: input.prompt,
+        runId: input.runId,
+      });
     },
 
     /** The child's turn ended: its reply is the call's answer (false: the caller's turn has ended). */
     async endAgentCall(input: AgentCallEnd): Promise<{ stored: boolean }> {
       return endAgentCall(db, input);
+    },
+
+    /** A graph's agent node run by another agent ended: its event in the run's session, and what the run reads. */
+    async endAgentNode(input: AgentCallEnd): Promise<AgentNodeEnd> {
+      const end = await endAgentNode(db, input);
+      return { turnId: input.turnId, ...end };
     },
 
     /** The caller's turn was aborted: the children's turns still running are aborted too. */

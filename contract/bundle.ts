@@ -69,6 +69,8 @@ export interface UserChannel {
 export interface AgentNode {
   type: 'agent';
   prompt: string;
+  /** Another agent (one of the bundle's `agents`) whose turn, in a child session, runs the prompt. */
+  agent?: string;
   next?: string;
 }
 

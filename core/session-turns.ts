@@ -30,6 +30,17 @@ export interface SubtaskReplyTarget {
   toolCallId?: string;
   /** The called agent's name, for the caller's events. */
   agent?: string;
+  /** A workflow graph's agent node run by another agent: the run, signalled with the reply (workflows/graph.ts). */
+  runId?: string;
+}
+
+/** How a workflow graph's agent node run by another agent ended: the child's turn, and its reply or why it failed. */
+export interface AgentNodeEnd {
+  /** The child's turn: the node's message in the child session. */
+  turnId: string;
+  status: 'completed' | 'failed' | 'aborted';
+  reply: string;
+  error?: string;
 }
 
 export interface QueuedTurn extends QueuedAt {

@@ -25,6 +25,8 @@ export interface AgentCallStart {
   childMessageId: string;
   maxDepth: number;
   maxWaitingPerUser: number;
+  /** A workflow graph's agent node (`toolCallId` is then `node:<nodeId>`): its run, told the reply. */
+  runId?: string;
 }
 
 export type AgentCallStarted = { childSessionId: string; childMessageId: string } | { refused: string };
@@ -61,7 +63,13 @@ export async function startAgentCall(db: Db, call: AgentCallStart): Promise<Agen
       messageId: call.childMessageId,
       parts: [{ type: 'text', text: call.text }],
       ifBusy: 'queue',
-      replyTo: { sessionId: parent.id, messageId: call.messageId, toolCallId: call.toolCallId, agent: call.agent.name },
+      replyTo: {
+        sessionId: parent.id,
+        messageId: call.messageId,
+        toolCallId: call.toolCallId,
+        agent: call.agent.name,
+        ...(call.runId ? { runId: call.runId } : {}),
+      },
       maxWaitingPerUser: call.maxWaitingPerUser,
     });
   } catch (error) {
@@ -127,6 +135,28 @@ export function agentCallAnswer(end: AgentCallEnd, reply: TurnReply): ClientTool
   if (end.status === 'completed') return { output: { sessionId: end.childSessionId, reply: reply.json ?? reply.text } };
   const why = end.status === 'aborted' ? 'was stopped before it replied' : `failed: ${reply.error ?? 'its turn failed'}`;
   return { error: `The agent "${end.agent}" ${why} (sessionId ${end.childSessionId}).` };
+}
+
+/**
+ * A workflow graph's agent node run by another agent has ended: its event in the run's session, once,
+ * and what the run reads of it (its reply is the node's output).
+ */
+export async function endAgentNode(db: Db, end: AgentCallEnd): Promise<{ status: AgentCallEnd['status']; reply: string; error?: string }> {
+  const reply = await readTurnReply(db, end.childSessionId, end.turnId, end.status === 'failed');
+  const error =
+    end.status === 'completed' ? undefined : (reply.error ?? (end.status === 'aborted' ? 'its turn was aborted' : 'its turn failed'));
+  const base = { messageId: end.messageId, toolCallId: end.toolCallId, agent: end.agent, childSessionId: end.childSessionId };
+  await inTransaction(db, (client) =>
+    appendEventOnce(
+      client,
+      end.parentSessionId,
+      end.status === 'completed'
+        ? { type: 'subagent.completed', data: base }
+        : { type: 'subagent.failed', data: { ...base, status: end.status, error: error! } },
+      { toolCallId: end.toolCallId },
+    ),
+  );
+  return { status: end.status, reply: reply.json !== undefined ? JSON.stringify(reply.json) : reply.text, ...(error ? { error } : {}) };
 }
 
 /**

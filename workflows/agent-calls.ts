@@ -9,7 +9,7 @@ import { ALPHABET } from '../lib/workflow-safe/id-alphabet.ts';
 import { messageId } from './ids.ts';
 
 /** A session id made in the workflow (deterministic on replay), in the form of the API's (lib/ids.ts). */
-function childSessionId(): string {
+export function childSessionId(): string {
   let bits = BigInt(`0x${uuid4().replace(/-/g, '')}`);
   let out = '';
   for (let i = 0; i < 26; i++) {

@@ -1,6 +1,8 @@
 // A run of a workflow graph (`run:<runId>`): the graph of the revision it started on, walked node by
 // node in the run's own session. An agent node is one turn (a child turn workflow, as a session
-// runs them); an approval node is an approval (same record, channels, links and API as ask_my_user)
+// runs them), or, naming another agent, that agent's turn in a child session of the run's session (its
+// reply signalled back: graph-messages.ts); an approval node is an approval (same record, channels,
+// links and API as ask_my_user)
 // that may wait for days, then follows `next[choice]`, or `onExpired`; an end node, or a node with
 // nowhere to go, completes the run. A failed turn fails the run.
 import {
@@ -12,6 +14,8 @@ import {
   ParentClosePolicy,
   proxyActivities,
   proxyLocalActivities,
+  setHandler,
+  condition,
   uuid4,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
@@ -24,6 +28,8 @@ import { idCharsFromHex } from '../lib/workflow-safe/id-alphabet.ts';
 import { approvalWorkflow } from './approval.ts';
 import { approvalSummary, newApprovalId } from './ask-user.ts';
 import { turnWorkflow } from './turn.ts';
+import { childSessionId } from './agent-calls.ts';
+import { agentNodeEndedSignal, type AgentNodeEnd } from './graph-messages.ts';
 import type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';
 import { approvalWorkflowId, turnWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
@@ -56,9 +62,52 @@ export async function graphRunWorkflow(
   const outputs: Record<string, NodeOutput> = {};
   const attributes = { sessionId: run.sessionId, agentId: run.agentId, userId: run.userId };
 
-  async function agentNode(nodeId: string, node: Extract<WorkflowNode, { type: 'agent' }>): Promise<string | undefined> {
+  // Agent nodes run by other agents: their child sessions' turns end with this signal (the session
+  // workflow sends it), kept until the node reads it.
+  const nodeEnds = new Map<string, AgentNodeEnd>();
+  setHandler(agentNodeEndedSignal, (end) => void nodeEnds.set(end.turnId, end));
+
+  /** A node whose prompt another agent runs, in a child session of the run's session; its reply is the output. */
+  async function calledAgentNode(nodeId: string, agent: string, prompt: string): Promise<string> {
     const turnId = newMessageId();
+    const started = await acts.startAgentNode({
+      sessionId: run.sessionId,
+      userId: run.userId,
+      agentId: run.agentId,
+      revision: run.revision,
+      messageId: turnId,
+      childSessionId: childSessionId(),
+      childMessageId: turnId,
+      settings: run.settings,
+      runId: run.runId,
+      nodeId,
+      agent,
+      prompt,
+    });
+    if ('refused' in started) throw nonRetryable(FAILURE.nodeFailed, `Node "${nodeId}": ${started.refused}`);
+    try {
+      await condition(() => nodeEnds.has(turnId));
+    } catch (error) {
+      // The run was cancelled: so is the child's turn.
+      if (isCancellation(error))
+        await CancellationScope.nonCancellable(() =>
+          acts.abortAgentCalls({ settings: run.settings, children: [{ sessionId: started.childSessionId, turnId }] }),
+        );
+      throw error;
+    }
+    const end = nodeEnds.get(turnId)!;
+    if (end.status !== 'completed')
+      throw nonRetryable(FAILURE.nodeFailed, `Node "${nodeId}": the agent "${agent}" ended ${end.status}: ${end.error ?? ''}`);
+    return end.reply;
+  }
+
+  async function agentNode(nodeId: string, node: Extract<WorkflowNode, { type: 'agent' }>): Promise<string | undefined> {
     const prompt = renderTemplate(node.prompt, { input: run.input, outputs });
+    if (node.agent !== undefined) {
+      outputs[nodeId] = { output: await calledAgentNode(nodeId, node.agent, prompt) };
+      return node.next;
+    }
+    const turnId = newMessageId();
     await book.recordUserMessage({ sessionId: run.sessionId, messageId: turnId, parts: [{ type: 'text', text: prompt }] });
     const outcome = await executeChild(turnWorkflow, {
       workflowId: turnWorkflowId(run.sessionId, turnId),

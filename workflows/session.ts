@@ -27,7 +27,8 @@ import { SendTraces } from './send-traces.ts';
 import { messageId } from './ids.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
 import { SessionTurns, type SubtaskReplyTarget } from '../core/session-turns.ts';
-import { sessionWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { graphRunWorkflowId, sessionWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { agentNodeEndedSignal } from './graph-messages.ts';
 import { PATCHES_OF_0_1_0 } from './release-patches.ts';
 
 import {
@@ -83,10 +84,11 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   // (the same message id, under its Idempotency-Key) is taken then and runs its turn once. A send's task
   // never also ends the workflow (its handler holds the idle exit and continue-as-new back), so Temporal
   // has no reason to refuse it; a task lost with its worker is timed out and its Update delivered again.
-  const { recordUserMessage, revertMessages, endTurn, returnSubtaskReply, endAgentCall, turnEndSeq } = proxyLocalActivities<Activities>({
-    startToCloseTimeout: '30 seconds',
-    retry: { maximumAttempts: 10 },
-  });
+  const { recordUserMessage, revertMessages, endTurn, returnSubtaskReply, endAgentCall, endAgentNode, turnEndSeq } =
+    proxyLocalActivities<Activities>({
+      startToCloseTimeout: '30 seconds',
+      retry: { maximumAttempts: 10 },
+    });
   // A signalled send has no caller to tell of a failure: it keeps trying (the database may be down)
   // rather than drop the message. Only a message the database can never store (the activity's
   // non-retryable UnstorableMessage) is dropped, with a warning, so the sends after it go on.
@@ -338,16 +340,22 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   async function returnReply(turnId: string, target: SubtaskReplyTarget, ended: TurnEnd): Promise<void> {
     const status = 'outcome' in ended ? ended.outcome.status : 'failed';
     try {
+      const end = {
+        parentSessionId: target.sessionId,
+        messageId: target.messageId,
+        toolCallId: target.toolCallId ?? '',
+        agent: target.agent ?? '',
+        childSessionId: input.sessionId,
+        turnId,
+        status,
+      };
+      if (target.runId) {
+        // A workflow graph's agent node: its run waits for this signal (workflows/graph.ts).
+        await getExternalWorkflowHandle(graphRunWorkflowId(target.runId)).signal(agentNodeEndedSignal, await endAgentNode(end));
+        return;
+      }
       if (target.toolCallId) {
-        const { stored } = await endAgentCall({
-          parentSessionId: target.sessionId,
-          messageId: target.messageId,
-          toolCallId: target.toolCallId,
-          agent: target.agent ?? '',
-          childSessionId: input.sessionId,
-          turnId,
-          status,
-        });
+        const { stored } = await endAgentCall(end);
         if (stored) await getExternalWorkflowHandle(sessionWorkflowId(target.sessionId)).signal(sendsWaitingSignal, { messageId: turnId });
         return;
       }

@@ -7,12 +7,18 @@ import { parseApprovalRequest } from '../workflow-safe/approvals.ts';
 
 export function checkWorkflows(bundle: Json, report: Report): void {
   if (!isRecord(bundle.workflows)) return;
+  // The agents an agent node may name: those the bundle may call.
+  const callable = new Set(
+    (Array.isArray(bundle.agents) ? bundle.agents : []).flatMap((entry) =>
+      isRecord(entry) && typeof entry.name === 'string' ? [entry.name] : [],
+    ),
+  );
   for (const [name, workflow] of Object.entries(bundle.workflows)) {
-    if (isRecord(workflow) && isRecord(workflow.nodes)) checkGraph(name, workflow, workflow.nodes, report);
+    if (isRecord(workflow) && isRecord(workflow.nodes)) checkGraph(name, workflow, workflow.nodes, report, callable);
   }
 }
 
-function checkGraph(name: string, workflow: Json, nodes: Json, report: Report): void {
+function checkGraph(name: string, workflow: Json, nodes: Json, report: Report, callable: ReadonlySet<string>): void {
   const base = childPointer('/workflows', name);
   const edges = new Map<string, string[]>();
   /** The node id at `path` when it names a node of this workflow; reports it otherwise. */
@@ -42,6 +48,10 @@ function checkGraph(name: string, workflow: Json, nodes: Json, report: Report): 
       `${at}/${node.type === 'agent' ? 'prompt' : 'question'}`,
     );
     if (node.type === 'agent') next.push(target(node.next, `${at}/next`));
+    // A node run by another agent names one the bundle may call (checked further at deploy: api/agents/callable-agents.ts).
+    const callee = node.type === 'agent' ? report.string(node.agent, `${at}/agent`) : undefined;
+    if (callee !== undefined && !callable.has(callee))
+      report.error(`${at}/agent`, `the agent "${callee}" is not in \`agents\`, the agents this one may call`);
     if (node.type === 'approval') {
       const options = report.strings(node.options, `${at}/options`);
       if (options) checkOptions(options, `${at}/options`, report);

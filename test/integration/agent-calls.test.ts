@@ -315,6 +315,66 @@ describe('agents calling agents', () => {
     expect(lastResult.output).toMatchObject({ sessionId: asking.childSessionId, reply: expect.stringContaining('blue') });
   });
 
+  test("a workflow graph's agent node run by another agent: its reply is the node's output, and a failing one fails the run", async ({
+    env,
+  }) => {
+    const summariser = await env.deploy({ instructions: 'ROLE summariser' });
+    const broken = await env.deploy({ instructions: 'ROLE broken' });
+    const graph = (agent: string) => ({
+      start: 'summary',
+      nodes: {
+        summary: { type: 'agent', agent, prompt: 'Summarise: {{input}}', next: 'tell' },
+        tell: { type: 'agent', prompt: 'Tell the user: {{nodes.summary.output}}' },
+      },
+    });
+    const owner = await env.deploy({
+      instructions: 'ROLE owner',
+      agents: [{ name: summariser.name }, { name: broken.name }],
+      workflows: { digest: graph(summariser.name), failing: graph(broken.name) },
+    });
+    env.fake.setHandler(
+      answerBy(
+        (request) =>
+          systemOf(request).includes('ROLE summariser') ? { text: `short: ${messageText(request.body.messages.at(-1))}` } : undefined,
+        (request) =>
+          systemOf(request).includes('ROLE broken') ? { status: 400, errorBody: { error: { message: 'bad request' } } } : undefined,
+        (request) =>
+          systemOf(request).includes('ROLE owner') ? { text: `told: ${messageText(request.body.messages.at(-1))}` } : undefined,
+      ),
+    );
+    const run = async (workflow: string) => {
+      const started = await call<{ sessionId: string; runId: string }>(`${env.api.url}/agent/${owner.name}/workflow/${workflow}`, {
+        headers: env.user.auth,
+        json: { input: 'tides' },
+      });
+      expect(started.status).toBe(202);
+      await env.waitForEvents(started.body.sessionId, (all) =>
+        all.some((event) => event.type === 'workflow.completed' || event.type === 'workflow.failed'),
+      );
+      const record = await call<{ status: string; outputs: Record<string, { output?: string }>; error: string | null }>(
+        `${env.api.url}/run/${started.body.runId}`,
+        { headers: env.user.auth },
+      );
+      return { ...started.body, record: record.body, events: await env.events(started.body.sessionId) };
+    };
+    const done = await run('digest');
+    expect(done.record.status).toBe('completed');
+    expect(done.record.outputs.summary).toEqual({ output: 'short: Summarise: tides' });
+    expect(done.record.outputs.tell).toEqual({ output: 'told: Tell the user: short: Summarise: tides' });
+    const [started] = ofType(done.events, 'subagent.started');
+    expect(started).toMatchObject({ toolCallId: 'node:summary', agent: summariser.name });
+    expect(ofType(done.events, 'subagent.completed')).toHaveLength(1);
+    const child = await call<{ agentId: string; parentSessionId: string }>(`${env.api.url}/session/${started!.childSessionId}`, {
+      headers: env.user.auth,
+    });
+    expect(child.body).toMatchObject({ agentId: summariser.agentId, parentSessionId: done.sessionId });
+
+    const failed = await run('failing');
+    expect(failed.record.status).toBe('failed');
+    expect(failed.record.error).toContain(`Node "summary": the agent "${broken.name}" ended failed`);
+    expect(ofType(failed.events, 'subagent.failed')).toEqual([expect.objectContaining({ toolCallId: 'node:summary', status: 'failed' })]);
+  });
+
   test("deploy refuses an unknown agent, another user's agent, a revision that does not exist, and a cycle, each located", async ({
     env,
   }) => {
@@ -340,6 +400,11 @@ describe('agents calling agents', () => {
     ]);
     const self = await deploy({ agents: [{ name: `caller-${known.name}` }] });
     expect(self.body.errors).toEqual([{ path: '/agents/0/name', message: 'an agent cannot call itself' }]);
+    // A graph's agent node may name only an agent the bundle may call.
+    const node = await deploy({ workflows: { flow: { start: 'a', nodes: { a: { type: 'agent', agent: known.name, prompt: 'Go' } } } } });
+    expect(node.body.errors).toEqual([
+      { path: '/workflows/flow/nodes/a/agent', message: `the agent "${known.name}" is not in \`agents\`, the agents this one may call` },
+    ]);
 
     // a -> b deployed; then b -> a would close a cycle.
     const a = await env.deploy({ instructions: 'ROLE a' });

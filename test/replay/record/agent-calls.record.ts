@@ -1,12 +1,13 @@
 // Records both sides of one agent calling another (docs/tools.md, "Calling other agents"): the caller's
 // session, whose turn starts the child (startAgentCall) and waits for its reply through the inbox, and
-// the child's session, whose turn's end stores that reply (endAgentCall) and signals the caller. Each
-// history closes when its idle session ends.
+// the child's session, whose turn's end stores that reply (endAgentCall) and signals the caller; and
+// both sides of a workflow graph's agent node run by another agent (the run waits for the child's
+// signal). Each history closes when its idle session (or its run) ends.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { call } from '../../helpers/client/request.ts';
 import { messageText } from '../../helpers/fakes/fake-model.ts';
-import { sessionWorkflowId } from '../../../lib/workflow-safe/workflow-ids.ts';
+import { graphRunWorkflowId, sessionWorkflowId } from '../../../lib/workflow-safe/workflow-ids.ts';
 import type { SessionEvent } from '../../../contract/events.ts';
 import { recorder, type Recorder } from './recorder.ts';
 import { RECORDING_ENV } from './recording-env.ts';
@@ -45,4 +46,27 @@ test("sessionWorkflow: a turn that calls another agent, and the child's session 
   env.fake.setHandler(undefined);
   if (caller) await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'agent-called-idle-ended');
   if (callee) await record.closed(sessionWorkflowId(started.childSessionId), 'sessionWorkflow', 'agent-call-replied-idle-ended');
+});
+
+test("graphRunWorkflow: an agent node run by another agent, and the child's session signalling the run", async () => {
+  const run = record.wanted('graphRunWorkflow', 'agent-node-called-completed');
+  const callee = record.wanted('sessionWorkflow', 'agent-node-replied-idle-ended');
+  if (!run && !callee) return;
+  const helper = await env.deploy({ instructions: 'ROLE helper' });
+  const owner = await env.deploy({
+    instructions: 'ROLE owner',
+    agents: [{ name: helper.name }],
+    workflows: { digest: { start: 'summary', nodes: { summary: { type: 'agent', agent: helper.name, prompt: 'Summarise {{input}}' } } } },
+  });
+  env.fake.setHandler(() => ({ text: 'Summarised.' }));
+  const started = await call<{ sessionId: string; runId: string }>(`${env.api.url}/agent/${owner.name}/workflow/digest`, {
+    headers: env.user.auth,
+    json: { input: 'tides' },
+  });
+  expect(started.status).toBe(202);
+  const events = await env.waitForEvents(started.body.sessionId, (all) => all.some((event) => event.type === 'workflow.completed'));
+  const child = events.find((event): event is Extract<SessionEvent, { type: 'subagent.started' }> => event.type === 'subagent.started')!;
+  env.fake.setHandler(undefined);
+  if (run) await record.closed(graphRunWorkflowId(started.body.runId), 'graphRunWorkflow', 'agent-node-called-completed');
+  if (callee) await record.closed(sessionWorkflowId(child.childSessionId), 'sessionWorkflow', 'agent-node-replied-idle-ended');
 });
