@@ -5,9 +5,17 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../store/db.ts';
 import { agentState } from '../store/agents.ts';
-import { endAgentCall, endAgentNode, startAgentCall, type AgentCallEnd, type AgentCallStarted } from '../store/agent-calls.ts';
+import {
+  endAgentCall,
+  endAgentNode,
+  markAnswerWoken,
+  startAgentCall,
+  type AgentCallEnd,
+  type AgentCallStarted,
+} from '../store/agent-calls.ts';
+
 import type { AgentNodeEnd } from '../core/session-turns.ts';
-import { abortTurnWithStart, wakeSessionWithStart } from '../clients/session.ts';
+import { abortTurnWithStart, handAgentCallAnswer, wakeSessionWithStart } from '../clients/session.ts';
 import { getSession } from '../store/sessions.ts';
 import { readAgentCallInput, agentToolName, type CallableAgent } from '../lib/workflow-safe/agent-tools.ts';
 import type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';
@@ -104,9 +112,17 @@ export function agentCallActivities(deps: {
       });
     },
 
-    /** The child's turn ended: its reply is the call's answer (false: the caller's turn has ended). */
+    /**
+     * The child's turn ended: its reply is the call's answer, stored in the caller's inbox, then handed to
+     * the caller's workflow in a signal (false: the caller's turn has ended, nobody waits).
+     */
     async endAgentCall(input: AgentCallEnd): Promise<{ stored: boolean }> {
-      return endAgentCall(db, input);
+      const ended = await endAgentCall(db, input);
+      if (!ended.stored) return { stored: false };
+      const answer = { messageId: input.messageId, toolCallId: input.toolCallId, ...ended.answer };
+      // With no caller's workflow running, nothing waits for it (a later take reads it from the inbox).
+      if (await handAgentCallAnswer(Context.current().client, input.parentSessionId, answer)) await markAnswerWoken(db, input);
+      return { stored: true };
     },
 
     /** A graph's agent node run by another agent ended: its event in the run's session, and what the run reads. */

@@ -10,9 +10,11 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
+import type { ToolResultInput } from '../core/client-tool-calls.ts';
 import {
   abortTurnSignal,
   abortUpdate,
+  agentCallEndedSignal,
   sendSignal,
   sendsWaitingSignal,
   sendUpdate,
@@ -127,6 +129,20 @@ export async function abortTurnWithStart(target: SessionClient, session: Session
     signal: abortTurnSignal,
     signalArgs: [{ turnId }],
   });
+}
+
+/**
+ * Hands another agent's reply (the answer to a call of the session's running turn, stored in its inbox
+ * already) to the session's workflow: false when no workflow runs (nothing waits; a later take reads it).
+ */
+export async function handAgentCallAnswer(client: Client, sessionId: string, answer: ToolResultInput): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(sessionWorkflowId(sessionId)).signal(agentCallEndedSignal, answer);
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
 }
 
 /** Asks the session's workflow to cancel its running turn: false when none runs (or no workflow does). */

@@ -164,7 +164,7 @@ export async function endAgentNode(db: Db, end: AgentCallEnd): Promise<{ status:
  * answer, once. `stored` false: the caller's turn has ended (or the call had its answer already), and
  * nobody needs waking.
  */
-export async function endAgentCall(db: Db, end: AgentCallEnd): Promise<{ stored: boolean }> {
+export async function endAgentCall(db: Db, end: AgentCallEnd): Promise<{ stored: false } | { stored: true; answer: ClientToolAnswer }> {
   const parent = await getSession(db, end.parentSessionId);
   if (!parent) return { stored: false };
   const reply = await readTurnReply(db, end.childSessionId, end.turnId, end.status === 'failed');
@@ -194,5 +194,14 @@ export async function endAgentCall(db: Db, end: AgentCallEnd): Promise<{ stored:
     answer,
   });
   // Stored now or by an earlier try (whose wake-up may be lost): the caller is woken either way.
-  return { stored: outcome.status !== 'ended' };
+  if (outcome.status === 'ended') return { stored: false };
+  return { stored: true, answer: outcome.status === 'decided' && outcome.answer ? outcome.answer : answer };
+}
+
+/** The caller's workflow took the wake-up with the answer: the inbox's row needs no other (the send sweep skips it). */
+export async function markAnswerWoken(db: Db, end: Pick<AgentCallEnd, 'parentSessionId' | 'messageId' | 'toolCallId'>): Promise<void> {
+  await db.query(
+    'UPDATE client_tool_answers SET woken = true WHERE session_id = $1 AND message_id = $2 AND tool_call_id = $3 AND NOT woken',
+    [end.parentSessionId, end.messageId, end.toolCallId],
+  );
 }

@@ -2,7 +2,7 @@
 // child session of the callee (activities/agent-calls.ts), whose reply comes back as the call's answer
 // through the session's inbox, as a client's tool result does (workflows/client-tools.ts waits for both).
 // An abort of the turn aborts the children that have not answered.
-import { CancellationScope, proxyActivities, uuid4 } from '@temporalio/workflow';
+import { CancellationScope, proxyActivities, proxyLocalActivities, uuid4 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { ToolCall, TurnInput } from '../core/turn-types.ts';
 import { ALPHABET } from '../lib/workflow-safe/id-alphabet.ts';
@@ -20,7 +20,12 @@ export function childSessionId(): string {
 }
 
 export function agentCalls(input: TurnInput) {
-  // Each a few statements and a signal to the engine; retried, as a send would be.
+  // Each a few statements and a signal to the engine, idempotent; the start runs inside the workflow
+  // task, saving a task round trip on every call (as the turn's bookkeeping does).
+  const starts = proxyLocalActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '200 milliseconds', maximumAttempts: 10 },
+  });
   const activities = proxyActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '200 milliseconds', maximumAttempts: 10 },
@@ -31,7 +36,7 @@ export function agentCalls(input: TurnInput) {
   return {
     /** Starts the call: undefined once the child runs, or why it was refused (the model reads that). */
     async start(stepMessageId: string, call: ToolCall): Promise<string | undefined> {
-      const result = await activities.startAgentCall({
+      const result = await starts.startAgentCall({
         sessionId: input.sessionId,
         userId: input.userId,
         agentId: input.agentId,

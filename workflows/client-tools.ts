@@ -96,10 +96,17 @@ export function clientTools(input: TurnInput, stored: StoredAnswers) {
     },
   );
 
+  /**
+   * Calls of other agents, by `<messageId> <toolCallId>`: their answers are taken without an announcement
+   * of their own (the caller's stream has `subagent.completed`), and their tool.result comes with the step's
+   * tool message, one local activity fewer between a child's reply and the caller's next step.
+   */
+  const agentCallKeys = new Set<string>();
+
   /** Takes an answer and announces it as its tool.result; one taken already, or refused, does nothing. */
   async function takeAndAnnounce(answer: ToolResultInput): Promise<void> {
     const taken = calls.take(answer);
-    if ('refused' in taken) return;
+    if ('refused' in taken || agentCallKeys.has(`${answer.messageId} ${answer.toolCallId}`)) return;
     announcing += 1;
     try {
       // A local activity: PostgreSQL has decided the answer already, so nothing waits on Temporal's acceptance.
@@ -147,6 +154,7 @@ export function clientTools(input: TurnInput, stored: StoredAnswers) {
     },
     /** Its result is in: `calls` are the client calls it asked for (possibly none). */
     stepDone(messageId: string, stepCalls: readonly ToolCall[]): void {
+      for (const call of stepCalls) if (call.executor === 'agent') agentCallKeys.add(`${messageId} ${call.toolCallId}`);
       calls.stepDone(messageId, stepCalls);
     },
     /**

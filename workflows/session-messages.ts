@@ -7,6 +7,7 @@ import type { CompactionResult, ModelOverride, SessionRef } from '../core/turn-t
 import type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';
 import type { QueuedTurn, SessionState, SubtaskReplyTarget } from '../core/session-turns.ts';
 import type { IfBusy } from '../contract/if-busy.ts';
+import type { ToolResultInput } from '../core/client-tool-calls.ts';
 export type { IfBusy, SessionState, SubtaskReplyTarget };
 
 export interface SendInput {
@@ -39,6 +40,12 @@ export type AsyncSendInput = Omit<SendInput, 'ifBusy'> & { ifBusy: Exclude<IfBus
  * running; it carries only the message id, as a wake-up (a lost one is sent again by the API's sweep).
  */
 export const sendsWaitingSignal = defineSignal<[{ messageId: string }]>('sendsWaiting');
+/**
+ * Another agent's call of this session's turn has its answer (store/agent-calls.ts stored it in the inbox
+ * first): sent by the child's worker with the answer itself, so the waiting turn takes it without reading
+ * the inbox; a lost one is the inbox's, read by the next take (the API's sweep wakes it).
+ */
+export const agentCallEndedSignal = defineSignal<[ToolResultInput]>('agentCallEnded');
 /** An abort an API of an earlier release asks: the workflow says whether a turn was running. */
 export const abortUpdate = defineUpdate<{ aborted: boolean }>('abort');
 /**

@@ -34,6 +34,7 @@ import { PATCHES_OF_0_1_0 } from './release-patches.ts';
 import {
   abortTurnSignal,
   abortUpdate,
+  agentCallEndedSignal,
   compactUpdate,
   revertUpdate,
   sendSignal,
@@ -212,6 +213,8 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   }
 
   setHandler(sendsWaitingSignal, () => takeWaiting());
+  // Another agent's reply to a call of the running turn, with the answer: no inbox read needed.
+  setHandler(agentCallEndedSignal, (answer) => handToTurn(answer));
 
   setHandler(sendSignal, async (send) => {
     try {
@@ -354,9 +357,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
         await getExternalWorkflowHandle(graphRunWorkflowId(target.runId)).signal(agentNodeEndedSignal, await endAgentNode(end));
         return;
       }
+      // The activity stores the reply as the call's answer and signals the caller's workflow with it.
       if (target.toolCallId) {
-        const { stored } = await endAgentCall(end);
-        if (stored) await getExternalWorkflowHandle(sessionWorkflowId(target.sessionId)).signal(sendsWaitingSignal, { messageId: turnId });
+        await endAgentCall(end);
         return;
       }
       await returnSubtaskReply({
