@@ -80,7 +80,8 @@ export function checkSession(
   // Another agent's call: one child session per call, its end once, and its reply the call's result.
   const agentCalls = stored.flatMap((event) => (event.type === 'subagent.started' ? [event] : []));
   const completedCalls = turns.filter((turn) => turn.kind === 'subagent' && turn.end === 'turn.completed').length;
-  if (agentCalls.length < completedCalls) add('asked-nothing', `${completedCalls} subagent turns completed, ${agentCalls.length} calls started`);
+  if (agentCalls.length < completedCalls)
+    add('asked-nothing', `${completedCalls} subagent turns completed, ${agentCalls.length} calls started`);
   for (const started of agentCalls) {
     const ends = stored.filter(
       (event) => (event.type === 'subagent.completed' || event.type === 'subagent.failed') && event.toolCallId === started.toolCallId,
