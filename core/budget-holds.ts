@@ -19,6 +19,11 @@ export interface Budgets {
   month: string;
   user?: BudgetState;
   agent?: BudgetState & { name: string };
+  /**
+   * The budgets of the agents whose calls opened this session, up its chain (docs/tools.md, "Calling other
+   * agents"): what a child spends counts against each of them, its own and its children's spend included.
+   */
+  callers?: (BudgetState & { name: string })[];
 }
 
 /** US dollars per million tokens. */
@@ -37,7 +42,8 @@ export type Admission =
 
 const usd = (value: number) => `USD ${value.toFixed(4)}`;
 
-export const appliesAny = (budgets: Budgets): boolean => budgets.user !== undefined || budgets.agent !== undefined;
+export const appliesAny = (budgets: Budgets): boolean =>
+  budgets.user !== undefined || budgets.agent !== undefined || (budgets.callers?.length ?? 0) > 0;
 
 /** Whether a call may run now against the budgets that apply to it. */
 export function admission(budgets: Budgets, userId: string): Admission {
@@ -50,6 +56,15 @@ export function admission(budgets: Budgets, userId: string): Admission {
         `Its owner can raise it with PUT /agent/${agent.name}/budget`,
     };
   }
+  const spentCaller = budgets.callers?.find((caller) => caller.spentUsd >= caller.monthlyUsd);
+  if (spentCaller) {
+    return {
+      verdict: 'spent',
+      message:
+        `The monthly budget of agent "${spentCaller.name}", which called this one, is spent: ${usd(spentCaller.spentUsd)} of ` +
+        `${usd(spentCaller.monthlyUsd)} in ${month} (UTC). Its owner can raise it with PUT /agent/${spentCaller.name}/budget`,
+    };
+  }
   if (user && user.spentUsd >= user.monthlyUsd) {
     return {
       verdict: 'spent',
@@ -60,6 +75,8 @@ export function admission(budgets: Budgets, userId: string): Admission {
   }
   const full = (state: BudgetState | undefined) => state !== undefined && state.spentUsd + state.heldUsd >= state.monthlyUsd;
   if (agent && full(agent)) return { verdict: 'held', message: heldMessage(`agent "${agent.name}"'s`, agent) };
+  const fullCaller = budgets.callers?.find(full);
+  if (fullCaller) return { verdict: 'held', message: heldMessage(`agent "${fullCaller.name}"'s`, fullCaller) };
   if (user && full(user)) return { verdict: 'held', message: heldMessage('your', user) };
   return { verdict: 'room' };
 }

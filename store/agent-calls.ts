@@ -53,7 +53,7 @@ export async function startAgentCall(db: Db, call: AgentCallStart): Promise<Agen
       agentId: call.agent.agentId,
       revision: call.agent.revision,
       parentSessionId: parent.id,
-      parentCall: { toolCallId: call.toolCallId, depth },
+      parentCall: { toolCallId: call.toolCallId, depth, callerAgentIds: [...parent.callerAgentIds, parent.agentId] },
     });
   }
   try {

@@ -11,22 +11,30 @@ const MONTH_START = "date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 
 
 type Owner = 'user_id' | 'agent_id';
 
+/**
+ * The rows of `alias` (a session or a hold) that count against the owner `id` (an SQL expression): a
+ * user's, or an agent's: its own and those of the child sessions its calls opened, at any depth
+ * (their `caller_agent_ids` name it; docs/tools.md, "Calling other agents").
+ */
+const OWNED = (alias: string, column: Owner, id: string) =>
+  column === 'user_id' ? `${alias}.user_id = ${id}` : `(${alias}.agent_id = ${id} OR ${alias}.caller_agent_ids @> ARRAY[${id}]::text[])`;
+
 /** Recorded costs this month: replies and summaries. `id` is an SQL expression, the owner's id. */
 const RECORDED = (column: Owner, id: string) => `(SELECT coalesce(sum(m.cost_usd), 0) FROM sessions s JOIN messages m ON m.session_id = s.id
-   WHERE s.${column} = ${id} AND m.role IN ('assistant', 'summary') AND m.copied_from IS NULL AND m.completed_at >= ${MONTH_START})`;
+   WHERE ${OWNED('s', column, id)} AND m.role IN ('assistant', 'summary') AND m.copied_from IS NULL AND m.completed_at >= ${MONTH_START})`;
 
 /** Charges this month of attempts that left no message: settled ones, and holds that lapsed unsettled (their worker died). */
 const CHARGED = (column: Owner, id: string) => `(SELECT coalesce(sum(coalesce(h.charged_usd, h.input_usd)), 0) FROM budget_holds h
-   WHERE h.${column} = ${id} AND (h.charged_usd IS NOT NULL OR h.expires_at < now()) AND h.created_at >= ${MONTH_START})`;
+   WHERE ${OWNED('h', column, id)} AND (h.charged_usd IS NOT NULL OR h.expires_at < now()) AND h.created_at >= ${MONTH_START})`;
 
 /** What calls running now hold. */
 const HELD = (column: Owner, id: string) => `(SELECT coalesce(sum(h.reserved_usd), 0) FROM budget_holds h
-   WHERE h.${column} = ${id} AND h.charged_usd IS NULL AND h.expires_at >= now())`;
+   WHERE ${OWNED('h', column, id)} AND h.charged_usd IS NULL AND h.expires_at >= now())`;
 
 const SPENT = (column: Owner, id: string) => `(${RECORDED(column, id)} + ${CHARGED(column, id)})`;
 
 /** The budgets that apply to a call of `agentId` run for `userId`, each with what counts against it; none set, none summed. */
-export async function budgetsFor(db: Db | DbClient, userId: string, agentId: string): Promise<Budgets> {
+export async function budgetsFor(db: Db | DbClient, userId: string, agentId: string, sessionId?: string): Promise<Budgets> {
   // Two owners, one id each: the sums are computed only for a budget that is set.
   const { rows } = await db.query<{
     month: string;
@@ -37,15 +45,21 @@ export async function budgetsFor(db: Db | DbClient, userId: string, agentId: str
     user_held: string | null;
     agent_spent: string | null;
     agent_held: string | null;
+    callers: { name: string; budget: string; spent: string; held: string }[];
   }>(
     `SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM') AS month, b.user_budget, b.agent_budget, b.agent_name,
             CASE WHEN b.user_budget IS NOT NULL THEN ${SPENT('user_id', '$1')} END AS user_spent,
             CASE WHEN b.user_budget IS NOT NULL THEN ${HELD('user_id', '$1')} END AS user_held,
             CASE WHEN b.agent_budget IS NOT NULL THEN ${SPENT('agent_id', '$2')} END AS agent_spent,
-            CASE WHEN b.agent_budget IS NOT NULL THEN ${HELD('agent_id', '$2')} END AS agent_held
+            CASE WHEN b.agent_budget IS NOT NULL THEN ${HELD('agent_id', '$2')} END AS agent_held,
+            -- The budgets of the agents whose calls opened this session (up its chain), where they have one.
+            (SELECT coalesce(json_agg(json_build_object('name', c.name, 'budget', c.monthly_budget_usd,
+                                                        'spent', ${SPENT('agent_id', 'c.id')}, 'held', ${HELD('agent_id', 'c.id')})), '[]')
+               FROM sessions cs JOIN agents c ON c.id = ANY(cs.caller_agent_ids)
+              WHERE cs.id = $3 AND c.monthly_budget_usd IS NOT NULL) AS callers
        FROM (SELECT u.monthly_budget_usd AS user_budget, a.monthly_budget_usd AS agent_budget, a.name AS agent_name
                FROM users u JOIN agents a ON a.id = $2 WHERE u.id = $1) AS b`,
-    [userId, agentId],
+    [userId, agentId, sessionId ?? null],
   );
   const row = rows[0];
   if (!row) return { month: '' };
@@ -61,6 +75,14 @@ export async function budgetsFor(db: Db | DbClient, userId: string, agentId: str
       heldUsd: Number(row.agent_held),
     };
   }
+  if (row.callers.length > 0) {
+    budgets.callers = row.callers.map((caller) => ({
+      name: caller.name,
+      monthlyUsd: Number(caller.budget),
+      spentUsd: Number(caller.spent),
+      heldUsd: Number(caller.held),
+    }));
+  }
   return budgets;
 }
 
@@ -74,7 +96,16 @@ export async function budgetsFor(db: Db | DbClient, userId: string, agentId: str
  */
 export async function holdBudget(
   db: Db,
-  input: { key: string; supersedes: string; userId: string; agentId: string; amounts: HoldAmounts; leaseMs: number },
+  input: {
+    key: string;
+    supersedes: string;
+    userId: string;
+    agentId: string;
+    /** The session the call runs in: the agents that called it (its caller_agent_ids) count the hold too. */
+    sessionId?: string;
+    amounts: HoldAmounts;
+    leaseMs: number;
+  },
 ): Promise<Admission> {
   return inTransaction(db, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock(hashtextextended('budget:' || $1, 0))", [input.userId]);
@@ -83,13 +114,14 @@ export async function holdBudget(
         WHERE user_id = $1 AND left(hold_key, length($2)) = $2 AND hold_key <> $3 AND charged_usd IS NULL AND expires_at > now()`,
       [input.userId, input.supersedes, input.key],
     );
-    const verdict = admission(await budgetsFor(client, input.userId, input.agentId), input.userId);
+    const verdict = admission(await budgetsFor(client, input.userId, input.agentId, input.sessionId), input.userId);
     if (verdict.verdict !== 'room') return verdict;
     await client.query(
-      `INSERT INTO budget_holds (hold_key, user_id, agent_id, reserved_usd, input_usd, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now() + $6 * interval '1 millisecond')
+      `INSERT INTO budget_holds (hold_key, user_id, agent_id, reserved_usd, input_usd, expires_at, caller_agent_ids)
+       VALUES ($1, $2, $3, $4, $5, now() + $6 * interval '1 millisecond',
+               coalesce((SELECT caller_agent_ids FROM sessions WHERE id = $7), '{}'))
        ON CONFLICT (hold_key) DO NOTHING`,
-      [input.key, input.userId, input.agentId, input.amounts.reservedUsd, input.amounts.inputUsd, input.leaseMs],
+      [input.key, input.userId, input.agentId, input.amounts.reservedUsd, input.amounts.inputUsd, input.leaseMs, input.sessionId ?? null],
     );
     return verdict;
   });

@@ -23,6 +23,8 @@ export interface Session {
   parentToolCallId: string | null;
   /** How deep in a chain of agent calls this session is: 0 for one a person or trigger opened. */
   callDepth: number;
+  /** The agents up its chain of calls, whose budgets its model calls count against too (store/budgets.ts). */
+  callerAgentIds: string[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -43,6 +45,7 @@ interface SessionRow {
   parent_session_id: string | null;
   parent_tool_call_id: string | null;
   call_depth: number;
+  caller_agent_ids?: string[];
   created_at: Date;
   updated_at: Date;
 }
@@ -66,6 +69,7 @@ function toSession(row: SessionRow): Session {
     parentSessionId: row.parent_session_id,
     parentToolCallId: row.parent_tool_call_id ?? null,
     callDepth: row.call_depth ?? 0,
+    callerAgentIds: row.caller_agent_ids ?? [],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -76,6 +80,8 @@ export interface ParentCall {
   toolCallId: string;
   /** The child's depth in the chain of calls: its parent's plus one. */
   depth: number;
+  /** The agents up the child's chain of calls: its parent's, and the parent's own agent. */
+  callerAgentIds: string[];
 }
 
 /** Creates a session pinned to the agent's revision, with its `session.created` event (seq 1). */
@@ -129,8 +135,9 @@ export async function insertSession(
   // `announced` makes the NOTIFY run: PostgreSQL skips a SELECT in WITH that nothing reads.
   const { rows } = await db.query<SessionRow & { announced: unknown }>(
     `WITH session AS (
-       INSERT INTO sessions (id, user_id, agent_id, revision, forked_from, parent_session_id, parent_tool_call_id, call_depth, last_seq)
-       VALUES ($1, $2, $3, $4, $5, $6, $9, $10, 1) RETURNING *
+       INSERT INTO sessions (id, user_id, agent_id, revision, forked_from, parent_session_id, parent_tool_call_id, call_depth,
+                             caller_agent_ids, last_seq)
+       VALUES ($1, $2, $3, $4, $5, $6, $9, $10, $11, 1) RETURNING *
      ), inserted AS (
        INSERT INTO events (session_id, seq, type, data) SELECT id, 1, 'session.created', $7::jsonb FROM session RETURNING *
      ), notice AS (
@@ -148,6 +155,7 @@ export async function insertSession(
       EVENTS_CHANNEL,
       input.parentCall?.toolCallId ?? null,
       input.parentCall?.depth ?? 0,
+      input.parentCall?.callerAgentIds ?? [],
     ],
   );
   const { announced: _announced, ...session } = rows[0]!;

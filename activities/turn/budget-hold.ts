@@ -41,6 +41,8 @@ export interface BudgetHold {
 export interface HoldRequest {
   userId: string;
   agentId: string;
+  /** The session the call runs in: a child of other agents' calls counts against their budgets too. */
+  sessionId: string;
   /**
    * The call, as `<prefix><execution>`: `prefix` names what the call writes (a step's message, a
    * summary), the rest one execution of it (the activity and its attempt). Holds of earlier executions
@@ -67,7 +69,7 @@ export interface HoldDeps {
 export async function holdForCall(deps: HoldDeps, request: HoldRequest): Promise<BudgetHold | undefined> {
   const { db } = deps;
   // Fail closed: a budget that cannot be read (the query throws) retries the call without sending it.
-  const budgets = await budgetsFor(db, request.userId, request.agentId);
+  const budgets = await budgetsFor(db, request.userId, request.agentId, request.sessionId);
   if (!appliesAny(budgets)) return undefined;
   const first = admission(budgets, request.userId);
   if (first.verdict === 'spent') throw nonRetryable(FAILURE.budgetSpent, first.message);
@@ -80,7 +82,15 @@ export async function holdForCall(deps: HoldDeps, request: HoldRequest): Promise
   };
   const amounts = holdAmounts(holdPrice, request.inputTokens, request.maxOutputTokens);
   const key = `${request.prefix}${request.execution}`;
-  const hold = { key, supersedes: request.prefix, userId: request.userId, agentId: request.agentId, amounts, leaseMs: HOLD_LEASE_MS };
+  const hold = {
+    key,
+    supersedes: request.prefix,
+    userId: request.userId,
+    agentId: request.agentId,
+    sessionId: request.sessionId,
+    amounts,
+    leaseMs: HOLD_LEASE_MS,
+  };
   const giveUpAt = Date.now() + WAIT_FOR_ROOM_MS;
   for (let wait = LOOK_AGAIN_MS.first; ; wait = Math.min(wait * 2, LOOK_AGAIN_MS.most)) {
     const verdict = await holdBudget(db, hold);

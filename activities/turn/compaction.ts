@@ -124,6 +124,7 @@ export function compactionActivities(deps: CompactionDeps) {
               {
                 userId: input.userId,
                 agentId: input.agentId,
+                sessionId: input.sessionId,
                 prefix: `${input.sessionId}:${input.summaryMessageId}:`,
                 execution: `${context.info.activityId}:${context.info.attempt}:${index}`,
                 ref: summaryRef,

@@ -74,6 +74,7 @@ export class StepAttempt {
     this.hold = await heldOrAborted(() =>
       holdForCall(deps, {
         ...call,
+        sessionId: step.sessionId,
         prefix: `${step.sessionId}:${step.messageId}:`,
         execution: `${context.info.activityId}:${context.info.attempt}`,
         maxOutputTokens: limits.stepOutputTokens,

@@ -22,7 +22,7 @@ function temporalUiLink(config: ApiDeps['config'], sessionId: string): string | 
 }
 
 function sessionView(session: Session) {
-  const { userId: _userId, ...view } = session;
+  const { userId: _userId, callerAgentIds: _callers, ...view } = session;
   return view;
 }
 

@@ -30,6 +30,25 @@ describe('admission', () => {
     });
   });
 
+  it('the budgets of the agents that called a child session apply to its calls: spent, or held full, by name', () => {
+    const spent: Budgets = { month, agent: { name: 'child', ...state(5, 1) }, callers: [{ name: 'boss', ...state(1, 1.5) }] };
+    expect(admission(spent, 'u')).toMatchObject({
+      verdict: 'spent',
+      message: expect.stringMatching(
+        /^The monthly budget of agent "boss", which called this one, is spent: USD 1\.5000 of USD 1\.0000 .*PUT \/agent\/boss\/budget$/,
+      ),
+    });
+    const held: Budgets = {
+      month,
+      callers: [
+        { name: 'lead', ...state(10, 1) },
+        { name: 'boss', ...state(1, 0.5, 0.5) },
+      ],
+    };
+    expect(admission(held, 'u')).toMatchObject({ verdict: 'held', message: expect.stringContaining(`agent "boss"'s monthly budget`) });
+    expect(admission({ month, callers: [{ name: 'boss', ...state(1, 0.5, 0.4) }] }, 'u')).toEqual({ verdict: 'room' });
+  });
+
   it('a spent budget wins over one held full', () => {
     expect(admission({ month, user: state(1, 1, 5), agent: { name: 'a', ...state(5, 1, 5) } }, 'u').verdict).toBe('spent');
   });
