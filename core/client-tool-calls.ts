@@ -3,6 +3,7 @@
 // answered. workflows/client-tools.ts wires this to the turn's Update handler, its timeout and the
 // activities that announce each answer; test/unit/core/client-tool-calls.test.ts drives it alone.
 import type { ToolCall, ToolResultPart } from './turn-types.ts';
+import type { TokenUsage } from '../contract/events.ts';
 
 export interface ToolResultInput {
   /** The assistant message whose tool call this answers (the `messageId` of its tool.call event). */
@@ -11,6 +12,8 @@ export interface ToolResultInput {
   /** The result, any JSON; or `error`, a message the model reads as the tool's failure. */
   output?: unknown;
   error?: string;
+  /** Another agent's call: what its child's turn spent, counted in the calling turn's usage. */
+  spent?: { usage: TokenUsage; costUsd: number | null };
 }
 
 /** What the model reads when a call was never answered. */

@@ -78,6 +78,11 @@ export class TurnProgress {
     this.totals = addToTotals(this.totals, usage, costUsd);
   }
 
+  /** Another agent's call ended: what its child's turn spent counts with the turn's steps. */
+  childTurnSpent(usage: TokenUsage, costUsd: number | null): void {
+    this.totals = addToTotals(this.totals, usage, costUsd);
+  }
+
   /** Takes step `step`'s result in and says what follows. */
   afterStep(result: StepResult, step: number): StepVerdict {
     this.totals = addToTotals(this.totals, result.usage, result.costUsd);

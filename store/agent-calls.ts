@@ -10,6 +10,7 @@ import { turnMessages } from './messages.ts';
 import { getSession, openSessionOnce, type Session } from './sessions.ts';
 import { storeClientToolAnswer, type ClientToolAnswer } from './client-tool-answers.ts';
 import { takeSend } from './session-inbox.ts';
+import { addToTotals, type TurnTotals } from '../core/turn-progress.ts';
 
 export interface AgentCallStart {
   parentSessionId: string;
@@ -130,11 +131,20 @@ export async function readTurnReply(db: Db | DbClient, sessionId: string, turnId
   return { messageId: answer?.id ?? null, text, ...(json ? { json: json.json } : {}), ...(error ? { error } : {}) };
 }
 
-/** What the caller's model reads as the call's result. */
-export function agentCallAnswer(end: AgentCallEnd, reply: TurnReply): ClientToolAnswer {
-  if (end.status === 'completed') return { output: { sessionId: end.childSessionId, reply: reply.json ?? reply.text } };
+/** What the caller's model reads as the call's result, and what the child's turn spent. */
+export function agentCallAnswer(end: AgentCallEnd, reply: TurnReply, spent: ClientToolAnswer['spent']): ClientToolAnswer {
+  const counted = spent ? { spent } : {};
+  if (end.status === 'completed') return { output: { sessionId: end.childSessionId, reply: reply.json ?? reply.text }, ...counted };
   const why = end.status === 'aborted' ? 'was stopped before it replied' : `failed: ${reply.error ?? 'its turn failed'}`;
-  return { error: `The agent "${end.agent}" ${why} (sessionId ${end.childSessionId}).` };
+  return { error: `The agent "${end.agent}" ${why} (sessionId ${end.childSessionId}).`, ...counted };
+}
+
+/** What a turn's replies and summaries spent (a failed or aborted turn's too), summed as a turn's totals are. */
+async function turnSpent(db: Db, sessionId: string, turnId: string): Promise<ClientToolAnswer['spent']> {
+  const messages = await turnMessages(db, sessionId, turnId);
+  let totals: TurnTotals = { usage: { inputTokens: 0, outputTokens: 0 }, costUsd: null };
+  for (const message of messages) if (message.role !== 'user' && message.role !== 'tool') totals = addToTotals(totals, message.usage, message.costUsd);
+  return totals;
 }
 
 /**
@@ -168,7 +178,7 @@ export async function endAgentCall(db: Db, end: AgentCallEnd): Promise<{ stored:
   const parent = await getSession(db, end.parentSessionId);
   if (!parent) return { stored: false };
   const reply = await readTurnReply(db, end.childSessionId, end.turnId, end.status === 'failed');
-  const answer = agentCallAnswer(end, reply);
+  const answer = agentCallAnswer(end, reply, await turnSpent(db, end.childSessionId, end.turnId));
   const { rows } = await db.query<{ seq: string }>(
     `SELECT seq FROM events WHERE session_id = $1 AND type = 'tool.call' AND data->>'toolCallId' = $2 AND data->>'messageId' = $3 LIMIT 1`,
     [end.parentSessionId, end.toolCallId, end.messageId],

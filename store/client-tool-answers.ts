@@ -9,7 +9,10 @@ import { TERMINAL_TURN_EVENTS } from '../contract/events.ts';
 import type { ToolResultInput } from '../core/client-tool-calls.ts';
 
 /** What a client answered: a result (any JSON) or an error the model reads as the tool's failure. */
-export type ClientToolAnswer = { output: unknown } | { error: string };
+export type ClientToolAnswer = ({ output: unknown } | { error: string }) & {
+  /** Another agent's reply (store/agent-calls.ts): what the child's turn spent. A client's answer has none. */
+  spent?: StoredToolAnswer['spent'];
+};
 
 /** An answer as the session workflow takes it: what the client posted. */
 export type StoredToolAnswer = ToolResultInput;
@@ -67,6 +70,7 @@ export function storedToolAnswer(row: AnswerRow): StoredToolAnswer {
     messageId: row.message_id,
     toolCallId: row.tool_call_id,
     ...('error' in row.answer ? { error: row.answer.error } : { output: row.answer.output }),
+    ...(row.answer.spent ? { spent: row.answer.spent } : {}),
   };
 }
 

@@ -47,7 +47,7 @@ export class StoredAnswers {
  * Registers the turn's Update handler (once, at the start of the turn) and returns `awaitResults`,
  * which a step with client calls uses to wait for them.
  */
-export function clientTools(input: TurnInput, stored: StoredAnswers) {
+export function clientTools(input: TurnInput, stored: StoredAnswers, childSpent: (spent: NonNullable<ToolResultInput['spent']>) => void) {
   const book = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
   // The API refuses a second answer once tool.result is written, so that write must follow the
   // acceptance: an activity's command is stored with it, where a local activity would run before the
@@ -106,7 +106,10 @@ export function clientTools(input: TurnInput, stored: StoredAnswers) {
   /** Takes an answer and announces it as its tool.result; one taken already, or refused, does nothing. */
   async function takeAndAnnounce(answer: ToolResultInput): Promise<void> {
     const taken = calls.take(answer);
-    if ('refused' in taken || agentCallKeys.has(`${answer.messageId} ${answer.toolCallId}`)) return;
+    if ('refused' in taken) return;
+    // Taken once: what another agent's child turn spent counts in this turn's usage once.
+    if (answer.spent) childSpent(answer.spent);
+    if (agentCallKeys.has(`${answer.messageId} ${answer.toolCallId}`)) return;
     announcing += 1;
     try {
       // A local activity: PostgreSQL has decided the answer already, so nothing waits on Temporal's acceptance.

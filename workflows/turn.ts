@@ -107,7 +107,7 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
     heartbeatTimeout: '6 seconds',
     retry: { maximumAttempts: TOOL_CALL_ATTEMPTS },
   });
-  const client = clientTools(input, answers);
+  const client = clientTools(input, answers, ({ usage, costUsd }) => progress.childTurnSpent(usage, costUsd));
   const subagents = agentCalls(input);
   // The loop's rules (core/turn-progress.ts, `progress`): totals, steering read, what follows a step.
 

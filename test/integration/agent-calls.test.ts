@@ -123,6 +123,14 @@ describe('agents calling agents', () => {
     const results_ = ofType(events, 'tool.result');
     expect(results_.map((event) => event.toolCallId).sort()).toEqual(['call_r', 'call_v']);
     expect(results_.every((event) => !event.isError)).toBe(true);
+
+    // The writer's turn counts what its children's turns spent with its own steps.
+    const own = ofType(events, 'message.completed').reduce((sum, event) => sum + (event.message.usage?.inputTokens ?? 0), 0);
+    let children = 0;
+    for (const child of [research.sessionId, review.sessionId])
+      children += ofType(await env.events(child), 'turn.completed').reduce((sum, event) => sum + event.usage.inputTokens, 0);
+    expect(children).toBeGreaterThan(0);
+    expect(ofType(events, 'turn.completed')[0]!.usage.inputTokens).toBe(own + children);
   });
 
   test('a sessionId from an earlier result continues that conversation in a later turn', async ({ env }) => {
