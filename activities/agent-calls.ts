@@ -34,6 +34,8 @@ export interface AgentCallInput {
   childSessionId: string;
   childMessageId: string;
   settings: TurnSettings;
+  /** The calling turn's workflow (its session's, or a graph node's turn workflow), told the reply. */
+  callerWorkflowId?: string;
 }
 
 export function agentCallActivities(deps: {
@@ -70,6 +72,7 @@ export function agentCallActivities(deps: {
       text: what.text,
       ...(what.continueSessionId ? { continueSessionId: what.continueSessionId } : {}),
       ...(what.runId ? { runId: what.runId } : {}),
+      ...(input.callerWorkflowId ? { callerWorkflowId: input.callerWorkflowId } : {}),
       childSessionId: input.childSessionId,
       childMessageId: input.childMessageId,
       maxDepth: deps.limits.agentCallDepth,
@@ -121,7 +124,8 @@ export function agentCallActivities(deps: {
       if (!ended.stored) return { stored: false };
       const answer = { messageId: input.messageId, toolCallId: input.toolCallId, ...ended.answer };
       // With no caller's workflow running, nothing waits for it (a later take reads it from the inbox).
-      if (await handAgentCallAnswer(Context.current().client, input.parentSessionId, answer)) await markAnswerWoken(db, input);
+      const caller = { sessionId: input.parentSessionId, ...(input.callerWorkflowId ? { workflowId: input.callerWorkflowId } : {}) };
+      if (await handAgentCallAnswer(Context.current().client, caller, answer)) await markAnswerWoken(db, input);
       return { stored: true };
     },
 

@@ -135,9 +135,14 @@ export async function abortTurnWithStart(target: SessionClient, session: Session
  * Hands another agent's reply (the answer to a call of the session's running turn, stored in its inbox
  * already) to the session's workflow: false when no workflow runs (nothing waits; a later take reads it).
  */
-export async function handAgentCallAnswer(client: Client, sessionId: string, answer: ToolResultInput): Promise<boolean> {
+export async function handAgentCallAnswer(
+  client: Client,
+  caller: { sessionId: string; workflowId?: string },
+  answer: ToolResultInput,
+): Promise<boolean> {
   try {
-    await client.workflow.getHandle(sessionWorkflowId(sessionId)).signal(agentCallEndedSignal, answer);
+    // The calling turn runs in its session's workflow, or (a graph's agent node) in a turn workflow of its own.
+    await client.workflow.getHandle(caller.workflowId ?? sessionWorkflowId(caller.sessionId)).signal(agentCallEndedSignal, answer);
     return true;
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return false;

@@ -32,6 +32,8 @@ export interface SubtaskReplyTarget {
   agent?: string;
   /** A workflow graph's agent node run by another agent: the run, signalled with the reply (workflows/graph.ts). */
   runId?: string;
+  /** The calling turn's workflow, signalled with the reply: its session's, or a graph node's turn workflow. */
+  workflowId?: string;
 }
 
 /** How a workflow graph's agent node run by another agent ended: the child's turn, and its reply or why it failed. */

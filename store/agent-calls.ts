@@ -28,6 +28,8 @@ export interface AgentCallStart {
   maxWaitingPerUser: number;
   /** A workflow graph's agent node (`toolCallId` is then `node:<nodeId>`): its run, told the reply. */
   runId?: string;
+  /** The calling turn's workflow (its session's, or a graph node's turn workflow), told the reply. */
+  callerWorkflowId?: string;
 }
 
 export type AgentCallStarted = { childSessionId: string; childMessageId: string } | { refused: string };
@@ -42,7 +44,15 @@ export async function startAgentCall(db: Db, call: AgentCallStart): Promise<Agen
   let child: Session;
   if (call.continueSessionId) {
     const found = await getSession(db, call.continueSessionId);
-    if (!found || found.userId !== call.userId || found.parentSessionId !== parent.id || found.agentId !== call.agent.agentId)
+    // Only a conversation an earlier call of this session opened (not a subtask's session: its depth and
+    // callers are not a call's).
+    if (
+      !found ||
+      found.userId !== call.userId ||
+      found.parentSessionId !== parent.id ||
+      found.parentToolCallId === null ||
+      found.agentId !== call.agent.agentId
+    )
       return {
         refused: `There is no conversation "${call.continueSessionId}" of this session with the agent "${call.agent.name}"; leave sessionId out to start one.`,
       };
@@ -70,6 +80,7 @@ export async function startAgentCall(db: Db, call: AgentCallStart): Promise<Agen
         toolCallId: call.toolCallId,
         agent: call.agent.name,
         ...(call.runId ? { runId: call.runId } : {}),
+        ...(call.callerWorkflowId ? { workflowId: call.callerWorkflowId } : {}),
       },
       maxWaitingPerUser: call.maxWaitingPerUser,
     });
@@ -91,7 +102,8 @@ export async function startAgentCall(db: Db, call: AgentCallStart): Promise<Agen
           childMessageId: call.childMessageId,
         },
       },
-      { toolCallId: call.toolCallId },
+      // A graph visiting its node again (or a provider reusing call ids) makes a new call: its step message differs.
+      { toolCallId: call.toolCallId, messageId: call.messageId },
     ),
   );
   return { childSessionId: child.id, childMessageId: call.childMessageId };
@@ -106,6 +118,8 @@ export interface AgentCallEnd {
   /** The child's turn: the call's message. */
   turnId: string;
   status: 'completed' | 'failed' | 'aborted';
+  /** The calling turn's workflow, when not its session's (a graph node's turn workflow). */
+  callerWorkflowId?: string;
 }
 
 /** The reply of a turn, as its caller reads it: its text, its JSON reply, and why it failed. */
@@ -163,7 +177,7 @@ export async function endAgentNode(db: Db, end: AgentCallEnd): Promise<{ status:
       end.status === 'completed'
         ? { type: 'subagent.completed', data: base }
         : { type: 'subagent.failed', data: { ...base, status: end.status, error: error! } },
-      { toolCallId: end.toolCallId },
+      { toolCallId: end.toolCallId, messageId: end.messageId },
     ),
   );
   return { status: end.status, reply: reply.json !== undefined ? JSON.stringify(reply.json) : reply.text, ...(error ? { error } : {}) };
@@ -192,7 +206,7 @@ export async function endAgentCall(db: Db, end: AgentCallEnd): Promise<{ stored:
       end.status === 'completed'
         ? { type: 'subagent.completed', data: base }
         : { type: 'subagent.failed', data: { ...base, status: end.status, error: 'error' in answer ? answer.error : '' } },
-      { toolCallId: end.toolCallId },
+      { toolCallId: end.toolCallId, messageId: end.messageId },
     ),
   );
   const outcome = await storeClientToolAnswer(db, {

@@ -2,7 +2,7 @@
 // child session of the callee (activities/agent-calls.ts), whose reply comes back as the call's answer
 // through the session's inbox, as a client's tool result does (workflows/client-tools.ts waits for both).
 // An abort of the turn aborts the children that have not answered.
-import { CancellationScope, proxyActivities, proxyLocalActivities, uuid4 } from '@temporalio/workflow';
+import { CancellationScope, log, proxyActivities, proxyLocalActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { ToolCall, TurnInput } from '../core/turn-types.ts';
 import { ALPHABET } from '../lib/workflow-safe/id-alphabet.ts';
@@ -34,9 +34,12 @@ export function agentCalls(input: TurnInput) {
   const started: { messageId: string; toolCallId: string; sessionId: string; turnId: string }[] = [];
   const settings = input.settings;
   return {
-    /** Starts the call: undefined once the child runs, or why it was refused (the model reads that). */
+    /**
+     * Starts the call: undefined once the child runs, or why it was refused (the model reads that). Not
+     * cancellable (it is short): an abort meanwhile finds the child it opened in `started` and aborts it.
+     */
     async start(stepMessageId: string, call: ToolCall): Promise<string | undefined> {
-      const result = await starts.startAgentCall({
+      const startInput = {
         sessionId: input.sessionId,
         userId: input.userId,
         agentId: input.agentId,
@@ -46,7 +49,10 @@ export function agentCalls(input: TurnInput) {
         childSessionId: childSessionId(),
         childMessageId: messageId(),
         settings,
-      });
+        // Told the reply: this session's workflow, or a graph node's turn workflow.
+        callerWorkflowId: workflowInfo().workflowId,
+      };
+      const result = await CancellationScope.nonCancellable(() => starts.startAgentCall(startInput));
       if ('refused' in result) return result.refused;
       started.push({
         messageId: stepMessageId,
@@ -56,13 +62,20 @@ export function agentCalls(input: TurnInput) {
       });
       return undefined;
     },
-    /** The turn was aborted: so are the children whose answer has not come (`answered` says which came). */
-    async abortUnanswered(answered: (messageId: string, toolCallId: string) => boolean): Promise<void> {
+    /**
+     * The turn was aborted, or failed: so are the children whose answer has not come (`answered` says which
+     * came). Undefined, decided at once, when there are none: a turn that called no agent awaits nothing
+     * here, so its commands come in the order they always did.
+     */
+    abortUnanswered(answered: (messageId: string, toolCallId: string) => boolean): Promise<void> | undefined {
       const children = started.filter((child) => !answered(child.messageId, child.toolCallId));
-      if (children.length === 0) return;
-      await CancellationScope.nonCancellable(() =>
+      if (children.length === 0) return undefined;
+      return CancellationScope.nonCancellable(() =>
         activities.abortAgentCalls({ settings, children: children.map(({ sessionId, turnId }) => ({ sessionId, turnId })) }),
-      );
+      ).catch((error: unknown) => {
+        // The turn's end must still be written: a child left running ends on its own.
+        log.warn('the children of an ended turn were not aborted', { error: String(error) });
+      });
     },
   };
 }

@@ -85,11 +85,16 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   // (the same message id, under its Idempotency-Key) is taken then and runs its turn once. A send's task
   // never also ends the workflow (its handler holds the idle exit and continue-as-new back), so Temporal
   // has no reason to refuse it; a task lost with its worker is timed out and its Update delivered again.
-  const { recordUserMessage, revertMessages, endTurn, returnSubtaskReply, endAgentCall, endAgentNode, turnEndSeq } =
-    proxyLocalActivities<Activities>({
-      startToCloseTimeout: '30 seconds',
-      retry: { maximumAttempts: 10 },
-    });
+  const { recordUserMessage, revertMessages, endTurn, returnSubtaskReply, turnEndSeq } = proxyLocalActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { maximumAttempts: 10 },
+  });
+  // Another agent's reply (or a graph node's) is what its caller waits for, with no timeout: it keeps
+  // trying (the database or Temporal may be down a while), never given up after a few tries.
+  const { endAgentCall, endAgentNode } = proxyLocalActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { maximumInterval: '1 minute' },
+  });
   // A signalled send has no caller to tell of a failure: it keeps trying (the database may be down)
   // rather than drop the message. Only a message the database can never store (the activity's
   // non-retryable UnstorableMessage) is dropped, with a warning, so the sends after it go on.
@@ -351,6 +356,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
         childSessionId: input.sessionId,
         turnId,
         status,
+        ...(target.workflowId ? { callerWorkflowId: target.workflowId } : {}),
       };
       if (target.runId) {
         // A workflow graph's agent node: its run waits for this signal (workflows/graph.ts).

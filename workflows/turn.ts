@@ -9,6 +9,7 @@ import {
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
+  setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { FAILURE, nonRetryable } from '../lib/workflow-safe/failures.ts';
@@ -29,6 +30,7 @@ import { askUser } from './ask-user.ts';
 import { approvedTool } from './tool-approval.ts';
 import { clientTools, StoredAnswers } from './client-tools.ts';
 import { agentCalls } from './agent-calls.ts';
+import { agentCallEndedSignal } from './session-messages.ts';
 import { messageId } from './ids.ts';
 import { placeWaits, type PlaceWaits } from './place-waits.ts';
 import { compactionPlaceKey, stepPlaceKey, toolPlaceKey } from '../core/place-keys.ts';
@@ -43,7 +45,10 @@ function inputErrorResult(call: ToolCall, error: string): ToolResultPart {
  * turns run in its session workflow (runTurn), which hands them steering messages and client answers.
  */
 export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
-  return runTurn(input, { places: placeWaits() }).result;
+  const turn = runTurn(input, { places: placeWaits() });
+  // Its calls of other agents are answered here, the children's workers signalling this workflow.
+  setHandler(agentCallEndedSignal, (answer) => turn.toolAnswer(answer));
+  return turn.result;
 }
 
 /** A turn being run: its result, and how a message that steers it, or a client's answer, reaches it. */
@@ -272,8 +277,10 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
         await book.completeTurn({ sessionId: input.sessionId, turnId: input.turnId, usage: outcome.usage, costUsd: outcome.costUsd });
       return outcome;
     } catch (error) {
+      // Children (other agents' calls) still running end with this turn, whichever way it ends.
+      const childrenAborted = subagents.abortUnanswered((messageId, toolCallId) => client.answered(messageId, toolCallId));
+      if (childrenAborted) await childrenAborted;
       if (isCancellation(error)) {
-        await subagents.abortUnanswered((messageId, toolCallId) => client.answered(messageId, toolCallId));
         await CancellationScope.nonCancellable(() =>
           book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated, outcome: 'aborted' }),
         );

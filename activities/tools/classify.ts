@@ -37,12 +37,14 @@ export async function classifyToolCalls(
 ): Promise<ToolCall[]> {
   const checked = await Promise.all(
     calls.map(async (call): Promise<ToolCall> => {
-      // A call of another agent (deploy keeps other tools from taking an agent tool's name).
-      if (agents.some((agent) => agentToolName(agent.name) === call.toolName)) {
+      // A call of another agent, unless another tool has its name (the tool set declares that one, and
+      // deploy refuses such a bundle now: a revision stored before that check runs what the model was shown).
+      const builtin = call.toolName === ASK_MY_USER ? undefined : findBuiltinTool(bundle, call.toolName, skills, remote);
+      const taken = builtin !== undefined || bundle.customTools.some((tool) => tool.id === call.toolName);
+      if (!taken && agents.some((agent) => agentToolName(agent.name) === call.toolName)) {
         const read = readAgentCallInput(call.input);
         return 'problem' in read ? { ...call, inputError: read.problem } : { ...call, executor: 'agent' };
       }
-      const builtin = call.toolName === ASK_MY_USER ? undefined : findBuiltinTool(bundle, call.toolName, skills, remote);
       // A built-in tool checks its own input (activities/tools/define.ts), against a schema of ours.
       if (call.toolName === ASK_MY_USER || (builtin && !isRemoteTool(builtin))) return call;
       const custom = builtin ? undefined : bundle.customTools.find((tool) => tool.id === call.toolName);

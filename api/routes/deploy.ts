@@ -19,6 +19,7 @@ import type { RegisteredToolsReader } from '../agents/registered-tools.ts';
 import { callerGone } from '../agents/caller-gone.ts';
 import { listMcpServers } from '../../store/mcp-servers.ts';
 import { resolveCallableAgents } from '../agents/callable-agents.ts';
+import { agentToolsTaken } from '../../lib/workflow-safe/agent-tools.ts';
 
 export function deployRoutes(deps: ApiDeps, registeredTools: RegisteredToolsReader) {
   const fetchSkills = skillFetcher({
@@ -60,6 +61,8 @@ export function deployRoutes(deps: ApiDeps, registeredTools: RegisteredToolsRead
         if (!callable.ok) return invalid(callable.errors);
         const [fetched, remote] = await Promise.all([fetchSkills(result.bundle), listRemoteTools(userId, result.bundle, callerGone(res))]);
         if (!fetched.ok || !remote.ok) return invalid([...(fetched.ok ? [] : fetched.errors), ...(remote.ok ? [] : remote.errors)]);
+        const shadowed = agentToolsTaken(result.bundle, remote.tools);
+        if (shadowed.length > 0) return invalid(shadowed);
         const { agent, created } = await deployRevision(deps.db, {
           userId: principal!.userId,
           bundle: result.bundle,

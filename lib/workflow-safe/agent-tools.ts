@@ -1,6 +1,8 @@
 // The tool through which an agent calls another (docs/tools.md, "Calling other agents"): its name,
 // its input and how that input is read. One rule, used by the deploy check, the tools a step declares,
 // the step's classification of its calls and the activity that starts the child session.
+import type { ToolServerTool } from '../../contract/tool-servers.ts';
+import type { FieldError } from './errors.ts';
 
 /** A callable agent's tool is this prefix and the agent's name. */
 export const AGENT_TOOL_PREFIX = 'agent_';
@@ -62,4 +64,26 @@ export interface CallableAgent {
   revision?: number;
   /** The tool's description the model reads. */
   description: string;
+}
+
+/**
+ * An agent's tool (`agent_<name>`) whose name a remote MCP server's tool has too (listed at this deploy):
+ * the model could not tell them apart. One located error per such agent.
+ */
+export function agentToolsTaken(
+  bundle: { agents?: readonly { name: string }[] },
+  remote: Record<string, readonly ToolServerTool[]>,
+): FieldError[] {
+  const remoteNames = new Map(Object.entries(remote).flatMap(([server, tools]) => tools.map((tool) => [tool.name, server] as const)));
+  return (bundle.agents ?? []).flatMap((entry, index) => {
+    const server = remoteNames.get(agentToolName(entry.name));
+    return server === undefined
+      ? []
+      : [
+          {
+            path: `/agents/${index}/name`,
+            message: `the tool server "${server}" has a tool "${agentToolName(entry.name)}", the tool through which this agent is called`,
+          },
+        ];
+  });
 }

@@ -35,8 +35,9 @@ test('a worker SIGKILLed mid-child: one child session, one call, one result', { 
     (event): event is Extract<SessionEvent, { type: 'subagent.started' }> => event.type === 'subagent.started',
   )!;
   await env.waitForEvents(started.childSessionId, (all) => count(all, 'message.part.delta') >= 20, 60_000);
-  workers.push(await startWorkerProcess(env.env));
+  // Killed first, the replacement started after: a replacement slow to start must not let the stream finish first.
   await dying.kill('SIGKILL');
+  workers.push(await startWorkerProcess(env.env));
 
   const events = await env.waitForEvents(sessionId, (all) => count(all, 'turn.completed') === 1, 120_000);
   expect(count(events, 'subagent.started')).toBe(1);

@@ -338,7 +338,12 @@ describe('agents calling agents', () => {
     const owner = await env.deploy({
       instructions: 'ROLE owner',
       agents: [{ name: summariser.name }, { name: broken.name }],
-      workflows: { digest: graph(summariser.name), failing: graph(broken.name) },
+      workflows: {
+        digest: graph(summariser.name),
+        failing: graph(broken.name),
+        // A node's own turn (a turn workflow of its own) that calls another agent as a tool.
+        delegating: { start: 'work', nodes: { work: { type: 'agent', prompt: 'Delegate: {{input}}' } } },
+      },
     });
     env.fake.setHandler(
       answerBy(
@@ -346,8 +351,14 @@ describe('agents calling agents', () => {
           systemOf(request).includes('ROLE summariser') ? { text: `short: ${messageText(request.body.messages.at(-1))}` } : undefined,
         (request) =>
           systemOf(request).includes('ROLE broken') ? { status: 400, errorBody: { error: { message: 'bad request' } } } : undefined,
-        (request) =>
-          systemOf(request).includes('ROLE owner') ? { text: `told: ${messageText(request.body.messages.at(-1))}` } : undefined,
+        (request) => {
+          if (!systemOf(request).includes('ROLE owner')) return undefined;
+          const last = messageText(request.body.messages.at(-1)) ?? '';
+          if (afterTools(request)) return { text: `delegated: ${last}` };
+          if (last.startsWith('Delegate:'))
+            return { toolCalls: [{ id: 'call_node', name: `agent_${summariser.name}`, arguments: { message: 'Summarise: waves' } }] };
+          return { text: `told: ${last}` };
+        },
       ),
     );
     const run = async (workflow: string) => {
@@ -376,6 +387,10 @@ describe('agents calling agents', () => {
       headers: env.user.auth,
     });
     expect(child.body).toMatchObject({ agentId: summariser.agentId, parentSessionId: done.sessionId });
+
+    const delegated = await run('delegating');
+    expect(delegated.record.status).toBe('completed');
+    expect(delegated.record.outputs.work!.output).toContain('short: Summarise: waves');
 
     const failed = await run('failing');
     expect(failed.record.status).toBe('failed');
