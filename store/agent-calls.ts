@@ -157,7 +157,8 @@ export function agentCallAnswer(end: AgentCallEnd, reply: TurnReply, spent: Clie
 async function turnSpent(db: Db, sessionId: string, turnId: string): Promise<ClientToolAnswer['spent']> {
   const messages = await turnMessages(db, sessionId, turnId);
   let totals: TurnTotals = { usage: { inputTokens: 0, outputTokens: 0 }, costUsd: null };
-  for (const message of messages) if (message.role !== 'user' && message.role !== 'tool') totals = addToTotals(totals, message.usage, message.costUsd);
+  for (const message of messages)
+    if (message.role !== 'user' && message.role !== 'tool') totals = addToTotals(totals, message.usage, message.costUsd);
   return totals;
 }
 
