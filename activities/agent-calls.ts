@@ -1,7 +1,8 @@
 // Activities of one agent calling another (docs/tools.md, "Calling other agents"): the call's child
 // session opened and its message taken (store/agent-calls.ts), the child's workflow woken as any send's
-// is; the child's reply stored as the call's answer once its turn ends; and a caller's abort passed on
-// to the children still running. Each is idempotent, on ids the calling workflow chose.
+// is; the child's reply stored as the call's answer once its turn ends and signalled to the calling
+// workflow; and the end of a caller's turn passed on to the children still running. Each is idempotent,
+// on ids the calling workflow chose.
 import { Context } from '@temporalio/activity';
 import type { Db } from '../store/db.ts';
 import { agentState } from '../store/agents.ts';
@@ -13,7 +14,6 @@ import {
   type AgentCallEnd,
   type AgentCallStarted,
 } from '../store/agent-calls.ts';
-
 import type { AgentNodeEnd } from '../core/session-turns.ts';
 import { abortTurnWithStart, handAgentCallAnswer, wakeSessionWithStart } from '../clients/session.ts';
 import { getSession } from '../store/sessions.ts';

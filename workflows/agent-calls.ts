@@ -1,7 +1,8 @@
 // A turn's calls of other agents (docs/tools.md, "Calling other agents"): each opens or continues a
-// child session of the callee (activities/agent-calls.ts), whose reply comes back as the call's answer
-// through the session's inbox, as a client's tool result does (workflows/client-tools.ts waits for both).
-// An abort of the turn aborts the children that have not answered.
+// child session of the callee (activities/agent-calls.ts), whose reply comes back as the call's answer:
+// stored in the caller's inbox, as a client's tool result is, and signalled to the calling workflow
+// (workflows/client-tools.ts waits for both kinds). A turn that ends, aborted or failed, aborts the
+// children that have not answered.
 import { CancellationScope, log, proxyActivities, proxyLocalActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { ToolCall, TurnInput } from '../core/turn-types.ts';

@@ -341,9 +341,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   }
 
   /**
-   * A subtask's reply into its parent session, or another agent's call's result into its caller's
-   * session, whose workflow is then woken (a lost wake-up is the API's send sweep's); a problem there is
-   * logged, never fails this session.
+   * A subtask's reply into its parent session; another agent's call's result into its caller's inbox,
+   * signalled to the calling workflow; or a graph node's reply, signalled to its run. Only a cancelled
+   * workflow gets past the activities' retries: logged, never failing this session.
    */
   async function returnReply(turnId: string, target: SubtaskReplyTarget, ended: TurnEnd): Promise<void> {
     const status = 'outcome' in ended ? ended.outcome.status : 'failed';

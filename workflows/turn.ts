@@ -242,14 +242,16 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
                 : runService(call);
         // Other agents' calls start first, all at once: their children run while this turn's own calls do.
         // A call refused (the depth limit, a callee deleted) is answered with why, as a result would be.
-        await Promise.all(
-          awaitedCalls
-            .filter((awaited) => awaited.executor === 'agent')
-            .map(async (call) => {
+        // (A step with none awaits nothing here: its commands come in the order they always did.)
+        const agentCalls = awaitedCalls.filter((awaited) => awaited.executor === 'agent');
+        if (agentCalls.length > 0) {
+          await Promise.all(
+            agentCalls.map(async (call) => {
               const refused = await subagents.start(stepMessageId, call);
               if (refused !== undefined) answers.deliver({ messageId: stepMessageId, toolCallId: call.toolCallId, error: refused });
             }),
-        );
+          );
+        }
         const serviceCalls = result.toolCalls.filter((call) => call.executor === undefined);
         // A step with calls its tools' policies ask about (core/tool-policies.ts) runs its calls at once, so
         // each approval is asked now and answerable in any order.
