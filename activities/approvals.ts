@@ -28,7 +28,7 @@ import { ChannelPermanentError } from './channels/types.ts';
 import { FAILURE, nonRetryable } from '../lib/workflow-safe/failures.ts';
 import { approvalsEnded } from '../lib/metrics/worker-metrics.ts';
 import { setWaiting, storeApprovalAnswer, waitsInTurn } from '../store/approval-endings.ts';
-import { approvalChannels, approvalRequestOf, recordApprovalRequest } from '../store/approval-requests.ts';
+import { approvalRequestOf, chooseApprovalChannels, recordApprovalRequest } from '../store/approval-requests.ts';
 import { currentTraceParent, recordApprovalSpan, type ApprovalEnd } from '../lib/genai-spans.ts';
 import { TOOL_APPROVAL_OPTIONS } from '../core/tool-policies.ts';
 
@@ -107,12 +107,17 @@ export function approvalActivities(deps: ApprovalDeps) {
   }
   const outbound = createOutboundClient({ allowCidrs: config.outbound.allowCidrs });
 
+  /** The bundle whose `userChannels` (and the secrets they use) the approval's dispatches go over. */
+  function channelsBundle(approval: Approval, agentId: string, revision: number): Promise<Bundle> {
+    const from = approval.channelsFrom ?? { agentId, revision };
+    return deps.bundleOf(from.agentId, from.revision);
+  }
+
   return {
     /** Writes the approval, its pending dispatches and `approval.requested`; idempotent. */
     async recordApproval(input: ApprovalWorkflowInput & { createdAt: string; expiresAt: string }): Promise<RecordedApproval> {
-      const bundle =
-        input.agentId !== undefined && input.revision !== undefined ? await deps.bundleOf(input.agentId, input.revision) : undefined;
-      const channels = approvalChannels(bundle, input.channels);
+      const chosen = await chooseApprovalChannels(db, deps.bundleOf, input);
+      const { bundle, channels } = chosen;
       // Written already when the API took the request (POST /approval): then this writes nothing.
       await recordApprovalRequest(
         db,
@@ -124,7 +129,7 @@ export function approvalActivities(deps: ApprovalDeps) {
             // This activity runs under the asking turn's trace: the approval's span joins it when it ends.
             traceParent: currentTraceParent(),
           },
-          channels,
+          chosen,
         ),
       );
       return {
@@ -211,7 +216,7 @@ export function approvalActivities(deps: ApprovalDeps) {
       const approval = await getApproval(db, input.approvalId);
       const dispatch = (await getDispatches(db, input.approvalId)).find((row) => row.position === input.position);
       if (!approval || approval.agentId === null || approval.revision === null || !dispatch?.externalRef) return;
-      const bundle = await deps.bundleOf(approval.agentId, approval.revision);
+      const bundle = await channelsBundle(approval, approval.agentId, approval.revision);
       const channel = bundle.userChannels[input.position];
       const notify = channel && channelProviders[channel.provider].notify;
       if (!channel || !notify) return;
@@ -243,9 +248,10 @@ export function approvalActivities(deps: ApprovalDeps) {
         });
         return { sent: false };
       }
-      const bundle = await deps.bundleOf(approval.agentId, approval.revision);
+      const bundle = await channelsBundle(approval, approval.agentId, approval.revision);
       const channel = bundle.userChannels[input.position];
       if (!channel) throw ApplicationFailure.nonRetryable(`The agent has no channel ${input.position}`);
+      const asking = approval.channelsFrom ? await deps.bundleOf(approval.agentId, approval.revision) : bundle;
       const token = approvalToken(deps.masterKeys[0]!, approval.id);
       try {
         const resolved = await resolveChannelConfig(deps, { userId: approval.userId, grants: bundle.secretGrants, channel });
@@ -256,7 +262,7 @@ export function approvalActivities(deps: ApprovalDeps) {
             question: approval.question,
             options: approval.options,
             expiresAt: approval.expiresAt.toISOString(),
-            agentName: bundle.name,
+            agentName: asking.name,
             ...(approval.sessionId ? { sessionId: approval.sessionId } : {}),
             answerVia: channel.answerVia,
             links: approvalLinks(serviceBaseUrl(config), token, approval.options),

@@ -156,6 +156,18 @@ export interface EventData {
     status: 'failed' | 'aborted';
     error: string;
   };
+  /**
+   * A session down this call's chain (the child itself, or one the child called) waits on someone:
+   * `on` an approval or a client's tool results. `GET /session/<id>` says on what (`waitingFor`).
+   */
+  'subagent.waiting': {
+    messageId: string;
+    toolCallId: string;
+    agent: string;
+    childSessionId: string;
+    waitingSessionId: string;
+    on: 'approval' | 'tool';
+  };
 }
 
 export type EventType = keyof EventData;
@@ -165,3 +177,20 @@ export const TERMINAL_TURN_EVENTS: readonly EventType[] = ['turn.completed', 'tu
 export type NewEvent = { [T in EventType]: { type: T; data: EventData[T] } }[EventType];
 
 export type SessionEvent = { [T in EventType]: { seq: number; type: T; at: string; sessionId: string } & EventData[T] }[EventType];
+
+/**
+ * An event of a child session of an agent call, relayed on its caller's SSE stream when the client asked
+ * (`?children=1`; docs/tools.md, "Calling other agents"). Not one of the caller's events: not stored, no
+ * `id:` and no seq of the caller's, so it never moves `Last-Event-ID`. A child's child is relayed too.
+ */
+export interface RelayedEvent {
+  type: 'subagent.event';
+  /** The session whose stream this is. */
+  sessionId: string;
+  /** The session whose call opened `event.sessionId` (the stream's session, for a child). */
+  parentSessionId: string;
+  toolCallId: string;
+  agent: string;
+  /** The child's event, as its own stream shows it (`event.sessionId` is the child). */
+  event: SessionEvent;
+}

@@ -37,6 +37,7 @@ export function turnEventFilter(turnId: string, userMessageId = turnId): (event:
       case 'subagent.started':
       case 'subagent.completed':
       case 'subagent.failed':
+      case 'subagent.waiting':
         return messages.has(event.messageId);
       case 'approval.requested':
         if (event.turnId !== turnId) return false;

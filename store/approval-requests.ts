@@ -8,6 +8,7 @@ import { inTransaction } from './db.ts';
 import { appendEvents } from './events.ts';
 import { insertApproval, type Approval, type NewApproval } from './approvals.ts';
 import { setWaiting, waitsInTurn } from './approval-endings.ts';
+import { announceWaitToCallers } from './agent-call-waits.ts';
 import type { Bundle } from '../contract/bundle.ts';
 import type { ApprovalWorkflowInput } from '../lib/workflow-safe/approvals.ts';
 
@@ -18,12 +19,62 @@ export function approvalChannels(bundle: Bundle | undefined, providers: readonly
     .filter((channel) => providers === undefined || providers.includes(channel.provider));
 }
 
-/** The record of an approval workflow's request, going over `channels` (approvalChannels). */
+/** Links walked up a chain of calls at most: more than AGENT_CALL_DEPTH_LIMIT allows, a guard against bad data. */
+const MAX_CHAIN = 32;
+
+/**
+ * The agent (and revision) that started the chain of agent calls `sessionId` belongs to: the one its
+ * person talks to. Undefined for a session no agent called.
+ */
+export async function firstCallerOf(db: Db, sessionId: string): Promise<{ agentId: string; revision: number } | undefined> {
+  const { rows } = await db.query<{ agent_id: string; revision: number; hops: number }>(
+    `WITH RECURSIVE up AS (
+       SELECT id, agent_id, revision, parent_session_id, parent_tool_call_id, 0 AS hops FROM sessions WHERE id = $1
+       UNION ALL
+       SELECT s.id, s.agent_id, s.revision, s.parent_session_id, s.parent_tool_call_id, up.hops + 1
+         FROM sessions s JOIN up ON s.id = up.parent_session_id
+        WHERE up.parent_tool_call_id IS NOT NULL AND up.hops < $2
+     )
+     SELECT agent_id, revision, hops FROM up ORDER BY hops DESC LIMIT 1`,
+    [sessionId, MAX_CHAIN],
+  );
+  const root = rows[0];
+  return root && root.hops > 0 ? { agentId: root.agent_id, revision: root.revision } : undefined;
+}
+
+export interface ChosenChannels {
+  channels: ReturnType<typeof approvalChannels>;
+  /** The first caller whose channels these are; undefined: the asking agent's own. */
+  channelsFrom?: { agentId: string; revision: number };
+  /** The asking agent's bundle (its name goes with the question). */
+  bundle: Bundle | undefined;
+}
+
+/**
+ * The channels a question goes over. One asked in a session of an agent call goes over the first
+ * caller's channels, where its person is (the child's own when the first caller declares none): a
+ * person talking to one agent need not learn of the helpers it calls to answer their questions.
+ */
+export async function chooseApprovalChannels(
+  db: Db,
+  bundleOf: (agentId: string, revision: number) => Promise<Bundle | undefined>,
+  input: Pick<ApprovalWorkflowInput, 'agentId' | 'revision' | 'sessionId' | 'channels'>,
+): Promise<ChosenChannels> {
+  const bundle = input.agentId !== undefined && input.revision !== undefined ? await bundleOf(input.agentId, input.revision) : undefined;
+  const first = input.sessionId !== undefined ? await firstCallerOf(db, input.sessionId) : undefined;
+  const firstBundle = first ? await bundleOf(first.agentId, first.revision) : undefined;
+  if (first && firstBundle && firstBundle.userChannels.length > 0)
+    return { channels: approvalChannels(firstBundle, input.channels), channelsFrom: first, bundle };
+  return { channels: approvalChannels(bundle, input.channels), bundle };
+}
+
+/** The record of an approval workflow's request, going over the chosen channels. */
 export function approvalRequestOf(
   input: ApprovalWorkflowInput,
   at: { createdAt: Date; expiresAt: Date; traceParent: string | null },
-  channels: ReturnType<typeof approvalChannels>,
+  chosen: Pick<ChosenChannels, 'channels' | 'channelsFrom'>,
 ): NewApproval {
+  const { channels } = chosen;
   return {
     id: input.approvalId,
     userId: input.userId,
@@ -37,6 +88,7 @@ export function approvalRequestOf(
     options: input.request.options,
     ...at,
     channels: channels.map((channel) => ({ position: channel.position, provider: channel.provider, answerVia: channel.answerVia })),
+    ...(chosen.channelsFrom ? { channelsFrom: chosen.channelsFrom } : {}),
   };
 }
 
@@ -46,7 +98,10 @@ export async function recordApprovalRequest(db: Db, request: NewApproval): Promi
     const written = await insertApproval(client, request);
     const { approval, created } = written;
     if (!created || approval.sessionId === null) return written;
-    if (waitsInTurn(approval)) await setWaiting(client, approval, true);
+    if (waitsInTurn(approval)) {
+      await setWaiting(client, approval, true);
+      await announceWaitToCallers(client, approval.sessionId, 'approval');
+    }
     await appendEvents(client, approval.sessionId, [
       {
         type: 'approval.requested',

@@ -42,6 +42,11 @@ export interface Approval {
   expiredAt: Date | null;
   /** The W3C traceparent of where it was asked, while tracing was on (lib/genai-spans.ts). */
   traceParent: string | null;
+  /**
+   * Whose `userChannels` its dispatches go over when not the asking agent's: the first caller of a
+   * chain of agent calls it was asked in (store/approval-requests.ts).
+   */
+  channelsFrom: { agentId: string; revision: number } | null;
 }
 
 interface ApprovalRow {
@@ -65,6 +70,8 @@ interface ApprovalRow {
   answered_at: Date | null;
   expired_at: Date | null;
   trace_parent: string | null;
+  channels_agent_id: string | null;
+  channels_revision: number | null;
 }
 
 function toApproval(row: ApprovalRow): Approval {
@@ -89,6 +96,10 @@ function toApproval(row: ApprovalRow): Approval {
     answeredAt: row.answered_at,
     expiredAt: row.expired_at,
     traceParent: row.trace_parent,
+    channelsFrom:
+      row.channels_agent_id !== null && row.channels_revision !== null
+        ? { agentId: row.channels_agent_id, revision: row.channels_revision }
+        : null,
   };
 }
 
@@ -107,7 +118,7 @@ export type NewApproval = Pick<
   | 'createdAt'
   | 'expiresAt'
 > &
-  Partial<Pick<Approval, 'traceParent'>> & {
+  Partial<Pick<Approval, 'traceParent' | 'channelsFrom'>> & {
     /** The channels it goes over, in declared order: one pending dispatch each, at the channel's position in `userChannels`. */
     channels: Array<{ position: number; provider: string; answerVia: 'reply' | 'signed-url' }>;
   };
@@ -115,8 +126,9 @@ export type NewApproval = Pick<
 /** Inserts the approval and its pending dispatches; `created` is false when it existed already. */
 export async function insertApproval(client: DbClient, approval: NewApproval): Promise<{ approval: Approval; created: boolean }> {
   const { rows } = await client.query<ApprovalRow>(
-    `INSERT INTO approvals (id, user_id, agent_id, revision, session_id, source, turn_id, tool_call_id, question, options, created_at, expires_at, trace_parent)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+    `INSERT INTO approvals (id, user_id, agent_id, revision, session_id, source, turn_id, tool_call_id, question, options, created_at, expires_at,
+                            trace_parent, channels_agent_id, channels_revision)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
      ON CONFLICT (id) DO NOTHING RETURNING *`,
     [
       approval.id,
@@ -132,6 +144,8 @@ export async function insertApproval(client: DbClient, approval: NewApproval): P
       approval.createdAt,
       approval.expiresAt,
       approval.traceParent ?? null,
+      approval.channelsFrom?.agentId ?? null,
+      approval.channelsFrom?.revision ?? null,
     ],
   );
   if (!rows[0]) return { approval: (await getApproval(client, approval.id))!, created: false };

@@ -2,6 +2,7 @@
 // transaction and idempotent, because Temporal may run an activity again after a crash.
 import { announceTurnAbort } from '../../store/turn-aborts.ts';
 import type { Db } from '../../store/db.ts';
+import { announceWaitToCallers } from '../../store/agent-call-waits.ts';
 import { inTransaction } from '../../store/db.ts';
 import { appendEventOnce, appendEvents, lockedSessionHasEvent, seqOfEvent } from '../../store/events.ts';
 import {
@@ -219,13 +220,15 @@ export function turnBookkeeping(deps: { db: Db }) {
 
     /** The session waits while its running turn waits for a client's tool results, and runs again after. */
     async setClientToolWait(input: { sessionId: string; turnId: string; waiting: boolean }): Promise<void> {
-      await inTransaction(db, (client) =>
-        moveSessionStatus(client, input.sessionId, {
+      await inTransaction(db, async (client) => {
+        await moveSessionStatus(client, input.sessionId, {
           to: input.waiting ? 'waiting' : 'running',
           from: [input.waiting ? 'running' : 'waiting'],
           whileLatestTurn: input.turnId,
-        }),
-      );
+        });
+        // Retried, this tells the callers again: a second `subagent.waiting` is harmless, a missing one is not.
+        if (input.waiting) await announceWaitToCallers(client, input.sessionId, 'tool');
+      });
     },
 
     async completeTurn(input: { sessionId: string; turnId: string; usage: TokenUsage; costUsd: number | null }): Promise<void> {

@@ -9,7 +9,7 @@ import { startApprovalNotice, startApprovalWorkflow } from '../../clients/approv
 import { matchOption, type ApprovalAnswer, type ApprovalWorkflowInput } from '../../lib/workflow-safe/approvals.ts';
 import type { Approval } from '../../store/approvals.ts';
 import { storeApprovalAnswer } from '../../store/approval-endings.ts';
-import { approvalChannels, approvalRequestOf, recordApprovalRequest } from '../../store/approval-requests.ts';
+import { approvalRequestOf, chooseApprovalChannels, recordApprovalRequest } from '../../store/approval-requests.ts';
 import { getRevision } from '../../store/agents.ts';
 import { currentTraceParent } from '../../lib/genai-spans.ts';
 import { handOverAnswer } from './handover.ts';
@@ -49,13 +49,15 @@ export async function startApproval(deps: ApiDeps, input: ApprovalWorkflowInput)
   } catch (error) {
     throw unconfirmed(deps, error, unavailable);
   }
-  const revision =
-    input.agentId !== undefined && input.revision !== undefined ? await getRevision(deps.db, input.agentId, input.revision) : undefined;
-  const channels = approvalChannels(revision?.bundle, input.channels);
+  const chosen = await chooseApprovalChannels(
+    deps.db,
+    async (agentId, revision) => (await getRevision(deps.db, agentId, revision))?.bundle,
+    input,
+  );
   const { approval } = await recordApprovalRequest(
     deps.db,
     // The request's trace: the approval's span joins it when the approval ends.
-    approvalRequestOf(input, { createdAt, expiresAt, traceParent: currentTraceParent() }, channels),
+    approvalRequestOf(input, { createdAt, expiresAt, traceParent: currentTraceParent() }, chosen),
   );
   return approval;
 }

@@ -5,7 +5,7 @@ import { MAX_SEQ } from '../../contract/operations/session-events.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { loadOwnedSession } from '../sessions/access.ts';
-import { acceptsEventStream, streamEvents } from '../streaming/sse.ts';
+import { acceptsEventStream, streamEvents, wantsChildren } from '../streaming/sse.ts';
 import { readEvents } from '../../store/events.ts';
 import { ValidationError } from '../../lib/workflow-safe/errors.ts';
 
@@ -38,6 +38,7 @@ export function sessionEventRoutes(deps: ApiDeps) {
             // A position past the end (a client's own Last-Event-ID) is taken as the end, as documented above.
             afterSeq: Math.min(after, session.lastSeq),
             heartbeatMs: deps.config.limits.sseHeartbeatMs,
+            ...(wantsChildren(query) ? { relayChildren: deps.db } : {}),
           });
           return undefined;
         }

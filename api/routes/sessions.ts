@@ -11,7 +11,7 @@ import { checkFileParts } from '../sessions/file-parts.ts';
 import { holdsTurn, isAsync } from '../streaming/sse.ts';
 import { sendAndAnswer } from '../sessions/send.ts';
 import { awaitedClientToolCalls, awaitedView } from '../../store/tool-calls.ts';
-import { childSessionsOf, waitingChildren } from '../sessions/child-sessions.ts';
+import { childSessionsOf, waitingDescendants } from '../sessions/child-sessions.ts';
 import { loadOwnedAgent } from '../agents/owned-agent.ts';
 
 /** The Web UI's list of the session's workflows (session and turns carry its SessionId search attribute). */
@@ -57,9 +57,9 @@ export function sessionRoutes(deps: ApiDeps) {
           session.status === 'idle' ? [] : awaitedClientToolCalls(deps.db, session.id),
           childSessionsOf(deps.db, session.userId, session.id),
         ]);
-        // A running turn held by its children (other agents' calls) that wait on someone says which, and on what.
+        // A running turn held by the agents it called (or theirs) that wait on someone says which, and on what.
         const throughChildren =
-          awaited.length === 0 && session.status !== 'idle' ? await waitingChildren(deps.db, session.userId, childSessions) : undefined;
+          awaited.length === 0 && session.status !== 'idle' ? await waitingDescendants(deps.db, session.userId, session.id) : undefined;
         const waiting =
           awaited.length > 0
             ? { status: 'waiting' as const, waitingFor: { kind: 'tool' as const, toolCalls: awaited.map(awaitedView) } }

@@ -1,6 +1,6 @@
 // A session's children, as GET /session/<id> shows them (docs/tools.md, "Calling other agents"): the
-// sessions its agent's calls (and its subtasks) opened, each with what it waits on when it waits on
-// someone, so a client sees which child holds the caller's turn and how to answer it.
+// sessions its agent's calls (and its subtasks) opened; and the sessions down its chains of calls that
+// wait on someone, with on what, so a client sees which of them holds the caller's turn and how to answer it.
 import type { Db } from '../../store/db.ts';
 import { listApprovals } from '../../store/approvals.ts';
 import { awaitedClientToolCalls, awaitedView } from '../../store/tool-calls.ts';
@@ -44,23 +44,43 @@ export async function childSessionsOf(db: Db, userId: string, sessionId: string)
   }));
 }
 
+/** Levels of calls searched below a session: more than AGENT_CALL_DEPTH_LIMIT allows, a guard against bad data. */
+const MAX_LEVELS = 16;
+
 /**
- * What the caller's turn waits on through its children: each child of an agent call that waits on
- * someone, with its open questions and its awaited client calls; undefined when none waits.
+ * What the caller's turn waits on through the agents it called: each session down its chains of calls
+ * (a child, a child's child) that waits on someone, with its open questions and its awaited client
+ * calls; undefined when none waits. Only children still running are looked into: an idle child holds
+ * nobody.
  */
-export async function waitingChildren(db: Db, userId: string, children: readonly ChildSessionView[]) {
-  const waiting = children.filter((child) => child.parentToolCallId !== null && child.status === 'waiting');
-  if (waiting.length === 0) return undefined;
+export async function waitingDescendants(db: Db, userId: string, sessionId: string) {
+  const { rows } = await db.query<{ id: string; name: string; parent_session_id: string; parent_tool_call_id: string }>(
+    `WITH RECURSIVE chain AS (
+       SELECT id, agent_id, status, parent_session_id, parent_tool_call_id, 1 AS level
+         FROM sessions WHERE parent_session_id = $1 AND parent_tool_call_id IS NOT NULL AND user_id = $2 AND status <> 'idle'
+       UNION ALL
+       SELECT s.id, s.agent_id, s.status, s.parent_session_id, s.parent_tool_call_id, chain.level + 1
+         FROM sessions s JOIN chain ON s.parent_session_id = chain.id
+        WHERE s.parent_tool_call_id IS NOT NULL AND s.status <> 'idle' AND chain.level < $3
+     )
+     SELECT chain.id, a.name, chain.parent_session_id, chain.parent_tool_call_id
+       FROM chain JOIN agents a ON a.id = chain.agent_id
+      WHERE chain.status = 'waiting'
+      ORDER BY chain.level, chain.id LIMIT $4`,
+    [sessionId, userId, MAX_LEVELS, CHILDREN_SHOWN],
+  );
+  if (rows.length === 0) return undefined;
   const sessions = await Promise.all(
-    waiting.map(async (child) => {
+    rows.map(async (row) => {
       const [questions, calls] = await Promise.all([
-        listApprovals(db, userId, { status: 'unanswered', sessionId: child.id, limit: QUESTIONS_SHOWN }),
-        awaitedClientToolCalls(db, child.id),
+        listApprovals(db, userId, { status: 'unanswered', sessionId: row.id, limit: QUESTIONS_SHOWN }),
+        awaitedClientToolCalls(db, row.id),
       ]);
       return {
-        sessionId: child.id,
-        agent: child.agent,
-        toolCallId: child.parentToolCallId!,
+        sessionId: row.id,
+        agent: row.name,
+        parentSessionId: row.parent_session_id,
+        toolCallId: row.parent_tool_call_id,
         approvals: questions.approvals.map(({ id, question, options, expiresAt }) => ({ approvalId: id, question, options, expiresAt })),
         toolCalls: calls.map(awaitedView),
       };

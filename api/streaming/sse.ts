@@ -11,6 +11,8 @@ import type { EventHub } from './event-hub.ts';
 import { sseFrame } from './sse-frame.ts';
 import { DEFAULT_TAIL_LIMITS } from './session-tail.ts';
 import { sseConnectionsOpen } from '../../lib/metrics/http-metrics.ts';
+import type { Db } from '../../store/db.ts';
+import { ChildRelay } from './child-relay.ts';
 
 export { sseFrame };
 
@@ -43,6 +45,8 @@ export interface StreamEventsOptions {
    * never keep a stream open past its end.
    */
   until?: (event: SessionEvent) => boolean;
+  /** The client asked for the events of the agents the session's turns call (`?children=1`): read from here. */
+  relayChildren?: Db;
 }
 
 export interface StreamEnd {
@@ -64,6 +68,11 @@ export function holdsTurn(_req: Request, query: { async?: unknown }): boolean {
 /** Whether a request that starts a turn asked for `?async=1` (or `true`): 202 at once, the turn runs on. */
 export function isAsync(query: { async?: unknown }): boolean {
   return query.async === '1' || query.async === 'true';
+}
+
+/** Whether an SSE request asked for the events of the agents its session's turns call, relayed (`?children=1`). */
+export function wantsChildren(query: { children?: unknown }): boolean {
+  return query.children === '1' || query.children === 'true';
 }
 
 /** Writes the SSE response; resolves when it has ended, whichever way. */
@@ -100,8 +109,12 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
   }, options.heartbeatMs);
 
   let reason: StreamEnd['reason'] = 'client-closed';
+  const relay = options.relayChildren
+    ? new ChildRelay({ db: options.relayChildren, hub, log: req.log }, sessionId, write, closed.signal)
+    : undefined;
   try {
-    if (!filter && !until) {
+    await relay?.resume(lastSeq);
+    if (!filter && !until && !relay) {
       // Every event is written and none ends the stream: the events need not be objects here, and a
       // replay's pages arrive as SSE text made by PostgreSQL. One write per batch, drained before the next.
       for await (const batch of hub.follow(sessionId, lastSeq, closed.signal, 'frames')) {
@@ -116,7 +129,10 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
         let chunk = '';
         let stop = false;
         for (const event of batch) {
-          if (!filter || filter(event)) chunk += sseFrame(event);
+          if (!filter || filter(event)) {
+            chunk += sseFrame(event);
+            relay?.see(event);
+          }
           lastSeq = event.seq;
           if (until?.(event)) {
             stop = true;
@@ -126,6 +142,7 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
         if (chunk) await write(chunk);
         if (stop) {
           reason = 'until';
+          await relay?.settle();
           if (!gone()) res.end();
           break;
         }

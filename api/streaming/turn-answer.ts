@@ -10,9 +10,11 @@ import type { Reply } from '../route.ts';
 import type { MessageView, SessionEvent } from '../../contract/events.ts';
 import { isTurnEnd, isTurnQuestion, turnEventFilter } from '../../contract/turn-events.ts';
 import { getApproval } from '../../store/approvals.ts';
+import { getSession } from '../../store/sessions.ts';
 import { awaitedClientToolCalls, awaitedView } from '../../store/tool-calls.ts';
 import { turnMessages } from '../../store/messages.ts';
-import { acceptsEventStream, streamEvents } from './sse.ts';
+import { waitingDescendants } from '../sessions/child-sessions.ts';
+import { acceptsEventStream, streamEvents, wantsChildren } from './sse.ts';
 import { waitForEvent } from './wait-for-event.ts';
 import { onClientGone } from './client-gone.ts';
 
@@ -64,6 +66,7 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
       // The turn's filter sees every event (it keeps state), whatever `alsoStream` says.
       filter: alsoStream ? (event) => turnEvents(event) || alsoStream(event) : turnEvents,
       until: (event) => isTurnEnd(event, turnId),
+      ...(wantsChildren(req.query) ? { relayChildren: deps.db } : {}),
     });
     return undefined;
   }
@@ -72,6 +75,7 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
   onClientGone(res, () => closed.abort());
   const end = await waitForTurn(deps, sessionId, turnId, userMessageId, answer.firstSeq, closed.signal);
   if (!end) return { status: 202, body: accepted };
+  if ('kind' in end) return { status: 200, body: { ...accepted, status: 'waiting', waitingFor: end } };
   if (end.type === 'approval.requested') {
     const { approvalId, question, options, expiresAt } = end;
     return {
@@ -101,8 +105,9 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
 
 /**
  * The turn's terminal event, or what it waits on: a question (still unanswered when read: one answered
- * in the meantime no longer holds the turn, so the wait goes on past it) or a step's calls of custom
- * tools (still awaited from the client); undefined at the limit.
+ * in the meantime no longer holds the turn, so the wait goes on past it), a step's calls of custom
+ * tools (still awaited from the client), or sessions of agents it called that wait on someone (those
+ * still waiting when read); undefined at the limit.
  */
 async function waitForTurn(
   deps: ApiDeps,
@@ -111,7 +116,7 @@ async function waitForTurn(
   userMessageId: string,
   afterSeq: number,
   signal: AbortSignal,
-): Promise<SessionEvent | undefined> {
+): Promise<SessionEvent | NonNullable<Awaited<ReturnType<typeof waitingDescendants>>> | undefined> {
   const deadline = Date.now() + WAIT_LIMIT_MS;
   const ended = (event: SessionEvent) => isTurnEnd(event, turnId);
   const asked = (event: SessionEvent) => isTurnQuestion(event, turnId);
@@ -123,11 +128,15 @@ async function waitForTurn(
         // The filter keeps state (which messages are this turn's): it must see every event, in order.
         const ours = turnEvents(candidate);
         const clientCall = ours && candidate.type === 'tool.call' && candidate.executor === 'client';
-        return ended(candidate) || asked(candidate) || clientCall;
+        return ended(candidate) || asked(candidate) || clientCall || (ours && candidate.type === 'subagent.waiting');
       },
     );
     if (!event) return event;
-    if (event.type === 'tool.call') {
+    if (event.type === 'subagent.waiting') {
+      const userId = (await getSession(deps.db, sessionId))?.userId;
+      const waiting = userId === undefined ? undefined : await waitingDescendants(deps.db, userId, sessionId);
+      if (waiting) return waiting;
+    } else if (event.type === 'tool.call') {
       const awaited = await awaitedClientToolCalls(deps.db, sessionId);
       if (awaited.some((call) => call.messageId === event.messageId)) return event;
     } else if (!isTurnQuestion(event, turnId)) {

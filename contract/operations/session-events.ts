@@ -1,4 +1,5 @@
 // A session's events: an SSE replay that continues live, or JSON pages.
+import { CHILDREN_QUERY } from './shared.ts';
 import { defineOperation, type ResponseOf, type Sent } from './operation.ts';
 
 /** The largest seq a client may name (events are numbered 1, 2, 3... per session). */
@@ -28,6 +29,7 @@ export const EVENTS_QUERY_SCHEMA = {
   properties: {
     after: { type: 'integer', minimum: 0, maximum: MAX_SEQ, description: 'Only events with a greater seq (default 0)' },
     limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100, description: 'JSON only: events per page' },
+    children: CHILDREN_QUERY,
   },
 } as const;
 

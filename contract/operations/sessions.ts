@@ -2,7 +2,7 @@
 import { IF_BUSY } from '../if-busy.ts';
 import { PROVIDER_IDS } from '../bundle-constants.ts';
 import { defineOperation, type ResponseOf, type Sent } from './operation.ts';
-import { ASYNC_QUERY, IDEMPOTENCY_KEY_HEADERS, TIME } from './shared.ts';
+import { ASYNC_QUERY, CHILDREN_QUERY, IDEMPOTENCY_KEY_HEADERS, TIME } from './shared.ts';
 import { TURN_ACCEPTED_SCHEMA, TURN_REPLY_SCHEMA, WAITING_FOR_AGENTS_SCHEMA, WAITING_FOR_TOOL_SCHEMA } from './turn-answers.ts';
 
 export const MAX_TEXT_PART_CHARS = 200_000;
@@ -110,6 +110,7 @@ export const SEND_QUERY_SCHEMA = {
         'the running turn first; `steer` joins the running turn: its next model step reads the message (with no turn ' +
         'running, it is an ordinary send). A steering send is answered with the running turn (its stream, or its reply).',
     },
+    children: CHILDREN_QUERY,
   },
 } as const;
 

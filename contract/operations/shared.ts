@@ -20,3 +20,12 @@ export const BUNDLE_REF = { $ref: '#/components/schemas/Bundle' } as const;
 
 /** `async` of the requests that start a turn. */
 export const ASYNC_QUERY = { enum: ['1', 'true', '0', 'false'] } as const;
+
+/** SSE only: the events of the agents the session's turns call, relayed (contract/events.ts, RelayedEvent). */
+export const CHILDREN_QUERY = {
+  enum: ['1', 'true', '0', 'false'],
+  description:
+    'SSE only. 1: the events of the agents its turns call (and those call) are relayed on this stream as `subagent.event` ' +
+    "frames with no `id:` (each wraps the child's event, whose `sessionId` is the child's); a reconnect relays the calls " +
+    'still running from their turn start',
+} as const;

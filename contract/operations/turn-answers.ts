@@ -53,7 +53,7 @@ export const WAITING_FOR_TOOL_SCHEMA = {
   properties: { kind: { const: 'tool' }, toolCalls: { type: 'array', items: AWAITED_TOOL_CALL_SCHEMA } },
 } as const;
 
-/** A turn held by other agents it called, which wait on someone (GET /session/<id> only). */
+/** A turn held by other agents it called (or agents they called), which wait on someone. */
 export const WAITING_FOR_AGENTS_SCHEMA = {
   type: 'object',
   required: ['kind', 'sessions'],
@@ -63,11 +63,12 @@ export const WAITING_FOR_AGENTS_SCHEMA = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['sessionId', 'agent', 'toolCallId', 'approvals', 'toolCalls'],
+        required: ['sessionId', 'agent', 'parentSessionId', 'toolCallId', 'approvals', 'toolCalls'],
         properties: {
-          sessionId: { type: 'string', description: 'The child session that waits' },
+          sessionId: { type: 'string', description: 'The session that waits: a child of this one, or further down its chain of calls' },
           agent: { type: 'string' },
-          toolCallId: { type: 'string', description: 'The call of this session that opened it' },
+          parentSessionId: { type: 'string', description: 'The session whose call opened it (this one, for a child)' },
+          toolCallId: { type: 'string', description: 'The call of `parentSessionId` that opened it' },
           approvals: {
             type: 'array',
             items: {
@@ -97,8 +98,9 @@ export const WAITING_FOR_SCHEMA = {
   description:
     'What the turn waits for, by `kind`. `approval`: a question to the user, answered with `POST /approval/<approvalId>/answer` ' +
     '(or a link or channel reply), or expiring at `expiresAt`. `tool`: calls of custom tools the client runs, each answered ' +
-    'with `POST /session/<id>/tool-result`. More kinds may be added; treat an unknown one as waiting.',
-  oneOf: [WAITING_FOR_APPROVAL_SCHEMA, WAITING_FOR_TOOL_SCHEMA],
+    'with `POST /session/<id>/tool-result`. `agents`: sessions of other agents this turn called (or they called) wait on ' +
+    'such questions or calls, each answered as its own. More kinds may be added; treat an unknown one as waiting.',
+  oneOf: [WAITING_FOR_APPROVAL_SCHEMA, WAITING_FOR_TOOL_SCHEMA, WAITING_FOR_AGENTS_SCHEMA],
 } as const;
 
 export const TURN_WAITING_SCHEMA = {

@@ -2,7 +2,7 @@
 // Types only, so nothing of the contract runs in the SDK and its types can never drift from what the
 // server validates with. The build (scripts/build.mjs) writes these types out in full into
 // dist/contract.d.ts, so a consumer of the package needs nothing of the repository.
-export type { SessionEvent, EventType, EventData, MessagePart, MessageView, TokenUsage } from '../../contract/events.ts';
+export type { SessionEvent, RelayedEvent, EventType, EventData, MessagePart, MessageView, TokenUsage } from '../../contract/events.ts';
 export type { PublishedEvent, WebhookEventType, WebhookEventData } from '../../contract/webhook-events.ts';
 export type { Problem, FieldError } from '../../contract/problems.ts';
 export type { Bundle } from '../../contract/bundle.ts';

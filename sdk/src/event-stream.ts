@@ -2,7 +2,7 @@
 // connection. A stream that breaks (a proxy cut, an API process restarted, a network change) is
 // opened again with `Last-Event-ID` set to the last seq seen; anything at or below it that arrives
 // again is dropped, so a retried request that replays from the start repeats nothing either.
-import type { SessionEvent } from './contract.ts';
+import type { RelayedEvent, SessionEvent } from './contract.ts';
 import { APIConnectionError, APIError, APIUserAbortError, AgentServiceError } from './errors.ts';
 import { parseServerSentEvents } from './sse.ts';
 import { isRetryableStatus, retryDelayMs, sleep } from './retry.ts';
@@ -23,6 +23,8 @@ export interface ResumingStreamOptions {
   maxReconnects?: number;
   /** Called before each reconnection, with the seq it resumes after (for logs and tests). */
   onReconnect?: (lastSeq: number) => void;
+  /** A child session's event relayed on the stream (asked with `?children=1`): not one of the stream's, no seq. */
+  onChildEvent?: (relayed: RelayedEvent) => void;
 }
 
 /** The events of one or more SSE connections, as if they were one that never broke. */
@@ -38,6 +40,10 @@ export async function* resumingEvents(options: ResumingStreamOptions): AsyncGene
       const response = await (pending ?? options.reconnect(lastSeq, signal));
       if (!response.body) throw new AgentServiceError('The event stream has no body');
       for await (const frame of parseServerSentEvents(response.body)) {
+        if (frame.event === 'subagent.event') {
+          options.onChildEvent?.(JSON.parse(frame.data) as RelayedEvent);
+          continue;
+        }
         const event = JSON.parse(frame.data) as SessionEvent;
         if (typeof event.seq !== 'number' || event.seq <= lastSeq) continue;
         lastSeq = event.seq;

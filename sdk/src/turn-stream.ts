@@ -1,7 +1,7 @@
 // What `sessions.send` returns: the events of one turn, typed, ending with its terminal event, and
 // resuming by itself when the connection breaks (see event-stream.ts). Iterate it for the events, or
 // await `text()`, `finalMessage()` or `json()`, which read it to the end first.
-import type { MessageView, SessionEvent } from './contract.ts';
+import type { MessageView, RelayedEvent, SessionEvent } from './contract.ts';
 import { AgentServiceError } from './errors.ts';
 import { resumingEvents } from './event-stream.ts';
 import { TextAccumulator, textOfParts } from './text-accumulator.ts';
@@ -26,6 +26,8 @@ export interface TurnStreamSource {
   signal?: AbortSignal;
   maxReconnects?: number;
   onReconnect?: (lastSeq: number) => void;
+  /** The children's events relayed on the stream (a send with `onChildEvent`). */
+  onChildEvent?: (relayed: RelayedEvent) => void;
 }
 
 export type TurnEnd = Extract<SessionEvent, { type: 'turn.completed' | 'turn.failed' | 'turn.aborted' }>;
@@ -61,6 +63,7 @@ export class TurnStream implements AsyncIterable<SessionEvent> {
       signal: source.signal,
       maxReconnects: source.maxReconnects,
       onReconnect: source.onReconnect,
+      ...(source.onChildEvent ? { onChildEvent: source.onChildEvent } : {}),
     });
     for await (const event of events) {
       this.accumulator.apply(event);

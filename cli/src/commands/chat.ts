@@ -88,7 +88,14 @@ class ChatLoop {
     const printer = new TurnPrinter({ sessionId: this.sessionId, onApproval: () => {} });
     const waiting = spinner('Thinking…');
     try {
-      const stream = this.client.sessions.send(this.sessionId, text);
+      // A question of an agent this turn called is asked here too: the turn waits on it meanwhile.
+      const stream = this.client.sessions.send(this.sessionId, text, {
+        onChildEvent: (relayed) => {
+          if (relayed.event.type !== 'approval.requested') return;
+          note(err().dim(`agent ${terminalText(relayed.agent)} asks (session ${relayed.event.sessionId}):`));
+          void this.askApproval(relayed.event);
+        },
+      });
       for await (const event of stream) {
         waiting.stop();
         printer.print(event);

@@ -43,7 +43,9 @@ export function registerSend(program: Command): void {
         else printLine(accepted.messageId);
         return;
       }
-      const code = await followTurn(client, sessionId, client.sessions.send(sessionId, text), { json: context.json });
+      const code = await followTurn(client, sessionId, (onChildEvent) => client.sessions.send(sessionId!, text, { onChildEvent }), {
+        json: context.json,
+      });
       if (code !== 0) throw new ExitWith(code);
     });
   withExamples(send, [

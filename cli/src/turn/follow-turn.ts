@@ -1,7 +1,7 @@
 // Follows one turn's stream to its end, printing it (or, under --json, one event per line), with
 // Ctrl-C aborting the turn on the service (a second Ctrl-C leaves at once). The exit status says
 // how it ended: 0 completed, 3 failed or aborted.
-import type { Client, SessionEvent, TurnStream } from '@agent-service/sdk';
+import type { Client, RelayedEvent, SessionEvent, TurnStream } from '@agent-service/sdk';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { note, printJsonLine } from '../output.ts';
 import { spinner } from '../spinner.ts';
@@ -15,8 +15,18 @@ export interface FollowOptions {
   onEvent?: (event: SessionEvent) => void;
 }
 
-export async function followTurn(client: Client, sessionId: string, stream: TurnStream, options: FollowOptions): Promise<ExitCode> {
+/**
+ * `stream` opens the turn's stream, given what to do with the events of the agents it calls (relayed:
+ * their questions are shown as the turn's own).
+ */
+export async function followTurn(
+  client: Client,
+  sessionId: string,
+  stream: TurnStream | ((onChildEvent: (relayed: RelayedEvent) => void) => TurnStream),
+  options: FollowOptions,
+): Promise<ExitCode> {
   const printer = new TurnPrinter({ sessionId, onApproval: options.onApproval });
+  if (typeof stream === 'function') stream = stream((relayed) => (options.json ? printJsonLine(relayed) : printer.printRelayed(relayed)));
   let interrupts = 0;
   const onInterrupt = () => {
     interrupts++;

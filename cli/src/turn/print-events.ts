@@ -1,7 +1,7 @@
 // A turn's events as a person follows them: the reply's text on stdout as it streams, everything
 // else (tools, approvals, retries, the end) as short notes on stderr, so `send ... > reply.txt`
 // keeps only the reply.
-import type { SessionEvent } from '@agent-service/sdk';
+import type { RelayedEvent, SessionEvent } from '@agent-service/sdk';
 import { err } from '../style.ts';
 import { terminalText } from '../terminal-text.ts';
 
@@ -19,6 +19,17 @@ export class TurnPrinter {
   private midLine = false;
 
   constructor(private readonly options: TurnPrinterOptions) {}
+
+  /**
+   * An event of an agent the turn called, relayed: its questions to this user are shown (or asked) as
+   * the turn's own are; the rest is the child's business (`sessions show` has it).
+   */
+  printRelayed(relayed: RelayedEvent): void {
+    if (relayed.event.type !== 'approval.requested') return;
+    this.endLine();
+    this.note(err().dim(`agent ${terminalText(relayed.agent)} asks (session ${relayed.event.sessionId}):`));
+    this.print(relayed.event);
+  }
 
   print(event: SessionEvent): void {
     const style = err();
@@ -50,6 +61,14 @@ export class TurnPrinter {
         return;
       case 'subagent.failed':
         this.note(style.red(`✗ agent ${terminalText(event.agent)} ${event.status}: ${terminalText(event.error)}`));
+        return;
+      case 'subagent.waiting':
+        this.note(
+          style.yellow(
+            `⏸ agent ${terminalText(event.agent)} waits on ${event.on === 'approval' ? 'a question to you' : "a client's tool results"} ` +
+              `in session ${event.waitingSessionId} (agent-service sessions show ${event.waitingSessionId})`,
+          ),
+        );
         return;
       case 'turn.queued':
         this.note(style.yellow(`(waiting: your user already runs ${event.limit} turns at once; this one starts when one ends)`));

@@ -1,4 +1,4 @@
-import type { EventPage, SessionEvent } from '../contract.ts';
+import type { EventPage, RelayedEvent, SessionEvent } from '../contract.ts';
 import { resumingEvents } from '../event-stream.ts';
 import { path, type RequestOptions, type Transport } from '../transport.ts';
 
@@ -12,6 +12,11 @@ export interface EventsOptions {
   signal?: AbortSignal;
   /** Reconnections in a row without an event before giving up (follow only; default 10). */
   maxReconnects?: number;
+  /**
+   * Follow only: the events of the agents the session's turns call, as they come (their deltas, questions
+   * and ends), and of the agents those call. Not among the iterated events: they are the children's.
+   */
+  onChildEvent?: (relayed: RelayedEvent) => void;
 }
 
 /** Opens the SSE stream of a session's events after `lastSeq`. */
@@ -20,11 +25,13 @@ export function openEventStream(
   sessionId: string,
   lastSeq: number,
   signal: AbortSignal | undefined,
+  children = false,
 ): Promise<Response> {
   return transport.raw(
     {
       method: 'GET',
       path: path`/session/${sessionId}/events`,
+      ...(children ? { query: { children: 1 } } : {}),
       accept: 'text/event-stream',
       headers: { 'last-event-id': String(lastSeq) },
       idempotent: true,
@@ -41,9 +48,10 @@ export function sessionEvents(transport: Transport, sessionId: string, options: 
   if (options.follow) {
     return resumingEvents({
       after: options.after,
-      reconnect: (lastSeq, signal) => openEventStream(transport, sessionId, lastSeq, signal),
+      reconnect: (lastSeq, signal) => openEventStream(transport, sessionId, lastSeq, signal, options.onChildEvent !== undefined),
       signal: options.signal,
       maxReconnects: options.maxReconnects,
+      ...(options.onChildEvent ? { onChildEvent: options.onChildEvent } : {}),
     });
   }
   return (async function* pages() {

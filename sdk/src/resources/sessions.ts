@@ -5,6 +5,7 @@ import type {
   IfBusy,
   Media,
   ModelOverrideBody,
+  RelayedEvent,
   RegenerateAccepted,
   Reverted,
   SendBody,
@@ -38,6 +39,12 @@ export interface SendOptions extends RequestOptions {
   maxReconnects?: number;
   /** Called before the stream reconnects, with the seq it resumes after. */
   onReconnect?: (lastSeq: number) => void;
+  /**
+   * Streamed sends: the events of the agents the turn calls (and those call) as they come: their text
+   * deltas, questions and ends, each wrapped with the call it belongs to. The turn's own events are
+   * iterated as ever; these are not among them.
+   */
+  onChildEvent?: (relayed: RelayedEvent) => void;
 }
 
 export function toSendBody(message: MessageInput): SendBody {
@@ -83,7 +90,7 @@ export class Sessions extends Resource {
       {
         method: 'POST',
         path: path`/session/${id}`,
-        query: { ifBusy: options.ifBusy },
+        query: { ifBusy: options.ifBusy, ...(options.onChildEvent ? { children: 1 } : {}) },
         json: toSendBody(message),
         accept: 'text/event-stream',
         idempotent: true,
@@ -231,9 +238,10 @@ export function turnStreamOf(transport: Transport, opened: Promise<Response>, op
   return new TurnStream({
     opened,
     ...(sessionId ? { sessionId } : {}),
-    reconnect: (session, lastSeq, signal) => openEventStream(transport, session, lastSeq, signal),
+    reconnect: (session, lastSeq, signal) => openEventStream(transport, session, lastSeq, signal, options.onChildEvent !== undefined),
     signal: options.signal,
     maxReconnects: options.maxReconnects,
     onReconnect: options.onReconnect,
+    ...(options.onChildEvent ? { onChildEvent: options.onChildEvent } : {}),
   });
 }
