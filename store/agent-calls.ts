@@ -162,6 +162,22 @@ async function turnSpent(db: Db, sessionId: string, turnId: string): Promise<Cli
   return totals;
 }
 
+/** The call's end in the caller's session, once: `subagent.completed`, or `subagent.failed` with `error`. */
+async function appendCallEnd(db: Db, end: AgentCallEnd, error: string): Promise<void> {
+  const base = { messageId: end.messageId, toolCallId: end.toolCallId, agent: end.agent, childSessionId: end.childSessionId };
+  await inTransaction(db, (client) =>
+    appendEventOnce(
+      client,
+      end.parentSessionId,
+      end.status === 'completed'
+        ? { type: 'subagent.completed', data: base }
+        : { type: 'subagent.failed', data: { ...base, status: end.status, error } },
+      // A graph visiting its node again (or a provider reusing call ids) makes a new call: its step message differs.
+      { toolCallId: end.toolCallId, messageId: end.messageId },
+    ),
+  );
+}
+
 /**
  * A workflow graph's agent node run by another agent has ended: its event in the run's session, once,
  * and what the run reads of it (its reply is the node's output).
@@ -170,17 +186,7 @@ export async function endAgentNode(db: Db, end: AgentCallEnd): Promise<{ status:
   const reply = await readTurnReply(db, end.childSessionId, end.turnId, end.status === 'failed');
   const error =
     end.status === 'completed' ? undefined : (reply.error ?? (end.status === 'aborted' ? 'its turn was aborted' : 'its turn failed'));
-  const base = { messageId: end.messageId, toolCallId: end.toolCallId, agent: end.agent, childSessionId: end.childSessionId };
-  await inTransaction(db, (client) =>
-    appendEventOnce(
-      client,
-      end.parentSessionId,
-      end.status === 'completed'
-        ? { type: 'subagent.completed', data: base }
-        : { type: 'subagent.failed', data: { ...base, status: end.status, error: error! } },
-      { toolCallId: end.toolCallId, messageId: end.messageId },
-    ),
-  );
+  await appendCallEnd(db, end, error ?? '');
   return { status: end.status, reply: reply.json !== undefined ? JSON.stringify(reply.json) : reply.text, ...(error ? { error } : {}) };
 }
 
@@ -199,17 +205,7 @@ export async function endAgentCall(db: Db, end: AgentCallEnd): Promise<{ stored:
     [end.parentSessionId, end.toolCallId, end.messageId],
   );
   if (!rows[0]) return { stored: false };
-  const base = { messageId: end.messageId, toolCallId: end.toolCallId, agent: end.agent, childSessionId: end.childSessionId };
-  await inTransaction(db, (client) =>
-    appendEventOnce(
-      client,
-      end.parentSessionId,
-      end.status === 'completed'
-        ? { type: 'subagent.completed', data: base }
-        : { type: 'subagent.failed', data: { ...base, status: end.status, error: 'error' in answer ? answer.error : '' } },
-      { toolCallId: end.toolCallId, messageId: end.messageId },
-    ),
-  );
+  await appendCallEnd(db, end, 'error' in answer ? answer.error : '');
   const outcome = await storeClientToolAnswer(db, {
     sessionId: end.parentSessionId,
     userId: parent.userId,

@@ -3,22 +3,16 @@
 import { expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
-import { messageText } from '../helpers/fakes/fake-model.ts';
+import { HELPER_INSTRUCTIONS, LEAD_INSTRUCTIONS, leadAndHelper } from '../helpers/fakes/lead-and-helper.ts';
 import { browserForTests, expectAccessible, openPage, screenshot, signIn } from './browser.ts';
 
 const test = agentTest();
 const browser = browserForTests();
 
 test("a caller's page lists the session its agent call opened, and the child links back", async ({ env }) => {
-  const helper = await env.deploy({ instructions: 'ROLE helper' });
-  const lead = await env.deploy({ instructions: 'ROLE lead', agents: [{ name: helper.name }] });
-  env.fake.setHandler((request) => {
-    const system = messageText(request.body.messages.find((message) => message.role === 'system')) ?? '';
-    if (system.includes('ROLE helper')) return { text: 'Helped.' };
-    return request.body.messages.at(-1)?.role === 'tool'
-      ? { text: 'All done.' }
-      : { toolCalls: [{ id: 'call_help', name: `agent_${helper.name}`, arguments: { message: 'Help me' } }] };
-  });
+  const helper = await env.deploy({ instructions: HELPER_INSTRUCTIONS });
+  const lead = await env.deploy({ instructions: LEAD_INSTRUCTIONS, agents: [{ name: helper.name }] });
+  env.fake.setHandler(leadAndHelper({ helperName: helper.name }));
   const sessionId = (await call<{ id: string }>(`${env.api.url}/agent/${lead.name}/session`, { headers: env.user.auth, json: {} })).body.id;
   const sent = await call<{ status: string }>(`${env.api.url}/session/${sessionId}`, {
     headers: env.user.auth,
