@@ -6,16 +6,10 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../store/db.ts';
 import { agentState } from '../store/agents.ts';
-import {
-  endAgentCall,
-  endAgentNode,
-  markAnswerWoken,
-  startAgentCall,
-  type AgentCallEnd,
-  type AgentCallStarted,
-} from '../store/agent-calls.ts';
+import { endAgentNode, startAgentCall, type AgentCallEnd, type AgentCallStarted } from '../store/agent-calls.ts';
+import { handBackAgentCall } from './agent-call-hand-back.ts';
 import type { AgentNodeEnd } from '../core/session-turns.ts';
-import { abortTurnWithStart, handAgentCallAnswer, wakeSessionWithStart } from '../clients/session.ts';
+import { abortTurnWithStart, wakeSessionWithStart } from '../clients/session.ts';
 import { getSession } from '../store/sessions.ts';
 import { readAgentCallInput, agentToolName, type CallableAgent } from '../lib/workflow-safe/agent-tools.ts';
 import type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';
@@ -120,13 +114,7 @@ export function agentCallActivities(deps: {
      * the caller's workflow in a signal (false: the caller's turn has ended, nobody waits).
      */
     async endAgentCall(input: AgentCallEnd): Promise<{ stored: boolean }> {
-      const ended = await endAgentCall(db, input);
-      if (!ended.stored) return { stored: false };
-      const answer = { messageId: input.messageId, toolCallId: input.toolCallId, ...ended.answer };
-      // With no caller's workflow running, nothing waits for it (a later take reads it from the inbox).
-      const caller = { sessionId: input.parentSessionId, ...(input.callerWorkflowId ? { workflowId: input.callerWorkflowId } : {}) };
-      if (await handAgentCallAnswer(Context.current().client, caller, answer)) await markAnswerWoken(db, input);
-      return { stored: true };
+      return { stored: await handBackAgentCall(db, Context.current().client, input) };
     },
 
     /** A graph's agent node run by another agent ended: its event in the run's session, and what the run reads. */

@@ -60,6 +60,7 @@ export class TurnProgress {
   private readonly read = new Set<string>();
   /** The step that wrote turn.completed found no webhook subscription to session.completed. */
   private completionUnsubscribed = false;
+  private answerHandedBack = false;
 
   constructor(private readonly maxSteps: number) {}
 
@@ -94,6 +95,7 @@ export class TurnProgress {
     // Its end is written: a steering message it did not read runs as a turn of its own (the session's rule).
     if (result.turnCompleted) {
       this.completionUnsubscribed = result.completionUnsubscribed === true;
+      this.answerHandedBack = result.answerHandedBack === true;
       return { next: 'completed' };
     }
     if (result.toolCalls.length > 0) return { next: 'tools' };
@@ -123,6 +125,7 @@ export class TurnProgress {
       ...(this.steersRead.size > 0 ? { steered: [...this.steersRead] } : {}),
       ...(this.read.size > 0 ? { read: [...this.read] } : {}),
       ...(this.completionUnsubscribed ? { completionUnsubscribed: true as const } : {}),
+      ...(this.answerHandedBack ? { answerHandedBack: true as const } : {}),
     };
   }
 }

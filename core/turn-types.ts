@@ -15,6 +15,18 @@ export interface ModelOverride {
   modelId: string;
 }
 
+/**
+ * The call of another agent a turn answers (its session is that call's child): the step that completes
+ * the turn hands the reply to the caller itself (activities/agent-call-hand-back.ts).
+ */
+export interface AgentCallReplyTarget {
+  parentSessionId: string;
+  messageId: string;
+  toolCallId: string;
+  agent: string;
+  callerWorkflowId?: string;
+}
+
 export interface TurnInput extends SessionRef {
   turnId: string;
   /**
@@ -24,6 +36,8 @@ export interface TurnInput extends SessionRef {
   userMessageId?: string;
   model?: ModelOverride;
   settings: TurnSettings;
+  /** The call of another agent this turn answers, when it does. */
+  replyTo?: AgentCallReplyTarget;
 }
 
 /** What a model step is given: the turn, which step, and what the step writes of the turn's own events. */
@@ -179,6 +193,11 @@ export interface StepResult {
    * publishing that event would record no delivery. Absent when unknown (a step finished before, an older worker).
    */
   completionUnsubscribed?: true;
+  /**
+   * The step completed a turn that answers another agent's call (ModelStepInput.replyTo) and handed the
+   * reply to the caller itself: its session workflow need not. Absent: the workflow does (an older worker, a failed hand-back).
+   */
+  answerHandedBack?: true;
 }
 
 /** The tool-policy rules a step classifies its calls by (StepResult.policies). */
@@ -202,4 +221,6 @@ export interface TurnOutcome {
   read?: string[];
   /** Its last step completed it with no webhook subscription to session.completed (StepResult.completionUnsubscribed). */
   completionUnsubscribed?: true;
+  /** Its last step handed the reply to the agent whose call it answers (StepResult.answerHandedBack). */
+  answerHandedBack?: true;
 }

@@ -27,6 +27,7 @@ import { SendTraces } from './send-traces.ts';
 import { messageId } from './ids.ts';
 import { publishTurnEnd, type TurnEnd } from './publish.ts';
 import { SessionTurns, type SubtaskReplyTarget } from '../core/session-turns.ts';
+import type { AgentCallReplyTarget } from '../core/turn-types.ts';
 import { graphRunWorkflowId, sessionWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 import { agentNodeEndedSignal } from './graph-messages.ts';
 import { PATCHES_OF_0_1_0 } from './release-patches.ts';
@@ -76,6 +77,18 @@ function runIsFull(): boolean {
   // Asked only once a run is past it, where release 0.1.0 asked its patch.
   deprecatePatch(PATCHES_OF_0_1_0.continueBySize);
   return true;
+}
+
+/** The call of another agent a send answers (not a graph node's, nor a subtask's), as its turn's steps are told it. */
+function agentCallOf(target: SubtaskReplyTarget | undefined): AgentCallReplyTarget | undefined {
+  if (!target?.toolCallId || target.runId) return undefined;
+  return {
+    parentSessionId: target.sessionId,
+    messageId: target.messageId,
+    toolCallId: target.toolCallId,
+    agent: target.agent ?? '',
+    ...(target.workflowId ? { callerWorkflowId: target.workflowId } : {}),
+  };
 }
 
 export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void> {
@@ -396,6 +409,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     // Its abort was asked before it started: it runs cancelled, and ends aborted at its first step.
     if (aborted) scope.cancel();
     let ended: TurnEnd;
+    const answersCall = agentCallOf(turn.replyTo);
     const turnInput = {
       sessionId: input.sessionId,
       userId: input.userId,
@@ -405,6 +419,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
       settings: input.settings,
       ...(turn.model ? { model: turn.model } : {}),
       ...(turn.userMessageId ? { userMessageId: turn.userMessageId } : {}),
+      ...(answersCall ? { replyTo: answersCall } : {}),
     };
     try {
       const outcome = await sendTraces.run(turn.turnId, () =>
@@ -444,7 +459,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     // Steering the turn did not read (it was ending, or it failed or was aborted) runs as turns of its own, in order.
     turns.settled('outcome' in ended ? (ended.outcome.steered ?? []) : [], 'outcome' in ended ? (ended.outcome.read ?? []) : []);
     await publishTurnEnd(input, turn.turnId, ended, !turns.hasWork() || (await idleAfterCompleted(turn.turnId, ended)));
-    if (turn.replyTo) await returnReply(turn.turnId, turn.replyTo, ended);
+    // A completed turn's last step may have handed its reply to the agent that called it already.
+    const handedBack = 'outcome' in ended && ended.outcome.answerHandedBack === true;
+    if (turn.replyTo && !handedBack) await returnReply(turn.turnId, turn.replyTo, ended);
     // Asked before the count, as 0.1.0 asked its patch: a run that grew full on its last turn has its marker.
     const full = runIsFull();
     if (++turnsRun >= TURNS_PER_RUN || full || workflowInfo().continueAsNewSuggested) {

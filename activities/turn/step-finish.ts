@@ -18,6 +18,7 @@ import type { StepAttempt } from './step-attempt.ts';
 import type { ModelStepDeps } from './step-deps.ts';
 import type { ReadStream } from './step-stream.ts';
 import { recordStepUsage, recordTurnDuration } from './turn-metrics.ts';
+import { handBackFromStep } from './step-hand-back.ts';
 
 export interface StepScope {
   input: ModelStepInput;
@@ -82,6 +83,8 @@ export async function finishStep(
   });
   const { message, turnCompleted, turnAgeSeconds, completionSubscribed, stored } = finished;
   attempt.settled = stored;
+  // Its end is written: the agent whose call this turn answers gets the reply now.
+  const handedBack = turnCompleted && input.replyTo ? await handBackFromStep(deps, input) : false;
   if (turnAgeSeconds !== undefined) recordTurnDuration('completed', turnAgeSeconds);
   recordStepUsage(ref.providerId, tokens, attempt.cost);
   // The next step sends the same files; keep them only if it follows at once. A question to a person (or
@@ -95,6 +98,7 @@ export async function finishStep(
     finishReason: read.end?.finishReason ?? 'other',
     ...(turnCompleted ? { turnCompleted: true } : {}),
     ...(turnCompleted && completionSubscribed === false ? { completionUnsubscribed: true } : {}),
+    ...(handedBack ? { answerHandedBack: true } : {}),
   };
 }
 

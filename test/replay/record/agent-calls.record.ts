@@ -1,6 +1,8 @@
 // Records both sides of one agent calling another (docs/tools.md, "Calling other agents"): the caller's
 // session, whose turn starts the child (startAgentCall) and waits for its reply through the inbox, and
-// the child's session, whose turn's end stores that reply (endAgentCall) and signals the caller; and
+// the child's session, whose last step hands that reply back itself (StepResult.answerHandedBack), so its
+// workflow stores nothing more (`agent-call-replied-idle-ended`, recorded before, has its workflow store
+// it with endAgentCall, as it still does when the step's hand-back fails); and
 // both sides of a workflow graph's agent node run by another agent (the run waits for the child's
 // signal). Each history closes when its idle session (or its run) ends.
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -23,7 +25,7 @@ afterAll(async () => env?.close());
 
 test("sessionWorkflow: a turn that calls another agent, and the child's session returning its reply", async () => {
   const caller = record.wanted('sessionWorkflow', 'agent-called-idle-ended');
-  const callee = record.wanted('sessionWorkflow', 'agent-call-replied-idle-ended');
+  const callee = record.wanted('sessionWorkflow', 'agent-call-handed-back-idle-ended');
   if (!caller && !callee) return;
   const helper = await env.deploy({ instructions: 'ROLE helper' });
   const lead = await env.deploy({ instructions: 'ROLE lead', agents: [{ name: helper.name }] });
@@ -45,7 +47,7 @@ test("sessionWorkflow: a turn that calls another agent, and the child's session 
   )!;
   env.fake.setHandler(undefined);
   if (caller) await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'agent-called-idle-ended');
-  if (callee) await record.closed(sessionWorkflowId(started.childSessionId), 'sessionWorkflow', 'agent-call-replied-idle-ended');
+  if (callee) await record.closed(sessionWorkflowId(started.childSessionId), 'sessionWorkflow', 'agent-call-handed-back-idle-ended');
 });
 
 test("graphRunWorkflow: an agent node run by another agent, and the child's session signalling the run", async () => {

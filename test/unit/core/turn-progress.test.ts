@@ -135,6 +135,16 @@ describe('the verdict after a step', () => {
     expect(subscribed.outcome('completed')).not.toHaveProperty('completionUnsubscribed');
   });
 
+  test('a step that completed the turn and handed its reply to the calling agent says so in the outcome (its workflow hands nothing back)', () => {
+    const handed = new TurnProgress(5);
+    handed.afterStep(stepResult({ turnCompleted: true, answerHandedBack: true }), 1);
+    expect(handed.outcome('completed').answerHandedBack).toBe(true);
+    expect(handed.outcome('failed')).not.toHaveProperty('answerHandedBack');
+    const notHanded = new TurnProgress(5);
+    notHanded.afterStep(stepResult({ turnCompleted: true }), 1);
+    expect(notHanded.outcome('completed')).not.toHaveProperty('answerHandedBack');
+  });
+
   test('tool calls come before unread steering', () => {
     const progress = new TurnProgress(5);
     progress.steered('s1');
