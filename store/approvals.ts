@@ -310,11 +310,12 @@ export interface DispatchMatch {
   approvalId: string;
   position: number;
   userId: string;
+  /** The agent (and revision) whose `userChannels[position]` the dispatch went over (Approval.channelsFrom, or the asking agent). */
   agentId: string | null;
   revision: number | null;
 }
 
-/** Dispatches with their approval's owner and agent, as the inbound route needs them. */
+/** Dispatches with their approval's owner and the agent whose channels they went over, as the inbound route needs them. */
 async function findDispatches(db: Db, where: string, params: unknown[], order: string): Promise<DispatchMatch[]> {
   const { rows } = await db.query<{
     approval_id: string;
@@ -323,7 +324,8 @@ async function findDispatches(db: Db, where: string, params: unknown[], order: s
     agent_id: string | null;
     revision: number | null;
   }>(
-    `SELECT d.approval_id, d.position, a.user_id, a.agent_id, a.revision
+    `SELECT d.approval_id, d.position, a.user_id,
+            COALESCE(a.channels_agent_id, a.agent_id) AS agent_id, COALESCE(a.channels_revision, a.revision) AS revision
        FROM approval_dispatches d JOIN approvals a ON a.id = d.approval_id
       WHERE ${where} ORDER BY ${order} LIMIT 10`,
     params,

@@ -3,13 +3,16 @@
 // caller answers `waiting` at once with `waitingFor: {kind: 'agents'}` naming the session that waits
 // (a grandchild included, with its parent), as GET /session/<id> does; answering that session (an
 // approval, or a client's tool result) lets the chain finish. A question asked in a child session
-// goes over the first caller's channels (where its person is), or the child's own when it has none.
+// goes over the first caller's channels (where its person is), where a reply answers it, or over the
+// child's own when the first caller has none.
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
 import { messageText, type FakeRequest, type FakeScript } from '../helpers/fakes/fake-model.ts';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
+import { randomUUID } from 'node:crypto';
 import type { SessionEvent } from '../../contract/events.ts';
+import { generateWebhookSecret, signWebhook } from '../../lib/webhook-signature.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 
 // lead → middle → asker: the asker runs at depth 2. Webhook channels post to the receivers on 127.0.0.1.
@@ -235,12 +238,22 @@ describe('sessions of agent calls that wait on someone', () => {
       }
     }
 
-    test("a child's question goes over the first caller's channel, naming the asking agent; over its own when the caller has none", async ({
+    test("a child's question goes over the first caller's channel, naming the asking agent, and a reply there answers it; over its own when the caller has none", async ({
       env,
     }) => {
       const webhook = (hooks: WebhookReceiver) => [{ provider: 'webhook', config: { url: hooks.url } }];
       const asker = await env.deploy({ instructions: 'ROLE chan-asker', userChannels: webhook(askerHooks) });
-      const lead = await env.deploy({ instructions: 'ROLE chan-lead', agents: [{ name: asker.name }], userChannels: webhook(leadHooks) });
+      // The lead's channel takes replies, signed with the lead's secret: a reply answers the child's question.
+      const secretName = `LEAD_HOOK_${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
+      const secret = generateWebhookSecret();
+      const stored = await call(`${env.api.url}/secret/${secretName}`, { method: 'PUT', headers: env.user.auth, json: { value: secret } });
+      expect(stored.status, stored.text).toBeLessThan(300);
+      const lead = await env.deploy({
+        instructions: 'ROLE chan-lead',
+        agents: [{ name: asker.name }],
+        secretGrants: [secretName],
+        userChannels: [{ provider: 'webhook', answerVia: 'reply', config: { url: leadHooks.url, secret: `{{secrets.${secretName}}}` } }],
+      });
       const bare = await env.deploy({ instructions: 'ROLE chan-bare', agents: [{ name: asker.name }] });
       const ask = { id: 'call_ask', name: 'ask_my_user', arguments: { question: 'Which colour?', options: ['red', 'blue'] } };
       env.fake.setHandler(
@@ -280,7 +293,16 @@ describe('sessions of agent calls that wait on someone', () => {
         if (dispatches.every((dispatch) => dispatch.status !== 'pending')) break;
       }
       expect(dispatches).toEqual([expect.objectContaining({ position: 0, provider: 'webhook', status: 'sent' })]);
-      expect((await answer(viaLead.approvalId)).status).toBe(200);
+      // Answered by a reply on the lead's channel, authenticated with the lead's secret.
+      const reply = JSON.stringify({ approvalId: viaLead.approvalId, choice: 'blue' });
+      const replied = await call(`${env.api.url}/inbound/webhook`, {
+        headers: {
+          'content-type': 'application/json',
+          ...signWebhook(secret, `msg_${randomUUID()}`, Math.floor(Date.now() / 1000), reply),
+        },
+        body: reply,
+      });
+      expect(replied.status, replied.text).toBe(200);
       expect(await finalReply(env, viaLead.callerSession)).toMatch(/^lead: .*blue/);
       expect(askerHooks.requests.filter((request) => request.body.includes(viaLead.approvalId))).toEqual([]);
 
