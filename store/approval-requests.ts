@@ -33,7 +33,7 @@ export async function firstCallerOf(db: Db, sessionId: string): Promise<{ agentI
        UNION ALL
        SELECT s.id, s.agent_id, s.revision, s.parent_session_id, s.parent_tool_call_id, up.hops + 1
          FROM sessions s JOIN up ON s.id = up.parent_session_id
-        WHERE up.parent_tool_call_id IS NOT NULL AND up.hops < $2
+        WHERE up.parent_tool_call_id IS NOT NULL AND up.hops < $2 AND s.user_id = (SELECT user_id FROM sessions WHERE id = $1)
      )
      SELECT agent_id, revision, hops FROM up ORDER BY hops DESC LIMIT 1`,
     [sessionId, MAX_CHAIN],
@@ -52,8 +52,9 @@ export interface ChosenChannels {
 
 /**
  * The channels a question goes over. One asked in a session of an agent call goes over the first
- * caller's channels, where its person is (the child's own when the first caller declares none): a
- * person talking to one agent need not learn of the helpers it calls to answer their questions.
+ * caller's channels, where its person is (the child's own when the first caller declares none, or when
+ * the request names providers, which were checked against the child's): a person talking to one agent
+ * need not learn of the helpers it calls to answer their questions.
  */
 export async function chooseApprovalChannels(
   db: Db,
@@ -61,7 +62,8 @@ export async function chooseApprovalChannels(
   input: Pick<ApprovalWorkflowInput, 'agentId' | 'revision' | 'sessionId' | 'channels'>,
 ): Promise<ChosenChannels> {
   const bundle = input.agentId !== undefined && input.revision !== undefined ? await bundleOf(input.agentId, input.revision) : undefined;
-  const first = input.sessionId !== undefined ? await firstCallerOf(db, input.sessionId) : undefined;
+  // Providers named by the request (POST /approval's `channels`) were checked against the asking agent's channels: its own, then.
+  const first = input.sessionId !== undefined && input.channels === undefined ? await firstCallerOf(db, input.sessionId) : undefined;
   const firstBundle = first ? await bundleOf(first.agentId, first.revision) : undefined;
   if (first && firstBundle && firstBundle.userChannels.length > 0)
     return { channels: approvalChannels(firstBundle, input.channels), channelsFrom: first, bundle };
@@ -100,7 +102,7 @@ export async function recordApprovalRequest(db: Db, request: NewApproval): Promi
     if (!created || approval.sessionId === null) return written;
     if (waitsInTurn(approval)) {
       await setWaiting(client, approval, true);
-      await announceWaitToCallers(client, approval.sessionId, 'approval');
+      await announceWaitToCallers(client, approval.sessionId, approval.turnId, 'approval');
     }
     await appendEvents(client, approval.sessionId, [
       {

@@ -227,7 +227,7 @@ export function turnBookkeeping(deps: { db: Db }) {
           whileLatestTurn: input.turnId,
         });
         // Retried, this tells the callers again: a second `subagent.waiting` is harmless, a missing one is not.
-        if (input.waiting) await announceWaitToCallers(client, input.sessionId, 'tool');
+        if (input.waiting) await announceWaitToCallers(client, input.sessionId, input.turnId, 'tool');
       });
     },
 

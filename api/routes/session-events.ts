@@ -38,7 +38,7 @@ export function sessionEventRoutes(deps: ApiDeps) {
             // A position past the end (a client's own Last-Event-ID) is taken as the end, as documented above.
             afterSeq: Math.min(after, session.lastSeq),
             heartbeatMs: deps.config.limits.sseHeartbeatMs,
-            ...(wantsChildren(query) ? { relayChildren: deps.db } : {}),
+            ...(wantsChildren(query) ? { relayChildren: { db: deps.db, resume: true } } : {}),
           });
           return undefined;
         }

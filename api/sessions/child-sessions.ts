@@ -61,7 +61,7 @@ export async function waitingDescendants(db: Db, userId: string, sessionId: stri
        UNION ALL
        SELECT s.id, s.agent_id, s.status, s.parent_session_id, s.parent_tool_call_id, chain.level + 1
          FROM sessions s JOIN chain ON s.parent_session_id = chain.id
-        WHERE s.parent_tool_call_id IS NOT NULL AND s.status <> 'idle' AND chain.level < $3
+        WHERE s.parent_tool_call_id IS NOT NULL AND s.status <> 'idle' AND chain.level < $3 AND s.user_id = $2
      )
      SELECT chain.id, a.name, chain.parent_session_id, chain.parent_tool_call_id
        FROM chain JOIN agents a ON a.id = chain.agent_id

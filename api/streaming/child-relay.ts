@@ -5,13 +5,17 @@
 // calls are followed the same way. A relay ends at its child's turn end; the stream, before it ends,
 // lets its relays reach theirs (a child's turn ends before its caller's can).
 import type { RelayedEvent, SessionEvent } from '../../contract/events.ts';
-import { TERMINAL_TURN_EVENTS } from '../../contract/events.ts';
 import { isTurnEnd, turnEventFilter } from '../../contract/turn-events.ts';
 import type { Db } from '../../store/db.ts';
 import type { EventHub } from './event-hub.ts';
 
 /** Longest a stream that reached its end waits for its relays to reach their children's turn ends. */
 const SETTLE_MS = 5_000;
+/**
+ * Children followed at once by one stream. More wait their turn, in order: a replay of a long session
+ * relays its past calls a few at a time, each reading one finished turn.
+ */
+const MAX_RELAYS = 8;
 
 type Started = Extract<SessionEvent, { type: 'subagent.started' }>;
 
@@ -20,20 +24,25 @@ export function relayFrame(relayed: RelayedEvent): string {
 }
 
 /**
- * Where the child's turn starts in its log: after the last turn of another message that ended (a
- * continued conversation's earlier turns are not replayed), 0 for a new child.
+ * Where the child's turn starts in its log: just before its message (a message's position is the seq of
+ * its `message.created`), or, not written yet, after everything so far (read in the same statement, so
+ * the message's event, when it comes, is past it).
  */
 async function relayStart(db: Db, started: Started): Promise<number> {
-  const { rows } = await db.query<{ seq: string }>(
-    `SELECT seq FROM events WHERE session_id = $1 AND type = ANY($2) AND data->>'turnId' <> $3 ORDER BY seq DESC LIMIT 1`,
-    [started.childSessionId, TERMINAL_TURN_EVENTS, started.childMessageId],
+  const { rows } = await db.query<{ position: string | null; last_seq: string }>(
+    `SELECT (SELECT position FROM messages WHERE id = $2 AND session_id = $1) AS position, last_seq FROM sessions WHERE id = $1`,
+    [started.childSessionId, started.childMessageId],
   );
-  return rows[0] ? Number(rows[0].seq) : 0;
+  const row = rows[0];
+  if (!row) return 0;
+  return row.position !== null ? Number(row.position) - 1 : Number(row.last_seq);
 }
 
 export class ChildRelay {
   private readonly running = new Set<Promise<void>>();
   private readonly stop = new AbortController();
+  /** Calls seen while MAX_RELAYS were followed, oldest first. */
+  private readonly waiting: Started[] = [];
 
   constructor(
     private readonly deps: { db: Db; hub: EventHub; log: { warn: (details: object, message: string) => void } },
@@ -49,11 +58,20 @@ export class ChildRelay {
   /** An event the stream wrote (the session's own, or a relayed child's): a call it starts is followed. */
   see(event: SessionEvent): void {
     if (event.type !== 'subagent.started' || this.stop.signal.aborted) return;
-    const relay = this.relay(event)
+    if (this.running.size >= MAX_RELAYS) this.waiting.push(event);
+    else this.follow(event);
+  }
+
+  private follow(started: Started): void {
+    const relay = this.relay(started)
       .catch((error: unknown) => {
-        if (!this.stop.signal.aborted) this.deps.log.warn({ err: error, childSessionId: event.childSessionId }, 'child relay failed');
+        if (!this.stop.signal.aborted) this.deps.log.warn({ err: error, childSessionId: started.childSessionId }, 'child relay failed');
       })
-      .finally(() => this.running.delete(relay));
+      .finally(() => {
+        this.running.delete(relay);
+        const next = this.waiting.shift();
+        if (next && !this.stop.signal.aborted) this.follow(next);
+      });
     this.running.add(relay);
   }
 
@@ -72,11 +90,12 @@ export class ChildRelay {
       this.see({ ...row.data, seq: Number(row.seq), type: 'subagent.started', at: row.at.toISOString(), sessionId: this.sessionId });
   }
 
-  /** The stream reached its end: the relays reach their children's turn ends first (SETTLE_MS at most). */
+  /** The stream reached its end: the relays (and those waiting) reach their children's turn ends first (SETTLE_MS at most). */
   async settle(): Promise<void> {
-    if (this.running.size > 0) {
-      const timer = new Promise<void>((resolve) => setTimeout(resolve, SETTLE_MS).unref());
-      await Promise.race([Promise.allSettled([...this.running]).then(() => undefined), timer]);
+    const deadline = Date.now() + SETTLE_MS;
+    while (this.running.size > 0 && Date.now() < deadline) {
+      const timer = new Promise<void>((resolve) => setTimeout(resolve, deadline - Date.now()).unref());
+      await Promise.race([Promise.race([...this.running]).then(() => undefined), timer]);
     }
     this.stop.abort();
   }

@@ -45,8 +45,12 @@ export interface StreamEventsOptions {
    * never keep a stream open past its end.
    */
   until?: (event: SessionEvent) => boolean;
-  /** The client asked for the events of the agents the session's turns call (`?children=1`): read from here. */
-  relayChildren?: Db;
+  /**
+   * The client asked for the events of the agents the session's turns call (`?children=1`), read from
+   * `db`. `resume`: calls still open that began before `afterSeq` are relayed too (a reconnecting client);
+   * a turn's own stream, which starts before its calls, has none to resume.
+   */
+  relayChildren?: { db: Db; resume: boolean };
 }
 
 export interface StreamEnd {
@@ -110,10 +114,10 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
 
   let reason: StreamEnd['reason'] = 'client-closed';
   const relay = options.relayChildren
-    ? new ChildRelay({ db: options.relayChildren, hub, log: req.log }, sessionId, write, closed.signal)
+    ? new ChildRelay({ db: options.relayChildren.db, hub, log: req.log }, sessionId, write, closed.signal)
     : undefined;
   try {
-    await relay?.resume(lastSeq);
+    if (options.relayChildren?.resume) await relay?.resume(lastSeq);
     if (!filter && !until && !relay) {
       // Every event is written and none ends the stream: the events need not be objects here, and a
       // replay's pages arrive as SSE text made by PostgreSQL. One write per batch, drained before the next.

@@ -66,7 +66,7 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
       // The turn's filter sees every event (it keeps state), whatever `alsoStream` says.
       filter: alsoStream ? (event) => turnEvents(event) || alsoStream(event) : turnEvents,
       until: (event) => isTurnEnd(event, turnId),
-      ...(wantsChildren(req.query) ? { relayChildren: deps.db } : {}),
+      ...(wantsChildren(req.query) ? { relayChildren: { db: deps.db, resume: false } } : {}),
     });
     return undefined;
   }

@@ -55,6 +55,18 @@ export class TurnStream implements AsyncIterable<SessionEvent> {
 
   private async *generate(source: TurnStreamSource): AsyncGenerator<SessionEvent> {
     const { turnId, messageId, sessionId } = await this.ready;
+    // A reconnection reads the session's stream, which relays every call still open, other turns' too:
+    // only this turn's children (and theirs) are passed on.
+    const ours = new Set<string>();
+    const onChildEvent = source.onChildEvent;
+    const relayed = onChildEvent
+      ? (frame: RelayedEvent) => {
+          if (!ours.has(frame.parentSessionId) && frame.parentSessionId !== sessionId) return;
+          if (frame.parentSessionId === sessionId && !ours.has(frame.event.sessionId)) return;
+          if (frame.event.type === 'subagent.started') ours.add(frame.event.childSessionId);
+          onChildEvent(frame);
+        }
+      : undefined;
     const events = resumingEvents({
       first: source.opened,
       reconnect: (lastSeq, signal) => source.reconnect(sessionId, lastSeq, signal),
@@ -63,9 +75,10 @@ export class TurnStream implements AsyncIterable<SessionEvent> {
       signal: source.signal,
       maxReconnects: source.maxReconnects,
       onReconnect: source.onReconnect,
-      ...(source.onChildEvent ? { onChildEvent: source.onChildEvent } : {}),
+      ...(relayed ? { onChildEvent: relayed } : {}),
     });
     for await (const event of events) {
+      if (event.type === 'subagent.started') ours.add(event.childSessionId);
       this.accumulator.apply(event);
       if (isTurnEnd(event, turnId)) this.ended = event;
       yield event;

@@ -116,4 +116,51 @@ describe("a caller's stream relays its children's events on request", () => {
     expect(frames).toContain('turn.completed');
     expect(frames).not.toContain('subagent.event');
   });
+
+  test("a replay of the session from its start relays each past call's own turn, a conversation's later call included", async ({ env }) => {
+    const helper = await env.deploy({ instructions: 'ROLE helper' });
+    const lead = await env.deploy({ instructions: 'ROLE lead', agents: [{ name: helper.name }] });
+    let helperReplies = 0;
+    env.fake.setHandler((request) => {
+      if (systemOf(request).includes('ROLE helper')) return { text: `Helper reply ${++helperReplies}.` };
+      if (afterTools(request)) return { text: 'Lead read it.' };
+      // The second turn continues the conversation the first one opened (the sessionId of its result).
+      const earlier = request.body.messages.map((message) => messageText(message) ?? '').find((text) => text.includes('"sessionId"'));
+      const sessionId = earlier ? (JSON.parse(earlier) as { sessionId: string }).sessionId : undefined;
+      return {
+        toolCalls: [
+          {
+            id: `call_${request.index}`,
+            name: `agent_${helper.name}`,
+            arguments: { message: 'Help', ...(sessionId ? { sessionId } : {}) },
+          },
+        ],
+      };
+    });
+    const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
+    const { id } = await client.sessions.create(lead.name);
+    await client.sessions.send(id, 'First').text();
+    await client.sessions.send(id, 'Second').text();
+    const children = (await client.sessions.retrieve(id)).childSessions ?? [];
+    expect(children).toHaveLength(1);
+
+    const controller = new AbortController();
+    const relayed: RelayedEvent[] = [];
+    const childEnds = () => relayed.filter((frame) => frame.event.type === 'turn.completed');
+    const replay = (async () => {
+      for await (const _event of client.events(id, {
+        follow: true,
+        after: 0,
+        signal: controller.signal,
+        onChildEvent: (frame) => relayed.push(frame),
+      }))
+        if (childEnds().length >= 2) return;
+    })().catch(() => undefined);
+    for (const deadline = Date.now() + 10_000; childEnds().length < 2 && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 50));
+    controller.abort();
+    await replay;
+    expect(childEnds().map((frame) => frame.event.sessionId)).toEqual([children[0]!.id, children[0]!.id]);
+    expect(deltasOf(relayed, children[0]!.id)).toBe('Helper reply 1.Helper reply 2.');
+  });
 });

@@ -76,6 +76,8 @@ class ChatLoop {
 
   private wake: (() => void) | undefined;
   private answering = false;
+  /** Questions are asked one at a time: readline drops a second question while one is pending. */
+  private asking: Promise<void> = Promise.resolve();
 
   private async nextLine(): Promise<string | undefined> {
     while (this.queued.length === 0 && !this.closed) await new Promise<void>((resolve) => (this.wake = resolve));
@@ -93,13 +95,13 @@ class ChatLoop {
         onChildEvent: (relayed) => {
           if (relayed.event.type !== 'approval.requested') return;
           note(err().dim(`agent ${terminalText(relayed.agent)} asks (session ${relayed.event.sessionId}):`));
-          void this.askApproval(relayed.event);
+          void this.ask(relayed.event);
         },
       });
       for await (const event of stream) {
         waiting.stop();
         printer.print(event);
-        if (event.type === 'approval.requested') await this.askApproval(event);
+        if (event.type === 'approval.requested') await this.ask(event);
       }
       printer.endLine();
     } catch (error) {
@@ -111,6 +113,13 @@ class ChatLoop {
       this.turnRunning = false;
       this.interrupts = 0;
     }
+  }
+
+  /** Asks `event` after the questions before it (the turn's own, and those of the agents it called). */
+  private ask(event: ApprovalRequested): Promise<void> {
+    const asked = this.asking.then(() => this.askApproval(event));
+    this.asking = asked.catch(() => undefined);
+    return asked;
   }
 
   /** The agent asks this user: ask at the prompt and answer it, as the dashboard would. */
