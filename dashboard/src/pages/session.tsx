@@ -32,8 +32,14 @@ export function SessionPage({ id }: { id: string }) {
       const [view, names] = await Promise.all([client.sessions.retrieve(id, { signal }), agentNames(client, signal)]);
       return { view, agentName: names.get(view.agentId) };
     },
-    // ... and when a call of another agent opens a child session (the tree below grows).
-    [client, id, conversation.status === 'idle', followed.events.filter((event) => event.type === 'subagent.started').length],
+    // ... and when a call of another agent opens a child session (the tree below grows), or one of them
+    // (or theirs) starts waiting on someone.
+    [
+      client,
+      id,
+      conversation.status === 'idle',
+      followed.events.filter((event) => event.type === 'subagent.started' || event.type === 'subagent.waiting').length,
+    ],
   );
 
   const idle = conversation.status === 'idle';
@@ -82,6 +88,30 @@ export function SessionPage({ id }: { id: string }) {
                             {STATUS_TEXT[child.status]}
                             {child.parentToolCallId ? `, call ${child.parentToolCallId}` : ', subtask'}
                           </span>
+                        </li>
+                      ))}
+                    </ul>
+                  </dd>
+                </>
+              )}
+              {view.waitingFor?.kind === 'agents' && !idle && (
+                <>
+                  <dt>Waiting on</dt>
+                  <dd>
+                    <ul class="child-sessions" aria-label="Agents it called that wait">
+                      {view.waitingFor.sessions.map((waiting) => (
+                        <li key={waiting.sessionId}>
+                          <Link to={`/sessions/${waiting.sessionId}`}>{waiting.agent}</Link>{' '}
+                          {waiting.approvals.map((approval) => (
+                            <span key={approval.approvalId}>
+                              asks "{approval.question}" (<Link to="/approvals">answer it in the inbox</Link>){' '}
+                            </span>
+                          ))}
+                          {waiting.toolCalls.length > 0 && (
+                            <span class="muted-label">
+                              waits for {waiting.toolCalls.map((call) => call.toolName).join(', ')} from your client
+                            </span>
+                          )}
                         </li>
                       ))}
                     </ul>
