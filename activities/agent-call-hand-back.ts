@@ -6,8 +6,10 @@
 // takes once.
 import type { Client } from '@temporalio/client';
 import type { Db } from '../store/db.ts';
-import { endAgentCall, markAnswerWoken, type AgentCallEnd } from '../store/agent-calls.ts';
+import { endAgentCall, endAgentNode, markAnswerWoken, type AgentCallEnd } from '../store/agent-calls.ts';
 import { handAgentCallAnswer } from '../clients/session.ts';
+import type { SubtaskReplyTarget } from '../core/session-turns.ts';
+import { handAgentNodeEnd } from '../clients/graph-run.ts';
 
 /** false: the caller's turn has ended (or its call had an answer), and nobody waits for this one. */
 export async function handBackAgentCall(db: Db, client: Client, end: AgentCallEnd): Promise<boolean> {
@@ -18,4 +20,33 @@ export async function handBackAgentCall(db: Db, client: Client, end: AgentCallEn
   const caller = { sessionId: end.parentSessionId, ...(end.callerWorkflowId ? { workflowId: end.callerWorkflowId } : {}) };
   if (await handAgentCallAnswer(client, caller, answer)) await markAnswerWoken(db, end);
   return true;
+}
+
+/**
+ * A child's turn that its session workflow left without an end (terminated mid-turn) was ended as failed
+ * by the session's next run: its caller learns it as the call's failure, a graph node's run as the
+ * node's. A subtask's target waits for nothing and is told nothing.
+ */
+export async function handBackStranded(
+  db: Db,
+  client: Client,
+  target: SubtaskReplyTarget,
+  end: Omit<AgentCallEnd, 'parentSessionId' | 'messageId' | 'toolCallId' | 'agent' | 'status'>,
+): Promise<void> {
+  if (!target.toolCallId) return;
+  const call: AgentCallEnd = {
+    ...end,
+    parentSessionId: target.sessionId,
+    messageId: target.messageId,
+    toolCallId: target.toolCallId,
+    agent: target.agent ?? '',
+    status: 'failed',
+    ...(target.workflowId ? { callerWorkflowId: target.workflowId } : {}),
+  };
+  if (target.runId) {
+    const node = await endAgentNode(db, call);
+    await handAgentNodeEnd(client, target.runId, { turnId: end.turnId, ...node });
+    return;
+  }
+  await handBackAgentCall(db, client, call);
 }

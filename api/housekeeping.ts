@@ -2,9 +2,11 @@
 // MEDIA_ORPHAN_GRACE_MS), Idempotency-Keys past their 24 h and device logins expired for longer than
 // they lived (DEVICE_CODE_TTL_MS; until then a late poll still hears expired_token); and answers stored
 // without their approval workflow taking them, handed to it (approvals/reconcile.ts). A pass runs at
-// start and then every HOUSEKEEPING_INTERVAL_MS (0: never). Every API process runs it: a pass only
-// deletes what nothing uses, and a workflow takes one answer, so two processes sweeping at once merely
-// repeat each other's work. Apart, on its own shorter timer: the sweep of sends whose wake-up was lost.
+// start and then every HOUSEKEEPING_INTERVAL_MS (0: never). It also wakes the child sessions of agent
+// calls that lost their workflows mid-turn (api/sessions/stranded-calls.ts), so their callers stop
+// waiting. Every API process runs it: a pass only deletes what nothing uses, a workflow takes one answer,
+// and a woken session ends a stranded turn once, so two processes sweeping at once merely repeat each
+// other's work. Apart, on its own shorter timer: the sweep of sends whose wake-up was lost.
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Storage } from '../lib/storage.ts';
@@ -17,6 +19,7 @@ import { sweepOrphanMedia } from './sessions/orphan-media.ts';
 import { reconcileStrandedAnswers } from './approvals/reconcile.ts';
 import { sweepUntakenSends } from './sessions/wake.ts';
 import { sweepPendingAnswers } from './approvals/handover.ts';
+import { sweepStrandedCalls } from './sessions/stranded-calls.ts';
 
 export interface Housekeeping {
   /** Stops the timer and waits for a pass under way. */
@@ -50,6 +53,12 @@ export function startHousekeeping(deps: {
         deps.logger.info({ orphanFiles: media.removed, expiredIdempotencyKeys: keys, expiredDeviceLogins: logins }, 'housekeeping');
     } catch (error) {
       deps.logger.warn({ err: error }, 'housekeeping pass failed; the next one tries again');
+    }
+    try {
+      // Calls older than a pass whose child sessions lost their workflows: woken to end their turns.
+      await sweepStrandedCalls(deps, intervalMs);
+    } catch (error) {
+      deps.logger.warn({ err: error }, 'could not check the child sessions of agent calls; the next pass tries again');
     }
     // Apart, and not awaited: Temporal out of reach, or workflows no worker polls (each hand-over waits up
     // to its deadline), must not hold up the sweeps above, nor they this. One at a time.

@@ -120,6 +120,8 @@ export interface AgentCallEnd {
   status: 'completed' | 'failed' | 'aborted';
   /** The calling turn's workflow, when not its session's (a graph node's turn workflow). */
   callerWorkflowId?: string;
+  /** Why it failed, when its turn.failed may not be written yet (a stranded turn, told before its end is written). */
+  error?: string;
 }
 
 /** The reply of a turn, as its caller reads it: its text, its JSON reply, and why it failed. */
@@ -149,7 +151,7 @@ export async function readTurnReply(db: Db | DbClient, sessionId: string, turnId
 export function agentCallAnswer(end: AgentCallEnd, reply: TurnReply, spent: ClientToolAnswer['spent']): ClientToolAnswer {
   const counted = spent ? { spent } : {};
   if (end.status === 'completed') return { output: { sessionId: end.childSessionId, reply: reply.json ?? reply.text }, ...counted };
-  const why = end.status === 'aborted' ? 'was stopped before it replied' : `failed: ${reply.error ?? 'its turn failed'}`;
+  const why = end.status === 'aborted' ? 'was stopped before it replied' : `failed: ${reply.error ?? end.error ?? 'its turn failed'}`;
   return { error: `The agent "${end.agent}" ${why} (sessionId ${end.childSessionId}).`, ...counted };
 }
 
@@ -185,7 +187,9 @@ async function appendCallEnd(db: Db, end: AgentCallEnd, error: string): Promise<
 export async function endAgentNode(db: Db, end: AgentCallEnd): Promise<{ status: AgentCallEnd['status']; reply: string; error?: string }> {
   const reply = await readTurnReply(db, end.childSessionId, end.turnId, end.status === 'failed');
   const error =
-    end.status === 'completed' ? undefined : (reply.error ?? (end.status === 'aborted' ? 'its turn was aborted' : 'its turn failed'));
+    end.status === 'completed'
+      ? undefined
+      : (reply.error ?? end.error ?? (end.status === 'aborted' ? 'its turn was aborted' : 'its turn failed'));
   await appendCallEnd(db, end, error ?? '');
   return { status: end.status, reply: reply.json !== undefined ? JSON.stringify(reply.json) : reply.text, ...(error ? { error } : {}) };
 }

@@ -268,3 +268,42 @@ export async function turnToAbort(db: Db, sessionId: string): Promise<string | u
   );
   return rows[0]?.turn_id ?? undefined;
 }
+
+export interface TakenCallSend {
+  sessionId: string;
+  userId: string;
+  agentId: string;
+  revision: number;
+  messageId: string;
+}
+
+/**
+ * Sends of other agents' calls (and graph nodes' agent calls) that a session workflow took more than
+ * `olderThanMs` ago and whose turns have not ended: each has a caller waiting for it. The stranded-call
+ * sweep checks that their workflows still run (api/sessions/stranded-calls.ts). Oldest first.
+ */
+export async function takenCallSends(db: Db, olderThanMs: number, limit: number): Promise<TakenCallSend[]> {
+  const { rows } = await db.query<{ session_id: string; user_id: string; agent_id: string; revision: number; message_id: string }>(
+    `SELECT i.session_id, s.user_id, s.agent_id, s.revision, i.message_id
+       FROM session_inbox i JOIN sessions s ON s.id = i.session_id
+      WHERE i.taken AND i.reply_to ? 'toolCallId' AND i.created_at < now() - make_interval(secs => $1::double precision / 1000)
+      ORDER BY i.created_at LIMIT $2`,
+    [olderThanMs, limit],
+  );
+  return rows.map((row) => ({
+    sessionId: row.session_id,
+    userId: row.user_id,
+    agentId: row.agent_id,
+    revision: row.revision,
+    messageId: row.message_id,
+  }));
+}
+
+/** Where the reply of the send that started turn `turnId` goes (another agent's call, a subtask), while its row is here. */
+export async function replyTargetOf(db: Db, sessionId: string, turnId: string): Promise<SubtaskReplyTarget | undefined> {
+  const { rows } = await db.query<{ reply_to: SubtaskReplyTarget | null }>(
+    'SELECT reply_to FROM session_inbox WHERE session_id = $1 AND message_id = $2',
+    [sessionId, turnId],
+  );
+  return rows[0]?.reply_to ?? undefined;
+}

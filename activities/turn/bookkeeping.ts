@@ -1,5 +1,6 @@
 // Activities that record a turn's progress: its start, its tool results, its end. Each is one
 // transaction and idempotent, because Temporal may run an activity again after a crash.
+import { Context } from '@temporalio/activity';
 import { announceTurnAbort } from '../../store/turn-aborts.ts';
 import type { Db } from '../../store/db.ts';
 import { announceWaitToCallers } from '../../store/agent-call-waits.ts';
@@ -25,7 +26,8 @@ import { isDataException } from '../../store/data-errors.ts';
 import { recordSubtaskReply, type SubtaskReply } from '../../store/subtask-replies.ts';
 import { turnEnd } from './turn-metrics.ts';
 import { forgetSessionStepWaiters } from '../../store/step-slots.ts';
-import { detachFromTurn, takeInbox } from '../../store/session-inbox.ts';
+import { detachFromTurn, replyTargetOf, takeInbox } from '../../store/session-inbox.ts';
+import { handBackStranded } from '../agent-call-hand-back.ts';
 import type { InboxItem } from '../../core/session-turns.ts';
 import type { ToolResultInput } from '../../core/client-tool-calls.ts';
 import { closeClientToolCalls } from '../../store/client-tool-answers.ts';
@@ -90,6 +92,19 @@ export function turnBookkeeping(deps: { db: Db }) {
     return rows[0]?.turn_id ?? undefined;
   }
 
+  /**
+   * Ends a turn an earlier run left without its end (endTurn writes nothing for a turn whose end is
+   * written already); a caller waiting for it (another agent's call) learns it failed.
+   */
+  async function endStrandedTurn(sessionId: string, turnId: string): Promise<void> {
+    // Told before the end is written: the end takes the send, with where its reply goes, out of the inbox,
+    // and a retry after a failed hand-back must still find both. Told twice, the caller takes it once.
+    const replyTo = await replyTargetOf(db, sessionId, turnId);
+    if (replyTo)
+      await handBackStranded(db, Context.current().client, replyTo, { childSessionId: sessionId, turnId, error: STRANDED_TURN_ERROR });
+    await endTurn({ sessionId, turnId, outcome: 'failed', error: STRANDED_TURN_ERROR });
+  }
+
   return {
     async recordUserMessage(input: {
       sessionId: string;
@@ -107,8 +122,7 @@ export function turnBookkeeping(deps: { db: Db }) {
     }): Promise<RecordedSend> {
       if (input.endStrandedTurn) {
         const turnId = await strandedTurn(input.sessionId);
-        // endTurn writes nothing for a turn whose end is written already.
-        if (turnId) await endTurn({ sessionId: input.sessionId, turnId, outcome: 'failed', error: STRANDED_TURN_ERROR });
+        if (turnId) await endStrandedTurn(input.sessionId, turnId);
       }
       try {
         const { seq, turnStarted, joined, joinedTurn } = await recordUserMessage(db, input);
@@ -133,7 +147,7 @@ export function turnBookkeeping(deps: { db: Db }) {
         if (turnId) {
           // Steering joined to it would leave the inbox with its end, unread: they run on their own.
           await detachFromTurn(db, input.sessionId, turnId);
-          await endTurn({ sessionId: input.sessionId, turnId, outcome: 'failed', error: STRANDED_TURN_ERROR });
+          await endStrandedTurn(input.sessionId, turnId);
         }
       }
       // A client's tool answers the API took ride on the same wake-up (store/client-tool-answers.ts).
