@@ -4,7 +4,7 @@
 import { beforeAll, expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
-import { HELPER_INSTRUCTIONS, LEAD_INSTRUCTIONS, leadAndHelper } from '../helpers/fakes/lead-and-helper.ts';
+import { HELPER_ASKS, HELPER_INSTRUCTIONS, LEAD_INSTRUCTIONS, leadAndHelper } from '../helpers/fakes/lead-and-helper.ts';
 import { ensureBuilt, loginWith, newConfigDir, outcome, runCli, startCli } from './run-cli.ts';
 
 const test = agentTest();
@@ -40,8 +40,7 @@ test('send shows a question the called agent asks, with how to answer it, and go
   env.fake.setHandler(
     leadAndHelper({
       helperName: helper.name,
-      helper: { toolCalls: [{ id: 'call_ask', name: 'ask_my_user', arguments: { question: 'Red or blue?', options: ['red', 'blue'] } }] },
-      helperAfter: { text: 'Blue it is.' },
+      ...HELPER_ASKS,
       leadText: 'The helper chose.',
     }),
   );

@@ -4,7 +4,7 @@
 import { expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
-import { HELPER_INSTRUCTIONS, LEAD_INSTRUCTIONS, leadAndHelper } from '../helpers/fakes/lead-and-helper.ts';
+import { HELPER_ASKS, HELPER_INSTRUCTIONS, LEAD_INSTRUCTIONS, leadAndHelper } from '../helpers/fakes/lead-and-helper.ts';
 import { browserForTests, expectAccessible, openPage, screenshot, signIn } from './browser.ts';
 
 const test = agentTest();
@@ -46,8 +46,7 @@ test("a caller's page says which agent it called waits on a question, linked to 
   env.fake.setHandler(
     leadAndHelper({
       helperName: helper.name,
-      helper: { toolCalls: [{ id: 'call_ask', name: 'ask_my_user', arguments: { question: 'Red or blue?', options: ['red', 'blue'] } }] },
-      helperAfter: { text: 'Blue it is.' },
+      ...HELPER_ASKS,
     }),
   );
   const sessionId = (await call<{ id: string }>(`${env.api.url}/agent/${lead.name}/session`, { headers: env.user.auth, json: {} })).body.id;

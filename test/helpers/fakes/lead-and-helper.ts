@@ -15,6 +15,12 @@ export interface LeadAndHelper {
 export const LEAD_INSTRUCTIONS = 'ROLE lead';
 export const HELPER_INSTRUCTIONS = 'ROLE helper';
 
+/** A helper that asks its user "Red or blue?" (ask_my_user), then answers "Blue it is." once answered. */
+export const HELPER_ASKS: Pick<LeadAndHelper, 'helper' | 'helperAfter'> = {
+  helper: { toolCalls: [{ id: 'call_ask', name: 'ask_my_user', arguments: { question: 'Red or blue?', options: ['red', 'blue'] } }] },
+  helperAfter: { text: 'Blue it is.' },
+};
+
 export function leadAndHelper(script: LeadAndHelper): (request: FakeRequest) => FakeScript {
   return (request) => {
     const system = messageText(request.body.messages.find((message) => message.role === 'system')) ?? '';
