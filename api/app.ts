@@ -33,6 +33,7 @@ import { toolRoutes } from './routes/tools.ts';
 import { registeredToolsReader } from './agents/registered-tools.ts';
 import { mcpServerRoutes } from './routes/mcp-servers.ts';
 import { commandRoutes } from './routes/commands.ts';
+import { agentMcpRoutes } from './routes/agent-mcp.ts';
 import { codecRoutes } from './routes/codec.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { limitRoutes } from './routes/limits.ts';
@@ -65,6 +66,8 @@ export function createApp(deps: ApiDeps): App {
   app.use('/inbound', express.raw({ limit: limits.jsonBodyBytes, type: () => true }));
   // A webhook trigger takes any text body; it is decoded (and JSON checked) by its route.
   app.use('/trigger', express.raw({ limit: deps.config.triggers.bodyBytes, type: () => true }));
+  // An agent's MCP endpoint parses its JSON itself: a malformed body gets the protocol's parse error.
+  app.use(/^\/agent\/[^/]+\/mcp$/, express.text({ limit: limits.jsonBodyBytes, type: ['application/json'] }));
   app.use(express.json({ limit: limits.jsonBodyBytes, type: ['application/json', 'application/*+json'] }));
   // The answer page's buttons post an HTML form.
   app.use('/codec', codecCors(deps.config.codecCorsOrigins));
@@ -99,6 +102,7 @@ export function createApp(deps: ApiDeps): App {
     ...toolRoutes(deps),
     ...mcpServerRoutes(deps, registeredTools),
     ...commandRoutes(deps),
+    ...agentMcpRoutes(deps),
     ...schemaRoutes(),
     ...metaRoutes(deps),
     ...codecRoutes(deps),

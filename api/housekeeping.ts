@@ -14,6 +14,7 @@ import type { Db } from '../store/db.ts';
 import type { ApiDeps } from './context.ts';
 import { deleteExpiredIdempotencyKeys } from '../store/idempotency-keys.ts';
 import { deleteExpiredDeviceAuthorizations } from '../store/device-authorizations.ts';
+import { deleteStaleMcpToolCalls } from '../store/mcp-tool-calls.ts';
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency.ts';
 import { sweepOrphanMedia } from './sessions/orphan-media.ts';
 import { reconcileStrandedAnswers } from './approvals/reconcile.ts';
@@ -49,8 +50,13 @@ export function startHousekeeping(deps: {
       const media = await sweepOrphanMedia(deps.db, deps.storage, mediaOrphanGraceMs);
       const keys = await deleteExpiredIdempotencyKeys(deps.db, IDEMPOTENCY_KEY_TTL_MS);
       const logins = await deleteExpiredDeviceAuthorizations(deps.db, deps.config.device.codeTtlMs);
-      if (media.removed > 0 || keys > 0 || logins > 0)
-        deps.logger.info({ orphanFiles: media.removed, expiredIdempotencyKeys: keys, expiredDeviceLogins: logins }, 'housekeeping');
+      // An MCP call answers within a send's longest wait; a day-old row is one whose process died mid-call.
+      const mcpCalls = await deleteStaleMcpToolCalls(deps.db, IDEMPOTENCY_KEY_TTL_MS);
+      if (media.removed > 0 || keys > 0 || logins > 0 || mcpCalls > 0)
+        deps.logger.info(
+          { orphanFiles: media.removed, expiredIdempotencyKeys: keys, expiredDeviceLogins: logins, staleMcpCalls: mcpCalls },
+          'housekeeping',
+        );
     } catch (error) {
       deps.logger.warn({ err: error }, 'housekeeping pass failed; the next one tries again');
     }

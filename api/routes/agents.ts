@@ -64,6 +64,7 @@ export function agentRoutes(deps: ApiDeps) {
             warnings: current.warnings,
             triggers: full ? triggers : readOnlyTriggers(triggers),
             commands: commandViews(current.bundle),
+            mcpUrl: `${publicBaseUrl(deps.config, req)}/agent/${encodeURIComponent(agent.name)}/mcp`,
           },
         };
       },

@@ -10,8 +10,8 @@ import { abortSession } from '../sessions/workflows.ts';
 import { checkFileParts } from '../sessions/file-parts.ts';
 import { holdsTurn, isAsync } from '../streaming/sse.ts';
 import { sendAndAnswer } from '../sessions/send.ts';
-import { awaitedClientToolCalls, awaitedView } from '../../store/tool-calls.ts';
-import { childSessionsOf, waitingDescendants } from '../sessions/child-sessions.ts';
+import { childSessionsOf } from '../sessions/child-sessions.ts';
+import { sessionWaitingFor } from '../sessions/waiting-for.ts';
 import { loadOwnedAgent } from '../agents/owned-agent.ts';
 
 /** The Web UI's list of the session's workflows (session and turns carry its SessionId search attribute). */
@@ -51,21 +51,10 @@ export function sessionRoutes(deps: ApiDeps) {
     defineRoute(OPERATIONS.getSession, {
       async handle({ params, principal }) {
         const session = await loadOwnedSession(deps.db, principal, params.id!);
-        // A step's calls of custom tools are readable (and answerable) a moment before the turn marks its
-        // session waiting: a session with such calls awaited is waiting on them already.
-        const [awaited, childSessions] = await Promise.all([
-          session.status === 'idle' ? [] : awaitedClientToolCalls(deps.db, session.id),
+        const [waiting, childSessions] = await Promise.all([
+          sessionWaitingFor(deps, session),
           childSessionsOf(deps.db, session.userId, session.id),
         ]);
-        // A running turn held by the agents it called (or theirs) that wait on someone says which, and on what.
-        const throughChildren =
-          awaited.length === 0 && session.status !== 'idle' ? await waitingDescendants(deps.db, session.userId, session.id) : undefined;
-        const waiting =
-          awaited.length > 0
-            ? { status: 'waiting' as const, waitingFor: { kind: 'tool' as const, toolCalls: awaited.map(awaitedView) } }
-            : throughChildren
-              ? { waitingFor: throughChildren }
-              : {};
         const workflows = temporalUiLink(deps.config, session.id);
         return {
           status: 200,

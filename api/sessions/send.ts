@@ -36,13 +36,20 @@ export interface SendRequest {
   replyTo?: SubtaskReplyTarget;
 }
 
-export async function sendAndAnswer(deps: ApiDeps, send: SendRequest): Promise<Reply | undefined> {
-  const { req, res, session } = send;
-  const { messageId, seq, joined } = await sendIdempotently(deps, req, session, { body: send.body, ifBusy: send.ifBusy }, async (ids) => {
+export type TakenMessage = TakenSend & { messageId: string };
+
+/** The message taken (once per Idempotency-Key) and its session woken: what every door that sends shares. */
+export async function takeMessage(deps: ApiDeps, send: Omit<SendRequest, 'res' | 'async'>): Promise<TakenMessage> {
+  return sendIdempotently(deps, send.req, send.session, { body: send.body, ifBusy: send.ifBusy }, async (ids) => {
     const taken = await takeInStore(deps, send, ids);
-    wakeSession(deps, session, ids.messageId);
+    wakeSession(deps, send.session, ids.messageId);
     return { messageId: ids.messageId, ...taken };
   });
+}
+
+export async function sendAndAnswer(deps: ApiDeps, send: SendRequest): Promise<Reply | undefined> {
+  const { req, res, session } = send;
+  const { messageId, seq, joined } = await takeMessage(deps, send);
   if (send.async) return { status: 202, body: { messageId, ...send.extra } };
   return answerTurn(deps, {
     req,
@@ -59,7 +66,11 @@ export async function sendAndAnswer(deps: ApiDeps, send: SendRequest): Promise<R
 }
 
 /** The send taken in PostgreSQL (store/session-inbox.ts), its refusals as problems. */
-async function takeInStore(deps: ApiDeps, send: SendRequest, ids: { messageId: string; ifBusy: IfBusy }): Promise<TakenSend> {
+async function takeInStore(
+  deps: ApiDeps,
+  send: Omit<SendRequest, 'res' | 'async'>,
+  ids: { messageId: string; ifBusy: IfBusy },
+): Promise<TakenSend> {
   try {
     return await takeSend(deps.db, {
       sessionId: send.session.id,

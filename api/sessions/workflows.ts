@@ -111,8 +111,13 @@ export async function abortSession(deps: ApiDeps, session: Session): Promise<boo
       unavailable: 'The session did not confirm the abort in time (are the workers running?); try again shortly',
     });
   }
+  await abortTurn(deps, session, turnId);
+  return true;
+}
+
+/** Aborts one turn, running or still queued, by its id: a signal the engine takes without a worker. */
+export async function abortTurn(deps: ApiDeps, session: Session, turnId: string): Promise<void> {
   await callTemporal(deps, () => abortTurnWithStart(sessionClient(deps), session, turnId), {
     unavailable: 'The workflow engine did not take the abort in time; asking again is safe',
   });
-  return true;
 }

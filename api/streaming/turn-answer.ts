@@ -73,8 +73,31 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
 
   const closed = new AbortController();
   onClientGone(res, () => closed.abort());
-  const end = await waitForTurn(deps, sessionId, turnId, userMessageId, answer.firstSeq, closed.signal);
-  if (!end) return { status: 202, body: accepted };
+  const result = await turnResult(deps, { ...answer, signal: closed.signal });
+  return result ?? { status: 202, body: accepted };
+}
+
+export interface TurnFollow {
+  sessionId: string;
+  turnId: string;
+  userMessageId: string;
+  firstSeq: number;
+  signal: AbortSignal;
+  /** Members added to the answer. */
+  extra?: Record<string, unknown>;
+  /** Sees each of the turn's own events as it is read (progress for a client that shows it). */
+  onTurnEvent?: (event: SessionEvent) => void;
+}
+
+/**
+ * A waiting send's answer, without an HTTP exchange (an MCP tool call follows a turn this way): the
+ * turn's reply once it ends, or what it waits on; undefined when the wait limit passed or `signal` ended it.
+ */
+export async function turnResult(deps: ApiDeps, follow: TurnFollow): Promise<Reply | undefined> {
+  const { sessionId, turnId, userMessageId } = follow;
+  const accepted = { messageId: userMessageId, ...follow.extra };
+  const end = await waitForTurn(deps, sessionId, turnId, userMessageId, follow.firstSeq, follow.signal, follow.onTurnEvent);
+  if (!end) return undefined;
   if ('kind' in end) return { status: 200, body: { ...accepted, status: 'waiting', waitingFor: end } };
   if (end.type === 'approval.requested') {
     const { approvalId, question, options, expiresAt } = end;
@@ -116,6 +139,7 @@ async function waitForTurn(
   userMessageId: string,
   afterSeq: number,
   signal: AbortSignal,
+  onTurnEvent?: (event: SessionEvent) => void,
 ): Promise<SessionEvent | NonNullable<Awaited<ReturnType<typeof waitingDescendants>>> | undefined> {
   const deadline = Date.now() + WAIT_LIMIT_MS;
   const ended = (event: SessionEvent) => isTurnEnd(event, turnId);
@@ -127,6 +151,7 @@ async function waitForTurn(
       (candidate) => {
         // The filter keeps state (which messages are this turn's): it must see every event, in order.
         const ours = turnEvents(candidate);
+        if (ours) onTurnEvent?.(candidate);
         const clientCall = ours && candidate.type === 'tool.call' && candidate.executor === 'client';
         return ended(candidate) || asked(candidate) || clientCall || (ours && candidate.type === 'subagent.waiting');
       },

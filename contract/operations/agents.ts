@@ -158,9 +158,15 @@ export const getAgent = defineOperation({
       description: 'The agent',
       schema: {
         type: 'object',
-        required: ['id', 'name', 'revision', 'createdAt', 'updatedAt', 'bundle', 'warnings', 'triggers', 'commands'],
+        required: ['id', 'name', 'revision', 'createdAt', 'updatedAt', 'bundle', 'warnings', 'triggers', 'commands', 'mcpUrl'],
         properties: {
           ...AGENT_FIELDS,
+          mcpUrl: {
+            type: 'string',
+            description:
+              'The agent as an MCP server (Streamable HTTP; `POST /agent/{name}/mcp`): add it to an MCP client with an API key ' +
+              'as `Authorization: Bearer <key>`. It names no key: agent names are per user',
+          },
           bundle: BUNDLE_REF,
           warnings: STRINGS,
           triggers: { type: 'array', items: TRIGGER_VIEW_SCHEMA },

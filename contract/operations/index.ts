@@ -1,6 +1,7 @@
 // Every operation of the HTTP API, by its operationId. The server mounts exactly these (a test walks
 // the Express router to prove it), and the OpenAPI document lists them in this order.
 import * as agents from './agents.ts';
+import * as agentMcp from './agent-mcp.ts';
 import * as approvals from './approvals.ts';
 import * as commands from './commands.ts';
 import * as device from './device.ts';
@@ -41,6 +42,9 @@ export const OPERATIONS = {
   getRevision: agents.getRevision,
   deleteAgent: agents.deleteAgent,
   runCommand: commands.runCommand,
+  postAgentMcp: agentMcp.postAgentMcp,
+  getAgentMcp: agentMcp.getAgentMcp,
+  deleteAgentMcp: agentMcp.deleteAgentMcp,
   listSecrets: secrets.listSecrets,
   putSecret: secrets.putSecret,
   deleteSecret: secrets.deleteSecret,

@@ -26,7 +26,7 @@ export interface AgentEnv {
 }
 
 /** The model deploy() gives an agent whose bundle names none: the Chat Completions fake's. */
-const FAKE_MODEL = { providerId: 'openai-compatible', modelId: 'fake-model' };
+export const FAKE_MODEL = { providerId: 'openai-compatible', modelId: 'fake-model' };
 
 /**
  * `inProcessWorker: false` when the test runs its workers as separate processes (crash tests).

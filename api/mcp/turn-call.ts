@@ -1,0 +1,131 @@
+// An MCP tool call that runs a turn (send_message, a command): the message taken as any send is
+// (api/sessions/send.ts: same events, usage, budgets, limits, webhooks and traces), then the turn
+// followed as a waiting send follows it (api/streaming/turn-answer.ts), with progress notifications
+// for a client that asked for them. A turn that waits on a person or a client answers at once, saying
+// what it waits for and how that is answered, rather than holding the call for days. The call is
+// recorded while it runs, so the client's `notifications/cancelled`, on whichever API process it
+// lands, aborts its turn (api/mcp/cancellations.ts).
+import type { Request } from 'express';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { SessionEvent } from '../../contract/events.ts';
+import type { Received } from '../../contract/operations/operation.ts';
+import type { TURN_REPLY_SCHEMA } from '../../contract/operations/turn-answers.ts';
+import type { Principal } from '../../store/api-keys.ts';
+import type { Session } from '../../store/sessions.ts';
+import { forgetMcpToolCall, recordMcpToolCall } from '../../store/mcp-tool-calls.ts';
+import type { ApiDeps } from '../context.ts';
+import { publicBaseUrl } from '../public-url.ts';
+import { takeMessage, type SendRequest } from '../sessions/send.ts';
+import { turnResult } from '../streaming/turn-answer.ts';
+import { describeWait } from './waiting-text.ts';
+
+/** What a tool handler knows of the request that called it. */
+export interface McpCall {
+  deps: ApiDeps;
+  /** The HTTP request that carried the call (its Idempotency-Key, if the client sent one, keys the send). */
+  req: Request;
+  principal: Principal;
+  /** The client's Mcp-Session-Id (from its initialize answer); without one, its calls cannot be cancelled. */
+  clientSession: string | undefined;
+  requestId: string | number;
+  /** Ends the follow: the client went away. The turn goes on (a dropped connection is not a cancellation). */
+  signal: AbortSignal;
+  /** Sends a progress notification when the client asked for them (a progressToken), else nothing. */
+  progress(message: string): void;
+}
+
+export type TurnSend = Omit<SendRequest, 'req' | 'res' | 'async' | 'extra'>;
+
+type TurnReply = Received<typeof TURN_REPLY_SCHEMA> & { sessionId: string };
+
+/** How often the text being written is reported at most. */
+const TEXT_PROGRESS_INTERVAL_MS = 250;
+/** How much of the text written so far a progress message shows: its end. */
+const TEXT_PROGRESS_TAIL = 120;
+
+/** The progress messages of a turn's events: what it does now, in words. */
+function progressReporter(call: McpCall): (event: SessionEvent) => void {
+  let written = '';
+  let lastTextAt = 0;
+  return (event) => {
+    switch (event.type) {
+      case 'turn.started':
+        return call.progress('The agent is working on it');
+      case 'tool.call':
+        return call.progress(`Calling the tool ${event.toolName}`);
+      case 'subagent.started':
+        return call.progress(`The agent ${event.agent} works on a part of it`);
+      case 'message.part.delta': {
+        written += event.delta;
+        const now = Date.now();
+        if (now - lastTextAt < TEXT_PROGRESS_INTERVAL_MS) return;
+        lastTextAt = now;
+        const tail = written.length > TEXT_PROGRESS_TAIL ? `…${written.slice(-TEXT_PROGRESS_TAIL)}` : written;
+        return call.progress(`Writing: ${tail}`);
+      }
+      case 'message.completed':
+        written = '';
+        return;
+      default:
+        return;
+    }
+  };
+}
+
+/** The tool's result for a turn's answer: its reply as text, the whole answer as structured content. */
+function toolResult(answer: TurnReply, base: string): CallToolResult {
+  const structuredContent = answer as unknown as Record<string, unknown>;
+  if (answer.status === 'waiting') {
+    return { content: [{ type: 'text', text: describeWait(answer.waitingFor, answer.sessionId, base) }], structuredContent };
+  }
+  if (answer.status === 'failed') {
+    return { content: [{ type: 'text', text: `The turn failed: ${answer.error ?? 'no reason given'}` }], structuredContent, isError: true };
+  }
+  if (answer.status === 'aborted') {
+    return { content: [{ type: 'text', text: 'The turn was aborted before it ended.' }], structuredContent, isError: true };
+  }
+  const json = 'json' in answer ? `\n\n${JSON.stringify(answer.json)}` : '';
+  return { content: [{ type: 'text', text: `${answer.reply}${json}` || '(The agent replied with no text.)' }], structuredContent };
+}
+
+/** Sends into `session` and answers with the turn's outcome. */
+export async function runTurnCall(
+  call: McpCall,
+  session: Session,
+  send: TurnSend,
+  extra: Record<string, unknown> = {},
+): Promise<CallToolResult> {
+  const { deps } = call;
+  const taken = await takeMessage(deps, { ...send, req: call.req, session });
+  const turnId = taken.joined?.turnId ?? taken.messageId;
+  const ref = call.clientSession
+    ? { userId: call.principal.userId, clientSession: call.clientSession, requestId: String(call.requestId), turnId }
+    : undefined;
+  if (ref) await recordMcpToolCall(deps.db, { ...ref, sessionId: session.id });
+  try {
+    const answer = await turnResult(deps, {
+      sessionId: session.id,
+      turnId,
+      userMessageId: taken.joined?.userMessageId ?? taken.messageId,
+      firstSeq: taken.seq,
+      signal: call.signal,
+      // The answer names the message sent, also when it joined another's turn.
+      extra: { sessionId: session.id, ...extra, messageId: taken.messageId },
+      onTurnEvent: progressReporter(call),
+    });
+    if (answer) return toolResult(answer.body as TurnReply, publicBaseUrl(deps.config, call.req));
+    const running = { status: 'running', sessionId: session.id, messageId: taken.messageId };
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `The turn still runs. Read its reply later with get_session {"sessionId": "${session.id}"}.`,
+        },
+      ],
+      structuredContent: running,
+    };
+  } finally {
+    if (ref)
+      await forgetMcpToolCall(deps.db, ref).catch((error: unknown) => call.req.log.warn({ err: error }, 'could not forget an MCP call'));
+  }
+}

@@ -1,0 +1,53 @@
+// What a waiting turn waits on, in words an MCP client's user (or its model) can act on: who answers,
+// where, and how to read the reply afterwards. The same facts are in the result's structured content.
+import type { Received } from '../../contract/operations/operation.ts';
+import type { WAITING_FOR_SCHEMA } from '../../contract/operations/turn-answers.ts';
+
+type WaitingFor = Received<typeof WAITING_FOR_SCHEMA>;
+
+interface Approval {
+  approvalId: string;
+  question: string;
+  options: readonly string[];
+}
+interface ClientCall {
+  toolCallId: string;
+  toolName: string;
+}
+
+function approvalLine(approval: Approval, base: string): string {
+  return (
+    `- the question "${approval.question}" (${approval.options.join(' / ')}), approval ${approval.approvalId}: ` +
+    `answered by its person on the dashboard (${base}/app/approvals), over the agent's channels, or with ` +
+    `POST ${base}/approval/${approval.approvalId}/answer {"choice": "..."}`
+  );
+}
+
+function toolLine(sessionId: string, call: ClientCall, base: string): string {
+  return (
+    `- the client tool ${call.toolName} (call ${call.toolCallId}): its result posted with ` +
+    `POST ${base}/session/${sessionId}/tool-result {"toolCallId": "${call.toolCallId}", "output": ...}`
+  );
+}
+
+export function describeWait(waitingFor: WaitingFor | undefined, sessionId: string, base: string): string {
+  const lines: string[] = [];
+  const kind = (waitingFor as { kind?: string } | undefined)?.kind;
+  if (kind === 'approval') lines.push(approvalLine(waitingFor as unknown as Approval, base));
+  else if (kind === 'tool') {
+    for (const call of (waitingFor as unknown as { toolCalls: ClientCall[] }).toolCalls) lines.push(toolLine(sessionId, call, base));
+  } else if (kind === 'agents') {
+    const sessions = (
+      waitingFor as unknown as { sessions: { sessionId: string; agent: string; approvals: Approval[]; toolCalls: ClientCall[] }[] }
+    ).sessions;
+    for (const waiting of sessions) {
+      for (const approval of waiting.approvals) lines.push(`${approvalLine(approval, base)} (asked by the agent ${waiting.agent})`);
+      for (const call of waiting.toolCalls) lines.push(`${toolLine(waiting.sessionId, call, base)} (of the agent ${waiting.agent})`);
+    }
+  }
+  if (lines.length === 0) lines.push(`- ${JSON.stringify(waitingFor ?? {})}`);
+  return (
+    `The turn waits, and goes on by itself once it is answered:\n${lines.join('\n')}\n` +
+    `Then read the reply with get_session {"sessionId": "${sessionId}"}.`
+  );
+}

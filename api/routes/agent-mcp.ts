@@ -1,0 +1,87 @@
+// /agent/<name>/mcp: the agent as an MCP server over Streamable HTTP, served by the official SDK's
+// transport in its stateless form: each POST gets a server of its own (api/mcp/agent-server.ts), so any
+// API process answers any request and a restart loses nothing but calls in flight, whose turns go on.
+// The initialize answer carries an Mcp-Session-Id the client sends back; it holds no state here, it
+// only names the client's calls, so a cancellation finds the turn it cancels (api/mcp/cancellations.ts).
+import type { Request } from 'express';
+import { OPERATIONS } from '../../contract/operations/index.ts';
+import { randomToken } from '../../lib/ids.ts';
+import { findUnstorableText } from '../../lib/storable-text.ts';
+import { getRevision } from '../../store/agents.ts';
+import type { ApiDeps } from '../context.ts';
+import { defineRoute, type Reply } from '../route.ts';
+import { loadOwnedAgent } from '../agents/owned-agent.ts';
+import { buildAgentServer } from '../mcp/agent-server.ts';
+import { cancelCalls } from '../mcp/cancellations.ts';
+import { mcpServerSdk } from '../mcp/sdk.ts';
+
+/** What a client's Mcp-Session-Id may be (visible ASCII, as MCP says), so it can key a row. */
+const CLIENT_SESSION = /^[\x21-\x7E]{1,128}$/;
+
+const NOT_OFFERED: Reply = { status: 405, headers: { allow: 'POST' } };
+
+/** A JSON-RPC error answered over HTTP, as the transport answers one. */
+function rpcError(status: number, code: number, message: string): Reply {
+  return { status, body: { jsonrpc: '2.0', error: { code, message }, id: null } };
+}
+
+const messagesOf = (body: unknown): unknown[] => (Array.isArray(body) ? body : [body]);
+
+const hasMethod = (body: unknown, method: string) =>
+  messagesOf(body).some(
+    (message) => typeof message === 'object' && message !== null && (message as { method?: unknown }).method === method,
+  );
+
+/** The body as JSON, left as text by the app (api/app.ts) so a malformed one gets the protocol's parse error. */
+function parsed(req: Request): { ok: true; value: unknown } | { ok: false } {
+  if (typeof req.body !== 'string') return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(req.body) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+export function agentMcpRoutes(deps: ApiDeps) {
+  return [
+    defineRoute(OPERATIONS.postAgentMcp, {
+      bodyCheckedByHandler: true,
+      // A tool call follows its turn: it holds its connection like a waiting send, and counts as one.
+      holdsConnection: (req) => {
+        const body = parsed(req);
+        return body.ok && hasMethod(body.value, 'tools/call');
+      },
+      async handle({ req, res, params, principal }) {
+        const body = parsed(req);
+        if (!body.ok) return rpcError(400, -32700, 'Parse error: the body is not JSON');
+        const unstorable = findUnstorableText(body.value, '')[0];
+        if (unstorable) return rpcError(400, -32602, `Invalid params: ${unstorable.path} ${unstorable.message}`);
+        const agent = await loadOwnedAgent(deps.db, principal!.userId, params.name!);
+        const header = req.get('mcp-session-id');
+        const clientSession = header !== undefined && CLIENT_SESSION.test(header) ? header : undefined;
+        await cancelCalls(deps, req, principal!, clientSession, body.value);
+
+        const sdk = await mcpServerSdk();
+        const { bundle } = (await getRevision(deps.db, agent.id, agent.revision))!;
+        const gone = new AbortController();
+        const server = buildAgentServer({
+          sdk,
+          agent,
+          bundle,
+          call: { deps, req, principal: principal!, clientSession, signal: gone.signal },
+        });
+        const transport = new sdk.StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+        res.on('close', () => {
+          gone.abort();
+          void server.close().catch(() => undefined);
+        });
+        await server.connect(transport);
+        if (hasMethod(body.value, 'initialize')) res.setHeader('mcp-session-id', `mcp_${randomToken(130)}`);
+        await transport.handleRequest(req, res, body.value);
+        return undefined;
+      },
+    }),
+    defineRoute(OPERATIONS.getAgentMcp, { handle: () => NOT_OFFERED }),
+    defineRoute(OPERATIONS.deleteAgentMcp, { handle: () => NOT_OFFERED }),
+  ];
+}
