@@ -26,6 +26,7 @@ describe('resources', () => {
     expect((await json<Array<{ name: string }>>(['agents', 'ls'], configDir)).map((agent) => agent.name)).toContain(name);
     const shown = await runCli(['agents', 'show', name], { configDir });
     expect(shown.stdout).toMatch(/Commands.*\n\s+hello <1>/);
+    expect(shown.stdout).toMatch(new RegExp(`mcp:\\s+${env.api.url}/agent/${name}/mcp\\n`));
     expect(await json<Array<{ revision: number }>>(['agents', 'revisions', name], configDir)).toEqual([
       expect.objectContaining({ revision: 1 }),
     ]);

@@ -84,6 +84,12 @@ test('a refused bundle shows each error at its line; fixed, it deploys and the a
     await triggers.getByRole('button', { name: 'Copy the URL of trigger 1' }).click();
     await triggers.getByText('Copied', { exact: true }).waitFor();
     expect(await page.evaluate<string>('navigator.clipboard.readText()')).toMatch(new RegExp(`/inbound-${name}$`));
+    // Where MCP clients reach it.
+    const connect = page.getByRole('region', { name: 'Connect' });
+    await expect.poll(() => connect.textContent()).toContain(`${api.url}/agent/${name}/mcp`);
+    await connect.getByRole('button', { name: 'Copy the MCP server URL' }).click();
+    await connect.getByText('Copied', { exact: true }).waitFor();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(`${api.url}/agent/${name}/mcp`);
     const shown = page.getByRole('region', { name: `Bundle of ${name}` });
     expect(await shown.locator('.tok-key', { hasText: '"instructions"' }).count()).toBe(1);
     expect(await shown.locator('.tok-string', { hasText: '"Be brief."' }).count()).toBe(1);

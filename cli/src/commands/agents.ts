@@ -37,7 +37,7 @@ export function registerAgents(program: Command): void {
   withExamples(
     agents
       .command('show')
-      .description("An agent's current revision: model, triggers, custom commands, warnings")
+      .description("An agent's current revision: model, MCP URL, triggers, custom commands, warnings")
       .argument('<name>')
       .action(async (name: string, _options: object, command: Command) => {
         const context = contextOf(command);
@@ -50,6 +50,8 @@ export function registerAgents(program: Command): void {
           ['revision', agent.revision],
           ['model', `${agent.bundle.model.providerId}/${agent.bundle.model.modelId}`],
           ['updated', `${agent.updatedAt} (${age(agent.updatedAt)})`],
+          // An MCP client reaches the agent here with a key as its Bearer token (docs/mcp.md).
+          ['mcp', agent.mcpUrl],
         ]);
         if (agent.triggers.length > 0) {
           printLine(style.bold('\nTriggers'));

@@ -1,9 +1,10 @@
-// One agent: its current bundle (highlighted JSONC), triggers with their URLs, commands, revisions,
+// One agent: its current bundle (highlighted JSONC), where MCP clients reach it, triggers with their URLs, commands, revisions,
 // and the ways on: its sessions, a new revision from the editor, deleting it.
 import { useState } from 'preact/hooks';
 import type { Client } from '@agent-service/sdk';
 import { useClient } from '../auth/client-context.ts';
 import { CommandsTable } from '../agents/commands-table.tsx';
+import { ConnectSection } from '../agents/connect-section.tsx';
 import { RevisionDiff } from '../agents/revision-diff.tsx';
 import { RevisionsList } from '../agents/revisions-list.tsx';
 import { TriggersTable } from '../agents/triggers-table.tsx';
@@ -79,6 +80,7 @@ export function AgentPage({ name }: { name: string }) {
                 </ul>
               </section>
             )}
+            <ConnectSection mcpUrl={agent.mcpUrl} />
             <section aria-labelledby="triggers-heading">
               <h2 id="triggers-heading">Triggers</h2>
               <TriggersTable triggers={agent.triggers} />
