@@ -7,6 +7,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ValidateFunction } from 'ajv';
 import type { Bundle } from '../../lib/bundle/index.ts';
+import type { Scope } from '../../contract/scopes.ts';
 import { NotFoundError, ServiceError } from '../../lib/workflow-safe/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Agent } from '../../store/agents.ts';
@@ -18,7 +19,7 @@ import { ajv, toFieldErrors } from '../validation.ts';
 import { loadOwnedSession, loadSendableSession } from '../sessions/access.ts';
 import { commandMessage, commandSession, planCommand } from '../sessions/command-plan.ts';
 import { sessionWaitingFor } from '../sessions/waiting-for.ts';
-import { agentTools, COMMAND_TOOL_PREFIX, GET_SESSION, LIST_SESSIONS, SEND_MESSAGE, SEND_SCOPE } from './agent-tools.ts';
+import { commandTools, COMMAND_TOOL_PREFIX, fixedTools, GET_SESSION, LIST_SESSIONS, SEND_MESSAGE, SEND_SCOPE } from './agent-tools.ts';
 import type { McpServerSdk } from './sdk.ts';
 import { runTurnCall, type McpCall } from './turn-call.ts';
 
@@ -45,7 +46,8 @@ const DEFAULT_MESSAGES = 20;
 export interface AgentServerContext {
   sdk: McpServerSdk;
   agent: Agent;
-  bundle: Bundle;
+  /** The agent's current bundle, read when a request needs it (its commands' tools); once per request. */
+  bundle: () => Promise<Bundle>;
   /** Everything a tool call needs but the request id, its progress and its signal. */
   call: Omit<McpCall, 'requestId' | 'progress'>;
 }
@@ -70,7 +72,12 @@ export function buildAgentServer(context: AgentServerContext) {
   const { sdk, agent, bundle } = context;
   const { deps, principal } = context.call;
   const { types } = sdk;
-  const tools = agentTools(agent.name, bundle, principal.scopes);
+  const fixed = fixedTools(agent.name, principal.scopes);
+  /** The tool named `name` this key may call: a fixed one, or (reading the bundle) a command's. */
+  async function toolNamed(name: string, scopes: readonly Scope[]): Promise<Tool | undefined> {
+    if (!name.startsWith(COMMAND_TOOL_PREFIX)) return fixedTools(agent.name, scopes).find((tool) => tool.name === name);
+    return commandTools(agent.name, await bundle(), scopes).find((tool) => tool.name === name);
+  }
   const server = new sdk.Server(
     { name: `agent-${agent.name}`, title: agent.name, version: String(agent.revision) },
     {
@@ -140,15 +147,16 @@ export function buildAgentServer(context: AgentServerContext) {
     );
   }
 
-  server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(types.ListToolsRequestSchema, async () => ({
+    tools: [...fixed, ...commandTools(agent.name, await bundle(), principal.scopes)],
+  }));
 
   server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;
     const args = request.params.arguments ?? {};
-    const tool = tools.find((candidate) => candidate.name === name);
+    const tool = await toolNamed(name, principal.scopes);
     if (!tool) {
-      const sends = agentTools(agent.name, bundle, [SEND_SCOPE]);
-      if (sends.some((candidate) => candidate.name === name)) {
+      if (await toolNamed(name, [SEND_SCOPE])) {
         return failed(`The tool ${name} starts a turn: it needs a key with the "${SEND_SCOPE}" scope`);
       }
       throw new types.McpError(types.ErrorCode.InvalidParams, `The agent "${agent.name}" has no tool "${name}"`);

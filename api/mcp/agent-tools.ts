@@ -150,10 +150,14 @@ function commandTool(agent: string, name: string, command: NonNullable<Bundle['c
   };
 }
 
-/** The tools listed to a key with `scopes` for the agent `agent` running `bundle`. */
-export function agentTools(agent: string, bundle: Bundle, scopes: readonly Scope[]): Tool[] {
+/** The tools every agent has, listed to a key with `scopes`: they need nothing of the bundle. */
+export function fixedTools(agent: string, scopes: readonly Scope[]): Tool[] {
   const reads = [GET_SESSION_TOOL(agent), LIST_SESSIONS_TOOL(agent)];
-  if (!scopes.includes(SEND_SCOPE)) return reads;
-  const commands = Object.entries(bundle.command ?? {}).map(([name, command]) => commandTool(agent, name, command));
-  return [SEND_MESSAGE_TOOL(agent), ...reads, ...commands];
+  return scopes.includes(SEND_SCOPE) ? [SEND_MESSAGE_TOOL(agent), ...reads] : reads;
+}
+
+/** The tools of the bundle's custom commands (they start turns: none for a key that may not). */
+export function commandTools(agent: string, bundle: Bundle, scopes: readonly Scope[]): Tool[] {
+  if (!scopes.includes(SEND_SCOPE)) return [];
+  return Object.entries(bundle.command ?? {}).map(([name, command]) => commandTool(agent, name, command));
 }

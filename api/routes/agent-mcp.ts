@@ -8,6 +8,7 @@ import { OPERATIONS } from '../../contract/operations/index.ts';
 import { randomToken } from '../../lib/ids.ts';
 import { findUnstorableText } from '../../lib/storable-text.ts';
 import { getRevision } from '../../store/agents.ts';
+import type { Bundle } from '../../lib/bundle/index.ts';
 import type { ApiDeps } from '../context.ts';
 import { defineRoute, type Reply } from '../route.ts';
 import { loadOwnedAgent } from '../agents/owned-agent.ts';
@@ -31,6 +32,13 @@ const hasMethod = (body: unknown, method: string) =>
   messagesOf(body).some(
     (message) => typeof message === 'object' && message !== null && (message as { method?: unknown }).method === method,
   );
+
+/** Whether a request carries a progressToken: its answer is streamed, with the progress notifications first. */
+const wantsProgress = (body: unknown) =>
+  messagesOf(body).some((message) => {
+    const meta = (message as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
+    return meta?.progressToken !== undefined;
+  });
 
 /** The body as JSON, left as text by the app (api/app.ts) so a malformed one gets the protocol's parse error. */
 function parsed(req: Request): { ok: true; value: unknown } | { ok: false } {
@@ -62,15 +70,19 @@ export function agentMcpRoutes(deps: ApiDeps) {
         await cancelCalls(deps, req, principal!, clientSession, body.value);
 
         const sdk = await mcpServerSdk();
-        const { bundle } = (await getRevision(deps.db, agent.id, agent.revision))!;
+        let bundle: Promise<Bundle> | undefined;
         const gone = new AbortController();
         const server = buildAgentServer({
           sdk,
           agent,
-          bundle,
+          bundle: () => (bundle ??= getRevision(deps.db, agent.id, agent.revision).then((revision) => revision!.bundle)),
           call: { deps, req, principal: principal!, clientSession, signal: gone.signal },
         });
-        const transport = new sdk.StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+        // JSON answers, but for a call that asked for progress: its notifications need the SSE form.
+        const transport = new sdk.StreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: !wantsProgress(body.value),
+        });
         res.on('close', () => {
           gone.abort();
           void server.close().catch(() => undefined);
