@@ -67,7 +67,7 @@ export function createApp(deps: ApiDeps): App {
   // A webhook trigger takes any text body; it is decoded (and JSON checked) by its route.
   app.use('/trigger', express.raw({ limit: deps.config.triggers.bodyBytes, type: () => true }));
   // An agent's MCP endpoint parses its JSON itself: a malformed body gets the protocol's parse error.
-  app.use(/^\/agent\/[^/]+\/mcp$/, express.text({ limit: limits.jsonBodyBytes, type: ['application/json'] }));
+  app.use(/^\/agent\/[^/]+\/mcp\/?$/i, express.text({ limit: limits.jsonBodyBytes, type: ['application/json'] }));
   app.use(express.json({ limit: limits.jsonBodyBytes, type: ['application/json', 'application/*+json'] }));
   // The answer page's buttons post an HTML form.
   app.use('/codec', codecCors(deps.config.codecCorsOrigins));

@@ -22,6 +22,9 @@ import { sweepUntakenSends } from './sessions/wake.ts';
 import { sweepPendingAnswers } from './approvals/handover.ts';
 import { sweepStrandedCalls } from './sessions/stranded-calls.ts';
 
+/** An MCP call's record older than this belongs to a process that died mid-call. */
+const STALE_MCP_CALL_MS = 60 * 60_000;
+
 export interface Housekeeping {
   /** Stops the timer and waits for a pass under way. */
   stop(): Promise<void>;
@@ -50,8 +53,8 @@ export function startHousekeeping(deps: {
       const media = await sweepOrphanMedia(deps.db, deps.storage, mediaOrphanGraceMs);
       const keys = await deleteExpiredIdempotencyKeys(deps.db, IDEMPOTENCY_KEY_TTL_MS);
       const logins = await deleteExpiredDeviceAuthorizations(deps.db, deps.config.device.codeTtlMs);
-      // An MCP call answers within a send's longest wait; a day-old row is one whose process died mid-call.
-      const mcpCalls = await deleteStaleMcpToolCalls(deps.db, IDEMPOTENCY_KEY_TTL_MS);
+      // An MCP call answers within a send's longest wait (10 minutes): an older row's process died mid-call.
+      const mcpCalls = await deleteStaleMcpToolCalls(deps.db, STALE_MCP_CALL_MS);
       if (media.removed > 0 || keys > 0 || logins > 0 || mcpCalls > 0)
         deps.logger.info(
           { orphanFiles: media.removed, expiredIdempotencyKeys: keys, expiredDeviceLogins: logins, staleMcpCalls: mcpCalls },

@@ -5,7 +5,7 @@
 // budget spent) answers `isError` with the problem in words, as MCP asks, so a model can correct itself;
 // an unknown tool or resource is a JSON-RPC error; anything else is the SDK's internal error, never a 500.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import type { Bundle } from '../../lib/bundle/index.ts';
 import type { Scope } from '../../contract/scopes.ts';
 import { NotFoundError, ServiceError } from '../../lib/workflow-safe/errors.ts';
@@ -15,7 +15,7 @@ import { createSession, listAgentSessions, type Session } from '../../store/sess
 import { listMessages } from '../../store/messages.ts';
 import type { CommandBody } from '../../contract/operations/commands.ts';
 import type { IfBusy } from '../../contract/if-busy.ts';
-import { ajv, toFieldErrors } from '../validation.ts';
+import { toFieldErrors } from '../validation.ts';
 import { loadOwnedSession, loadSendableSession } from '../sessions/access.ts';
 import { commandMessage, commandSession, planCommand } from '../sessions/command-plan.ts';
 import { sessionWaitingFor } from '../sessions/waiting-for.ts';
@@ -23,7 +23,11 @@ import { commandTools, COMMAND_TOOL_PREFIX, fixedTools, GET_SESSION, LIST_SESSIO
 import type { McpServerSdk } from './sdk.ts';
 import { runTurnCall, type McpCall } from './turn-call.ts';
 
-/** Compiled argument schemas, by their JSON: an agent's tools are the same request after request. */
+/**
+ * Compiled argument schemas, by their JSON: an agent's tools are the same request after request. An
+ * instance of their own, whose cache (ajv keeps every schema it compiled) is emptied of an evicted one.
+ */
+const toolArguments = new Ajv({ allErrors: true, strict: true });
 const validators = new Map<string, ValidateFunction>();
 const MAX_VALIDATORS = 500;
 
@@ -31,8 +35,12 @@ function validatorFor(tool: Tool): ValidateFunction {
   const key = JSON.stringify(tool.inputSchema);
   let validate = validators.get(key);
   if (!validate) {
-    if (validators.size >= MAX_VALIDATORS) validators.delete(validators.keys().next().value!);
-    validate = ajv.compile(tool.inputSchema);
+    if (validators.size >= MAX_VALIDATORS) {
+      const [oldest, evicted] = validators.entries().next().value!;
+      validators.delete(oldest);
+      toolArguments.removeSchema(evicted.schema as object);
+    }
+    validate = toolArguments.compile(tool.inputSchema);
     validators.set(key, validate);
   }
   return validate;
@@ -49,7 +57,7 @@ export interface AgentServerContext {
   /** The agent's current bundle, read when a request needs it (its commands' tools); once per request. */
   bundle: () => Promise<Bundle>;
   /** Everything a tool call needs but the request id, its progress and its signal. */
-  call: Omit<McpCall, 'requestId' | 'progress'>;
+  call: Omit<McpCall, 'requestId' | 'progress' | 'wantsProgress'>;
 }
 
 /**
@@ -171,6 +179,7 @@ export function buildAgentServer(context: AgentServerContext) {
     const call: McpCall = {
       ...context.call,
       requestId: extra.requestId,
+      wantsProgress: progressToken !== undefined,
       progress(message) {
         if (progressToken === undefined) return;
         sent += 1;
@@ -187,7 +196,11 @@ export function buildAgentServer(context: AgentServerContext) {
         const details = fields.map((field) => `${field.path} ${field.message}`).join('; ');
         return failed(`${error.title} (${error.status}): ${error.message}${details ? ` (${details})` : ''}`);
       }
-      throw error;
+      context.call.req.log.error({ err: error, tool: name }, 'an MCP tool call failed');
+      throw new types.McpError(
+        types.ErrorCode.InternalError,
+        `The tool ${name} failed on the server (trace id ${context.call.req.traceId})`,
+      );
     }
   });
 
@@ -224,7 +237,8 @@ export function buildAgentServer(context: AgentServerContext) {
       session = await ownSession(id, false);
     } catch (error) {
       if (error instanceof ServiceError) throw new types.McpError(-32002, `Resource not found: ${error.message}`, { uri });
-      throw error;
+      context.call.req.log.error({ err: error, uri }, 'reading an MCP resource failed');
+      throw new types.McpError(types.ErrorCode.InternalError, `Reading ${uri} failed on the server (trace id ${context.call.req.traceId})`);
     }
     const [waiting, messages] = await Promise.all([sessionWaitingFor(deps, session), listMessages(deps.db, session.id)]);
     return {

@@ -22,22 +22,26 @@ function isCancellation(message: unknown): message is Cancellation {
   return method === 'notifications/cancelled' && (typeof id === 'string' || typeof id === 'number');
 }
 
-export async function cancelCalls(
+export async function cancelCall(
   deps: ApiDeps,
   req: Request,
   principal: Principal,
   clientSession: string | undefined,
-  body: unknown,
+  message: unknown,
 ): Promise<void> {
-  if (!clientSession) return;
-  for (const message of Array.isArray(body) ? body : [body]) {
-    if (!isCancellation(message)) continue;
-    try {
-      const call = await findMcpToolCall(deps.db, { userId: principal.userId, clientSession, requestId: String(message.params.requestId) });
-      const session = call ? await getSession(deps.db, call.sessionId) : undefined;
-      if (call && session) await abortTurn(deps, session, call.turnId);
-    } catch (error) {
-      req.log.warn({ err: error, requestId: message.params.requestId }, 'could not cancel an MCP tool call');
-    }
+  // Cancelling aborts a turn: what a key that may not start turns may not do either.
+  if (!clientSession || !principal.scopes.includes('sessions:write') || !isCancellation(message)) return;
+  const { requestId } = message.params;
+  try {
+    const call = await findMcpToolCall(deps.db, {
+      userId: principal.userId,
+      keyId: principal.keyId,
+      clientSession,
+      requestId: String(requestId),
+    });
+    const session = call ? await getSession(deps.db, call.sessionId) : undefined;
+    if (call && session) await abortTurn(deps, session, call.turnId);
+  } catch (error) {
+    req.log.warn({ err: error, requestId }, 'could not cancel an MCP tool call');
   }
 }

@@ -30,7 +30,9 @@ export interface McpCall {
   requestId: string | number;
   /** Ends the follow: the client went away. The turn goes on (a dropped connection is not a cancellation). */
   signal: AbortSignal;
-  /** Sends a progress notification when the client asked for them (a progressToken), else nothing. */
+  /** Whether the call carries a progressToken: its client hears progress, and resets its timeout on it. */
+  wantsProgress: boolean;
+  /** Sends a progress notification when the client asked for them, else nothing. */
   progress(message: string): void;
 }
 
@@ -38,6 +40,10 @@ export type TurnSend = Omit<SendRequest, 'req' | 'res' | 'async' | 'extra'>;
 
 type TurnReply = Received<typeof TURN_REPLY_SCHEMA> & { sessionId: string };
 
+/** Longest a call without a progressToken is held: under the 60 s most clients wait for an answer. */
+const QUIET_WAIT_MS = 50_000;
+/** How often a call that asked for progress hears that the turn still works, when nothing else happened. */
+const HEARTBEAT_MS = 15_000;
 /** How often the text being written is reported at most. */
 const TEXT_PROGRESS_INTERVAL_MS = 250;
 /** How much of the text written so far a progress message shows: its end. */
@@ -88,7 +94,13 @@ function toolResult(answer: TurnReply, base: string): CallToolResult {
   return { content: [{ type: 'text', text: `${answer.reply}${json}` || '(The agent replied with no text.)' }], structuredContent };
 }
 
-/** Sends into `session` and answers with the turn's outcome. */
+/**
+ * Sends into `session` and answers with the turn's outcome. A client that asked for progress hears from
+ * the turn at least every HEARTBEAT_MS (its timeout, reset on progress, never runs out while the turn
+ * works) and is answered for up to a waiting send's 10 minutes; one that did not is answered "running"
+ * within QUIET_WAIT_MS, before the 60 s most clients give a call (a timed-out call is a cancelled one,
+ * which would abort the turn).
+ */
 export async function runTurnCall(
   call: McpCall,
   session: Session,
@@ -96,12 +108,23 @@ export async function runTurnCall(
   extra: Record<string, unknown> = {},
 ): Promise<CallToolResult> {
   const { deps } = call;
-  const taken = await takeMessage(deps, { ...send, req: call.req, session });
+  // The HTTP request's Idempotency-Key, if any, was not meant for this send (which may have opened its session).
+  const taken = await takeMessage(deps, { ...send, req: call.req, session }, { keyed: false });
   const turnId = taken.joined?.turnId ?? taken.messageId;
-  const ref = call.clientSession
-    ? { userId: call.principal.userId, clientSession: call.clientSession, requestId: String(call.requestId), turnId }
-    : undefined;
+  // A steering message's turn is another request's: cancelling this call must not abort it. (A cancel that
+  // arrives before the record is written, within milliseconds of the send, finds nothing, as MCP allows.)
+  const ref =
+    call.clientSession && !taken.joined
+      ? {
+          userId: call.principal.userId,
+          keyId: call.principal.keyId,
+          clientSession: call.clientSession,
+          requestId: String(call.requestId),
+          turnId,
+        }
+      : undefined;
   if (ref) await recordMcpToolCall(deps.db, { ...ref, sessionId: session.id });
+  const heartbeat = call.wantsProgress ? setInterval(() => call.progress('Still working'), HEARTBEAT_MS) : undefined;
   try {
     const answer = await turnResult(deps, {
       sessionId: session.id,
@@ -112,6 +135,7 @@ export async function runTurnCall(
       // The answer names the message sent, also when it joined another's turn.
       extra: { sessionId: session.id, ...extra, messageId: taken.messageId },
       onTurnEvent: progressReporter(call),
+      ...(call.wantsProgress ? {} : { waitLimitMs: QUIET_WAIT_MS }),
     });
     if (answer) return toolResult(answer.body as TurnReply, publicBaseUrl(deps.config, call.req));
     const running = { status: 'running', sessionId: session.id, messageId: taken.messageId };
@@ -125,6 +149,7 @@ export async function runTurnCall(
       structuredContent: running,
     };
   } finally {
+    clearInterval(heartbeat);
     if (ref)
       await forgetMcpToolCall(deps.db, ref).catch((error: unknown) => call.req.log.warn({ err: error }, 'could not forget an MCP call'));
   }

@@ -13,7 +13,7 @@ import type { ApiDeps } from '../context.ts';
 import { defineRoute, type Reply } from '../route.ts';
 import { loadOwnedAgent } from '../agents/owned-agent.ts';
 import { buildAgentServer } from '../mcp/agent-server.ts';
-import { cancelCalls } from '../mcp/cancellations.ts';
+import { cancelCall } from '../mcp/cancellations.ts';
 import { mcpServerSdk } from '../mcp/sdk.ts';
 
 /** What a client's Mcp-Session-Id may be (visible ASCII, as MCP says), so it can key a row. */
@@ -26,22 +26,19 @@ function rpcError(status: number, code: number, message: string): Reply {
   return { status, body: { jsonrpc: '2.0', error: { code, message }, id: null } };
 }
 
-const messagesOf = (body: unknown): unknown[] => (Array.isArray(body) ? body : [body]);
-
-const hasMethod = (body: unknown, method: string) =>
-  messagesOf(body).some(
-    (message) => typeof message === 'object' && message !== null && (message as { method?: unknown }).method === method,
-  );
+const hasMethod = (message: unknown, method: string) =>
+  typeof message === 'object' && message !== null && (message as { method?: unknown }).method === method;
 
 /** Whether a request carries a progressToken: its answer is streamed, with the progress notifications first. */
-const wantsProgress = (body: unknown) =>
-  messagesOf(body).some((message) => {
-    const meta = (message as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
-    return meta?.progressToken !== undefined;
-  });
+const wantsProgress = (message: unknown) =>
+  (message as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta?.progressToken !== undefined;
 
-/** The body as JSON, left as text by the app (api/app.ts) so a malformed one gets the protocol's parse error. */
+/**
+ * The body as JSON, left as text by the app (api/app.ts) so a malformed one gets the protocol's parse
+ * error; parsed already when the path reached Express in another spelling (a trailing slash, say).
+ */
 function parsed(req: Request): { ok: true; value: unknown } | { ok: false } {
+  if (typeof req.body === 'object' && req.body !== null) return { ok: true, value: req.body as unknown };
   if (typeof req.body !== 'string') return { ok: false };
   try {
     return { ok: true, value: JSON.parse(req.body) };
@@ -62,12 +59,14 @@ export function agentMcpRoutes(deps: ApiDeps) {
       async handle({ req, res, params, principal }) {
         const body = parsed(req);
         if (!body.ok) return rpcError(400, -32700, 'Parse error: the body is not JSON');
+        // The current revision of MCP has no batches; one message per POST also bounds what a request costs.
+        if (Array.isArray(body.value)) return rpcError(400, -32600, 'Invalid Request: send one JSON-RPC message per request, not a batch');
         const unstorable = findUnstorableText(body.value, '')[0];
         if (unstorable) return rpcError(400, -32602, `Invalid params: ${unstorable.path} ${unstorable.message}`);
         const agent = await loadOwnedAgent(deps.db, principal!.userId, params.name!);
         const header = req.get('mcp-session-id');
         const clientSession = header !== undefined && CLIENT_SESSION.test(header) ? header : undefined;
-        await cancelCalls(deps, req, principal!, clientSession, body.value);
+        await cancelCall(deps, req, principal!, clientSession, body.value);
 
         const sdk = await mcpServerSdk();
         let bundle: Promise<Bundle> | undefined;
@@ -88,6 +87,11 @@ export function agentMcpRoutes(deps: ApiDeps) {
           void server.close().catch(() => undefined);
         });
         await server.connect(transport);
+        // Gone while connecting: the close above found no transport to end.
+        if (res.destroyed) {
+          await server.close();
+          return undefined;
+        }
         if (hasMethod(body.value, 'initialize')) res.setHeader('mcp-session-id', `mcp_${randomToken(130)}`);
         await transport.handleRequest(req, res, body.value);
         return undefined;

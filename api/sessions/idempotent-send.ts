@@ -13,7 +13,8 @@ export function sendIdempotently<R>(
   deps: ApiDeps,
   req: Request,
   session: Session,
-  send: { body: unknown; ifBusy: IfBusy },
+  /** `key` (present, even undefined): the key this send is taken under instead of the request's header. */
+  send: { body: unknown; ifBusy: IfBusy; key?: string | undefined },
   act: (ids: { messageId: string; ifBusy: IfBusy }) => Promise<R>,
 ): Promise<R> {
   return actIdempotently(
@@ -22,7 +23,8 @@ export function sendIdempotently<R>(
     {
       userId: session.userId,
       route: 'POST /session/:id',
-      request: { sessionId: session.id, ...send },
+      request: { sessionId: session.id, body: send.body, ifBusy: send.ifBusy },
+      ...('key' in send ? { key: send.key } : {}),
       fresh: () => ({ messageId: newId('msg') }),
       // A twin of an ifBusy=reject send would race the first one's recording (which makes the session
       // busy) and could be refused while the first is taken: it waits for the first one's verdict.

@@ -38,9 +38,17 @@ export interface SendRequest {
 
 export type TakenMessage = TakenSend & { messageId: string };
 
-/** The message taken (once per Idempotency-Key) and its session woken: what every door that sends shares. */
-export async function takeMessage(deps: ApiDeps, send: Omit<SendRequest, 'res' | 'async'>): Promise<TakenMessage> {
-  return sendIdempotently(deps, send.req, send.session, { body: send.body, ifBusy: send.ifBusy }, async (ids) => {
+/**
+ * The message taken (once per Idempotency-Key) and its session woken: what every door that sends shares.
+ * `keyed: false`: the request's Idempotency-Key header is not this send's (an MCP call opens its session first).
+ */
+export async function takeMessage(
+  deps: ApiDeps,
+  send: Omit<SendRequest, 'res' | 'async'>,
+  options: { keyed?: boolean } = {},
+): Promise<TakenMessage> {
+  const keying = { body: send.body, ifBusy: send.ifBusy, ...(options.keyed === false ? { key: undefined } : {}) };
+  return sendIdempotently(deps, send.req, send.session, keying, async (ids) => {
     const taken = await takeInStore(deps, send, ids);
     wakeSession(deps, send.session, ids.messageId);
     return { messageId: ids.messageId, ...taken };

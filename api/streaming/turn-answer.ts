@@ -87,6 +87,8 @@ export interface TurnFollow {
   extra?: Record<string, unknown>;
   /** Sees each of the turn's own events as it is read (progress for a client that shows it). */
   onTurnEvent?: (event: SessionEvent) => void;
+  /** Longest the follow waits for the turn to end or wait (default: a waiting send's, 10 minutes). */
+  waitLimitMs?: number;
 }
 
 /**
@@ -96,7 +98,16 @@ export interface TurnFollow {
 export async function turnResult(deps: ApiDeps, follow: TurnFollow): Promise<Reply | undefined> {
   const { sessionId, turnId, userMessageId } = follow;
   const accepted = { messageId: userMessageId, ...follow.extra };
-  const end = await waitForTurn(deps, sessionId, turnId, userMessageId, follow.firstSeq, follow.signal, follow.onTurnEvent);
+  const end = await waitForTurn(
+    deps,
+    sessionId,
+    turnId,
+    userMessageId,
+    follow.firstSeq,
+    follow.signal,
+    follow.onTurnEvent,
+    follow.waitLimitMs,
+  );
   if (!end) return undefined;
   if ('kind' in end) return { status: 200, body: { ...accepted, status: 'waiting', waitingFor: end } };
   if (end.type === 'approval.requested') {
@@ -140,8 +151,9 @@ async function waitForTurn(
   afterSeq: number,
   signal: AbortSignal,
   onTurnEvent?: (event: SessionEvent) => void,
+  waitLimitMs = WAIT_LIMIT_MS,
 ): Promise<SessionEvent | NonNullable<Awaited<ReturnType<typeof waitingDescendants>>> | undefined> {
-  const deadline = Date.now() + WAIT_LIMIT_MS;
+  const deadline = Date.now() + waitLimitMs;
   const ended = (event: SessionEvent) => isTurnEnd(event, turnId);
   const asked = (event: SessionEvent) => isTurnQuestion(event, turnId);
   const turnEvents = turnEventFilter(turnId, userMessageId);

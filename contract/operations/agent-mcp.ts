@@ -25,10 +25,12 @@ export const postAgentMcp = defineOperation({
   description:
     'The URL `GET /agent/<name>` gives as `mcpUrl`; add it to an MCP client with an API key as ' +
     '`Authorization: Bearer <key>`. Each POST is answered on its own (no server state between requests), so any API ' +
-    'process serves any request; the answer is JSON or, for a call that reports progress, an SSE stream of JSON-RPC ' +
-    'messages. The initialize answer carries an `Mcp-Session-Id` the client sends back, which names its calls for ' +
-    `cancellation. ${MCP_TOOLS_DESCRIPTION} Errors of the protocol are JSON-RPC errors; a tool that fails answers ` +
-    '`isError: true` with the problem in words.',
+    'process serves any request. One JSON-RPC message per POST (a batch is refused with -32600); the answer is JSON or, ' +
+    'for a call with a progressToken, an SSE stream of JSON-RPC messages (progress at least every 15 s, the answer within ' +
+    '10 minutes; a call without one is answered within 50 s, `status: "running"` if its turn goes on). The initialize ' +
+    'answer carries an `Mcp-Session-Id` the client sends back, which names its calls for cancellation (by the same key, ' +
+    `holding \`sessions:write\`). ${MCP_TOOLS_DESCRIPTION} Errors of the protocol are JSON-RPC errors; a tool that fails ` +
+    'answers `isError: true` with the problem in words.',
   tag: 'agents',
   auth: { kind: 'scope', scope: 'read' },
   body: { contentTypes: ['application/json'], schema: JSON_RPC, required: true },
@@ -40,7 +42,8 @@ export const postAgentMcp = defineOperation({
     },
     202: { description: 'Notifications and responses taken: no body' },
     400: {
-      description: 'Not JSON, not JSON-RPC, or text PostgreSQL cannot store: a JSON-RPC error (parse error, invalid request or params)',
+      description:
+        'Not JSON, a batch, not JSON-RPC, or text PostgreSQL cannot store: a JSON-RPC error (parse error, invalid request or params)',
       schema: JSON_RPC,
       contentType: 'application/json',
     },

@@ -168,6 +168,54 @@ describe('an agent as an MCP server', () => {
     await client.close();
   });
 
+  test("a cancellation counts only from the key that made the call, on the client's Mcp-Session-Id", async ({ env }) => {
+    const { name } = await env.deploy();
+    const transport = new StreamableHTTPClientTransport(new URL(`${env.api.url}/agent/${name}/mcp`), {
+      requestInit: { headers: env.user.auth },
+    });
+    const client = new Client({ name: 'test-client', version: '1.0.0' });
+    await client.connect(transport);
+    expect(transport.sessionId).toMatch(/^mcp_/);
+    env.fake.enqueue({ text: 'never ending ', endless: true, chunkDelayMs: 20 });
+    const pending = client.callTool({ name: 'send_message', arguments: { message: 'Go on forever' } }, undefined, {
+      onprogress: () => undefined,
+    });
+    void pending.catch(() => undefined);
+    let sessionId: string | undefined;
+    await expect
+      .poll(async () => {
+        const found = await call<{ sessions: { id: string }[] }>(`${env.api.url}/agent/${name}/sessions`, { headers: env.user.auth });
+        sessionId = found.body.sessions[0]?.id;
+        return sessionId;
+      })
+      .toBeDefined();
+    await env.waitForEvents(sessionId!, (all) => all.some((event) => event.type === 'turn.started'));
+    // The SDK numbers its requests from 0: initialize, then this call.
+    const requestId = 1;
+    const cancel = (auth: Record<string, string>) =>
+      fetch(`${env.api.url}/agent/${name}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...auth,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': transport.sessionId!,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } }),
+      });
+
+    // Another key of the same user, naming the same client session and request: nothing is aborted.
+    const minted = await call<{ key: string }>(`${env.api.url}/key`, { headers: env.user.auth, json: { name: 'other-client' } });
+    expect((await cancel({ authorization: `Bearer ${minted.body.key}` })).status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await env.events(sessionId!)).some((event) => event.type === 'turn.aborted')).toBe(false);
+
+    // The key that made the call: the turn is aborted.
+    expect((await cancel(env.user.auth)).status).toBe(202);
+    await env.waitForEvents(sessionId!, (all) => all.some((event) => event.type === 'turn.aborted'));
+    await client.close();
+  });
+
   test("a read key lists no tool that starts a turn and cannot start one; another user's session is not reachable", async ({ env }) => {
     const { name } = await env.deploy();
     const minted = await call<{ key: string }>(`${env.api.url}/key`, {
@@ -226,6 +274,17 @@ describe('an agent as an MCP server', () => {
     });
     expect(nul.status).toBe(400);
     expect(await nul.json()).toMatchObject({ error: { code: -32602 } });
+    const batch = await fetch(url, { method: 'POST', headers, body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]) });
+    expect(batch.status).toBe(400);
+    expect(await batch.json()).toMatchObject({ error: { code: -32600 } });
+    // Another spelling of the path Express routes here is served alike.
+    const slashed = await fetch(`${url}/`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(slashed.status).toBe(200);
+    expect(((await slashed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(3);
     const stream = await fetch(url, { headers: { ...env.user.auth, accept: 'text/event-stream' } });
     expect(stream.status).toBe(405);
     expect(stream.headers.get('allow')).toBe('POST');
