@@ -15,6 +15,7 @@ import type { ApiDeps } from './context.ts';
 import { deleteExpiredIdempotencyKeys } from '../store/idempotency-keys.ts';
 import { deleteExpiredDeviceAuthorizations } from '../store/device-authorizations.ts';
 import { deleteStaleMcpToolCalls } from '../store/mcp-tool-calls.ts';
+import { deleteStaleOAuth } from '../store/oauth.ts';
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency.ts';
 import { sweepOrphanMedia } from './sessions/orphan-media.ts';
 import { reconcileStrandedAnswers } from './approvals/reconcile.ts';
@@ -55,9 +56,17 @@ export function startHousekeeping(deps: {
       const logins = await deleteExpiredDeviceAuthorizations(deps.db, deps.config.device.codeTtlMs);
       // An MCP call answers within a send's longest wait (10 minutes): an older row's process died mid-call.
       const mcpCalls = await deleteStaleMcpToolCalls(deps.db, STALE_MCP_CALL_MS);
-      if (media.removed > 0 || keys > 0 || logins > 0 || mcpCalls > 0)
+      // OAuth authorizations past their use, and registered clients that never got a grant.
+      const oauth = await deleteStaleOAuth(deps.db);
+      if (media.removed > 0 || keys > 0 || logins > 0 || mcpCalls > 0 || oauth > 0)
         deps.logger.info(
-          { orphanFiles: media.removed, expiredIdempotencyKeys: keys, expiredDeviceLogins: logins, staleMcpCalls: mcpCalls },
+          {
+            orphanFiles: media.removed,
+            expiredIdempotencyKeys: keys,
+            expiredDeviceLogins: logins,
+            staleMcpCalls: mcpCalls,
+            staleOAuthRecords: oauth,
+          },
           'housekeeping',
         );
     } catch (error) {

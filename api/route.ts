@@ -8,7 +8,7 @@ import type { AuthRequirement, Authenticator } from './middleware/auth.ts';
 import type { RateLimiter } from './middleware/rate-limit.ts';
 import type { StreamLimiter } from './streaming/stream-limiter.ts';
 import { ajv, queryAjv, validator, type JsonSchema } from './validation.ts';
-import { UnsupportedMediaTypeError } from '../lib/workflow-safe/errors.ts';
+import { UnauthorizedError, UnsupportedMediaTypeError } from '../lib/workflow-safe/errors.ts';
 import { assertStorableText } from '../lib/storable-text.ts';
 import type { Operation, Received, Schema } from '../contract/operations/operation.ts';
 
@@ -40,6 +40,11 @@ export interface RouteHandler<B, Q> {
    * OPEN_STREAMS_PER_USER until it closes, checked before the handler runs, so a refused send starts nothing.
    */
   holdsConnection?: (req: Request, query: Record<string, unknown>) => boolean;
+  /**
+   * The `WWW-Authenticate` challenge of this route's 401 (an agent's MCP URL names its OAuth metadata
+   * there, RFC 9728), given whether the request sent a credential at all.
+   */
+  challenge?: (req: Request, sentCredential: boolean) => string;
   /** For an operation with a keyless form (`auth.keyless`): whether this request is that form. */
   publicWhen?: (req: Request) => boolean;
   /**
@@ -121,7 +126,12 @@ export function mountRoutes(router: Router, routes: RouteDef[], options: MountOp
     }));
 
     router[operation.method](expressPath, async (req: Request, res: Response) => {
-      const principal = await options.auth.require(req, auth);
+      const principal = await options.auth.require(req, auth).catch((error: unknown) => {
+        if (error instanceof UnauthorizedError && handler.challenge) {
+          res.set('www-authenticate', handler.challenge(req, req.get('authorization') !== undefined));
+        }
+        throw error;
+      });
       req.principal = principal;
       // Per user, not per key: a user minting keys gets no more (docs/isolation.md).
       await options.limiter.consume(principal ? `user:${principal.userId}` : `ip:${req.ip ?? 'unknown'}`);

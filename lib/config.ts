@@ -114,6 +114,7 @@ export interface Config {
   housekeeping: { intervalMs: number; mediaOrphanGraceMs: number; sendSweepMs: number };
   /** Device logins (the CLI's): how long a code lives, and codes one client address may ask for per rate-limit window. */
   device: { codeTtlMs: number; codeRateLimitPoints: number };
+  oauth: { accessTokenTtlSeconds: number; refreshTokenTtlDays: number; registrationsPerWindow: number };
   /** Prometheus `/metrics` of each process, on a port of its own (lib/metrics/): not served while its port is unset. */
   metrics: { host: string; apiPort: number | undefined; workerPort: number | undefined };
   /**
@@ -519,6 +520,11 @@ export function loadConfig(env: Env = process.env): Config {
     device: {
       codeTtlMs: int(env, 'DEVICE_CODE_TTL_MS', 10 * 60_000, 1_000),
       codeRateLimitPoints: int(env, 'DEVICE_CODE_RATE_LIMIT_POINTS', 10, 1),
+    },
+    oauth: {
+      accessTokenTtlSeconds: int(env, 'OAUTH_ACCESS_TOKEN_TTL_SECONDS', 3600, 1, 86_400),
+      refreshTokenTtlDays: int(env, 'OAUTH_REFRESH_TOKEN_TTL_DAYS', 90, 1, 3650),
+      registrationsPerWindow: int(env, 'OAUTH_REGISTRATIONS_PER_WINDOW', 20, 1),
     },
     channels: {
       slackApiBaseUrl: httpUrl(env, 'SLACK_API_BASE_URL') ?? 'https://slack.com/api',

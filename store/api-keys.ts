@@ -25,6 +25,8 @@ export interface Principal {
   userName: string;
   isAdmin: boolean;
   scopes: Scope[];
+  /** An OAuth grant's: the path of the one MCP URL it was issued for (null: any route its scopes allow). */
+  resource: string | null;
 }
 
 interface KeyRow {
@@ -51,6 +53,11 @@ function toApiKey(row: KeyRow): ApiKey {
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
   };
+}
+
+/** The shown part of a key: its prefix and a few characters after it. */
+export function displayPrefix(key: string): string {
+  return key.slice(0, DISPLAY_CHARS);
 }
 
 export function generateKey(): string {
@@ -103,10 +110,12 @@ export async function authenticate(db: Db, key: string): Promise<Principal | und
     is_admin: boolean;
     scopes: Scope[];
     last_used_at: Date | null;
+    resource: string | null;
   }>(
-    `SELECT k.id, k.user_id, u.name, u.is_admin, k.scopes, k.last_used_at
+    // An OAuth grant's access token expires (a refresh gives the next one); a key does not.
+    `SELECT k.id, k.user_id, u.name, u.is_admin, k.scopes, k.last_used_at, k.resource
        FROM api_keys k JOIN users u ON u.id = k.user_id
-      WHERE k.key_hash = $1`,
+      WHERE k.key_hash = $1 AND (k.expires_at IS NULL OR k.expires_at > now())`,
     [sha256Hex(key)],
   );
   const row = rows[0];
@@ -118,6 +127,7 @@ export async function authenticate(db: Db, key: string): Promise<Principal | und
     isAdmin: row.is_admin,
     scopes: row.scopes,
     lastUsedAt: row.last_used_at,
+    resource: row.resource,
   };
 }
 

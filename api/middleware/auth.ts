@@ -18,6 +18,11 @@ export type AuthRequirement =
   | { kind: 'admin' };
 
 const BEARER = /^Bearer\s+(\S{1,200})$/i;
+
+/** A path as a grant's resource is kept: lower case, without a trailing slash (Express routes both alike). */
+export function normalPath(path: string): string {
+  return path.toLowerCase().replace(/\/+$/, '') || '/';
+}
 const TOUCH_INTERVAL_MS = 60_000;
 
 export interface Authenticator {
@@ -57,6 +62,10 @@ export function createAuthenticator(options: { db: Db; failures: RateLimiter }):
       if (requirement.kind === 'admin') {
         if (!principal.isAdmin) throw new ForbiddenError('This operation needs a key of an admin user');
         if (!principal.scopes.includes('admin')) throw new ForbiddenError('This operation needs the "admin" scope');
+      }
+      // An OAuth grant was asked for one MCP URL (its `resource`): elsewhere it is no credential at all.
+      if (principal.resource !== null && normalPath(req.path) !== principal.resource) {
+        throw new UnauthorizedError(`This token was issued for ${principal.resource} only`);
       }
       if (requirement.kind === 'scope' && !principal.scopes.includes(requirement.scope)) {
         throw new ForbiddenError(`This operation needs the "${requirement.scope}" scope`);

@@ -12,6 +12,8 @@ import type { Bundle } from '../../lib/bundle/index.ts';
 import type { ApiDeps } from '../context.ts';
 import { defineRoute, type Reply } from '../route.ts';
 import { loadOwnedAgent } from '../agents/owned-agent.ts';
+import { normalPath } from '../middleware/auth.ts';
+import { publicBaseUrl } from '../public-url.ts';
 import { buildAgentServer } from '../mcp/agent-server.ts';
 import { cancelCall } from '../mcp/cancellations.ts';
 import { mcpServerSdk } from '../mcp/sdk.ts';
@@ -51,6 +53,11 @@ export function agentMcpRoutes(deps: ApiDeps) {
   return [
     defineRoute(OPERATIONS.postAgentMcp, {
       bodyCheckedByHandler: true,
+      // Where an MCP client finds how to sign in (RFC 9728): the agent's protected-resource metadata.
+      challenge: (req, sentCredential) => {
+        const metadata = `${publicBaseUrl(deps.config, req)}/.well-known/oauth-protected-resource${normalPath(req.path)}`;
+        return `Bearer${sentCredential ? ' error="invalid_token",' : ''} resource_metadata="${metadata}"`;
+      },
       // A tool call follows its turn: it holds its connection like a waiting send, and counts as one.
       holdsConnection: (req) => {
         const body = parsed(req);

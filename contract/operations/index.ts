@@ -2,6 +2,7 @@
 // the Express router to prove it), and the OpenAPI document lists them in this order.
 import * as agents from './agents.ts';
 import * as agentMcp from './agent-mcp.ts';
+import * as oauth from './oauth.ts';
 import * as approvals from './approvals.ts';
 import * as commands from './commands.ts';
 import * as device from './device.ts';
@@ -45,6 +46,14 @@ export const OPERATIONS = {
   postAgentMcp: agentMcp.postAgentMcp,
   getAgentMcp: agentMcp.getAgentMcp,
   deleteAgentMcp: agentMcp.deleteAgentMcp,
+  getAuthorizationServerMetadata: oauth.getAuthorizationServerMetadata,
+  getProtectedResourceMetadata: oauth.getProtectedResourceMetadata,
+  authorizeOAuth: oauth.authorizeOAuth,
+  exchangeOAuthToken: oauth.exchangeOAuthToken,
+  registerOAuthClient: oauth.registerOAuthClient,
+  revokeOAuthToken: oauth.revokeOAuthToken,
+  getOAuthAuthorization: oauth.getOAuthAuthorization,
+  decideOAuthAuthorization: oauth.decideOAuthAuthorization,
   listSecrets: secrets.listSecrets,
   putSecret: secrets.putSecret,
   deleteSecret: secrets.deleteSecret,

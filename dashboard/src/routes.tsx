@@ -6,6 +6,7 @@ import { AgentPage } from './pages/agent.tsx';
 import { AgentsPage } from './pages/agents.tsx';
 import { DeployPage } from './pages/deploy.tsx';
 import { DevicePage } from './pages/device.tsx';
+import { OAuthConsentPage } from './pages/oauth-consent.tsx';
 import { HomePage } from './pages/home.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
@@ -37,6 +38,7 @@ const TABLE: Table = [
   ['/secrets', 'Secrets', () => <SecretsPage />],
   ['/webhooks', 'Webhooks', () => <WebhooksPage />],
   ['/device', 'Device login', (_params, location) => <DevicePage location={location} />],
+  ['/oauth/consent', 'Allow an MCP client', (_params, location) => <OAuthConsentPage location={location} />],
 ];
 
 export function resolveRoute(location: Location): Route {

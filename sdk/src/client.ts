@@ -5,6 +5,7 @@ import { Admin } from './resources/admin.ts';
 import { Agents } from './resources/agents.ts';
 import { ApprovalHandle, Approvals } from './resources/approvals.ts';
 import { Device } from './resources/device.ts';
+import { OAuth } from './resources/oauth.ts';
 import { eventsFunction, type EventsFunction } from './resources/events.ts';
 import { Health } from './resources/health.ts';
 import { Keys } from './resources/keys.ts';
@@ -51,6 +52,8 @@ export class Client {
   readonly keys: Keys;
   /** Device login (RFC 8628 in shape): how a program without a key gets one approved by a logged-in user. */
   readonly device: Device;
+  /** The consent side of OAuth for agents' MCP URLs: read an authorization, allow or deny it. */
+  readonly oauth: OAuth;
   readonly secrets: Secrets;
   readonly webhooks: Webhooks;
   readonly admin: Admin;
@@ -87,6 +90,7 @@ export class Client {
     this.runs = new Runs(this.transport);
     this.keys = new Keys(this.transport);
     this.device = new Device(this.transport);
+    this.oauth = new OAuth(this.transport);
     this.secrets = new Secrets(this.transport);
     this.webhooks = new Webhooks(this.transport);
     this.admin = new Admin(this.transport);

@@ -18,6 +18,7 @@ export type {
 } from '../../contract/operations/approvals.ts';
 export type { CommandBody, CommandReply } from '../../contract/operations/commands.ts';
 export type { RequestDeviceCodeBody, DeviceCode, DeviceAuthorization, DeviceTokenProblem } from '../../contract/operations/device.ts';
+export type { OAuthAuthorizationView, OAuthDecision } from '../../contract/operations/oauth.ts';
 export type { Health, Readiness } from '../../contract/operations/health.ts';
 export type { Usage } from '../../contract/operations/usage.ts';
 export type { Limits } from '../../contract/operations/limits.ts';

@@ -29,11 +29,15 @@ export function SignIn({ onSignedIn }: { onSignedIn(apiKey: string): void }) {
     }
   };
 
-  // Signing in keeps the address: a device login link (/app/device?code=) opens its request after.
+  // Signing in keeps the address: a device login link (/app/device?code=) or an MCP client's sign-in
+  // (/app/oauth/consent?request=) opens its request after.
   const forDevice = window.location.pathname.startsWith('/app/device');
+  const forClient = window.location.pathname.startsWith('/app/oauth/consent');
   return (
     <main id="content" class="sign-in">
-      <h1>{forDevice ? 'Sign in to approve a device login' : 'Sign in to the agent service'}</h1>
+      <h1>
+        {forDevice ? 'Sign in to approve a device login' : forClient ? 'Sign in to allow an MCP client' : 'Sign in to the agent service'}
+      </h1>
       <p>
         Paste an API key (<code>sk_…</code>). It is kept in this tab only and forgotten when you sign out or close the tab. The first start
         of the service prints an admin key; <code>POST /key</code> or the CLI makes more.

@@ -1,0 +1,48 @@
+// The official MCP SDK's OAuth endpoint handlers (authorize, token, registration, revocation), loaded on
+// first use and run inside the contract's routes (api/routes/oauth.ts): each is an Express router the
+// SDK builds for its own path, so it is mounted at that path in a router of its own and handed the request.
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import { NotFoundError } from '../../lib/workflow-safe/errors.ts';
+import type { ApiDeps } from '../context.ts';
+import { oauthProvider } from './provider.ts';
+
+export type OAuthEndpoint = 'authorize' | 'token' | 'register' | 'revoke';
+
+export type OAuthHandlers = Record<OAuthEndpoint, RequestHandler>;
+
+/** Each endpoint's router, mounted at its path (the SDK's routers answer at their own root). */
+async function buildHandlers(deps: ApiDeps): Promise<OAuthHandlers> {
+  const [authorize, token, register, revoke, errors] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/auth/handlers/authorize.js'),
+    import('@modelcontextprotocol/sdk/server/auth/handlers/token.js'),
+    import('@modelcontextprotocol/sdk/server/auth/handlers/register.js'),
+    import('@modelcontextprotocol/sdk/server/auth/handlers/revoke.js'),
+    import('@modelcontextprotocol/sdk/server/auth/errors.js'),
+  ]);
+  const provider = oauthProvider(deps, errors);
+  // The API's own limits apply (per address, and per address for registrations): the SDK's are off.
+  const at = (path: string, handler: RequestHandler) => express.Router().use(path, handler);
+  return {
+    authorize: at('/oauth/authorize', authorize.authorizationHandler({ provider, rateLimit: false })),
+    token: at('/oauth/token', token.tokenHandler({ provider, rateLimit: false })),
+    register: at('/oauth/register', register.clientRegistrationHandler({ clientsStore: provider.clientsStore, rateLimit: false })),
+    revoke: at('/oauth/revoke', revoke.revocationHandler({ provider, rateLimit: false })),
+  };
+}
+
+export function oauthHandlers(deps: ApiDeps): (endpoint: OAuthEndpoint, req: Request, res: Response) => Promise<undefined> {
+  let handlers: Promise<OAuthHandlers> | undefined;
+  return async (endpoint, req, res) => {
+    handlers ??= buildHandlers(deps);
+    const handler = (await handlers)[endpoint];
+    return new Promise((resolve, reject) => {
+      res.once('finish', () => resolve(undefined));
+      res.once('close', () => resolve(undefined));
+      handler(req, res, (error?: unknown) =>
+        error
+          ? reject(error instanceof Error ? error : new Error(String(error)))
+          : reject(new NotFoundError(`No ${req.method} ${req.path} here`)),
+      );
+    });
+  };
+}

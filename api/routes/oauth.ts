@@ -1,0 +1,120 @@
+// OAuth 2.1 for the agents' MCP URLs (contract/operations/oauth.ts, docs/mcp.md): the metadata documents
+// MCP clients discover the service by, the SDK's protocol endpoints, and the consent page's API.
+import { OPERATIONS } from '../../contract/operations/index.ts';
+import { SCOPES, type Scope } from '../../contract/scopes.ts';
+import { ForbiddenError, NotFoundError } from '../../lib/workflow-safe/errors.ts';
+import { randomToken } from '../../lib/ids.ts';
+import { decideAuthorization, pendingAuthorization } from '../../store/oauth.ts';
+import type { ApiDeps } from '../context.ts';
+import { createRateLimiter } from '../middleware/rate-limit.ts';
+import { defineRoute } from '../route.ts';
+import { publicBaseUrl } from '../public-url.ts';
+import { oauthHandlers } from '../oauth/handlers.ts';
+import { DEFAULT_OAUTH_SCOPES } from '../oauth/provider.ts';
+
+/** The scopes a grant may hold: the API's, but `admin`, which no client gets by OAuth. */
+const GRANTABLE = SCOPES.filter((scope) => scope !== 'admin');
+
+function noAuthorization(id: string): NotFoundError {
+  return new NotFoundError(`There is no undecided authorization "${id}": it was decided already, or asked more than 10 minutes ago`);
+}
+
+export function oauthRoutes(deps: ApiDeps) {
+  const handle = oauthHandlers(deps);
+  const registrations = createRateLimiter({
+    db: deps.db,
+    points: deps.config.oauth.registrationsPerWindow,
+    windowSeconds: deps.config.limits.rateLimitWindowSeconds,
+    prefix: 'oauthreg',
+  });
+  return [
+    defineRoute(OPERATIONS.getAuthorizationServerMetadata, {
+      handle({ req }) {
+        const base = publicBaseUrl(deps.config, req);
+        return {
+          status: 200,
+          body: {
+            issuer: base,
+            authorization_endpoint: `${base}/oauth/authorize`,
+            token_endpoint: `${base}/oauth/token`,
+            registration_endpoint: `${base}/oauth/register`,
+            revocation_endpoint: `${base}/oauth/revoke`,
+            response_types_supported: ['code'],
+            grant_types_supported: ['authorization_code', 'refresh_token'],
+            code_challenge_methods_supported: ['S256'],
+            token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
+            revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
+            scopes_supported: GRANTABLE,
+            service_documentation: `${base}/openapi.json`,
+          },
+        };
+      },
+    }),
+    defineRoute(OPERATIONS.getProtectedResourceMetadata, {
+      handle({ req, params }) {
+        const base = publicBaseUrl(deps.config, req);
+        return {
+          status: 200,
+          body: {
+            resource: `${base}/agent/${encodeURIComponent(params.name!)}/mcp`,
+            authorization_servers: [base],
+            // What an MCP client needs, and so asks for (SEP-835): talking to the agent and reading its sessions.
+            scopes_supported: DEFAULT_OAUTH_SCOPES,
+            bearer_methods_supported: ['header'],
+            resource_name: `Agent ${params.name}`,
+          },
+        };
+      },
+    }),
+    defineRoute(OPERATIONS.authorizeOAuth, { handle: ({ req, res }) => handle('authorize', req, res) }),
+    defineRoute(OPERATIONS.exchangeOAuthToken, { bodyCheckedByHandler: true, handle: ({ req, res }) => handle('token', req, res) }),
+    defineRoute(OPERATIONS.registerOAuthClient, {
+      bodyCheckedByHandler: true,
+      async handle({ req, res }) {
+        await registrations.consume(`ip:${req.ip ?? 'unknown'}`);
+        return handle('register', req, res);
+      },
+    }),
+    defineRoute(OPERATIONS.revokeOAuthToken, { bodyCheckedByHandler: true, handle: ({ req, res }) => handle('revoke', req, res) }),
+    defineRoute(OPERATIONS.getOAuthAuthorization, {
+      async handle({ params }) {
+        const pending = await pendingAuthorization(deps.db, params.id!);
+        if (!pending) throw noAuthorization(params.id!);
+        const name = typeof pending.client.client_name === 'string' ? pending.client.client_name : pending.clientId;
+        const uri = typeof pending.client.client_uri === 'string' ? { uri: pending.client.client_uri } : {};
+        return {
+          status: 200,
+          body: {
+            id: pending.id,
+            client: { clientId: pending.clientId, name, ...uri },
+            redirectHost: new URL(pending.redirectUri).host,
+            scopes: pending.scopes,
+            ...(pending.resource ? { resource: pending.resource } : {}),
+            expiresAt: pending.expiresAt.toISOString(),
+          },
+        };
+      },
+    }),
+    defineRoute(OPERATIONS.decideOAuthAuthorization, {
+      async handle({ req, params, body, principal }) {
+        const pending = await pendingAuthorization(deps.db, params.id!);
+        if (!pending) throw noAuthorization(params.id!);
+        // What was asked, as far as the approving key holds it: a narrowed key grants no more than itself.
+        const granted = pending.scopes.filter((scope): scope is Scope => scope !== 'admin' && principal!.scopes.includes(scope));
+        if (body.allow && granted.length === 0) {
+          throw new ForbiddenError(`Your key holds none of the scopes asked for (${pending.scopes.join(', ')})`);
+        }
+        const code = randomToken(160);
+        const decided = await decideAuthorization(deps.db, pending.id, body.allow ? { userId: principal!.userId, granted, code } : null);
+        if (!decided) throw noAuthorization(params.id!);
+        const back = new URL(pending.redirectUri);
+        if (body.allow) back.searchParams.set('code', code);
+        else back.searchParams.set('error', 'access_denied');
+        if (pending.state !== undefined) back.searchParams.set('state', pending.state);
+        // RFC 9207: which server answered, for a client that talks to several.
+        back.searchParams.set('iss', publicBaseUrl(deps.config, req));
+        return { status: 200, body: { redirectUrl: back.toString() } };
+      },
+    }),
+  ];
+}

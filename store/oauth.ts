@@ -1,0 +1,214 @@
+// OAuth 2.1 records (schema/migrations/0040_oauth.sql): registered clients, authorizations from the
+// request to the code's one exchange, and grants, which are keys of their user (api_keys rows with an
+// expiring access token and a rotating refresh token). Tokens and codes are kept as SHA-256 hashes.
+import { sha256Hex } from '../lib/crypto.ts';
+import { newId } from '../lib/ids.ts';
+import type { Scope } from '../contract/scopes.ts';
+import type { Db } from './db.ts';
+import { displayPrefix } from './api-keys.ts';
+
+/** How long a client has to exchange a code once the user allowed it. */
+export const CODE_TTL_SECONDS = 60;
+/** How long the user has to decide on the consent page. */
+export const AUTHORIZATION_TTL_SECONDS = 10 * 60;
+
+export async function insertOAuthClient(db: Db, clientId: string, info: Record<string, unknown>): Promise<void> {
+  await db.query('INSERT INTO oauth_clients (client_id, info) VALUES ($1, $2)', [clientId, info]);
+}
+
+export async function getOAuthClient(db: Db, clientId: string): Promise<Record<string, unknown> | undefined> {
+  const { rows } = await db.query<{ info: Record<string, unknown> }>('SELECT info FROM oauth_clients WHERE client_id = $1', [clientId]);
+  return rows[0]?.info;
+}
+
+export interface AuthorizationRequest {
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  scopes: Scope[];
+  state: string | undefined;
+  resource: string | undefined;
+}
+
+export async function createAuthorization(db: Db, request: AuthorizationRequest): Promise<string> {
+  const id = newId('oar');
+  await db.query(
+    `INSERT INTO oauth_authorizations (id, client_id, redirect_uri, code_challenge, scopes, state, resource)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [id, request.clientId, request.redirectUri, request.codeChallenge, request.scopes, request.state ?? null, request.resource ?? null],
+  );
+  return id;
+}
+
+export interface PendingAuthorization extends AuthorizationRequest {
+  id: string;
+  client: Record<string, unknown>;
+  expiresAt: Date;
+}
+
+/** An authorization still waiting for its user's decision (undecided and not expired). */
+export async function pendingAuthorization(db: Db, id: string): Promise<PendingAuthorization | undefined> {
+  const { rows } = await db.query<{
+    client_id: string;
+    redirect_uri: string;
+    code_challenge: string;
+    scopes: Scope[];
+    state: string | null;
+    resource: string | null;
+    info: Record<string, unknown>;
+    expires_at: Date;
+  }>(
+    `SELECT a.client_id, a.redirect_uri, a.code_challenge, a.scopes, a.state, a.resource, c.info,
+            a.created_at + $2::int * interval '1 second' AS expires_at
+       FROM oauth_authorizations a JOIN oauth_clients c ON c.client_id = a.client_id
+      WHERE a.id = $1 AND a.decided_at IS NULL AND a.created_at > now() - $2::int * interval '1 second'`,
+    [id, AUTHORIZATION_TTL_SECONDS],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    id,
+    clientId: row.client_id,
+    redirectUri: row.redirect_uri,
+    codeChallenge: row.code_challenge,
+    scopes: row.scopes,
+    state: row.state ?? undefined,
+    resource: row.resource ?? undefined,
+    client: row.info,
+    expiresAt: row.expires_at,
+  };
+}
+
+/**
+ * The user's decision, taken once: allowed with `granted` scopes and the code's hash, or denied (null).
+ * False when the authorization was decided already or expired.
+ */
+export async function decideAuthorization(
+  db: Db,
+  id: string,
+  decision: { userId: string; granted: Scope[]; code: string } | null,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE oauth_authorizations SET decided_at = now(), user_id = $2, granted_scopes = $3, code_hash = $4
+      WHERE id = $1 AND decided_at IS NULL AND created_at > now() - $5::int * interval '1 second'`,
+    [id, decision?.userId ?? null, decision?.granted ?? null, decision ? sha256Hex(decision.code) : null, AUTHORIZATION_TTL_SECONDS],
+  );
+  return rowCount === 1;
+}
+
+const LIVE_CODE = `code_hash = $2 AND client_id = $1 AND decided_at > now() - ${CODE_TTL_SECONDS} * interval '1 second'`;
+
+/** The PKCE challenge of a live code of this client. */
+export async function challengeOfCode(db: Db, clientId: string, code: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ code_challenge: string }>(`SELECT code_challenge FROM oauth_authorizations WHERE ${LIVE_CODE}`, [
+    clientId,
+    sha256Hex(code),
+  ]);
+  return rows[0]?.code_challenge;
+}
+
+export interface ExchangedCode {
+  userId: string;
+  scopes: Scope[];
+  redirectUri: string;
+  resource: string | undefined;
+}
+
+/** Takes a live code of this client, once: a second exchange finds nothing. */
+export async function consumeCode(db: Db, clientId: string, code: string): Promise<ExchangedCode | undefined> {
+  const { rows } = await db.query<{ user_id: string; granted_scopes: Scope[]; redirect_uri: string; resource: string | null }>(
+    `UPDATE oauth_authorizations SET code_hash = NULL WHERE ${LIVE_CODE}
+     RETURNING user_id, granted_scopes, redirect_uri, resource`,
+    [clientId, sha256Hex(code)],
+  );
+  const row = rows[0];
+  return row
+    ? { userId: row.user_id, scopes: row.granted_scopes, redirectUri: row.redirect_uri, resource: row.resource ?? undefined }
+    : undefined;
+}
+
+export interface GrantTokens {
+  accessToken: string;
+  refreshToken: string;
+  accessTtlSeconds: number;
+  refreshTtlDays: number;
+}
+
+/** A new grant: a key of the user named after the client, holding the access token, with its refresh token. */
+export async function insertGrant(
+  db: Db,
+  grant: { userId: string; clientId: string; name: string; scopes: Scope[]; resource: string | undefined } & GrantTokens,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO api_keys (id, user_id, name, prefix, key_hash, scopes, source, expires_at, refresh_hash, refresh_expires_at,
+                           oauth_client_id, resource)
+     VALUES ($1, $2, $3, $4, $5, $6, 'user', now() + $7::int * interval '1 second', $8, now() + $9::int * interval '1 day', $10, $11)`,
+    [
+      newId('key'),
+      grant.userId,
+      grant.name,
+      displayPrefix(grant.accessToken),
+      sha256Hex(grant.accessToken),
+      grant.scopes,
+      grant.accessTtlSeconds,
+      sha256Hex(grant.refreshToken),
+      grant.refreshTtlDays,
+      grant.clientId,
+      grant.resource ?? null,
+    ],
+  );
+}
+
+/**
+ * Replaces a grant's tokens given its live refresh token (which stops working: refresh tokens rotate);
+ * `scopes` narrows it. The grant's scopes after, or undefined when the refresh token is not a live one of this client.
+ */
+export async function refreshGrant(
+  db: Db,
+  clientId: string,
+  refreshToken: string,
+  next: GrantTokens & { scopes?: Scope[] },
+): Promise<{ scopes: Scope[]; resource: string | null } | undefined> {
+  const { rows } = await db.query<{ scopes: Scope[]; resource: string | null }>(
+    `UPDATE api_keys SET key_hash = $3, prefix = $4, expires_at = now() + $5::int * interval '1 second', refresh_hash = $6,
+                         refresh_expires_at = now() + $7::int * interval '1 day', scopes = coalesce($8, scopes)
+      WHERE refresh_hash = $2 AND oauth_client_id = $1 AND refresh_expires_at > now()
+      RETURNING scopes, resource`,
+    [
+      clientId,
+      sha256Hex(refreshToken),
+      sha256Hex(next.accessToken),
+      displayPrefix(next.accessToken),
+      next.accessTtlSeconds,
+      sha256Hex(next.refreshToken),
+      next.refreshTtlDays,
+      next.scopes ?? null,
+    ],
+  );
+  return rows[0];
+}
+
+/** The scopes of the grant a live refresh token of this client belongs to. */
+export async function grantOfRefreshToken(db: Db, clientId: string, refreshToken: string): Promise<Scope[] | undefined> {
+  const { rows } = await db.query<{ scopes: Scope[] }>(
+    'SELECT scopes FROM api_keys WHERE refresh_hash = $2 AND oauth_client_id = $1 AND refresh_expires_at > now()',
+    [clientId, sha256Hex(refreshToken)],
+  );
+  return rows[0]?.scopes;
+}
+
+/** Ends the grant either of its tokens belongs to (RFC 7009: both go). */
+export async function revokeGrant(db: Db, clientId: string, token: string): Promise<void> {
+  const hash = sha256Hex(token);
+  await db.query('DELETE FROM api_keys WHERE oauth_client_id = $1 AND (key_hash = $2 OR refresh_hash = $2)', [clientId, hash]);
+}
+
+/** Authorizations past their use, and registered clients that never got a grant within a day. */
+export async function deleteStaleOAuth(db: Db): Promise<number> {
+  const authorizations = await db.query(`DELETE FROM oauth_authorizations WHERE created_at < now() - interval '1 hour'`);
+  const clients = await db.query(
+    `DELETE FROM oauth_clients c WHERE c.created_at < now() - interval '1 day'
+        AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.oauth_client_id = c.client_id)`,
+  );
+  return (authorizations.rowCount ?? 0) + (clients.rowCount ?? 0);
+}

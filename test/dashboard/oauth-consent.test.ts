@@ -1,0 +1,76 @@
+// An MCP client's OAuth sign-in as its user meets it: the authorization URL leads to the dashboard's
+// consent page, which asks to sign in, then names the client, the scopes and where it goes back; Allow
+// sends the browser to the client's redirect URI with a code, which the client exchanges for a grant.
+import { expect } from 'vitest';
+import { createHash, randomBytes } from 'node:crypto';
+import { apiTest } from '../helpers/harness/fixtures.ts';
+import { call } from '../helpers/client/request.ts';
+import { browserForTests, expectAccessible, openPage, screenshot } from './browser.ts';
+
+const test = apiTest();
+const browser = browserForTests();
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+test('the consent page: signed in, it shows the client and its scopes; Allow goes back with a code that the client exchanges', async ({
+  api,
+  user,
+}) => {
+  const registered = await call<{ client_id: string }>(`${api.url}/oauth/register`, {
+    json: { client_name: 'Cursor on my laptop', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
+  });
+  expect(registered.status).toBe(201);
+  const verifier = randomBytes(32).toString('base64url');
+  const authorize = new URL(`${api.url}/oauth/authorize`);
+  for (const [name, value] of Object.entries({
+    response_type: 'code',
+    client_id: registered.body.client_id,
+    redirect_uri: REDIRECT,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    state: 'xyz',
+    scope: 'read sessions:write',
+    resource: `${api.url}/agent/helper/mcp`,
+  }))
+    authorize.searchParams.set(name, value);
+
+  const { page, faults, close } = await openPage(browser());
+  try {
+    // The client's own page, where the browser lands with the code: answered here rather than reached.
+    let landed: URL | undefined;
+    await page.route(`${REDIRECT}**`, async (route) => {
+      landed = new URL(route.request().url());
+      await route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Signed in</title><main>You may close this tab.</main>' });
+    });
+    await page.goto(authorize.toString());
+    await page.getByRole('heading', { name: 'Sign in to allow an MCP client' }).waitFor();
+    await page.getByLabel('API key').fill(user.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    const request = page.getByRole('region', { name: 'Cursor on my laptop' });
+    await expect.poll(() => request.textContent()).toContain('sessions:write');
+    expect(await request.textContent()).toContain('127.0.0.1:9');
+    expect(await request.textContent()).toContain('/agent/helper/mcp');
+    await expectAccessible(page);
+    await screenshot(page, 'oauth-consent');
+
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await expect.poll(() => landed?.searchParams.get('state')).toBe('xyz');
+    const code = landed!.searchParams.get('code')!;
+    const token = await fetch(`${api.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT,
+        client_id: registered.body.client_id,
+      }),
+    });
+    expect(token.status).toBe(200);
+    expect(await token.json()).toMatchObject({ token_type: 'bearer', scope: 'read sessions:write' });
+    expect(faults).toEqual([]);
+  } finally {
+    await close();
+  }
+});

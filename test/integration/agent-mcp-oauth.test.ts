@@ -1,0 +1,211 @@
+// Signing in to an agent's MCP URL the MCP way, with the official MCP SDK's client and its OAuth flow:
+// the 401 names the protected-resource metadata, the client discovers the authorization server,
+// registers itself (RFC 7591), sends its user to authorize with PKCE; the user allows it on the consent
+// API (as the dashboard's page does, signed in with their key); the client exchanges the code, calls
+// tools, and refreshes its token once it expires. The grant is a key of the user: listed, and deleted
+// with a 401 at once. A grant is bound to the MCP URL it was asked for, and a `read` one starts no turn.
+import { describe, expect } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { agentTest } from '../helpers/harness/fixtures.ts';
+import { call } from '../helpers/client/request.ts';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+
+// Access tokens that expire within the test, so the client's refresh is exercised.
+const test = agentTest({ OAUTH_ACCESS_TOKEN_TTL_SECONDS: '2' });
+
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+/** What an MCP client application keeps: its registration, its tokens, the PKCE verifier, where it sent the user. */
+class ClientApp implements OAuthClientProvider {
+  information: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = '';
+  authorizationUrl: URL | undefined;
+  get redirectUrl() {
+    return REDIRECT;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'Test MCP client',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.information;
+  }
+  saveClientInformation(information: OAuthClientInformationMixed) {
+    this.information = information;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+const transportFor = (url: string, app: ClientApp) => new StreamableHTTPClientTransport(new URL(url), { authProvider: app });
+
+/**
+ * The whole sign-in: the first connect is refused and sends the user to authorize; the user follows it to
+ * the consent page and allows it with their key; the client finishes with the code and connects.
+ */
+async function signIn(
+  env: AgentEnv,
+  mcpUrl: string,
+  app: ClientApp,
+  options: { allow?: boolean; approver?: Record<string, string> } = {},
+): Promise<Client | string> {
+  const allow = options.allow ?? true;
+  const approver = options.approver ?? env.user.auth;
+  const first = transportFor(mcpUrl, app);
+  await expect(new Client({ name: 'test-client', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+  expect(app.authorizationUrl).toBeDefined();
+  // The user's browser at the authorization URL: sent on to the consent page.
+  const authorize = await fetch(app.authorizationUrl!, { redirect: 'manual' });
+  expect(authorize.status).toBe(302);
+  const consent = new URL(authorize.headers.get('location')!);
+  expect(consent.pathname).toBe('/app/oauth/consent');
+  const requestId = consent.searchParams.get('request')!;
+  const shown = await call<{ client: { name: string }; scopes: string[]; redirectHost: string; resource?: string }>(
+    `${env.api.url}/oauth/authorization/${requestId}`,
+    { headers: approver },
+  );
+  expect(shown.body).toMatchObject({ client: { name: 'Test MCP client' }, redirectHost: '127.0.0.1:9' });
+  const decided = await call<{ redirectUrl: string }>(`${env.api.url}/oauth/authorization/${requestId}`, {
+    headers: approver,
+    json: { allow },
+  });
+  expect(decided.status).toBe(200);
+  const back = new URL(decided.body.redirectUrl);
+  expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+  if (!allow) return back.searchParams.get('error')!;
+  await first.finishAuth(back.searchParams.get('code')!);
+  const client = new Client({ name: 'test-client', version: '1.0.0' });
+  await client.connect(transportFor(mcpUrl, app));
+  return client;
+}
+
+const textOf = (result: CallToolResult) => result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+
+describe('OAuth for an agent’s MCP URL', () => {
+  test('discovery, registration, PKCE and consent; a call; a refresh after expiry; the grant listed and revoked', async ({ env }) => {
+    const { name } = await env.deploy();
+    const mcpUrl = `${env.api.url}/agent/${name}/mcp`;
+
+    // What the client finds first: a 401 naming the protected-resource metadata, which names this server.
+    const refused = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${env.api.url}/.well-known/oauth-protected-resource/agent/${name}/mcp"`,
+    );
+    const resource = await call<{ resource: string; authorization_servers: string[] }>(
+      `${env.api.url}/.well-known/oauth-protected-resource/agent/${name}/mcp`,
+    );
+    expect(resource.body).toMatchObject({ resource: mcpUrl, authorization_servers: [env.api.url] });
+
+    const app = new ClientApp();
+    const client = (await signIn(env, mcpUrl, app)) as Client;
+    expect(app.saved).toMatchObject({ token_type: 'bearer', scope: 'read sessions:write', refresh_token: expect.stringMatching(/^rt_/) });
+
+    env.fake.enqueue({ text: 'Signed in and answering.' });
+    const first = (await client.callTool({ name: 'send_message', arguments: { message: 'Hi' } })) as CallToolResult;
+    expect(textOf(first)).toBe('Signed in and answering.');
+
+    // The access token expires; the client refreshes (a new refresh token: the old one is spent) and goes on.
+    const before = app.saved!;
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    env.fake.enqueue({ text: 'Still here after a refresh.' });
+    const second = (await client.callTool({ name: 'send_message', arguments: { message: 'Again' } })) as CallToolResult;
+    expect(textOf(second)).toBe('Still here after a refresh.');
+    expect(app.saved!.access_token).not.toBe(before.access_token);
+    expect(app.saved!.refresh_token).not.toBe(before.refresh_token);
+    const reused = await fetch(`${env.api.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: before.refresh_token!,
+        client_id: app.information!.client_id,
+      }),
+    });
+    expect(reused.status).toBe(400);
+    expect(await reused.json()).toMatchObject({ error: 'invalid_grant' });
+
+    // The grant is a key of the user, bound to this agent's MCP URL: no credential anywhere else.
+    const keys = await call<{ keys: { id: string; name: string }[] }>(`${env.api.url}/key`, { headers: env.user.auth });
+    const grant = keys.body.keys.find((key) => key.name === 'OAuth: Test MCP client')!;
+    expect(grant).toBeDefined();
+    const elsewhere = await call(`${env.api.url}/agent/${name}`, { headers: { authorization: `Bearer ${app.saved!.access_token}` } });
+    expect(elsewhere.status).toBe(401);
+
+    // Deleting it ends it at once.
+    expect((await call(`${env.api.url}/key/${grant.id}`, { method: 'DELETE', headers: env.user.auth })).status).toBe(204);
+    const after = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${app.saved!.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(after.status).toBe(401);
+    expect(after.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    await client.close();
+  });
+
+  test('a grant holds no more than the approving key: a read one starts no turn; revocation ends it; a denial gives no code', async ({
+    env,
+  }) => {
+    const { name } = await env.deploy();
+    const mcpUrl = `${env.api.url}/agent/${name}/mcp`;
+    const narrowed = await call<{ key: string }>(`${env.api.url}/key`, {
+      headers: env.user.auth,
+      json: { name: 'reader', scopes: ['read', 'keys:write'] },
+    });
+    const reader = new ClientApp();
+    const client = (await signIn(env, mcpUrl, reader, { approver: { authorization: `Bearer ${narrowed.body.key}` } })) as Client;
+    expect(reader.saved!.scope).toBe('read');
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['get_session', 'list_sessions']);
+    const refused = (await client.callTool({ name: 'send_message', arguments: { message: 'Hi' } })) as CallToolResult;
+    expect(refused.isError).toBe(true);
+
+    const revoked = await fetch(`${env.api.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: reader.saved!.refresh_token!, client_id: reader.information!.client_id }),
+    });
+    expect(revoked.status).toBe(200);
+    const after = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${reader.saved!.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(after.status).toBe(401);
+    await client.close();
+
+    expect(await signIn(env, mcpUrl, new ClientApp(), { allow: false })).toBe('access_denied');
+  });
+});
