@@ -28,10 +28,8 @@ export async function waitingSend(sessionId: string): Promise<string> {
   });
   if (error) throw new Error(error.detail ?? error.title);
   const messageId: string = data.messageId;
-  if ('status' in data && data.status === 'waiting') {
-    const kind: string = data.waitingFor.kind;
-    return kind;
-  }
+  // A 202 (the turn outlived the wait) has no status: only the message id.
+  if ('status' in data) return data.status === 'waiting' ? data.waitingFor.kind : data.reply;
   return messageId;
 }
 
