@@ -69,6 +69,8 @@ export function createApp(deps: ApiDeps): App {
   app.use('/trigger', express.raw({ limit: deps.config.triggers.bodyBytes, type: () => true }));
   // An agent's MCP endpoint parses its JSON itself: a malformed body gets the protocol's parse error.
   app.use(/^\/agent\/[^/]+\/mcp\/?$/i, express.text({ limit: limits.jsonBodyBytes, type: ['application/json'] }));
+  // Anyone may register an OAuth client: a small document (api/oauth/clients.ts bounds what is kept).
+  app.use('/oauth/register', express.json({ limit: '16kb', type: ['application/json'] }));
   app.use(express.json({ limit: limits.jsonBodyBytes, type: ['application/json', 'application/*+json'] }));
   // The answer page's buttons post an HTML form.
   app.use('/codec', codecCors(deps.config.codecCorsOrigins));

@@ -4,7 +4,7 @@
 import { sha256Hex } from '../lib/crypto.ts';
 import { newId } from '../lib/ids.ts';
 import type { Scope } from '../contract/scopes.ts';
-import type { Db } from './db.ts';
+import { inTransaction, type Db } from './db.ts';
 import { displayPrefix } from './api-keys.ts';
 
 /** How long a client has to exchange a code once the user allowed it. */
@@ -14,6 +14,15 @@ export const AUTHORIZATION_TTL_SECONDS = 10 * 60;
 
 export async function insertOAuthClient(db: Db, clientId: string, info: Record<string, unknown>): Promise<void> {
   await db.query('INSERT INTO oauth_clients (client_id, info) VALUES ($1, $2)', [clientId, info]);
+}
+
+/** Clients registered within the last day that hold no grant: what strangers can have stored at most. */
+export async function countFreshClientsWithoutGrant(db: Db): Promise<number> {
+  const { rows } = await db.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM oauth_clients c WHERE c.created_at > now() - interval '1 day'
+        AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.oauth_client_id = c.client_id)`,
+  );
+  return rows[0]!.count;
 }
 
 export async function getOAuthClient(db: Db, clientId: string): Promise<Record<string, unknown> | undefined> {
@@ -107,26 +116,6 @@ export async function challengeOfCode(db: Db, clientId: string, code: string): P
   return rows[0]?.code_challenge;
 }
 
-export interface ExchangedCode {
-  userId: string;
-  scopes: Scope[];
-  redirectUri: string;
-  resource: string | undefined;
-}
-
-/** Takes a live code of this client, once: a second exchange finds nothing. */
-export async function consumeCode(db: Db, clientId: string, code: string): Promise<ExchangedCode | undefined> {
-  const { rows } = await db.query<{ user_id: string; granted_scopes: Scope[]; redirect_uri: string; resource: string | null }>(
-    `UPDATE oauth_authorizations SET code_hash = NULL WHERE ${LIVE_CODE}
-     RETURNING user_id, granted_scopes, redirect_uri, resource`,
-    [clientId, sha256Hex(code)],
-  );
-  const row = rows[0];
-  return row
-    ? { userId: row.user_id, scopes: row.granted_scopes, redirectUri: row.redirect_uri, resource: row.resource ?? undefined }
-    : undefined;
-}
-
 export interface GrantTokens {
   accessToken: string;
   refreshToken: string;
@@ -134,44 +123,59 @@ export interface GrantTokens {
   refreshTtlDays: number;
 }
 
-/** A new grant: a key of the user named after the client, holding the access token, with its refresh token. */
-export async function insertGrant(
+/**
+ * Spends a live code of this client, once, and makes its grant: a key of the user named after the client,
+ * holding the access token, with its refresh token; in one transaction. The grant's scopes, or why not:
+ * `unknown` (no such live code), `redirect` (not the redirect URI the code was asked with; the code is spent).
+ */
+export async function exchangeCode(
   db: Db,
-  grant: { userId: string; clientId: string; name: string; scopes: Scope[]; resource: string | undefined } & GrantTokens,
-): Promise<void> {
-  await db.query(
-    `INSERT INTO api_keys (id, user_id, name, prefix, key_hash, scopes, source, expires_at, refresh_hash, refresh_expires_at,
-                           oauth_client_id, resource)
-     VALUES ($1, $2, $3, $4, $5, $6, 'user', now() + $7::int * interval '1 second', $8, now() + $9::int * interval '1 day', $10, $11)`,
-    [
-      newId('key'),
-      grant.userId,
-      grant.name,
-      displayPrefix(grant.accessToken),
-      sha256Hex(grant.accessToken),
-      grant.scopes,
-      grant.accessTtlSeconds,
-      sha256Hex(grant.refreshToken),
-      grant.refreshTtlDays,
-      grant.clientId,
-      grant.resource ?? null,
-    ],
-  );
+  exchange: { clientId: string; code: string; redirectUri: string | undefined; name: string } & GrantTokens,
+): Promise<Scope[] | 'unknown' | 'redirect'> {
+  return inTransaction(db, async (client) => {
+    const { rows } = await client.query<{ user_id: string; granted_scopes: Scope[]; redirect_uri: string; resource: string | null }>(
+      `UPDATE oauth_authorizations SET code_hash = NULL WHERE ${LIVE_CODE}
+       RETURNING user_id, granted_scopes, redirect_uri, resource`,
+      [exchange.clientId, sha256Hex(exchange.code)],
+    );
+    const code = rows[0];
+    if (!code) return 'unknown';
+    if (exchange.redirectUri !== undefined && exchange.redirectUri !== code.redirect_uri) return 'redirect';
+    await client.query(
+      `INSERT INTO api_keys (id, user_id, name, prefix, key_hash, scopes, source, expires_at, refresh_hash, refresh_expires_at,
+                             oauth_client_id, resource)
+       VALUES ($1, $2, $3, $4, $5, $6, 'user', now() + $7::int * interval '1 second', $8, now() + $9::int * interval '1 day', $10, $11)`,
+      [
+        newId('key'),
+        code.user_id,
+        exchange.name,
+        displayPrefix(exchange.accessToken),
+        sha256Hex(exchange.accessToken),
+        code.granted_scopes,
+        exchange.accessTtlSeconds,
+        sha256Hex(exchange.refreshToken),
+        exchange.refreshTtlDays,
+        exchange.clientId,
+        code.resource,
+      ],
+    );
+    return code.granted_scopes;
+  });
 }
 
 /**
- * Replaces a grant's tokens given its live refresh token (which stops working: refresh tokens rotate);
- * `scopes` narrows it. The grant's scopes after, or undefined when the refresh token is not a live one of this client.
+ * Replaces a grant's tokens given its live refresh token (which stops working: refresh tokens rotate).
+ * The grant's scopes, or undefined when the refresh token is not a live one of this client.
  */
 export async function refreshGrant(
   db: Db,
   clientId: string,
   refreshToken: string,
-  next: GrantTokens & { scopes?: Scope[] },
+  next: GrantTokens,
 ): Promise<{ scopes: Scope[]; resource: string | null } | undefined> {
   const { rows } = await db.query<{ scopes: Scope[]; resource: string | null }>(
     `UPDATE api_keys SET key_hash = $3, prefix = $4, expires_at = now() + $5::int * interval '1 second', refresh_hash = $6,
-                         refresh_expires_at = now() + $7::int * interval '1 day', scopes = coalesce($8, scopes)
+                         refresh_expires_at = now() + $7::int * interval '1 day'
       WHERE refresh_hash = $2 AND oauth_client_id = $1 AND refresh_expires_at > now()
       RETURNING scopes, resource`,
     [
@@ -182,7 +186,6 @@ export async function refreshGrant(
       next.accessTtlSeconds,
       sha256Hex(next.refreshToken),
       next.refreshTtlDays,
-      next.scopes ?? null,
     ],
   );
   return rows[0];
@@ -203,12 +206,13 @@ export async function revokeGrant(db: Db, clientId: string, token: string): Prom
   await db.query('DELETE FROM api_keys WHERE oauth_client_id = $1 AND (key_hash = $2 OR refresh_hash = $2)', [clientId, hash]);
 }
 
-/** Authorizations past their use, and registered clients that never got a grant within a day. */
+/** Authorizations past their use, grants whose refresh token expired, and clients with no grant after a day. */
 export async function deleteStaleOAuth(db: Db): Promise<number> {
   const authorizations = await db.query(`DELETE FROM oauth_authorizations WHERE created_at < now() - interval '1 hour'`);
+  const grants = await db.query(`DELETE FROM api_keys WHERE refresh_expires_at < now()`);
   const clients = await db.query(
     `DELETE FROM oauth_clients c WHERE c.created_at < now() - interval '1 day'
         AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.oauth_client_id = c.client_id)`,
   );
-  return (authorizations.rowCount ?? 0) + (clients.rowCount ?? 0);
+  return (authorizations.rowCount ?? 0) + (grants.rowCount ?? 0) + (clients.rowCount ?? 0);
 }

@@ -25,7 +25,11 @@ async function buildHandlers(deps: ApiDeps): Promise<OAuthHandlers> {
   return {
     authorize: at('/oauth/authorize', authorize.authorizationHandler({ provider, rateLimit: false })),
     token: at('/oauth/token', token.tokenHandler({ provider, rateLimit: false })),
-    register: at('/oauth/register', register.clientRegistrationHandler({ clientsStore: provider.clientsStore, rateLimit: false })),
+    register: at(
+      '/oauth/register',
+      // Secrets never expire (they are derived, not stored); the store says so in what it answers.
+      register.clientRegistrationHandler({ clientsStore: provider.clientsStore, rateLimit: false, clientSecretExpirySeconds: 0 }),
+    ),
     revoke: at('/oauth/revoke', revoke.revocationHandler({ provider, rateLimit: false })),
   };
 }
@@ -33,7 +37,11 @@ async function buildHandlers(deps: ApiDeps): Promise<OAuthHandlers> {
 export function oauthHandlers(deps: ApiDeps): (endpoint: OAuthEndpoint, req: Request, res: Response) => Promise<undefined> {
   let handlers: Promise<OAuthHandlers> | undefined;
   return async (endpoint, req, res) => {
-    handlers ??= buildHandlers(deps);
+    // A failed load (a broken install) is tried again at the next request rather than kept.
+    handlers ??= buildHandlers(deps).catch((error: unknown) => {
+      handlers = undefined;
+      throw error;
+    });
     const handler = (await handlers)[endpoint];
     return new Promise((resolve, reject) => {
       res.once('finish', () => resolve(undefined));

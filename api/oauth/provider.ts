@@ -7,32 +7,22 @@ import type { OAuthServerProvider, AuthorizationParams } from '@modelcontextprot
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type * as ErrorsModule from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { isScope, type Scope } from '../../contract/scopes.ts';
+import type { Scope } from '../../contract/scopes.ts';
 import { generateKey, authenticate } from '../../store/api-keys.ts';
 import { randomToken } from '../../lib/ids.ts';
-import {
-  challengeOfCode,
-  consumeCode,
-  createAuthorization,
-  grantOfRefreshToken,
-  insertGrant,
-  refreshGrant,
-  revokeGrant,
-} from '../../store/oauth.ts';
+import { challengeOfCode, createAuthorization, exchangeCode, grantOfRefreshToken, refreshGrant, revokeGrant } from '../../store/oauth.ts';
 import type { ApiDeps } from '../context.ts';
 import { publicBaseUrl } from '../public-url.ts';
 import { normalPath } from '../middleware/auth.ts';
 import { oauthClients } from './clients.ts';
+import { OAUTH_SCOPES } from './scopes.ts';
 
-/** What a client that names no scope gets: talking to the agent and reading its sessions, as an MCP client does. */
-export const DEFAULT_OAUTH_SCOPES: Scope[] = ['read', 'sessions:write'];
-
-/** An agent's MCP URL path: the only resources a grant may be bound to. */
-const MCP_PATH = /^\/agent\/[^/]+\/mcp$/;
+/** What a client that names no scope gets: all a grant may hold. */
+const DEFAULT_OAUTH_SCOPES: Scope[] = [...OAUTH_SCOPES];
 
 export function oauthProvider(deps: ApiDeps, errors: typeof ErrorsModule): OAuthServerProvider {
-  const { InvalidGrantError, InvalidScopeError, InvalidTargetError, InvalidTokenError } = errors;
-  const clientsStore: OAuthRegisteredClientsStore = oauthClients(deps);
+  const { InvalidGrantError, InvalidScopeError, InvalidTokenError } = errors;
+  const clientsStore: OAuthRegisteredClientsStore = oauthClients(deps, errors);
   const lifetimes = () => ({
     accessTtlSeconds: deps.config.oauth.accessTokenTtlSeconds,
     refreshTtlDays: deps.config.oauth.refreshTokenTtlDays,
@@ -52,18 +42,10 @@ export function oauthProvider(deps: ApiDeps, errors: typeof ErrorsModule): OAuth
     clientsStore,
 
     async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response) {
+      // The request was checked before the SDK saw it (api/oauth/authorize-check.ts): known scopes, our resource.
       const asked = params.scopes?.length ? params.scopes : DEFAULT_OAUTH_SCOPES;
-      const unknown = asked.filter((scope) => !isScope(scope) || scope === 'admin');
-      if (unknown.length) throw new InvalidScopeError(`Unknown scope: ${unknown.join(', ')}`);
       const base = publicBaseUrl(deps.config, res.req);
-      let resource: string | undefined;
-      if (params.resource) {
-        const path = normalPath(params.resource.pathname);
-        if (params.resource.origin !== new URL(base).origin || !MCP_PATH.test(path)) {
-          throw new InvalidTargetError(`The resource must be an agent's MCP URL here (${base}/agent/<name>/mcp)`);
-        }
-        resource = path;
-      }
+      const resource = normalPath(params.resource!.pathname);
       const id = await createAuthorization(deps.db, {
         clientId: client.client_id,
         redirectUri: params.redirectUri,
@@ -82,34 +64,32 @@ export function oauthProvider(deps: ApiDeps, errors: typeof ErrorsModule): OAuth
     },
 
     async exchangeAuthorizationCode(client, code, _verifier, redirectUri) {
-      const exchanged = await consumeCode(deps.db, client.client_id, code);
-      if (!exchanged) throw new InvalidGrantError('The code is unknown, used or expired');
-      if (redirectUri !== undefined && redirectUri !== exchanged.redirectUri) {
-        throw new InvalidGrantError('redirect_uri is not the one the code was asked with');
-      }
       const accessToken = generateKey();
       const refreshToken = `rt_${randomToken(160)}`;
-      await insertGrant(deps.db, {
-        userId: exchanged.userId,
+      // The code is spent and the grant made in one transaction: a failure between them spends nothing.
+      const scopes = await exchangeCode(deps.db, {
         clientId: client.client_id,
+        code,
+        redirectUri,
         name: `OAuth: ${client.client_name ?? client.client_id}`.slice(0, 200),
-        scopes: exchanged.scopes,
-        resource: exchanged.resource,
         accessToken,
         refreshToken,
         ...lifetimes(),
       });
-      return tokens(accessToken, refreshToken, exchanged.scopes);
+      if (scopes === 'unknown') throw new InvalidGrantError('The code is unknown, used or expired');
+      if (scopes === 'redirect') throw new InvalidGrantError('redirect_uri is not the one the code was asked with');
+      return tokens(accessToken, refreshToken, scopes);
     },
 
     async exchangeRefreshToken(client, refreshToken, scopes) {
-      let narrowed: Scope[] | undefined;
+      // The access token is the grant's key, so a narrower one would narrow the grant for good (RFC 6749 §6
+      // keeps the refresh token's scope): a refresh gives the grant's scopes, and asks for no others.
       if (scopes?.length) {
         const held = await grantOfRefreshToken(deps.db, client.client_id, refreshToken);
         if (!held) throw new InvalidGrantError('The refresh token is unknown, used, revoked or expired');
-        const beyond = scopes.filter((scope) => !held.includes(scope as Scope));
-        if (beyond.length) throw new InvalidScopeError(`The grant does not hold: ${beyond.join(', ')}`);
-        narrowed = scopes as Scope[];
+        if (scopes.length !== held.length || scopes.some((scope) => !held.includes(scope as Scope))) {
+          throw new InvalidScopeError(`A refresh gives the grant's scopes (${held.join(' ')}): sign in again for others`);
+        }
       }
       const accessToken = generateKey();
       const next = `rt_${randomToken(160)}`;
@@ -117,7 +97,6 @@ export function oauthProvider(deps: ApiDeps, errors: typeof ErrorsModule): OAuth
         accessToken,
         refreshToken: next,
         ...lifetimes(),
-        ...(narrowed ? { scopes: narrowed } : {}),
       });
       if (!refreshed) throw new InvalidGrantError('The refresh token is unknown, used, revoked or expired');
       return tokens(accessToken, next, refreshed.scopes);

@@ -50,14 +50,15 @@ function parsed(req: Request): { ok: true; value: unknown } | { ok: false } {
 }
 
 export function agentMcpRoutes(deps: ApiDeps) {
+  // Where an MCP client finds how to sign in (RFC 9728): the agent's protected-resource metadata.
+  const challenge = (req: Request, sentCredential: boolean) => {
+    const metadata = `${publicBaseUrl(deps.config, req)}/.well-known/oauth-protected-resource${normalPath(req.path)}`;
+    return `Bearer${sentCredential ? ' error="invalid_token",' : ''} resource_metadata="${metadata}"`;
+  };
   return [
     defineRoute(OPERATIONS.postAgentMcp, {
       bodyCheckedByHandler: true,
-      // Where an MCP client finds how to sign in (RFC 9728): the agent's protected-resource metadata.
-      challenge: (req, sentCredential) => {
-        const metadata = `${publicBaseUrl(deps.config, req)}/.well-known/oauth-protected-resource${normalPath(req.path)}`;
-        return `Bearer${sentCredential ? ' error="invalid_token",' : ''} resource_metadata="${metadata}"`;
-      },
+      challenge,
       // A tool call follows its turn: it holds its connection like a waiting send, and counts as one.
       holdsConnection: (req) => {
         const body = parsed(req);
@@ -104,7 +105,7 @@ export function agentMcpRoutes(deps: ApiDeps) {
         return undefined;
       },
     }),
-    defineRoute(OPERATIONS.getAgentMcp, { handle: () => NOT_OFFERED }),
-    defineRoute(OPERATIONS.deleteAgentMcp, { handle: () => NOT_OFFERED }),
+    defineRoute(OPERATIONS.getAgentMcp, { challenge, handle: () => NOT_OFFERED }),
+    defineRoute(OPERATIONS.deleteAgentMcp, { challenge, handle: () => NOT_OFFERED }),
   ];
 }

@@ -1,7 +1,7 @@
 // OAuth 2.1 for the agents' MCP URLs (contract/operations/oauth.ts, docs/mcp.md): the metadata documents
 // MCP clients discover the service by, the SDK's protocol endpoints, and the consent page's API.
 import { OPERATIONS } from '../../contract/operations/index.ts';
-import { SCOPES, type Scope } from '../../contract/scopes.ts';
+import type { Scope } from '../../contract/scopes.ts';
 import { ForbiddenError, NotFoundError } from '../../lib/workflow-safe/errors.ts';
 import { randomToken } from '../../lib/ids.ts';
 import { decideAuthorization, pendingAuthorization } from '../../store/oauth.ts';
@@ -10,10 +10,10 @@ import { createRateLimiter } from '../middleware/rate-limit.ts';
 import { defineRoute } from '../route.ts';
 import { publicBaseUrl } from '../public-url.ts';
 import { oauthHandlers } from '../oauth/handlers.ts';
-import { DEFAULT_OAUTH_SCOPES } from '../oauth/provider.ts';
-
-/** The scopes a grant may hold: the API's, but `admin`, which no client gets by OAuth. */
-const GRANTABLE = SCOPES.filter((scope) => scope !== 'admin');
+import { OAUTH_SCOPES } from '../oauth/scopes.ts';
+import { authorizeProblem } from '../oauth/authorize-check.ts';
+import { refusePastKeyLimit } from '../user-limits.ts';
+import { countKeys } from '../../store/api-keys.ts';
 
 function noAuthorization(id: string): NotFoundError {
   return new NotFoundError(`There is no undecided authorization "${id}": it was decided already, or asked more than 10 minutes ago`);
@@ -42,9 +42,11 @@ export function oauthRoutes(deps: ApiDeps) {
             response_types_supported: ['code'],
             grant_types_supported: ['authorization_code', 'refresh_token'],
             code_challenge_methods_supported: ['S256'],
-            token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
-            revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
-            scopes_supported: GRANTABLE,
+            // The SDK's handlers read a client's secret from the form only (client_secret_post).
+            token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+            revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+            scopes_supported: OAUTH_SCOPES,
+            authorization_response_iss_parameter_supported: true,
             service_documentation: `${base}/openapi.json`,
           },
         };
@@ -59,14 +61,19 @@ export function oauthRoutes(deps: ApiDeps) {
             resource: `${base}/agent/${encodeURIComponent(params.name!)}/mcp`,
             authorization_servers: [base],
             // What an MCP client needs, and so asks for (SEP-835): talking to the agent and reading its sessions.
-            scopes_supported: DEFAULT_OAUTH_SCOPES,
+            scopes_supported: OAUTH_SCOPES,
             bearer_methods_supported: ['header'],
             resource_name: `Agent ${params.name}`,
           },
         };
       },
     }),
-    defineRoute(OPERATIONS.authorizeOAuth, { handle: ({ req, res }) => handle('authorize', req, res) }),
+    defineRoute(OPERATIONS.authorizeOAuth, {
+      handle({ req, res }) {
+        const problem = authorizeProblem(req.query as Record<string, unknown>, publicBaseUrl(deps.config, req));
+        return problem ? { status: 400, body: problem, headers: { 'cache-control': 'no-store' } } : handle('authorize', req, res);
+      },
+    }),
     defineRoute(OPERATIONS.exchangeOAuthToken, { bodyCheckedByHandler: true, handle: ({ req, res }) => handle('token', req, res) }),
     defineRoute(OPERATIONS.registerOAuthClient, {
       bodyCheckedByHandler: true,
@@ -104,6 +111,8 @@ export function oauthRoutes(deps: ApiDeps) {
         if (body.allow && granted.length === 0) {
           throw new ForbiddenError(`Your key holds none of the scopes asked for (${pending.scopes.join(', ')})`);
         }
+        // A grant is one of the user's keys, under the same bound.
+        if (body.allow) refusePastKeyLimit(await countKeys(deps.db, principal!.userId), deps.config.limits.keysPerUser);
         const code = randomToken(160);
         const decided = await decideAuthorization(deps.db, pending.id, body.allow ? { userId: principal!.userId, granted, code } : null);
         if (!decided) throw noAuthorization(params.id!);

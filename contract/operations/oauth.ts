@@ -45,8 +45,9 @@ export const authorizeOAuth = defineOperation({
   description:
     "Answers a redirect to the dashboard's consent page (`/app/oauth/consent?request=<id>`), where the signed-in user " +
     "allows or denies it within 10 minutes; then to the client's `redirect_uri` with a `code` (exchanged once, within 60 s) " +
-    'or `error=access_denied`. `scope` names API scopes (`read`, `sessions:write`, ...; without it `read sessions:write`); ' +
-    "`resource` (RFC 8707) an agent's MCP URL, to which the grant is then bound.",
+    'or `error=access_denied`. `scope` names `read` and `sessions:write` (without it, both), all a grant may hold; `resource` ' +
+    "(RFC 8707, required) an agent's MCP URL here, to which the grant is bound: elsewhere it is no credential. A request this " +
+    'service refuses (a response type, PKCE, a scope or a resource it does not take) is answered 400 here, never redirected.',
   tag: 'oauth',
   auth: { kind: 'public' },
   responses: {
@@ -139,8 +140,8 @@ export const decideOAuthAuthorization = defineOperation({
   path: '/oauth/authorization/{id}',
   summary: 'Allow or deny an OAuth authorization, as the signed-in user: the answer is where to send the browser',
   description:
-    "Allowed, the client gets a grant of the calling key's user with the scopes asked that the calling key holds " +
-    '(never `admin`), listed by GET /key. Once only.',
+    "Allowed, the client gets a grant of the calling key's user with the scopes asked that the calling key holds, listed by " +
+    'GET /key and counted among its keys (KEYS_PER_USER). Once only.',
   tag: 'oauth',
   auth: { kind: 'scope', scope: 'keys:write' },
   body: {

@@ -4,6 +4,7 @@
 // API (as the dashboard's page does, signed in with their key); the client exchanges the code, calls
 // tools, and refreshes its token once it expires. The grant is a key of the user: listed, and deleted
 // with a 401 at once. A grant is bound to the MCP URL it was asked for, and a `read` one starts no turn.
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -207,5 +208,88 @@ describe('OAuth for an agent’s MCP URL', () => {
     await client.close();
 
     expect(await signIn(env, mcpUrl, new ClientApp(), { allow: false })).toBe('access_denied');
+  });
+
+  test("the protocol's refusals: no open redirect, bounded registrations, a confidential client's secret, codes spent once", async ({
+    env,
+  }) => {
+    const { name } = await env.deploy();
+    const mcpUrl = `${env.api.url}/agent/${name}/mcp`;
+    const form = (fields: Record<string, string>) => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields),
+    });
+    const register = (metadata: Record<string, unknown>) =>
+      call<{ client_id: string; client_secret?: string; client_secret_expires_at?: number; error?: string }>(
+        `${env.api.url}/oauth/register`,
+        {
+          json: metadata,
+        },
+      );
+
+    // Registration: plain http only to loopback; a few redirect URIs; a confidential client gets a secret that never expires.
+    expect((await register({ client_name: 'x', redirect_uris: ['http://evil.example/cb'] })).body.error).toBe('invalid_client_metadata');
+    const many = Array.from({ length: 11 }, (_, index) => `https://app.example/cb${index}`);
+    expect((await register({ client_name: 'x', redirect_uris: many })).body.error).toBe('invalid_client_metadata');
+    const confidential = await register({
+      client_name: 'Server app',
+      redirect_uris: ['https://app.example/cb'],
+      token_endpoint_auth_method: 'client_secret_post',
+    });
+    expect(confidential.status).toBe(201);
+    expect(confidential.body).toMatchObject({ client_secret: expect.any(String), client_secret_expires_at: 0 });
+    const { client_id: clientId, client_secret: secret } = confidential.body;
+
+    // An authorization request this service refuses is answered here, never redirected to the registered URI.
+    const verifier = randomBytes(32).toString('base64url');
+    const asked = (extra: Record<string, string>) => {
+      const url = new URL(`${env.api.url}/oauth/authorize`);
+      const fields = {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: 'https://app.example/cb',
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+        resource: mcpUrl,
+        state: 's1',
+        ...extra,
+      };
+      for (const [key, value] of Object.entries(fields)) if (value !== '') url.searchParams.set(key, value);
+      return fetch(url, { redirect: 'manual' });
+    };
+    for (const [extra, error] of [
+      [{ resource: '' }, 'invalid_target'],
+      [{ resource: `${env.api.url}/agent/${name}` }, 'invalid_target'],
+      [{ resource: `https://elsewhere.example/agent/${name}/mcp` }, 'invalid_target'],
+      [{ scope: 'read keys:write' }, 'invalid_scope'],
+      [{ code_challenge_method: 'plain' }, 'invalid_request'],
+    ] as const) {
+      const refused = await asked(extra);
+      expect(refused.status, JSON.stringify(extra)).toBe(400);
+      expect(((await refused.json()) as { error: string }).error).toBe(error);
+    }
+
+    // Allowed: the code is exchanged with the client's secret, once; not by another client, not twice.
+    const consent = new URL((await asked({})).headers.get('location')!);
+    const decided = await call<{ redirectUrl: string }>(`${env.api.url}/oauth/authorization/${consent.searchParams.get('request')}`, {
+      headers: env.user.auth,
+      json: { allow: true },
+    });
+    const code = new URL(decided.body.redirectUrl).searchParams.get('code')!;
+    const exchange = (fields: Record<string, string>) =>
+      fetch(
+        `${env.api.url}/oauth/token`,
+        form({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: 'https://app.example/cb', ...fields }),
+      );
+    const other = await register({ client_name: 'Other', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' });
+    expect(((await (await exchange({ client_id: other.body.client_id })).json()) as { error: string }).error).toBe('invalid_grant');
+    expect((await exchange({ client_id: clientId, client_secret: 'wrong' })).status).toBeGreaterThanOrEqual(400);
+    const granted = await exchange({ client_id: clientId, client_secret: secret! });
+    expect(granted.status).toBe(200);
+    expect(await granted.json()).toMatchObject({ token_type: 'bearer', scope: 'read sessions:write' });
+    expect(((await (await exchange({ client_id: clientId, client_secret: secret! })).json()) as { error: string }).error).toBe(
+      'invalid_grant',
+    );
   });
 });
