@@ -22,7 +22,7 @@ import { describeWait } from './waiting-text.ts';
 /** What a tool handler knows of the request that called it. */
 export interface McpCall {
   deps: ApiDeps;
-  /** The HTTP request that carried the call (its Idempotency-Key, if the client sent one, keys the send). */
+  /** The HTTP request that carried the call: its log, its address (its Idempotency-Key is not the send's). */
   req: Request;
   principal: Principal;
   /** The client's Mcp-Session-Id (from its initialize answer); without one, its calls cannot be cancelled. */
