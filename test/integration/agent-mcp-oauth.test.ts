@@ -154,8 +154,19 @@ describe('OAuth for an agent’s MCP URL', () => {
     const keys = await call<{ keys: { id: string; name: string }[] }>(`${env.api.url}/key`, { headers: env.user.auth });
     const grant = keys.body.keys.find((key) => key.name === 'OAuth: Test MCP client')!;
     expect(grant).toBeDefined();
-    const elsewhere = await call(`${env.api.url}/agent/${name}`, { headers: { authorization: `Bearer ${app.saved!.access_token}` } });
+    const bearer = { authorization: `Bearer ${app.saved!.access_token}` };
+    const elsewhere = await call(`${env.api.url}/agent/${name}`, { headers: bearer });
     expect(elsewhere.status).toBe(401);
+    const { name: other } = await env.deploy();
+    const listTools = (url: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { ...bearer, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    expect((await listTools(`${env.api.url}/agent/${other}/mcp`)).status).toBe(401);
+    // The same URL spelled with a trailing slash is the same resource.
+    expect((await listTools(`${mcpUrl}/`)).status).toBe(200);
 
     // Deleting it ends it at once.
     expect((await call(`${env.api.url}/key/${grant.id}`, { method: 'DELETE', headers: env.user.auth })).status).toBe(204);
