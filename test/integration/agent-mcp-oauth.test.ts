@@ -104,6 +104,14 @@ async function signIn(
   return client;
 }
 
+/** A bare tools/list at `url` with `accessToken`: what a grant may and may not reach. */
+const listToolsWith = (url: string, accessToken: string) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+
 const textOf = (result: CallToolResult) => result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
 
 describe('OAuth for an agent’s MCP URL', () => {
@@ -158,27 +166,13 @@ describe('OAuth for an agent’s MCP URL', () => {
     const elsewhere = await call(`${env.api.url}/agent/${name}`, { headers: bearer });
     expect(elsewhere.status).toBe(401);
     const { name: other } = await env.deploy();
-    const listTools = (url: string) =>
-      fetch(url, {
-        method: 'POST',
-        headers: { ...bearer, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
-    expect((await listTools(`${env.api.url}/agent/${other}/mcp`)).status).toBe(401);
+    expect((await listToolsWith(`${env.api.url}/agent/${other}/mcp`, app.saved!.access_token)).status).toBe(401);
     // The same URL spelled with a trailing slash is the same resource.
-    expect((await listTools(`${mcpUrl}/`)).status).toBe(200);
+    expect((await listToolsWith(`${mcpUrl}/`, app.saved!.access_token)).status).toBe(200);
 
     // Deleting it ends it at once.
     expect((await call(`${env.api.url}/key/${grant.id}`, { method: 'DELETE', headers: env.user.auth })).status).toBe(204);
-    const after = await fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${app.saved!.access_token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const after = await listToolsWith(mcpUrl, app.saved!.access_token);
     expect(after.status).toBe(401);
     expect(after.headers.get('www-authenticate')).toContain('error="invalid_token"');
     await client.close();
@@ -206,15 +200,7 @@ describe('OAuth for an agent’s MCP URL', () => {
       body: new URLSearchParams({ token: reader.saved!.refresh_token!, client_id: reader.information!.client_id }),
     });
     expect(revoked.status).toBe(200);
-    const after = await fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${reader.saved!.access_token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const after = await listToolsWith(mcpUrl, reader.saved!.access_token);
     expect(after.status).toBe(401);
     await client.close();
 

@@ -6,6 +6,7 @@ import type { DeviceAuthorization } from '@agent-service/sdk';
 import { useClient } from '../auth/client-context.ts';
 import { navigate, type Location } from '../router.tsx';
 import { ProblemView } from '../ui/problem-view.tsx';
+import { ScopeList } from '../ui/scope-list.tsx';
 import { LoadedView } from '../ui/states.tsx';
 import { timeLeft } from '../ui/time.ts';
 import { useLoad } from '../ui/use-load.ts';
@@ -82,19 +83,7 @@ function DeviceRequest({ code }: { code: string }) {
                 <time dateTime={request.requestedAt}>{new Date(request.requestedAt).toLocaleString()}</time>
               </dd>
               <dt>Key scopes</dt>
-              <dd>
-                {request.scopes.length ? (
-                  <ul class="inline-list">
-                    {request.scopes.map((scope) => (
-                      <li key={scope}>
-                        <code>{scope}</code>
-                      </li>
-                    ))}
-                  </ul>
-                ) : (
-                  'the same as your key'
-                )}
-              </dd>
+              <dd>{request.scopes.length ? <ScopeList scopes={request.scopes} /> : 'the same as your key'}</dd>
               <dt>Expires</dt>
               <dd>{timeLeft(request.expiresAt)}</dd>
               <dt>Status</dt>

@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { useClient } from '../auth/client-context.ts';
 import type { Location } from '../router.tsx';
 import { ProblemView } from '../ui/problem-view.tsx';
+import { ScopeList } from '../ui/scope-list.tsx';
 import { LoadedView } from '../ui/states.tsx';
 import { timeLeft } from '../ui/time.ts';
 import { useLoad } from '../ui/use-load.ts';
@@ -47,13 +48,7 @@ function Consent({ id }: { id: string }) {
           <dl class="facts">
             <dt>Asks for</dt>
             <dd>
-              <ul class="inline-list">
-                {request.scopes.map((scope) => (
-                  <li key={scope}>
-                    <code>{scope}</code>
-                  </li>
-                ))}
-              </ul>
+              <ScopeList scopes={request.scopes} />
             </dd>
             {request.resource && (
               <>
