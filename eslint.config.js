@@ -93,7 +93,7 @@ const LAYERS = {
   },
 };
 const FOLDERS = [...Object.keys(LAYERS), 'dev', 'bench', 'soak', 'test'];
-const PACKAGES_NAMED_LIKE_FOLDERS = ['!@modelcontextprotocol/**'];
+const PACKAGES_NAMED_LIKE_FOLDERS = ['!@modelcontextprotocol/**', '!@a2a-js/**'];
 const NODE_BUILTINS = ['node:*', 'fs', 'path', 'http', 'https', 'net', 'crypto', 'child_process', 'os'];
 
 function layerRules() {

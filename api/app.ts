@@ -34,6 +34,7 @@ import { registeredToolsReader } from './agents/registered-tools.ts';
 import { mcpServerRoutes } from './routes/mcp-servers.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { agentMcpRoutes } from './routes/agent-mcp.ts';
+import { agentA2aRoutes } from './routes/agent-a2a.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { codecRoutes } from './routes/codec.ts';
 import { usageRoutes } from './routes/usage.ts';
@@ -106,6 +107,7 @@ export function createApp(deps: ApiDeps): App {
     ...mcpServerRoutes(deps, registeredTools),
     ...commandRoutes(deps),
     ...agentMcpRoutes(deps),
+    ...agentA2aRoutes(deps),
     ...oauthRoutes(deps),
     ...schemaRoutes(),
     ...metaRoutes(deps),

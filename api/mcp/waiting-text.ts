@@ -30,7 +30,8 @@ function toolLine(sessionId: string, call: ClientCall, base: string): string {
   );
 }
 
-export function describeWait(waitingFor: WaitingFor | undefined, sessionId: string, base: string): string {
+/** `waitingFor` as a waiting send answers it (WAITING_FOR_SCHEMA), or as a session's reading gives it. */
+export function describeWait(waitingFor: WaitingFor | object | undefined, sessionId: string, base: string): string {
   const lines: string[] = [];
   const kind = (waitingFor as { kind?: string } | undefined)?.kind;
   if (kind === 'approval') lines.push(approvalLine(waitingFor as unknown as Approval, base));

@@ -2,7 +2,7 @@
 // first use and run inside the contract's routes (api/routes/oauth.ts): each is an Express router the
 // SDK builds for its own path, so it is mounted at that path in a router of its own and handed the request.
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { NotFoundError } from '../../lib/workflow-safe/errors.ts';
+import { runSubRouter } from '../sub-router.ts';
 import type { ApiDeps } from '../context.ts';
 import { oauthProvider } from './provider.ts';
 
@@ -42,15 +42,6 @@ export function oauthHandlers(deps: ApiDeps): (endpoint: OAuthEndpoint, req: Req
       handlers = undefined;
       throw error;
     });
-    const handler = (await handlers)[endpoint];
-    return new Promise((resolve, reject) => {
-      res.once('finish', () => resolve(undefined));
-      res.once('close', () => resolve(undefined));
-      handler(req, res, (error?: unknown) =>
-        error
-          ? reject(error instanceof Error ? error : new Error(String(error)))
-          : reject(new NotFoundError(`No ${req.method} ${req.path} here`)),
-      );
-    });
+    return runSubRouter((await handlers)[endpoint], req, res);
   };
 }

@@ -65,6 +65,7 @@ export function agentRoutes(deps: ApiDeps) {
             triggers: full ? triggers : readOnlyTriggers(triggers),
             commands: commandViews(current.bundle),
             mcpUrl: `${publicBaseUrl(deps.config, req)}/agent/${encodeURIComponent(agent.name)}/mcp`,
+            a2aUrl: `${publicBaseUrl(deps.config, req)}/agent/${encodeURIComponent(agent.name)}/a2a/`,
           },
         };
       },

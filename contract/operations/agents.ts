@@ -158,7 +158,7 @@ export const getAgent = defineOperation({
       description: 'The agent',
       schema: {
         type: 'object',
-        required: ['id', 'name', 'revision', 'createdAt', 'updatedAt', 'bundle', 'warnings', 'triggers', 'commands', 'mcpUrl'],
+        required: ['id', 'name', 'revision', 'createdAt', 'updatedAt', 'bundle', 'warnings', 'triggers', 'commands', 'mcpUrl', 'a2aUrl'],
         properties: {
           ...AGENT_FIELDS,
           mcpUrl: {
@@ -166,6 +166,12 @@ export const getAgent = defineOperation({
             description:
               'The agent as an MCP server (Streamable HTTP; `POST /agent/{name}/mcp`): add it to an MCP client with an API key ' +
               'as `Authorization: Bearer <key>`. It names no key: agent names are per user',
+          },
+          a2aUrl: {
+            type: 'string',
+            description:
+              'The agent as an A2A agent (v1.0, JSON-RPC): its card is at `<a2aUrl>.well-known/agent-card.json` (the URL ends ' +
+              'with a slash), read with a Bearer key; it names no key either',
           },
           bundle: BUNDLE_REF,
           warnings: STRINGS,

@@ -2,6 +2,7 @@
 // the Express router to prove it), and the OpenAPI document lists them in this order.
 import * as agents from './agents.ts';
 import * as agentMcp from './agent-mcp.ts';
+import * as agentA2a from './agent-a2a.ts';
 import * as oauth from './oauth.ts';
 import * as approvals from './approvals.ts';
 import * as commands from './commands.ts';
@@ -46,6 +47,8 @@ export const OPERATIONS = {
   postAgentMcp: agentMcp.postAgentMcp,
   getAgentMcp: agentMcp.getAgentMcp,
   deleteAgentMcp: agentMcp.deleteAgentMcp,
+  getAgentA2aCard: agentA2a.getAgentA2aCard,
+  postAgentA2a: agentA2a.postAgentA2a,
   getAuthorizationServerMetadata: oauth.getAuthorizationServerMetadata,
   getProtectedResourceMetadata: oauth.getProtectedResourceMetadata,
   authorizeOAuth: oauth.authorizeOAuth,

@@ -74,6 +74,8 @@ export const OPERATION_METHODS = {
   postAgentMcp: { excluded: "an agent's MCP endpoint, spoken by MCP clients (the official MCP SDK's client among them)" },
   getAgentMcp: { excluded: "part of an agent's MCP endpoint: not offered (405)" },
   deleteAgentMcp: { excluded: "part of an agent's MCP endpoint: not offered (405)" },
+  getAgentA2aCard: { excluded: "an agent's A2A card, read by A2A clients (the official A2A SDK's among them)" },
+  postAgentA2a: { excluded: "an agent's A2A endpoint, spoken by A2A clients (the official A2A SDK's among them)" },
   getAuthorizationServerMetadata: { excluded: 'OAuth discovery, read by MCP clients (RFC 8414)' },
   getProtectedResourceMetadata: { excluded: "OAuth discovery of an agent's MCP URL, read by MCP clients (RFC 9728)" },
   authorizeOAuth: { excluded: "OAuth's authorization endpoint: a browser goes there, sent by an MCP client" },

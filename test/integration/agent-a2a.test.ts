@@ -1,0 +1,166 @@
+// Each agent as an A2A agent (v1.0), driven by the official A2A SDK's client and nothing of ours on the
+// client side: the card (its endpoint, Bearer sign-in, skills), a message and its task (the turn, in the
+// session that is its context), a stream of the reply, tasks read and listed, a cancellation that aborts
+// the turn, a turn that waits on a client as input-required, and another user's task out of reach.
+import { describe, expect } from 'vitest';
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
+import type { Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
+import { agentTest } from '../helpers/harness/fixtures.ts';
+import { call } from '../helpers/client/request.ts';
+import { createTestUser } from '../helpers/harness/users.ts';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+
+const test = agentTest();
+
+const COMPLETED = 3;
+const CANCELED = 5;
+const INPUT_REQUIRED = 6;
+
+const LOOKUP = {
+  id: 'lookup_order',
+  description: 'Look up an order in the shop system',
+  parameters: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'], additionalProperties: false },
+};
+
+/** The SDK's client of the agent, found from its A2A URL's card, signing every request with `key`. */
+async function clientOf(env: AgentEnv, agent: string, key = env.user.apiKey): Promise<Client> {
+  const { body } = await call<{ a2aUrl: string }>(`${env.api.url}/agent/${agent}`, { headers: env.user.auth });
+  const signed: typeof fetch = (url, init = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set('authorization', `Bearer ${key}`);
+    return fetch(url, { ...init, headers });
+  };
+  const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    transports: [new JsonRpcTransportFactory({ fetchImpl: signed })],
+    cardResolver: new DefaultAgentCardResolver({ fetchImpl: signed }),
+    preferredTransports: ['JSONRPC'],
+  });
+  return new ClientFactory(options).createFromUrl(body.a2aUrl);
+}
+
+function request(text: string, extra: Partial<Message> = {}, returnImmediately = false): SendMessageRequest {
+  return {
+    tenant: '',
+    message: {
+      messageId: crypto.randomUUID(),
+      contextId: '',
+      taskId: '',
+      role: 1,
+      parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+      ...extra,
+    },
+    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately },
+    metadata: undefined,
+  };
+}
+
+const replyOf = (task: Task) =>
+  task.artifacts
+    .flatMap((artifact) => artifact.parts.flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : [])))
+    .join('');
+
+const asTask = (result: unknown) => {
+  expect((result as Task).status).toBeDefined();
+  return result as Task;
+};
+
+describe('an agent as an A2A agent', () => {
+  test('the card; a message is a task in a context (the session); a reply streams; tasks read and listed', async ({ env }) => {
+    const { name } = await env.deploy({ command: { review: { template: 'Review ${1}.' } } });
+    const card = await call<{ name: string; supportedInterfaces: { url: string; protocolBinding: string }[]; skills: { id: string }[] }>(
+      `${env.api.url}/agent/${name}/a2a/.well-known/agent-card.json`,
+      { headers: env.user.auth },
+    );
+    expect(card.body.supportedInterfaces).toEqual([
+      expect.objectContaining({ url: `${env.api.url}/agent/${name}/a2a`, protocolBinding: 'JSONRPC' }),
+    ]);
+    expect(card.body.skills.map((skill) => skill.id)).toEqual(['talk', 'command_review']);
+
+    const client = await clientOf(env, name);
+    env.fake.enqueue({ text: 'Hello over A2A.' });
+    const first = asTask(await client.sendMessage(request('Hi')));
+    expect(first.status!.state).toBe(COMPLETED);
+    expect(first.id).toMatch(/^msg_/);
+    expect(first.contextId).toMatch(/^ses_/);
+    expect(replyOf(first)).toBe('Hello over A2A.');
+
+    // The same context again, streamed: the task first, the reply's text as it is written, the task at the end.
+    env.fake.enqueue({ text: 'Streamed, word by word.', chunkDelayMs: 5 });
+    const seen: StreamResponse['payload'][] = [];
+    for await (const update of client.sendMessageStream(request('Again', { contextId: first.contextId }))) seen.push(update.payload);
+    const last = seen.at(-1)!;
+    expect(last?.$case).toBe('task');
+    const streamed = last!.value as Task;
+    expect(streamed.contextId).toBe(first.contextId);
+    expect(streamed.status!.state).toBe(COMPLETED);
+    const deltas = seen.flatMap((payload) =>
+      payload?.$case === 'artifactUpdate'
+        ? payload.value.artifact!.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+        : [],
+    );
+    expect(deltas.join('')).toBe('Streamed, word by word.');
+
+    const read = await client.getTask({ tenant: '', id: first.id });
+    expect(replyOf(read)).toBe('Hello over A2A.');
+    const listed = await client.listTasks({
+      tenant: '',
+      contextId: first.contextId,
+      status: 0,
+      pageToken: '',
+      statusTimestampAfter: undefined,
+    });
+    expect(listed.tasks.map((task) => task.id)).toEqual([streamed.id, first.id]);
+
+    // A normal turn: its session's events say so. A custom command runs from its metadata.
+    expect((await env.events(first.contextId)).filter((event) => event.type === 'turn.completed')).toHaveLength(2);
+    env.fake.enqueue({ text: 'Reviewed.' });
+    const reviewed = asTask(await client.sendMessage(request('', { metadata: { command: 'review', args: ['pr-7'] } })));
+    expect(replyOf(reviewed)).toBe('Reviewed.');
+  });
+
+  test('a turn that waits on a client is input-required; a cancellation aborts a running turn', async ({ env }) => {
+    const { name } = await env.deploy({ customTools: [LOOKUP] });
+    const client = await clientOf(env, name);
+    env.fake.enqueue({ toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: { orderId: 'A-1' } }] });
+    const waiting = asTask(await client.sendMessage(request('Where is A-1?')));
+    expect(waiting.status!.state).toBe(INPUT_REQUIRED);
+    const said = waiting.status!.message!.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
+    expect(said).toContain(`/session/${waiting.contextId}/tool-result`);
+
+    env.fake.enqueue({ text: 'never ending ', endless: true, chunkDelayMs: 20 });
+    const running = asTask(await client.sendMessage(request('Go on forever', {}, true)));
+    expect([1, 2]).toContain(running.status!.state);
+    await env.waitForEvents(running.contextId, (events) => events.some((event) => event.type === 'turn.started'));
+    const canceled = await client.cancelTask({ tenant: '', id: running.id, metadata: undefined });
+    expect(canceled.status!.state).toBe(CANCELED);
+    expect((await env.events(running.contextId)).some((event) => event.type === 'turn.aborted')).toBe(true);
+  });
+
+  test("a read key starts no task; another user's tasks and contexts are out of reach", async ({ env }) => {
+    const { name } = await env.deploy();
+    const client = await clientOf(env, name);
+    env.fake.enqueue({ text: 'Mine.' });
+    const mine = asTask(await client.sendMessage(request('Hi')));
+
+    const minted = await call<{ key: string }>(`${env.api.url}/key`, {
+      headers: env.user.auth,
+      json: { name: 'a2a-read', scopes: ['read'] },
+    });
+    const reader = await clientOf(env, name, minted.body.key);
+    await expect(reader.sendMessage(request('Hi'))).rejects.toThrow(/sessions:write/);
+    expect(replyOf(await reader.getTask({ tenant: '', id: mine.id }))).toBe('Mine.');
+
+    const other = await createTestUser(env.api.db);
+    const deployed = await call<{ ok: boolean }>(`${env.api.url}/deploy`, {
+      headers: other.auth,
+      json: { name, model: { providerId: 'openai-compatible', modelId: 'fake-model' } },
+    });
+    expect(deployed.body.ok).toBe(true);
+    const stranger = await clientOf(env, name, other.apiKey);
+    await expect(stranger.getTask({ tenant: '', id: mine.id })).rejects.toThrow();
+    await expect(stranger.sendMessage(request('Hi', { contextId: mine.contextId }))).rejects.toThrow(/another user/);
+  });
+});
