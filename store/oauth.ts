@@ -130,7 +130,7 @@ export interface GrantTokens {
  */
 export async function exchangeCode(
   db: Db,
-  exchange: { clientId: string; code: string; redirectUri: string | undefined; name: string } & GrantTokens,
+  exchange: { clientId: string; code: string; redirectUri: string | undefined; name: (resource: string | null) => string } & GrantTokens,
 ): Promise<Scope[] | 'unknown' | 'redirect'> {
   return inTransaction(db, async (client) => {
     const { rows } = await client.query<{ user_id: string; granted_scopes: Scope[]; redirect_uri: string; resource: string | null }>(
@@ -148,7 +148,7 @@ export async function exchangeCode(
       [
         newId('key'),
         code.user_id,
-        exchange.name,
+        exchange.name(code.resource),
         displayPrefix(exchange.accessToken),
         sha256Hex(exchange.accessToken),
         code.granted_scopes,

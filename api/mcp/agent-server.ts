@@ -46,6 +46,19 @@ function validatorFor(tool: Tool): ValidateFunction {
   return validate;
 }
 
+/** JSON-RPC's and MCP's error codes answered here. */
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * A protocol error as the SDK answers a thrown one (its `code`, its `message`, its `data`). Not the SDK's
+ * McpError, whose message starts with "MCP error <code>:", which a client's own McpError says again.
+ */
+function protocolError(code: number, message: string, data?: unknown): Error {
+  return Object.assign(new Error(message), { code, ...(data !== undefined ? { data } : {}) });
+}
+
 const SESSION_URI = /^session:\/\/([A-Za-z0-9_-]{1,64})$/;
 /** Sessions listed as resources: the newest; older ones are read through the template. */
 const LISTED_SESSIONS = 50;
@@ -167,7 +180,7 @@ export function buildAgentServer(context: AgentServerContext) {
       if (await toolNamed(name, [SEND_SCOPE])) {
         return failed(`The tool ${name} starts a turn: it needs a key with the "${SEND_SCOPE}" scope`);
       }
-      throw new types.McpError(types.ErrorCode.InvalidParams, `The agent "${agent.name}" has no tool "${name}"`);
+      throw protocolError(INVALID_PARAMS, `The agent "${agent.name}" has no tool "${name}"`);
     }
     const validate = validatorFor(tool);
     if (!validate(args)) {
@@ -197,10 +210,7 @@ export function buildAgentServer(context: AgentServerContext) {
         return failed(`${error.title} (${error.status}): ${error.message}${details ? ` (${details})` : ''}`);
       }
       context.call.req.log.error({ err: error, tool: name }, 'an MCP tool call failed');
-      throw new types.McpError(
-        types.ErrorCode.InternalError,
-        `The tool ${name} failed on the server (trace id ${context.call.req.traceId})`,
-      );
+      throw protocolError(INTERNAL_ERROR, `The tool ${name} failed on the server (trace id ${context.call.req.traceId})`);
     }
   });
 
@@ -231,14 +241,14 @@ export function buildAgentServer(context: AgentServerContext) {
   server.setRequestHandler(types.ReadResourceRequestSchema, async (request) => {
     const { uri } = request.params;
     const id = SESSION_URI.exec(uri)?.[1];
-    if (!id) throw new types.McpError(types.ErrorCode.InvalidParams, `Unknown resource "${uri}": resources are session://<id>`);
+    if (!id) throw protocolError(INVALID_PARAMS, `Unknown resource "${uri}": resources are session://<id>`);
     let session: Session;
     try {
       session = await ownSession(id, false);
     } catch (error) {
-      if (error instanceof ServiceError) throw new types.McpError(-32002, `Resource not found: ${error.message}`, { uri });
+      if (error instanceof ServiceError) throw protocolError(RESOURCE_NOT_FOUND, `Resource not found: ${error.message}`, { uri });
       context.call.req.log.error({ err: error, uri }, 'reading an MCP resource failed');
-      throw new types.McpError(types.ErrorCode.InternalError, `Reading ${uri} failed on the server (trace id ${context.call.req.traceId})`);
+      throw protocolError(INTERNAL_ERROR, `Reading ${uri} failed on the server (trace id ${context.call.req.traceId})`);
     }
     const [waiting, messages] = await Promise.all([sessionWaitingFor(deps, session), listMessages(deps.db, session.id)]);
     return {

@@ -71,7 +71,12 @@ export function oauthProvider(deps: ApiDeps, errors: typeof ErrorsModule): OAuth
         clientId: client.client_id,
         code,
         redirectUri,
-        name: `OAuth: ${client.client_name ?? client.client_id}`.slice(0, 200),
+        // Named for what it reaches, so two grants of one client tell apart in the keys' list.
+        name: (resource) =>
+          `OAuth: ${client.client_name ?? client.client_id}${resource ? ` for ${/^\/agent\/([^/]+)\/mcp$/.exec(resource)?.[1] ?? resource}` : ''}`.slice(
+            0,
+            200,
+          ),
         accessToken,
         refreshToken,
         ...lifetimes(),

@@ -14,6 +14,7 @@ import { OAUTH_SCOPES } from '../oauth/scopes.ts';
 import { authorizeProblem } from '../oauth/authorize-check.ts';
 import { refusePastKeyLimit } from '../user-limits.ts';
 import { countKeys } from '../../store/api-keys.ts';
+import { findAgent } from '../../store/agents.ts';
 
 function noAuthorization(id: string): NotFoundError {
   return new NotFoundError(`There is no undecided authorization "${id}": it was decided already, or asked more than 10 minutes ago`);
@@ -111,8 +112,14 @@ export function oauthRoutes(deps: ApiDeps) {
         if (body.allow && granted.length === 0) {
           throw new ForbiddenError(`Your key holds none of the scopes asked for (${pending.scopes.join(', ')})`);
         }
-        // A grant is one of the user's keys, under the same bound.
-        if (body.allow) refusePastKeyLimit(await countKeys(deps.db, principal!.userId), deps.config.limits.keysPerUser);
+        if (body.allow) {
+          // A grant is one of the user's keys, under the same bound; and reaches an agent the user has.
+          refusePastKeyLimit(await countKeys(deps.db, principal!.userId), deps.config.limits.keysPerUser);
+          const agentName = pending.resource ? /^\/agent\/([^/]+)\/mcp$/.exec(pending.resource)?.[1] : undefined;
+          if (agentName !== undefined && !(await findAgent(deps.db, principal!.userId, agentName))) {
+            throw new NotFoundError(`You have no agent named "${agentName}": the client asks to reach ${pending.resource}`);
+          }
+        }
         const code = randomToken(160);
         const decided = await decideAuthorization(deps.db, pending.id, body.allow ? { userId: principal!.userId, granted, code } : null);
         if (!decided) throw noAuthorization(params.id!);

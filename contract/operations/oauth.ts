@@ -153,7 +153,7 @@ export const decideOAuthAuthorization = defineOperation({
       description: "The client's redirect_uri with the code (or `error=access_denied`) and the state",
       schema: { type: 'object', required: ['redirectUrl'], properties: { redirectUrl: { type: 'string' } } },
     },
-    404: UNDECIDED,
+    404: { description: 'No undecided, unexpired authorization with this id; or (allowing) you have no agent of the MCP URL it names' },
   },
 });
 

@@ -27,6 +27,7 @@ describe('resources', () => {
     const shown = await runCli(['agents', 'show', name], { configDir });
     expect(shown.stdout).toMatch(/Commands.*\n\s+hello <1>/);
     expect(shown.stdout).toMatch(new RegExp(`mcp:\\s+${env.api.url}/agent/${name}/mcp\\n`));
+    expect(shown.stdout).toMatch(new RegExp(`a2a:\\s+${env.api.url}/agent/${name}/a2a/\\n`));
     expect(await json<Array<{ revision: number }>>(['agents', 'revisions', name], configDir)).toEqual([
       expect.objectContaining({ revision: 1 }),
     ]);

@@ -90,6 +90,7 @@ test('a refused bundle shows each error at its line; fixed, it deploys and the a
     await connect.getByRole('button', { name: 'Copy the MCP server URL' }).click();
     await connect.getByText('Copied', { exact: true }).waitFor();
     expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(`${api.url}/agent/${name}/mcp`);
+    expect(await connect.textContent()).toContain(`${api.url}/agent/${name}/a2a/`);
     const shown = page.getByRole('region', { name: `Bundle of ${name}` });
     expect(await shown.locator('.tok-key', { hasText: '"instructions"' }).count()).toBe(1);
     expect(await shown.locator('.tok-string', { hasText: '"Be brief."' }).count()).toBe(1);

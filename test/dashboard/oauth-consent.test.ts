@@ -15,6 +15,11 @@ test('the consent page: signed in, it shows the client and its scopes; Allow goe
   api,
   user,
 }) => {
+  const deployed = await call<{ ok: boolean }>(`${api.url}/deploy`, {
+    headers: user.auth,
+    json: { name: 'helper', model: { providerId: 'openai-compatible', modelId: 'fake-model' } },
+  });
+  expect(deployed.body.ok).toBe(true);
   const registered = await call<{ client_id: string }>(`${api.url}/oauth/register`, {
     json: { client_name: 'Cursor on my laptop', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
   });

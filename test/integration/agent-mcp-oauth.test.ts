@@ -160,7 +160,7 @@ describe('OAuth for an agent’s MCP URL', () => {
 
     // The grant is a key of the user, bound to this agent's MCP URL: no credential anywhere else.
     const keys = await call<{ keys: { id: string; name: string }[] }>(`${env.api.url}/key`, { headers: env.user.auth });
-    const grant = keys.body.keys.find((key) => key.name === 'OAuth: Test MCP client')!;
+    const grant = keys.body.keys.find((key) => key.name === `OAuth: Test MCP client for ${name}`)!;
     expect(grant).toBeDefined();
     const bearer = { authorization: `Bearer ${app.saved!.access_token}` };
     const elsewhere = await call(`${env.api.url}/agent/${name}`, { headers: bearer });
@@ -266,6 +266,14 @@ describe('OAuth for an agent’s MCP URL', () => {
       expect(refused.status, JSON.stringify(extra)).toBe(400);
       expect(((await refused.json()) as { error: string }).error).toBe(error);
     }
+
+    // A client asking for an agent the user does not have is refused at the decision.
+    const nowhere = new URL((await asked({ resource: `${env.api.url}/agent/no-such-agent/mcp` })).headers.get('location')!);
+    const refusedDecision = await call(`${env.api.url}/oauth/authorization/${nowhere.searchParams.get('request')}`, {
+      headers: env.user.auth,
+      json: { allow: true },
+    });
+    expect(refusedDecision.status).toBe(404);
 
     // Allowed: the code is exchanged with the client's secret, once; not by another client, not twice.
     const consent = new URL((await asked({})).headers.get('location')!);

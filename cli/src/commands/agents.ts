@@ -37,7 +37,7 @@ export function registerAgents(program: Command): void {
   withExamples(
     agents
       .command('show')
-      .description("An agent's current revision: model, MCP URL, triggers, custom commands, warnings")
+      .description("An agent's current revision: model, MCP and A2A URLs, triggers, custom commands, warnings")
       .argument('<name>')
       .action(async (name: string, _options: object, command: Command) => {
         const context = contextOf(command);
@@ -52,6 +52,8 @@ export function registerAgents(program: Command): void {
           ['updated', `${agent.updatedAt} (${age(agent.updatedAt)})`],
           // An MCP client reaches the agent here with a key as its Bearer token (docs/mcp.md).
           ['mcp', agent.mcpUrl],
+          // An A2A client reads the agent's card under this URL (docs/a2a.md).
+          ['a2a', agent.a2aUrl],
         ]);
         if (agent.triggers.length > 0) {
           printLine(style.bold('\nTriggers'));

@@ -80,7 +80,7 @@ export function AgentPage({ name }: { name: string }) {
                 </ul>
               </section>
             )}
-            <ConnectSection mcpUrl={agent.mcpUrl} />
+            <ConnectSection mcpUrl={agent.mcpUrl} a2aUrl={agent.a2aUrl} />
             <section aria-labelledby="triggers-heading">
               <h2 id="triggers-heading">Triggers</h2>
               <TriggersTable triggers={agent.triggers} />
