@@ -7,6 +7,9 @@ import type { SessionStatus } from './sessions.ts';
 export type TurnState = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'aborted';
 
 export interface TurnTask {
+  /** The user message that started it: the task's id, and its messages' turn id. */
+  taskId: string;
+  /** The turn that runs (or ran) it: the message's own id, or a regeneration's (its events carry this one). */
   turnId: string;
   sessionId: string;
   userId: string;
@@ -18,27 +21,33 @@ export interface TurnTask {
 }
 
 interface TurnRow {
-  turn_id: string;
+  task_id: string;
+  turn_id: string | null;
   session_id: string;
   user_id: string;
   agent_id: string;
   status: SessionStatus;
   ended: string | null;
   error: string | null;
-  started: boolean;
   created_at: Date;
 }
 
-/** One user message's turn, with what its session's events say of it ($1: the terminal event types). */
+/**
+ * One user message's task, with what its session's events say of its latest turn (a regeneration runs a
+ * turn of its own, whose turn.started names the message as `userMessageId`). $1: the terminal event types.
+ */
 const TURN_SELECT = `
-  SELECT m.id AS turn_id, m.session_id, s.user_id, s.agent_id, s.status, m.created_at,
-         (SELECT e.type FROM events e WHERE e.session_id = m.session_id AND e.type = ANY($1)
-             AND e.data->>'turnId' = m.id ORDER BY e.seq DESC LIMIT 1) AS ended,
-         (SELECT e.data->>'error' FROM events e WHERE e.session_id = m.session_id AND e.type = 'turn.failed'
-             AND e.data->>'turnId' = m.id LIMIT 1) AS error,
-         EXISTS (SELECT 1 FROM events e WHERE e.session_id = m.session_id AND e.type = 'turn.started'
-             AND e.data->>'turnId' = m.id) AS started
+  SELECT m.id AS task_id, t.turn_id, m.session_id, s.user_id, s.agent_id, s.status, m.created_at, e.ended, e.error
     FROM messages m JOIN sessions s ON s.id = m.session_id
+    LEFT JOIN LATERAL (
+      SELECT st.data->>'turnId' AS turn_id FROM events st
+       WHERE st.session_id = m.session_id AND st.type = 'turn.started'
+         AND coalesce(st.data->>'userMessageId', st.data->>'turnId') = m.id
+       ORDER BY st.seq DESC LIMIT 1) t ON true
+    LEFT JOIN LATERAL (
+      SELECT en.type AS ended, en.data->>'error' AS error FROM events en
+       WHERE en.session_id = m.session_id AND en.type = ANY($1) AND en.data->>'turnId' = t.turn_id
+       ORDER BY en.seq DESC LIMIT 1) e ON true
    WHERE m.role = 'user' AND m.turn_id = m.id AND NOT m.reverted`;
 
 function toTask(row: TurnRow): TurnTask {
@@ -49,13 +58,14 @@ function toTask(row: TurnRow): TurnTask {
         ? 'failed'
         : row.ended === 'turn.aborted'
           ? 'aborted'
-          : !row.started
+          : row.turn_id === null
             ? 'queued'
             : row.status === 'waiting'
               ? 'waiting'
               : 'running';
   return {
-    turnId: row.turn_id,
+    taskId: row.task_id,
+    turnId: row.turn_id ?? row.task_id,
     sessionId: row.session_id,
     userId: row.user_id,
     agentId: row.agent_id,
@@ -65,11 +75,11 @@ function toTask(row: TurnRow): TurnTask {
   };
 }
 
-/** The turn `turnId` (a user message's id) of this user and agent, or undefined. */
-export async function turnTask(db: Db, owner: { userId: string; agentId: string }, turnId: string): Promise<TurnTask | undefined> {
+/** The task `taskId` (a user message's id) of this user and agent, or undefined. */
+export async function turnTask(db: Db, owner: { userId: string; agentId: string }, taskId: string): Promise<TurnTask | undefined> {
   const { rows } = await db.query<TurnRow>(`${TURN_SELECT} AND m.id = $2 AND s.user_id = $3 AND s.agent_id = $4`, [
     TERMINAL_TURN_EVENTS,
-    turnId,
+    taskId,
     owner.userId,
     owner.agentId,
   ]);
@@ -89,4 +99,15 @@ export async function listTurnTasks(
     [TERMINAL_TURN_EVENTS, owner.userId, owner.agentId, options.sessionId ?? null, options.before ?? null, options.limit],
   );
   return rows.map(toTask);
+}
+
+/** How many tasks the agent (or one of its sessions) has: ListTasks' totalSize. */
+export async function countTurnTasks(db: Db, owner: { userId: string; agentId: string }, sessionId: string | undefined): Promise<number> {
+  const { rows } = await db.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM messages m JOIN sessions s ON s.id = m.session_id
+      WHERE m.role = 'user' AND m.turn_id = m.id AND NOT m.reverted AND s.user_id = $1 AND s.agent_id = $2
+        AND ($3::text IS NULL OR m.session_id = $3)`,
+    [owner.userId, owner.agentId, sessionId ?? null],
+  );
+  return rows[0]!.count;
 }

@@ -9,7 +9,11 @@ import type { Request } from 'express';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { AgentCard, Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
 import type { SessionEvent } from '../../contract/events.ts';
-import { isTurnEnd, isTurnQuestion, turnEventFilter } from '../../contract/turn-events.ts';
+import { isTurnEnd, turnEventFilter } from '../../contract/turn-events.ts';
+import { TERMINAL_TURN_EVENTS } from '../../contract/events.ts';
+import { COMMAND_BODY_SCHEMA } from '../../contract/operations/commands.ts';
+import { MAX_TEXT_PART_CHARS } from '../../contract/operations/sessions.ts';
+import { ajv, validator } from '../validation.ts';
 import type { CommandBody } from '../../contract/operations/commands.ts';
 import { newId } from '../../lib/ids.ts';
 import { ServiceError } from '../../lib/workflow-safe/errors.ts';
@@ -18,7 +22,7 @@ import type { Agent } from '../../store/agents.ts';
 import { turnMessages } from '../../store/messages.ts';
 import { createSession, getSession, type Session } from '../../store/sessions.ts';
 import { listApprovals } from '../../store/approvals.ts';
-import { listTurnTasks, turnTask, type TurnTask } from '../../store/turn-tasks.ts';
+import { countTurnTasks, listTurnTasks, turnTask, type TurnTask } from '../../store/turn-tasks.ts';
 import type { ApiDeps } from '../context.ts';
 import { publicBaseUrl } from '../public-url.ts';
 import { loadSendableSession } from '../sessions/access.ts';
@@ -29,7 +33,7 @@ import { abortTurn } from '../sessions/workflows.ts';
 import { turnResult } from '../streaming/turn-answer.ts';
 import { describeWait } from '../mcp/waiting-text.ts';
 import type { A2aSdk } from './sdk.ts';
-import { agentMessage, STATE, taskView, textPart } from './task-view.ts';
+import { STATE, taskView, textPart } from './task-view.ts';
 
 const MAX_PAGE = 100;
 const DEFAULT_PAGE = 50;
@@ -56,13 +60,25 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
   const owner = { userId: principal.userId, agentId: agent.id };
   const base = publicBaseUrl(deps.config, context.req);
 
-  /** A refusal of ours (a busy session, a spent budget) as the protocol's error, in words. */
+  /**
+   * A refusal of ours as the protocol's error, in words: a client's mistake (4xx) as a malformed request;
+   * what says "later" (a full queue, a rate, a part down) as an internal error, which a client may retry.
+   */
   async function refusedAsProtocol<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof ServiceError) throw new errors.RequestMalformedError(`${error.title}: ${error.message}`);
-      throw error;
+      if (!(error instanceof ServiceError)) throw error;
+      const said = `${error.title}: ${error.message}`;
+      if (error.status >= 500 || error.status === 429) throw new Error(said);
+      throw new errors.RequestMalformedError(said);
+    }
+  }
+
+  /** Starting or aborting a turn needs what a send or an abort needs through the API. */
+  function mayAct(): void {
+    if (!principal.scopes.includes('sessions:write')) {
+      throw new errors.UnsupportedOperationError('Starting or cancelling a task needs a key with the "sessions:write" scope');
     }
   }
 
@@ -78,12 +94,17 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
     return session ? (await sessionWaitingFor(deps, { ...session, status: 'waiting' })).waitingFor : undefined;
   }
 
-  async function readTask(read: TurnTask, historyLength?: number): Promise<Task> {
+  /** The task as it stands: its state (waiting decided here, the same way everywhere), history and reply. */
+  async function readTask(read: TurnTask, historyLength?: number): Promise<{ task: TurnTask; view: Task; waitText?: string }> {
     const waiting = read.state === 'running' || read.state === 'waiting' ? await waitingOn(read) : undefined;
     const task: TurnTask = waiting ? { ...read, state: 'waiting' } : read.state === 'waiting' ? { ...read, state: 'running' } : read;
-    const messages = await turnMessages(deps.db, task.sessionId, task.turnId);
-    const statusText = waiting ? describeWait(waiting, task.sessionId, base) : undefined;
-    return taskView(task, messages, { ...(statusText ? { statusText } : {}), ...(historyLength !== undefined ? { historyLength } : {}) });
+    const messages = await turnMessages(deps.db, task.sessionId, task.taskId);
+    const waitText = waiting ? describeWait(waiting, task.sessionId, base) : undefined;
+    const view = taskView(task, messages, base, {
+      ...(waitText ? { statusText: waitText } : {}),
+      ...(historyLength !== undefined ? { historyLength } : {}),
+    });
+    return { task, view, ...(waitText ? { waitText } : {}) };
   }
 
   async function loadTask(id: string): Promise<TurnTask> {
@@ -96,110 +117,121 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
   async function sessionOf(contextId: string): Promise<Session> {
     if (!contextId) return createSession(deps.db, { userId: agent.userId, agentId: agent.id, revision: agent.revision });
     const session = await refusedAsProtocol(() => loadSendableSession(deps, principal, contextId));
-    if (session.agentId !== agent.id)
+    if (session.agentId !== agent.id) {
       throw new errors.RequestMalformedError(`"${contextId}" is not a context of the agent "${agent.name}"`);
+    }
     return session;
   }
 
-  /** Takes the message as a send (or a custom command's, named in its metadata); its turn's id and first event. */
-  /** Starting or aborting a turn needs what a send or an abort needs through the API. */
-  function mayAct(): void {
-    if (!principal.scopes.includes('sessions:write')) {
-      throw new errors.UnsupportedOperationError('Starting or cancelling a task needs a key with the "sessions:write" scope');
+  /** A custom command named in a message's metadata: checked as the API checks a command's body. */
+  async function takeCommand(message: Message, command: string): Promise<Taken> {
+    const { command: _name, ...rest } = message.metadata as Record<string, unknown>;
+    const body = { ...rest, ...(message.contextId ? { sessionId: message.contextId } : {}) };
+    const checked = checkCommandBody(body) as CommandBody;
+    const plan = await planCommand(deps, principal, agent, command, checked);
+    if (plan.target.id !== agent.id) {
+      throw new errors.UnsupportedOperationError(`The command "${command}" runs on another agent ("${plan.target.name}"): call that agent`);
     }
+    const session = await commandSession(deps, plan, newId('ses'));
+    const { parentSessionId: _parent, ...sent } = commandMessage(plan, newId('msg'));
+    const taken = await takeMessage(
+      deps,
+      { ...sent, req: context.req, session, ifBusy: 'queue', body: { command, ...checked } },
+      { keyed: false },
+    );
+    return { session, taskId: taken.messageId, seq: taken.seq };
   }
 
-  async function take(params: SendMessageRequest): Promise<{ session: Session; turnId: string; seq: number; waiting?: Task }> {
+  /** Takes the message as a send (or a custom command's, named in its metadata): its task and first event. */
+  async function take(params: SendMessageRequest): Promise<Taken> {
     mayAct();
     const message = params.message;
     if (!message) throw new errors.RequestMalformedError('The request has no message');
     if (message.taskId) {
-      // A message to a task: ours end or wait on someone else (a person's approval, a client's tool result).
-      const task = await loadTask(message.taskId);
-      if (task.state === 'waiting')
-        return { session: (await getSession(deps.db, task.sessionId))!, turnId: task.turnId, seq: 0, waiting: await readTask(task) };
+      // A message to a task: ours end, or wait on someone this message cannot stand in for (a person's
+      // approval, a client's tool result), each answered where the task's status says.
+      const { task, waitText } = await readTask(await loadTask(message.taskId));
       throw new errors.UnsupportedOperationError(
-        `Task "${task.turnId}" is ${task.state}: send a new message in its context (${task.sessionId}) instead, without a taskId`,
+        task.state === 'waiting'
+          ? `Task "${task.taskId}" waits on someone, not on a message. ${waitText ?? ''}`
+          : `Task "${task.taskId}" is ${task.state}: send a new message in its context (${task.sessionId}), without a taskId`,
       );
     }
     const command = typeof message.metadata?.command === 'string' ? message.metadata.command : undefined;
     return refusedAsProtocol(async () => {
-      if (command) {
-        const { command: _name, ...args } = message.metadata as Record<string, unknown>;
-        const body = { ...args, ...(message.contextId ? { sessionId: message.contextId } : {}) };
-        const plan = await planCommand(deps, principal, agent, command, body as CommandBody);
-        const session = await commandSession(deps, plan, newId('ses'));
-        const { parentSessionId: _parent, ...sent } = commandMessage(plan, newId('msg'));
-        const taken = await takeMessage(
-          deps,
-          { ...sent, req: context.req, session, ifBusy: 'queue', body: { command, ...body } },
-          { keyed: false },
-        );
-        return { session, turnId: taken.messageId, seq: taken.seq };
-      }
+      if (command) return takeCommand(message, command);
       const text = textOf(message);
       if (!text) throw new errors.RequestMalformedError('The message has no text part');
+      if (text.length > MAX_TEXT_PART_CHARS)
+        throw new errors.RequestMalformedError(`The message's text is longer than ${MAX_TEXT_PART_CHARS} characters`);
       const session = await sessionOf(message.contextId);
       const parts = [{ type: 'text' as const, text }];
       const taken = await takeMessage(deps, { req: context.req, session, parts, ifBusy: 'queue', body: { parts } }, { keyed: false });
-      return { session, turnId: taken.messageId, seq: taken.seq };
+      return { session, taskId: taken.messageId, seq: taken.seq };
     });
   }
 
-  /** The turn's updates as A2A stream responses, from `afterSeq` until it ends or waits on someone. */
-  async function* follow(session: Session, turnId: string, afterSeq: number): AsyncGenerator<StreamResponse> {
-    const ours = turnEventFilter(turnId, turnId);
-    const status = (state: (typeof STATE)[keyof typeof STATE], text?: string): StreamResponse => ({
+  /**
+   * The task's updates as A2A stream responses, from `afterSeq` until it ends or waits on someone: its
+   * state, and each reply's text as it is written, one artifact per reply message (a retried step's
+   * reply starts a new one).
+   */
+  async function* follow(session: Session, ids: { taskId: string; turnId: string }, afterSeq: number): AsyncGenerator<StreamResponse> {
+    const { taskId } = ids;
+    const ours = turnEventFilter(ids.turnId, taskId);
+    /** The artifact of each reply message: its attempt (a retry starts over) and whether it has begun. */
+    const artifacts = new Map<string, { id: string; begun: boolean }>();
+    const status = (state: (typeof STATE)[keyof typeof STATE]): StreamResponse => ({
       payload: {
         $case: 'statusUpdate',
         value: {
-          taskId: turnId,
+          taskId,
           contextId: session.id,
-          status: {
-            state,
-            message: text ? agentMessage(text, { sessionId: session.id, turnId, messageId: `status-${turnId}-${Date.now()}` }) : undefined,
-            timestamp: new Date().toISOString(),
-          },
+          status: { state, message: undefined, timestamp: new Date().toISOString() },
           metadata: undefined,
         },
       },
     });
     for await (const batch of deps.events.follow(session.id, afterSeq, context.signal)) {
       for (const event of batch as SessionEvent[]) {
-        if (!ours(event) && !isTurnEnd(event, turnId)) continue;
+        // A regenerated turn has an id of its own (`ids.turnId`), its events the task's message as userMessageId.
+        if (!ours(event)) continue;
         if (event.type === 'turn.started') yield status(STATE.working);
+        else if (event.type === 'step.retry')
+          artifacts.set(event.messageId, { id: `reply-${event.messageId}-${event.attempt}`, begun: false });
         else if (event.type === 'message.part.delta') {
+          const artifact = artifacts.get(event.messageId) ?? { id: `reply-${event.messageId}`, begun: false };
+          artifacts.set(event.messageId, { ...artifact, begun: true });
           yield {
             payload: {
               $case: 'artifactUpdate',
               value: {
-                taskId: turnId,
+                taskId,
                 contextId: session.id,
                 artifact: {
-                  artifactId: `reply-${turnId}`,
+                  artifactId: artifact.id,
                   name: 'reply',
                   description: '',
                   parts: [textPart(event.delta)],
                   metadata: undefined,
                   extensions: [],
                 },
-                append: true,
+                append: artifact.begun,
                 lastChunk: false,
                 metadata: undefined,
               },
             },
           };
         } else if (
-          isTurnEnd(event, turnId) ||
-          isTurnQuestion(event, turnId) ||
+          TERMINAL_TURN_EVENTS.includes(event.type) ||
+          event.type === 'approval.requested' ||
+          event.type === 'subagent.waiting' ||
           (event.type === 'tool.call' && event.executor === 'client')
         ) {
-          const task = await readTask(await loadTask(turnId));
-          if (task.status?.state === STATE.working || task.status?.state === STATE.submitted) {
-            // A question already answered, or a client call already posted: the turn goes on.
-            continue;
-          }
-          yield { payload: { $case: 'task', value: task } };
+          const { task, view } = await readTask(await loadTask(taskId));
+          // A question already answered, or a client call already posted: the turn goes on.
+          if (task.state === 'running' || task.state === 'queued') continue;
+          yield { payload: { $case: 'task', value: view } };
           return;
         }
       }
@@ -213,89 +245,110 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
       Promise.reject(new errors.ExtendedAgentCardNotConfiguredError('This agent has no extended card')),
 
     async sendMessage(params) {
+      const historyLength = checkedHistory(params.configuration?.historyLength);
       const taken = await take(params);
-      if (taken.waiting) return taken.waiting;
       if (!params.configuration?.returnImmediately) {
         await turnResult(deps, {
           sessionId: taken.session.id,
-          turnId: taken.turnId,
-          userMessageId: taken.turnId,
+          turnId: taken.taskId,
+          userMessageId: taken.taskId,
           firstSeq: taken.seq,
           signal: context.signal,
         });
       }
-      return readTask(await loadTask(taken.turnId), params.configuration?.historyLength);
+      return (await readTask(await loadTask(taken.taskId), historyLength)).view;
     },
 
     async *sendMessageStream(params) {
       const taken = await take(params);
-      if (taken.waiting) {
-        yield { payload: { $case: 'task', value: taken.waiting } };
-        return;
-      }
-      yield { payload: { $case: 'task', value: await readTask(await loadTask(taken.turnId)) } };
-      yield* follow(taken.session, taken.turnId, taken.seq);
+      yield { payload: { $case: 'task', value: (await readTask(await loadTask(taken.taskId))).view } };
+      yield* follow(taken.session, { taskId: taken.taskId, turnId: taken.taskId }, taken.seq);
     },
 
     async getTask(params) {
-      return readTask(await loadTask(params.id), params.historyLength);
+      return (await readTask(await loadTask(params.id), checkedHistory(params.historyLength))).view;
     },
 
     async listTasks(params) {
-      const pageSize = Math.min(Math.max(params.pageSize ?? DEFAULT_PAGE, 1), MAX_PAGE);
+      const pageSize = params.pageSize ?? DEFAULT_PAGE;
+      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE) {
+        throw new errors.RequestMalformedError(`pageSize must be an integer from 1 to ${MAX_PAGE}`);
+      }
+      const historyLength = checkedHistory(params.historyLength);
+      const sessionId = params.contextId || undefined;
       const found = await listTurnTasks(deps.db, owner, {
         limit: pageSize + 1,
-        ...(params.contextId ? { sessionId: params.contextId } : {}),
+        ...(sessionId ? { sessionId } : {}),
         ...(params.pageToken ? { before: params.pageToken } : {}),
       });
       const page = found.slice(0, pageSize);
-      const wanted = params.status ? page.filter((task) => readStateOf(task) === params.status) : page;
-      const tasks = await Promise.all(wanted.map((task) => readTask(task, params.historyLength ?? 0)));
-      return { tasks, nextPageToken: found.length > pageSize ? page.at(-1)!.turnId : '', pageSize, totalSize: tasks.length };
+      // One at a time: a page of 100 tasks is 100 reads, not 100 connections at once.
+      const tasks: Task[] = [];
+      for (const task of page) {
+        const { view } = await readTask(task, historyLength);
+        // The state asked for, as GetTask reads it (a page may then hold fewer than pageSize).
+        if (!params.status || view.status?.state === params.status) tasks.push(view);
+      }
+      return {
+        tasks,
+        nextPageToken: found.length > pageSize ? page.at(-1)!.taskId : '',
+        pageSize,
+        totalSize: await countTurnTasks(deps.db, owner, sessionId),
+      };
     },
 
     async cancelTask(params) {
       mayAct();
-      const task = await loadTask(params.id);
-      if (['completed', 'failed', 'aborted'].includes(task.state)) {
-        throw new errors.TaskNotCancelableError(`Task "${task.turnId}" is ${task.state} already`);
+      const found = await loadTask(params.id);
+      if (found.state === 'aborted') return (await readTask(found)).view;
+      if (found.state === 'completed' || found.state === 'failed') {
+        throw new errors.TaskNotCancelableError(`Task "${found.taskId}" is ${found.state} already`);
       }
-      const session = (await getSession(deps.db, task.sessionId))!;
-      await refusedAsProtocol(() => abortTurn(deps, session, task.turnId));
+      const session = await refusedAsProtocol(() => loadSendableSession(deps, principal, found.sessionId));
+      const before = session.lastSeq;
+      await refusedAsProtocol(() => abortTurn(deps, session, found.turnId));
       const deadline = AbortSignal.any([context.signal, AbortSignal.timeout(CANCEL_WAIT_MS)]);
-      for await (const batch of deps.events.follow(session.id, 0, deadline)) {
-        if ((batch as SessionEvent[]).some((event) => isTurnEnd(event, task.turnId))) break;
+      const ended = (event: SessionEvent) => TERMINAL_TURN_EVENTS.includes(event.type) && isTurnEnd(event, found.turnId);
+      for await (const batch of deps.events.follow(session.id, before, deadline)) {
+        if ((batch as SessionEvent[]).some(ended)) break;
       }
-      return readTask(await loadTask(task.turnId));
+      return (await readTask(await loadTask(found.taskId))).view;
     },
 
     async *resubscribe(params) {
-      const task = await loadTask(params.id);
-      const session = (await getSession(deps.db, task.sessionId))!;
-      const now = await readTask(task);
-      yield { payload: { $case: 'task', value: now } };
-      if (['completed', 'failed', 'aborted', 'waiting'].includes(task.state)) return;
-      yield* follow(session, task.turnId, session.lastSeq);
+      const found = await loadTask(params.id);
+      // Where the stream starts is read before the state, so an end between the two is still seen.
+      const session = (await getSession(deps.db, found.sessionId))!;
+      const { task, view } = await readTask(await loadTask(found.taskId));
+      yield { payload: { $case: 'task', value: view } };
+      if (task.state !== 'running' && task.state !== 'queued') return;
+      yield* follow(session, task, session.lastSeq);
     },
 
-    createTaskPushNotificationConfig: () =>
-      Promise.reject(new errors.PushNotificationNotSupportedError('Push notifications are not offered yet')),
-    getTaskPushNotificationConfig: () =>
-      Promise.reject(new errors.PushNotificationNotSupportedError('Push notifications are not offered yet')),
-    listTaskPushNotificationConfigs: () =>
-      Promise.reject(new errors.PushNotificationNotSupportedError('Push notifications are not offered yet')),
-    deleteTaskPushNotificationConfig: () =>
-      Promise.reject(new errors.PushNotificationNotSupportedError('Push notifications are not offered yet')),
+    createTaskPushNotificationConfig: () => Promise.reject(pushNotOffered()),
+    getTaskPushNotificationConfig: () => Promise.reject(pushNotOffered()),
+    listTaskPushNotificationConfigs: () => Promise.reject(pushNotOffered()),
+    deleteTaskPushNotificationConfig: () => Promise.reject(pushNotOffered()),
   };
+
+  function pushNotOffered() {
+    return new errors.PushNotificationNotSupportedError('Push notifications are not offered yet');
+  }
+
+  /** historyLength as the SDK reads it: none means all, zero or less means none. */
+  function checkedHistory(value: number | undefined): number | undefined {
+    if (value === undefined) return undefined;
+    if (!Number.isInteger(value)) throw new errors.RequestMalformedError('historyLength must be an integer');
+    return Math.max(0, value);
+  }
 }
 
-function readStateOf(task: TurnTask) {
-  return {
-    queued: STATE.submitted,
-    running: STATE.working,
-    waiting: STATE.inputRequired,
-    completed: STATE.completed,
-    failed: STATE.failed,
-    aborted: STATE.canceled,
-  }[task.state];
+interface Taken {
+  session: Session;
+  /** The message's id: the task's. */
+  taskId: string;
+  /** seq of its message.created. */
+  seq: number;
 }
+
+const checkCommandBody = validator<CommandBody>(ajv.compile(COMMAND_BODY_SCHEMA), 'command metadata');

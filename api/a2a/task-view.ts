@@ -41,25 +41,27 @@ export const textPart = (text: string): Part => ({
   mediaType: 'text/plain',
 });
 
-function partsOf(message: MessageView): Part[] {
+function partsOf(message: MessageView, base: string): Part[] {
   return message.parts.flatMap((part): Part[] => {
     if (part.type === 'text') return [textPart(part.text)];
     if (part.type === 'json')
       return [{ content: { $case: 'data', value: part.json }, metadata: undefined, filename: '', mediaType: 'application/json' }];
     if (part.type === 'file') {
+      // A stored file's URL is the API's path (media/...): absolute here, for a client of another origin.
+      const url = part.url.startsWith('media/') ? `${base}/${part.url}` : part.url;
       return [
-        { content: { $case: 'url', value: part.url }, metadata: undefined, filename: part.filename ?? '', mediaType: part.mediaType ?? '' },
+        { content: { $case: 'url', value: url }, metadata: undefined, filename: part.filename ?? '', mediaType: part.mediaType ?? '' },
       ];
     }
     return [];
   });
 }
 
-export function agentMessage(text: string, ids: { sessionId: string; turnId: string; messageId: string }): Message {
+export function agentMessage(text: string, ids: { sessionId: string; taskId: string; messageId: string }): Message {
   return {
     messageId: ids.messageId,
     contextId: ids.sessionId,
-    taskId: ids.turnId,
+    taskId: ids.taskId,
     role: ROLE_AGENT,
     parts: [textPart(text)],
     metadata: undefined,
@@ -69,15 +71,15 @@ export function agentMessage(text: string, ids: { sessionId: string; turnId: str
 }
 
 /** The turn's user message and agent replies (tool messages and calls left out: the agent's own work). */
-export function historyOf(task: Pick<TurnTask, 'sessionId' | 'turnId'>, messages: MessageView[]): Message[] {
+export function historyOf(task: Pick<TurnTask, 'sessionId' | 'taskId'>, messages: MessageView[], base: string): Message[] {
   return messages
     .filter((message) => message.role === 'user' || message.role === 'assistant')
     .map((message) => ({
       messageId: message.id,
       contextId: task.sessionId,
-      taskId: task.turnId,
+      taskId: task.taskId,
       role: message.role === 'user' ? ROLE_USER : ROLE_AGENT,
-      parts: partsOf(message),
+      parts: partsOf(message, base),
       metadata: undefined,
       extensions: [],
       referenceTaskIds: [],
@@ -86,30 +88,35 @@ export function historyOf(task: Pick<TurnTask, 'sessionId' | 'turnId'>, messages
 }
 
 /** The reply of an ended turn as its artifact: the last agent message's parts. */
-function replyArtifact(task: TurnTask, messages: MessageView[]): Artifact[] {
+function replyArtifact(task: TurnTask, messages: MessageView[], base: string): Artifact[] {
   const last = messages.filter((message) => message.role === 'assistant').at(-1);
   if (!last || task.state !== 'completed') return [];
-  const parts = partsOf(last);
+  const parts = partsOf(last, base);
   return parts.length
-    ? [{ artifactId: `reply-${task.turnId}`, name: 'reply', description: '', parts, metadata: undefined, extensions: [] }]
+    ? [{ artifactId: `reply-${last.id}`, name: 'reply', description: '', parts, metadata: undefined, extensions: [] }]
     : [];
 }
 
-export function taskView(task: TurnTask, messages: MessageView[], options: { statusText?: string; historyLength?: number } = {}): Task {
-  const history = historyOf(task, messages);
-  const shown = options.historyLength === undefined ? history : options.historyLength === 0 ? [] : history.slice(-options.historyLength);
+export function taskView(
+  task: TurnTask,
+  messages: MessageView[],
+  base: string,
+  options: { statusText?: string; historyLength?: number } = {},
+): Task {
+  const history = historyOf(task, messages, base);
+  const shown = options.historyLength === undefined ? history : options.historyLength <= 0 ? [] : history.slice(-options.historyLength);
   const statusText = options.statusText ?? (task.state === 'failed' ? `The turn failed: ${task.error ?? 'no reason given'}` : undefined);
   return {
-    id: task.turnId,
+    id: task.taskId,
     contextId: task.sessionId,
     status: {
       state: taskState(task.state),
       message: statusText
-        ? agentMessage(statusText, { sessionId: task.sessionId, turnId: task.turnId, messageId: `status-${task.turnId}` })
+        ? agentMessage(statusText, { sessionId: task.sessionId, taskId: task.taskId, messageId: `status-${task.taskId}` })
         : undefined,
       timestamp: new Date().toISOString(),
     },
-    artifacts: replyArtifact(task, messages),
+    artifacts: replyArtifact(task, messages, base),
     history: shown,
     metadata: undefined,
   };

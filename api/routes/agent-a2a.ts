@@ -32,8 +32,12 @@ export function agentA2aRoutes(deps: ApiDeps) {
     }),
     defineRoute(OPERATIONS.postAgentA2a, {
       bodyCheckedByHandler: true,
-      // A message follows its turn (a blocking send, a stream): it holds its connection like a waiting send.
-      holdsConnection: () => true,
+      // A message that follows its turn (a blocking send, a stream, a resubscription) holds its connection like
+      // a waiting send, and counts as one; a read does not.
+      holdsConnection: (req) =>
+        ['SendMessage', 'SendStreamingMessage', 'SubscribeToTask'].includes(
+          (req.body as { method?: unknown } | undefined)?.method as string,
+        ),
       async handle({ req, res, params, principal }) {
         const [sdk, { agent, card }] = await Promise.all([a2aSdk(), cardOf(req, principal!.userId, params.name!)]);
         const gone = new AbortController();

@@ -34,7 +34,7 @@ export const postAgentA2a = defineOperation({
     'the `sessions:write` scope.',
   tag: 'agents',
   auth: { kind: 'scope', scope: 'read' },
-  body: { contentTypes: ['application/json', 'application/a2a+json'], schema: JSON_RPC, required: true },
+  body: { contentTypes: ['application/json'], schema: JSON_RPC, required: true },
   responses: {
     200: {
       description: 'The JSON-RPC answer (errors included, as A2A defines them), or an SSE stream of them for a streaming method',

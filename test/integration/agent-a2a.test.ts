@@ -163,4 +163,61 @@ describe('an agent as an A2A agent', () => {
     await expect(stranger.getTask({ tenant: '', id: mine.id })).rejects.toThrow();
     await expect(stranger.sendMessage(request('Hi', { contextId: mine.contextId }))).rejects.toThrow(/another user/);
   });
+
+  test('a regenerated reply is its task’s; pages; malformed requests are the protocol’s errors; a waiting task takes no message', async ({
+    env,
+  }) => {
+    const { name } = await env.deploy({ customTools: [LOOKUP], command: { review: { template: 'Review $ARGUMENTS.' } } });
+    const client = await clientOf(env, name);
+    env.fake.enqueue({ text: 'First answer.' });
+    const task = asTask(await client.sendMessage(request('Hi')));
+    const replyId = task.history.at(-1)!.messageId;
+    env.fake.enqueue({ text: 'Second thoughts.' });
+    const regenerated = await call(`${env.api.url}/session/${task.contextId}/regenerate`, {
+      headers: env.user.auth,
+      json: { assistantMessageId: replyId },
+    });
+    expect(regenerated.status).toBe(200);
+    const again = await client.getTask({ tenant: '', id: task.id });
+    expect(again.status!.state).toBe(COMPLETED);
+    expect(replyOf(again)).toBe('Second thoughts.');
+
+    // Pages of one, newest first, with the whole count.
+    env.fake.enqueue({ text: 'Two.' });
+    const second = asTask(await client.sendMessage(request('Two', { contextId: task.contextId })));
+    const first = await client.listTasks({
+      tenant: '',
+      contextId: task.contextId,
+      status: 0,
+      pageSize: 1,
+      pageToken: '',
+      statusTimestampAfter: undefined,
+    });
+    expect(first.tasks.map((each) => each.id)).toEqual([second.id]);
+    expect(first.totalSize).toBe(2);
+    const next = await client.listTasks({
+      tenant: '',
+      contextId: task.contextId,
+      status: 0,
+      pageSize: 1,
+      pageToken: first.nextPageToken,
+      statusTimestampAfter: undefined,
+    });
+    expect(next.tasks.map((each) => each.id)).toEqual([task.id]);
+    expect(next.nextPageToken).toBe('');
+
+    // Malformed: a page size out of range, a command's arguments of the wrong type; neither is an internal error.
+    await expect(
+      client.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 1000, pageToken: '', statusTimestampAfter: undefined }),
+    ).rejects.toThrow(/pageSize/);
+    await expect(client.sendMessage(request('', { metadata: { command: 'review', args: 'not a list' } }))).rejects.toThrow(/args/);
+
+    // A task waiting on a client's tool result takes no message: it says where the result goes.
+    env.fake.enqueue({ toolCalls: [{ id: 'call_9', name: 'lookup_order', arguments: { orderId: 'B-2' } }] });
+    const waiting = asTask(await client.sendMessage(request('Where is B-2?')));
+    expect(waiting.status!.state).toBe(INPUT_REQUIRED);
+    await expect(client.sendMessage(request('Here it is', { taskId: waiting.id, contextId: waiting.contextId }))).rejects.toThrow(
+      /tool-result/,
+    );
+  });
 });
