@@ -133,10 +133,11 @@ export async function exchangeCode(
   exchange: { clientId: string; code: string; redirectUri: string | undefined; name: (resource: string | null) => string } & GrantTokens,
 ): Promise<Scope[] | 'unknown' | 'redirect'> {
   return inTransaction(db, async (client) => {
+    const keyId = newId('key');
     const { rows } = await client.query<{ user_id: string; granted_scopes: Scope[]; redirect_uri: string; resource: string | null }>(
-      `UPDATE oauth_authorizations SET code_hash = NULL WHERE ${LIVE_CODE}
+      `UPDATE oauth_authorizations SET code_hash = NULL, spent_code_hash = code_hash, grant_key_id = $3 WHERE ${LIVE_CODE}
        RETURNING user_id, granted_scopes, redirect_uri, resource`,
-      [exchange.clientId, sha256Hex(exchange.code)],
+      [exchange.clientId, sha256Hex(exchange.code), keyId],
     );
     const code = rows[0];
     if (!code) return 'unknown';
@@ -146,7 +147,7 @@ export async function exchangeCode(
                              oauth_client_id, resource)
        VALUES ($1, $2, $3, $4, $5, $6, 'user', now() + $7::int * interval '1 second', $8, now() + $9::int * interval '1 day', $10, $11)`,
       [
-        newId('key'),
+        keyId,
         code.user_id,
         exchange.name(code.resource),
         displayPrefix(exchange.accessToken),
@@ -175,6 +176,7 @@ export async function refreshGrant(
 ): Promise<{ scopes: Scope[]; resource: string | null } | undefined> {
   const { rows } = await db.query<{ scopes: Scope[]; resource: string | null }>(
     `UPDATE api_keys SET key_hash = $3, prefix = $4, expires_at = now() + $5::int * interval '1 second', refresh_hash = $6,
+                         previous_refresh_hash = refresh_hash,
                          refresh_expires_at = now() + $7::int * interval '1 day'
       WHERE refresh_hash = $2 AND oauth_client_id = $1 AND refresh_expires_at > now()
       RETURNING scopes, resource`,
@@ -189,6 +191,21 @@ export async function refreshGrant(
     ],
   );
   return rows[0];
+}
+
+/**
+ * A code this client exchanged once already, or a refresh token of its that was rotated: whoever presents
+ * it again may not be the client, so the grant it made, or belongs to, is ended. True when one was.
+ */
+export async function endGrantOfReusedToken(db: Db, clientId: string, token: string): Promise<boolean> {
+  const hash = sha256Hex(token);
+  const { rowCount } = await db.query(
+    `DELETE FROM api_keys k WHERE k.oauth_client_id = $1
+        AND (k.previous_refresh_hash = $2
+             OR k.id IN (SELECT a.grant_key_id FROM oauth_authorizations a WHERE a.client_id = $1 AND a.spent_code_hash = $2))`,
+    [clientId, hash],
+  );
+  return (rowCount ?? 0) > 0;
 }
 
 /** The scopes of the grant a live refresh token of this client belongs to. */

@@ -10,7 +10,15 @@ import type * as ErrorsModule from '@modelcontextprotocol/sdk/server/auth/errors
 import type { Scope } from '../../contract/scopes.ts';
 import { generateKey, authenticate } from '../../store/api-keys.ts';
 import { randomToken } from '../../lib/ids.ts';
-import { challengeOfCode, createAuthorization, exchangeCode, grantOfRefreshToken, refreshGrant, revokeGrant } from '../../store/oauth.ts';
+import {
+  challengeOfCode,
+  createAuthorization,
+  endGrantOfReusedToken,
+  exchangeCode,
+  grantOfRefreshToken,
+  refreshGrant,
+  revokeGrant,
+} from '../../store/oauth.ts';
 import type { ApiDeps } from '../context.ts';
 import { publicBaseUrl } from '../public-url.ts';
 import { normalPath } from '../middleware/auth.ts';
@@ -59,7 +67,13 @@ export function oauthProvider(deps: ApiDeps, errors: typeof ErrorsModule): OAuth
 
     async challengeForAuthorizationCode(client, code) {
       const challenge = await challengeOfCode(deps.db, client.client_id, code);
-      if (!challenge) throw new InvalidGrantError('The code is unknown, used or expired');
+      if (!challenge) {
+        // A code used twice: its grant goes too (whoever has it now may not be the client).
+        const ended = await endGrantOfReusedToken(deps.db, client.client_id, code);
+        throw new InvalidGrantError(
+          ended ? 'The code was used already: the grant it made is revoked' : 'The code is unknown, used or expired',
+        );
+      }
       return challenge;
     },
 
@@ -91,7 +105,14 @@ export function oauthProvider(deps: ApiDeps, errors: typeof ErrorsModule): OAuth
       // keeps the refresh token's scope): a refresh gives the grant's scopes, and asks for no others.
       if (scopes?.length) {
         const held = await grantOfRefreshToken(deps.db, client.client_id, refreshToken);
-        if (!held) throw new InvalidGrantError('The refresh token is unknown, used, revoked or expired');
+        if (!held) {
+          const ended = await endGrantOfReusedToken(deps.db, client.client_id, refreshToken);
+          throw new InvalidGrantError(
+            ended
+              ? 'The refresh token was rotated already: the grant is revoked'
+              : 'The refresh token is unknown, used, revoked or expired',
+          );
+        }
         if (scopes.length !== held.length || scopes.some((scope) => !held.includes(scope as Scope))) {
           throw new InvalidScopeError(`A refresh gives the grant's scopes (${held.join(' ')}): sign in again for others`);
         }
@@ -103,7 +124,15 @@ export function oauthProvider(deps: ApiDeps, errors: typeof ErrorsModule): OAuth
         refreshToken: next,
         ...lifetimes(),
       });
-      if (!refreshed) throw new InvalidGrantError('The refresh token is unknown, used, revoked or expired');
+      if (!refreshed) {
+        // A rotated refresh token presented again: the grant goes (the client or a thief holds a copy).
+        const ended = await endGrantOfReusedToken(deps.db, client.client_id, refreshToken);
+        throw new InvalidGrantError(
+          ended
+            ? 'The refresh token was rotated already: the grant is revoked; sign in again'
+            : 'The refresh token is unknown, used, revoked or expired',
+        );
+      }
       return tokens(accessToken, next, refreshed.scopes);
     },
 

@@ -146,17 +146,6 @@ describe('OAuth for an agent’s MCP URL', () => {
     expect(textOf(second)).toBe('Still here after a refresh.');
     expect(app.saved!.access_token).not.toBe(before.access_token);
     expect(app.saved!.refresh_token).not.toBe(before.refresh_token);
-    const reused = await fetch(`${env.api.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: before.refresh_token!,
-        client_id: app.information!.client_id,
-      }),
-    });
-    expect(reused.status).toBe(400);
-    expect(await reused.json()).toMatchObject({ error: 'invalid_grant' });
 
     // The grant is a key of the user, bound to this agent's MCP URL: no credential anywhere else.
     const keys = await call<{ keys: { id: string; name: string }[] }>(`${env.api.url}/key`, { headers: env.user.auth });
@@ -170,11 +159,23 @@ describe('OAuth for an agent’s MCP URL', () => {
     // The same URL spelled with a trailing slash is the same resource.
     expect((await listToolsWith(`${mcpUrl}/`, app.saved!.access_token)).status).toBe(200);
 
-    // Deleting it ends it at once.
-    expect((await call(`${env.api.url}/key/${grant.id}`, { method: 'DELETE', headers: env.user.auth })).status).toBe(204);
+    // The rotated refresh token presented again (a copy someone else may hold): the grant ends at once.
+    const reused = await fetch(`${env.api.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: before.refresh_token!,
+        client_id: app.information!.client_id,
+      }),
+    });
+    expect(reused.status).toBe(400);
+    expect(await reused.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('revoked') });
     const after = await listToolsWith(mcpUrl, app.saved!.access_token);
     expect(after.status).toBe(401);
     expect(after.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    const left = await call<{ keys: { id: string }[] }>(`${env.api.url}/key`, { headers: env.user.auth });
+    expect(left.body.keys.map((key) => key.id)).not.toContain(grant.id);
     await client.close();
   });
 
@@ -203,6 +204,15 @@ describe('OAuth for an agent’s MCP URL', () => {
     const after = await listToolsWith(mcpUrl, reader.saved!.access_token);
     expect(after.status).toBe(401);
     await client.close();
+
+    // Deleting a grant among the keys ends it at once.
+    const full = new ClientApp();
+    const second = (await signIn(env, mcpUrl, full)) as Client;
+    const keys = await call<{ keys: { id: string; name: string }[] }>(`${env.api.url}/key`, { headers: env.user.auth });
+    const grant = keys.body.keys.find((key) => key.name === `OAuth: Test MCP client for ${name}`)!;
+    expect((await call(`${env.api.url}/key/${grant.id}`, { method: 'DELETE', headers: env.user.auth })).status).toBe(204);
+    expect((await listToolsWith(mcpUrl, full.saved!.access_token)).status).toBe(401);
+    await second.close();
 
     expect(await signIn(env, mcpUrl, new ClientApp(), { allow: false })).toBe('access_denied');
   });
@@ -292,9 +302,12 @@ describe('OAuth for an agent’s MCP URL', () => {
     expect((await exchange({ client_id: clientId, client_secret: 'wrong' })).status).toBeGreaterThanOrEqual(400);
     const granted = await exchange({ client_id: clientId, client_secret: secret! });
     expect(granted.status).toBe(200);
-    expect(await granted.json()).toMatchObject({ token_type: 'bearer', scope: 'read sessions:write' });
-    expect(((await (await exchange({ client_id: clientId, client_secret: secret! })).json()) as { error: string }).error).toBe(
-      'invalid_grant',
-    );
+    const tokens = (await granted.json()) as { access_token: string; token_type: string; scope: string };
+    expect(tokens).toMatchObject({ token_type: 'bearer', scope: 'read sessions:write' });
+    expect((await listToolsWith(mcpUrl, tokens.access_token)).status).toBe(200);
+    // The code again: refused, and the grant it made ends (whoever replays it may not be the client).
+    const replayed = await exchange({ client_id: clientId, client_secret: secret! });
+    expect(await replayed.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('revoked') });
+    expect((await listToolsWith(mcpUrl, tokens.access_token)).status).toBe(401);
   });
 });
