@@ -31,7 +31,7 @@ import { takeMessage } from '../sessions/send.ts';
 import { sessionWaitingFor } from '../sessions/waiting-for.ts';
 import { abortTurn } from '../sessions/workflows.ts';
 import { turnResult } from '../streaming/turn-answer.ts';
-import { describeWait } from '../mcp/waiting-text.ts';
+import { describeWait } from '../sessions/waiting-text.ts';
 import type { A2aSdk } from './sdk.ts';
 import { STATE, taskView, textPart } from './task-view.ts';
 
@@ -308,7 +308,7 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
       const before = session.lastSeq;
       await refusedAsProtocol(() => abortTurn(deps, session, found.turnId));
       const deadline = AbortSignal.any([context.signal, AbortSignal.timeout(CANCEL_WAIT_MS)]);
-      const ended = (event: SessionEvent) => TERMINAL_TURN_EVENTS.includes(event.type) && isTurnEnd(event, found.turnId);
+      const ended = (event: SessionEvent) => isTurnEnd(event, found.turnId);
       for await (const batch of deps.events.follow(session.id, before, deadline)) {
         if ((batch as SessionEvent[]).some(ended)) break;
       }

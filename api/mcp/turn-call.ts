@@ -17,7 +17,7 @@ import type { ApiDeps } from '../context.ts';
 import { publicBaseUrl } from '../public-url.ts';
 import { takeMessage, type SendRequest } from '../sessions/send.ts';
 import { turnResult } from '../streaming/turn-answer.ts';
-import { describeWait } from './waiting-text.ts';
+import { describeWait } from '../sessions/waiting-text.ts';
 
 /** What a tool handler knows of the request that called it. */
 export interface McpCall {

@@ -1,5 +1,6 @@
-// What a waiting turn waits on, in words an MCP client's user (or its model) can act on: who answers,
-// where, and how to read the reply afterwards. The same facts are in the result's structured content.
+// What a waiting turn waits on, in words a client's user (or its model) can act on: who answers, where,
+// and how to read the reply afterwards. Said by an agent's MCP tools and its A2A tasks alike; the same
+// facts are in their structured answers.
 import type { Received } from '../../contract/operations/operation.ts';
 import type { WAITING_FOR_SCHEMA } from '../../contract/operations/turn-answers.ts';
 
