@@ -31,6 +31,8 @@ import { inboundRoutes } from './routes/inbound.ts';
 import { triggerRoutes } from './routes/triggers.ts';
 import { toolRoutes } from './routes/tools.ts';
 import { registeredToolsReader } from './agents/registered-tools.ts';
+import { signIns } from './mcp-oauth/sign-in.ts';
+import { mcpSignInRoutes } from './routes/mcp-sign-in.ts';
 import { mcpServerRoutes } from './routes/mcp-servers.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { agentMcpRoutes } from './routes/agent-mcp.ts';
@@ -73,9 +75,10 @@ export function createApp(deps: ApiDeps): App {
   // Anyone may register an OAuth client: a small document (api/oauth/clients.ts bounds what is kept).
   app.use('/oauth/register', express.json({ limit: '16kb', type: ['application/json'] }));
   app.use(express.json({ limit: limits.jsonBodyBytes, type: ['application/json', 'application/*+json'] }));
-  // The answer page's buttons post an HTML form.
   app.use('/codec', codecCors(deps.config.codecCorsOrigins));
+  // The answer page's buttons post an HTML form, and so does the sign-in callback's.
   app.use('/approval', express.urlencoded({ limit: limits.jsonBodyBytes, extended: false }));
+  app.use('/mcp-oauth', express.urlencoded({ limit: '16kb', extended: false }));
 
   const limiter = createRateLimiter({
     db: deps.db,
@@ -86,6 +89,7 @@ export function createApp(deps: ApiDeps): App {
   const streams = createStreamLimiter({ perUser: limits.openStreamsPerUser });
   // Remote MCP listings of deploys and GET /mcp/<id> share one bound per user (MCP_LISTINGS_PER_USER).
   const registeredTools = registeredToolsReader(deps);
+  const mcpSignIns = signIns(deps);
   const routes: RouteDef[] = [
     ...healthRoutes(deps),
     ...keyRoutes(deps),
@@ -104,7 +108,8 @@ export function createApp(deps: ApiDeps): App {
     ...inboundRoutes(deps),
     ...triggerRoutes(deps),
     ...toolRoutes(deps),
-    ...mcpServerRoutes(deps, registeredTools),
+    ...mcpServerRoutes(deps, registeredTools, mcpSignIns),
+    ...mcpSignInRoutes(mcpSignIns),
     ...commandRoutes(deps),
     ...agentMcpRoutes(deps),
     ...agentA2aRoutes(deps),

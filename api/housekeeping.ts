@@ -16,6 +16,8 @@ import { deleteExpiredIdempotencyKeys } from '../store/idempotency-keys.ts';
 import { deleteExpiredDeviceAuthorizations } from '../store/device-authorizations.ts';
 import { deleteStaleMcpToolCalls } from '../store/mcp-tool-calls.ts';
 import { deleteStaleOAuth } from '../store/oauth.ts';
+import { pruneConnectStates } from '../store/mcp-connections.ts';
+import { MCP_CONNECT_TTL_SECONDS } from '../contract/operations/tools.ts';
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency.ts';
 import { sweepOrphanMedia } from './sessions/orphan-media.ts';
 import { reconcileStrandedAnswers } from './approvals/reconcile.ts';
@@ -58,7 +60,9 @@ export function startHousekeeping(deps: {
       const mcpCalls = await deleteStaleMcpToolCalls(deps.db, STALE_MCP_CALL_MS);
       // OAuth authorizations past their use, and registered clients that never got a grant.
       const oauth = await deleteStaleOAuth(deps.db);
-      if (media.removed > 0 || keys > 0 || logins > 0 || mcpCalls > 0 || oauth > 0)
+      // Sign-ins to MCP servers nobody finished (or finished), once they can no longer be.
+      const signIns = await pruneConnectStates(deps.db, MCP_CONNECT_TTL_SECONDS);
+      if (media.removed > 0 || keys > 0 || logins > 0 || mcpCalls > 0 || oauth > 0 || signIns > 0)
         deps.logger.info(
           {
             orphanFiles: media.removed,
@@ -66,6 +70,7 @@ export function startHousekeeping(deps: {
             expiredDeviceLogins: logins,
             staleMcpCalls: mcpCalls,
             staleOAuthRecords: oauth,
+            staleMcpSignIns: signIns,
           },
           'housekeeping',
         );

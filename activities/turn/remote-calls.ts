@@ -17,6 +17,10 @@ import type { OutboundClient } from '../../lib/outbound.ts';
 import { TOOL_CALL_ATTEMPTS } from '../../core/turn-types.ts';
 import type { Db } from '../../store/db.ts';
 import { getMcpServer } from '../../store/mcp-servers.ts';
+import { connectionAccess } from '../../store/mcp-connections.ts';
+import { bearerSource } from '../../lib/mcp/oauth/bearer.ts';
+import { McpSignInNeededError } from '../../lib/mcp/oauth/errors.ts';
+import { oauthFetch } from '../../lib/mcp/oauth/fetch.ts';
 import { openSecrets } from '../../store/secrets.ts';
 import { toolError } from '../tools/define.ts';
 import type { RemoteToolServers } from '../tools/types.ts';
@@ -51,16 +55,31 @@ export function remoteToolServers(deps: RemoteCallDeps, owner: () => Promise<str
         throw new Error(text);
       };
       let opened;
+      const bearer =
+        server.auth?.type === 'oauth'
+          ? bearerSource(
+              connectionAccess(deps.db, deps.masterKeys, userId, serverId),
+              server,
+              oauthFetch(deps.outbound.fetch, limits.connectTimeoutMs, running.signal),
+            )
+          : undefined;
       try {
-        opened = await openRegisteredServer(server, (names) => openSecrets(deps.db, deps.masterKeys, userId, names), {
-          fetch: deps.outbound.fetch,
-          connectTimeoutMs: limits.connectTimeoutMs,
-          maxResponseBytes: limits.resultMaxBytes,
-          signal: running.signal,
-        });
+        opened = await openRegisteredServer(
+          server,
+          (names) => openSecrets(deps.db, deps.masterKeys, userId, names),
+          {
+            fetch: deps.outbound.fetch,
+            connectTimeoutMs: limits.connectTimeoutMs,
+            maxResponseBytes: limits.resultMaxBytes,
+            signal: running.signal,
+          },
+          bearer,
+        );
       } catch (error) {
         // Its headers name a secret that is gone or may not go there: no attempt would do better.
         if (error instanceof McpHeaderError) return toolError(`The MCP server "${serverId}" cannot be called: ${error.message}`);
+        // Only its user can help: they sign in (POST /mcp/<id>/connect, or Connect on the dashboard's tool servers page).
+        if (error instanceof McpSignInNeededError) return toolError(`${error.message}. Tell the user; the call did not run.`);
         return unreachable(error);
       }
       const { client, mask } = opened;

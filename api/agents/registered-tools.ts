@@ -12,9 +12,14 @@ import { redactedMcpUrl, urlCredentialMasker } from '../../lib/mcp/url-redaction
 import { createOutboundClient } from '../../lib/outbound.ts';
 import type { Db } from '../../store/db.ts';
 import { openSecrets } from '../../store/secrets.ts';
+import { connectionAccess } from '../../store/mcp-connections.ts';
+import { bearerSource } from '../../lib/mcp/oauth/bearer.ts';
+import { McpSignInNeededError } from '../../lib/mcp/oauth/errors.ts';
+import { oauthFetch } from '../../lib/mcp/oauth/fetch.ts';
 import { createListingSlots } from './listing-slots.ts';
 
-export type ListedTools = { tools: ToolServerTool[] } | { error: string };
+/** `signInNeeded`: the server is signed in to with OAuth and its user has not (or must again). */
+export type ListedTools = { tools: ToolServerTool[] } | { error: string; signInNeeded?: true };
 
 /**
  * The tools of each server, in order, or why they could not be listed (a sentence naming the server,
@@ -43,14 +48,23 @@ export function registeredToolsReader(deps: ReaderDeps): RegisteredToolsReader {
       return undefined;
     };
     let opened: OpenedServer;
+    const bearer =
+      server.auth?.type === 'oauth'
+        ? bearerSource(
+            connectionAccess(deps.db, deps.masterKeys, userId, server.id),
+            server,
+            oauthFetch(outbound.fetch, limits.connectTimeoutMs, signal),
+          )
+        : undefined;
     try {
-      opened = await openRegisteredServer(server, (names) => openSecrets(deps.db, deps.masterKeys, userId, names), {
-        fetch: outbound.fetch,
-        connectTimeoutMs: limits.connectTimeoutMs,
-        maxResponseBytes: limits.resultMaxBytes,
-        signal,
-      });
+      opened = await openRegisteredServer(
+        server,
+        (names) => openSecrets(deps.db, deps.masterKeys, userId, names),
+        { fetch: outbound.fetch, connectTimeoutMs: limits.connectTimeoutMs, maxResponseBytes: limits.resultMaxBytes, signal },
+        bearer,
+      );
     } catch (error) {
+      if (error instanceof McpSignInNeededError) return ended() ?? { error: error.message, signInNeeded: true };
       const text = urlCredentialMasker(server.url)(mcpErrorText(error));
       return ended() ?? { error: `the MCP server "${server.id}" (${redactedMcpUrl(server.url)}) could not be reached: ${text}` };
     }

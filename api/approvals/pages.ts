@@ -3,20 +3,7 @@
 // escaped; the pages load nothing and run no script (the CSP in approval-links.ts says so too).
 import type { Approval } from '../../store/approvals.ts';
 import { escapeHtml } from '../../lib/escape-html.ts';
-
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow"><title>${escapeHtml(title)}</title>
-<style>
-body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1f2328}
-.question{white-space:pre-wrap;background:#f6f8fa;border-radius:8px;padding:1rem;margin:1rem 0}
-.options{display:flex;flex-wrap:wrap;gap:.5rem}
-button{font:inherit;padding:.5rem 1.25rem;border-radius:6px;border:1px solid #1f6feb;background:#1f6feb;color:#fff;cursor:pointer}
-textarea{font:inherit;width:100%;box-sizing:border-box;margin:.5rem 0;min-height:4rem}
-.muted{color:#59636e;font-size:.9rem}
-</style></head><body>${body}</body></html>`;
-}
+import { pageLayout as layout } from '../html-pages.ts';
 
 function questionBlock(approval: Approval): string {
   return `<div class="question">${escapeHtml(approval.question)}</div>`;

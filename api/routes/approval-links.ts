@@ -14,27 +14,11 @@ import { getApproval, type Approval } from '../../store/approvals.ts';
 import { ConflictError, GoneError, NotFoundError, ServiceError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { answerApproval } from '../approvals/workflows.ts';
 import { answeredPage, expiredPage, invalidChoicePage, notFoundPage, questionPage } from '../approvals/pages.ts';
-
-const PAGE_HEADERS = {
-  'Cache-Control': 'no-store',
-  // The token is in the URL: never send it onwards as a referrer.
-  'Referrer-Policy': 'no-referrer',
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-  'X-Content-Type-Options': 'nosniff',
-};
-
-function wantsHtml(req: Request): boolean {
-  return req.accepts(['html', 'json']) === 'html';
-}
+import { isClick, sendPage, wantsHtml } from '../html-pages.ts';
 
 async function approvalOfToken(deps: ApiDeps, token: string): Promise<Approval | undefined> {
   const approvalId = verifyApprovalToken(deps.masterKeys, token);
   return approvalId ? getApproval(deps.db, approvalId) : undefined;
-}
-
-function sendPage(res: Response, status: number, html: string): undefined {
-  res.status(status).set(PAGE_HEADERS).type('html').send(html);
-  return undefined;
 }
 
 /** Renders the outcome of answering by link: a page for browsers, JSON (or problem+json) otherwise. */
@@ -82,15 +66,6 @@ export async function answerByToken(deps: ApiDeps, input: HandlerInput<unknown, 
     throw new ValidationError('Give a choice', [{ path: '/choice', message: 'is required' }]);
   }
   return answerAndShow(deps, req, res, approval, choice, note);
-}
-
-/**
- * A person's click: a top-level navigation the user set off (Fetch Metadata, sent by every current
- * browser). Mail security scanners open every link with a browser's User-Agent, but not as a click: they
- * get the page, whose button answers, so their fetch changes nothing and the person's click still counts.
- */
-function isClick(req: Request): boolean {
-  return req.get('sec-fetch-user') === '?1' && req.get('sec-fetch-mode') === 'navigate';
 }
 
 export function approvalLinkRoutes(deps: ApiDeps) {

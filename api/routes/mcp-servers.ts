@@ -15,20 +15,38 @@ import { callerGone } from '../agents/caller-gone.ts';
 import { mayReadCapabilities } from '../agents/read-only-view.ts';
 import { redactedMcpUrl } from '../../lib/mcp/url-redaction.ts';
 import { defineRoute } from '../route.ts';
+import { getConnection, listConnections, type McpConnection } from '../../store/mcp-connections.ts';
+import type { McpConnectionView } from '../../contract/operations/tools.ts';
+import type { SignIns } from '../mcp-oauth/sign-in.ts';
+import { publicBaseUrl } from '../public-url.ts';
 
 const builtinView = (server: (typeof TOOL_SERVERS)[number]) => ({ ...server, kind: 'builtin' as const, tools: [...server.tools] });
 
 /** The server as stored; its URL whole only for `fullUrl` (a caller who may change it). */
-function remoteView(server: McpServerRecord, fullUrl: boolean): RemoteToolServerView {
+function remoteView(server: McpServerRecord, fullUrl: boolean, connection: McpConnection | undefined): RemoteToolServerView {
   return {
     id: server.id,
     kind: 'remote',
     url: fullUrl ? server.url : redactedMcpUrl(server.url),
     headerNames: Object.keys(server.headers),
     description: server.description,
+    auth: server.auth,
+    connection: server.auth ? connectionView(server, connection) : null,
     createdAt: server.createdAt.toISOString(),
     updatedAt: server.updatedAt.toISOString(),
   };
+}
+
+/** The user's sign-in as GET /mcps shows it: never a token, only whether there is a working one. */
+function connectionView(server: McpServerRecord, connection: McpConnection | undefined): McpConnectionView {
+  const times = {
+    expiresAt: connection?.expiresAt?.toISOString() ?? null,
+    connectedAt: connection?.connectedAt.toISOString() ?? null,
+    refreshedAt: connection?.refreshedAt?.toISOString() ?? null,
+  };
+  if (!connection) return { status: 'not-connected', scopes: [], ...times, reason: null };
+  const reason = connection.needsSignIn ?? (connection.serverUrl !== server.url ? 'its URL changed since it was signed in to' : null);
+  return { status: reason ? 'needs-sign-in' : 'connected', scopes: connection.scopes, ...times, reason };
 }
 
 /** The id from the path, as a bundle could name it, and not one of the built-in servers. */
@@ -41,15 +59,19 @@ function checkedId(id: string): string {
   return id;
 }
 
-export function mcpServerRoutes(deps: ApiDeps, registeredTools: RegisteredToolsReader) {
+export function mcpServerRoutes(deps: ApiDeps, registeredTools: RegisteredToolsReader, signIn: SignIns) {
   const outbound = createOutboundClient({ allowCidrs: deps.config.outbound.allowCidrs });
   const limits = deps.config.mcp;
   return [
     defineRoute(OPERATIONS.listToolServers, {
       async handle({ principal }) {
-        const mine = await listMcpServers(deps.db, principal!.userId);
+        const [mine, connections] = await Promise.all([
+          listMcpServers(deps.db, principal!.userId),
+          listConnections(deps.db, principal!.userId),
+        ]);
         const fullUrl = mayReadCapabilities(principal!);
-        return { status: 200, body: [...TOOL_SERVERS.map(builtinView), ...mine.map((server) => remoteView(server, fullUrl))] };
+        const remote = mine.map((server) => remoteView(server, fullUrl, connections.get(server.id)));
+        return { status: 200, body: [...TOOL_SERVERS.map(builtinView), ...remote] };
       },
     }),
     defineRoute(OPERATIONS.putMcpServer, {
@@ -65,7 +87,13 @@ export function mcpServerRoutes(deps: ApiDeps, registeredTools: RegisteredToolsR
         const stored = await putMcpServer(
           deps.db,
           principal!.userId,
-          { id, url: body.url, headers: body.headers ?? {}, ...(body.description !== undefined ? { description: body.description } : {}) },
+          {
+            id,
+            url: body.url,
+            headers: body.headers ?? {},
+            ...(body.description !== undefined ? { description: body.description } : {}),
+            ...(body.auth ? { auth: body.auth } : {}),
+          },
           limits.serversPerUser,
         );
         if (!stored) {
@@ -73,7 +101,7 @@ export function mcpServerRoutes(deps: ApiDeps, registeredTools: RegisteredToolsR
             `You have registered ${limits.serversPerUser} MCP servers, the most you may (MCP_SERVERS_PER_USER); delete one first`,
           );
         }
-        return { status: stored.created ? 201 : 200, body: remoteView(stored, true) };
+        return { status: stored.created ? 201 : 200, body: remoteView(stored, true, await getConnection(deps.db, principal!.userId, id)) };
       },
     }),
     defineRoute(OPERATIONS.getMcpServer, {
@@ -84,15 +112,32 @@ export function mcpServerRoutes(deps: ApiDeps, registeredTools: RegisteredToolsR
         if (!server) throw new NotFoundError(`No built-in tool server, and none you registered, has the id "${params.id}"`);
         const [listed] = await registeredTools(principal!.userId, [server], callerGone(res));
         if ('error' in listed!) throw new McpUnreachableError(`${listed.error.charAt(0).toUpperCase()}${listed.error.slice(1)}`);
-        return { status: 200, body: { ...remoteView(server, true), tools: listed!.tools } };
+        const connection = server.auth ? await getConnection(deps.db, principal!.userId, server.id) : undefined;
+        return { status: 200, body: { ...remoteView(server, true, connection), tools: listed!.tools } };
       },
     }),
     defineRoute(OPERATIONS.deleteMcpServer, {
       async handle({ params, principal }) {
+        // Signed out first: the row's delete would forget the tokens without revoking them.
+        await signIn.disconnect(principal!.userId, params.id!);
         if (!(await deleteMcpServer(deps.db, principal!.userId, params.id!))) {
           throw new NotFoundError(`You registered no MCP server with the id "${params.id}"`);
         }
         return { status: 204 };
+      },
+    }),
+    defineRoute(OPERATIONS.connectMcpServer, {
+      async handle({ params, principal, req, res }) {
+        const server = await getMcpServer(deps.db, principal!.userId, params.id!);
+        if (!server) throw new NotFoundError(`You registered no MCP server with the id "${params.id}"`);
+        return { status: 200, body: await signIn.start(principal!.userId, server, publicBaseUrl(deps.config, req), callerGone(res)) };
+      },
+    }),
+    defineRoute(OPERATIONS.disconnectMcpServer, {
+      async handle({ params, principal }) {
+        const outcome = await signIn.disconnect(principal!.userId, params.id!);
+        if (!outcome) throw new NotFoundError(`You are not signed in to an MCP server of yours with the id "${params.id}"`);
+        return { status: 200, body: outcome };
       },
     }),
   ];

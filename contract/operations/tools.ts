@@ -15,7 +15,69 @@ const TOOL_SCHEMA = {
 
 /** Ids of remote MCP servers: the form of a built-in one's, so a bundle's `mcps` reads the same. */
 export const MCP_SERVER_ID_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
-export const MCP_SERVER_LIMITS = { urlChars: 2048, headers: 20, headerValueChars: 8192, descriptionChars: 1000 } as const;
+export const MCP_SERVER_LIMITS = {
+  urlChars: 2048,
+  headers: 20,
+  headerValueChars: 8192,
+  descriptionChars: 1000,
+  scopes: 50,
+  scopeChars: 200,
+  clientIdChars: 1000,
+} as const;
+
+/** How long a sign-in started with POST /mcp/<id>/connect may be finished (its authorization URL is good for). */
+export const MCP_CONNECT_TTL_SECONDS = 15 * 60;
+
+/** `auth` of a remote server, as written to PUT /mcp/<id> and shown back (the secret only by its reference). */
+const MCP_AUTH_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type'],
+  description:
+    'Sign in with OAuth 2.1 as the MCP authorization spec describes: each user connects once (POST /mcp/<id>/connect) and ' +
+    'the service keeps and refreshes their tokens. Without `clientId` the service registers itself at the authorization ' +
+    'server (dynamic client registration).',
+  properties: {
+    type: { const: 'oauth' },
+    scopes: {
+      type: 'array',
+      maxItems: MCP_SERVER_LIMITS.scopes,
+      items: { type: 'string', minLength: 1, maxLength: MCP_SERVER_LIMITS.scopeChars, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' },
+      description: "The scopes to ask for; by default what the server's 401 or its metadata names",
+    },
+    clientId: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MCP_SERVER_LIMITS.clientIdChars,
+      description: 'A client you registered at the authorization server yourself (its redirect URI: <service URL>/mcp-oauth/callback)',
+    },
+    clientSecret: {
+      type: 'string',
+      pattern: '^\\{\\{secrets\\.[A-Za-z0-9_]{1,100}\\}\\}$',
+      description: "That client's secret, as a reference to one of your secrets (`{{secrets.KEY}}`); needs `clientId`",
+    },
+  },
+  dependencies: { clientSecret: ['clientId'] },
+} as const;
+
+export const MCP_CONNECTION_STATUSES = ['connected', 'needs-sign-in', 'not-connected'] as const;
+
+const MCP_CONNECTION_SCHEMA = {
+  type: ['object', 'null'],
+  required: ['status', 'scopes', 'expiresAt', 'connectedAt', 'refreshedAt', 'reason'],
+  description: 'Your sign-in to a server with `auth`; null for a server without',
+  properties: {
+    status: {
+      enum: MCP_CONNECTION_STATUSES,
+      description: '`needs-sign-in`: a refresh was refused for good, the server refused the tokens, or its URL changed since',
+    },
+    scopes: { type: 'array', items: { type: 'string' }, description: 'As granted' },
+    expiresAt: { ...TIME, type: ['string', 'null'], description: "The access token's end; it is refreshed before then" },
+    connectedAt: { ...TIME, type: ['string', 'null'] },
+    refreshedAt: { ...TIME, type: ['string', 'null'] },
+    reason: { type: ['string', 'null'], description: 'Why a new sign-in is needed' },
+  },
+} as const;
 
 const BUILTIN_SERVER_SCHEMA = {
   type: 'object',
@@ -30,7 +92,7 @@ const BUILTIN_SERVER_SCHEMA = {
 
 const REMOTE_SERVER_SCHEMA = {
   type: 'object',
-  required: ['id', 'kind', 'url', 'headerNames', 'description', 'createdAt', 'updatedAt'],
+  required: ['id', 'kind', 'url', 'headerNames', 'description', 'auth', 'connection', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string', pattern: MCP_SERVER_ID_PATTERN.source },
     kind: { const: 'remote', description: 'A remote MCP server you registered with PUT /mcp/<id>' },
@@ -46,6 +108,8 @@ const REMOTE_SERVER_SCHEMA = {
       description: 'The headers sent with every request (their values are never shown)',
     },
     description: { type: ['string', 'null'] },
+    auth: { anyOf: [MCP_AUTH_SCHEMA, { type: 'null' }] },
+    connection: MCP_CONNECTION_SCHEMA,
     createdAt: TIME,
     updatedAt: TIME,
     tools: {
@@ -99,6 +163,7 @@ export const PUT_MCP_SERVER_BODY_SCHEMA = {
         "`hosts` allow the URL's host. Values are stored as written and never shown again: put credentials in secrets.",
     },
     description: { type: 'string', maxLength: MCP_SERVER_LIMITS.descriptionChars },
+    auth: MCP_AUTH_SCHEMA,
   },
 } as const;
 
@@ -156,7 +221,118 @@ export const deleteMcpServer = defineOperation({
   responses: { 204: { description: 'Removed' }, 404: { description: 'You registered no server of that id' } },
 });
 
+export const connectMcpServer = defineOperation({
+  id: 'connectMcpServer',
+  method: 'post',
+  path: '/mcp/{id}/connect',
+  summary: 'Start signing in to a remote MCP server with `auth`: answers the URL to open in a browser',
+  description:
+    "Finds the server's authorization server (its 401 and RFC 9728 metadata, then RFC 8414 or OpenID discovery; every request " +
+    'through the outbound guard), registers the service as a client unless `auth.clientId` names one, and answers the ' +
+    'authorization URL (PKCE S256, the `resource` of RFC 8707). Open it as the user who should be signed in; the authorization ' +
+    "server sends the browser back to the service's callback, which stores the tokens. Each call starts a new sign-in, good for " +
+    `${MCP_CONNECT_TTL_SECONDS / 60} minutes; an earlier connection stays until a new one replaces it.`,
+  tag: 'tools',
+  auth: { kind: 'scope', scope: 'agents:write' },
+  responses: {
+    200: {
+      description: 'Open `authorizationUrl` in a browser',
+      schema: {
+        type: 'object',
+        required: ['authorizationUrl', 'expiresAt', 'redirectUri'],
+        properties: {
+          authorizationUrl: { type: 'string' },
+          expiresAt: TIME,
+          redirectUri: { type: 'string', description: 'Where the authorization server sends the browser back' },
+        },
+      },
+    },
+    404: { description: 'You registered no server of that id' },
+    409: { description: 'The server has no `auth`: it is reached with its headers (`conflict`)' },
+    502: {
+      description:
+        "The server's OAuth metadata could not be found or used, or its authorization server refused the registration (`mcp-unreachable`)",
+    },
+  },
+});
+
+export const disconnectMcpServer = defineOperation({
+  id: 'disconnectMcpServer',
+  method: 'delete',
+  path: '/mcp/{id}/connection',
+  summary: 'Sign out of a remote MCP server: the tokens are revoked at its authorization server (where it offers that) and forgotten',
+  tag: 'tools',
+  auth: { kind: 'scope', scope: 'agents:write' },
+  responses: {
+    200: {
+      description: 'Forgotten',
+      schema: {
+        type: 'object',
+        required: ['revoked'],
+        properties: { revoked: { type: 'boolean', description: 'Whether the authorization server confirmed the revocation (RFC 7009)' } },
+      },
+    },
+    404: { description: 'No sign-in to a server of yours with that id' },
+  },
+});
+
+const CALLBACK_QUERY = {
+  type: 'object',
+  properties: {
+    code: { type: 'string', maxLength: 4096 },
+    state: { type: 'string', maxLength: 512 },
+    error: { type: 'string', maxLength: 200 },
+    error_description: { type: 'string', maxLength: 2000 },
+    iss: { type: 'string', maxLength: 2048 },
+  },
+} as const;
+
+const CALLBACK_PAGE = { 'text/html': { type: 'string' } } as const;
+
+const CALLBACK_DESCRIPTION =
+  'Public: the `state` binds the sign-in to its user and server, and is taken once. A GET that is a person’s browser ' +
+  'arriving (a navigation, not a known link-preview fetcher) finishes the sign-in; any other GET is shown a button that ' +
+  'finishes it with POST, so a link preview or a scanner records nothing. A `state` used before, too old or never given ' +
+  'is 400 and stores nothing; an `error` from the authorization server is shown and stores nothing.';
+
+export const finishMcpSignIn = defineOperation({
+  id: 'finishMcpSignIn',
+  method: 'get',
+  path: '/mcp-oauth/callback',
+  summary: "Where a remote MCP server's authorization server sends the browser back (the redirect URI)",
+  description: CALLBACK_DESCRIPTION,
+  tag: 'tools',
+  auth: { kind: 'public' },
+  query: CALLBACK_QUERY,
+  responses: {
+    200: { description: 'Connected, or the button that finishes it', also: CALLBACK_PAGE },
+    400: {
+      description: 'No such sign-in under way (used, expired, or never started), or the authorization server said no',
+      also: CALLBACK_PAGE,
+    },
+    502: { description: 'The authorization server refused the code or could not be reached', also: CALLBACK_PAGE },
+  },
+});
+
+export const finishMcpSignInByButton = defineOperation({
+  id: 'finishMcpSignInByButton',
+  method: 'post',
+  path: '/mcp-oauth/callback',
+  summary: 'The callback page’s button: finishes the sign-in',
+  description: CALLBACK_DESCRIPTION,
+  tag: 'tools',
+  auth: { kind: 'public' },
+  body: { contentTypes: ['application/x-www-form-urlencoded', 'application/json'], schema: CALLBACK_QUERY, required: true },
+  responses: {
+    200: { description: 'Connected', also: CALLBACK_PAGE },
+    400: { description: 'No such sign-in under way, or the authorization server said no', also: CALLBACK_PAGE },
+    502: { description: 'The authorization server refused the code or could not be reached', also: CALLBACK_PAGE },
+  },
+});
+
 export type ToolServerView = Sent<typeof TOOL_SERVER_SCHEMA>;
+export type McpAuthBody = Sent<typeof MCP_AUTH_SCHEMA>;
+export type McpConnectionView = Sent<typeof MCP_CONNECTION_SCHEMA>;
 export type RemoteToolServerView = Sent<typeof REMOTE_SERVER_SCHEMA>;
 export type PutMcpServerBody = Sent<typeof PUT_MCP_SERVER_BODY_SCHEMA>;
 
@@ -209,5 +385,6 @@ export const submitToolResult = defineOperation({
 });
 
 export type ToolServerList = ResponseOf<typeof listToolServers, 200>;
+export type McpConnectStarted = ResponseOf<typeof connectMcpServer, 200>;
 export type ToolResultBody = BodyOf<typeof submitToolResult>;
 export type ToolResultAnswer = ResponseOf<typeof submitToolResult, 200>;

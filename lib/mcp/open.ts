@@ -1,16 +1,21 @@
 // A registered server connected to as its owner: its header secrets opened (only those it names), held to
 // their hosts, and the connection made through the guard. Shared by deploy (listing tools), GET /mcp/<id>
 // and the activity that calls a tool, so all three send the same headers the same way.
-import { connectMcp, type McpConnectOptions } from './connect.ts';
+import { connectMcp, type McpConnectOptions, type McpEndpoint } from './connect.ts';
 import { filledWith, headerSecretNames } from './headers.ts';
 import { urlCredentialMasker, urlCredentialParts } from './url-redaction.ts';
 import { secretMasker, valueMasker } from '../secret-mask.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { BearerSource } from './oauth/bearer.ts';
+import type { McpOAuthSettings } from './oauth/types.ts';
+import { mcpSdk } from './sdk.ts';
 
 export interface RegisteredServer {
   id: string;
   url: string;
   headers: Record<string, string>;
+  /** Signed in to with OAuth: the user's tokens go with every request (a `BearerSource` must be given). */
+  auth?: McpOAuthSettings | null;
 }
 
 export type SecretOpener = (names: readonly string[]) => Promise<ReadonlyMap<string, { value: string; hosts: readonly string[] }>>;
@@ -54,6 +59,7 @@ export async function openRegisteredServer(
   server: RegisteredServer,
   openSecrets: SecretOpener,
   options: McpConnectOptions,
+  bearer?: BearerSource,
 ): Promise<OpenedServer> {
   const names = headerSecretNames(server.headers);
   const secrets = names.length > 0 ? await openSecrets(names) : new Map();
@@ -70,12 +76,42 @@ export async function openRegisteredServer(
   const maskSecrets = secretMasker(values);
   const maskLiteral = valueMasker(literal.map(([header, value]) => [value, `[header ${header}]`] as const));
   const maskUrl = urlCredentialMasker(server.url);
-  const mask = (text: string) => maskUrl(maskLiteral(maskSecrets(text)));
+  // The sign-in's tokens, as this connection learns them (a refresh may bring new ones).
+  const maskTokens = (text: string) =>
+    valueMasker((bearer?.known() ?? []).map((token) => [token, '[token of its sign-in]'] as const))(text);
+  const mask = (text: string) => maskTokens(maskUrl(maskLiteral(maskSecrets(text))));
+  const tokenCredentials = () => (bearer?.known() ?? []).map((token) => ['a token of its sign-in', token] as const);
   try {
-    return { client: await connectMcp({ id: server.id, url: server.url, headers }, options), mask, credentials };
+    const endpoint = { id: server.id, url: server.url, headers };
+    const client = server.auth?.type === 'oauth' ? await connectSignedIn(endpoint, options, bearer) : await connectMcp(endpoint, options);
+    return { client, mask, credentials: [...credentials, ...tokenCredentials()] };
   } catch (error) {
     // The SDK's errors may quote what the server answered.
     if (error instanceof Error) error.message = mask(error.message);
     throw error;
+  }
+}
+
+/**
+ * Connects with the user's access token; a 401 gets one refresh and one more try (the token may have been
+ * revoked early), and a second 401 means the sign-in is no good: the user is asked to sign in again.
+ */
+async function connectSignedIn(endpoint: McpEndpoint, options: McpConnectOptions, bearer: BearerSource | undefined): Promise<Client> {
+  if (!bearer) throw new Error(`The MCP server "${endpoint.id}" is signed in to with OAuth, and no tokens were given to connect with`);
+  const { StreamableHTTPError } = await mcpSdk();
+  const refused = (error: unknown) => error instanceof StreamableHTTPError && error.code === 401;
+  const withToken = (token: string) => ({ ...endpoint, headers: { ...endpoint.headers, Authorization: `Bearer ${token}` } });
+  const first = await bearer.current();
+  try {
+    return await connectMcp(withToken(first), options);
+  } catch (error) {
+    if (!refused(error)) throw error;
+  }
+  const next = await bearer.afterRefusal(first);
+  try {
+    return await connectMcp(withToken(next), options);
+  } catch (error) {
+    if (!refused(error)) throw error;
+    throw await bearer.refusedForGood();
   }
 }

@@ -53,6 +53,9 @@ export type {
   ToolServerView,
   RemoteToolServerView,
   PutMcpServerBody,
+  McpConnectStarted,
+  McpConnectionView,
+  McpAuthBody,
   ToolResultBody,
   ToolResultAnswer,
 } from '../../contract/operations/tools.ts';

@@ -1,4 +1,4 @@
-import type { PutMcpServerBody, RemoteToolServerView, ToolServerList, ToolServerView } from '../contract.ts';
+import type { McpConnectStarted, PutMcpServerBody, RemoteToolServerView, ToolServerList, ToolServerView } from '../contract.ts';
 import { path, type RequestOptions } from '../transport.ts';
 import { Resource } from './resource.ts';
 
@@ -31,8 +31,22 @@ export class Mcps extends Resource {
     return this.transport.json({ method: 'GET', path: path`/mcp/${id}`, idempotent: true }, { maxRetries: 0, ...options });
   }
 
-  /** Removes a server you registered; revisions deployed with it keep its tools, whose calls then fail. */
+  /** Removes a server you registered (signing out of it first); revisions deployed with it keep its tools, whose calls then fail. */
   delete(id: string, options?: RequestOptions): Promise<void> {
     return this.transport.json({ method: 'DELETE', path: path`/mcp/${id}`, idempotent: true }, options);
+  }
+
+  /**
+   * Starts signing in to a server registered with `auth: {type: 'oauth'}`: open `authorizationUrl` in a
+   * browser as the user to sign in. The server's `connection` in list() says when it is done. Not
+   * retried by default: each call starts a new sign-in at the authorization server.
+   */
+  connect(id: string, options?: RequestOptions): Promise<McpConnectStarted> {
+    return this.transport.json({ method: 'POST', path: path`/mcp/${id}/connect`, idempotent: false }, { maxRetries: 0, ...options });
+  }
+
+  /** Signs out of a server: its tokens are revoked where the authorization server offers that, and forgotten. */
+  disconnect(id: string, options?: RequestOptions): Promise<{ revoked: boolean }> {
+    return this.transport.json({ method: 'DELETE', path: path`/mcp/${id}/connection`, idempotent: true }, options);
   }
 }

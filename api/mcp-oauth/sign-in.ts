@@ -1,0 +1,144 @@
+// Signing a user in to one of their OAuth-protected MCP servers, as the service's end of the
+// authorization code flow: start (discovery, the client, the authorization URL with PKCE, the sign-in
+// kept under its `state`) and finish (the `state` taken once, the code exchanged, the tokens sealed).
+// Every request to the servers goes through the outbound guard; nothing of the tokens is logged.
+import { randomBytes } from 'node:crypto';
+import { MCP_CONNECT_TTL_SECONDS } from '../../contract/operations/tools.ts';
+import { createOutboundClient, outboundErrorText, OutboundRequestError } from '../../lib/outbound.ts';
+import { discoverSignIn, errorText } from '../../lib/mcp/oauth/discovery.ts';
+import { McpOAuthError } from '../../lib/mcp/oauth/errors.ts';
+import { authorizationUrl, clientFor, exchangeCode, revokeTokens } from '../../lib/mcp/oauth/exchanges.ts';
+import { oauthFetch } from '../../lib/mcp/oauth/fetch.ts';
+import { responseTooLarge } from '../../lib/response-limits.ts';
+import { ConflictError, McpUnreachableError, ValidationError } from '../../lib/workflow-safe/errors.ts';
+import { deleteConnection, saveConnection, saveConnectState, takeConnectState } from '../../store/mcp-connections.ts';
+import type { McpServerRecord } from '../../store/mcp-servers.ts';
+import { openSecrets } from '../../store/secrets.ts';
+import { secretReferences } from '../../lib/channel-config.ts';
+import { secretHostRefusal } from '../../lib/secret-hosts.ts';
+import type { ApiDeps } from '../context.ts';
+
+export const CALLBACK_PATH = '/mcp-oauth/callback';
+
+export function signIns(deps: ApiDeps) {
+  const outbound = createOutboundClient({ allowCidrs: deps.config.outbound.allowCidrs });
+  const fetchFor = (signal?: AbortSignal) => oauthFetch(outbound.fetch, deps.config.mcp.connectTimeoutMs, signal);
+
+  /** Why the server's OAuth could not be used, as the 502 says it (never an address it resolved). */
+  function unusable(server: McpServerRecord, error: unknown): McpUnreachableError {
+    const tooLarge = responseTooLarge(error);
+    const text =
+      error instanceof McpOAuthError || tooLarge
+        ? (tooLarge?.message ?? (error as Error).message)
+        : error instanceof OutboundRequestError
+          ? outboundErrorText(error)
+          : errorText(error);
+    return new McpUnreachableError(`The MCP server "${server.id}" cannot be signed in to: ${text}`);
+  }
+
+  /** The configured client's secret, opened, when `auth.clientSecret` names one; it may go only to the token endpoint's host. */
+  async function configuredClient(userId: string, server: McpServerRecord, tokenEndpoint: string) {
+    const auth = server.auth!;
+    if (!auth.clientId) return {};
+    const [name] = auth.clientSecret ? secretReferences({ secret: auth.clientSecret }) : [];
+    if (!name) return { clientId: auth.clientId };
+    const opened = await openSecrets(deps.db, deps.masterKeys, userId, [name]);
+    const secret = opened.get(name);
+    if (!secret) throw new ValidationError(`auth.clientSecret names the secret ${name}, which you do not have (PUT /secret/${name})`);
+    const refused = secretHostRefusal(new Map([[name, secret]]), tokenEndpoint);
+    if (refused) throw new ValidationError(`auth.clientSecret: ${refused}`);
+    return { clientId: auth.clientId, clientSecret: secret.value };
+  }
+
+  return {
+    /**
+     * The URL to send the user to, with the sign-in kept under its `state` for MCP_CONNECT_TTL_SECONDS.
+     * `base` is where people reach the service (PUBLIC_BASE_URL, else the address the request came to):
+     * the callback there is the redirect URI, kept with the sign-in for its exchange.
+     */
+    async start(userId: string, server: McpServerRecord, base: string, signal?: AbortSignal) {
+      const redirectUri = `${base}${CALLBACK_PATH}`;
+      if (server.auth?.type !== 'oauth') {
+        throw new ConflictError(
+          `The MCP server "${server.id}" has no auth: it is reached with its headers. Register it with auth {"type": "oauth"} first`,
+        );
+      }
+      const fetch = fetchFor(signal);
+      let started;
+      try {
+        const discovered = await discoverSignIn(server.url, fetch);
+        const scopes = server.auth.scopes ?? discovered.scopes;
+        const configured = await configuredClient(userId, server, discovered.place.metadata.token_endpoint);
+        const client = await clientFor(discovered.place, configured, redirectUri, scopes, fetch);
+        const state = randomBytes(32).toString('base64url');
+        const authorization = await authorizationUrl(discovered.place, client, { redirectUri, scopes, state });
+        started = { discovered, scopes, client, state, authorization };
+      } catch (error) {
+        if (error instanceof ValidationError) throw error;
+        throw unusable(server, error);
+      }
+      const { discovered, scopes, client, state, authorization } = started;
+      await saveConnectState(deps.db, deps.masterKey, state, {
+        userId,
+        serverId: server.id,
+        serverUrl: server.url,
+        ...discovered.place,
+        scopes,
+        secrets: { codeVerifier: authorization.codeVerifier, client, redirectUri },
+      });
+      return {
+        authorizationUrl: authorization.url.href,
+        expiresAt: new Date(Date.now() + MCP_CONNECT_TTL_SECONDS * 1000).toISOString(),
+        redirectUri,
+      };
+    },
+
+    /**
+     * The callback: the sign-in of `state` taken once (undefined when there is none to take), then, unless
+     * the authorization server sent an error, its code exchanged and the tokens stored.
+     */
+    async finish(input: { state: string; code?: string; error?: string; errorDescription?: string }) {
+      const taken = await takeConnectState(deps.db, deps.masterKeys, input.state, MCP_CONNECT_TTL_SECONDS);
+      if (!taken) return { outcome: 'unknown' as const };
+      if (input.error || !input.code) {
+        const said = input.error ? `${input.error}${input.errorDescription ? `: ${input.errorDescription}` : ''}` : 'no code was given';
+        return { outcome: 'refused' as const, serverId: taken.serverId, reason: said };
+      }
+      try {
+        const tokens = await exchangeCode(
+          taken,
+          {
+            client: taken.secrets.client,
+            code: input.code,
+            codeVerifier: taken.secrets.codeVerifier,
+            redirectUri: taken.secrets.redirectUri,
+          },
+          fetchFor(),
+        );
+        await saveConnection(deps.db, deps.masterKey, {
+          userId: taken.userId,
+          serverId: taken.serverId,
+          serverUrl: taken.serverUrl,
+          place: taken,
+          scopes: taken.scopes,
+          tokens,
+          client: taken.secrets.client,
+        });
+        return { outcome: 'connected' as const, serverId: taken.serverId };
+      } catch (error) {
+        const text = error instanceof McpOAuthError ? error.message : errorText(error);
+        return { outcome: 'failed' as const, serverId: taken.serverId, reason: text };
+      }
+    },
+
+    /** Signs out: revoked at the authorization server where it can be, and forgotten; undefined when there was no sign-in. */
+    async disconnect(userId: string, serverId: string) {
+      const removed = await deleteConnection(deps.db, deps.masterKeys, userId, serverId);
+      if (!removed) return undefined;
+      if (!removed.secrets) return { revoked: false };
+      return { revoked: await revokeTokens(removed.connection, removed.secrets, fetchFor()) };
+    },
+  };
+}
+
+export type SignIns = ReturnType<typeof signIns>;

@@ -1,0 +1,303 @@
+// Remote MCP servers that sign in with OAuth: each user connects once (POST /mcp/<id>/connect, the
+// authorization server's consent, the callback), and the service sends and refreshes their tokens. The
+// server side is the official SDK's auth router and bearer middleware (test/helpers/fakes/oauth-mcp-server.ts);
+// hostile authorization servers are small express apps here.
+import express from 'express';
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, onTestFinished } from 'vitest';
+import { agentTest } from '../helpers/harness/fixtures.ts';
+import { registerMcp, sendAndWait, toolResults } from '../helpers/harness/mcp-agent.ts';
+import { call } from '../helpers/client/request.ts';
+import { CLICK_HEADERS, SCANNER_HEADERS, openLink } from '../helpers/client/browser-headers.ts';
+import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
+import { startOAuthMcpServer, type OAuthMcpServer } from '../helpers/fakes/oauth-mcp-server.ts';
+import { closeServer } from '../helpers/fakes/recorded.ts';
+import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+
+const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
+
+let server: OAuthMcpServer;
+beforeAll(async () => {
+  server = await startOAuthMcpServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+interface Connection {
+  status: string;
+  scopes: string[];
+  expiresAt: string | null;
+  reason: string | null;
+}
+
+async function connectionOf(env: AgentEnv, user: TestUser, id: string): Promise<Connection | null> {
+  const listed = await call<{ id: string; connection?: Connection | null }[]>(`${env.api.url}/mcps`, { headers: user.auth });
+  return listed.body.find((entry) => entry.id === id)?.connection ?? null;
+}
+
+/** POST /mcp/<id>/connect, then the authorization server's consent: the callback URL the browser is sent to. */
+async function startSignIn(env: AgentEnv, user: TestUser, id: string): Promise<{ authorizationUrl: URL; callback: URL }> {
+  const started = await call<{ authorizationUrl: string; redirectUri: string }>(`${env.api.url}/mcp/${id}/connect`, {
+    method: 'POST',
+    headers: user.auth,
+  });
+  expect(started.status, started.text).toBe(200);
+  const authorizationUrl = new URL(started.body.authorizationUrl);
+  const consent = await fetch(authorizationUrl, { redirect: 'manual' });
+  expect(consent.status).toBe(302);
+  return { authorizationUrl, callback: new URL(consent.headers.get('location')!) };
+}
+
+/** The whole sign-in, as a person's browser arrives at the callback. */
+async function signIn(env: AgentEnv, user: TestUser, id: string): Promise<void> {
+  const { callback } = await startSignIn(env, user, id);
+  const landed = await openLink(callback.href, CLICK_HEADERS);
+  expect(landed.text).toContain('Connected to');
+  expect(landed.status).toBe(200);
+}
+
+const whoamiTurn = async (env: AgentEnv, sessionId: string) => {
+  env.fake.enqueue({ toolCalls: [{ id: `c-${crypto.randomUUID()}`, name: 'whoami', arguments: {} }] }, { text: 'ok' });
+  expect((await sendAndWait(env, sessionId, 'who am I there?')).body).toMatchObject({ status: 'completed' });
+  return toolResults(await env.events(sessionId)).at(-1)!;
+};
+
+/** A session of a new agent naming `id` in `mcps`, deployed by the environment's user. */
+const sessionWith = (env: AgentEnv, id: string) => env.newSession({ mcps: [id] });
+
+describe('signing in', () => {
+  test('discovery, registration, PKCE and the resource; a scanner spends nothing; the first call carries the token', async ({ env }) => {
+    await registerMcp(env, 'tickets', { url: server.url, auth: { type: 'oauth' } });
+    expect(await connectionOf(env, env.user, 'tickets')).toMatchObject({ status: 'not-connected' });
+    // Not signed in: a deploy naming it is refused at its pointer, saying how to connect.
+    const refused = await call<{ errors: { path: string; message: string }[] }>(`${env.api.url}/deploy`, {
+      headers: env.user.auth,
+      json: {
+        name: `oauth-${crypto.randomUUID().slice(0, 8)}`,
+        model: { providerId: 'openai-compatible', modelId: 'fake-model' },
+        mcps: ['tickets'],
+      },
+    });
+    expect(refused.body.errors).toEqual([
+      { path: '/mcps/0', message: expect.stringMatching(/needs its user to sign in.*POST \/mcp\/tickets\/connect/) },
+    ]);
+
+    server.signInAs('person-a');
+    const { authorizationUrl, callback } = await startSignIn(env, env.user, 'tickets');
+    expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorizationUrl.searchParams.get('resource')).toBe(server.url);
+    expect(authorizationUrl.searchParams.get('scope')).toBe('tickets:read');
+    expect(authorizationUrl.searchParams.get('redirect_uri')).toBe(`${env.api.url}/mcp-oauth/callback`);
+    expect(server.registered.at(-1)).toMatchObject({ redirect_uris: [`${env.api.url}/mcp-oauth/callback`] });
+
+    // A link preview or a scanner fetching the callback gets a button; nothing is exchanged or stored.
+    const scanned = await openLink(callback.href, SCANNER_HEADERS);
+    expect(scanned.status).toBe(200);
+    expect(scanned.text).toContain('Finish connecting');
+    expect(await connectionOf(env, env.user, 'tickets')).toMatchObject({ status: 'not-connected' });
+    expect(server.tokenRequests).not.toContain('authorization_code');
+
+    // The button finishes it.
+    const pressed = await call(`${env.api.url}/mcp-oauth/callback`, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+      body: new URLSearchParams({ code: callback.searchParams.get('code')!, state: callback.searchParams.get('state')! }).toString(),
+    });
+    expect(pressed.status, pressed.text).toBe(200);
+    expect(pressed.text).toContain('Connected to “tickets”');
+    expect(await connectionOf(env, env.user, 'tickets')).toMatchObject({
+      status: 'connected',
+      scopes: ['tickets:read'],
+      expiresAt: expect.any(String),
+    });
+
+    // The same state again: taken already, so nothing happens.
+    const replayed = await call(`${env.api.url}/mcp-oauth/callback`, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+      body: new URLSearchParams({ code: callback.searchParams.get('code')!, state: callback.searchParams.get('state')! }).toString(),
+    });
+    expect(replayed.status).toBe(400);
+    expect(replayed.text).toContain('used already');
+
+    const sessionId = await sessionWith(env, 'tickets');
+    expect(await whoamiTurn(env, sessionId)).toMatchObject({ toolName: 'whoami', output: 'signed in as person-a' });
+    const tokens = server.accessTokens();
+    const everything =
+      JSON.stringify(await env.events(sessionId)) + JSON.stringify((await call(`${env.api.url}/mcps`, { headers: env.user.auth })).body);
+    for (const token of tokens) expect(everything).not.toContain(token);
+  });
+
+  test('two users of one server each call it with their own sign-in', async ({ env }) => {
+    const other = await createTestUser(env.api.db);
+    for (const [user, person] of [
+      [env.user, 'person-a'],
+      [other, 'person-b'],
+    ] as const) {
+      await call(`${env.api.url}/mcp/shared`, { method: 'PUT', headers: user.auth, json: { url: server.url, auth: { type: 'oauth' } } });
+      server.signInAs(person);
+      await signIn(env, user, 'shared');
+    }
+    const mine = await sessionWith(env, 'shared');
+    expect(await whoamiTurn(env, mine)).toMatchObject({ output: 'signed in as person-a' });
+    // The other user's agent, deployed by them, calls with theirs.
+    const deployed = await call<{ ok: boolean }>(`${env.api.url}/deploy`, {
+      headers: other.auth,
+      json: { name: 'theirs', model: { providerId: 'openai-compatible', modelId: 'fake-model' }, mcps: ['shared'] },
+    });
+    expect(deployed.body.ok).toBe(true);
+    const theirs = await call<{ id: string }>(`${env.api.url}/agent/theirs/session`, { headers: other.auth, json: {} });
+    env.fake.enqueue({ toolCalls: [{ id: 'c-theirs', name: 'whoami', arguments: {} }] }, { text: 'ok' });
+    await call(`${env.api.url}/session/${theirs.body.id}`, { headers: other.auth, json: { parts: [{ type: 'text', text: 'go' }] } });
+    const events = await call<{ events: { type: string; output?: unknown }[] }>(`${env.api.url}/session/${theirs.body.id}/events`, {
+      headers: other.auth,
+    });
+    expect(events.body.events.find((event) => event.type === 'tool.result')).toMatchObject({ output: 'signed in as person-b' });
+  });
+
+  test('the authorization server saying no stores nothing; an unknown state stores nothing', async ({ env }) => {
+    await registerMcp(env, 'refusing', { url: server.url, auth: { type: 'oauth' } });
+    server.denyNext();
+    const { callback } = await startSignIn(env, env.user, 'refusing');
+    expect(callback.searchParams.get('error')).toBe('access_denied');
+    const landed = await openLink(callback.href, CLICK_HEADERS);
+    expect(landed.status).toBe(400);
+    expect(landed.text).toContain('The person said no');
+    expect(await connectionOf(env, env.user, 'refusing')).toMatchObject({ status: 'not-connected' });
+
+    const unknown = await openLink(`${env.api.url}/mcp-oauth/callback?code=x&state=not-a-state`, CLICK_HEADERS);
+    expect(unknown.status).toBe(400);
+    expect(unknown.text).toContain('used already, or it is too old');
+  });
+
+  test('a server without auth cannot be connected; a server of nobody is 404', async ({ env }) => {
+    await registerMcp(env, 'plain', { url: server.url });
+    expect((await call(`${env.api.url}/mcp/plain/connect`, { method: 'POST', headers: env.user.auth })).status).toBe(409);
+    expect((await call(`${env.api.url}/mcp/nobody/connect`, { method: 'POST', headers: env.user.auth })).status).toBe(404);
+    expect((await registerMcp(env, 'bad-auth', { url: server.url, auth: { type: 'oauth', clientSecret: 'plain-value' } })).status).toBe(
+      400,
+    );
+  });
+});
+
+describe('tokens over time', () => {
+  test('a refused access token is refreshed once and the call goes on; a revoked grant asks for a new sign-in', async ({ env }) => {
+    await registerMcp(env, 'refreshing', { url: server.url, auth: { type: 'oauth' } });
+    server.signInAs('person-r');
+    await signIn(env, env.user, 'refreshing');
+    const sessionId = await sessionWith(env, 'refreshing');
+
+    server.expireAccessTokens();
+    const refreshesBefore = server.tokenRequests.filter((grant) => grant === 'refresh_token').length;
+    expect(await whoamiTurn(env, sessionId)).toMatchObject({ output: 'signed in as person-r' });
+    expect(server.tokenRequests.filter((grant) => grant === 'refresh_token').length).toBe(refreshesBefore + 1);
+    expect(await connectionOf(env, env.user, 'refreshing')).toMatchObject({ status: 'connected' });
+
+    // The user revokes the grant at the server: the next refresh is refused for good.
+    server.revokeGrantsOf('person-r');
+    server.expireAccessTokens();
+    expect(await whoamiTurn(env, sessionId)).toMatchObject({ isError: true, output: expect.stringMatching(/needs its user to sign in/) });
+    expect(await connectionOf(env, env.user, 'refreshing')).toMatchObject({
+      status: 'needs-sign-in',
+      reason: expect.stringMatching(/refused to refresh its sign-in \(invalid_grant\)/),
+    });
+  });
+
+  test('a token about to run out is refreshed before it is sent', async ({ env }) => {
+    const brief = await startOAuthMcpServer({ accessTokenTtlSeconds: 30 });
+    onTestFinished(() => brief.close());
+    await registerMcp(env, 'brief', { url: brief.url, auth: { type: 'oauth' } });
+    brief.signInAs('person-brief');
+    await signIn(env, env.user, 'brief');
+    const sessionId = await sessionWith(env, 'brief');
+    // The deploy's listing refreshed it (30 s is inside the minute ahead); the call refreshes again.
+    expect(await whoamiTurn(env, sessionId)).toMatchObject({ output: 'signed in as person-brief' });
+    expect(brief.tokenRequests).toEqual(['authorization_code', 'refresh_token', 'refresh_token']);
+  });
+
+  test('signing out revokes at the server and forgets; deleting the server signs out first', async ({ env }) => {
+    await registerMcp(env, 'leaving', { url: server.url, auth: { type: 'oauth' } });
+    server.signInAs('person-l');
+    await signIn(env, env.user, 'leaving');
+    const revokedBefore = server.revoked.length;
+    const out = await call(`${env.api.url}/mcp/leaving/connection`, { method: 'DELETE', headers: env.user.auth });
+    expect(out.body).toEqual({ revoked: true });
+    expect(server.revoked.length).toBe(revokedBefore + 2);
+    expect(await connectionOf(env, env.user, 'leaving')).toMatchObject({ status: 'not-connected' });
+    expect((await call(`${env.api.url}/mcp/leaving/connection`, { method: 'DELETE', headers: env.user.auth })).status).toBe(404);
+
+    await signIn(env, env.user, 'leaving');
+    expect((await call(`${env.api.url}/mcp/leaving`, { method: 'DELETE', headers: env.user.auth })).status).toBe(204);
+    expect(server.revoked.length).toBe(revokedBefore + 4);
+  });
+});
+
+describe('authorization servers that cannot be used', () => {
+  /** An MCP server whose 401 names metadata the test writes, and an authorization server answering `asMetadata`. */
+  async function hostile(asMetadata: (origin: string) => { status?: number; body: string }, authorizationServer?: string) {
+    const app = express();
+    const http = await new Promise<HttpServer>((resolve) => {
+      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    });
+    onTestFinished(() => closeServer(http));
+    const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    app.post('/mcp', (_req, res) => {
+      res.set('WWW-Authenticate', `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`).status(401).end();
+    });
+    app.get('/.well-known/oauth-protected-resource/mcp', (_req, res) => {
+      res.json({ resource: `${origin}/mcp`, authorization_servers: [authorizationServer ?? origin] });
+    });
+    app.get('/.well-known/oauth-authorization-server', (_req, res) => {
+      const answer = asMetadata(origin);
+      res
+        .status(answer.status ?? 200)
+        .type('json')
+        .send(answer.body);
+    });
+    return `${origin}/mcp`;
+  }
+
+  const good = (origin: string) => ({
+    issuer: origin,
+    authorization_endpoint: `${origin}/authorize`,
+    token_endpoint: `${origin}/token`,
+    response_types_supported: ['code'],
+    code_challenge_methods_supported: ['S256'],
+  });
+
+  test.for([
+    [
+      'an authorization server on a private address',
+      () => hostile((origin) => ({ body: JSON.stringify(good(origin)) }), 'http://10.1.2.3/'),
+      /10\.1\.2\.3|private|refused/i,
+    ],
+    [
+      'metadata naming another issuer',
+      () => hostile((origin) => ({ body: JSON.stringify({ ...good(origin), issuer: 'https://elsewhere.example' }) })),
+      /names the issuer https:\/\/elsewhere\.example/,
+    ],
+    [
+      'oversized metadata',
+      () => hostile((origin) => ({ body: JSON.stringify({ ...good(origin), padding: 'x'.repeat(200_000) }) })),
+      /too large|more than|bytes/i,
+    ],
+    ['malformed metadata', () => hostile((origin) => ({ body: JSON.stringify({ issuer: origin }) })), /could not be read/],
+    [
+      'no registration and no client configured',
+      () => hostile((origin) => ({ body: JSON.stringify(good(origin)) })),
+      /no dynamic client registration.*auth\.clientId/,
+    ],
+  ] as const)('%s: a clear 502, nothing stored', async ([, start, message], { env }) => {
+    const url = await start();
+    const id = `hostile-${crypto.randomUUID().slice(0, 8)}`;
+    await registerMcp(env, id, { url, auth: { type: 'oauth' } });
+    const started = await call<{ detail: string }>(`${env.api.url}/mcp/${id}/connect`, { method: 'POST', headers: env.user.auth });
+    expect(started.status, started.text).toBe(502);
+    expect(started.body.detail).toMatch(message);
+    const states = await env.api.db.query('SELECT count(*)::int AS n FROM mcp_connect_states WHERE user_id = $1 AND server_id = $2', [
+      env.user.userId,
+      id,
+    ]);
+    expect(states.rows[0].n).toBe(0);
+  });
+});
