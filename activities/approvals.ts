@@ -264,7 +264,8 @@ export function approvalActivities(deps: ApprovalDeps) {
             expiresAt: approval.expiresAt.toISOString(),
             agentName: asking.name,
             ...(approval.sessionId ? { sessionId: approval.sessionId } : {}),
-            answerVia: channel.answerVia,
+            // A connect approval is answered by signing in, which a reply cannot do: its link is the way.
+            answerVia: approval.connectServer ? 'signed-url' : channel.answerVia,
             links: approvalLinks(serviceBaseUrl(config), token, approval.options),
             token,
             publicBaseUrl: serviceBaseUrl(config),

@@ -31,7 +31,7 @@ import { inboundRoutes } from './routes/inbound.ts';
 import { triggerRoutes } from './routes/triggers.ts';
 import { toolRoutes } from './routes/tools.ts';
 import { registeredToolsReader } from './agents/registered-tools.ts';
-import { signIns } from './mcp-oauth/sign-in.ts';
+import { signInsOf } from './mcp-oauth/sign-in.ts';
 import { mcpSignInRoutes } from './routes/mcp-sign-in.ts';
 import { mcpServerRoutes } from './routes/mcp-servers.ts';
 import { commandRoutes } from './routes/commands.ts';
@@ -89,7 +89,7 @@ export function createApp(deps: ApiDeps): App {
   const streams = createStreamLimiter({ perUser: limits.openStreamsPerUser });
   // Remote MCP listings of deploys and GET /mcp/<id> share one bound per user (MCP_LISTINGS_PER_USER).
   const registeredTools = registeredToolsReader(deps);
-  const mcpSignIns = signIns(deps);
+  const mcpSignIns = signInsOf(deps);
   const routes: RouteDef[] = [
     ...healthRoutes(deps),
     ...keyRoutes(deps),

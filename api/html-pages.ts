@@ -26,8 +26,17 @@ textarea{font:inherit;width:100%;box-sizing:border-box;margin:.5rem 0;min-height
 </style></head><body>${body}</body></html>`;
 }
 
-export function sendPage(res: Response, status: number, html: string): undefined {
-  res.status(status).set(PAGE_HEADERS).type('html').send(html);
+/**
+ * For a page whose form goes on to another site (a sign-in's button, answered by a redirect to the
+ * authorization server): browsers hold that redirect to `form-action` too.
+ */
+export const ONWARD_FORM_HEADERS = {
+  ...PAGE_HEADERS,
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' https: http:; frame-ancestors 'none'",
+};
+
+export function sendPage(res: Response, status: number, html: string, headers: Record<string, string> = PAGE_HEADERS): undefined {
+  res.status(status).set(headers).type('html').send(html);
   return undefined;
 }
 

@@ -125,6 +125,8 @@ export interface EventData {
     source: 'tool' | 'workflow' | 'api';
     turnId?: string;
     toolCallId?: string;
+    /** It asks the user to sign in to this MCP server of theirs; only the sign-in finishing answers it. */
+    connect?: { serverId: string };
   };
   'approval.answered': { approvalId: string; choice: string; note: string | null; via: string; answeredAt: string };
   'approval.expired': { approvalId: string; expiredAt: string };

@@ -205,6 +205,13 @@ export const TOOL_POLICY_RULES = 1;
 
 export type ToolResultPart = Extract<MessagePart, { type: 'tool-result' }>;
 
+/**
+ * A service tool's result as its activity answers it: `signIn` when the call could not run because its
+ * MCP server needs its user to sign in (the turn then asks them, workflows/connect-wait.ts). Never stored:
+ * the turn records the result without it.
+ */
+export type ServiceToolResult = ToolResultPart & { signIn?: { serverId: string } };
+
 export interface TurnOutcome {
   status: 'completed' | 'failed' | 'aborted';
   usage: TokenUsage;

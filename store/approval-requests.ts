@@ -91,6 +91,7 @@ export function approvalRequestOf(
     ...at,
     channels: channels.map((channel) => ({ position: channel.position, provider: channel.provider, answerVia: channel.answerVia })),
     ...(chosen.channelsFrom ? { channelsFrom: chosen.channelsFrom } : {}),
+    ...(input.request.connect ? { connectServer: input.request.connect.serverId } : {}),
   };
 }
 
@@ -115,6 +116,7 @@ export async function recordApprovalRequest(db: Db, request: NewApproval): Promi
           source: approval.source,
           ...(approval.turnId ? { turnId: approval.turnId } : {}),
           ...(approval.toolCallId ? { toolCallId: approval.toolCallId } : {}),
+          ...(approval.connectServer ? { connect: { serverId: approval.connectServer } } : {}),
         },
       },
     ]);

@@ -47,6 +47,8 @@ export interface Approval {
    * chain of agent calls it was asked in (store/approval-requests.ts).
    */
   channelsFrom: { agentId: string; revision: number } | null;
+  /** A connect approval: it asks its user to sign in to this MCP server of theirs, and only a sign-in answers it. */
+  connectServer: string | null;
 }
 
 interface ApprovalRow {
@@ -72,6 +74,7 @@ interface ApprovalRow {
   trace_parent: string | null;
   channels_agent_id: string | null;
   channels_revision: number | null;
+  connect_server: string | null;
 }
 
 function toApproval(row: ApprovalRow): Approval {
@@ -100,6 +103,7 @@ function toApproval(row: ApprovalRow): Approval {
       row.channels_agent_id !== null && row.channels_revision !== null
         ? { agentId: row.channels_agent_id, revision: row.channels_revision }
         : null,
+    connectServer: row.connect_server,
   };
 }
 
@@ -118,7 +122,7 @@ export type NewApproval = Pick<
   | 'createdAt'
   | 'expiresAt'
 > &
-  Partial<Pick<Approval, 'traceParent' | 'channelsFrom'>> & {
+  Partial<Pick<Approval, 'traceParent' | 'channelsFrom' | 'connectServer'>> & {
     /** The channels it goes over, in declared order: one pending dispatch each, at the channel's position in `userChannels`. */
     channels: Array<{ position: number; provider: string; answerVia: 'reply' | 'signed-url' }>;
   };
@@ -127,8 +131,8 @@ export type NewApproval = Pick<
 export async function insertApproval(client: DbClient, approval: NewApproval): Promise<{ approval: Approval; created: boolean }> {
   const { rows } = await client.query<ApprovalRow>(
     `INSERT INTO approvals (id, user_id, agent_id, revision, session_id, source, turn_id, tool_call_id, question, options, created_at, expires_at,
-                            trace_parent, channels_agent_id, channels_revision)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                            trace_parent, channels_agent_id, channels_revision, connect_server)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
      ON CONFLICT (id) DO NOTHING RETURNING *`,
     [
       approval.id,
@@ -146,6 +150,7 @@ export async function insertApproval(client: DbClient, approval: NewApproval): P
       approval.traceParent ?? null,
       approval.channelsFrom?.agentId ?? null,
       approval.channelsFrom?.revision ?? null,
+      approval.connectServer ?? null,
     ],
   );
   if (!rows[0]) return { approval: (await getApproval(client, approval.id))!, created: false };
@@ -362,4 +367,13 @@ export async function closePendingDispatches(
       WHERE approval_id = $1 AND status = 'pending' AND ($4::int IS NULL OR position = $4)`,
     [input.approvalId, input.status, input.error, input.position ?? null],
   );
+}
+
+/** A user's unanswered connect approvals for one MCP server of theirs: a finished sign-in answers them all. */
+export async function openConnectApprovals(db: Db, userId: string, serverId: string): Promise<Approval[]> {
+  const { rows } = await db.query<ApprovalRow>(
+    `SELECT * FROM approvals WHERE user_id = $1 AND connect_server = $2 AND status = 'unanswered' ORDER BY created_at LIMIT 100`,
+    [userId, serverId],
+  );
+  return rows.map(toApproval);
 }

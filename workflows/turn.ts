@@ -19,6 +19,7 @@ import {
   type ModelStepInput,
   type StepResult,
   type ToolCall,
+  type ServiceToolResult,
   type ToolResultPart,
   type TurnInput,
   type TurnOutcome,
@@ -28,6 +29,7 @@ import type { ToolResultInput } from '../core/client-tool-calls.ts';
 import { inCallOrder, TurnProgress } from '../core/turn-progress.ts';
 import { askUser } from './ask-user.ts';
 import { approvedTool } from './tool-approval.ts';
+import { signedInTool } from './connect-wait.ts';
 import { clientTools, StoredAnswers } from './client-tools.ts';
 import { agentCalls } from './agent-calls.ts';
 import { agentCallEndedSignal } from './session-messages.ts';
@@ -217,7 +219,7 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
         // no ask_my_user call had one, so recorded histories take the same branch as they did.)
         // The approval's question stays out of the activity's input: the history holds it once already.
         // A call takes one of its user's places as a step does, and waits for one the same way.
-        const runService = ({ approval: _question, ...call }: ToolCall): Promise<ToolResultPart> =>
+        const runService = ({ approval: _question, ...call }: ToolCall): Promise<ServiceToolResult> =>
           places.run(toolPlaceKey(input.sessionId, stepMessageId, call.toolCallId), () =>
             tools.runBuiltinTool({
               sessionId: input.sessionId,
@@ -232,14 +234,16 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
               ...waitsHere,
             }),
           );
+        // A call whose MCP server needs its user to sign in asks them, and runs again once they have.
+        const runSignedIn = (call: ToolCall): Promise<ToolResultPart> => signedInTool(input, call, () => runService(call));
         const runTool = (call: ToolCall): Promise<ToolResultPart> =>
           call.inputError !== undefined
             ? Promise.resolve(inputErrorResult(call, call.inputError))
             : call.toolName === ASK_MY_USER
               ? askUser(input, call)
               : call.approval
-                ? approvedTool(input, { ...call, approval: call.approval }, () => runService(call))
-                : runService(call);
+                ? approvedTool(input, { ...call, approval: call.approval }, () => runSignedIn(call))
+                : runSignedIn(call);
         // Other agents' calls start first, all at once: their children run while this turn's own calls do.
         // A call refused (the depth limit, a callee deleted) is answered with why, as a result would be.
         // (A step with none awaits nothing here: its commands come in the order they always did.)

@@ -55,6 +55,8 @@ export interface ToolContext {
 export interface ToolOutcome {
   output: unknown;
   isError: boolean;
+  /** Not run: its MCP server needs its user to sign in first (the turn asks them, then calls again). */
+  signIn?: { serverId: string };
 }
 
 export interface BuiltinTool {

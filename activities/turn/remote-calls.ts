@@ -79,7 +79,7 @@ export function remoteToolServers(deps: RemoteCallDeps, owner: () => Promise<str
         // Its headers name a secret that is gone or may not go there: no attempt would do better.
         if (error instanceof McpHeaderError) return toolError(`The MCP server "${serverId}" cannot be called: ${error.message}`);
         // Only its user can help: they sign in (POST /mcp/<id>/connect, or Connect on the dashboard's tool servers page).
-        if (error instanceof McpSignInNeededError) return toolError(`${error.message}. Tell the user; the call did not run.`);
+        if (error instanceof McpSignInNeededError) return { ...toolError(`${error.message}. The call did not run.`), signIn: { serverId } };
         return unreachable(error);
       }
       const { client, mask } = opened;

@@ -14,7 +14,7 @@ import type { Db } from '../../store/db.ts';
 import { forgetNote, listNotes, recallNote, rememberNote } from '../../store/agent-memory.ts';
 import { openSecrets } from '../../store/secrets.ts';
 import { getSession } from '../../store/sessions.ts';
-import type { PlaceQueued, ToolCall, ToolResultPart } from '../../core/turn-types.ts';
+import type { PlaceQueued, ServiceToolResult, ToolCall } from '../../core/turn-types.ts';
 import { toolPlaceKey } from '../../core/place-keys.ts';
 import { turnWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 import { findBuiltinTool, type AgentToolServices } from '../tools/index.ts';
@@ -92,7 +92,7 @@ export function toolActivities(deps: ToolActivityDeps) {
 
   return {
     /** The call's result, or `queued` when it asked to wait for a place and found none (nothing ran). */
-    runBuiltinTool(input: BuiltinToolInput): Promise<ToolResultPart | PlaceQueued> {
+    runBuiltinTool(input: BuiltinToolInput): Promise<ServiceToolResult | PlaceQueued> {
       const { userId, turnId, messageId } = input;
       if (!input.mayQueue || !userId || !turnId || !messageId) return runBuiltinTool(input);
       const claim = {
@@ -101,7 +101,7 @@ export function toolActivities(deps: ToolActivityDeps) {
         workflowId: input.wakeWorkflowId ?? turnWorkflowId(input.sessionId, turnId),
         waitingTurn: { sessionId: input.sessionId, turnId },
       };
-      return inUserPlace<ToolResultPart | PlaceQueued>(
+      return inUserPlace<ServiceToolResult | PlaceQueued>(
         placeDeps,
         places,
         claim,
@@ -111,7 +111,7 @@ export function toolActivities(deps: ToolActivityDeps) {
     },
   };
 
-  async function runBuiltinTool(input: BuiltinToolInput): Promise<ToolResultPart> {
+  async function runBuiltinTool(input: BuiltinToolInput): Promise<ServiceToolResult> {
     const { bundle, skills, remoteTools } = await deps.revisionOf(input.agentId, input.revision);
     const { toolCallId, toolName } = input.call;
     const tool = findBuiltinTool(bundle, toolName, skills, remoteTools);
@@ -159,7 +159,7 @@ export function toolActivities(deps: ToolActivityDeps) {
       clearInterval(beat);
     }
     span.end(result);
-    const { output, isError } = result;
-    return { type: 'tool-result', toolCallId, toolName, output, ...(isError ? { isError: true } : {}) };
+    const { output, isError, signIn } = result;
+    return { type: 'tool-result', toolCallId, toolName, output, ...(isError ? { isError: true } : {}), ...(signIn ? { signIn } : {}) };
   }
 }

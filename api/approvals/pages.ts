@@ -50,3 +50,13 @@ export function invalidChoicePage(approval: Approval, actionUrl: string, choice:
 export function notFoundPage(): string {
   return layout('Link not valid', '<h1>This link is not valid.</h1><p class="muted">Check that it was copied whole.</p>');
 }
+
+/** A connect approval's page: one button, which starts the sign-in (a fetch of the link alone starts nothing). */
+export function connectPage(approval: Approval, actionUrl: string): string {
+  return layout(
+    'Sign-in needed',
+    `<h1>Sign in to “${escapeHtml(approval.connectServer ?? '')}”</h1>${questionBlock(approval)}
+<form method="post" action="${escapeHtml(actionUrl)}"><div class="options"><button type="submit">Sign in</button></div></form>
+<p class="muted">Expires ${escapeHtml(approval.expiresAt.toUTCString())}.</p>`,
+  );
+}

@@ -91,10 +91,19 @@ function invalidChoice(approval: Approval, choice: string): ValidationError {
  * PostgreSQL, with the session's event, so an answer is taken whether or not a worker runs; the
  * approval's workflow, and the turn waiting on it, get it by a signal (api/approvals/handover.ts).
  */
-export async function answerApproval(deps: ApiDeps, approval: Approval, answer: ApprovalAnswer): Promise<AnsweredOutcome> {
+export async function answerApproval(
+  deps: ApiDeps,
+  approval: Approval,
+  answer: ApprovalAnswer,
+  options: { bySignIn?: boolean } = {},
+): Promise<AnsweredOutcome> {
   // Every way of answering (API, link, channel reply) comes here; the note must be storable text.
   if (answer.note) assertStorableText(answer.note, 'answer', '/note');
   if (approval.status !== 'unanswered') throw verdictOf(approval);
+  // A connect approval is answered by its sign-in finishing (api/mcp-oauth/sign-in.ts), never by a choice.
+  if (approval.connectServer && !options.bySignIn) {
+    throw new ValidationError(`This question is answered by signing in to the MCP server "${approval.connectServer}": open its link`);
+  }
   const choice = matchOption(approval.options, answer.choice);
   if (choice === undefined) throw invalidChoice(approval, answer.choice);
   const { approval: stored, changed } = await storeApprovalAnswer(

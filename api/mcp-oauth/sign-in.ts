@@ -10,7 +10,10 @@ import { McpOAuthError } from '../../lib/mcp/oauth/errors.ts';
 import { authorizationUrl, clientFor, exchangeCode, revokeTokens } from '../../lib/mcp/oauth/exchanges.ts';
 import { oauthFetch } from '../../lib/mcp/oauth/fetch.ts';
 import { responseTooLarge } from '../../lib/response-limits.ts';
-import { ConflictError, McpUnreachableError, ValidationError } from '../../lib/workflow-safe/errors.ts';
+import { ConflictError, GoneError, McpUnreachableError, ValidationError } from '../../lib/workflow-safe/errors.ts';
+import { CONNECT_OPTION } from '../../lib/workflow-safe/approvals.ts';
+import { openConnectApprovals } from '../../store/approvals.ts';
+import { answerApproval } from '../approvals/workflows.ts';
 import { deleteConnection, saveConnection, saveConnectState, takeConnectState } from '../../store/mcp-connections.ts';
 import type { McpServerRecord } from '../../store/mcp-servers.ts';
 import { openSecrets } from '../../store/secrets.ts';
@@ -56,7 +59,8 @@ export function signIns(deps: ApiDeps) {
      * `base` is where people reach the service (PUBLIC_BASE_URL, else the address the request came to):
      * the callback there is the redirect URI, kept with the sign-in for its exchange.
      */
-    async start(userId: string, server: McpServerRecord, base: string, signal?: AbortSignal) {
+    async start(userId: string, server: McpServerRecord, base: string, options: { signal?: AbortSignal } = {}) {
+      const { signal } = options;
       const redirectUri = `${base}${CALLBACK_PATH}`;
       if (server.auth?.type !== 'oauth') {
         throw new ConflictError(
@@ -124,6 +128,8 @@ export function signIns(deps: ApiDeps) {
           tokens,
           client: taken.secrets.client,
         });
+        // Turns waiting for a sign-in to this server go on now, whichever way it was started.
+        await answerConnectApprovals(deps, taken.userId, taken.serverId);
         return { outcome: 'connected' as const, serverId: taken.serverId };
       } catch (error) {
         const text = error instanceof McpOAuthError ? error.message : errorText(error);
@@ -142,3 +148,24 @@ export function signIns(deps: ApiDeps) {
 }
 
 export type SignIns = ReturnType<typeof signIns>;
+
+const made = new WeakMap<ApiDeps, SignIns>();
+
+/** One per API process (its outbound client), for the routes that start and finish sign-ins. */
+export function signInsOf(deps: ApiDeps): SignIns {
+  let found = made.get(deps);
+  if (!found) made.set(deps, (found = signIns(deps)));
+  return found;
+}
+
+/** The connect approvals a finished sign-in answers; one answered or expired meanwhile is left as it is. */
+async function answerConnectApprovals(deps: ApiDeps, userId: string, serverId: string): Promise<void> {
+  for (const approval of await openConnectApprovals(deps.db, userId, serverId)) {
+    try {
+      await answerApproval(deps, approval, { choice: CONNECT_OPTION, note: null, via: 'link' }, { bySignIn: true });
+    } catch (error) {
+      // Expired meanwhile, or answered by another sign-in: the connection stands either way.
+      if (!(error instanceof GoneError || error instanceof ConflictError)) throw error;
+    }
+  }
+}

@@ -14,7 +14,12 @@ import { getApproval, type Approval } from '../../store/approvals.ts';
 import { ConflictError, GoneError, NotFoundError, ServiceError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { answerApproval } from '../approvals/workflows.ts';
 import { answeredPage, expiredPage, invalidChoicePage, notFoundPage, questionPage } from '../approvals/pages.ts';
-import { isClick, sendPage, wantsHtml } from '../html-pages.ts';
+import { isClick, ONWARD_FORM_HEADERS, PAGE_HEADERS, sendPage, wantsHtml } from '../html-pages.ts';
+import { connectPage } from '../approvals/pages.ts';
+import { notConnectedPage } from '../mcp-oauth/pages.ts';
+import { signInsOf } from '../mcp-oauth/sign-in.ts';
+import { getMcpServer } from '../../store/mcp-servers.ts';
+import { publicBaseUrl } from '../public-url.ts';
 
 async function approvalOfToken(deps: ApiDeps, token: string): Promise<Approval | undefined> {
   const approvalId = verifyApprovalToken(deps.masterKeys, token);
@@ -54,6 +59,7 @@ export async function answerByToken(deps: ApiDeps, input: HandlerInput<unknown, 
   const { req, res, params, query } = input;
   const approval = await approvalOfToken(deps, params.ref!);
   if (!approval) return notFound(req, res);
+  if (approval.connectServer && approval.status === 'unanswered') return startConnecting(deps, req, res, approval);
   const choice = bodyField(req.body, 'choice') ?? query.choice;
   // Cut at a whole character: half of a surrogate pair could not be stored.
   const note =
@@ -68,6 +74,30 @@ export async function answerByToken(deps: ApiDeps, input: HandlerInput<unknown, 
   return answerAndShow(deps, req, res, approval, choice, note);
 }
 
+/**
+ * A connect approval's link, clicked or its button pressed: the sign-in to its server starts, for the
+ * approval's user, and the browser goes on to the authorization server. Its callback answers the approval
+ * (and any other of the user's that waits on the same server).
+ */
+async function startConnecting(deps: ApiDeps, req: Request, res: Response, approval: Approval): Promise<undefined> {
+  const server = await getMcpServer(deps.db, approval.userId, approval.connectServer!);
+  if (!server) {
+    return sendPage(
+      res,
+      404,
+      notConnectedPage(`The MCP server "${approval.connectServer}" is no longer registered, so it cannot be signed in to.`),
+    );
+  }
+  try {
+    const started = await signInsOf(deps).start(approval.userId, server, publicBaseUrl(deps.config, req));
+    res.status(303).set(PAGE_HEADERS).location(started.authorizationUrl).end();
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    return sendPage(res, error.status, notConnectedPage(error.message));
+  }
+}
+
 export function approvalLinkRoutes(deps: ApiDeps) {
   return [
     defineRoute(OPERATIONS.openAnswerLink, {
@@ -76,6 +106,12 @@ export function approvalLinkRoutes(deps: ApiDeps) {
         if (!approval) return notFound(req, res);
         const actionUrl = req.originalUrl.split('?')[0]!;
         const person = req.method === 'GET' && isClick(req) && !isLinkPreviewFetcher(req.get('user-agent'));
+        // A question that asks its user to sign in: a click starts the sign-in; anything else sees its button.
+        if (approval.connectServer && approval.status === 'unanswered') {
+          return person
+            ? startConnecting(deps, req, res, approval)
+            : sendPage(res, 200, connectPage(approval, actionUrl), ONWARD_FORM_HEADERS);
+        }
         if (query.choice && person) return answerAndShow(deps, req, res, approval, query.choice, null);
         // Looking is not answering: the page shows the state and, if still open, the buttons.
         if (approval.status === 'answered') return sendPage(res, 200, answeredPage(approval, approval.choice ?? '', false));

@@ -130,7 +130,10 @@ export function mcpServerRoutes(deps: ApiDeps, registeredTools: RegisteredToolsR
       async handle({ params, principal, req, res }) {
         const server = await getMcpServer(deps.db, principal!.userId, params.id!);
         if (!server) throw new NotFoundError(`You registered no MCP server with the id "${params.id}"`);
-        return { status: 200, body: await signIn.start(principal!.userId, server, publicBaseUrl(deps.config, req), callerGone(res)) };
+        return {
+          status: 200,
+          body: await signIn.start(principal!.userId, server, publicBaseUrl(deps.config, req), { signal: callerGone(res) }),
+        };
       },
     }),
     defineRoute(OPERATIONS.disconnectMcpServer, {

@@ -5,6 +5,9 @@
 // with what it waits for, rather than holding the connection for days (202 after WAIT_LIMIT_MS).
 // The answers' schemas are the contract's (contract/operations/turn-answers.ts).
 import type { Request, Response } from 'express';
+import { approvalLinks, approvalToken } from '../../lib/approval-token.ts';
+import { serviceBaseUrl } from '../../lib/urls.ts';
+import { publicBaseUrl } from '../public-url.ts';
 import type { ApiDeps } from '../context.ts';
 import type { Reply } from '../route.ts';
 import type { MessageView, SessionEvent } from '../../contract/events.ts';
@@ -73,7 +76,7 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
 
   const closed = new AbortController();
   onClientGone(res, () => closed.abort());
-  const result = await turnResult(deps, { ...answer, signal: closed.signal });
+  const result = await turnResult(deps, { ...answer, signal: closed.signal, baseUrl: publicBaseUrl(deps.config, req) });
   return result ?? { status: 202, body: accepted };
 }
 
@@ -89,6 +92,8 @@ export interface TurnFollow {
   onTurnEvent?: (event: SessionEvent) => void;
   /** Longest the follow waits for the turn to end or wait (default: a waiting send's, 10 minutes). */
   waitLimitMs?: number;
+  /** Where people reach the service, for links in the answer (default: PUBLIC_BASE_URL, else the configured address). */
+  baseUrl?: string;
 }
 
 /**
@@ -110,6 +115,15 @@ export async function turnResult(deps: ApiDeps, follow: TurnFollow): Promise<Rep
   );
   if (!end) return undefined;
   if ('kind' in end) return { status: 200, body: { ...accepted, status: 'waiting', waitingFor: end } };
+  if (end.type === 'approval.requested' && end.connect) {
+    // A sign-in asked for: its link starts it (only a person's browser does; a fetch shows a button).
+    const { approvalId, expiresAt } = end;
+    const url = approvalLinks(follow.baseUrl ?? serviceBaseUrl(deps.config), approvalToken(deps.masterKey, approvalId), []).page;
+    return {
+      status: 200,
+      body: { ...accepted, status: 'waiting', waitingFor: { kind: 'connect', approvalId, server: end.connect.serverId, url, expiresAt } },
+    };
+  }
   if (end.type === 'approval.requested') {
     const { approvalId, question, options, expiresAt } = end;
     return {

@@ -219,7 +219,11 @@ export const answerApproval = defineOperation({
   query: CHOICE_QUERY,
   responses: {
     200: { description: 'Recorded: this answer won', schema: ANSWERED_SCHEMA, also: HTML_PAGE },
-    400: { description: 'Not one of the options, or a malformed body', also: HTML_PAGE },
+    303: { description: "A connect question's button (by token): the sign-in started, the browser goes on to the authorization server" },
+    400: {
+      description: 'Not one of the options, a malformed body, or a connect question (answered only by its sign-in)',
+      also: HTML_PAGE,
+    },
     403: { description: "Another user's approval, or a key without approvals:answer" },
     404: { description: 'No such approval, or a token that is not valid', also: HTML_PAGE },
     409: { description: 'Already answered', also: HTML_PAGE },
@@ -239,12 +243,15 @@ export const openAnswerLink = defineOperation({
     '400 for a choice outside the options. Anything else (no `choice`, HEAD, a mail scanner opening the link with a ' +
     "browser's User-Agent, Slackbot, TelegramBot, facebookexternalhit, a request without User-Agent, a script) is " +
     'shown the question with a button per option, which answers with POST, and records nothing. A token that is ' +
-    'malformed or not signed by this service is 404 and writes nothing.',
+    'malformed or not signed by this service is 404 and writes nothing. A question that asks its user to sign in to an MCP ' +
+    'server (`connect`) is answered only by that sign-in: a click on its link starts the sign-in (303 to the authorization ' +
+    'server), anything else sees a button that does.',
   tag: 'approvals',
   auth: { kind: 'public' },
   query: CHOICE_QUERY,
   responses: {
     200: { description: 'The page (HTML), or the recorded answer', schema: ANSWERED_SCHEMA, also: HTML_PAGE },
+    303: { description: "A connect question's link: the sign-in started, the browser goes on to the authorization server" },
     400: { description: 'Not one of the options', also: HTML_PAGE },
     404: { description: 'Not a valid approval link', also: HTML_PAGE },
     409: { description: 'Already answered', also: HTML_PAGE },

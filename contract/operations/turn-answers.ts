@@ -29,6 +29,22 @@ export const WAITING_FOR_APPROVAL_SCHEMA = {
   },
 } as const;
 
+/** A tool call whose MCP server needs its user to sign in: answered by the sign-in finishing, never by a choice. */
+export const WAITING_FOR_CONNECT_SCHEMA = {
+  type: 'object',
+  required: ['kind', 'approvalId', 'server', 'url', 'expiresAt'],
+  properties: {
+    kind: { const: 'connect' },
+    approvalId: { type: 'string', description: 'The question that asks it, sent over the agent’s channels like any approval' },
+    server: { type: 'string', description: 'The id of the MCP server to sign in to' },
+    url: {
+      type: 'string',
+      description: 'Opened in a browser by the user, it starts the sign-in (a fetch alone shows a button and starts nothing)',
+    },
+    expiresAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
 /** A custom tool call waiting for the client (a `tool.call` event with `executor: 'client'`). */
 export const AWAITED_TOOL_CALL_SCHEMA = {
   type: 'object',
@@ -99,8 +115,10 @@ export const WAITING_FOR_SCHEMA = {
     'What the turn waits for, by `kind`. `approval`: a question to the user, answered with `POST /approval/<approvalId>/answer` ' +
     '(or a link or channel reply), or expiring at `expiresAt`. `tool`: calls of custom tools the client runs, each answered ' +
     'with `POST /session/<id>/tool-result`. `agents`: sessions of other agents this turn called (or they called) wait on ' +
-    'such questions or calls, each answered as its own. More kinds may be added; treat an unknown one as waiting.',
-  oneOf: [WAITING_FOR_APPROVAL_SCHEMA, WAITING_FOR_TOOL_SCHEMA, WAITING_FOR_AGENTS_SCHEMA],
+    'such questions or calls, each answered as its own. `connect`: a tool call whose MCP server needs the user to sign in, ' +
+    'answered by any sign-in to that server finishing (its `url`, or POST /mcp/<server>/connect). More kinds may be added; ' +
+    'treat an unknown one as waiting.',
+  oneOf: [WAITING_FOR_APPROVAL_SCHEMA, WAITING_FOR_TOOL_SCHEMA, WAITING_FOR_AGENTS_SCHEMA, WAITING_FOR_CONNECT_SCHEMA],
 } as const;
 
 export const TURN_WAITING_SCHEMA = {

@@ -25,7 +25,15 @@ export interface ApprovalRequest {
   question: string;
   options: string[];
   expiresInMs: number;
+  /**
+   * Asks its user to sign in to this MCP server of theirs (workflows/connect-wait.ts): its link starts the
+   * sign-in, and only the sign-in finishing answers it (with CONNECT_OPTION).
+   */
+  connect?: { serverId: string };
 }
+
+/** The one option of a connect approval, the answer its sign-in gives. */
+export const CONNECT_OPTION = 'Connect';
 
 export type ParsedRequest = { ok: true; request: ApprovalRequest } | { ok: false; error: string };
 

@@ -51,3 +51,9 @@ CREATE TABLE mcp_connect_states (
   FOREIGN KEY (user_id, server_id) REFERENCES mcp_servers (user_id, id) ON DELETE CASCADE
 );
 CREATE INDEX mcp_connect_states_created_idx ON mcp_connect_states (created_at);
+
+-- A turn whose tool call finds its server not signed in waits on an approval that asks its user to
+-- connect (workflows/connect-wait.ts): `connect_server` names the server. Such an approval is answered
+-- only by a sign-in to that server finishing (the callback answers every one open), never by a choice;
+-- its link starts the sign-in.
+ALTER TABLE approvals ADD COLUMN connect_server text;

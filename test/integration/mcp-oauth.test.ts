@@ -13,6 +13,7 @@ import { CLICK_HEADERS, SCANNER_HEADERS, openLink } from '../helpers/client/brow
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { startOAuthMcpServer, type OAuthMcpServer } from '../helpers/fakes/oauth-mcp-server.ts';
 import { closeServer } from '../helpers/fakes/recorded.ts';
+import { startWebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 
 const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
@@ -58,7 +59,17 @@ async function signIn(env: AgentEnv, user: TestUser, id: string): Promise<void> 
   expect(landed.status).toBe(200);
 }
 
+const signInsUnderWay = async (env: AgentEnv, id: string): Promise<number> =>
+  (
+    await env.api.db.query<{ n: number }>('SELECT count(*)::int AS n FROM mcp_connect_states WHERE user_id = $1 AND server_id = $2', [
+      env.user.userId,
+      id,
+    ])
+  ).rows[0]!.n;
+
 const whoamiTurn = async (env: AgentEnv, sessionId: string) => {
+  // A turn left waiting (on a sign-in) by a test before leaves its reply queued.
+  env.fake.reset();
   env.fake.enqueue({ toolCalls: [{ id: `c-${crypto.randomUUID()}`, name: 'whoami', arguments: {} }] }, { text: 'ok' });
   expect((await sendAndWait(env, sessionId, 'who am I there?')).body).toMatchObject({ status: 'completed' });
   return toolResults(await env.events(sessionId)).at(-1)!;
@@ -147,6 +158,7 @@ describe('signing in', () => {
     });
     expect(deployed.body.ok).toBe(true);
     const theirs = await call<{ id: string }>(`${env.api.url}/agent/theirs/session`, { headers: other.auth, json: {} });
+    env.fake.reset();
     env.fake.enqueue({ toolCalls: [{ id: 'c-theirs', name: 'whoami', arguments: {} }] }, { text: 'ok' });
     await call(`${env.api.url}/session/${theirs.body.id}`, { headers: other.auth, json: { parts: [{ type: 'text', text: 'go' }] } });
     const events = await call<{ events: { type: string; output?: unknown }[] }>(`${env.api.url}/session/${theirs.body.id}/events`, {
@@ -193,10 +205,15 @@ describe('tokens over time', () => {
     expect(server.tokenRequests.filter((grant) => grant === 'refresh_token').length).toBe(refreshesBefore + 1);
     expect(await connectionOf(env, env.user, 'refreshing')).toMatchObject({ status: 'connected' });
 
-    // The user revokes the grant at the server: the next refresh is refused for good.
+    // The user revokes the grant at the server: the next refresh is refused for good, and the turn asks them to sign in again.
     server.revokeGrantsOf('person-r');
     server.expireAccessTokens();
-    expect(await whoamiTurn(env, sessionId)).toMatchObject({ isError: true, output: expect.stringMatching(/needs its user to sign in/) });
+    env.fake.reset();
+    env.fake.enqueue({ toolCalls: [{ id: 'c-revoked', name: 'whoami', arguments: {} }] }, { text: 'ok' });
+    expect((await sendAndWait(env, sessionId, 'again')).body).toMatchObject({
+      status: 'waiting',
+      waitingFor: { kind: 'connect', server: 'refreshing' },
+    });
     expect(await connectionOf(env, env.user, 'refreshing')).toMatchObject({
       status: 'needs-sign-in',
       reason: expect.stringMatching(/refused to refresh its sign-in \(invalid_grant\)/),
@@ -229,6 +246,58 @@ describe('tokens over time', () => {
     await signIn(env, env.user, 'leaving');
     expect((await call(`${env.api.url}/mcp/leaving`, { method: 'DELETE', headers: env.user.auth })).status).toBe(204);
     expect(server.revoked.length).toBe(revokedBefore + 4);
+  });
+});
+
+describe('a turn that needs a sign-in', () => {
+  test('waits as on a question: the link goes over the channel, a click signs in, and the call runs', async ({ env }) => {
+    const hooks = await startWebhookReceiver();
+    onTestFinished(() => hooks.close());
+    await registerMcp(env, 'crm', { url: server.url, auth: { type: 'oauth' } });
+    server.signInAs('person-c');
+    await signIn(env, env.user, 'crm');
+    const sessionId = await env.newSession({ mcps: ['crm'], userChannels: [{ provider: 'webhook', config: { url: hooks.url } }] });
+    // Signed out after the deploy: the next call finds no sign-in.
+    expect((await call(`${env.api.url}/mcp/crm/connection`, { method: 'DELETE', headers: env.user.auth })).status).toBe(200);
+
+    env.fake.reset();
+    env.fake.enqueue({ toolCalls: [{ id: 'c-crm', name: 'whoami', arguments: {} }] }, { text: 'ok' });
+    const waiting = await sendAndWait(env, sessionId, 'look me up');
+    expect(waiting.body).toMatchObject({
+      status: 'waiting',
+      waitingFor: {
+        kind: 'connect',
+        server: 'crm',
+        approvalId: expect.stringMatching(/^apr_/),
+        url: expect.stringContaining('/approval/'),
+      },
+    });
+    const { approvalId, url } = (waiting.body as unknown as { waitingFor: { approvalId: string; url: string } }).waitingFor;
+    const [received] = await hooks.waitForRequests(1);
+    const sent = JSON.parse(received!.body) as { approval: { question: string }; links: { options: { option: string; url: string }[] } };
+    expect(sent.approval.question).toMatch(/Sign in to the MCP server "crm"/);
+    expect(sent.links.options.map((link) => link.option)).toEqual(['Connect']);
+
+    // Not answerable by a choice, by key or by link.
+    const byKey = await call(`${env.api.url}/approval/${approvalId}/answer`, { headers: env.user.auth, json: { choice: 'Connect' } });
+    expect(byKey.status).toBe(400);
+    // A scanner sees a button and starts nothing.
+    const statesBefore = await signInsUnderWay(env, 'crm');
+    const scanned = await openLink(sent.links.options[0]!.url, SCANNER_HEADERS);
+    expect(scanned.status).toBe(200);
+    expect(scanned.text).toContain('Sign in');
+    expect(await signInsUnderWay(env, 'crm')).toBe(statesBefore);
+
+    // The person's click goes to the authorization server, whose consent comes back to the callback.
+    const clicked = await openLink(url, CLICK_HEADERS);
+    expect(clicked.status).toBe(303);
+    const consent = await fetch(clicked.location!, { redirect: 'manual' });
+    const landed = await openLink(consent.headers.get('location')!, CLICK_HEADERS);
+    expect(landed.status).toBe(200);
+
+    const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
+    expect(toolResults(events).at(-1)).toMatchObject({ toolName: 'whoami', output: 'signed in as person-c' });
+    expect(events.find((event) => event.type === 'approval.answered')).toMatchObject({ approvalId, choice: 'Connect' });
   });
 });
 

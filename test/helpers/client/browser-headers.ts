@@ -22,17 +22,23 @@ export const SCANNER_HEADERS: Readonly<Record<string, string>> = {
   accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
 };
 
-/** A GET of `url` with exactly these headers (HEAD with `method`); its status and body. */
+/** A GET of `url` with exactly these headers (HEAD with `method`); its status, body and any redirect's target. */
 export function openLink(
   url: string,
   headers: Readonly<Record<string, string>> = CLICK_HEADERS,
   method: 'GET' | 'HEAD' = 'GET',
-): Promise<{ status: number; text: string }> {
+): Promise<{ status: number; text: string; location?: string }> {
   return new Promise((resolve, reject) => {
     const request = http.request(url, { method, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString('utf8'),
+          ...(response.headers.location ? { location: response.headers.location } : {}),
+        }),
+      );
       response.on('error', reject);
     });
     request.on('error', reject);
