@@ -7,12 +7,16 @@
 //   - `builtin`: `current_time` of the built-in `time` server, run inside the worker.
 //   - `everything`: `echo` of `@modelcontextprotocol/server-everything`, a server nobody here wrote, in a
 //     process of its own.
+//   - `oauth` and `oauthStatic`: one OAuth-protected server (the SDK's auth router and bearer middleware),
+//     registered twice: signed in to with OAuth (the token read from its sealed connection at each call),
+//     and with the same access token as a static header secret. Their difference is what a sign-in costs a call.
 // The fake model answers at once, and records neither when a response ended nor why: its `onChunk`
 // hook runs as each streamed chunk is handed to the socket, and the finish chunk and `[DONE]` follow the
 // last one synchronously, so the last call of the hook is when the tool call's response ended.
 import http from 'node:http';
 import type { SessionEvent } from '../contract/events.ts';
 import { startEverythingServer, startFakeMcpServer, text, type EverythingServer } from '../test/helpers/fakes/mcp-servers.ts';
+import { startOAuthMcpServer } from '../test/helpers/fakes/oauth-mcp-server.ts';
 import type { Benchmark } from './benchmark.ts';
 import { startAgentStack, type AgentStack } from './agent-stack.ts';
 import { expectStatus, timedRequest } from './http-json.ts';
@@ -22,8 +26,10 @@ const RUNS = 30;
 const WARMUP = 5;
 const FAKE_ID = 'bench-fake';
 const EVERYTHING_ID = 'bench-everything';
+const OAUTH_ID = 'bench-oauth';
+const OAUTH_STATIC_ID = 'bench-oauth-static';
 
-type Kind = 'mcp' | 'builtin' | 'everything';
+type Kind = 'mcp' | 'builtin' | 'everything' | 'oauth' | 'oauthStatic';
 
 interface Target {
   kind: Kind;
@@ -103,19 +109,50 @@ const mcpTool: Benchmark = {
       everythingError = (error as Error).message;
       log(`server-everything did not start, measured without it: ${everythingError}`);
     }
+    const oauth = await startOAuthMcpServer();
     try {
-      const register = async (id: string, url: string) =>
+      const register = async (id: string, url: string, more: Record<string, unknown> = {}) =>
         expectStatus(
           await timedRequest(agent, `${stack.url}/mcp/${id}`, {
             method: 'PUT',
             headers: stack.headers,
-            body: JSON.stringify({ url, description: 'benchmark' }),
+            body: JSON.stringify({ url, description: 'benchmark', ...more }),
             timeoutMs: 30_000,
           }),
           201,
           `PUT /mcp/${id}`,
         );
       await register(FAKE_ID, fakeMcp.url);
+      // Signed in as a person would: the authorization URL, the server's consent, the callback's button.
+      await register(OAUTH_ID, oauth.url, { auth: { type: 'oauth' } });
+      const started = expectStatus(
+        await timedRequest<{ authorizationUrl: string }>(agent, `${stack.url}/mcp/${OAUTH_ID}/connect`, {
+          method: 'POST',
+          headers: stack.headers,
+          timeoutMs: 30_000,
+        }),
+        200,
+        'POST /mcp/<id>/connect',
+      );
+      const consent = await fetch(started.authorizationUrl, { redirect: 'manual' });
+      const callback = new URL(consent.headers.get('location')!);
+      const finished = await fetch(`${stack.url}/mcp-oauth/callback`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: callback.searchParams,
+      });
+      if (finished.status !== 200) throw new Error(`the sign-in did not finish: ${finished.status} ${await finished.text()}`);
+      expectStatus(
+        await timedRequest(agent, `${stack.url}/secret/BENCH_OAUTH_TOKEN`, {
+          method: 'PUT',
+          headers: stack.headers,
+          body: JSON.stringify({ value: oauth.accessTokens().at(-1), hosts: ['127.0.0.1'] }),
+          timeoutMs: 30_000,
+        }),
+        201,
+        'PUT /secret/BENCH_OAUTH_TOKEN',
+      );
+      await register(OAUTH_STATIC_ID, oauth.url, { headers: { Authorization: 'Bearer {{secrets.BENCH_OAUTH_TOKEN}}' } });
       const targets: Target[] = [
         {
           kind: 'mcp',
@@ -123,6 +160,8 @@ const mcpTool: Benchmark = {
           call: { name: 'lookup_order', arguments: { orderId: 'O-1' } },
         },
         { kind: 'builtin', agentName: await stack.deployAgent({ mcps: ['time'] }), call: { name: 'current_time', arguments: {} } },
+        { kind: 'oauth', agentName: await stack.deployAgent({ mcps: [OAUTH_ID] }), call: { name: 'whoami', arguments: {} } },
+        { kind: 'oauthStatic', agentName: await stack.deployAgent({ mcps: [OAUTH_STATIC_ID] }), call: { name: 'whoami', arguments: {} } },
       ];
       if (everything) {
         await register(EVERYTHING_ID, everything.url);
@@ -176,6 +215,8 @@ const mcpTool: Benchmark = {
       const mcp = of('mcp', (sample) => sample.roundTripMs);
       const builtin = of('builtin', (sample) => sample.roundTripMs);
       const everythingRoundTrip = everything ? of('everything', (sample) => sample.roundTripMs) : undefined;
+      const signedIn = of('oauth', (sample) => sample.roundTripMs);
+      const staticToken = of('oauthStatic', (sample) => sample.roundTripMs);
       const httpRequests = samples.get('mcp')!.map((sample) => sample.httpRequests!);
       return {
         runs: RUNS,
@@ -190,6 +231,8 @@ const mcpTool: Benchmark = {
           ...(everythingRoundTrip ? { everything: everythingRoundTrip } : { everything: { error: everythingError } }),
         },
         mcpMinusBuiltin: difference(mcp, builtin),
+        // The issue's goal: a call on a signed-in server within 5 ms p50 of the same server with a static header.
+        oauth: { signedIn, staticToken, signedInMinusStatic: difference(signedIn, staticToken) },
         ...(everythingRoundTrip ? { everythingMinusBuiltin: difference(everythingRoundTrip, builtin) } : {}),
         mcpSplit: {
           responseEndToToolRunMs: of('mcp', (sample) => sample.toServerMs),
@@ -207,6 +250,7 @@ const mcpTool: Benchmark = {
       await stack.close();
       await everything?.close();
       await fakeMcp.close();
+      await oauth.close();
     }
   },
 };

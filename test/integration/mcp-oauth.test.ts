@@ -15,6 +15,8 @@ import { startOAuthMcpServer, type OAuthMcpServer } from '../helpers/fakes/oauth
 import { closeServer } from '../helpers/fakes/recorded.ts';
 import { startWebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+import { decodedHistory } from '../helpers/harness/decoded-history.ts';
+import { sessionWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
 
 const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
 
@@ -133,10 +135,20 @@ describe('signing in', () => {
 
     const sessionId = await sessionWith(env, 'tickets');
     expect(await whoamiTurn(env, sessionId)).toMatchObject({ toolName: 'whoami', output: 'signed in as person-a' });
+    // No token anywhere a person, a log reader or an operator looks: events, listings, the API's log, Temporal history.
     const tokens = server.accessTokens();
-    const everything =
-      JSON.stringify(await env.events(sessionId)) + JSON.stringify((await call(`${env.api.url}/mcps`, { headers: env.user.auth })).body);
+    expect(tokens.length).toBeGreaterThan(0);
+    const history = await decodedHistory(await env.worker.client.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory());
+    const everything = [
+      await env.events(sessionId),
+      (await call(`${env.api.url}/mcps`, { headers: env.user.auth })).body,
+      env.api.logs,
+      history,
+    ]
+      .map((part) => JSON.stringify(part))
+      .join('\n');
     for (const token of tokens) expect(everything).not.toContain(token);
+    expect(everything).not.toMatch(/rt-[0-9a-f-]{36}/);
   });
 
   test('two users of one server each call it with their own sign-in', async ({ env }) => {
