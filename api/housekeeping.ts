@@ -18,6 +18,8 @@ import { deleteStaleMcpToolCalls } from '../store/mcp-tool-calls.ts';
 import { deleteStaleOAuth } from '../store/oauth.ts';
 import { pruneConnectStates } from '../store/mcp-connections.ts';
 import { MCP_CONNECT_TTL_SECONDS } from '../contract/operations/tools.ts';
+import { refreshRunningOut } from './mcp-oauth/refresh-ahead.ts';
+import type { MasterKey } from '../lib/master-key.ts';
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency.ts';
 import { sweepOrphanMedia } from './sessions/orphan-media.ts';
 import { reconcileStrandedAnswers } from './approvals/reconcile.ts';
@@ -39,6 +41,7 @@ export function startHousekeeping(deps: {
   logger: Logger;
   storage: Storage;
   temporal: ApiDeps['temporal'];
+  masterKeys: readonly MasterKey[];
 }): Housekeeping {
   const sends = startSendSweep(deps);
   const { intervalMs, mediaOrphanGraceMs } = deps.config.housekeeping;
@@ -76,6 +79,13 @@ export function startHousekeeping(deps: {
         );
     } catch (error) {
       deps.logger.warn({ err: error }, 'housekeeping pass failed; the next one tries again');
+    }
+    try {
+      // Sign-ins to MCP servers whose tokens run out before the next pass: refreshed now, off the calls' path.
+      const signIns = await refreshRunningOut(deps, intervalMs, stopping.signal);
+      if (signIns.refreshed > 0 || signIns.signInNeeded > 0) deps.logger.info(signIns, 'housekeeping: MCP sign-ins refreshed ahead');
+    } catch (error) {
+      deps.logger.warn({ err: error }, 'could not refresh MCP sign-ins ahead; the next pass tries again');
     }
     try {
       // Calls older than a pass whose child sessions lost their workflows: woken to end their turns.

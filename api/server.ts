@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const masterKeys = loadMasterKeys(config);
   const handOffs = new HandOffs({ temporal, config, logger });
   const { app } = createApp({ config, db, logger, masterKey: masterKeys[0]!, masterKeys, temporal, events, storage, handOffs });
-  const housekeeping = startHousekeeping({ config, db, logger, storage, temporal });
+  const housekeeping = startHousekeeping({ config, db, logger, storage, temporal, masterKeys });
   let listening = false;
   const server = app.listen(config.port, config.host, () => {
     listening = true;

@@ -115,6 +115,9 @@ export async function saveConnection(
   );
 }
 
+/** How long a refresh waits for another process's refresh of the same sign-in (which ends by its own timeout). */
+const REFRESH_LOCK_WAIT_MS = 30_000;
+
 /** The tokens are no good any more: dropped, and the user asked to sign in again. */
 async function dropTokens(db: Db | DbClient, userId: string, serverId: string, reason: string): Promise<void> {
   await db.query(
@@ -140,6 +143,8 @@ export async function refreshLocked(
   refresh: (connection: McpConnection, secrets: ConnectionSecrets) => Promise<Refreshed | 'unchanged'>,
 ): Promise<Refreshed | undefined> {
   return inTransaction(db, async (client) => {
+    // A waiter holds a pooled connection: it gives up (and its call tries again) rather than wait on a slow server without end.
+    await client.query(`SET LOCAL lock_timeout = '${REFRESH_LOCK_WAIT_MS}ms'`);
     const { rows } = await client.query<ConnectionRow>('SELECT * FROM mcp_connections WHERE user_id = $1 AND server_id = $2 FOR UPDATE', [
       userId,
       serverId,
@@ -183,7 +188,6 @@ export function connectionAccess(db: Db, keys: readonly MasterKey[], userId: str
       return connection && { connection, secrets: openConnection(keys, userId, connection) };
     },
     refreshLocked: (refresh) => refreshLocked(db, keys[0]!, keys, userId, serverId, refresh),
-    markNeedsSignIn: (reason) => dropTokens(db, userId, serverId, reason),
   };
 }
 
@@ -298,6 +302,23 @@ export async function takeConnectState(
     scopes: row.scopes,
     secrets,
   };
+}
+
+/** Connections whose access token runs out within `withinMs` and may be refreshed, soonest first, with their server's URL. */
+export async function connectionsRunningOut(
+  db: Db,
+  withinMs: number,
+  limit: number,
+): Promise<Array<{ userId: string; serverId: string; url: string }>> {
+  const { rows } = await db.query<{ user_id: string; server_id: string; url: string }>(
+    `SELECT c.user_id, c.server_id, s.url FROM mcp_connections c
+       JOIN mcp_servers s ON s.user_id = c.user_id AND s.id = c.server_id
+      WHERE c.expires_at < now() + make_interval(secs => $1::double precision / 1000)
+        AND c.needs_sign_in IS NULL AND c.ciphertext IS NOT NULL AND c.server_url = s.url
+      ORDER BY c.expires_at LIMIT $2`,
+    [withinMs, limit],
+  );
+  return rows.map((row) => ({ userId: row.user_id, serverId: row.server_id, url: row.url }));
 }
 
 /** Housekeeping: sign-ins under way older than `maxAgeSeconds`, used or not. */

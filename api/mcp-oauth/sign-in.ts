@@ -128,13 +128,14 @@ export function signIns(deps: ApiDeps) {
           tokens,
           client: taken.secrets.client,
         });
-        // Turns waiting for a sign-in to this server go on now, whichever way it was started.
-        await answerConnectApprovals(deps, taken.userId, taken.serverId);
-        return { outcome: 'connected' as const, serverId: taken.serverId };
       } catch (error) {
         const text = error instanceof McpOAuthError ? error.message : errorText(error);
         return { outcome: 'failed' as const, serverId: taken.serverId, reason: text };
       }
+      // Turns waiting for a sign-in to this server go on now, whichever way it was started. The sign-in
+      // stands whatever happens here: an approval not answered now expires as any other.
+      await answerConnectApprovals(deps, taken.userId, taken.serverId);
+      return { outcome: 'connected' as const, serverId: taken.serverId };
     },
 
     /** Signs out: revoked at the authorization server where it can be, and forgotten; undefined when there was no sign-in. */
@@ -160,12 +161,20 @@ export function signInsOf(deps: ApiDeps): SignIns {
 
 /** The connect approvals a finished sign-in answers; one answered or expired meanwhile is left as it is. */
 async function answerConnectApprovals(deps: ApiDeps, userId: string, serverId: string): Promise<void> {
-  for (const approval of await openConnectApprovals(deps.db, userId, serverId)) {
+  let waiting;
+  try {
+    waiting = await openConnectApprovals(deps.db, userId, serverId);
+  } catch (error) {
+    deps.logger.warn({ userId, serverId, err: error }, 'could not read the questions waiting for a sign-in');
+    return;
+  }
+  for (const approval of waiting) {
     try {
       await answerApproval(deps, approval, { choice: CONNECT_OPTION, note: null, via: 'link' }, { bySignIn: true });
     } catch (error) {
-      // Expired meanwhile, or answered by another sign-in: the connection stands either way.
-      if (!(error instanceof GoneError || error instanceof ConflictError)) throw error;
+      // Expired meanwhile, or answered by another sign-in: nothing to do. Anything else is logged and the rest go on.
+      if (error instanceof GoneError || error instanceof ConflictError) continue;
+      deps.logger.warn({ approvalId: approval.id, err: error }, 'could not answer a question waiting for a sign-in');
     }
   }
 }

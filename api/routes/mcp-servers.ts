@@ -96,6 +96,8 @@ export function mcpServerRoutes(deps: ApiDeps, registeredTools: RegisteredToolsR
           },
           limits.serversPerUser,
         );
+        // Registered without auth now: a sign-in kept from before would never be used again, so it is ended.
+        if (stored && !stored.auth) await signIn.disconnect(principal!.userId, id);
         if (!stored) {
           throw new McpServerLimitError(
             `You have registered ${limits.serversPerUser} MCP servers, the most you may (MCP_SERVERS_PER_USER); delete one first`,

@@ -4,7 +4,7 @@
 // fetching the URL alone spends nothing. Browsers get pages; `Accept: application/json` gets JSON.
 import type { Request, Response } from 'express';
 import { OPERATIONS } from '../../contract/operations/index.ts';
-import { ValidationError } from '../../lib/workflow-safe/errors.ts';
+import { McpUnreachableError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { isLinkPreviewFetcher } from '../approvals/link-preview.ts';
 import { sendPage, wantsHtml } from '../html-pages.ts';
 import { connectedPage, finishButtonPage, notConnectedPage, unknownSignInPage } from '../mcp-oauth/pages.ts';
@@ -55,7 +55,7 @@ export function mcpSignInRoutes(signIn: SignIns) {
         });
       case 'failed':
         if (wantsHtml(req)) return sendPage(res, 502, notConnectedPage(done.reason));
-        return { status: 502, body: { serverId: done.serverId, connected: false, detail: done.reason } };
+        throw new McpUnreachableError(`The MCP server "${done.serverId}" could not be signed in to: ${done.reason}`);
       case 'connected':
         return reply(req, res, 200, connectedPage(done.serverId), { serverId: done.serverId, connected: true });
     }

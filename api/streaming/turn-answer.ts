@@ -76,7 +76,10 @@ export async function answerTurn(deps: ApiDeps, answer: TurnAnswer): Promise<Rep
 
   const closed = new AbortController();
   onClientGone(res, () => closed.abort());
-  const result = await turnResult(deps, { ...answer, signal: closed.signal, baseUrl: publicBaseUrl(deps.config, req) });
+  // A sign-in's link binds whoever opens it to the user's server: only for a key that may connect servers and answer questions.
+  const scopes = req.principal?.scopes ?? [];
+  const connectLinks = scopes.includes('agents:write') && scopes.includes('approvals:answer');
+  const result = await turnResult(deps, { ...answer, signal: closed.signal, baseUrl: publicBaseUrl(deps.config, req), connectLinks });
   return result ?? { status: 202, body: accepted };
 }
 
@@ -94,6 +97,11 @@ export interface TurnFollow {
   waitLimitMs?: number;
   /** Where people reach the service, for links in the answer (default: PUBLIC_BASE_URL, else the configured address). */
   baseUrl?: string;
+  /**
+   * Whether a sign-in's `url` may be in the answer: whoever opens it connects their account at the server to the
+   * user's, so only a caller who may do that itself (`agents:write` and `approvals:answer`) gets it.
+   */
+  connectLinks?: boolean;
 }
 
 /**
@@ -118,10 +126,16 @@ export async function turnResult(deps: ApiDeps, follow: TurnFollow): Promise<Rep
   if (end.type === 'approval.requested' && end.connect) {
     // A sign-in asked for: its link starts it (only a person's browser does; a fetch shows a button).
     const { approvalId, expiresAt } = end;
-    const url = approvalLinks(follow.baseUrl ?? serviceBaseUrl(deps.config), approvalToken(deps.masterKey, approvalId), []).page;
+    const url = follow.connectLinks
+      ? { url: approvalLinks(follow.baseUrl ?? serviceBaseUrl(deps.config), approvalToken(deps.masterKey, approvalId), []).page }
+      : {};
     return {
       status: 200,
-      body: { ...accepted, status: 'waiting', waitingFor: { kind: 'connect', approvalId, server: end.connect.serverId, url, expiresAt } },
+      body: {
+        ...accepted,
+        status: 'waiting',
+        waitingFor: { kind: 'connect', approvalId, server: end.connect.serverId, ...url, expiresAt },
+      },
     };
   }
   if (end.type === 'approval.requested') {

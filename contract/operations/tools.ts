@@ -247,6 +247,7 @@ export const connectMcpServer = defineOperation({
         },
       },
     },
+    400: { description: '`auth.clientSecret` names a secret you do not have, or one whose `hosts` do not allow the token endpoint' },
     404: { description: 'You registered no server of that id' },
     409: { description: 'The server has no `auth`: it is reached with its headers (`conflict`)' },
     502: {

@@ -32,14 +32,16 @@ export const WAITING_FOR_APPROVAL_SCHEMA = {
 /** A tool call whose MCP server needs its user to sign in: answered by the sign-in finishing, never by a choice. */
 export const WAITING_FOR_CONNECT_SCHEMA = {
   type: 'object',
-  required: ['kind', 'approvalId', 'server', 'url', 'expiresAt'],
+  required: ['kind', 'approvalId', 'server', 'expiresAt'],
   properties: {
     kind: { const: 'connect' },
     approvalId: { type: 'string', description: 'The question that asks it, sent over the agent’s channels like any approval' },
     server: { type: 'string', description: 'The id of the MCP server to sign in to' },
     url: {
       type: 'string',
-      description: 'Opened in a browser by the user, it starts the sign-in (a fetch alone shows a button and starts nothing)',
+      description:
+        'Opened in a browser by the user, it starts the sign-in (a fetch alone shows a button and starts nothing). Only for a ' +
+        'key with `agents:write` and `approvals:answer`: whoever signs in through it connects their account to this user’s server',
     },
     expiresAt: { type: 'string', format: 'date-time' },
   },

@@ -112,6 +112,6 @@ async function connectSignedIn(endpoint: McpEndpoint, options: McpConnectOptions
     return await connectMcp(withToken(next), options);
   } catch (error) {
     if (!refused(error)) throw error;
-    throw await bearer.refusedForGood();
+    throw await bearer.refusedForGood(next);
   }
 }

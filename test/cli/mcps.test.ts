@@ -1,10 +1,15 @@
-// `mcps ls|add|show|rm` of the built binary against the real API and a fake MCP server: built-in and
-// remote servers told apart, headers given as 'Name: value' (a literal credential warned about), the
-// check that connects and lists the tools, the failures a person meets, and a server's text printed as
-// text, never as the terminal escape sequences it may hold.
+// `mcps ls|add|show|rm|connect|disconnect` of the built binary against the real API and a fake MCP
+// server: built-in and remote servers told apart, headers given as 'Name: value' (a literal credential
+// warned about), the check that connects and lists the tools, the failures a person meets, a server's
+// text printed as text, never as the terminal escape sequences it may hold, and signing in to a server
+// registered with --oauth (the official SDK's auth router as its authorization server) and out again.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFinished, vi } from 'vitest';
 import { apiTest } from '../helpers/harness/fixtures.ts';
 import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fakes/mcp-servers.ts';
+import { startOAuthMcpServer, type OAuthMcpServer } from '../helpers/fakes/oauth-mcp-server.ts';
+import { CLICK_HEADERS, openLink } from '../helpers/client/browser-headers.ts';
 import { ensureBuilt, loginWith, newConfigDir, runCli } from './run-cli.ts';
 
 const test = apiTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
@@ -13,9 +18,11 @@ const test = apiTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
 vi.setConfig({ testTimeout: 90_000 });
 
 let server: FakeMcpServer;
+let oauthServer: OAuthMcpServer;
 let goneUrl: string;
 beforeAll(async () => {
   ensureBuilt();
+  oauthServer = await startOAuthMcpServer();
   server = await startFakeMcpServer([
     { name: 'lookup_ticket', description: 'Find a ticket by its number\nand show its state' },
     { name: 'close_ticket', description: 'Close a ticket' },
@@ -24,12 +31,17 @@ beforeAll(async () => {
   goneUrl = gone.url;
   await gone.close();
 });
-afterAll(() => server?.close());
+afterAll(async () => {
+  await server?.close();
+  await oauthServer?.close();
+});
 
 interface Listed {
   id: string;
   kind: 'builtin' | 'remote';
   headerNames?: string[];
+  auth?: { type: 'oauth'; scopes?: string[]; clientId?: string; clientSecret?: string } | null;
+  connection?: { status: string; scopes: string[]; reason: string | null } | null;
 }
 
 describe('mcps', () => {
@@ -65,11 +77,11 @@ describe('mcps', () => {
     expect(tickets?.kind).toBe('remote');
     expect(tickets?.headerNames?.sort()).toEqual(['Authorization', 'X-Team']);
     const table = (await runCli(['mcps', 'ls'], { configDir })).stdout;
-    expect(table).toMatch(/^ID\s+KIND\s+URL\s+HEADERS\s+UPDATED\s+DESCRIPTION$/m);
+    expect(table).toMatch(/^ID\s+KIND\s+URL\s+HEADERS\s+SIGN-IN\s+UPDATED\s+DESCRIPTION$/m);
     expect(table).toMatch(/^time\s+built-in\s+-/m);
     expect(table).toMatch(
       new RegExp(
-        `^tickets\\s+remote\\s+${server.url.replace(/[.?]/g, '\\$&')}\\s+Authorization,X-Team\\s+\\d+[smhd] ago\\s+Ticket desk$`,
+        `^tickets\\s+remote\\s+${server.url.replace(/[.?]/g, '\\$&')}\\s+Authorization,X-Team\\s+-\\s+\\d+[smhd] ago\\s+Ticket desk$`,
         'm',
       ),
     );
@@ -170,5 +182,163 @@ describe('mcps', () => {
     };
     expect(json.tools[0]!.description).toContain('\u001b[31mRed');
     expect((await runCli(['mcps', 'rm', 'hostile'], { configDir })).code).toBe(0);
+  });
+});
+
+describe('mcps with OAuth', () => {
+  /** A directory with an `xdg-open` that writes the URL it is given to `opened` beside it (what --open runs on Linux). */
+  function fakeOpener(): { dir: string; opened: string } {
+    const dir = fs.mkdtempSync(path.join(newConfigDir(), 'bin-'));
+    const script = path.join(dir, 'xdg-open');
+    fs.writeFileSync(script, `#!/bin/sh\nprintf '%s\\n' "$1" > '${dir}/opened.tmp' && mv '${dir}/opened.tmp' '${dir}/opened'\n`);
+    fs.chmodSync(script, 0o755);
+    return { dir, opened: path.join(dir, 'opened') };
+  }
+
+  const signInOf = async (configDir: string, id: string) =>
+    (JSON.parse((await runCli(['mcps', 'ls', '--json'], { configDir })).stdout) as Listed[]).find((one) => one.id === id)?.connection;
+
+  test('add --oauth, connect prints (and --open opens) the sign-in URL, ls shows connected, disconnect revokes', async ({ api, user }) => {
+    const configDir = newConfigDir();
+    await loginWith(configDir, api.url, user.apiKey);
+    const added = await runCli(['mcps', 'add', 'desk', oauthServer.url, '--oauth', '-d', 'Signed-in desk'], { configDir });
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stderr).toContain('Sign in with `agent-service mcps connect desk`');
+    const notYet = (await runCli(['mcps', 'ls'], { configDir })).stdout;
+    expect(notYet).toMatch(new RegExp(`^desk\\s+remote\\s+${oauthServer.url.replace(/[.?]/g, '\\$&')}\\s+-\\s+not-connected\\s+`, 'm'));
+    // A server reached with its headers alone has no sign-in: `-`.
+    expect(notYet).toMatch(/^time\s+built-in\s+-\s+-\s+-\s+-\s+/m);
+    const listed = (JSON.parse((await runCli(['mcps', 'ls', '--json'], { configDir })).stdout) as Listed[]).find(
+      (one) => one.id === 'desk',
+    );
+    expect(listed).toMatchObject({ auth: { type: 'oauth' }, connection: { status: 'not-connected' } });
+
+    oauthServer.signInAs('person-cli');
+    const opener = fakeOpener();
+    const connect = await runCli(['mcps', 'connect', 'desk', '--open'], {
+      configDir,
+      env: { PATH: `${opener.dir}:${process.env.PATH ?? ''}` },
+    });
+    expect(connect.code, connect.stderr).toBe(0);
+    expect(connect.stderr).toContain('Open this URL in a browser to sign in to desk:');
+    expect(connect.stderr).toMatch(/The link expires in 15 minutes/);
+    // stdout is the URL alone, for a script.
+    const printed = connect.stdout.trim();
+    expect(printed.split('\n')).toHaveLength(1);
+    const authorizationUrl = new URL(printed);
+    expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorizationUrl.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/);
+    expect(authorizationUrl.searchParams.get('redirect_uri')).toBe(`${api.url}/mcp-oauth/callback`);
+    // --open handed the same URL to the platform's opener (detached: it may finish after the CLI).
+    await expect.poll(() => fs.existsSync(opener.opened), { timeout: 10_000 }).toBe(true);
+    expect(fs.readFileSync(opener.opened, 'utf8').trim()).toBe(printed);
+
+    // The browser: the authorization server's consent sends it back to the service's callback.
+    const consent = await fetch(authorizationUrl, { redirect: 'manual' });
+    expect(consent.status).toBe(302);
+    const landed = await openLink(consent.headers.get('location')!, CLICK_HEADERS);
+    expect(landed.status).toBe(200);
+    expect(landed.text).toContain('Connected to');
+
+    expect(await signInOf(configDir, 'desk')).toMatchObject({ status: 'connected', scopes: ['tickets:read'] });
+    expect((await runCli(['mcps', 'ls'], { configDir })).stdout).toMatch(
+      /^desk\s+remote\s+\S+\s+-\s+connected\s+\d+[smhd] ago\s+Signed-in desk$/m,
+    );
+    const shown = await runCli(['mcps', 'show', 'desk'], { configDir });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^auth:\s+oauth, registered by the service$/m);
+    expect(shown.stdout).toMatch(/^sign-in:\s+connected$/m);
+    expect(shown.stdout).toMatch(/^granted:\s+tickets:read$/m);
+    expect(shown.stdout).toContain('whoami');
+    const tokens = oauthServer.accessTokens();
+    for (const token of tokens) expect(shown.stdout + (await runCli(['mcps', 'ls', '--json'], { configDir })).stdout).not.toContain(token);
+
+    const revokedBefore = oauthServer.revoked.length;
+    const out = await runCli(['mcps', 'disconnect', 'desk'], { configDir });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toContain('Signed out of desk: the authorization server confirmed the revocation.');
+    expect(oauthServer.revoked.length).toBeGreaterThan(revokedBefore);
+    expect(await signInOf(configDir, 'desk')).toMatchObject({ status: 'not-connected' });
+    expect((await runCli(['mcps', 'ls'], { configDir })).stdout).toMatch(/^desk\s+remote\s+\S+\s+-\s+not-connected\s+/m);
+
+    // Signed out already: the service's 404, as every refusal is reported.
+    const again = await runCli(['mcps', 'disconnect', 'desk', '--json'], { configDir });
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stdout)).toMatchObject({ error: { status: 404 } });
+    const againText = await runCli(['mcps', 'disconnect', 'desk'], { configDir });
+    expect(againText.stderr).toMatch(/error: You are not signed in to an MCP server of yours with the id "desk" \(404/);
+
+    // --json: the service's answer, whole; and a second sign-in works as the first.
+    const json = await runCli(['mcps', 'connect', 'desk', '--json'], { configDir });
+    expect(json.code, json.stderr).toBe(0);
+    const started = JSON.parse(json.stdout) as { authorizationUrl: string; expiresAt: string; redirectUri: string };
+    expect(started).toMatchObject({ redirectUri: `${api.url}/mcp-oauth/callback`, expiresAt: expect.any(String) });
+    const second = await fetch(started.authorizationUrl, { redirect: 'manual' });
+    expect((await openLink(second.headers.get('location')!, CLICK_HEADERS)).text).toContain('Connected to');
+    const outJson = await runCli(['mcps', 'disconnect', 'desk', '--json'], { configDir });
+    expect(JSON.parse(outJson.stdout)).toEqual({ disconnected: 'desk', revoked: true });
+    expect((await runCli(['mcps', 'rm', 'desk'], { configDir })).code).toBe(0);
+  });
+
+  test('--scope, --client-id and --client-secret-ref make its auth; without --oauth they are usage errors', async ({ api, user }) => {
+    const configDir = newConfigDir();
+    await loginWith(configDir, api.url, user.apiKey);
+    const added = await runCli(
+      [
+        'mcps',
+        'add',
+        'own-client',
+        oauthServer.url,
+        '--oauth',
+        '--scope',
+        'tickets:read',
+        '--scope',
+        'tickets:write',
+        '--client-id',
+        'desk-client',
+        '--client-secret-ref',
+        'DESK_CLIENT_SECRET',
+        '--json',
+      ],
+      { configDir },
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect((JSON.parse(added.stdout) as Listed).auth).toEqual({
+      type: 'oauth',
+      scopes: ['tickets:read', 'tickets:write'],
+      clientId: 'desk-client',
+      clientSecret: '{{secrets.DESK_CLIENT_SECRET}}',
+    });
+    // The reference written out is taken as well.
+    const written = await runCli(
+      ['mcps', 'add', 'own-client', oauthServer.url, '--oauth', '--client-id', 'c', '--client-secret-ref', '{{secrets.OTHER}}', '--json'],
+      { configDir },
+    );
+    expect((JSON.parse(written.stdout) as Listed).auth).toEqual({ type: 'oauth', clientId: 'c', clientSecret: '{{secrets.OTHER}}' });
+    const shown = await runCli(['mcps', 'ls', '--json'], { configDir });
+    expect((JSON.parse(shown.stdout) as Listed[]).find((one) => one.id === 'own-client')?.connection).toMatchObject({
+      status: 'not-connected',
+    });
+
+    for (const [args, message] of [
+      [['--scope', 'tickets:read'], /--scope needs --oauth/],
+      [['--client-id', 'c', '--client-secret-ref', 'K'], /--client-id, --client-secret-ref need --oauth/],
+      [['--oauth', '--client-secret-ref', 'K'], /--client-secret-ref needs --client-id/],
+      [['--oauth', '--client-id', 'c', '--client-secret-ref', 'not a key'], /takes the name of one of your secrets/],
+    ] as const) {
+      const refused = await runCli(['mcps', 'add', 'refused', oauthServer.url, ...args], { configDir });
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr).toMatch(message);
+    }
+    const ids = (JSON.parse((await runCli(['mcps', 'ls', '--json'], { configDir })).stdout) as Listed[]).map((one) => one.id);
+    expect(ids).not.toContain('refused');
+
+    // A server without auth is reached with its headers: connect is the service's 409.
+    expect((await runCli(['mcps', 'add', 'plain', server.url], { configDir })).code).toBe(0);
+    const plain = await runCli(['mcps', 'connect', 'plain'], { configDir });
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toMatch(/\(409/);
+    expect(plain.stdout).toBe('');
+    for (const id of ['own-client', 'plain']) expect((await runCli(['mcps', 'rm', id], { configDir })).code).toBe(0);
   });
 });

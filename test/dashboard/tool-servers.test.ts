@@ -1,12 +1,15 @@
 // The Tool servers page against the real service and a fake MCP server: built-in and remote servers
 // told apart, one registered with header rows (the values never come back to the page), its check
-// listing the tools, a server that cannot be reached shown as the service's problem, and deleting.
+// listing the tools, a server that cannot be reached shown as the service's problem, and deleting; and
+// one that signs in with OAuth (the official SDK's auth router as its authorization server): Connect
+// signs in in a new tab, the page follows until it is connected, Disconnect signs out.
 import { createServer, request as httpRequest, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { Client } from '../../sdk/src/index.ts';
 import { apiTest } from '../helpers/harness/fixtures.ts';
 import { startFakeMcpServer, type FakeMcpServer } from '../helpers/fakes/mcp-servers.ts';
+import { startOAuthMcpServer, type OAuthMcpServer } from '../helpers/fakes/oauth-mcp-server.ts';
 import { closeServer } from '../helpers/fakes/recorded.ts';
 import { browserForTests, expectAccessible, openPage, screenshot, signIn } from './browser.ts';
 
@@ -14,6 +17,7 @@ const test = apiTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
 const browser = browserForTests();
 
 let server: FakeMcpServer;
+let oauthServer: OAuthMcpServer;
 /**
  * A door in front of the fake server: shut, it answers 503 as a server that is down would; open, it
  * passes each request on. The unreachable server can then come back at the same URL.
@@ -36,9 +40,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => door.listen(0, '127.0.0.1', resolve));
   doorUrl = `http://127.0.0.1:${(door.address() as AddressInfo).port}/mcp`;
+  oauthServer = await startOAuthMcpServer();
 });
 afterAll(async () => {
   await server?.close();
+  await oauthServer?.close();
   await closeServer(door);
 });
 
@@ -142,5 +148,75 @@ test("a server that cannot be reached: the check shows the service's problem, an
     expect(faults).toEqual([]);
   } finally {
     await close();
+  }
+});
+
+test('a server that signs in with OAuth: Connect signs in in a new tab, the page shows it connected, Disconnect signs out', async ({
+  api,
+  user,
+}) => {
+  const owner = new Client({ baseUrl: api.url, apiKey: user.apiKey });
+  const connectionOf = async (id: string) => {
+    const found = (await owner.mcps.list()).find((one) => one.id === id);
+    return found?.kind === 'remote' ? found.connection : undefined;
+  };
+  const { page, faults, close } = await openPage(browser());
+  try {
+    await signIn(page, api.url, user.apiKey, '/app/tool-servers');
+    await page.getByLabel('Id', { exact: true }).fill('desk');
+    await page.getByLabel('URL', { exact: true }).fill(oauthServer.url);
+    await page.getByLabel('Sign in with OAuth').check();
+    await page.getByLabel('Scopes (optional, separated by spaces)').fill('tickets:read');
+    await expectAccessible(page);
+    await page.getByRole('button', { name: 'Save server' }).click();
+    await page.getByText('Saved desk. Connect to it below to sign in.').waitFor();
+    const stored = (await owner.mcps.list()).find((one) => one.id === 'desk');
+    expect(stored?.kind === 'remote' && stored.auth).toEqual({ type: 'oauth', scopes: ['tickets:read'] });
+
+    const card = page.getByRole('listitem').filter({ has: page.locator('code', { hasText: /^desk$/ }) });
+    await card.getByText('Not connected', { exact: true }).waitFor();
+    expect(await card.textContent()).toContain('OAuth, client registered by the service');
+    expect(await card.getByRole('button', { name: 'Disconnect desk' }).count()).toBe(0);
+    await expectAccessible(page);
+
+    // Connect: the sign-in opens in a new tab; the authorization server sends it straight back to the callback.
+    oauthServer.signInAs('person-dashboard');
+    const [tab] = await Promise.all([
+      page.context().waitForEvent('page'),
+      card.getByRole('button', { name: 'Connect desk', exact: true }).click(),
+    ]);
+    await tab.getByText('Connected to “desk”').waitFor();
+    expect(new URL(tab.url()).pathname).toBe('/mcp-oauth/callback');
+    // The sign-in tab cannot reach back into the dashboard.
+    expect(await tab.evaluate('window.opener')).toBeNull();
+    await tab.close();
+
+    // The page follows the sign-in it started, with no reload.
+    await card.getByText('Connected', { exact: true }).waitFor();
+    await page.getByText('Connected to desk.').waitFor();
+    expect(await connectionOf('desk')).toMatchObject({ status: 'connected', scopes: ['tickets:read'] });
+    expect(await card.getByRole('button', { name: 'Connect desk', exact: true }).count()).toBe(0);
+    expect(await card.textContent()).toContain('tickets:read');
+    for (const token of oauthServer.accessTokens()) expect(await page.content()).not.toContain(token);
+    await expectAccessible(page);
+    await screenshot(page, 'tool-servers-oauth-connected');
+
+    // Disconnect asks first: dismissed, nothing happens.
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await card.getByRole('button', { name: 'Disconnect desk' }).click();
+    expect(await connectionOf('desk')).toMatchObject({ status: 'connected' });
+
+    const revokedBefore = oauthServer.revoked.length;
+    page.once('dialog', (dialog) => void dialog.accept());
+    await card.getByRole('button', { name: 'Disconnect desk' }).click();
+    await page.getByText('Signed out of desk; its authorization server confirmed the revocation.').waitFor();
+    await card.getByText('Not connected', { exact: true }).waitFor();
+    await card.getByRole('button', { name: 'Connect desk', exact: true }).waitFor();
+    expect(await connectionOf('desk')).toMatchObject({ status: 'not-connected' });
+    expect(oauthServer.revoked.length).toBeGreaterThan(revokedBefore);
+    expect(faults).toEqual([]);
+  } finally {
+    await close();
+    await owner.mcps.delete('desk').catch(() => undefined);
   }
 });

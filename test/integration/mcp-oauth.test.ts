@@ -14,6 +14,9 @@ import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { startOAuthMcpServer, type OAuthMcpServer } from '../helpers/fakes/oauth-mcp-server.ts';
 import { closeServer } from '../helpers/fakes/recorded.ts';
 import { startWebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
+import { refreshRunningOut } from '../../api/mcp-oauth/refresh-ahead.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { loadMasterKeys } from '../../lib/master-key.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { decodedHistory } from '../helpers/harness/decoded-history.ts';
 import { sessionWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
@@ -32,6 +35,7 @@ interface Connection {
   status: string;
   scopes: string[];
   expiresAt: string | null;
+  refreshedAt: string | null;
   reason: string | null;
 }
 
@@ -242,6 +246,33 @@ describe('tokens over time', () => {
     // The deploy's listing refreshed it (30 s is inside the minute ahead); the call refreshes again.
     expect(await whoamiTurn(env, sessionId)).toMatchObject({ output: 'signed in as person-brief' });
     expect(brief.tokenRequests).toEqual(['authorization_code', 'refresh_token', 'refresh_token']);
+  });
+
+  test('the housekeeping pass refreshes sign-ins running out before its next pass, and marks a refused one', async ({ env }) => {
+    const soon = await startOAuthMcpServer({ accessTokenTtlSeconds: 120 });
+    onTestFinished(() => soon.close());
+    await registerMcp(env, 'soon', { url: soon.url, auth: { type: 'oauth' } });
+    soon.signInAs('person-soon');
+    await signIn(env, env.user, 'soon');
+    const deps = {
+      db: env.api.db,
+      config: env.api.config,
+      logger: createLogger({ level: 'silent' }),
+      masterKeys: loadMasterKeys(env.api.config),
+    };
+    // 120 s is beyond a pass of 10 s (two passes and a minute ahead): nothing to do.
+    expect(await refreshRunningOut(deps, 10_000)).toMatchObject({ refreshed: 0 });
+    // Within a pass of a minute: refreshed now, before any call needs it.
+    const before = (await connectionOf(env, env.user, 'soon'))!;
+    expect(await refreshRunningOut(deps, 60_000)).toMatchObject({ refreshed: 1 });
+    expect(soon.tokenRequests).toEqual(['authorization_code', 'refresh_token']);
+    const after = (await connectionOf(env, env.user, 'soon'))!;
+    expect(after).toMatchObject({ status: 'connected', refreshedAt: expect.any(String) });
+    expect(after.expiresAt! > before.expiresAt!).toBe(true);
+
+    soon.revokeGrantsOf('person-soon');
+    expect(await refreshRunningOut(deps, 60_000)).toMatchObject({ refreshed: 0, signInNeeded: 1 });
+    expect(await connectionOf(env, env.user, 'soon')).toMatchObject({ status: 'needs-sign-in' });
   });
 
   test('signing out revokes at the server and forgets; deleting the server signs out first', async ({ env }) => {

@@ -69,9 +69,21 @@ export async function discoverSignIn(serverUrl: string, fetch: typeof globalThis
   const methods = metadata.code_challenge_methods_supported;
   // OAuth 2.1 (and the MCP spec) ask for PKCE with S256; a server that says it does something else is refused.
   if (methods && !methods.includes('S256')) throw new McpOAuthError('its authorization server does not offer PKCE with S256');
-  const resource = resourceDocument ? resourceDocument.resource : sdk.resourceUrlFromServerUrl(serverUrl).href;
+  const resource = resourceDocument ? resourceDocument.resource : resourceOf(serverUrl);
   const scopes = (asked.scope ?? resourceDocument?.scopes_supported?.join(' ') ?? '').split(' ').filter(Boolean);
   return { place: { authorizationServer: info.authorizationServerUrl, metadata, resource }, scopes };
+}
+
+/**
+ * The server's URL as the RFC 8707 resource when its metadata names none: without its query string and
+ * fragment, which may carry a credential (lib/mcp/url-redaction.ts) and would otherwise travel in the
+ * authorization URL, the token requests and the stored sign-in.
+ */
+function resourceOf(serverUrl: string): string {
+  const url = new URL(serverUrl);
+  url.search = '';
+  url.hash = '';
+  return url.href;
 }
 
 /** An error's message, and its cause's when the SDK wrapped one (a zod error names the field that failed). */

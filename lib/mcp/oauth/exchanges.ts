@@ -116,7 +116,13 @@ export async function refreshTokens(
     if (error instanceof OAuthError && FINAL_REFUSALS.has(error.errorCode)) {
       return { needsSignIn: `the authorization server refused to refresh its sign-in (${error.errorCode})` };
     }
-    throw new McpOAuthError(`the sign-in could not be refreshed: ${errorText(error)}`, { cause: error });
+    // The SDK quotes the server's answer, which may echo what it was sent: neither the token nor the secret goes on.
+    const secret = 'client_secret' in secrets.client ? secrets.client.client_secret : undefined;
+    const text = [refreshToken, secret].reduce<string>(
+      (said, value) => (value ? said.split(value).join('[redacted]') : said),
+      errorText(error),
+    );
+    throw new McpOAuthError(`the sign-in could not be refreshed: ${text}`);
   }
 }
 
@@ -137,10 +143,12 @@ export async function revokeTokens(place: OAuthServerPlace, secrets: ConnectionS
     ['access_token', secrets.tokens.access_token] as const,
   ];
   let revoked = true;
+  // The client's secret was allowed to go to the token endpoint's host (its secret's `hosts`), and only there.
+  const sameHost = new URL(endpoint).host === new URL(place.metadata.token_endpoint).host;
   for (const [hint, token] of tokens) {
     const body = new URLSearchParams({ token, token_type_hint: hint });
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
-    const secret = 'client_secret' in secrets.client ? secrets.client.client_secret : undefined;
+    const secret = sameHost && 'client_secret' in secrets.client ? secrets.client.client_secret : undefined;
     if (method === 'client_secret_basic' && secret) {
       headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(secrets.client.client_id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
     } else {

@@ -45,6 +45,4 @@ export interface ConnectionAccess {
   refreshLocked(
     refresh: (connection: StoredConnection, secrets: ConnectionSecrets) => Promise<Refreshed | 'unchanged'>,
   ): Promise<Refreshed | undefined>;
-  /** The server refused even fresh tokens: the user must sign in again (GET /mcps says so). */
-  markNeedsSignIn(reason: string): Promise<void>;
 }

@@ -51,7 +51,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
   const masterKeys = loadMasterKeys(config);
   const handOffs = new HandOffs({ temporal, config, logger });
   const { app } = createApp({ config, db, logger, masterKey: masterKeys[0]!, masterKeys, temporal, events, storage, handOffs });
-  const housekeeping = startHousekeeping({ config, db, logger, storage, temporal });
+  const housekeeping = startHousekeeping({ config, db, logger, storage, temporal, masterKeys });
   // Every response is checked against the OpenAPI document (contract-check.ts).
   const server = http.createServer((req, res) => {
     observe(req, res);
