@@ -109,7 +109,7 @@ export function createApp(deps: ApiDeps): App {
     ...triggerRoutes(deps),
     ...toolRoutes(deps),
     ...mcpServerRoutes(deps, registeredTools, mcpSignIns),
-    ...mcpSignInRoutes(mcpSignIns),
+    ...mcpSignInRoutes(deps, mcpSignIns),
     ...commandRoutes(deps),
     ...agentMcpRoutes(deps),
     ...agentA2aRoutes(deps),

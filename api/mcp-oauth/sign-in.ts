@@ -22,6 +22,8 @@ import { secretHostRefusal } from '../../lib/secret-hosts.ts';
 import type { ApiDeps } from '../context.ts';
 
 export const CALLBACK_PATH = '/mcp-oauth/callback';
+/** The service's client ID metadata document: its URL is the client ID where an authorization server takes such documents. */
+export const CLIENT_DOCUMENT_PATH = '/mcp-oauth/client.json';
 
 export function signIns(deps: ApiDeps) {
   const outbound = createOutboundClient({ allowCidrs: deps.config.outbound.allowCidrs });
@@ -62,6 +64,7 @@ export function signIns(deps: ApiDeps) {
     async start(userId: string, server: McpServerRecord, base: string, options: { signal?: AbortSignal } = {}) {
       const { signal } = options;
       const redirectUri = `${base}${CALLBACK_PATH}`;
+      const documentUrl = `${base}${CLIENT_DOCUMENT_PATH}`;
       if (server.auth?.type !== 'oauth') {
         throw new ConflictError(
           `The MCP server "${server.id}" has no auth: it is reached with its headers. Register it with auth {"type": "oauth"} first`,
@@ -73,7 +76,7 @@ export function signIns(deps: ApiDeps) {
         const discovered = await discoverSignIn(server.url, fetch);
         const scopes = server.auth.scopes ?? discovered.scopes;
         const configured = await configuredClient(userId, server, discovered.place.metadata.token_endpoint);
-        const client = await clientFor(discovered.place, configured, redirectUri, scopes, fetch);
+        const client = await clientFor(discovered.place, configured, redirectUri, scopes, fetch, documentUrl);
         const state = randomBytes(32).toString('base64url');
         const authorization = await authorizationUrl(discovered.place, client, { redirectUri, scopes, state });
         started = { discovered, scopes, client, state, authorization };

@@ -8,7 +8,10 @@ import { McpUnreachableError, ValidationError } from '../../lib/workflow-safe/er
 import { isLinkPreviewFetcher } from '../approvals/link-preview.ts';
 import { sendPage, wantsHtml } from '../html-pages.ts';
 import { connectedPage, finishButtonPage, notConnectedPage, unknownSignInPage } from '../mcp-oauth/pages.ts';
-import { CALLBACK_PATH, type SignIns } from '../mcp-oauth/sign-in.ts';
+import { CALLBACK_PATH, CLIENT_DOCUMENT_PATH, type SignIns } from '../mcp-oauth/sign-in.ts';
+import { clientMetadataDocument } from '../../lib/mcp/oauth/exchanges.ts';
+import { publicBaseUrl } from '../public-url.ts';
+import type { ApiDeps } from '../context.ts';
 import { defineRoute, type Reply } from '../route.ts';
 
 interface CallbackFields {
@@ -35,7 +38,7 @@ function reply(req: Request, res: Response, status: number, page: string, body: 
   return { status, body };
 }
 
-export function mcpSignInRoutes(signIn: SignIns) {
+export function mcpSignInRoutes(deps: ApiDeps, signIn: SignIns) {
   async function finish(req: Request, res: Response, fields: CallbackFields): Promise<Reply | undefined> {
     if (!fields.state) return reply(req, res, 400, unknownSignInPage(), { detail: 'The callback carries no state' });
     const done = await signIn.finish({
@@ -62,6 +65,12 @@ export function mcpSignInRoutes(signIn: SignIns) {
   }
 
   return [
+    defineRoute(OPERATIONS.getMcpClientDocument, {
+      async handle({ req }) {
+        const base = publicBaseUrl(deps.config, req);
+        return { status: 200, body: clientMetadataDocument(`${base}${CLIENT_DOCUMENT_PATH}`, `${base}${CALLBACK_PATH}`) };
+      },
+    }),
     defineRoute(OPERATIONS.finishMcpSignIn, {
       async handle({ req, res, query }) {
         const fields = query as CallbackFields;

@@ -92,6 +92,7 @@ export const OPERATIONS = {
   deleteMcpServer: tools.deleteMcpServer,
   connectMcpServer: tools.connectMcpServer,
   disconnectMcpServer: tools.disconnectMcpServer,
+  getMcpClientDocument: tools.getMcpClientDocument,
   finishMcpSignIn: tools.finishMcpSignIn,
   finishMcpSignInByButton: tools.finishMcpSignInByButton,
   listSchemas: meta.listSchemas,

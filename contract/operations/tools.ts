@@ -296,6 +296,35 @@ const CALLBACK_DESCRIPTION =
   'finishes it with POST, so a link preview or a scanner records nothing. A `state` used before, too old or never given ' +
   'is 400 and stores nothing; an `error` from the authorization server is shown and stores nothing.';
 
+export const getMcpClientDocument = defineOperation({
+  id: 'getMcpClientDocument',
+  method: 'get',
+  path: '/mcp-oauth/client.json',
+  summary: "The service's OAuth client ID metadata document, for authorization servers that take such documents",
+  description:
+    'Public. Its URL is the client ID the service signs in with where an authorization server says ' +
+    '`client_id_metadata_document_supported` and the service is reached over https (PUBLIC_BASE_URL): no registration is needed.',
+  tag: 'tools',
+  auth: { kind: 'public' },
+  responses: {
+    200: {
+      description: 'The document (a public client: no secret)',
+      schema: {
+        type: 'object',
+        required: ['client_id', 'client_name', 'redirect_uris', 'grant_types', 'response_types', 'token_endpoint_auth_method'],
+        properties: {
+          client_id: { type: 'string' },
+          client_name: { type: 'string' },
+          redirect_uris: { type: 'array', items: { type: 'string' } },
+          grant_types: { type: 'array', items: { type: 'string' } },
+          response_types: { type: 'array', items: { type: 'string' } },
+          token_endpoint_auth_method: { type: 'string' },
+        },
+      },
+    },
+  },
+});
+
 export const finishMcpSignIn = defineOperation({
   id: 'finishMcpSignIn',
   method: 'get',

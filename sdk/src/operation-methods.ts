@@ -66,6 +66,7 @@ export const OPERATION_METHODS = {
   deleteMcpServer: 'mcps.delete',
   connectMcpServer: 'mcps.connect',
   disconnectMcpServer: 'mcps.disconnect',
+  getMcpClientDocument: { excluded: 'read by authorization servers, which take its URL as the client ID' },
   finishMcpSignIn: { excluded: "where an authorization server sends a person's browser back after a sign-in" },
   finishMcpSignInByButton: { excluded: 'the button of the sign-in callback page, pressed in a browser' },
   listSchemas: 'meta.schemas',

@@ -11,9 +11,23 @@ import type { ConnectionSecrets, OAuthServerPlace, Refreshed } from './types.ts'
 /** The service as a client, as it registers itself. */
 const CLIENT_NAME = 'Agent service';
 
+/** The service as a client, as its client ID metadata document describes it (api/routes/mcp-sign-in.ts serves it). */
+export function clientMetadataDocument(documentUrl: string, redirectUri: string) {
+  return {
+    client_id: documentUrl,
+    client_name: CLIENT_NAME,
+    redirect_uris: [redirectUri],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  };
+}
+
 /**
- * The client to sign in with: the one the user configured (`auth.clientId`, its secret opened), else a
- * new registration at the authorization server's registration endpoint, else an error saying to configure one.
+ * The client to sign in with, the way the MCP authorization spec prefers: the one the user configured
+ * (`auth.clientId`, its secret opened); else, where the authorization server takes client ID metadata
+ * documents, the service's own document's URL (https only, as such a client ID must be); else a new
+ * registration at its registration endpoint (RFC 7591); else an error saying to configure one.
  */
 export async function clientFor(
   place: OAuthServerPlace,
@@ -21,10 +35,13 @@ export async function clientFor(
   redirectUri: string,
   scopes: readonly string[],
   fetch: typeof globalThis.fetch,
+  documentUrl?: string,
 ): Promise<OAuthClientInformationMixed> {
   if (configured.clientId) {
     return { client_id: configured.clientId, ...(configured.clientSecret ? { client_secret: configured.clientSecret } : {}) };
   }
+  if (documentUrl?.startsWith('https://') && place.metadata.client_id_metadata_document_supported === true)
+    return { client_id: documentUrl };
   if (!place.metadata.registration_endpoint) {
     throw new McpOAuthError(
       'its authorization server offers no dynamic client registration: register a client there and set auth.clientId ' +

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Response } from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { mcpAuthRouter, getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
+import { createOAuthMetadata, mcpAuthRouter, getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { InvalidGrantError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
@@ -32,6 +32,11 @@ export interface OAuthMcpOptions {
   scopes?: string[];
   /** No registration endpoint: clients must be configured (`clients` holds them). */
   withoutRegistration?: boolean;
+  /**
+   * Takes client ID metadata documents (`client_id_metadata_document_supported`): a client ID that is an https
+   * URL is its document, fetched from where `fetchableAt` says (the test's service answers on http).
+   */
+  clientIdDocuments?: { fetchableAt: (url: string) => string };
 }
 
 export interface OAuthMcpServer {
@@ -49,6 +54,8 @@ export interface OAuthMcpServer {
   tokenRequests: string[];
   /** Clients registered by dynamic registration. */
   registered: OAuthClientInformationFull[];
+  /** Client ID metadata documents fetched, by client ID. */
+  documentsFetched: string[];
   /** Tokens revoked at the revocation endpoint. */
   revoked: string[];
   /** Access tokens issued so far, newest last. */
@@ -76,6 +83,7 @@ export async function startOAuthMcpServer(options: OAuthMcpOptions = {}): Promis
   const registered: OAuthClientInformationFull[] = [];
   const revoked: string[] = [];
   const refusedSubjects = new Set<string>();
+  const documentsFetched: string[] = [];
   let subject = 'person-a';
   let deny = false;
   let refreshDelayMs = 0;
@@ -91,7 +99,13 @@ export async function startOAuthMcpServer(options: OAuthMcpOptions = {}): Promis
 
   const provider: OAuthServerProvider = {
     clientsStore: {
-      getClient: (id) => clients.get(id),
+      async getClient(id) {
+        if (!options.clientIdDocuments || !id.startsWith('https://')) return clients.get(id);
+        const document = (await (await fetch(options.clientIdDocuments.fetchableAt(id))).json()) as OAuthClientInformationFull;
+        documentsFetched.push(id);
+        // A document must name itself as the client ID.
+        return document.client_id === id ? document : undefined;
+      },
       ...(options.withoutRegistration
         ? {}
         : {
@@ -165,6 +179,11 @@ export async function startOAuthMcpServer(options: OAuthMcpOptions = {}): Promis
   });
   const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const mcpUrl = new URL('/mcp', origin);
+  if (options.clientIdDocuments) {
+    // The SDK's router does not say it takes client ID metadata documents: its metadata, with that said, comes first.
+    const metadata = { ...createOAuthMetadata({ provider, issuerUrl: new URL(origin) }), client_id_metadata_document_supported: true };
+    app.get('/.well-known/oauth-authorization-server', (_req, res) => res.json(metadata));
+  }
   app.use(
     mcpAuthRouter({
       provider,
@@ -209,6 +228,7 @@ export async function startOAuthMcpServer(options: OAuthMcpOptions = {}): Promis
     calls,
     tokenRequests,
     registered,
+    documentsFetched,
     revoked,
     accessTokens: () => [...issued],
     expireAccessTokens: () => {
