@@ -21,7 +21,6 @@ import type { Principal } from '../../store/api-keys.ts';
 import type { Agent } from '../../store/agents.ts';
 import { turnMessages } from '../../store/messages.ts';
 import { createSession, getSession, type Session } from '../../store/sessions.ts';
-import { listApprovals } from '../../store/approvals.ts';
 import { countTurnTasks, listTurnTasks, turnTask, type TurnTask } from '../../store/turn-tasks.ts';
 import type { ApiDeps } from '../context.ts';
 import { publicBaseUrl } from '../public-url.ts';
@@ -88,8 +87,6 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
    * `waiting`, which it does a moment after a step's client calls are written.
    */
   async function waitingOn(task: TurnTask): Promise<object | undefined> {
-    const { approvals } = await listApprovals(deps.db, principal.userId, { status: 'unanswered', sessionId: task.sessionId, limit: 1 });
-    if (approvals.length) return { kind: 'approval', ...approvals[0]! };
     const session = await getSession(deps.db, task.sessionId);
     return session ? (await sessionWaitingFor(deps, { ...session, status: 'waiting' })).waitingFor : undefined;
   }

@@ -81,7 +81,14 @@ export async function waitingDescendants(db: Db, userId: string, sessionId: stri
         agent: row.name,
         parentSessionId: row.parent_session_id,
         toolCallId: row.parent_tool_call_id,
-        approvals: questions.approvals.map(({ id, question, options, expiresAt }) => ({ approvalId: id, question, options, expiresAt })),
+        approvals: questions.approvals.map(({ id, question, options, expiresAt, connectServer }) => ({
+          approvalId: id,
+          question,
+          options,
+          expiresAt,
+          // A sign-in asked for: answered by signing in to that server, not by a choice.
+          ...(connectServer ? { server: connectServer } : {}),
+        })),
         toolCalls: calls.map(awaitedView),
       };
     }),

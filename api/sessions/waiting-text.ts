@@ -10,6 +10,8 @@ interface Approval {
   approvalId: string;
   question: string;
   options: readonly string[];
+  /** A sign-in asked for, to this MCP server. */
+  server?: string;
 }
 interface ClientCall {
   toolCallId: string;
@@ -17,10 +19,18 @@ interface ClientCall {
 }
 
 function approvalLine(approval: Approval, base: string): string {
+  if (approval.server) return connectLine(approval.server, approval.approvalId, base);
   return (
     `- the question "${approval.question}" (${approval.options.join(' / ')}), approval ${approval.approvalId}: ` +
     `answered by its person on the dashboard (${base}/app/approvals), over the agent's channels, or with ` +
     `POST ${base}/approval/${approval.approvalId}/answer {"choice": "..."}`
+  );
+}
+
+function connectLine(server: string, approvalId: string, base: string): string {
+  return (
+    `- a sign-in to the MCP server "${server}" (approval ${approvalId}): the user signs in from the link sent over the ` +
+    `agent's channels, with Connect on the dashboard (${base}/app/tool-servers), or with POST ${base}/mcp/${server}/connect`
   );
 }
 
@@ -36,7 +46,10 @@ export function describeWait(waitingFor: WaitingFor | object | undefined, sessio
   const lines: string[] = [];
   const kind = (waitingFor as { kind?: string } | undefined)?.kind;
   if (kind === 'approval') lines.push(approvalLine(waitingFor as unknown as Approval, base));
-  else if (kind === 'tool') {
+  else if (kind === 'connect') {
+    const { server, approvalId } = waitingFor as unknown as { server: string; approvalId: string };
+    lines.push(connectLine(server, approvalId, base));
+  } else if (kind === 'tool') {
     for (const call of (waitingFor as unknown as { toolCalls: ClientCall[] }).toolCalls) lines.push(toolLine(sessionId, call, base));
   } else if (kind === 'agents') {
     const sessions = (

@@ -3,7 +3,14 @@ import { IF_BUSY } from '../if-busy.ts';
 import { PROVIDER_IDS } from '../bundle-constants.ts';
 import { defineOperation, type ResponseOf, type Sent } from './operation.ts';
 import { ASYNC_QUERY, CHILDREN_QUERY, IDEMPOTENCY_KEY_HEADERS, TIME } from './shared.ts';
-import { TURN_ACCEPTED_SCHEMA, TURN_REPLY_SCHEMA, WAITING_FOR_AGENTS_SCHEMA, WAITING_FOR_TOOL_SCHEMA } from './turn-answers.ts';
+import {
+  TURN_ACCEPTED_SCHEMA,
+  TURN_REPLY_SCHEMA,
+  WAITING_FOR_AGENTS_SCHEMA,
+  WAITING_FOR_APPROVAL_SCHEMA,
+  WAITING_FOR_CONNECT_SCHEMA,
+  WAITING_FOR_TOOL_SCHEMA,
+} from './turn-answers.ts';
 
 export const MAX_TEXT_PART_CHARS = 200_000;
 
@@ -175,8 +182,10 @@ export const getSession = defineOperation({
             description:
               'While `status` is `waiting` on calls of custom tools: those calls (answer each with POST /session/<id>/tool-result). ' +
               "While a turn runs and other agents it called wait on someone (`kind: 'agents'`): each such child session, with its " +
-              'open questions (answer each with POST /approval/<approvalId>/answer) and its awaited custom tool calls',
-            oneOf: [WAITING_FOR_TOOL_SCHEMA, WAITING_FOR_AGENTS_SCHEMA],
+              'open questions (answer each with POST /approval/<approvalId>/answer) and its awaited custom tool calls. While the ' +
+              "turn itself waits on a question (`kind: 'approval'`) or on a sign-in to an MCP server (`kind: 'connect'`, answered by " +
+              'signing in: the link sent over the channels, or POST /mcp/<server>/connect): that question',
+            oneOf: [WAITING_FOR_TOOL_SCHEMA, WAITING_FOR_AGENTS_SCHEMA, WAITING_FOR_APPROVAL_SCHEMA, WAITING_FOR_CONNECT_SCHEMA],
           },
           childSessions: {
             type: 'array',

@@ -97,6 +97,10 @@ export const WAITING_FOR_AGENTS_SCHEMA = {
                 question: { type: 'string' },
                 options: { type: 'array', items: { type: 'string' } },
                 expiresAt: { type: 'string', format: 'date-time' },
+                server: {
+                  type: 'string',
+                  description: 'A sign-in asked for: answered by the user signing in to this MCP server of theirs, never by a choice',
+                },
               },
             },
           },

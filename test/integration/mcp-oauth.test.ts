@@ -316,6 +316,12 @@ describe('a turn that needs a sign-in', () => {
       },
     });
     const { approvalId, url } = (waiting.body as unknown as { waitingFor: { approvalId: string; url: string } }).waitingFor;
+    // Reading the session says the same, without the link (a `read` key may read it).
+    const read = await call<{ status: string; waitingFor: Record<string, unknown> }>(`${env.api.url}/session/${sessionId}`, {
+      headers: env.user.auth,
+    });
+    expect(read.body).toMatchObject({ status: 'waiting', waitingFor: { kind: 'connect', approvalId, server: 'crm' } });
+    expect(read.body.waitingFor).not.toHaveProperty('url');
     const [received] = await hooks.waitForRequests(1);
     const sent = JSON.parse(received!.body) as { approval: { question: string }; links: { options: { option: string; url: string }[] } };
     expect(sent.approval.question).toMatch(/Sign in to the MCP server "crm"/);
