@@ -328,3 +328,67 @@ export async function pruneConnectStates(db: Db, maxAgeSeconds: number): Promise
   ]);
   return rowCount ?? 0;
 }
+
+/** Where a registered client was registered, and for which redirect URI: another of either registers again. */
+export interface ClientPlace {
+  userId: string;
+  serverId: string;
+  authorizationServer: string;
+  redirectUri: string;
+}
+
+const clientContext = (place: ClientPlace) => `mcp-oauth-client/${place.userId}/${place.serverId}`;
+
+/** The client registered for this place before, unless its secret has run out. */
+export async function registeredClient(
+  db: Db,
+  keys: readonly MasterKey[],
+  place: ClientPlace,
+): Promise<OAuthClientInformationMixed | undefined> {
+  const { rows } = await db.query<{ key_id: string; nonce: Buffer; ciphertext: Buffer; auth_tag: Buffer }>(
+    `SELECT key_id, nonce, ciphertext, auth_tag FROM mcp_oauth_clients
+      WHERE user_id = $1 AND server_id = $2 AND authorization_server = $3 AND redirect_uri = $4`,
+    [place.userId, place.serverId, place.authorizationServer, place.redirectUri],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const client = JSON.parse(
+    open(keys, { keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext, authTag: row.auth_tag }, clientContext(place)),
+  ) as OAuthClientInformationMixed & { client_secret_expires_at?: number };
+  // 0 (or none) is a secret that never runs out (RFC 7591 section 3.2.1).
+  const expiresAt = client.client_secret_expires_at;
+  return expiresAt && expiresAt * 1000 < Date.now() + 60_000 ? undefined : client;
+}
+
+export async function saveRegisteredClient(
+  db: Db,
+  masterKey: MasterKey,
+  place: ClientPlace,
+  client: OAuthClientInformationMixed,
+): Promise<void> {
+  const sealed = seal(masterKey, JSON.stringify(client), clientContext(place));
+  await db.query(
+    `INSERT INTO mcp_oauth_clients (user_id, server_id, authorization_server, redirect_uri, key_id, nonce, ciphertext, auth_tag)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ON CONFLICT (user_id, server_id, authorization_server, redirect_uri) DO UPDATE
+       SET key_id = EXCLUDED.key_id, nonce = EXCLUDED.nonce, ciphertext = EXCLUDED.ciphertext, auth_tag = EXCLUDED.auth_tag, created_at = now()`,
+    [
+      place.userId,
+      place.serverId,
+      place.authorizationServer,
+      place.redirectUri,
+      sealed.keyId,
+      sealed.nonce,
+      sealed.ciphertext,
+      sealed.authTag,
+    ],
+  );
+}
+
+/** The authorization server no longer knows the client (`invalid_client`): the next sign-in registers again. */
+export async function forgetRegisteredClient(db: Db, place: ClientPlace): Promise<void> {
+  await db.query(
+    `DELETE FROM mcp_oauth_clients WHERE user_id = $1 AND server_id = $2 AND authorization_server = $3 AND redirect_uri = $4`,
+    [place.userId, place.serverId, place.authorizationServer, place.redirectUri],
+  );
+}

@@ -14,7 +14,15 @@ import { ConflictError, GoneError, McpUnreachableError, ValidationError } from '
 import { CONNECT_OPTION } from '../../lib/workflow-safe/approvals.ts';
 import { openConnectApprovals } from '../../store/approvals.ts';
 import { answerApproval } from '../approvals/workflows.ts';
-import { deleteConnection, saveConnection, saveConnectState, takeConnectState } from '../../store/mcp-connections.ts';
+import {
+  deleteConnection,
+  forgetRegisteredClient,
+  registeredClient,
+  saveConnection,
+  saveConnectState,
+  saveRegisteredClient,
+  takeConnectState,
+} from '../../store/mcp-connections.ts';
 import type { McpServerRecord } from '../../store/mcp-servers.ts';
 import { openSecrets } from '../../store/secrets.ts';
 import { secretReferences } from '../../lib/channel-config.ts';
@@ -71,20 +79,27 @@ export function signIns(deps: ApiDeps) {
         );
       }
       const fetch = fetchFor(signal);
-      let started;
-      try {
-        const discovered = await discoverSignIn(server.url, fetch);
-        const scopes = server.auth.scopes ?? discovered.scopes;
-        const configured = await configuredClient(userId, server, discovered.place.metadata.token_endpoint);
-        const client = await clientFor(discovered.place, configured, redirectUri, scopes, fetch, documentUrl);
-        const state = randomBytes(32).toString('base64url');
-        const authorization = await authorizationUrl(discovered.place, client, { redirectUri, scopes, state });
-        started = { discovered, scopes, client, state, authorization };
-      } catch (error) {
-        if (error instanceof ValidationError) throw error;
-        throw unusable(server, error);
+      /** The server's OAuth answers, and only those, become a 502 naming it. */
+      const asking = async <T>(work: () => Promise<T>): Promise<T> => {
+        try {
+          return await work();
+        } catch (error) {
+          throw unusable(server, error);
+        }
+      };
+      const discovered = await asking(() => discoverSignIn(server.url, fetch));
+      const scopes = server.auth.scopes ?? discovered.scopes;
+      const configured = await configuredClient(userId, server, discovered.place.metadata.token_endpoint);
+      // A client this service registered for the user's server before is used again: a registration per
+      // sign-in would mean a consent screen each time and clients left behind.
+      const clientPlace = { userId, serverId: server.id, authorizationServer: discovered.place.authorizationServer, redirectUri };
+      const remembered = configured.clientId ? undefined : await registeredClient(deps.db, deps.masterKeys, clientPlace);
+      const client = remembered ?? (await asking(() => clientFor(discovered.place, configured, redirectUri, scopes, fetch, documentUrl)));
+      if (!remembered && !configured.clientId && client.client_id !== documentUrl) {
+        await saveRegisteredClient(deps.db, deps.masterKey, clientPlace, client);
       }
-      const { discovered, scopes, client, state, authorization } = started;
+      const state = randomBytes(32).toString('base64url');
+      const authorization = await asking(() => authorizationUrl(discovered.place, client, { redirectUri, scopes, state }));
       await saveConnectState(deps.db, deps.masterKey, state, {
         userId,
         serverId: server.id,
@@ -104,10 +119,29 @@ export function signIns(deps: ApiDeps) {
      * The callback: the sign-in of `state` taken once (undefined when there is none to take), then, unless
      * the authorization server sent an error, its code exchanged and the tokens stored.
      */
-    async finish(input: { state: string; code?: string; error?: string; errorDescription?: string }) {
+    async finish(input: { state: string; code?: string; error?: string; errorDescription?: string; iss?: string }) {
       const taken = await takeConnectState(deps.db, deps.masterKeys, input.state, MCP_CONNECT_TTL_SECONDS);
       if (!taken) return { outcome: 'unknown' as const };
+      const clientPlace = {
+        userId: taken.userId,
+        serverId: taken.serverId,
+        authorizationServer: taken.authorizationServer,
+        redirectUri: taken.secrets.redirectUri,
+      };
+      // RFC 9207: an answer naming another issuer (or none, where the server says it names one) may be a
+      // mix-up, another authorization server's code sent here: it is not exchanged anywhere.
+      const issuerSays = (taken.metadata as { authorization_response_iss_parameter_supported?: boolean })
+        .authorization_response_iss_parameter_supported;
+      if ((input.iss !== undefined || issuerSays === true) && input.iss !== taken.metadata.issuer) {
+        return {
+          outcome: 'refused' as const,
+          serverId: taken.serverId,
+          reason: 'the answer names another issuer than the authorization server asked (iss)',
+        };
+      }
       if (input.error || !input.code) {
+        // A registered client the authorization server no longer knows is registered again at the next sign-in.
+        if (input.error === 'invalid_client' || input.error === 'unauthorized_client') await forgetRegisteredClient(deps.db, clientPlace);
         const said = input.error ? `${input.error}${input.errorDescription ? `: ${input.errorDescription}` : ''}` : 'no code was given';
         return { outcome: 'refused' as const, serverId: taken.serverId, reason: said };
       }
@@ -132,6 +166,8 @@ export function signIns(deps: ApiDeps) {
           client: taken.secrets.client,
         });
       } catch (error) {
+        if ((error as { cause?: { errorCode?: string } }).cause?.errorCode === 'invalid_client')
+          await forgetRegisteredClient(deps.db, clientPlace);
         const text = error instanceof McpOAuthError ? error.message : errorText(error);
         return { outcome: 'failed' as const, serverId: taken.serverId, reason: text };
       }

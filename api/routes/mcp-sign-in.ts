@@ -19,6 +19,7 @@ interface CallbackFields {
   state?: string;
   error?: string;
   error_description?: string;
+  iss?: string;
 }
 
 /** A top-level navigation of a browser (the authorization server's redirect), not a known preview fetcher. */
@@ -27,7 +28,7 @@ const isBrowserArriving = (req: Request) =>
 
 const fieldsOf = (from: CallbackFields): Record<string, string> =>
   Object.fromEntries(
-    (['code', 'state', 'error', 'error_description'] as const).flatMap((name) =>
+    (['code', 'state', 'error', 'error_description', 'iss'] as const).flatMap((name) =>
       typeof from[name] === 'string' ? [[name, from[name]]] : [],
     ),
   );
@@ -46,6 +47,7 @@ export function mcpSignInRoutes(deps: ApiDeps, signIn: SignIns) {
       ...(fields.code ? { code: fields.code } : {}),
       ...(fields.error ? { error: fields.error } : {}),
       ...(fields.error_description ? { errorDescription: fields.error_description } : {}),
+      ...(fields.iss !== undefined ? { iss: fields.iss } : {}),
     });
     switch (done.outcome) {
       case 'unknown':

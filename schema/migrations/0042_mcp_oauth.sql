@@ -57,3 +57,20 @@ CREATE INDEX mcp_connect_states_created_idx ON mcp_connect_states (created_at);
 -- only by a sign-in to that server finishing (the callback answers every one open), never by a choice;
 -- its link starts the sign-in.
 ALTER TABLE approvals ADD COLUMN connect_server text;
+
+-- Clients the service registered for a user's server at its authorization server (RFC 7591), reused by
+-- later sign-ins with the same redirect URI rather than registered again (a consent screen each time,
+-- clients left behind, registration limits). Sealed: a registration may carry a client secret.
+CREATE TABLE mcp_oauth_clients (
+  user_id               text NOT NULL,
+  server_id             text NOT NULL,
+  authorization_server  text NOT NULL,
+  redirect_uri          text NOT NULL,
+  key_id                text NOT NULL,
+  nonce                 bytea NOT NULL,
+  ciphertext            bytea NOT NULL,
+  auth_tag              bytea NOT NULL,
+  created_at            timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (user_id, server_id, authorization_server, redirect_uri),
+  FOREIGN KEY (user_id, server_id) REFERENCES mcp_servers (user_id, id) ON DELETE CASCADE
+);

@@ -193,6 +193,14 @@ describe('signing in', () => {
     expect(landed.text).toContain('The person said no');
     expect(await connectionOf(env, env.user, 'refusing')).toMatchObject({ status: 'not-connected' });
 
+    // An answer naming another issuer (RFC 9207) may be another server's code: not exchanged, nothing stored.
+    const mixedUp = (await startSignIn(env, env.user, 'refusing')).callback;
+    mixedUp.searchParams.set('iss', 'https://elsewhere.example');
+    const refusedMixUp = await openLink(mixedUp.href, CLICK_HEADERS);
+    expect(refusedMixUp.status).toBe(400);
+    expect(refusedMixUp.text).toContain('another issuer');
+    expect(await connectionOf(env, env.user, 'refusing')).toMatchObject({ status: 'not-connected' });
+
     const unknown = await openLink(`${env.api.url}/mcp-oauth/callback?code=x&state=not-a-state`, CLICK_HEADERS);
     expect(unknown.status).toBe(400);
     expect(unknown.text).toContain('used already, or it is too old');
@@ -278,7 +286,9 @@ describe('tokens over time', () => {
   test('signing out revokes at the server and forgets; deleting the server signs out first', async ({ env }) => {
     await registerMcp(env, 'leaving', { url: server.url, auth: { type: 'oauth' } });
     server.signInAs('person-l');
+    const registeredBefore = server.registered.length;
     await signIn(env, env.user, 'leaving');
+    expect(server.registered.length).toBe(registeredBefore + 1);
     const revokedBefore = server.revoked.length;
     const out = await call(`${env.api.url}/mcp/leaving/connection`, { method: 'DELETE', headers: env.user.auth });
     expect(out.body).toEqual({ revoked: true });
@@ -286,7 +296,9 @@ describe('tokens over time', () => {
     expect(await connectionOf(env, env.user, 'leaving')).toMatchObject({ status: 'not-connected' });
     expect((await call(`${env.api.url}/mcp/leaving/connection`, { method: 'DELETE', headers: env.user.auth })).status).toBe(404);
 
+    // Signed in again: with the client registered the first time, not a new one.
     await signIn(env, env.user, 'leaving');
+    expect(server.registered.length).toBe(registeredBefore + 1);
     expect((await call(`${env.api.url}/mcp/leaving`, { method: 'DELETE', headers: env.user.auth })).status).toBe(204);
     expect(server.revoked.length).toBe(revokedBefore + 4);
   });
