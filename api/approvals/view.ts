@@ -25,6 +25,7 @@ export function approvalView(
     sessionId: approval.sessionId,
     turnId: approval.turnId,
     toolCallId: approval.toolCallId,
+    ...(approval.connectServer ? { connect: { serverId: approval.connectServer } } : {}),
     createdAt: approval.createdAt.toISOString(),
     expiresAt: approval.expiresAt.toISOString(),
     answeredAt: approval.answeredAt?.toISOString() ?? null,

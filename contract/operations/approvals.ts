@@ -36,6 +36,14 @@ export const APPROVAL_SCHEMA = {
     sessionId: NULLABLE_STRING,
     turnId: NULLABLE_STRING,
     toolCallId: NULLABLE_STRING,
+    connect: {
+      type: 'object',
+      required: ['serverId'],
+      properties: { serverId: { type: 'string' } },
+      description:
+        'A sign-in asked for: answered only by the user signing in to this MCP server of theirs (its link, POST ' +
+        '/mcp/<serverId>/connect or the dashboard), never by a choice. Absent on other questions',
+    },
     createdAt: TIME,
     expiresAt: TIME,
     answeredAt: NULLABLE_TIME,

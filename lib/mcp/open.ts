@@ -98,8 +98,9 @@ export async function openRegisteredServer(
  */
 async function connectSignedIn(endpoint: McpEndpoint, options: McpConnectOptions, bearer: BearerSource | undefined): Promise<Client> {
   if (!bearer) throw new Error(`The MCP server "${endpoint.id}" is signed in to with OAuth, and no tokens were given to connect with`);
-  const { StreamableHTTPError } = await mcpSdk();
-  const refused = (error: unknown) => error instanceof StreamableHTTPError && error.code === 401;
+  const { StreamableHTTPError, SseError } = await mcpSdk();
+  // A 401 from either transport (a server on the older HTTP+SSE one answers its stream's GET with it).
+  const refused = (error: unknown) => (error instanceof StreamableHTTPError || error instanceof SseError) && error.code === 401;
   const withToken = (token: string) => ({ ...endpoint, headers: { ...endpoint.headers, Authorization: `Bearer ${token}` } });
   const first = await bearer.current();
   try {

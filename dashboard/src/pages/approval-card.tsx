@@ -1,5 +1,5 @@
 // One question waiting for an answer: what is asked, who asked (agent, session), how long is left,
-// and a button per option with an optional note. The first answer wins; a later one is refused
+// and a button per option with an optional note (or, for a sign-in asked for, a button that signs in). The first answer wins; a later one is refused
 // (409) and an expired question answers 410: both are shown, then the inbox reloads.
 import { useState } from 'preact/hooks';
 import type { ApprovalView } from '@agent-service/sdk';
@@ -23,6 +23,27 @@ export function ApprovalCard({ approval, agentName, onAnswered }: Props) {
   const [error, setError] = useState<unknown>(undefined);
   const noteId = `note-${approval.id}`;
   const questionId = `question-${approval.id}`;
+
+  /**
+   * A sign-in asked for is answered by signing in, never by a choice: the sign-in opens in a new tab (opened
+   * at the click, so no pop-up blocker stops it), and its end answers this question (the inbox then reloads).
+   */
+  const signIn = async (serverId: string) => {
+    const tab = window.open('', '_blank');
+    if (tab) tab.opener = null;
+    setBusy(true);
+    setError(undefined);
+    try {
+      const started = await client.mcps.connect(serverId);
+      if (tab) tab.location.assign(started.authorizationUrl);
+      else window.location.assign(started.authorizationUrl);
+    } catch (failure) {
+      tab?.close();
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
 
   const answer = async (choice: string) => {
     setBusy(true);
@@ -67,33 +88,46 @@ export function ApprovalCard({ approval, agentName, onAnswered }: Props) {
         <dt>Time left</dt>
         <dd>{timeLeft(approval.expiresAt)}</dd>
       </dl>
-      <div class="answer">
-        <label for={noteId}>Note (optional)</label>
-        <textarea id={noteId} rows={2} value={note} onInput={(event) => setNote(event.currentTarget.value)} />
-        {approval.options.length > 0 ? (
-          <div class="options" role="group" aria-label={`Answers to: ${approval.question}`}>
-            {approval.options.map((option) => (
-              <button key={option} type="button" disabled={busy} onClick={() => void answer(option)}>
-                {option}
-              </button>
-            ))}
-          </div>
-        ) : (
-          <form
-            class="options"
-            onSubmit={(event) => {
-              event.preventDefault();
-              if (freeChoice.trim()) void answer(freeChoice.trim());
-            }}
-          >
-            <label for={`choice-${approval.id}`}>Answer</label>
-            <input id={`choice-${approval.id}`} value={freeChoice} onInput={(event) => setFreeChoice(event.currentTarget.value)} />
-            <button type="submit" disabled={busy}>
-              Send answer
+      {approval.connect ? (
+        <div class="answer">
+          <p>
+            Answered by signing in to the MCP server <code>{approval.connect.serverId}</code>; the agent goes on once you have.
+          </p>
+          <div class="options">
+            <button type="button" disabled={busy} onClick={() => void signIn(approval.connect!.serverId)}>
+              Sign in to {approval.connect.serverId}
             </button>
-          </form>
-        )}
-      </div>
+          </div>
+        </div>
+      ) : (
+        <div class="answer">
+          <label for={noteId}>Note (optional)</label>
+          <textarea id={noteId} rows={2} value={note} onInput={(event) => setNote(event.currentTarget.value)} />
+          {approval.options.length > 0 ? (
+            <div class="options" role="group" aria-label={`Answers to: ${approval.question}`}>
+              {approval.options.map((option) => (
+                <button key={option} type="button" disabled={busy} onClick={() => void answer(option)}>
+                  {option}
+                </button>
+              ))}
+            </div>
+          ) : (
+            <form
+              class="options"
+              onSubmit={(event) => {
+                event.preventDefault();
+                if (freeChoice.trim()) void answer(freeChoice.trim());
+              }}
+            >
+              <label for={`choice-${approval.id}`}>Answer</label>
+              <input id={`choice-${approval.id}`} value={freeChoice} onInput={(event) => setFreeChoice(event.currentTarget.value)} />
+              <button type="submit" disabled={busy}>
+                Send answer
+              </button>
+            </form>
+          )}
+        </div>
+      )}
       {error !== undefined && <ProblemView error={error} />}
     </article>
   );
