@@ -17,13 +17,17 @@ export interface McpConnection extends StoredConnection {
   sealed: Sealed | null;
 }
 
-interface ConnectionRow {
+/** What a connection and a sign-in under way both keep of the server and where it signs in. */
+interface SignInPlaceRow {
   server_id: string;
   server_url: string;
   authorization_server: string;
   metadata: AuthorizationServerMetadata;
   resource: string | null;
   scopes: string[];
+}
+
+interface ConnectionRow extends SignInPlaceRow {
   key_id: string | null;
   nonce: Buffer | null;
   ciphertext: Buffer | null;
@@ -223,14 +227,8 @@ export interface ConnectState extends OAuthServerPlace {
   secrets: StateSecrets;
 }
 
-interface StateRow {
+interface StateRow extends SignInPlaceRow {
   user_id: string;
-  server_id: string;
-  server_url: string;
-  authorization_server: string;
-  metadata: AuthorizationServerMetadata;
-  resource: string | null;
-  scopes: string[];
   key_id: string;
   nonce: Buffer;
   ciphertext: Buffer;
