@@ -91,9 +91,9 @@ export function ApprovalCard({ approval, agentName, onAnswered }: Props) {
       {approval.connect ? (
         <div class="answer">
           <p>
-            Answered by signing in to the MCP server <code>{approval.connect.serverId}</code>; the agent goes on once you have.
+            Answered by signing in to the MCP server <code>{approval.connect.serverId}</code>, in a new tab.
           </p>
-          <div class="options">
+          <div class="options" role="group" aria-label={`Answers to: ${approval.question}`}>
             <button type="button" disabled={busy} onClick={() => void signIn(approval.connect!.serverId)}>
               Sign in to {approval.connect.serverId}
             </button>
