@@ -27,6 +27,7 @@ import type { McpServerRecord } from '../../store/mcp-servers.ts';
 import { openSecrets } from '../../store/secrets.ts';
 import { secretReferences } from '../../lib/channel-config.ts';
 import { secretHostRefusal } from '../../lib/secret-hosts.ts';
+import { filledHeaders, headerSecretNames, McpHeaderError } from '../../lib/mcp/headers.ts';
 import type { ApiDeps } from '../context.ts';
 
 export const CALLBACK_PATH = '/mcp-oauth/callback';
@@ -63,6 +64,18 @@ export function signIns(deps: ApiDeps) {
     return { clientId: auth.clientId, clientSecret: secret.value };
   }
 
+  /** The server's registered headers as every request to it carries them, their secrets filled in (only for allowed hosts). */
+  async function registeredHeaders(userId: string, server: McpServerRecord): Promise<Record<string, string>> {
+    const names = headerSecretNames(server.headers);
+    const secrets = names.length > 0 ? await openSecrets(deps.db, deps.masterKeys, userId, names) : new Map();
+    try {
+      return filledHeaders(server.headers, server.url, secrets);
+    } catch (error) {
+      if (error instanceof McpHeaderError) throw new ValidationError(`The MCP server "${server.id}" cannot be reached: ${error.message}`);
+      throw error;
+    }
+  }
+
   return {
     /**
      * The URL to send the user to, with the sign-in kept under its `state` for MCP_CONNECT_TTL_SECONDS.
@@ -87,7 +100,8 @@ export function signIns(deps: ApiDeps) {
           throw unusable(server, error);
         }
       };
-      const discovered = await asking(() => discoverSignIn(server.url, fetch));
+      const headers = await registeredHeaders(userId, server);
+      const discovered = await asking(() => discoverSignIn(server.url, fetch, headers));
       const scopes = server.auth.scopes ?? discovered.scopes;
       const configured = await configuredClient(userId, server, discovered.place.metadata.token_endpoint);
       // A client this service registered for the user's server before is used again: a registration per

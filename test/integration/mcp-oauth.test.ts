@@ -206,6 +206,22 @@ describe('signing in', () => {
     expect(unknown.text).toContain('used already, or it is too old');
   });
 
+  test("a server behind a gateway: its registered headers go with the discovery's probe as with every call", async ({ env }) => {
+    const gated = await startOAuthMcpServer({ gatewayKey: 'gw-key-0123456789' });
+    onTestFinished(() => gated.close());
+    await call(`${env.api.url}/secret/GATEWAY_KEY`, {
+      method: 'PUT',
+      headers: env.user.auth,
+      json: { value: 'gw-key-0123456789', hosts: ['127.0.0.1'] },
+    });
+    await registerMcp(env, 'gated', { url: gated.url, headers: { 'X-Gateway-Key': '{{secrets.GATEWAY_KEY}}' }, auth: { type: 'oauth' } });
+    gated.signInAs('person-g');
+    await signIn(env, env.user, 'gated');
+    expect(gated.refusedByGateway()).toBe(0);
+    expect(await whoamiTurn(env, await sessionWith(env, 'gated'))).toMatchObject({ output: 'signed in as person-g' });
+    expect(gated.refusedByGateway()).toBe(0);
+  });
+
   test('a server without auth cannot be connected; a server of nobody is 404', async ({ env }) => {
     await registerMcp(env, 'plain', { url: server.url });
     expect((await call(`${env.api.url}/mcp/plain/connect`, { method: 'POST', headers: env.user.auth })).status).toBe(409);

@@ -14,12 +14,19 @@ export interface DiscoveredSignIn {
   scopes: string[];
 }
 
-/** An `initialize` with no token: the server's 401 says where its metadata is and which scopes it wants. */
-async function probe(serverUrl: string, fetch: typeof globalThis.fetch): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+/**
+ * An `initialize` with no token: the server's 401 says where its metadata is and which scopes it wants.
+ * It carries the server's registered headers (a gateway's key, say), as every request to it does.
+ */
+async function probe(
+  serverUrl: string,
+  headers: Record<string, string>,
+  fetch: typeof globalThis.fetch,
+): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
   const { extractWWWAuthenticateParams } = await mcpAuthSdk();
   const response = await fetch(serverUrl, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: 0,
@@ -35,9 +42,13 @@ async function probe(serverUrl: string, fetch: typeof globalThis.fetch): Promise
 
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 
-export async function discoverSignIn(serverUrl: string, fetch: typeof globalThis.fetch): Promise<DiscoveredSignIn> {
+export async function discoverSignIn(
+  serverUrl: string,
+  fetch: typeof globalThis.fetch,
+  headers: Record<string, string> = {},
+): Promise<DiscoveredSignIn> {
   const sdk = await mcpAuthSdk();
-  const asked = await probe(serverUrl, fetch);
+  const asked = await probe(serverUrl, headers, fetch);
   let info: Awaited<ReturnType<typeof sdk.discoverOAuthServerInfo>>;
   try {
     info = await sdk.discoverOAuthServerInfo(serverUrl, {

@@ -37,6 +37,8 @@ export interface OAuthMcpOptions {
    * URL is its document, fetched from where `fetchableAt` says (the test's service answers on http).
    */
   clientIdDocuments?: { fetchableAt: (url: string) => string };
+  /** A gateway in front of the MCP endpoint: a request without this `x-gateway-key` is refused (403). */
+  gatewayKey?: string;
 }
 
 export interface OAuthMcpServer {
@@ -56,6 +58,8 @@ export interface OAuthMcpServer {
   registered: OAuthClientInformationFull[];
   /** Client ID metadata documents fetched, by client ID. */
   documentsFetched: string[];
+  /** Requests to the MCP endpoint the gateway refused (no or a wrong `x-gateway-key`). */
+  refusedByGateway(): number;
   /** Tokens revoked at the revocation endpoint. */
   revoked: string[];
   /** Access tokens issued so far, newest last. */
@@ -84,6 +88,7 @@ export async function startOAuthMcpServer(options: OAuthMcpOptions = {}): Promis
   const revoked: string[] = [];
   const refusedSubjects = new Set<string>();
   const documentsFetched: string[] = [];
+  let gatewayRefusals = 0;
   let subject = 'person-a';
   let deny = false;
   let refreshDelayMs = 0;
@@ -196,6 +201,13 @@ export async function startOAuthMcpServer(options: OAuthMcpOptions = {}): Promis
       revocationOptions: { rateLimit: false },
     }),
   );
+  if (options.gatewayKey) {
+    app.use('/mcp', (req, res, next) => {
+      if (req.get('x-gateway-key') === options.gatewayKey) return next();
+      gatewayRefusals++;
+      res.status(403).json({ error: 'the gateway wants its key' });
+    });
+  }
   app.post(
     '/mcp',
     express.json(),
@@ -229,6 +241,7 @@ export async function startOAuthMcpServer(options: OAuthMcpOptions = {}): Promis
     tokenRequests,
     registered,
     documentsFetched,
+    refusedByGateway: () => gatewayRefusals,
     revoked,
     accessTokens: () => [...issued],
     expireAccessTokens: () => {
