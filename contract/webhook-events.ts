@@ -36,7 +36,13 @@ export interface WebhookEventData {
    * with `read`, and a link answers. Links go only to the agent's channels (e.g. a `webhook` userChannel
    * with answerVia signed-url) and to keys with approvals:answer (GET /approval/<id>).
    */
-  'approval.requested': ApprovalData & { question: string; options: string[]; expiresAt: string };
+  'approval.requested': ApprovalData & {
+    question: string;
+    options: string[];
+    expiresAt: string;
+    /** Present when a turn waits for its user to sign in to this MCP server (its id); answered by signing in. */
+    connect?: { serverId: string };
+  };
   'approval.answered': ApprovalData & { choice: string; note: string | null; answeredAt: string };
   'approval.expired': ApprovalData & { expiredAt: string };
   /** A cron or webhook trigger fired (or a run was started): a fresh session is working on it. */

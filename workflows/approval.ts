@@ -148,7 +148,13 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
     {
       type: 'approval.requested',
       // No links: webhook payloads are readable with `read` (the delivery log), and a link answers.
-      data: { ...base, question: request.question, options: request.options, expiresAt: recorded.expiresAt },
+      data: {
+        ...base,
+        question: request.question,
+        options: request.options,
+        expiresAt: recorded.expiresAt,
+        ...(request.connect && { connect: request.connect }),
+      },
     },
     `approval.requested:${approvalId}`,
   );

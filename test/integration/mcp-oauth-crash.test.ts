@@ -8,6 +8,7 @@ import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startWorkerProcess, workersKilledAfterAll } from '../helpers/harness/worker-process.ts';
 import { call } from '../helpers/client/request.ts';
 import { CLICK_HEADERS, openLink } from '../helpers/client/browser-headers.ts';
+import { connectMcp, consentAndReturn } from '../helpers/harness/mcp-sign-in.ts';
 import { startOAuthMcpServer, type OAuthMcpServer } from '../helpers/fakes/oauth-mcp-server.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
@@ -24,20 +25,12 @@ afterAll(async () => {
 
 const count = (events: SessionEvent[], type: SessionEvent['type']) => events.filter((event) => event.type === type).length;
 
-/** The browser's part of a sign-in: from a URL that leads to the authorization server, to the service's callback. */
-async function consentAndReturn(url: string): Promise<void> {
-  const consent = await fetch(url, { redirect: 'manual' });
-  const landed = await openLink(consent.headers.get('location')!, CLICK_HEADERS);
-  expect(landed.status).toBe(200);
-}
-
 test('a worker SIGKILLed during a refresh: the call runs once, after a refresh or a new sign-in', { timeout: 180_000 }, async ({ env }) => {
   const dying = await startWorkerProcess(env.env);
   workers.push(dying);
   await call(`${env.api.url}/mcp/desk`, { method: 'PUT', headers: env.user.auth, json: { url: server.url, auth: { type: 'oauth' } } });
   server.signInAs('person-k');
-  const started = await call<{ authorizationUrl: string }>(`${env.api.url}/mcp/desk/connect`, { method: 'POST', headers: env.user.auth });
-  await consentAndReturn(started.body.authorizationUrl);
+  await connectMcp(env, 'desk');
   const sessionId = await env.newSession({ mcps: ['desk'] });
 
   // The token stops working, and the refresh it brings takes long enough to kill its worker in the middle.

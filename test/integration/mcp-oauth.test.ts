@@ -376,6 +376,56 @@ describe('a turn that needs a sign-in', () => {
     expect(toolResults(events).at(-1)).toMatchObject({ toolName: 'whoami', output: 'signed in as person-c' });
     expect(events.find((event) => event.type === 'approval.answered')).toMatchObject({ approvalId, choice: 'Connect' });
   });
+
+  test('an abort ends the wait, and a sign-in after it runs nothing; the approval.requested webhook names the server', async ({ env }) => {
+    const hooks = await startWebhookReceiver();
+    onTestFinished(() => hooks.close());
+    const subscribed = await call<{ id: string }>(`${env.api.url}/webhook`, {
+      headers: env.user.auth,
+      json: { url: hooks.url, events: ['approval.requested'] },
+    });
+    expect(subscribed.status, subscribed.text).toBe(201);
+    await registerMcp(env, 'desk', { url: server.url, auth: { type: 'oauth' } });
+    server.signInAs('person-d');
+    await signIn(env, env.user, 'desk');
+    const sessionId = await sessionWith(env, 'desk');
+    expect((await call(`${env.api.url}/mcp/desk/connection`, { method: 'DELETE', headers: env.user.auth })).status).toBe(200);
+
+    env.fake.reset();
+    env.fake.enqueue({ toolCalls: [{ id: 'c-desk', name: 'whoami', arguments: {} }] }, { text: 'never read' });
+    const sent = await call(`${env.api.url}/session/${sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'look me up' }] },
+    });
+    expect(sent.status).toBe(202);
+    const asked = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'approval.requested'));
+    const { approvalId } = asked.find((event) => event.type === 'approval.requested') as unknown as { approvalId: string };
+
+    // The subscriber learns which server waits for a sign-in, and gets no link to it.
+    const [delivered] = await hooks.waitForRequests(1);
+    const payload = JSON.parse(delivered!.body) as { type: string; data: Record<string, unknown> };
+    expect(payload).toMatchObject({ type: 'approval.requested', data: { approvalId, sessionId, connect: { serverId: 'desk' } } });
+    expect(delivered!.body).not.toContain('/approval/');
+
+    const aborted = await call<{ aborted: boolean }>(`${env.api.url}/session/${sessionId}/abort`, { headers: env.user.auth, json: {} });
+    expect(aborted.body).toMatchObject({ aborted: true });
+    await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.aborted'));
+    const session = await call<{ status: string }>(`${env.api.url}/session/${sessionId}`, { headers: env.user.auth });
+    expect(session.body.status).toBe('idle');
+
+    // Signing in now answers the question the aborted turn left, and resumes nothing: the tool never runs.
+    const callsBefore = server.calls.filter((entry) => entry.subject === 'person-d').length;
+    await signIn(env, env.user, 'desk');
+    await expect
+      .poll(async () => (await call<{ status: string }>(`${env.api.url}/approval/${approvalId}`, { headers: env.user.auth })).body.status, {
+        timeout: 20_000,
+      })
+      .toBe('answered');
+    const events = await env.events(sessionId);
+    expect(events.filter((event) => event.type === 'turn.completed')).toHaveLength(0);
+    expect(toolResults(events)).toHaveLength(0);
+    expect(server.calls.filter((entry) => entry.subject === 'person-d')).toHaveLength(callsBefore);
+  });
 });
 
 describe('authorization servers that cannot be used', () => {
