@@ -71,6 +71,7 @@ export async function discoverSignIn(
       `its authorization server's metadata names the issuer ${metadata.issuer}, not ${info.authorizationServerUrl} where it was found`,
     );
   }
+  refuseDowngrade(serverUrl, info.authorizationServerUrl, metadata);
   const resourceDocument = info.resourceMetadata;
   if (resourceDocument && !sdk.checkResourceAllowed({ requestedResource: serverUrl, configuredResource: resourceDocument.resource })) {
     throw new McpOAuthError(`its protected-resource metadata describes ${resourceDocument.resource}, not this server`);
@@ -83,6 +84,30 @@ export async function discoverSignIn(
   const resource = resourceDocument ? resourceDocument.resource : resourceOf(serverUrl);
   const scopes = (asked.scope ?? resourceDocument?.scopes_supported?.join(' ') ?? '').split(' ').filter(Boolean);
   return { place: { authorizationServer: info.authorizationServerUrl, metadata, resource }, scopes };
+}
+
+/** The endpoints a sign-in sends codes, secrets and tokens to. */
+const ENDPOINTS = ['authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'revocation_endpoint'] as const;
+
+/**
+ * A server reached over https signs in over https only: metadata pointing a step of it at plain http
+ * (a typo, or a downgrade served to read codes and tokens in transit) is refused. A plain-http server
+ * (one on the operator's own network, allowed by OUTBOUND_ALLOW_CIDRS) may have a plain-http sign-in.
+ */
+export function refuseDowngrade(
+  serverUrl: string,
+  authorizationServer: string,
+  metadata: Partial<Record<(typeof ENDPOINTS)[number], string>>,
+): void {
+  if (new URL(serverUrl).protocol !== 'https:') return;
+  const places: Array<[string, string | undefined]> = [
+    ['the authorization server', authorizationServer],
+    ...ENDPOINTS.map((name): [string, string | undefined] => [`its ${name}`, metadata[name]]),
+  ];
+  for (const [what, url] of places) {
+    if (url !== undefined && new URL(url).protocol !== 'https:')
+      throw new McpOAuthError(`${what} (${url}) is not https, and the server is: its sign-in would travel unencrypted`);
+  }
 }
 
 /**
