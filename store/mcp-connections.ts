@@ -38,17 +38,22 @@ interface ConnectionRow extends SignInPlaceRow {
   refreshed_at: Date | null;
 }
 
+/** The fields a connection and a sign-in under way share, read off either row. */
+const placeOf = (row: SignInPlaceRow) => ({
+  serverId: row.server_id,
+  serverUrl: row.server_url,
+  authorizationServer: row.authorization_server,
+  metadata: row.metadata,
+  resource: row.resource,
+  scopes: row.scopes,
+});
+
 const connectionContext = (userId: string, serverId: string) => `mcp-oauth/${userId}/${serverId}`;
 const stateContext = (userId: string, serverId: string) => `mcp-oauth-state/${userId}/${serverId}`;
 
 function toConnection(row: ConnectionRow): McpConnection {
   return {
-    serverId: row.server_id,
-    serverUrl: row.server_url,
-    authorizationServer: row.authorization_server,
-    metadata: row.metadata,
-    resource: row.resource,
-    scopes: row.scopes,
+    ...placeOf(row),
     expiresAt: row.expires_at,
     needsSignIn: row.needs_sign_in,
     connectedAt: row.connected_at,
@@ -290,16 +295,7 @@ export async function takeConnectState(
       stateContext(row.user_id, row.server_id),
     ),
   ) as StateSecrets;
-  return {
-    userId: row.user_id,
-    serverId: row.server_id,
-    serverUrl: row.server_url,
-    authorizationServer: row.authorization_server,
-    metadata: row.metadata,
-    resource: row.resource,
-    scopes: row.scopes,
-    secrets,
-  };
+  return { userId: row.user_id, ...placeOf(row), secrets };
 }
 
 /** Connections whose access token runs out within `withinMs` and may be refreshed, soonest first, with their server's URL. */
