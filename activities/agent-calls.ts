@@ -15,6 +15,7 @@ import { readAgentCallInput, agentToolName, type CallableAgent } from '../lib/wo
 import type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';
 import type { ToolCall } from '../core/turn-types.ts';
 import type { RevisionOf } from './turn/revision-cache.ts';
+import { pickRevision } from '../lib/revision-traffic.ts';
 
 export interface AgentCallInput {
   sessionId: string;
@@ -62,7 +63,11 @@ export function agentCallActivities(deps: {
       userId: input.userId,
       messageId: input.messageId,
       toolCallId: what.toolCallId,
-      agent: { name: callee.name, agentId: callee.agentId, revision: callee.revision ?? state.currentRevision },
+      agent: {
+        name: callee.name,
+        agentId: callee.agentId,
+        revision: callee.revision ?? pickRevision({ revision: state.currentRevision, traffic: state.traffic }),
+      },
       text: what.text,
       ...(what.continueSessionId ? { continueSessionId: what.continueSessionId } : {}),
       ...(what.runId ? { runId: what.runId } : {}),

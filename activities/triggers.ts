@@ -15,6 +15,7 @@ import { sendToSessionWorkflow, type SessionTarget } from '../clients/session.ts
 import type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';
 import type { TriggerRef } from '../lib/workflow-safe/triggers.ts';
 import { requestReconcile } from '../clients/schedules.ts';
+import { pickRevision } from '../lib/revision-traffic.ts';
 
 export interface RunRef {
   runId: string;
@@ -41,13 +42,15 @@ export function triggerActivities(deps: {
       trigger: Extract<TriggerRef, { kind: 'cron' }>;
     }): Promise<{ fire: boolean; revision: number }> {
       const agent = await agentState(db, input.agentId);
-      if (agent && !agent.deleted && agent.currentRevision === input.revision) return { fire: true, revision: input.revision };
       const current = agent && !agent.deleted ? await deps.bundleOf(input.agentId, agent.currentRevision) : undefined;
       const same = current?.triggers[input.trigger.index];
+      // A conversation follows the traffic shares; a graph workflow runs on the live revision that has it.
+      const serving = (live: number) => (same?.workflow || !agent ? live : pickRevision({ revision: live, traffic: agent.traffic }));
+      if (agent && !agent.deleted && agent.currentRevision === input.revision) return { fire: true, revision: serving(input.revision) };
       const stillThere =
         same?.kind === 'cron' && same.expression === input.trigger.expression && (same.timezone ?? 'UTC') === input.trigger.timezone;
       await requestReconcile(Context.current().client, deps.taskQueue, input.agentId);
-      return stillThere && agent ? { fire: true, revision: agent.currentRevision } : { fire: false, revision: input.revision };
+      return stillThere && agent ? { fire: true, revision: serving(agent.currentRevision) } : { fire: false, revision: input.revision };
     },
 
     async openSessionForTrigger(input: TriggeredSession): Promise<{ created: boolean }> {

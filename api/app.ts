@@ -17,6 +17,7 @@ import { metaRoutes } from './routes/meta.ts';
 import { deployRoutes } from './routes/deploy.ts';
 import { DEPLOY_CONTENT_TYPES } from '../contract/operations/agents.ts';
 import { agentRoutes } from './routes/agents.ts';
+import { revisionRoutes } from './routes/revisions.ts';
 import { secretRoutes } from './routes/secrets.ts';
 import { schemaRoutes } from './routes/schemas.ts';
 import { sessionEventRoutes } from './routes/session-events.ts';
@@ -97,6 +98,7 @@ export function createApp(deps: ApiDeps): App {
     ...adminRoutes(deps),
     ...deployRoutes(deps, registeredTools),
     ...agentRoutes(deps),
+    ...revisionRoutes(deps),
     ...secretRoutes(deps),
     ...sessionRoutes(deps),
     ...sessionEventRoutes(deps),

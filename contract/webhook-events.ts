@@ -9,6 +9,7 @@ export const WEBHOOK_EVENTS = [
   'approval.answered',
   'approval.expired',
   'trigger.fired',
+  'agent.changed',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
@@ -53,6 +54,22 @@ export interface WebhookEventData {
     firedAt: string;
     workflow: string | null;
     runId: string | null;
+  };
+  /**
+   * What serves an agent's new sessions changed, or a revision was staged: a deploy, a staged deploy,
+   * a promote, a rollback or new traffic shares (contract/operations/revisions.ts).
+   */
+  'agent.changed': {
+    agentId: string;
+    agentName: string;
+    change: 'deployed' | 'staged' | 'promoted' | 'rolled_back' | 'traffic';
+    changeId: string;
+    revision: number | null;
+    liveRevision: number;
+    previousLiveRevision: number | null;
+    traffic: Record<string, number>;
+    keyId: string | null;
+    at: string;
   };
 }
 

@@ -1,18 +1,26 @@
 // Agents and revisions. Deploying a name the user already has locks that agent's row and adds the
-// next revision; deploying a new name creates the agent. Names are per user, so another user's
-// agent is simply not found.
+// next revision, live at once or staged (store/revision-changes.ts promotes, rolls back and shares
+// traffic); deploying a new name creates the agent. Names are per user, so another user's agent is
+// simply not found. `revision` is the live revision everywhere; `latestRevision` the newest stored.
 import type { Db } from './db.ts';
 import { inTransaction } from './db.ts';
 import { newId } from '../lib/ids.ts';
 import type { Bundle } from '../lib/bundle/index.ts';
 import type { ToolServerTool } from '../contract/tool-servers.ts';
 import type { CallableAgent } from '../lib/workflow-safe/agent-tools.ts';
+import type { TrafficShares } from '../lib/revision-traffic.ts';
+import { ConflictError } from '../lib/workflow-safe/errors.ts';
+import { recordChange, type RevisionChange } from './revision-changes.ts';
 
 export interface Agent {
   id: string;
   userId: string;
   name: string;
+  /** The live revision: what new sessions start on, apart from traffic shares. */
   revision: number;
+  /** The newest revision stored, live or staged. */
+  latestRevision: number;
+  traffic: TrafficShares;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -36,6 +44,8 @@ interface AgentRow {
   user_id: string;
   name: string;
   current_revision: number;
+  latest_revision: number;
+  traffic: TrafficShares;
   created_at: Date;
   updated_at: Date;
 }
@@ -56,6 +66,8 @@ const toAgent = (row: AgentRow): Agent => ({
   userId: row.user_id,
   name: row.name,
   revision: row.current_revision,
+  latestRevision: row.latest_revision,
+  traffic: row.traffic,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -80,40 +92,64 @@ export async function deployRevision(
     fetchedSkills?: Record<string, string>;
     remoteTools?: Record<string, ToolServerTool[]>;
     callableAgents?: CallableAgent[];
+    /** Stored but not live: new sessions stay on the live revision until a promote or traffic share. */
+    stage?: boolean;
+    /** The API key that deployed it, kept with the change. */
+    keyId?: string | null;
   },
-): Promise<{ agent: Agent; created: boolean }> {
+): Promise<{ agent: Agent; created: boolean; change: RevisionChange }> {
   return inTransaction(db, async (client) => {
     // Insert-or-lock: a concurrent deploy of the same new name waits on the unique index, then
     // finds the row and adds its revision after ours.
     const inserted = await client.query<AgentRow>(
-      `INSERT INTO agents (id, user_id, name, current_revision) VALUES ($1, $2, $3, 1)
+      `INSERT INTO agents (id, user_id, name, current_revision, latest_revision) VALUES ($1, $2, $3, 1, 1)
        ON CONFLICT (user_id, name) WHERE deleted_at IS NULL DO NOTHING RETURNING *`,
       [newId('agt'), input.userId, input.bundle.name],
     );
     let row = inserted.rows[0];
     const created = row !== undefined;
+    if (created && input.stage)
+      throw new ConflictError(`The agent "${input.bundle.name}" has no live revision to keep serving: deploy it without stage first`);
+    let liveBefore: number | null = null;
     if (!row) {
-      const updated = await client.query<AgentRow>(
-        `UPDATE agents SET current_revision = current_revision + 1, updated_at = now()
-          WHERE user_id = $1 AND name = $2 AND deleted_at IS NULL RETURNING *`,
-        [input.userId, input.bundle.name],
+      // SET reads the old values: a staged revision keeps the live one and its traffic.
+      const updated = await client.query<AgentRow & { live_before: number }>(
+        `UPDATE agents a SET latest_revision = a.latest_revision + 1,
+                current_revision = CASE WHEN $3 THEN a.current_revision ELSE a.latest_revision + 1 END,
+                traffic = CASE WHEN $3 THEN a.traffic ELSE '{}'::jsonb END,
+                updated_at = now()
+           FROM (SELECT id, current_revision AS live_before FROM agents
+                  WHERE user_id = $1 AND name = $2 AND deleted_at IS NULL FOR UPDATE) old
+          WHERE a.id = old.id RETURNING a.*, old.live_before`,
+        [input.userId, input.bundle.name, input.stage === true],
       );
       row = updated.rows[0]!;
+      liveBefore = updated.rows[0]!.live_before;
     }
     await client.query(
-      `INSERT INTO agent_revisions (agent_id, revision, bundle, warnings, fetched_skills, remote_tools, callable_agents)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      `INSERT INTO agent_revisions (agent_id, revision, bundle, warnings, fetched_skills, remote_tools, callable_agents, first_live_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $8 THEN NULL ELSE now() END)`,
       [
         row.id,
-        row.current_revision,
+        row.latest_revision,
         JSON.stringify(input.bundle),
         JSON.stringify(input.warnings),
         JSON.stringify(input.fetchedSkills ?? {}),
         JSON.stringify(input.remoteTools ?? {}),
         JSON.stringify(input.callableAgents ?? []),
+        input.stage === true,
       ],
     );
-    return { agent: toAgent(row), created };
+    const change = await recordChange(client, {
+      agentId: row.id,
+      kind: input.stage ? 'staged' : 'deployed',
+      revision: row.latest_revision,
+      liveBefore,
+      liveAfter: row.current_revision,
+      traffic: row.traffic,
+      keyId: input.keyId ?? null,
+    });
+    return { agent: toAgent(row), created, change };
   });
 }
 
@@ -132,15 +168,23 @@ export async function getRevision(db: Db, agentId: string, revision: number): Pr
   return rows[0] && toRevision(rows[0]);
 }
 
-export async function listRevisions(
-  db: Db,
-  agentId: string,
-): Promise<Omit<AgentRevision, 'bundle' | 'fetchedSkills' | 'remoteTools' | 'callableAgents'>[]> {
-  const { rows } = await db.query<RevisionRow>(
-    'SELECT agent_id, revision, warnings, created_at FROM agent_revisions WHERE agent_id = $1 ORDER BY revision DESC',
+export interface RevisionSummary extends Omit<AgentRevision, 'bundle' | 'fetchedSkills' | 'remoteTools' | 'callableAgents'> {
+  /** When it first served (null: staged and never live). */
+  firstLiveAt: Date | null;
+}
+
+export async function listRevisions(db: Db, agentId: string): Promise<RevisionSummary[]> {
+  const { rows } = await db.query<RevisionRow & { first_live_at: Date | null }>(
+    'SELECT agent_id, revision, warnings, created_at, first_live_at FROM agent_revisions WHERE agent_id = $1 ORDER BY revision DESC',
     [agentId],
   );
-  return rows.map((row) => ({ agentId: row.agent_id, revision: row.revision, warnings: row.warnings, createdAt: row.created_at }));
+  return rows.map((row) => ({
+    agentId: row.agent_id,
+    revision: row.revision,
+    warnings: row.warnings,
+    createdAt: row.created_at,
+    firstLiveAt: row.first_live_at,
+  }));
 }
 
 /** Frees the name; the rows stay so that sessions of the agent remain readable. */
@@ -156,15 +200,17 @@ export async function deleteAgent(db: Db, userId: string, name: string): Promise
 export interface AgentState {
   userId: string;
   name: string;
+  /** The live revision. */
   currentRevision: number;
+  traffic: TrafficShares;
   deleted: boolean;
 }
 
 export async function agentState(db: Db, agentId: string): Promise<AgentState | undefined> {
-  const { rows } = await db.query<{ user_id: string; name: string; current_revision: number; deleted: boolean }>(
-    'SELECT user_id, name, current_revision, deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1',
+  const { rows } = await db.query<{ user_id: string; name: string; current_revision: number; traffic: TrafficShares; deleted: boolean }>(
+    'SELECT user_id, name, current_revision, traffic, deleted_at IS NOT NULL AS deleted FROM agents WHERE id = $1',
     [agentId],
   );
   const row = rows[0];
-  return row && { userId: row.user_id, name: row.name, currentRevision: row.current_revision, deleted: row.deleted };
+  return row && { userId: row.user_id, name: row.name, currentRevision: row.current_revision, traffic: row.traffic, deleted: row.deleted };
 }

@@ -177,3 +177,24 @@ export async function listDeliveries(db: Db, subscriptionId: string, options: { 
       })),
   }));
 }
+
+/**
+ * Pending deliveries never attempted, recorded more than `olderThanMs` ago: a delivery's workflow makes
+ * its first attempt as it starts, so these were recorded by a process that died before starting them
+ * (or their workflow waits for a worker). Oldest first; a day old at most, so an event is late, never stale.
+ */
+export async function unstartedDeliveries(
+  db: Db,
+  olderThanMs: number,
+  limit: number,
+): Promise<Array<{ deliveryId: string; subscriptionId: string; type: string; userId: string }>> {
+  const { rows } = await db.query<{ id: string; subscription_id: string; event_type: string; user_id: string }>(
+    `SELECT d.id, d.subscription_id, d.event_type, s.user_id
+       FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+      WHERE d.status = 'pending' AND d.attempts = 0 AND d.created_at < now() - make_interval(secs => $1::double precision / 1000)
+        AND d.created_at > now() - interval '1 day'
+      ORDER BY d.created_at LIMIT $2`,
+    [olderThanMs, limit],
+  );
+  return rows.map((row) => ({ deliveryId: row.id, subscriptionId: row.subscription_id, type: row.event_type, userId: row.user_id }));
+}

@@ -33,6 +33,7 @@ import { turnResult } from '../streaming/turn-answer.ts';
 import { describeWait } from '../sessions/waiting-text.ts';
 import type { A2aSdk } from './sdk.ts';
 import { STATE, taskView, textPart } from './task-view.ts';
+import { pickRevision } from '../../lib/revision-traffic.ts';
 
 const MAX_PAGE = 100;
 const DEFAULT_PAGE = 50;
@@ -112,7 +113,7 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
 
   /** The session a message goes to: its context (a session of this agent), or a new one. */
   async function sessionOf(contextId: string): Promise<Session> {
-    if (!contextId) return createSession(deps.db, { userId: agent.userId, agentId: agent.id, revision: agent.revision });
+    if (!contextId) return createSession(deps.db, { userId: agent.userId, agentId: agent.id, revision: pickRevision(agent) });
     const session = await refusedAsProtocol(() => loadSendableSession(deps, principal, contextId));
     if (session.agentId !== agent.id) {
       throw new errors.RequestMalformedError(`"${contextId}" is not a context of the agent "${agent.name}"`);

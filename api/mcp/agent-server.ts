@@ -22,6 +22,7 @@ import { sessionWaitingFor } from '../sessions/waiting-for.ts';
 import { commandTools, COMMAND_TOOL_PREFIX, fixedTools, GET_SESSION, LIST_SESSIONS, SEND_MESSAGE, SEND_SCOPE } from './agent-tools.ts';
 import type { McpServerSdk } from './sdk.ts';
 import { runTurnCall, type McpCall } from './turn-call.ts';
+import { pickRevision } from '../../lib/revision-traffic.ts';
 
 /**
  * Compiled argument schemas, by their JSON: an agent's tools are the same request after request. An
@@ -120,7 +121,7 @@ export function buildAgentServer(context: AgentServerContext) {
     if (name === SEND_MESSAGE) {
       const session = args.sessionId
         ? await ownSession(String(args.sessionId), true)
-        : await createSession(deps.db, { userId: agent.userId, agentId: agent.id, revision: agent.revision });
+        : await createSession(deps.db, { userId: agent.userId, agentId: agent.id, revision: pickRevision(agent) });
       return runTurnCall(call, session, {
         session,
         parts: [{ type: 'text', text: String(args.message) }],

@@ -13,6 +13,11 @@ import { publicBaseUrl } from '../public-url.ts';
 import { reconcileSchedules } from '../triggers/schedule-reconcile.ts';
 import type { Principal } from '../../store/api-keys.ts';
 import { loadOwnedAgent, noAgentNamed } from '../agents/owned-agent.ts';
+import { listChanges } from '../../store/revision-changes.ts';
+import { changeView, revisionState } from '../agents/revision-views.ts';
+
+/** The changes GET /agent/<name>/revisions lists, newest first. */
+const CHANGES_LISTED = 100;
 
 /** The agent's custom commands with what each needs, for a CLI's help and a dashboard's form. */
 function commandViews(bundle: Bundle) {
@@ -73,8 +78,22 @@ export function agentRoutes(deps: ApiDeps) {
     defineRoute(OPERATIONS.listRevisions, {
       async handle({ params, principal }) {
         const agent = await agentNamed(principal, params.name!);
-        const revisions = await listRevisions(deps.db, agent.id);
-        return { status: 200, body: { revisions: revisions.map(({ agentId: _agentId, ...revision }) => revision) } };
+        const [revisions, changes] = await Promise.all([listRevisions(deps.db, agent.id), listChanges(deps.db, agent.id, CHANGES_LISTED)]);
+        return {
+          status: 200,
+          body: {
+            revisions: revisions.map(({ agentId: _agentId, firstLiveAt: _firstLiveAt, ...revision }) => ({
+              ...revision,
+              ...revisionState(
+                agent,
+                revisions.find((each) => each.revision === revision.revision)!,
+              ),
+            })),
+            live: agent.revision,
+            traffic: agent.traffic,
+            changes: changes.map(changeView),
+          },
+        };
       },
     }),
     defineRoute(OPERATIONS.getRevision, {

@@ -2,6 +2,7 @@
 // once, each with a JSON pointer into the bundle; the failure keeps the interface's
 // `{ok: false, errors}` shape and is also a problem document. Skills given by URL are fetched after
 // the bundle is valid and frozen into the revision; a skill that cannot be fetched is such a problem.
+// `?stage=1` stores the revision without making it live (api/routes/revisions.ts promotes it).
 import { PROBLEM_CONTENT_TYPE, PROBLEMS, problemType } from '../../contract/problems.ts';
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
@@ -20,6 +21,7 @@ import { callerGone } from '../agents/caller-gone.ts';
 import { listMcpServers } from '../../store/mcp-servers.ts';
 import { resolveCallableAgents } from '../agents/callable-agents.ts';
 import { agentToolsTaken } from '../../lib/workflow-safe/agent-tools.ts';
+import { publishChange } from './revisions.ts';
 
 export function deployRoutes(deps: ApiDeps, registeredTools: RegisteredToolsReader) {
   const fetchSkills = skillFetcher({
@@ -30,7 +32,7 @@ export function deployRoutes(deps: ApiDeps, registeredTools: RegisteredToolsRead
   return [
     defineRoute(OPERATIONS.deployAgent, {
       bodyCheckedByHandler: true,
-      async handle({ req, res, principal }) {
+      async handle({ req, res, query, principal }) {
         const invalid = (errors: FieldError[]) => {
           const first = errors[0]!;
           return {
@@ -63,18 +65,29 @@ export function deployRoutes(deps: ApiDeps, registeredTools: RegisteredToolsRead
         if (!fetched.ok || !remote.ok) return invalid([...(fetched.ok ? [] : fetched.errors), ...(remote.ok ? [] : remote.errors)]);
         const shadowed = agentToolsTaken(result.bundle, remote.tools);
         if (shadowed.length > 0) return invalid(shadowed);
-        const { agent, created } = await deployRevision(deps.db, {
+        const stage = query.stage === '1' || query.stage === 'true';
+        const { agent, created, change } = await deployRevision(deps.db, {
           userId: principal!.userId,
           bundle: result.bundle,
           warnings: result.warnings,
           fetchedSkills: fetched.texts,
           remoteTools: remote.tools,
           callableAgents: callable.agents,
+          stage,
+          keyId: principal!.keyId,
         });
-        req.log.info({ agentId: agent.id, revision: agent.revision }, 'deployed');
-        const replaced = created ? undefined : await getRevision(deps.db, agent.id, agent.revision - 1);
-        await reconcileSchedules(deps, agent.id, [result.bundle, replaced?.bundle], `Revision ${agent.revision} is stored`);
-        return { status: created ? 201 : 200, body: { ok: true, agentId: agent.id, revision: agent.revision, warnings: result.warnings } };
+        const revision = agent.latestRevision;
+        req.log.info({ agentId: agent.id, revision, live: agent.revision }, stage ? 'staged' : 'deployed');
+        await publishChange(deps, agent, change);
+        // A staged revision changes no schedule: they follow the live revision.
+        if (!stage) {
+          const replaced = change.liveBefore === null ? undefined : await getRevision(deps.db, agent.id, change.liveBefore);
+          await reconcileSchedules(deps, agent.id, [result.bundle, replaced?.bundle], `Revision ${revision} is stored`);
+        }
+        return {
+          status: created ? 201 : 200,
+          body: { ok: true, agentId: agent.id, revision, liveRevision: agent.revision, warnings: result.warnings },
+        };
       },
     }),
   ];

@@ -13,6 +13,8 @@ import { sendAndAnswer } from '../sessions/send.ts';
 import { childSessionsOf } from '../sessions/child-sessions.ts';
 import { sessionWaitingFor } from '../sessions/waiting-for.ts';
 import { loadOwnedAgent } from '../agents/owned-agent.ts';
+import { pickRevision } from '../../lib/revision-traffic.ts';
+import { NotFoundError } from '../../lib/workflow-safe/errors.ts';
 
 /** The Web UI's list of the session's workflows (session and turns carry its SessionId search attribute). */
 function temporalUiLink(config: ApiDeps['config'], sessionId: string): string | undefined {
@@ -29,10 +31,15 @@ function sessionView(session: Session) {
 export function sessionRoutes(deps: ApiDeps) {
   return [
     defineRoute(OPERATIONS.createSession, {
-      async handle({ params, principal }) {
+      async handle({ body, params, principal }) {
         const agent = await loadOwnedAgent(deps.db, principal!.userId, params.name!);
-        const session = await createSession(deps.db, { userId: agent.userId, agentId: agent.id, revision: agent.revision });
-        return { status: 201, body: { id: session.id } };
+        // A pin names any stored revision, a staged one too; without one, traffic shares decide.
+        const pinned = body?.revision;
+        if (pinned !== undefined && pinned > agent.latestRevision)
+          throw new NotFoundError(`Agent "${agent.name}" has no revision ${pinned} (its latest is ${agent.latestRevision})`);
+        const revision = pinned ?? pickRevision(agent);
+        const session = await createSession(deps.db, { userId: agent.userId, agentId: agent.id, revision });
+        return { status: 201, body: { id: session.id, revision } };
       },
     }),
     defineRoute(OPERATIONS.listSessions, {

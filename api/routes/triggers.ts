@@ -29,6 +29,7 @@ import { callTemporal, isTemporalRefusal } from '../temporal-call.ts';
 import { actIdempotently } from '../idempotency.ts';
 import { firingKey, firingScope } from '../triggers/idempotency.ts';
 import { loadOwnedAgent } from '../agents/owned-agent.ts';
+import { pickRevision } from '../../lib/revision-traffic.ts';
 
 /** One answer for every wrong part, so a stranger learns nothing about which part was wrong. */
 const UNKNOWN_TRIGGER = 'There is no trigger at this address';
@@ -169,7 +170,8 @@ export function triggerRoutes(deps: ApiDeps) {
               {
                 userId,
                 agentId,
-                revision: revision.revision,
+                // A conversation follows the traffic shares; a graph workflow runs on the live revision that has it.
+                revision: trigger.workflow ? revision.revision : pickRevision({ revision: revision.revision, traffic: agent.traffic }),
                 trigger: ref,
                 payload,
                 ...(trigger.workflow ? { workflow: trigger.workflow } : {}),

@@ -12,6 +12,7 @@ import { registerFiles } from './commands/files.ts';
 import { registerKeys } from './commands/keys.ts';
 import { registerLimits } from './commands/limits.ts';
 import { registerMcps } from './commands/mcps.ts';
+import { registerRevisions } from './commands/revisions.ts';
 import { registerRuns } from './commands/runs.ts';
 import { registerSecrets } from './commands/secrets.ts';
 import { registerSend } from './commands/send.ts';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerAccount(program);
   registerDeploy(program);
   registerAgents(program);
+  registerRevisions(program);
   registerSessions(program);
   registerEvents(program);
   registerFiles(program);

@@ -1,7 +1,8 @@
 // Agents: deploying a bundle (a new agent or a new revision), reading and deleting them.
 import type { Bundle } from '../bundle.ts';
 import { defineOperation, type Received, type ResponseOf } from './operation.ts';
-import { BUNDLE_REF, STRINGS, TIME } from './shared.ts';
+import { ASYNC_QUERY, BUNDLE_REF, STRINGS, TIME } from './shared.ts';
+import { REVISION_CHANGE_SCHEMA, REVISION_STATES, TRAFFIC_SCHEMA } from './revisions.ts';
 
 /** What POST /deploy reads: a bundle as JSONC text or JSON. */
 export const DEPLOY_CONTENT_TYPES = ['application/jsonc', 'application/json'] as const;
@@ -17,8 +18,14 @@ const FIELD_ERRORS = {
 
 export const DEPLOYED_SCHEMA = {
   type: 'object',
-  required: ['ok', 'agentId', 'revision', 'warnings'],
-  properties: { ok: { const: true }, agentId: { type: 'string' }, revision: { type: 'integer' }, warnings: STRINGS },
+  required: ['ok', 'agentId', 'revision', 'liveRevision', 'warnings'],
+  properties: {
+    ok: { const: true },
+    agentId: { type: 'string' },
+    revision: { type: 'integer', description: 'The revision this deploy stored' },
+    liveRevision: { type: 'integer', description: 'The live revision: `revision`, unless the deploy was staged' },
+    warnings: STRINGS,
+  },
 } as const;
 
 /** A failed deploy keeps the `{ok: false, errors}` shape and is a problem document as well. */
@@ -39,10 +46,12 @@ export const INVALID_BUNDLE_SCHEMA = {
 const AGENT_FIELDS = {
   id: { type: 'string' },
   name: { type: 'string' },
-  revision: { type: 'integer', description: 'The current revision' },
+  revision: { type: 'integer', description: 'The live revision: new sessions start on it, apart from `traffic` shares' },
+  latestRevision: { type: 'integer', description: 'The newest revision, live or staged' },
+  traffic: TRAFFIC_SCHEMA,
   model: {
     type: 'object',
-    description: 'The model of the current revision',
+    description: 'The model of the live revision',
     required: ['providerId', 'modelId'],
     properties: { providerId: { type: 'string' }, modelId: { type: 'string' } },
   },
@@ -95,9 +104,19 @@ export const deployAgent = defineOperation({
   description:
     'The body is the bundle as JSONC (`application/jsonc`) or JSON: comments, trailing commas and a top-level `$schema` ' +
     'are accepted; unknown properties are rejected at every level. Its schema is served at /schema/bundle.json. ' +
-    'A new agent answers 201, a new revision of an existing one 200. On failure, 400 lists every error with a JSON pointer.',
+    'A new agent answers 201, a new revision of an existing one 200. On failure, 400 lists every error with a JSON pointer. ' +
+    'A revision is live at once (new sessions start on it; traffic shares end), unless `stage=1`: then it is stored and checked ' +
+    'but the live revision keeps serving until `POST /agent/{name}/promote` (or a traffic share) sends sessions to it; a ' +
+    'session can be started on it with `POST /agent/{name}/session {revision}`.',
   tag: 'agents',
   auth: { kind: 'scope', scope: 'agents:write' },
+  query: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      stage: { ...ASYNC_QUERY, description: '1: store the revision without making it live (409 for an agent with no live revision yet)' },
+    },
+  },
   body: { required: true, contentTypes: DEPLOY_CONTENT_TYPES, schema: BUNDLE_REF },
   responses: {
     200: { description: 'A new revision of an existing agent', schema: DEPLOYED_SCHEMA },
@@ -107,6 +126,7 @@ export const deployAgent = defineOperation({
       schema: { anyOf: [INVALID_BUNDLE_SCHEMA, { $ref: '#/components/schemas/Problem' }] },
       contentType: 'application/problem+json',
     },
+    409: { description: 'stage=1 for a name with no agent yet: its first revision must be live' },
   },
 });
 
@@ -158,7 +178,21 @@ export const getAgent = defineOperation({
       description: 'The agent',
       schema: {
         type: 'object',
-        required: ['id', 'name', 'revision', 'createdAt', 'updatedAt', 'bundle', 'warnings', 'triggers', 'commands', 'mcpUrl', 'a2aUrl'],
+        required: [
+          'id',
+          'name',
+          'revision',
+          'latestRevision',
+          'traffic',
+          'createdAt',
+          'updatedAt',
+          'bundle',
+          'warnings',
+          'triggers',
+          'commands',
+          'mcpUrl',
+          'a2aUrl',
+        ],
         properties: {
           ...AGENT_FIELDS,
           mcpUrl: {
@@ -188,24 +222,37 @@ export const listRevisions = defineOperation({
   id: 'listRevisions',
   method: 'get',
   path: '/agent/{name}/revisions',
-  summary: "An agent's revisions, newest first",
+  summary: "An agent's revisions, newest first, what serves, and the changes that made it so",
   tag: 'agents',
   auth: { kind: 'scope', scope: 'read' },
   responses: {
     200: {
-      description: 'Revisions without their bundles',
+      description: 'Revisions without their bundles; `changes` newest first (the last 100)',
       schema: {
         type: 'object',
-        required: ['revisions'],
+        required: ['revisions', 'live', 'traffic', 'changes'],
         properties: {
           revisions: {
             type: 'array',
             items: {
               type: 'object',
-              required: ['revision', 'createdAt', 'warnings'],
-              properties: { revision: { type: 'integer' }, createdAt: TIME, warnings: STRINGS },
+              required: ['revision', 'createdAt', 'warnings', 'state', 'trafficPercent'],
+              properties: {
+                revision: { type: 'integer' },
+                createdAt: TIME,
+                warnings: STRINGS,
+                state: {
+                  enum: REVISION_STATES,
+                  description:
+                    'live; canary: not live, with a traffic share; staged: never live; retired: live once, not now and without a share',
+                },
+                trafficPercent: { type: 'integer', description: 'The percent of new sessions it gets now' },
+              },
             },
           },
+          live: { type: 'integer' },
+          traffic: TRAFFIC_SCHEMA,
+          changes: { type: 'array', items: REVISION_CHANGE_SCHEMA },
         },
       },
     },

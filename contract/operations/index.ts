@@ -1,6 +1,7 @@
 // Every operation of the HTTP API, by its operationId. The server mounts exactly these (a test walks
 // the Express router to prove it), and the OpenAPI document lists them in this order.
 import * as agents from './agents.ts';
+import * as revisions from './revisions.ts';
 import * as agentMcp from './agent-mcp.ts';
 import * as agentA2a from './agent-a2a.ts';
 import * as oauth from './oauth.ts';
@@ -43,6 +44,9 @@ export const OPERATIONS = {
   listRevisions: agents.listRevisions,
   getRevision: agents.getRevision,
   deleteAgent: agents.deleteAgent,
+  promoteRevision: revisions.promoteRevision,
+  rollbackRevision: revisions.rollbackRevision,
+  setRevisionTraffic: revisions.setRevisionTraffic,
   runCommand: commands.runCommand,
   postAgentMcp: agentMcp.postAgentMcp,
   getAgentMcp: agentMcp.getAgentMcp,
@@ -112,6 +116,7 @@ export * from './operation.ts';
 export * from './shared.ts';
 export * from './turn-answers.ts';
 export * from './agents.ts';
+export * from './revisions.ts';
 export * from './approvals.ts';
 export * from './commands.ts';
 export * from './device.ts';

@@ -125,13 +125,25 @@ export const createSession = defineOperation({
   id: 'createSession',
   method: 'post',
   path: '/agent/{name}/session',
-  summary: 'Start a session with an agent (pinned to its current revision)',
+  summary: 'Start a session with an agent (pinned to a revision for its whole life)',
+  description:
+    'The session starts on the live revision, or on a revision with a traffic share (POST /agent/{name}/traffic) in that ' +
+    'share of sessions; `revision` pins it to any revision instead, a staged one included.',
   tag: 'sessions',
   auth: { kind: 'scope', scope: 'sessions:write' },
-  body: { schema: { type: 'object', additionalProperties: false, properties: {} } },
+  body: {
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { revision: { type: 'integer', minimum: 1, maximum: 999_999_999, description: 'Start on this revision' } },
+    },
+  },
   responses: {
-    201: { description: 'The new session', schema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } },
-    404: { description: 'You have no agent of that name' },
+    201: {
+      description: 'The new session',
+      schema: { type: 'object', required: ['id', 'revision'], properties: { id: { type: 'string' }, revision: { type: 'integer' } } },
+    },
+    404: { description: 'You have no agent of that name, or it has no such revision' },
   },
 });
 

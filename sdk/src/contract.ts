@@ -8,6 +8,7 @@ export type { Problem, FieldError } from '../../contract/problems.ts';
 export type { Bundle } from '../../contract/bundle.ts';
 export type { Scope } from '../../contract/scopes.ts';
 export type { Deployed, AgentList, AgentDetail, RevisionList, Revision, InvalidBundle } from '../../contract/operations/agents.ts';
+export type { LiveChangeView, RevisionChangeView, TrafficView } from '../../contract/operations/revisions.ts';
 export type {
   ApprovalView,
   CreateApprovalBody,

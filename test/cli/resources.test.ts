@@ -28,8 +28,8 @@ describe('resources', () => {
     expect(shown.stdout).toMatch(/Commands.*\n\s+hello <1>/);
     expect(shown.stdout).toMatch(new RegExp(`mcp:\\s+${env.api.url}/agent/${name}/mcp\\n`));
     expect(shown.stdout).toMatch(new RegExp(`a2a:\\s+${env.api.url}/agent/${name}/a2a/\\n`));
-    expect(await json<Array<{ revision: number }>>(['agents', 'revisions', name], configDir)).toEqual([
-      expect.objectContaining({ revision: 1 }),
+    expect((await json<{ revisions: Array<{ revision: number }> }>(['agents', 'revisions', name], configDir)).revisions).toEqual([
+      expect.objectContaining({ revision: 1, state: 'live' }),
     ]);
 
     // A monthly budget: set, shown with this month's spend, removed; a word that is no amount is a usage error.

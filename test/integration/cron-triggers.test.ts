@@ -284,6 +284,29 @@ describe('cron triggers', () => {
     await expectAbsentFor(env, cronId(agentId, 1), 500);
   });
 
+  test("schedules follow the live revision: a staged revision's cron waits for its promote, and a rollback takes it away", async ({
+    env,
+  }) => {
+    const name = `agent-${randomUUID().slice(0, 8)}`;
+    const { agentId } = await deploy(env, name, []);
+    const staged = await call<{ revision: number; liveRevision: number }>(`${env.api.url}/deploy?stage=1`, {
+      headers: env.user.auth,
+      json: { name, model, triggers: [{ kind: 'cron', expression: NEVER, message: 'Yearly' }] },
+    });
+    expect(staged.body).toMatchObject({ revision: 2, liveRevision: 1 });
+    const id = cronId(agentId, 0);
+    await expectAbsentFor(env, id, 1500);
+
+    const promoted = await call(`${env.api.url}/agent/${name}/promote`, { headers: env.user.auth, json: { revision: 2 } });
+    expect(promoted.status, promoted.text).toBe(200);
+    const schedule = await atRevision(env, id, 2);
+    expect(schedule.action.args).toEqual([expect.objectContaining({ revision: 2, payload: 'Yearly' })]);
+
+    const rolledBack = await call(`${env.api.url}/agent/${name}/rollback`, { method: 'POST', headers: env.user.auth });
+    expect(rolledBack.status, rolledBack.text).toBe(200);
+    await deleted(env, id);
+  });
+
   test("an operator's pause is kept across a redeploy", async ({ env }) => {
     const name = `agent-${randomUUID().slice(0, 8)}`;
     const { agentId } = await deploy(env, name, [{ kind: 'cron', expression: NEVER }]);

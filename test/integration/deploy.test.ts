@@ -36,11 +36,17 @@ describe('deploy', () => {
     const name = uniqueName();
     const first = await deploy(api, user, bundleText(name));
     expect(first.status).toBe(201);
-    expect(first.body).toEqual({ ok: true, agentId: expect.stringMatching(/^agt_[0-9a-z]{26}$/), revision: 1, warnings: [] });
+    expect(first.body).toEqual({
+      ok: true,
+      agentId: expect.stringMatching(/^agt_[0-9a-z]{26}$/),
+      revision: 1,
+      liveRevision: 1,
+      warnings: [],
+    });
 
     const second = await deploy(api, user, bundleText(name, '"instructions": "Be brief.",'), 'application/json');
     expect(second.status).toBe(200);
-    expect(second.body).toEqual({ ok: true, agentId: first.body.agentId, revision: 2, warnings: [] });
+    expect(second.body).toEqual({ ok: true, agentId: first.body.agentId, revision: 2, liveRevision: 2, warnings: [] });
 
     const agent = await call<Record<string, unknown> & { bundle: Record<string, unknown> }>(`${api.url}/agent/${name}`, {
       headers: user.auth,

@@ -84,7 +84,15 @@ describe('subscriptions', () => {
 
   test('every event of the list can be subscribed to', async ({ api }) => {
     const other = await createTestUser(api.db);
-    const events = ['session.completed', 'session.failed', 'approval.requested', 'approval.answered', 'approval.expired', 'trigger.fired'];
+    const events = [
+      'session.completed',
+      'session.failed',
+      'approval.requested',
+      'approval.answered',
+      'approval.expired',
+      'trigger.fired',
+      'agent.changed',
+    ];
     expect((await subscribe(api, other, { url: 'https://example.com/all', events })).status).toBe(201);
   });
 

@@ -49,6 +49,51 @@ describe('resources', () => {
     await expect(client.agents.retrieve(name)).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  test('agents: a staged deploy, sessions pinned to a revision, traffic shares, promote and rollback', async ({ env }) => {
+    const client = clientOf(env.api.url, env.user.apiKey);
+    const name = `sdk-${Date.now().toString(36)}-staged`;
+    // An agent's first revision must be live: a new name cannot be staged.
+    await expect(client.agents.deploy({ name, model: FAKE_MODEL }, { stage: true })).rejects.toBeInstanceOf(ConflictError);
+    expect(await client.agents.deploy({ name, model: FAKE_MODEL, instructions: 'One.' })).toMatchObject({ revision: 1, liveRevision: 1 });
+    const staged = await client.agents.deploy({ name, model: FAKE_MODEL, instructions: 'Two.' }, { stage: true });
+    expect(staged).toMatchObject({ ok: true, revision: 2, liveRevision: 1 });
+    expect(await client.agents.retrieve(name)).toMatchObject({ revision: 1, latestRevision: 2, traffic: {} });
+
+    // New sessions start on the live revision; `revision` pins one to another, the staged one included.
+    expect((await client.sessions.create(name)).revision).toBe(1);
+    const pinned = await client.sessions.create(name, { revision: 2 });
+    expect(pinned.revision).toBe(2);
+    expect((await client.sessions.retrieve(pinned.id)).revision).toBe(2);
+    await expect(client.sessions.create(name, { revision: 3 })).rejects.toBeInstanceOf(NotFoundError);
+
+    // A share of every new session (so the draw cannot miss it), refused for the live revision, then ended.
+    const canary = await client.agents.setTraffic(name, { 2: 100 });
+    expect(canary).toMatchObject({ live: 1, traffic: { 2: 100 }, change: { kind: 'traffic', keyId: env.user.keyId } });
+    expect((await client.sessions.create(name)).revision).toBe(2);
+    await expect(client.agents.setTraffic(name, { 1: 10 })).rejects.toBeInstanceOf(BadRequestError);
+    expect((await client.agents.setTraffic(name, {})).traffic).toEqual({});
+    expect((await client.sessions.create(name)).revision).toBe(1);
+
+    // Promote (a second promote of the live revision records nothing), then roll back to the revision before.
+    expect(await client.agents.promote(name, 2)).toMatchObject({
+      live: 2,
+      changed: true,
+      change: { kind: 'promoted', revision: 2, liveBefore: 1, liveAfter: 2 },
+    });
+    expect(await client.agents.promote(name, 2)).toEqual({ live: 2, changed: false, change: null });
+    expect((await client.sessions.create(name)).revision).toBe(2);
+    expect(await client.agents.rollback(name)).toMatchObject({ live: 1, changed: true, change: { kind: 'rolled_back', liveBefore: 2 } });
+    expect((await client.sessions.create(name)).revision).toBe(1);
+
+    const listed = await client.agents.revisions(name);
+    expect(listed).toMatchObject({ live: 1, traffic: {} });
+    expect(listed.revisions.map((revision) => [revision.revision, revision.state, revision.trafficPercent])).toEqual([
+      [2, 'retired', 0],
+      [1, 'live', 100],
+    ]);
+    expect(listed.changes.map((change) => change.kind)).toEqual(['rolled_back', 'promoted', 'traffic', 'traffic', 'staged', 'deployed']);
+  });
+
   test('an invalid bundle is a BadRequestError listing every fault by JSON pointer', async ({ env }) => {
     const client = clientOf(env.api.url, env.user.apiKey);
     const error = await client.agents

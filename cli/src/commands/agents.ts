@@ -6,6 +6,10 @@ import { withExamples } from '../help.ts';
 import { age, note, printFields, printJson, printLine, printTable } from '../output.ts';
 import { out } from '../style.ts';
 import { describeTrigger } from './deploy.ts';
+import { describeLive, describeShares } from './revisions.ts';
+
+/** The changes `agents revisions` prints; the service lists up to 100, all of them under --json. */
+const CHANGES_SHOWN = 10;
 
 export function registerAgents(program: Command): void {
   const agents = program.command('agents').description('Your deployed agents');
@@ -37,7 +41,7 @@ export function registerAgents(program: Command): void {
   withExamples(
     agents
       .command('show')
-      .description("An agent's current revision: model, MCP and A2A URLs, triggers, custom commands, warnings")
+      .description("An agent's live revision: model, MCP and A2A URLs, triggers, custom commands, warnings")
       .argument('<name>')
       .action(async (name: string, _options: object, command: Command) => {
         const context = contextOf(command);
@@ -48,6 +52,9 @@ export function registerAgents(program: Command): void {
           ['name', agent.name],
           ['id', agent.id],
           ['revision', agent.revision],
+          // What a staged deploy or a canary adds: a newer revision not live, a share of new sessions elsewhere.
+          ...(agent.latestRevision !== agent.revision ? [['latest', agent.latestRevision] as [string, number]] : []),
+          ...(Object.keys(agent.traffic).length > 0 ? [['traffic', describeShares(agent.traffic)] as [string, string]] : []),
           ['model', `${agent.bundle.model.providerId}/${agent.bundle.model.modelId}`],
           ['updated', `${agent.updatedAt} (${age(agent.updatedAt)})`],
           // An MCP client reaches the agent here with a key as its Bearer token (docs/mcp.md).
@@ -71,18 +78,40 @@ export function registerAgents(program: Command): void {
   withExamples(
     agents
       .command('revisions')
-      .description("An agent's revisions, newest first")
+      .description("An agent's revisions, newest first, which serve new sessions, and the recent changes of what serves")
       .argument('<name>')
       .action(async (name: string, _options: object, command: Command) => {
         const context = contextOf(command);
-        const { revisions } = await context.client().agents.revisions(name);
-        if (context.json) return printJson(revisions);
+        const listed = await context.client().agents.revisions(name);
+        if (context.json) return printJson(listed);
         printTable(
-          ['REVISION', 'CREATED', 'WARNINGS'],
-          revisions.map((revision) => [revision.revision, `${revision.createdAt} (${age(revision.createdAt)})`, revision.warnings.length]),
+          ['REVISION', 'STATE', 'TRAFFIC', 'CREATED', 'WARNINGS'],
+          listed.revisions.map((revision) => [
+            revision.revision,
+            revision.state,
+            // Only the live revision and canaries get new sessions; a staged or retired one is reached by a pin.
+            revision.state === 'live' || revision.state === 'canary' ? `${revision.trafficPercent}%` : '-',
+            `${revision.createdAt} (${age(revision.createdAt)})`,
+            revision.warnings.length,
+          ]),
         );
+        if (listed.changes.length === 0) return;
+        const shown = listed.changes.slice(0, CHANGES_SHOWN);
+        printLine(out().bold('\nChanges') + out().dim(' (newest first)'));
+        printTable(
+          ['KIND', 'REVISION', 'LIVE', 'TRAFFIC', 'KEY', 'WHEN'],
+          shown.map((change) => [
+            change.kind,
+            change.revision,
+            describeLive(change),
+            describeShares(change.traffic),
+            change.keyId,
+            `${change.at} (${age(change.at)})`,
+          ]),
+        );
+        if (listed.changes.length > shown.length) note(`${listed.changes.length - shown.length} older changes: --json lists them.`);
       }),
-    ['agent-service agents revisions helper'],
+    ['agent-service agents revisions helper', 'agent-service agents revisions helper --json | jq .changes'],
   );
 
   withExamples(

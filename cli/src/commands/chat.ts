@@ -13,6 +13,7 @@ import { note } from '../output.ts';
 import { spinner } from '../spinner.ts';
 import { err, out } from '../style.ts';
 import { TurnPrinter } from '../turn/print-events.ts';
+import { revisionNumber } from './revisions.ts';
 
 type ApprovalRequested = Extract<SessionEvent, { type: 'approval.requested' }>;
 
@@ -22,15 +23,23 @@ export function registerChat(program: Command): void {
     .description('Talk with an agent: the reply streams as it comes; Ctrl-C aborts it, a second Ctrl-C leaves')
     .argument('<agent>')
     .option('-s, --session <id>', 'carry on in this session (default: a new one)')
-    .action(async (agent: string, options: { session?: string }, command: Command) => {
+    .option('-r, --revision <n>', "start the new session on this revision of the agent (a staged one too), not the live one's")
+    .action(async (agent: string, options: { session?: string; revision?: string }, command: Command) => {
       const context = contextOf(command);
       if (context.json) throw new UsageError('chat is a conversation for a person; scripts use `send --json` (one event per line)');
+      if (options.session && options.revision)
+        throw new UsageError('--revision starts a new session: a session keeps the revision it started on');
+      const revision = options.revision === undefined ? undefined : revisionNumber(options.revision);
       const client = context.client();
-      const sessionId = options.session ?? (await client.sessions.create(agent)).id;
+      const sessionId = options.session ?? (await client.sessions.create(agent, { revision })).id;
       note(err().dim(`Chatting with ${agent} in ${sessionId}. Ctrl-C aborts a reply; Ctrl-C twice or Ctrl-D leaves.`));
       await new ChatLoop(client, sessionId).run();
     });
-  withExamples(chat, ['agent-service chat helper', 'agent-service chat helper --session ses_123   # carry on']);
+  withExamples(chat, [
+    'agent-service chat helper',
+    'agent-service chat helper --session ses_123   # carry on',
+    'agent-service chat helper --revision 4        # a staged revision, before promoting it',
+  ]);
 }
 
 class ChatLoop {

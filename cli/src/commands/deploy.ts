@@ -1,8 +1,9 @@
 // deploy [file]: validate locally (errors as file:line:col with the line and a caret), inline skill
-// files from disk, then deploy and show the revision, the warnings and the trigger URLs.
+// files from disk, then deploy and show the revision, the warnings and the trigger URLs. With --stage the
+// revision is stored but not live (commands/revisions.ts promotes it).
 import fs from 'node:fs';
 import path from 'node:path';
-import { BadRequestError, PermissionDeniedError, type AgentDetail, type Client } from '@agent-service/sdk';
+import { BadRequestError, PermissionDeniedError, type AgentDetail, type Client, type Deployed } from '@agent-service/sdk';
 import type { Command } from 'commander';
 import { parse } from 'jsonc-parser';
 import { contextOf } from '../context.ts';
@@ -17,6 +18,7 @@ import { err } from '../style.ts';
 
 interface DeployOptions {
   dryRun?: boolean;
+  stage?: boolean;
 }
 
 export function registerDeploy(program: Command): void {
@@ -25,6 +27,7 @@ export function registerDeploy(program: Command): void {
     .description('Validate a bundle (JSONC) locally, then deploy it: a new agent, or the next revision of one')
     .argument('[file]', 'the bundle', 'service.jsonc')
     .option('--dry-run', 'validate only (with your secrets when logged in); deploy nothing')
+    .option('--stage', 'store the revision without making it live; `promote` or `traffic` sends sessions to it')
     .action(async (file: string, options: DeployOptions, command: Command) => {
       const context = contextOf(command);
       let original: string;
@@ -53,14 +56,16 @@ export function registerDeploy(program: Command): void {
         return;
       }
 
-      const deployed = await withSpinner(`Deploying ${file}`, () => client.agents.deploy(text), { quiet: context.json }).catch(
-        (error: unknown) => {
-          if (error instanceof BadRequestError && error.errors.length > 0)
-            failWith(file, locateErrors(original, error.errors), context.json);
-          throw error;
-        },
-      );
+      const deployed = await withSpinner(
+        `${options.stage ? 'Staging' : 'Deploying'} ${file}`,
+        () => client.agents.deploy(text, { stage: options.stage }),
+        { quiet: context.json },
+      ).catch((error: unknown) => {
+        if (error instanceof BadRequestError && error.errors.length > 0) failWith(file, locateErrors(original, error.errors), context.json);
+        throw error;
+      });
       const name = nameOf(text);
+      if (options.stage) return printStaged(deployed, name ?? deployed.agentId, added, context.json);
       const detail = name ? await client.agents.retrieve(name) : undefined;
       const triggers = detail?.triggers ?? [];
       if (context.json) {
@@ -75,7 +80,24 @@ export function registerDeploy(program: Command): void {
     'agent-service deploy                       # service.jsonc in this folder',
     'agent-service deploy agents/support.jsonc',
     'agent-service deploy --dry-run             # check it, deploy nothing',
+    'agent-service deploy --stage               # stored, not live: then agent-service promote <agent> <revision>',
   ]);
+}
+
+/** A staged revision serves nothing yet, and its triggers are not the live ones: it says how to go on instead. */
+function printStaged(deployed: Deployed, name: string, inlined: string[], json: boolean): void {
+  if (json) {
+    printJson({ ...deployed, name, inlined });
+    return;
+  }
+  for (const warning of deployed.warnings) warn(warning);
+  printLine(`${err().green('Staged')} revision ${deployed.revision} of ${name} (live: ${deployed.liveRevision})`);
+  note(
+    err().dim(
+      `Promote it with \`agent-service promote ${name} ${deployed.revision}\`, or send it a share of new sessions with ` +
+        `\`agent-service traffic ${name} ${deployed.revision}=10\`.`,
+    ),
+  );
 }
 
 function loggedIn(context: ReturnType<typeof contextOf>): boolean {

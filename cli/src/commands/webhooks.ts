@@ -1,12 +1,11 @@
 // webhooks ls|add|rm|deliveries
 import type { Command } from 'commander';
 import type { CreateWebhookBody } from '@agent-service/sdk';
+import { WEBHOOK_EVENTS } from '../../../contract/webhook-events.ts';
 import { contextOf } from '../context.ts';
 import { withExamples } from '../help.ts';
 import { age, note, printJson, printLine, printTable } from '../output.ts';
 import { err } from '../style.ts';
-
-const EVENTS = ['session.completed', 'session.failed', 'approval.requested', 'approval.answered', 'approval.expired', 'trigger.fired'];
 
 export function registerWebhooks(program: Command): void {
   const webhooks = program.command('webhooks').description('Subscriptions that POST events to your URLs, signed');
@@ -35,7 +34,8 @@ export function registerWebhooks(program: Command): void {
       .command('add')
       .description('Subscribe a URL to events; prints the signing secret, shown this once')
       .argument('<url>')
-      .requiredOption('-e, --event <event...>', `one or more of: ${EVENTS.join(', ')}`)
+      // The service's own list (the dashboard's too), so a new event type reaches --help with no edit here.
+      .requiredOption('-e, --event <event...>', `one or more of: ${WEBHOOK_EVENTS.join(', ')}`)
       .action(async (url: string, options: { event: string[] }, command: Command) => {
         const context = contextOf(command);
         const created = await context.client().webhooks.create({ url, events: options.event as CreateWebhookBody['events'] });

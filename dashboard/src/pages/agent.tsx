@@ -1,12 +1,15 @@
-// One agent: its current bundle (highlighted JSONC), where MCP clients reach it, triggers with their URLs, commands, revisions,
-// and the ways on: its sessions, a new revision from the editor, deleting it.
+// One agent: its live bundle (highlighted JSONC), where MCP clients reach it, triggers with their URLs, commands, revisions
+// with what serves (promote, rollback, a canary's traffic) and the changes of it, and the ways on: its sessions, a new revision
+// from the editor, deleting it.
 import { useState } from 'preact/hooks';
 import type { Client } from '@agent-service/sdk';
 import { useClient } from '../auth/client-context.ts';
 import { CommandsTable } from '../agents/commands-table.tsx';
 import { ConnectSection } from '../agents/connect-section.tsx';
+import { RevisionChanges } from '../agents/revision-changes.tsx';
 import { RevisionDiff } from '../agents/revision-diff.tsx';
 import { RevisionsList } from '../agents/revisions-list.tsx';
+import { TrafficForm } from '../agents/traffic-form.tsx';
 import { TriggersTable } from '../agents/triggers-table.tsx';
 import { Link, navigate } from '../router.tsx';
 import { JsoncView } from '../ui/jsonc-highlight.tsx';
@@ -16,8 +19,8 @@ import { useLoad } from '../ui/use-load.ts';
 import { When } from '../ui/when.tsx';
 
 async function loadAgent(client: Client, name: string, signal: AbortSignal) {
-  const [agent, { revisions }] = await Promise.all([client.agents.retrieve(name, { signal }), client.agents.revisions(name, { signal })]);
-  return { agent, revisions };
+  const [agent, listed] = await Promise.all([client.agents.retrieve(name, { signal }), client.agents.revisions(name, { signal })]);
+  return { agent, listed };
 }
 
 export function AgentPage({ name }: { name: string }) {
@@ -54,13 +57,19 @@ export function AgentPage({ name }: { name: string }) {
       </div>
       {deleteError !== undefined && <ProblemView error={deleteError} />}
       <LoadedView loaded={loaded} what="the agent">
-        {({ agent, revisions }) => (
+        {({ agent, listed }) => (
           <>
             <dl class="facts">
               <dt>Model</dt>
               <dd>{agent.model ? `${agent.model.providerId} · ${agent.model.modelId}` : '—'}</dd>
-              <dt>Revision</dt>
+              <dt>Live revision</dt>
               <dd>{agent.revision}</dd>
+              {agent.latestRevision !== agent.revision && (
+                <>
+                  <dt>Latest revision</dt>
+                  <dd>{agent.latestRevision} (not live)</dd>
+                </>
+              )}
               <dt>Deployed</dt>
               <dd>
                 <When iso={agent.updatedAt} />
@@ -90,16 +99,25 @@ export function AgentPage({ name }: { name: string }) {
               <CommandsTable commands={agent.commands} />
             </section>
             <section aria-labelledby="bundle-heading">
-              <h2 id="bundle-heading">Bundle (revision {agent.revision})</h2>
+              <h2 id="bundle-heading">Bundle (revision {agent.revision}, live)</h2>
               <JsoncView text={JSON.stringify(agent.bundle, null, 2)} label={`Bundle of ${name}`} />
             </section>
             <section aria-labelledby="revisions-heading">
               <h2 id="revisions-heading">Revisions</h2>
-              <RevisionsList agentName={name} revisions={revisions} current={agent.revision} />
+              {/* Keyed by the newest change: once another is recorded, an earlier failure shown there is stale. */}
+              <RevisionsList key={listed.changes[0]?.id} agentName={name} listed={listed} onChanged={loaded.reload} />
+            </section>
+            <section aria-labelledby="traffic-heading">
+              <h2 id="traffic-heading">Traffic</h2>
+              <TrafficForm key={listed.changes[0]?.id} agentName={name} listed={listed} onChanged={loaded.reload} />
+            </section>
+            <section aria-labelledby="changes-heading">
+              <h2 id="changes-heading">Changes</h2>
+              <RevisionChanges changes={listed.changes} />
             </section>
             <section aria-labelledby="diff-heading">
               <h2 id="diff-heading">Compare revisions</h2>
-              <RevisionDiff agentName={name} revisions={revisions} />
+              <RevisionDiff agentName={name} revisions={listed.revisions} />
             </section>
           </>
         )}

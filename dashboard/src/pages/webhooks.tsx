@@ -75,8 +75,8 @@ export function WebhooksPage() {
           webhooks.length === 0 ? (
             <EmptyState title="No webhook.">
               <p>
-                Add a receiver URL above to be told when sessions complete or fail, questions are asked or answered, and triggers fire.
-                Verify each delivery's signature (the SDK's <code>verifyWebhook</code>).
+                Add a receiver URL above to be told when sessions complete or fail, questions are asked or answered, triggers fire, and an
+                agent's live revision or canary changes. Verify each delivery's signature (the SDK's <code>verifyWebhook</code>).
               </p>
             </EmptyState>
           ) : (

@@ -6,8 +6,10 @@ import type {
   CommandBody,
   CommandReply,
   Deployed,
+  LiveChangeView,
   Revision,
   RevisionList,
+  TrafficView,
   TurnAccepted,
 } from '../contract.ts';
 import { path, type RequestOptions } from '../transport.ts';
@@ -28,11 +30,31 @@ export class Agents extends Resource {
   /**
    * Deploys a bundle: an object, or JSONC text as written in a `service.jsonc` (comments and trailing
    * commas allowed). A new name is revision 1, an existing one its next revision. An invalid bundle
-   * throws BadRequestError with every fault in `errors` (JSON pointers into the bundle).
+   * throws BadRequestError with every fault in `errors` (JSON pointers into the bundle). With
+   * `stage: true` the revision is stored but not live: `promote` (or `setTraffic`) sends sessions to it.
    */
-  deploy(bundle: BundleInput | string, options?: RequestOptions): Promise<Deployed> {
+  deploy(bundle: BundleInput | string, options: RequestOptions & { stage?: boolean } = {}): Promise<Deployed> {
+    const { stage, ...request } = options;
     const call = typeof bundle === 'string' ? { body: bundle, contentType: 'application/jsonc' } : { json: bundle };
-    return this.transport.json({ method: 'POST', path: '/deploy', ...call, idempotent: false }, options);
+    return this.transport.json(
+      { method: 'POST', path: '/deploy', ...(stage ? { query: { stage: '1' } } : {}), ...call, idempotent: false },
+      request,
+    );
+  }
+
+  /** Makes `revision` live: new sessions start on it and traffic shares end (a no-op for the live one). */
+  promote(name: string, revision: number, options?: RequestOptions): Promise<LiveChangeView> {
+    return this.transport.json({ method: 'POST', path: path`/agent/${name}/promote`, json: { revision }, idempotent: true }, options);
+  }
+
+  /** Makes the revision that was live before the live one live again. */
+  rollback(name: string, options?: RequestOptions): Promise<LiveChangeView> {
+    return this.transport.json({ method: 'POST', path: path`/agent/${name}/rollback`, idempotent: false }, options);
+  }
+
+  /** Sends these percents of new sessions to revisions other than the live one (`{}` ends a canary). */
+  setTraffic(name: string, shares: Record<string, number>, options?: RequestOptions): Promise<TrafficView> {
+    return this.transport.json({ method: 'POST', path: path`/agent/${name}/traffic`, json: shares, idempotent: true }, options);
   }
 
   list(options?: RequestOptions): Promise<AgentList> {

@@ -54,9 +54,17 @@ export function toSendBody(message: MessageInput): SendBody {
 }
 
 export class Sessions extends Resource {
-  /** A new session with the agent, pinned to its current revision. */
-  create(agentName: string, options?: RequestOptions): Promise<CreatedSession> {
-    return this.transport.json({ method: 'POST', path: path`/agent/${agentName}/session`, json: {}, idempotent: false }, options);
+  /**
+   * A new session with the agent, pinned for its whole life to the live revision (or, in a canary's share
+   * of sessions, to the revision given that share). `revision` pins it to any revision instead, a staged
+   * one included: how a staged revision is tried before `agents.promote`.
+   */
+  create(agentName: string, options: RequestOptions & { revision?: number } = {}): Promise<CreatedSession> {
+    const { revision, ...request } = options;
+    return this.transport.json(
+      { method: 'POST', path: path`/agent/${agentName}/session`, json: revision === undefined ? {} : { revision }, idempotent: false },
+      request,
+    );
   }
 
   /** The agent's sessions, newest first: `await` for the first page, `for await` for all. */
