@@ -22,6 +22,7 @@ import { approvalActivities } from './approvals.ts';
 import { scheduleActivities } from './schedules.ts';
 import { triggerActivities } from './triggers.ts';
 import { agentCallActivities } from './agent-calls.ts';
+import { evalActivities } from './evals.ts';
 
 export interface ActivityDeps {
   db: Db;
@@ -71,6 +72,7 @@ export function createActivities(deps: ActivityDeps) {
     ...approvalActivities({ ...deps, bundleOf }),
     ...scheduleActivities(deps),
     ...agentCallActivities({ db: deps.db, taskQueue: deps.config.taskQueue, revisionOf, limits: deps.config.limits }),
+    ...evalActivities({ db: deps.db, config: deps.config, taskQueue: deps.config.taskQueue }),
     ...triggerActivities({
       db: deps.db,
       taskQueue: deps.config.taskQueue,

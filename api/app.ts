@@ -18,6 +18,8 @@ import { deployRoutes } from './routes/deploy.ts';
 import { DEPLOY_CONTENT_TYPES } from '../contract/operations/agents.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { revisionRoutes } from './routes/revisions.ts';
+import { evalRoutes } from './routes/evals.ts';
+import { evalSetRoutes } from './routes/eval-sets.ts';
 import { secretRoutes } from './routes/secrets.ts';
 import { schemaRoutes } from './routes/schemas.ts';
 import { sessionEventRoutes } from './routes/session-events.ts';
@@ -99,6 +101,8 @@ export function createApp(deps: ApiDeps): App {
     ...deployRoutes(deps, registeredTools),
     ...agentRoutes(deps),
     ...revisionRoutes(deps),
+    ...evalRoutes(deps),
+    ...evalSetRoutes(deps),
     ...secretRoutes(deps),
     ...sessionRoutes(deps),
     ...sessionEventRoutes(deps),

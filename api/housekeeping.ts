@@ -6,7 +6,8 @@
 // calls that lost their workflows mid-turn (api/sessions/stranded-calls.ts), so their callers stop
 // waiting. Every API process runs it: a pass only deletes what nothing uses, a workflow takes one answer,
 // and a woken session ends a stranded turn once, so two processes sweeping at once merely repeat each
-// other's work. It starts webhook deliveries the API recorded but never started (api/webhooks/publish.ts).
+// other's work. It starts webhook deliveries and eval runs the API recorded but never started
+// (api/webhooks/publish.ts, api/evals/start-late.ts).
 // Apart, on its own shorter timer: the sweep of sends whose wake-up was lost.
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -28,6 +29,7 @@ import { sweepUntakenSends } from './sessions/wake.ts';
 import { sweepPendingAnswers } from './approvals/handover.ts';
 import { sweepStrandedCalls } from './sessions/stranded-calls.ts';
 import { startUnstartedDeliveries } from './webhooks/publish.ts';
+import { startUnstartedRuns } from './evals/start-late.ts';
 
 /** An MCP call's record older than this belongs to a process that died mid-call. */
 const STALE_MCP_CALL_MS = 60 * 60_000;
@@ -93,8 +95,11 @@ export function startHousekeeping(deps: {
       // Webhook deliveries the API recorded and could not start (the process died, Temporal did not answer).
       const deliveries = await startUnstartedDeliveries(deps);
       if (deliveries > 0) deps.logger.info({ deliveries }, 'housekeeping: webhook deliveries started late');
+      // Eval runs recorded whose workflow could not be started then.
+      const runs = await startUnstartedRuns(deps);
+      if (runs > 0) deps.logger.info({ evalRuns: runs }, 'housekeeping: eval runs started late');
     } catch (error) {
-      deps.logger.warn({ err: error }, 'could not start recorded webhook deliveries; the next pass tries again');
+      deps.logger.warn({ err: error }, 'could not start recorded webhook deliveries or eval runs; the next pass tries again');
     }
     try {
       // Calls older than a pass whose child sessions lost their workflows: woken to end their turns.

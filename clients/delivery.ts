@@ -8,7 +8,7 @@ import { deliveryWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
 import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
 
-/** Starts the delivery; false when it was started before. */
+/** Starts the delivery; false when it was started before (it runs, or ran: either way it is not lost). */
 export async function startDelivery(client: Client, taskQueue: string, userId: string, input: DeliveryInput): Promise<boolean> {
   try {
     await client.workflow.start('deliveryWorkflow', {

@@ -10,6 +10,7 @@ export const WEBHOOK_EVENTS = [
   'approval.expired',
   'trigger.fired',
   'agent.changed',
+  'eval.completed',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
@@ -70,6 +71,15 @@ export interface WebhookEventData {
     traffic: Record<string, number>;
     keyId: string | null;
     at: string;
+  };
+  /** An eval run ended (completed, or cancelled): its summary; GET /evals/<evalId> has every case. */
+  'eval.completed': {
+    evalId: string;
+    agentId: string;
+    agentName: string;
+    revision: number;
+    status: 'completed' | 'cancelled';
+    summary: { cases: number; passed: number; failed: number; errors: number; pending: number; costUsd: number };
   };
 }
 

@@ -10,7 +10,7 @@ import type { ToolServerTool } from '../contract/tool-servers.ts';
 import type { CallableAgent } from '../lib/workflow-safe/agent-tools.ts';
 import type { TrafficShares } from '../lib/revision-traffic.ts';
 import { ConflictError } from '../lib/workflow-safe/errors.ts';
-import { recordChange, type RevisionChange } from './revision-changes.ts';
+import { recordChange, type RecordedDeliveries, type RevisionChange } from './revision-changes.ts';
 
 export interface Agent {
   id: string;
@@ -66,7 +66,8 @@ const toAgent = (row: AgentRow): Agent => ({
   userId: row.user_id,
   name: row.name,
   revision: row.current_revision,
-  latestRevision: row.latest_revision,
+  // An API of the release before moves only current_revision (a rolling upgrade): read as at least it.
+  latestRevision: Math.max(row.latest_revision, row.current_revision),
   traffic: row.traffic,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
@@ -97,7 +98,7 @@ export async function deployRevision(
     /** The API key that deployed it, kept with the change. */
     keyId?: string | null;
   },
-): Promise<{ agent: Agent; created: boolean; change: RevisionChange }> {
+): Promise<{ agent: Agent; created: boolean; change: RevisionChange; deliveries: RecordedDeliveries }> {
   return inTransaction(db, async (client) => {
     // Insert-or-lock: a concurrent deploy of the same new name waits on the unique index, then
     // finds the row and adds its revision after ours.
@@ -114,8 +115,8 @@ export async function deployRevision(
     if (!row) {
       // SET reads the old values: a staged revision keeps the live one and its traffic.
       const updated = await client.query<AgentRow & { live_before: number }>(
-        `UPDATE agents a SET latest_revision = a.latest_revision + 1,
-                current_revision = CASE WHEN $3 THEN a.current_revision ELSE a.latest_revision + 1 END,
+        `UPDATE agents a SET latest_revision = GREATEST(a.latest_revision, a.current_revision) + 1,
+                current_revision = CASE WHEN $3 THEN a.current_revision ELSE GREATEST(a.latest_revision, a.current_revision) + 1 END,
                 traffic = CASE WHEN $3 THEN a.traffic ELSE '{}'::jsonb END,
                 updated_at = now()
            FROM (SELECT id, current_revision AS live_before FROM agents
@@ -127,8 +128,8 @@ export async function deployRevision(
       liveBefore = updated.rows[0]!.live_before;
     }
     await client.query(
-      `INSERT INTO agent_revisions (agent_id, revision, bundle, warnings, fetched_skills, remote_tools, callable_agents, first_live_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $8 THEN NULL ELSE now() END)`,
+      `INSERT INTO agent_revisions (agent_id, revision, bundle, warnings, fetched_skills, remote_tools, callable_agents, never_live)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [
         row.id,
         row.latest_revision,
@@ -140,16 +141,20 @@ export async function deployRevision(
         input.stage === true,
       ],
     );
-    const change = await recordChange(client, {
-      agentId: row.id,
-      kind: input.stage ? 'staged' : 'deployed',
-      revision: row.latest_revision,
-      liveBefore,
-      liveAfter: row.current_revision,
-      traffic: row.traffic,
-      keyId: input.keyId ?? null,
-    });
-    return { agent: toAgent(row), created, change };
+    const { change, deliveries } = await recordChange(
+      client,
+      { userId: input.userId, agentName: row.name },
+      {
+        agentId: row.id,
+        kind: input.stage ? 'staged' : 'deployed',
+        revision: row.latest_revision,
+        liveBefore,
+        liveAfter: row.current_revision,
+        traffic: row.traffic,
+        keyId: input.keyId ?? null,
+      },
+    );
+    return { agent: toAgent(row), created, change, deliveries };
   });
 }
 
@@ -169,13 +174,13 @@ export async function getRevision(db: Db, agentId: string, revision: number): Pr
 }
 
 export interface RevisionSummary extends Omit<AgentRevision, 'bundle' | 'fetchedSkills' | 'remoteTools' | 'callableAgents'> {
-  /** When it first served (null: staged and never live). */
-  firstLiveAt: Date | null;
+  /** Staged, and has served no session yet (not live, no traffic share). */
+  neverLive: boolean;
 }
 
 export async function listRevisions(db: Db, agentId: string): Promise<RevisionSummary[]> {
-  const { rows } = await db.query<RevisionRow & { first_live_at: Date | null }>(
-    'SELECT agent_id, revision, warnings, created_at, first_live_at FROM agent_revisions WHERE agent_id = $1 ORDER BY revision DESC',
+  const { rows } = await db.query<RevisionRow & { never_live: boolean }>(
+    'SELECT agent_id, revision, warnings, created_at, never_live FROM agent_revisions WHERE agent_id = $1 ORDER BY revision DESC',
     [agentId],
   );
   return rows.map((row) => ({
@@ -183,7 +188,7 @@ export async function listRevisions(db: Db, agentId: string): Promise<RevisionSu
     revision: row.revision,
     warnings: row.warnings,
     createdAt: row.created_at,
-    firstLiveAt: row.first_live_at,
+    neverLive: row.never_live,
   }));
 }
 
@@ -213,4 +218,10 @@ export async function agentState(db: Db, agentId: string): Promise<AgentState | 
   );
   const row = rows[0];
   return row && { userId: row.user_id, name: row.name, currentRevision: row.current_revision, traffic: row.traffic, deleted: row.deleted };
+}
+
+/** An agent by id with its name, deleted or not: what a record naming the agent shows. */
+export async function findAgentById(db: Db, agentId: string): Promise<Agent | undefined> {
+  const { rows } = await db.query<AgentRow>('SELECT * FROM agents WHERE id = $1', [agentId]);
+  return rows[0] && toAgent(rows[0]);
 }

@@ -6,6 +6,8 @@ import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
 import type { TrafficShares } from '../lib/revision-traffic.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../lib/workflow-safe/errors.ts';
+import type { WebhookEventData } from '../contract/webhook-events.ts';
+import { insertDeliveries } from './webhook-deliveries.ts';
 
 export type ChangeKind = 'deployed' | 'staged' | 'promoted' | 'rolled_back' | 'traffic';
 
@@ -50,13 +52,47 @@ const toChange = (row: ChangeRow): RevisionChange => ({
 /** At most this many revisions share traffic with the live one. */
 export const TRAFFIC_MAX_REVISIONS = 5;
 
-export async function recordChange(client: DbClient, change: Omit<RevisionChange, 'id' | 'at'>): Promise<RevisionChange> {
+/** The `agent.changed` event's deliveries, recorded with the change; the API starts them once it commits. */
+export interface RecordedDeliveries {
+  userId: string;
+  deliveries: Array<{ id: string; subscriptionId: string }>;
+}
+
+/** The `agent.changed` webhook event's data. */
+export function changedEvent(agentName: string, change: RevisionChange): WebhookEventData['agent.changed'] {
+  return {
+    agentId: change.agentId,
+    agentName,
+    change: change.kind,
+    changeId: change.id,
+    revision: change.revision,
+    liveRevision: change.liveAfter,
+    previousLiveRevision: change.liveBefore,
+    traffic: change.traffic,
+    keyId: change.keyId,
+    at: change.at.toISOString(),
+  };
+}
+
+/** The change's row and its event's deliveries, in the caller's transaction: both commit, or neither. */
+export async function recordChange(
+  client: DbClient,
+  owner: { userId: string; agentName: string },
+  change: Omit<RevisionChange, 'id' | 'at'>,
+): Promise<{ change: RevisionChange; deliveries: RecordedDeliveries }> {
   const { rows } = await client.query<ChangeRow>(
     `INSERT INTO agent_revision_changes (agent_id, kind, revision, live_before, live_after, traffic, key_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
     [change.agentId, change.kind, change.revision, change.liveBefore, change.liveAfter, JSON.stringify(change.traffic), change.keyId],
   );
-  return toChange(rows[0]!);
+  const recorded = toChange(rows[0]!);
+  const deliveries = await insertDeliveries(client, {
+    userId: owner.userId,
+    type: 'agent.changed',
+    eventKey: `agent.changed:${recorded.id}`,
+    data: changedEvent(owner.agentName, recorded),
+  });
+  return { change: recorded, deliveries: { userId: owner.userId, deliveries } };
 }
 
 /** Newest first. */
@@ -69,20 +105,25 @@ export async function listChanges(db: Db, agentId: string, limit: number): Promi
 }
 
 interface Locked {
+  userId: string;
+  name: string;
   live: number;
   latest: number;
   traffic: TrafficShares;
 }
 
 async function lockAgent(client: DbClient, agentId: string): Promise<Locked> {
-  const { rows } = await client.query<{ current_revision: number; latest_revision: number; traffic: TrafficShares }>(
-    'SELECT current_revision, latest_revision, traffic FROM agents WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
+  const { rows } = await client.query<{ user_id: string; name: string; current_revision: number; latest: number; traffic: TrafficShares }>(
+    `SELECT user_id, name, current_revision, GREATEST(latest_revision, current_revision) AS latest, traffic
+       FROM agents WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`,
     [agentId],
   );
   const row = rows[0];
   if (!row) throw new NotFoundError('The agent was deleted');
-  return { live: row.current_revision, latest: row.latest_revision, traffic: row.traffic };
+  return { userId: row.user_id, name: row.name, live: row.current_revision, latest: row.latest, traffic: row.traffic };
 }
+
+const ownerOf = (locked: Locked) => ({ userId: locked.userId, agentName: locked.name });
 
 function refuseUnknown(revision: number, locked: Locked): void {
   if (revision > locked.latest) throw new NotFoundError(`There is no revision ${revision} (the latest is ${locked.latest})`);
@@ -96,19 +137,27 @@ async function makeLive(
   revision: number,
   kind: 'promoted' | 'rolled_back',
   keyId: string | null,
-): Promise<RevisionChange> {
+): Promise<{ change: RevisionChange; deliveries: RecordedDeliveries }> {
   await client.query(`UPDATE agents SET current_revision = $2, traffic = '{}'::jsonb, updated_at = now() WHERE id = $1`, [
     agentId,
     revision,
   ]);
-  await client.query('UPDATE agent_revisions SET first_live_at = coalesce(first_live_at, now()) WHERE agent_id = $1 AND revision = $2', [
+  await client.query('UPDATE agent_revisions SET never_live = false WHERE agent_id = $1 AND revision = $2 AND never_live', [
     agentId,
     revision,
   ]);
-  return recordChange(client, { agentId, kind, revision, liveBefore: locked.live, liveAfter: revision, traffic: {}, keyId });
+  return recordChange(client, ownerOf(locked), {
+    agentId,
+    kind,
+    revision,
+    liveBefore: locked.live,
+    liveAfter: revision,
+    traffic: {},
+    keyId,
+  });
 }
 
-export type LiveChange = { changed: true; change: RevisionChange } | { changed: false; live: number };
+export type LiveChange = { changed: true; change: RevisionChange; deliveries: RecordedDeliveries } | { changed: false; live: number };
 
 /** Makes `revision` live. Promoting the live revision changes nothing (a retried promote is answered the same). */
 export async function promote(db: Db, input: { agentId: string; revision: number; keyId: string | null }): Promise<LiveChange> {
@@ -116,7 +165,7 @@ export async function promote(db: Db, input: { agentId: string; revision: number
     const locked = await lockAgent(client, input.agentId);
     refuseUnknown(input.revision, locked);
     if (locked.live === input.revision) return { changed: false, live: locked.live };
-    return { changed: true, change: await makeLive(client, input.agentId, locked, input.revision, 'promoted', input.keyId) };
+    return { changed: true, ...(await makeLive(client, input.agentId, locked, input.revision, 'promoted', input.keyId)) };
   });
 }
 
@@ -124,7 +173,10 @@ export async function promote(db: Db, input: { agentId: string; revision: number
  * Back to the revision that was live before the live one became live. A rollback is itself such a change,
  * so a second rollback returns to where the first one started (as `kubectl rollout undo` does).
  */
-export async function rollback(db: Db, input: { agentId: string; keyId: string | null }): Promise<RevisionChange> {
+export async function rollback(
+  db: Db,
+  input: { agentId: string; keyId: string | null },
+): Promise<{ change: RevisionChange; deliveries: RecordedDeliveries }> {
   return inTransaction(db, async (client) => {
     const locked = await lockAgent(client, input.agentId);
     const { rows } = await client.query<{ live_before: number }>(
@@ -138,7 +190,7 @@ export async function rollback(db: Db, input: { agentId: string; keyId: string |
       rows[0]?.live_before ??
       (
         await client.query<{ revision: number }>(
-          `SELECT revision FROM agent_revisions WHERE agent_id = $1 AND revision < $2 AND first_live_at IS NOT NULL
+          `SELECT revision FROM agent_revisions WHERE agent_id = $1 AND revision < $2 AND NOT never_live
             ORDER BY revision DESC LIMIT 1`,
           [input.agentId, locked.live],
         )
@@ -156,7 +208,7 @@ export async function rollback(db: Db, input: { agentId: string; keyId: string |
 export async function setTraffic(
   db: Db,
   input: { agentId: string; shares: Record<string, number>; keyId: string | null },
-): Promise<RevisionChange> {
+): Promise<{ change: RevisionChange; deliveries: RecordedDeliveries }> {
   return inTransaction(db, async (client) => {
     const locked = await lockAgent(client, input.agentId);
     const traffic: TrafficShares = {};
@@ -180,7 +232,12 @@ export async function setTraffic(
         { path: '', message: 'names too many revisions' },
       ]);
     await client.query('UPDATE agents SET traffic = $2, updated_at = now() WHERE id = $1', [input.agentId, JSON.stringify(traffic)]);
-    return recordChange(client, {
+    // A revision given a share serves sessions: it is no longer only staged.
+    await client.query('UPDATE agent_revisions SET never_live = false WHERE agent_id = $1 AND revision = ANY($2) AND never_live', [
+      input.agentId,
+      Object.keys(traffic).map(Number),
+    ]);
+    return recordChange(client, ownerOf(locked), {
       agentId: input.agentId,
       kind: 'traffic',
       revision: null,

@@ -199,6 +199,8 @@ export async function listAgentSessions(db: Db, agentId: string, options: { limi
   const { rows } = await db.query<SessionRow>(
     `SELECT * FROM sessions s
       WHERE s.agent_id = $1
+        -- An eval's cases are its run's (GET /evals/<id>), not conversations of the agent's users.
+        AND NOT EXISTS (SELECT 1 FROM eval_sessions e WHERE e.session_id = s.id)
         AND ($2::text IS NULL OR (s.created_at, s.id) < (SELECT created_at, id FROM sessions WHERE id = $2 AND agent_id = $1))
       ORDER BY s.created_at DESC, s.id DESC LIMIT $3`,
     [agentId, options.before ?? null, options.limit],

@@ -70,28 +70,37 @@ export async function createDeliveries(
   if (!found[0]?.subscribed) {
     return found.filter((row) => row.id !== null).map((row) => ({ id: row.id!, subscriptionId: row.subscription_id! }));
   }
-  return inTransaction(db, async (client) => {
-    const { rows: subscriptions } = await client.query<{ id: string }>(
-      `SELECT id FROM webhook_subscriptions WHERE user_id = $1 AND status = 'active' AND $2 = ANY(events) ORDER BY created_at, id`,
-      [input.userId, input.type],
+  return inTransaction(db, (client) => insertDeliveries(client, input));
+}
+
+/**
+ * The deliveries of one event inside the caller's transaction (a change and its event commit together):
+ * one per active subscription naming `type`, none again for an `eventKey` recorded before.
+ */
+export async function insertDeliveries(
+  client: DbClient,
+  input: { userId: string; type: string; eventKey: string; data: unknown },
+): Promise<Array<{ id: string; subscriptionId: string }>> {
+  const { rows: subscriptions } = await client.query<{ id: string }>(
+    `SELECT id FROM webhook_subscriptions WHERE user_id = $1 AND status = 'active' AND $2 = ANY(events) ORDER BY created_at, id`,
+    [input.userId, input.type],
+  );
+  const createdAt = new Date().toISOString();
+  for (const subscription of subscriptions) {
+    const id = newId('dlv');
+    const body = JSON.stringify({ id, type: input.type, createdAt, data: input.data });
+    await client.query(
+      `INSERT INTO webhook_deliveries (id, subscription_id, event_type, event_key, body) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (subscription_id, event_key) DO NOTHING`,
+      [id, subscription.id, input.type, input.eventKey, body],
     );
-    const createdAt = new Date().toISOString();
-    for (const subscription of subscriptions) {
-      const id = newId('dlv');
-      const body = JSON.stringify({ id, type: input.type, createdAt, data: input.data });
-      await client.query(
-        `INSERT INTO webhook_deliveries (id, subscription_id, event_type, event_key, body) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (subscription_id, event_key) DO NOTHING`,
-        [id, subscription.id, input.type, input.eventKey, body],
-      );
-    }
-    const { rows } = await client.query<{ id: string; subscription_id: string }>(
-      `SELECT d.id, d.subscription_id FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-        WHERE s.user_id = $1 AND d.event_key = $2 ORDER BY d.created_at, d.id`,
-      [input.userId, input.eventKey],
-    );
-    return rows.map((row) => ({ id: row.id, subscriptionId: row.subscription_id }));
-  });
+  }
+  const { rows } = await client.query<{ id: string; subscription_id: string }>(
+    `SELECT d.id, d.subscription_id FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+      WHERE s.user_id = $1 AND d.event_key = $2 ORDER BY d.created_at, d.id`,
+    [input.userId, input.eventKey],
+  );
+  return rows.map((row) => ({ id: row.id, subscriptionId: row.subscription_id }));
 }
 
 export interface DeliveryTarget extends SealedSecretColumns {
@@ -179,9 +188,9 @@ export async function listDeliveries(db: Db, subscriptionId: string, options: { 
 }
 
 /**
- * Pending deliveries never attempted, recorded more than `olderThanMs` ago: a delivery's workflow makes
- * its first attempt as it starts, so these were recorded by a process that died before starting them
- * (or their workflow waits for a worker). Oldest first; a day old at most, so an event is late, never stale.
+ * Deliveries recorded more than `olderThanMs` ago whose workflow is not known to run (never marked
+ * started, never attempted): the process that recorded them died before starting them. Oldest first;
+ * a day old at most, so an event is late, never stale; of active subscriptions only.
  */
 export async function unstartedDeliveries(
   db: Db,
@@ -190,11 +199,17 @@ export async function unstartedDeliveries(
 ): Promise<Array<{ deliveryId: string; subscriptionId: string; type: string; userId: string }>> {
   const { rows } = await db.query<{ id: string; subscription_id: string; event_type: string; user_id: string }>(
     `SELECT d.id, d.subscription_id, d.event_type, s.user_id
-       FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-      WHERE d.status = 'pending' AND d.attempts = 0 AND d.created_at < now() - make_interval(secs => $1::double precision / 1000)
-        AND d.created_at > now() - interval '1 day'
+       FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.status = 'active'
+      WHERE d.status = 'pending' AND d.attempts = 0 AND d.started_at IS NULL
+        AND d.created_at < now() - make_interval(secs => $1::double precision / 1000) AND d.created_at > now() - interval '1 day'
       ORDER BY d.created_at LIMIT $2`,
     [olderThanMs, limit],
   );
   return rows.map((row) => ({ deliveryId: row.id, subscriptionId: row.subscription_id, type: row.event_type, userId: row.user_id }));
+}
+
+/** Their workflows run (started now, or found started): the housekeeping pass leaves them alone. */
+export async function markDeliveriesStarted(db: Db, deliveryIds: string[]): Promise<void> {
+  if (deliveryIds.length > 0)
+    await db.query('UPDATE webhook_deliveries SET started_at = now() WHERE id = ANY($1) AND started_at IS NULL', [deliveryIds]);
 }

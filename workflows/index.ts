@@ -9,3 +9,4 @@ export { triggerRunWorkflow } from './trigger.ts';
 export { graphRunWorkflow } from './graph.ts';
 export { schedulesWorkflow } from './schedules.ts';
 export { approvalNoticeWorkflow } from './approval-notice.ts';
+export { evalRunWorkflow, evalCaseWorkflow } from './eval-run.ts';

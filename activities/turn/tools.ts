@@ -24,6 +24,7 @@ import { heartbeatEvery } from './step-deps.ts';
 import { toolCallIdempotencyKey } from '../../lib/tool-call-keys.ts';
 import { remoteToolServers, type RemoteCallAttempt } from './remote-calls.ts';
 import { startToolSpan } from '../../lib/genai-spans.ts';
+import { replayedResult } from './eval-replay.ts';
 
 export interface ToolActivityDeps {
   db: Db;
@@ -58,6 +59,7 @@ export function toolActivities(deps: ToolActivityDeps) {
   const outbound = createOutboundClient({ allowCidrs: deps.config.outbound.allowCidrs });
   const places = { limit: deps.config.limits.runningTurnsPerUser, leaseMs: CALL_LEASE_MS };
   const placeDeps = { db, logger: deps.logger, wake: wakeWaiter };
+  const replayed = replayedResult(db);
   // Made here, with this worker's setting, before any call uses it.
   codeSandbox({ scriptsPerUser: deps.config.limits.codeScriptsPerUser });
 
@@ -124,6 +126,9 @@ export function toolActivities(deps: ToolActivityDeps) {
         isError: true,
       };
     }
+    // An eval's case replaying a recorded session: a recorded result answers, and the tool does not run.
+    const recorded = await replayed(input.sessionId, input.call);
+    if (recorded) return recorded;
     // Alive while it runs (an http call may take its whole timeout): a worker that dies mid-call is noticed.
     const context = Context.current();
     const beat = setInterval(() => context.heartbeat(), heartbeatEvery(context.info.heartbeatTimeoutMs));

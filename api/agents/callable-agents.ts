@@ -30,7 +30,7 @@ export async function resolveCallableAgents(db: Db, userId: string, bundle: Bund
     if (!stored) {
       errors.push({
         path: `/agents/${index}/revision`,
-        message: `the agent "${entry.name}" has no revision ${revision} (its latest is ${callee.revision})`,
+        message: `the agent "${entry.name}" has no revision ${revision} (its latest is ${callee.latestRevision})`,
       });
       continue;
     }

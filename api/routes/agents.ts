@@ -82,13 +82,10 @@ export function agentRoutes(deps: ApiDeps) {
         return {
           status: 200,
           body: {
-            revisions: revisions.map(({ agentId: _agentId, firstLiveAt: _firstLiveAt, ...revision }) => ({
-              ...revision,
-              ...revisionState(
-                agent,
-                revisions.find((each) => each.revision === revision.revision)!,
-              ),
-            })),
+            revisions: revisions.map((revision) => {
+              const { agentId: _agentId, neverLive: _neverLive, ...view } = revision;
+              return { ...view, ...revisionState(agent, revision) };
+            }),
             live: agent.revision,
             traffic: agent.traffic,
             changes: changes.map(changeView),

@@ -23,6 +23,8 @@ import { resolveCallableAgents } from '../agents/callable-agents.ts';
 import { agentToolsTaken } from '../../lib/workflow-safe/agent-tools.ts';
 import { publishChange } from './revisions.ts';
 
+const stageOf = (query: { stage?: string }) => query.stage === '1' || query.stage === 'true';
+
 export function deployRoutes(deps: ApiDeps, registeredTools: RegisteredToolsReader) {
   const fetchSkills = skillFetcher({
     allowCidrs: deps.config.outbound.allowCidrs,
@@ -55,7 +57,8 @@ export function deployRoutes(deps: ApiDeps, registeredTools: RegisteredToolsRead
         const result = validateBundle(text, { existingSecretKeys, registeredToolServers: new Set(registered.map((server) => server.id)) });
         if (!result.ok) return invalid(result.errors);
         const crons = result.bundle.triggers.filter((trigger) => trigger.kind === 'cron').length;
-        if (crons > 0) {
+        // A staged revision makes no schedule: the limit is checked when it is promoted.
+        if (crons > 0 && !stageOf(query)) {
           const others = await countCronTriggers(deps.db, principal!.userId, result.bundle.name);
           refusePastScheduleLimit(others, crons, deps.config.limits.schedulesPerUser);
         }
@@ -65,8 +68,8 @@ export function deployRoutes(deps: ApiDeps, registeredTools: RegisteredToolsRead
         if (!fetched.ok || !remote.ok) return invalid([...(fetched.ok ? [] : fetched.errors), ...(remote.ok ? [] : remote.errors)]);
         const shadowed = agentToolsTaken(result.bundle, remote.tools);
         if (shadowed.length > 0) return invalid(shadowed);
-        const stage = query.stage === '1' || query.stage === 'true';
-        const { agent, created, change } = await deployRevision(deps.db, {
+        const stage = stageOf(query);
+        const { agent, created, change, deliveries } = await deployRevision(deps.db, {
           userId: principal!.userId,
           bundle: result.bundle,
           warnings: result.warnings,
@@ -78,7 +81,7 @@ export function deployRoutes(deps: ApiDeps, registeredTools: RegisteredToolsRead
         });
         const revision = agent.latestRevision;
         req.log.info({ agentId: agent.id, revision, live: agent.revision }, stage ? 'staged' : 'deployed');
-        await publishChange(deps, agent, change);
+        await publishChange(deps, deliveries);
         // A staged revision changes no schedule: they follow the live revision.
         if (!stage) {
           const replaced = change.liveBefore === null ? undefined : await getRevision(deps.db, agent.id, change.liveBefore);

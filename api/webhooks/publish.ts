@@ -1,54 +1,62 @@
 // Webhook events of changes the API makes itself (an agent's revisions: contract/webhook-events.ts,
-// `agent.changed`). The change is committed first; its deliveries are then recorded (one per matching
-// subscription, idempotent on the event key) and their workflows started. A process that dies between
-// the two leaves deliveries recorded and not started: the housekeeping pass starts those
-// (`startUnstartedDeliveries`), so an event is delivered late rather than lost. Failing to publish never
-// fails the request: the change is made, and the log says what was not sent.
+// `agent.changed`). The change and its deliveries commit in one transaction (store/revision-changes.ts);
+// the deliveries' workflows are started after, and marked started. A process that dies in between, or
+// a Temporal that does not answer, leaves deliveries recorded and unmarked: the housekeeping pass starts
+// those (`startUnstartedDeliveries`), so an event is delivered late rather than lost. Starting never
+// fails the request: the change is made, and the log says what waits for the pass.
 import type { ApiDeps } from '../context.ts';
-import type { PublishedEvent } from '../../contract/webhook-events.ts';
 import type { DeliverySettings } from '../../core/delivery-types.ts';
-import { createDeliveries, unstartedDeliveries } from '../../store/webhook-deliveries.ts';
+import type { RecordedDeliveries } from '../../store/revision-changes.ts';
+import { markDeliveriesStarted, unstartedDeliveries } from '../../store/webhook-deliveries.ts';
 import { startDelivery } from '../../clients/delivery.ts';
 import { callTemporal } from '../temporal-call.ts';
 
-/** A recorded delivery its workflow has not taken after this long was never started. */
+/** A recorded delivery not marked started after this long was never started. */
 export const UNSTARTED_DELIVERY_MS = 2 * 60_000;
+/** Deliveries one housekeeping pass starts at most. */
+const STARTED_PER_PASS = 100;
+
+type StartDeps = Pick<ApiDeps, 'db' | 'config' | 'logger'> & { temporal: Pick<ApiDeps['temporal'], 'client'> };
 
 function deliverySettings(deps: Pick<ApiDeps, 'config'>): DeliverySettings {
   return { retryScheduleMs: deps.config.webhooks.retryScheduleMs, attemptTimeoutMs: deps.config.webhooks.attemptTimeoutMs };
 }
 
-export async function publishFromApi(deps: ApiDeps, userId: string, event: PublishedEvent, eventKey: string): Promise<void> {
+/** Starts one delivery within the API's Temporal deadline and marks it; false when it could not be started now. */
+async function startOne(
+  deps: StartDeps,
+  userId: string,
+  delivery: { deliveryId: string; subscriptionId: string; type: string },
+): Promise<boolean> {
   try {
-    const deliveries = await createDeliveries(deps.db, { userId, type: event.type, data: event.data, eventKey });
-    const settings = deliverySettings(deps);
-    for (const delivery of deliveries) {
-      await callTemporal(deps, () =>
-        startDelivery(deps.temporal.client, deps.config.taskQueue, userId, {
-          deliveryId: delivery.id,
-          subscriptionId: delivery.subscriptionId,
-          type: event.type,
-          settings,
-        }),
-      );
-    }
+    await callTemporal(deps, () =>
+      startDelivery(deps.temporal.client, deps.config.taskQueue, userId, { ...delivery, settings: deliverySettings(deps) }),
+    );
+    await markDeliveriesStarted(deps.db, [delivery.deliveryId]);
+    return true;
   } catch (error) {
     deps.logger.warn(
-      { err: error, eventKey, type: event.type },
-      'could not publish the webhook event now; housekeeping starts its deliveries later',
+      { err: error, deliveryId: delivery.deliveryId },
+      'could not start a webhook delivery now; housekeeping starts it later',
     );
+    return false;
   }
 }
 
-/** Deliveries recorded long enough ago and never attempted: their workflows are started (a no-op for a running one). */
-export async function startUnstartedDeliveries(
-  deps: Pick<ApiDeps, 'db' | 'config'> & { temporal: Pick<ApiDeps['temporal'], 'client'> },
-): Promise<number> {
-  const found = await unstartedDeliveries(deps.db, UNSTARTED_DELIVERY_MS, 100);
+/** After the change committed: its event's deliveries go out. */
+export async function startRecordedDeliveries(deps: StartDeps, type: string, recorded: RecordedDeliveries): Promise<void> {
+  for (const delivery of recorded.deliveries) {
+    await startOne(deps, recorded.userId, { deliveryId: delivery.id, subscriptionId: delivery.subscriptionId, type });
+  }
+}
+
+/** Deliveries recorded long enough ago and never started: started now (a no-op for one found running). */
+export async function startUnstartedDeliveries(deps: StartDeps): Promise<number> {
+  const found = await unstartedDeliveries(deps.db, UNSTARTED_DELIVERY_MS, STARTED_PER_PASS);
   let started = 0;
-  const settings = deliverySettings(deps);
   for (const delivery of found) {
-    if (await startDelivery(deps.temporal.client, deps.config.taskQueue, delivery.userId, { ...delivery, settings })) started += 1;
+    const { userId, ...rest } = delivery;
+    if (await startOne(deps, userId, rest)) started += 1;
   }
   return started;
 }

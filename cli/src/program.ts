@@ -7,6 +7,7 @@ import { registerApprovals } from './commands/approvals.ts';
 import { registerChat } from './commands/chat.ts';
 import { registerCustomCommands } from './commands/custom.ts';
 import { registerDeploy } from './commands/deploy.ts';
+import { registerEvals } from './commands/evals.ts';
 import { registerEvents } from './commands/events.ts';
 import { registerFiles } from './commands/files.ts';
 import { registerKeys } from './commands/keys.ts';
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerDeploy(program);
   registerAgents(program);
   registerRevisions(program);
+  registerEvals(program);
   registerSessions(program);
   registerEvents(program);
   registerFiles(program);

@@ -244,7 +244,8 @@ export const listRevisions = defineOperation({
                 state: {
                   enum: REVISION_STATES,
                   description:
-                    'live; canary: not live, with a traffic share; staged: never live; retired: live once, not now and without a share',
+                    'live; canary: not live, with a traffic share; staged: has served no session (never live, never a share); retired: ' +
+                    'served sessions once (live, or a share), not now',
                 },
                 trafficPercent: { type: 'integer', description: 'The percent of new sessions it gets now' },
               },

@@ -2,6 +2,7 @@
 // the Express router to prove it), and the OpenAPI document lists them in this order.
 import * as agents from './agents.ts';
 import * as revisions from './revisions.ts';
+import * as evals from './evals.ts';
 import * as agentMcp from './agent-mcp.ts';
 import * as agentA2a from './agent-a2a.ts';
 import * as oauth from './oauth.ts';
@@ -47,6 +48,13 @@ export const OPERATIONS = {
   promoteRevision: revisions.promoteRevision,
   rollbackRevision: revisions.rollbackRevision,
   setRevisionTraffic: revisions.setRevisionTraffic,
+  createEvalRun: evals.createEvalRun,
+  getEvalRun: evals.getEvalRun,
+  listEvalRuns: evals.listEvalRuns,
+  cancelEvalRun: evals.cancelEvalRun,
+  putEvalSet: evals.putEvalSet,
+  getEvalSet: evals.getEvalSet,
+  listEvalSets: evals.listEvalSets,
   runCommand: commands.runCommand,
   postAgentMcp: agentMcp.postAgentMcp,
   getAgentMcp: agentMcp.getAgentMcp,
@@ -117,6 +125,7 @@ export * from './shared.ts';
 export * from './turn-answers.ts';
 export * from './agents.ts';
 export * from './revisions.ts';
+export * from './evals.ts';
 export * from './approvals.ts';
 export * from './commands.ts';
 export * from './device.ts';

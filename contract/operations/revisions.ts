@@ -53,7 +53,8 @@ export const promoteRevision = defineOperation({
   summary: 'Make a revision live (new sessions start on it; traffic shares end)',
   description:
     'Sessions already started stay on their revision. Cron schedules and webhook triggers follow the live revision from now on. ' +
-    'Promoting the live revision answers `changed: false` and records nothing, so a retry is safe.',
+    'Promoting the live revision answers `changed: false` and records nothing, so a retry is safe (it asks for its schedules ' +
+    'again). A rollback (or any change) that committed never answers 503 afterwards, so a retry cannot repeat it by mistake.',
   tag: 'agents',
   auth: { kind: 'scope', scope: 'agents:write' },
   body: {
@@ -62,13 +63,28 @@ export const promoteRevision = defineOperation({
       type: 'object',
       required: ['revision'],
       additionalProperties: false,
-      properties: { revision: { type: 'integer', minimum: 1, maximum: 999_999_999 } },
+      properties: {
+        revision: { type: 'integer', minimum: 1, maximum: 999_999_999 },
+        requireEval: {
+          type: 'object',
+          required: ['set'],
+          additionalProperties: false,
+          description:
+            'Promote only if a completed eval run of this revision against the stored set (any version) passed at least ' +
+            '`minScore` of its cases (default 1: all); otherwise 409, naming the best run',
+          properties: {
+            set: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' },
+            minScore: { type: 'number', minimum: 0, maximum: 1, default: 1 },
+          },
+        },
+      },
     },
   },
   responses: {
     200: { description: 'The revision is live', schema: LIVE_CHANGE_SCHEMA },
-    404: { description: 'You have no agent of that name, or it has no such revision' },
-    409: { description: "Making it live would put you past your schedules' limit (its cron triggers)" },
+    404: { description: 'You have no agent of that name, or it has no such revision (or requireEval names no set of yours)' },
+    403: { description: 'Making it live would put you past SCHEDULES_PER_USER with its cron triggers (problem type schedule-limit)' },
+    409: { description: 'requireEval: no completed eval run of the revision against the set passes minScore' },
   },
 });
 

@@ -6,6 +6,7 @@ import { AgentPage } from './pages/agent.tsx';
 import { AgentsPage } from './pages/agents.tsx';
 import { DeployPage } from './pages/deploy.tsx';
 import { DevicePage } from './pages/device.tsx';
+import { EvalPage } from './pages/eval.tsx';
 import { OAuthConsentPage } from './pages/oauth-consent.tsx';
 import { HomePage } from './pages/home.tsx';
 import { KeysPage } from './pages/keys.tsx';
@@ -31,6 +32,7 @@ const TABLE: Table = [
   ['/agents/:name', 'Agent', ({ name }) => <AgentPage name={name!} />],
   ['/agents/:name/sessions', 'Sessions', ({ name }) => <SessionsPage agent={name!} />],
   ['/sessions/:id', 'Session', ({ id }) => <SessionPage id={id!} />],
+  ['/evals/:id', 'Eval', ({ id }) => <EvalPage id={id!} />],
   ['/deploy', 'Deploy', (_params, location) => <DeployPage agent={location.query.get('agent') ?? undefined} />],
   ['/tool-servers', 'Tool servers', () => <ToolServersPage />],
   ['/usage', 'Usage', () => <UsagePage />],

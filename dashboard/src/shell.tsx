@@ -15,10 +15,11 @@ const SECTIONS = [
   { to: '/webhooks', label: 'Webhooks' },
 ];
 
-/** The section a path is in: the overview only at the root, the others by their prefix (a session is an agent's). */
+/** The section a path is in: the overview only at the root, the others by their prefix (a session, an eval are an agent's). */
 function isCurrent(section: string, path: string): boolean {
   if (section === '/') return path === '/';
-  if (section === '/agents') return path.startsWith('/agents') || path.startsWith('/sessions') || path.startsWith('/deploy');
+  if (section === '/agents')
+    return path.startsWith('/agents') || path.startsWith('/sessions') || path.startsWith('/deploy') || path.startsWith('/evals');
   return path.startsWith(section);
 }
 

@@ -16,7 +16,7 @@ export const SEARCH_ATTRIBUTES: ReadonlyArray<{ name: string; type: 'Keyword' }>
 ];
 
 /** What a run is, as the Kind attribute says it: the Web UI's filter `Kind = "approval"` and the like. */
-export type RunKind = 'session' | 'turn' | 'approval' | 'notice' | 'delivery' | 'schedules' | 'schedule' | 'trigger' | 'run';
+export type RunKind = 'session' | 'turn' | 'approval' | 'notice' | 'delivery' | 'schedules' | 'schedule' | 'trigger' | 'run' | 'eval';
 
 /** The attributes of one run: its kind and whichever of its user, agent and session it has. */
 export function searchAttributes(

@@ -46,6 +46,15 @@ export function triggerRunWorkflowId(sessionId: string): string {
   return `trigger:${sessionId}`;
 }
 
+/** An eval run, and one of its cases. */
+export function evalRunWorkflowId(runId: string): string {
+  return `eval:${runId}`;
+}
+
+export function evalCaseWorkflowId(runId: string, position: number): string {
+  return `eval:${runId}:${position}`;
+}
+
 /** One run of a workflow graph. */
 export function graphRunWorkflowId(runId: string): string {
   return `run:${runId}`;

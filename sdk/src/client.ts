@@ -7,6 +7,7 @@ import { ApprovalHandle, Approvals } from './resources/approvals.ts';
 import { Device } from './resources/device.ts';
 import { OAuth } from './resources/oauth.ts';
 import { eventsFunction, type EventsFunction } from './resources/events.ts';
+import { Evals } from './resources/evals.ts';
 import { Health } from './resources/health.ts';
 import { Keys } from './resources/keys.ts';
 import { Mcps } from './resources/mcps.ts';
@@ -49,6 +50,8 @@ export class Client {
   readonly toolResults: ToolResults;
   readonly approvals: Approvals;
   readonly runs: Runs;
+  /** Eval runs: a revision run against written cases or recorded sessions, each case graded (docs/evals.md). */
+  readonly evals: Evals;
   readonly keys: Keys;
   /** Device login (RFC 8628 in shape): how a program without a key gets one approved by a logged-in user. */
   readonly device: Device;
@@ -88,6 +91,7 @@ export class Client {
     this.toolResults = new ToolResults(this.transport);
     this.approvals = new Approvals(this.transport);
     this.runs = new Runs(this.transport);
+    this.evals = new Evals(this.transport);
     this.keys = new Keys(this.transport);
     this.device = new Device(this.transport);
     this.oauth = new OAuth(this.transport);

@@ -10,6 +10,17 @@ export type { Scope } from '../../contract/scopes.ts';
 export type { Deployed, AgentList, AgentDetail, RevisionList, Revision, InvalidBundle } from '../../contract/operations/agents.ts';
 export type { LiveChangeView, RevisionChangeView, TrafficView } from '../../contract/operations/revisions.ts';
 export type {
+  EvalRunBody,
+  EvalRunView,
+  EvalRunList,
+  EvalSetSummary,
+  EvalSetView,
+  EvalSetList,
+  Expectation,
+  GraderSpec,
+  Verdict,
+} from '../../contract/operations/evals.ts';
+export type {
   ApprovalView,
   CreateApprovalBody,
   AnswerBody,

@@ -133,7 +133,8 @@ describe('staged revisions', () => {
     const cleared = ok(await runCli(['traffic', name, '--clear'], { configDir }));
     expect(cleared.stdout).toMatch(/^REVISION\s+STATE\s+NEW SESSIONS\n1\s+live\s+100%\n$/);
     expect(cleared.stderr).toContain('no canary');
-    expect(ok(await runCli(['agents', 'revisions', name], { configDir })).stdout).toMatch(/^2\s+staged\s+-\s/m);
+    // Ended, the canary's revision has served sessions: retired, not staged.
+    expect(ok(await runCli(['agents', 'revisions', name], { configDir })).stdout).toMatch(/^2\s+retired\s+-\s/m);
     expect(JSON.parse(ok(await runCli(['traffic', name, '--json'], { configDir })).stdout)).toEqual({ live: 1, traffic: {} });
   });
 

@@ -8,6 +8,7 @@ import { call } from '../helpers/client/request.ts';
 import { startWebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
 import { createDeliveries } from '../../store/webhook-deliveries.ts';
 import { startUnstartedDeliveries } from '../../api/webhooks/publish.ts';
+import { createLogger } from '../../lib/logger.ts';
 
 // Loopback webhook receivers are allowed here.
 const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
@@ -246,13 +247,18 @@ test('an event whose deliveries were recorded but never started (the API died be
     eventKey: `agent.changed:test-${crypto.randomUUID()}`,
     data: { agentName: 'left-behind' },
   });
-  const deps = { db: env.api.db, config: env.api.config, temporal: { client: env.worker.client } };
+  const deps = {
+    db: env.api.db,
+    config: env.api.config,
+    temporal: { client: env.worker.client },
+    logger: createLogger({ level: 'silent' }),
+  };
   // Too recent: its workflow may be about to start.
   expect(await startUnstartedDeliveries(deps)).toBe(0);
   await env.api.db.query(`UPDATE webhook_deliveries SET created_at = now() - interval '5 minutes' WHERE id = $1`, [recorded!.id]);
   expect(await startUnstartedDeliveries(deps)).toBeGreaterThanOrEqual(1);
   const [delivered] = await hooks.waitForRequests(1, 30_000);
   expect(JSON.parse(delivered!.body)).toMatchObject({ id: recorded!.id, type: 'agent.changed', data: { agentName: 'left-behind' } });
-  // Started once: a second pass finds it attempted.
+  // Started once: a second pass finds it marked.
   expect(await startUnstartedDeliveries(deps)).toBe(0);
 });

@@ -92,6 +92,7 @@ describe('subscriptions', () => {
       'approval.expired',
       'trigger.fired',
       'agent.changed',
+      'eval.completed',
     ];
     expect((await subscribe(api, other, { url: 'https://example.com/all', events })).status).toBe(201);
   });

@@ -17,10 +17,15 @@ export function registerRevisions(program: Command): void {
       .description('Make a revision of an agent live: new sessions start on it, a canary ends; sessions under way keep theirs')
       .argument('<agent>')
       .argument('<revision>')
-      .action(async (agent: string, word: string, _options: object, command: Command) => {
+      .option('--require-eval <set>', 'only if a completed eval run of the revision against this stored set passed (docs/evals.md)')
+      .option('--min-score <0..1>', 'with --require-eval: the share of its cases that must have passed (default 1)')
+      .action(async (agent: string, word: string, options: { requireEval?: string; minScore?: string }, command: Command) => {
         const context = contextOf(command);
         const revision = revisionNumber(word);
-        const result = await context.client().agents.promote(agent, revision);
+        if (options.minScore !== undefined && options.requireEval === undefined)
+          throw new UsageError('--min-score is the bar of --require-eval <set>: give the set too');
+        const requireEval = options.requireEval === undefined ? undefined : { set: options.requireEval, ...minScoreOf(options.minScore) };
+        const result = await context.client().agents.promote(agent, revision, requireEval ? { requireEval } : {});
         if (context.json) return printJson(result);
         note(
           result.change
@@ -28,7 +33,11 @@ export function registerRevisions(program: Command): void {
             : `${agent}: revision ${result.live} was live already; nothing changed.`,
         );
       }),
-    ['agent-service promote helper 4', 'agent-service deploy --stage && agent-service promote helper 4'],
+    [
+      'agent-service promote helper 4',
+      'agent-service deploy --stage && agent-service promote helper 4',
+      'agent-service promote helper 4 --require-eval smoke --min-score 0.95',
+    ],
   );
 
   withExamples(
@@ -85,6 +94,15 @@ export function revisionNumber(word: string): number {
   if (!/^\d+$/.test(word.trim()) || revision < 1 || revision > MAX_REVISION)
     throw new UsageError(`Not a revision: "${word}". Give its number, e.g. 4.`);
   return revision;
+}
+
+/** `--min-score` as the service takes it: a share from 0 to 1, or nothing for its default (1). */
+function minScoreOf(word: string | undefined): { minScore?: number } {
+  if (word === undefined) return {};
+  const score = Number(word);
+  if (!/^(\d+(\.\d+)?|\.\d+)$/.test(word.trim()) || score > 1)
+    throw new UsageError(`--min-score takes a share from 0 to 1; "${word}" is not one`);
+  return { minScore: score };
 }
 
 /** `4=10 5=5` as the body of POST /agent/<name>/traffic; the service checks the live one and the 100% total. */

@@ -1,5 +1,5 @@
 // An agent's revisions, newest first, with what each serves: live, a canary with its share of new
-// sessions, staged (never live yet) or retired (live once). Promote makes one live and Roll back returns
+// sessions, staged (it has served no session) or retired (it served once: live, or a share). Promote makes one live and Roll back returns
 // to the revision live before; both ask first, since new sessions (and triggers) move at once. One
 // revision is fetched and shown as highlighted JSONC on request (the list carries no bundles).
 import { useState } from 'preact/hooks';

@@ -1,11 +1,12 @@
 // One agent: its live bundle (highlighted JSONC), where MCP clients reach it, triggers with their URLs, commands, revisions
-// with what serves (promote, rollback, a canary's traffic) and the changes of it, and the ways on: its sessions, a new revision
-// from the editor, deleting it.
+// with what serves (promote, rollback, a canary's traffic), its eval runs and the changes of it, and the ways on: its sessions,
+// a new revision from the editor, deleting it.
 import { useState } from 'preact/hooks';
 import type { Client } from '@agent-service/sdk';
 import { useClient } from '../auth/client-context.ts';
 import { CommandsTable } from '../agents/commands-table.tsx';
 import { ConnectSection } from '../agents/connect-section.tsx';
+import { EvalRuns } from '../agents/eval-runs.tsx';
 import { RevisionChanges } from '../agents/revision-changes.tsx';
 import { RevisionDiff } from '../agents/revision-diff.tsx';
 import { RevisionsList } from '../agents/revisions-list.tsx';
@@ -110,6 +111,10 @@ export function AgentPage({ name }: { name: string }) {
             <section aria-labelledby="traffic-heading">
               <h2 id="traffic-heading">Traffic</h2>
               <TrafficForm key={listed.changes[0]?.id} agentName={name} listed={listed} onChanged={loaded.reload} />
+            </section>
+            <section aria-labelledby="evals-heading">
+              <h2 id="evals-heading">Evals</h2>
+              <EvalRuns agentName={name} />
             </section>
             <section aria-labelledby="changes-heading">
               <h2 id="changes-heading">Changes</h2>

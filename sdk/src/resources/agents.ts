@@ -42,9 +42,21 @@ export class Agents extends Resource {
     );
   }
 
-  /** Makes `revision` live: new sessions start on it and traffic shares end (a no-op for the live one). */
-  promote(name: string, revision: number, options?: RequestOptions): Promise<LiveChangeView> {
-    return this.transport.json({ method: 'POST', path: path`/agent/${name}/promote`, json: { revision }, idempotent: true }, options);
+  /**
+   * Makes `revision` live: new sessions start on it and traffic shares end (a no-op for the live one).
+   * With `requireEval`, only if a completed eval run of the revision against that stored set passed at
+   * least `minScore` of its cases (default 1); otherwise ConflictError, naming the best run.
+   */
+  promote(
+    name: string,
+    revision: number,
+    options: RequestOptions & { requireEval?: { set: string; minScore?: number } } = {},
+  ): Promise<LiveChangeView> {
+    const { requireEval, ...request } = options;
+    return this.transport.json(
+      { method: 'POST', path: path`/agent/${name}/promote`, json: { revision, ...(requireEval ? { requireEval } : {}) }, idempotent: true },
+      request,
+    );
   }
 
   /** Makes the revision that was live before the live one live again. */

@@ -1,0 +1,43 @@
+// A service tool call in an eval's case that replays a recorded session (store/eval-recordings.ts): the
+// recorded result of a matching call answers it and nothing runs, so an `http` tool that sent an email
+// in the recording sends none in the eval. A call no recorded call matches gets a tool error, unless the
+// run lets unmatched calls run live. Whether a session replays is read once per session and kept: it is
+// fixed when the case's session is made, before its first turn. Other sessions pay one key lookup per
+// session and worker.
+import type { Db } from '../../store/db.ts';
+import { evalSessionOf, recordedAnswer, type EvalSession } from '../../store/eval-recordings.ts';
+import type { ServiceToolResult, ToolCall } from '../../core/turn-types.ts';
+
+const MAX_KNOWN = 10_000;
+
+export function replayedResult(db: Db) {
+  const known = new Map<string, EvalSession | null>();
+
+  async function replayOf(sessionId: string): Promise<EvalSession | null> {
+    if (known.has(sessionId)) return known.get(sessionId)!;
+    const found = await evalSessionOf(db, sessionId);
+    if (known.size >= MAX_KNOWN) known.delete(known.keys().next().value!);
+    known.set(sessionId, found);
+    return found;
+  }
+
+  /** The recorded answer (or the refusal of an unmatched call) for a replaying session; null: run the tool. */
+  return async function replayed(sessionId: string, call: ToolCall): Promise<ServiceToolResult | null> {
+    const session = await replayOf(sessionId);
+    if (!session?.replayOf) return null;
+    const { toolCallId, toolName } = call;
+    const answer = await recordedAnswer(db, { sessionId, replayOf: session.replayOf, toolCallId, toolName, input: call.input });
+    if (answer.matched)
+      return { type: 'tool-result', toolCallId, toolName, output: answer.output, ...(answer.isError ? { isError: true } : {}) };
+    if (session.unmatched === 'live') return null;
+    return {
+      type: 'tool-result',
+      toolCallId,
+      toolName,
+      output: {
+        error: `This is an eval replaying a recorded session, and no recorded call of "${toolName}" with this input was left to answer it; the tool did not run.`,
+      },
+      isError: true,
+    };
+  };
+}

@@ -1,0 +1,105 @@
+import type { EvalRunBody, EvalRunList, EvalRunView, EvalSetList, EvalSetSummary, EvalSetView } from '../contract.ts';
+import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError } from '../errors.ts';
+import { isRetryableStatus, retryDelayMs, sleep } from '../retry.ts';
+import { path, type RequestOptions } from '../transport.ts';
+import { Resource } from './resource.ts';
+
+export interface EvalWaitOptions {
+  /** Between two reads of the run. Default 2 s. */
+  intervalMs?: number;
+  /** Give up (APITimeoutError) after this long; by default wait until the run ends. The run goes on either way. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+const DEFAULT_INTERVAL_MS = 2000;
+
+/** Eval runs: a revision run against cases, each graded (docs/evals.md). */
+export class Evals extends Resource {
+  /**
+   * Starts a run of `body.revision` (default: the live one) against written `cases` or recorded
+   * `fromSessions`; answers at once with its id. Not retried unless `maxRetries` says so: the service
+   * takes no Idempotency-Key here and records the run before starting it (its 503 says the run may exist),
+   * so a retry could start a second run and spend twice.
+   */
+  create(agentName: string, body: EvalRunBody, options: RequestOptions = {}): Promise<{ id: string; cases: number }> {
+    return this.transport.json(
+      { method: 'POST', path: path`/agent/${agentName}/evals`, json: body, idempotent: false },
+      { maxRetries: 0, ...options },
+    );
+  }
+
+  /** The run with its summary and every case: status, verdicts, the candidate's transcript and the baseline. */
+  retrieve(id: string, options?: RequestOptions): Promise<EvalRunView> {
+    return this.transport.json({ method: 'GET', path: path`/evals/${id}`, idempotent: true }, options);
+  }
+
+  /** The agent's last 100 runs, newest first, without their cases. */
+  list(agentName: string, options?: RequestOptions): Promise<EvalRunList> {
+    return this.transport.json({ method: 'GET', path: path`/agent/${agentName}/evals`, idempotent: true }, options);
+  }
+
+  /** Cancels the run: its cases still running are aborted. Safe to repeat, and a no-op for a run that ended. */
+  cancel(id: string, options?: RequestOptions): Promise<{ id: string }> {
+    return this.transport.json({ method: 'POST', path: path`/evals/${id}/cancel`, idempotent: true }, options);
+  }
+
+  /**
+   * Stores a set of written cases under `name` as its next version (1 for a new name): a run names it with
+   * `set: 'name'` (its latest version) or `'name@3'`, and a promote's `requireEval` asks for a passing run
+   * against it. Not retried (each call adds a version).
+   */
+  putSet(name: string, body: { cases: NonNullable<EvalRunBody['cases']> }, options: RequestOptions = {}): Promise<EvalSetSummary> {
+    return this.transport.json(
+      { method: 'PUT', path: path`/eval-set/${name}`, json: body, idempotent: false },
+      { maxRetries: 0, ...options },
+    );
+  }
+
+  /** A stored set with its cases (`items`): its latest version, or `query.version`. */
+  getSet(name: string, query: { version?: number } = {}, options?: RequestOptions): Promise<EvalSetView> {
+    return this.transport.json(
+      { method: 'GET', path: path`/eval-set/${name}`, query: { version: query.version }, idempotent: true },
+      options,
+    );
+  }
+
+  /** Your stored sets, each at its latest version. */
+  listSets(options?: RequestOptions): Promise<EvalSetList> {
+    return this.transport.json({ method: 'GET', path: '/eval-set', idempotent: true }, options);
+  }
+
+  /**
+   * Reads the run every `intervalMs` until it is no longer running, and resolves with it (completed or
+   * cancelled). A read that fails for a passing reason (a dropped connection, a restarting API, a 5xx) is
+   * simply tried again at the next interval, so a long run outlives them; past `timeoutMs` it throws
+   * APITimeoutError.
+   */
+  async waitFor(id: string, options: EvalWaitOptions = {}): Promise<EvalRunView> {
+    const interval = options.intervalMs ?? DEFAULT_INTERVAL_MS;
+    const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+    let failures = 0;
+    for (;;) {
+      let delay = interval;
+      try {
+        const run = await this.transport.json<EvalRunView>(
+          { method: 'GET', path: path`/evals/${id}`, idempotent: true },
+          { signal: options.signal, maxRetries: 0 },
+        );
+        failures = 0;
+        if (run.status !== 'running') return run;
+      } catch (error) {
+        if (error instanceof APIUserAbortError) throw error;
+        const transient = error instanceof APIConnectionError || (error instanceof APIError && isRetryableStatus(error.status, true));
+        if (!transient) throw error;
+        failures++;
+        delay = Math.max(interval, retryDelayMs(Math.min(failures, 5), error instanceof APIError ? error.headers : undefined) ?? 5000);
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw new APITimeoutError(`The eval run ${id} did not end within ${options.timeoutMs} ms`);
+      await sleep(Math.min(delay, left), options.signal).catch(() => {
+        throw new APIUserAbortError(undefined, { cause: options.signal?.reason });
+      });
+    }
+  }
+}

@@ -1,0 +1,318 @@
+// Eval runs and their cases (schema/migrations/0044_evals.sql). A case's session and message ids are
+// chosen once, by whichever attempt of its activity gets there first, so a retried case opens one
+// session and sends one message. A case ends once: the first result written stands.
+import type { Db, DbClient } from './db.ts';
+import { inTransaction } from './db.ts';
+import type { Expectation, GraderSpec, Verdict } from '../contract/operations/evals.ts';
+import type { Transcript } from '../lib/evals/transcript.ts';
+
+export type { Transcript };
+
+export type RunStatus = 'running' | 'completed' | 'cancelled';
+export type CaseStatus = 'pending' | 'running' | 'passed' | 'failed' | 'error' | 'cancelled';
+export const ENDED_CASE: ReadonlySet<CaseStatus> = new Set(['passed', 'failed', 'error', 'cancelled']);
+
+export interface EvalRun {
+  id: string;
+  userId: string;
+  agentId: string;
+  revision: number;
+  status: RunStatus;
+  replayTools: 'recorded' | 'live';
+  unmatched: 'error' | 'live';
+  concurrency: number;
+  graders: GraderSpec[];
+  /** The stored set its cases came from. */
+  set: { name: string; version: number } | null;
+  createdAt: Date;
+  endedAt: Date | null;
+}
+
+export interface EvalCase {
+  position: number;
+  input: string;
+  expect: Expectation | null;
+  fromSessionId: string | null;
+  baseline: Transcript | null;
+  sessionId: string | null;
+  messageId: string | null;
+  status: CaseStatus;
+  verdicts: Verdict[];
+  transcript: Transcript | null;
+  costUsd: number | null;
+  latencyMs: number | null;
+  error: string | null;
+}
+
+interface RunRow {
+  id: string;
+  user_id: string;
+  agent_id: string;
+  revision: number;
+  status: RunStatus;
+  replay_tools: 'recorded' | 'live';
+  unmatched: 'error' | 'live';
+  concurrency: number;
+  graders: GraderSpec[];
+  set_name: string | null;
+  set_version: number | null;
+  created_at: Date;
+  ended_at: Date | null;
+}
+
+interface CaseRow {
+  position: number;
+  input: string;
+  expect: Expectation | null;
+  from_session_id: string | null;
+  baseline: Transcript | null;
+  session_id: string | null;
+  message_id: string | null;
+  status: CaseStatus;
+  verdicts: Verdict[];
+  transcript: Transcript | null;
+  cost_usd: number | null;
+  latency_ms: number | null;
+  error: string | null;
+}
+
+const toRun = (row: RunRow): EvalRun => ({
+  id: row.id,
+  userId: row.user_id,
+  agentId: row.agent_id,
+  revision: row.revision,
+  status: row.status,
+  replayTools: row.replay_tools,
+  unmatched: row.unmatched,
+  concurrency: row.concurrency,
+  graders: row.graders,
+  set: row.set_name === null || row.set_version === null ? null : { name: row.set_name, version: row.set_version },
+  createdAt: row.created_at,
+  endedAt: row.ended_at,
+});
+
+const toCase = (row: CaseRow): EvalCase => ({
+  position: row.position,
+  input: row.input,
+  expect: row.expect,
+  fromSessionId: row.from_session_id,
+  baseline: row.baseline,
+  sessionId: row.session_id,
+  messageId: row.message_id,
+  status: row.status,
+  verdicts: row.verdicts,
+  transcript: row.transcript,
+  costUsd: row.cost_usd,
+  latencyMs: row.latency_ms,
+  error: row.error,
+});
+
+export interface NewCase {
+  input: string;
+  expect?: Expectation;
+  fromSessionId?: string;
+  baseline?: Transcript;
+}
+
+export async function createRun(
+  db: Db,
+  run: Omit<EvalRun, 'status' | 'createdAt' | 'endedAt'> & { keyId: string | null; cases: NewCase[] },
+): Promise<void> {
+  await inTransaction(db, async (client) => {
+    await client.query(
+      `INSERT INTO eval_runs (id, user_id, agent_id, revision, replay_tools, unmatched, concurrency, graders, set_name, set_version, key_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        run.id,
+        run.userId,
+        run.agentId,
+        run.revision,
+        run.replayTools,
+        run.unmatched,
+        run.concurrency,
+        JSON.stringify(run.graders),
+        run.set?.name ?? null,
+        run.set?.version ?? null,
+        run.keyId,
+      ],
+    );
+    await client.query(
+      `INSERT INTO eval_cases (run_id, position, input, expect, from_session_id, baseline)
+       SELECT $1, c.ordinality - 1, c.value->>'input', c.value->'expect', c.value->>'fromSessionId', c.value->'baseline'
+         FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS c`,
+      [run.id, JSON.stringify(run.cases)],
+    );
+  });
+}
+
+export async function getRun(db: Db | DbClient, runId: string): Promise<EvalRun | undefined> {
+  const { rows } = await db.query<RunRow>('SELECT * FROM eval_runs WHERE id = $1', [runId]);
+  return rows[0] && toRun(rows[0]);
+}
+
+export async function listCases(db: Db, runId: string): Promise<EvalCase[]> {
+  const { rows } = await db.query<CaseRow>('SELECT * FROM eval_cases WHERE run_id = $1 ORDER BY position', [runId]);
+  return rows.map(toCase);
+}
+
+export async function getCase(db: Db, runId: string, position: number): Promise<EvalCase | undefined> {
+  const { rows } = await db.query<CaseRow>('SELECT * FROM eval_cases WHERE run_id = $1 AND position = $2', [runId, position]);
+  return rows[0] && toCase(rows[0]);
+}
+
+export async function listRuns(db: Db, agentId: string, limit: number): Promise<EvalRun[]> {
+  const { rows } = await db.query<RunRow>('SELECT * FROM eval_runs WHERE agent_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [
+    agentId,
+    limit,
+  ]);
+  return rows.map(toRun);
+}
+
+export interface RunSummary {
+  cases: number;
+  passed: number;
+  failed: number;
+  errors: number;
+  pending: number;
+  costUsd: number;
+}
+
+export async function runSummaries(db: Db, runIds: string[]): Promise<Map<string, RunSummary>> {
+  const { rows } = await db.query<{ run_id: string; cases: number; passed: number; failed: number; errors: number; cost: number }>(
+    `SELECT run_id, count(*)::int AS cases, count(*) FILTER (WHERE status = 'passed')::int AS passed,
+            count(*) FILTER (WHERE status = 'failed')::int AS failed, count(*) FILTER (WHERE status = 'error')::int AS errors,
+            coalesce(sum(cost_usd), 0)::float8 AS cost
+       FROM eval_cases WHERE run_id = ANY($1) GROUP BY run_id`,
+    [runIds],
+  );
+  return new Map(
+    rows.map((row) => [
+      row.run_id,
+      {
+        cases: row.cases,
+        passed: row.passed,
+        failed: row.failed,
+        errors: row.errors,
+        pending: row.cases - row.passed - row.failed - row.errors,
+        costUsd: row.cost,
+      },
+    ]),
+  );
+}
+
+/** The case's session and message ids: `fresh` ones the first time, the same ones on every later attempt. */
+export async function claimCaseIds(
+  db: Db,
+  runId: string,
+  position: number,
+  fresh: { sessionId: string; messageId: string },
+): Promise<{ sessionId: string; messageId: string }> {
+  const { rows } = await db.query<{ session_id: string; message_id: string }>(
+    `UPDATE eval_cases SET session_id = coalesce(session_id, $3), message_id = coalesce(message_id, $4),
+            status = CASE WHEN status = 'pending' THEN 'running' ELSE status END
+      WHERE run_id = $1 AND position = $2 RETURNING session_id, message_id`,
+    [runId, position, fresh.sessionId, fresh.messageId],
+  );
+  return { sessionId: rows[0]!.session_id, messageId: rows[0]!.message_id };
+}
+
+/** Marks the case's session as an eval's: its tool calls are answered from `replayOf` when given. */
+export async function markEvalSession(
+  db: Db,
+  input: { sessionId: string; runId: string; replayOf: string | null; unmatched: 'error' | 'live' },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO eval_sessions (session_id, run_id, replay_of, unmatched) VALUES ($1, $2, $3, $4) ON CONFLICT (session_id) DO NOTHING`,
+    [input.sessionId, input.runId, input.replayOf, input.unmatched],
+  );
+}
+
+/** The first result written stands; false when the case had ended already. */
+export async function endCase(
+  db: Db,
+  runId: string,
+  position: number,
+  result: {
+    status: CaseStatus;
+    verdicts: Verdict[];
+    transcript: Transcript | null;
+    costUsd: number | null;
+    latencyMs: number | null;
+    error: string | null;
+  },
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE eval_cases SET status = $3, verdicts = $4, transcript = $5, cost_usd = $6, latency_ms = $7, error = $8, ended_at = now()
+      WHERE run_id = $1 AND position = $2 AND status IN ('pending', 'running')`,
+    [
+      runId,
+      position,
+      result.status,
+      JSON.stringify(result.verdicts),
+      result.transcript && JSON.stringify(result.transcript),
+      result.costUsd,
+      result.latencyMs,
+      result.error,
+    ],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Ends the run (and, when cancelled, its cases not ended); the first end stands. */
+export async function endRun(db: Db, runId: string, status: Exclude<RunStatus, 'running'>): Promise<void> {
+  await inTransaction(db, async (client) => {
+    const { rowCount } = await client.query(`UPDATE eval_runs SET status = $2, ended_at = now() WHERE id = $1 AND status = 'running'`, [
+      runId,
+      status,
+    ]);
+    if (rowCount && status === 'cancelled')
+      await client.query(
+        `UPDATE eval_cases SET status = 'cancelled', ended_at = now() WHERE run_id = $1 AND status IN ('pending', 'running')`,
+        [runId],
+      );
+  });
+}
+
+/**
+ * The best completed run of this revision against the stored set (any of its versions): its pass rate,
+ * or undefined when there is none. What a promote's `requireEval` reads.
+ */
+export async function bestSetScore(
+  db: Db,
+  input: { agentId: string; revision: number; setName: string },
+): Promise<{ runId: string; score: number; version: number } | undefined> {
+  const { rows } = await db.query<{ id: string; set_version: number; score: number }>(
+    `SELECT r.id, r.set_version, (count(*) FILTER (WHERE c.status = 'passed'))::float8 / count(*) AS score
+       FROM eval_runs r JOIN eval_cases c ON c.run_id = r.id
+      WHERE r.agent_id = $1 AND r.revision = $2 AND r.set_name = $3 AND r.status = 'completed'
+      GROUP BY r.id, r.set_version ORDER BY score DESC, r.set_version DESC LIMIT 1`,
+    [input.agentId, input.revision, input.setName],
+  );
+  const row = rows[0];
+  return row && { runId: row.id, score: row.score, version: row.set_version };
+}
+
+/** Its workflow runs (started now, or found started): the housekeeping pass leaves it alone. */
+export async function markRunStarted(db: Db, runId: string): Promise<void> {
+  await db.query('UPDATE eval_runs SET started_at = now() WHERE id = $1 AND started_at IS NULL', [runId]);
+}
+
+/**
+ * Runs recorded more than `olderThanMs` ago whose workflow is not known to run (the API that recorded
+ * them could not start it, or died first), with what starting them takes. A day old at most.
+ */
+export async function unstartedRuns(
+  db: Db,
+  olderThanMs: number,
+  limit: number,
+): Promise<Array<{ runId: string; userId: string; agentId: string; cases: number; concurrency: number }>> {
+  const { rows } = await db.query<{ id: string; user_id: string; agent_id: string; cases: number; concurrency: number }>(
+    `SELECT r.id, r.user_id, r.agent_id, r.concurrency, (SELECT count(*)::int FROM eval_cases c WHERE c.run_id = r.id) AS cases
+       FROM eval_runs r
+      WHERE r.status = 'running' AND r.started_at IS NULL
+        AND r.created_at < now() - make_interval(secs => $1::double precision / 1000) AND r.created_at > now() - interval '1 day'
+      ORDER BY r.created_at LIMIT $2`,
+    [olderThanMs, limit],
+  );
+  return rows.map((row) => ({ runId: row.id, userId: row.user_id, agentId: row.agent_id, cases: row.cases, concurrency: row.concurrency }));
+}

@@ -1,0 +1,102 @@
+// An eval run in the workflow tier: on a Temporal dev server of this file's own, with activities written
+// here instead of sessions and a model. What is checked is how the run walks its cases: at most
+// `concurrency` at a time, a case whose workflow fails for good ends as an error and the run goes on to
+// its end, and a cancelled run cancels the case still running and ends cancelled.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import type { Activities } from '../../activities/index.ts';
+import { evalRunWorkflow } from '../../workflows/eval-run.ts';
+import { evalRunWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
+import { until, workflowEnv, type WorkflowEnv } from '../helpers/harness/workflow-env.ts';
+
+let env: WorkflowEnv;
+beforeAll(async () => {
+  env = await workflowEnv();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+let runs = 0;
+const SUMMARY = { cases: 0, passed: 0, failed: 0, errors: 0, pending: 0, costUsd: 0 };
+
+function fakeEvalActivities(runCase: (position: number) => Promise<{ status: string }>) {
+  const log: string[] = [];
+  let running = 0;
+  let mostAtOnce = 0;
+  const activities: Partial<Activities> = {
+    async runEvalCase(input) {
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      try {
+        return await runCase(input.position);
+      } finally {
+        running -= 1;
+      }
+    },
+    async failEvalCase(input) {
+      log.push(`error ${input.position}: ${input.error}`);
+    },
+    async endEvalRun(input) {
+      log.push(input.cancelled ? 'end cancelled' : 'end completed');
+      return { userId: 'usr_x', agentId: 'agt_x', agentName: 'x', revision: 1, summary: SUMMARY };
+    },
+    async publishWebhookEvent() {
+      return { deliveries: [], settings: { retryScheduleMs: [], attemptTimeoutMs: 1000 } };
+    },
+  };
+  return { activities, log, mostAtOnce: () => mostAtOnce };
+}
+
+const input = (cases: number, concurrency: number) => ({
+  runId: `evl_test${++runs}`,
+  userId: 'usr_x',
+  agentId: 'agt_x',
+  cases,
+  concurrency,
+});
+
+describe('an eval run', () => {
+  test('runs its cases at most `concurrency` at a time; a case that fails for good is an error, and the run completes', async () => {
+    const fake = fakeEvalActivities(async (position) => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (position === 1) throw ApplicationFailure.nonRetryable('the agent was deleted');
+      return { status: 'passed' };
+    });
+    const result = await env.withWorker(fake.activities, (taskQueue) =>
+      env.client.workflow.execute(evalRunWorkflow, { taskQueue, workflowId: evalRunWorkflowId(`c${runs}`), args: [input(5, 2)] }),
+    );
+    expect(result).toEqual({ status: 'completed' });
+    expect(fake.log).toEqual(['error 1: the agent was deleted', 'end completed']);
+    expect(fake.mostAtOnce()).toBe(2);
+  });
+
+  test('a cancelled run cancels the case that runs, starts no other, and ends cancelled', async () => {
+    const started: number[] = [];
+    const fake = fakeEvalActivities(async (position) => {
+      started.push(position);
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), 20);
+      try {
+        await context.cancelled;
+      } finally {
+        clearInterval(beat);
+      }
+      return { status: 'passed' };
+    });
+    const result = await env.withWorker(fake.activities, async (taskQueue) => {
+      const handle = await env.client.workflow.start(evalRunWorkflow, {
+        taskQueue,
+        workflowId: evalRunWorkflowId(`x${runs}`),
+        args: [input(3, 1)],
+      });
+      await until('the first case runs', () => started.length === 1);
+      await handle.cancel();
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'cancelled' });
+    expect(started).toEqual([0]);
+    expect(fake.log).toEqual(['end cancelled']);
+  });
+});
