@@ -1,13 +1,14 @@
-// Activities of an eval run (workflows/eval-run.ts): one case run end to end, and the run's end. A case
-// is a session of the candidate revision with the case's input sent to it as any send is taken (in
-// PostgreSQL, the session's workflow woken), waited for until its turn ends, then graded. Every step is
-// idempotent on ids the case keeps (store/evals.ts, claimCaseIds), so an attempt retried after a worker
-// died opens the same session, sends the message once and grades the same turn.
-import { Context, CancelledFailure } from '@temporalio/activity';
+// Activities of an eval run (workflows/eval-run.ts), each short: a case started (a session of the
+// candidate revision, the case's input sent to it as any send is taken, the session's workflow woken), a
+// case checked (its turn ended: graded; past its time: aborted and graded), a case cancelled or failed
+// (its turn aborted), and the run's end. The case's workflow waits between checks on timers, holding no
+// worker slot. Every step is idempotent on ids the case keeps (store/evals.ts, claimCaseIds): an attempt
+// retried after a worker died opens the same session, sends the message once and grades the same turn.
+import { Context } from '@temporalio/activity';
 import type { Db } from '../store/db.ts';
 import type { Config } from '../lib/config.ts';
 import { newId } from '../lib/ids.ts';
-import { openSessionOnce } from '../store/sessions.ts';
+import { getSession, openSessionOnce } from '../store/sessions.ts';
 import { takeSend } from '../store/session-inbox.ts';
 import { abortTurnWithStart, wakeSessionWithStart } from '../clients/session.ts';
 import {
@@ -19,15 +20,15 @@ import {
   markEvalSession,
   runSummaries,
   ENDED_CASE,
+  type CaseStatus,
+  type EvalCase,
+  type EvalRun,
   type RunSummary,
 } from '../store/evals.ts';
 import { turnTranscript } from '../store/eval-recordings.ts';
 import { findAgentById } from '../store/agents.ts';
 import { grade, type CaseOutcome } from './eval-graders.ts';
 import { EVAL_LIMITS } from '../contract/operations/evals.ts';
-
-/** How often a waiting case looks for its turn's end (and tells Temporal it is alive). */
-const POLL_MS = 250;
 
 interface TurnEnd {
   type: 'turn.completed' | 'turn.failed' | 'turn.aborted';
@@ -49,19 +50,67 @@ async function turnEnd(db: Db, sessionId: string, messageId: string): Promise<Tu
   return row && { type: row.type, costUsd: row.cost, error: row.error, latencyMs: row.latency_ms };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+type CaseRef = { runId: string; position: number };
+export type CaseStep = { ended: true; status: CaseStatus } | { ended: false };
 
 export function evalActivities(deps: { db: Db; config: Config; taskQueue: string }) {
   const { db } = deps;
   const sessionClient = () => ({ client: Context.current().client, taskQueue: deps.taskQueue, settings: deps.config.turns });
 
+  async function load(input: CaseRef): Promise<{ run: EvalRun; found: EvalCase } | undefined> {
+    const [run, found] = await Promise.all([getRun(db, input.runId), getCase(db, input.runId, input.position)]);
+    return run && found ? { run, found } : undefined;
+  }
+
+  /** The case's turn stopped, when it was sent (a turn that ended already ignores it). */
+  async function abortTurnOf(found: EvalCase): Promise<void> {
+    if (!found.sessionId || !found.messageId) return;
+    const session = await getSession(db, found.sessionId);
+    if (!session) return;
+    const target = { id: session.id, userId: session.userId, agentId: session.agentId, revision: session.revision };
+    await abortTurnWithStart(sessionClient(), target, found.messageId);
+  }
+
+  /** Grades the ended turn (or the one past its time) and ends the case; the first end written stands. */
+  async function gradeCase(run: EvalRun, found: EvalCase, end: TurnEnd | undefined): Promise<CaseStatus> {
+    const transcript = await turnTranscript(db, found.sessionId!, found.messageId!);
+    const outcome: CaseOutcome = {
+      ended: !end ? 'timeout' : end.type === 'turn.completed' ? 'completed' : end.type === 'turn.failed' ? 'failed' : 'aborted',
+      ...(end?.error ? { error: end.error } : {}),
+      reply: transcript.reply,
+      ...(transcript.json !== undefined ? { json: transcript.json } : {}),
+      toolCalls: transcript.toolCalls,
+      costUsd: end?.costUsd ?? null,
+      latencyMs: end?.latencyMs ?? EVAL_LIMITS.caseTimeoutMs,
+    };
+    let status: 'passed' | 'failed' | 'error';
+    let verdicts: ReturnType<typeof grade> = [];
+    let error: string | null = null;
+    try {
+      verdicts = grade(outcome, found.expect ?? undefined, run.graders);
+      status = verdicts.every((verdict) => verdict.passed) ? 'passed' : 'failed';
+    } catch (failure) {
+      status = 'error';
+      error = `The case could not be graded: ${failure instanceof Error ? failure.message : String(failure)}`;
+    }
+    await endCase(db, run.id, found.position, {
+      status,
+      verdicts,
+      transcript,
+      costUsd: outcome.costUsd,
+      latencyMs: outcome.latencyMs,
+      error,
+    });
+    return (await getCase(db, run.id, found.position))?.status ?? status;
+  }
+
   return {
-    /** Runs one case to its verdicts; a case that ended before (an earlier attempt) answers its status. */
-    async runEvalCase(input: { runId: string; position: number }): Promise<{ status: string }> {
-      const run = await getRun(db, input.runId);
-      const found = await getCase(db, input.runId, input.position);
-      if (!run || !found) return { status: 'error' };
-      if (ENDED_CASE.has(found.status)) return { status: found.status };
+    /** Opens the case's session and sends its input; a case that ended before (an earlier attempt) answers its status. */
+    async startEvalCase(input: CaseRef): Promise<CaseStep> {
+      const loaded = await load(input);
+      if (!loaded) return { ended: true, status: 'error' };
+      const { run, found } = loaded;
+      if (ENDED_CASE.has(found.status)) return { ended: true, status: found.status };
       const { sessionId, messageId } = await claimCaseIds(db, run.id, found.position, { sessionId: newId('ses'), messageId: newId('msg') });
       const session = await openSessionOnce(db, { id: sessionId, userId: run.userId, agentId: run.agentId, revision: run.revision });
       // Before the message: the turn's first tool call must already find the recording it replays.
@@ -81,72 +130,41 @@ export function evalActivities(deps: { db: Db; config: Config; taskQueue: string
       });
       const target = { id: session.id, userId: session.userId, agentId: session.agentId, revision: session.revision };
       await wakeSessionWithStart(sessionClient(), target, messageId);
-
-      const context = Context.current();
-      const deadline = Date.now() + EVAL_LIMITS.caseTimeoutMs;
-      let end: TurnEnd | undefined;
-      let timedOut = false;
-      try {
-        for (;;) {
-          end = await turnEnd(db, sessionId, messageId);
-          if (end) break;
-          if (Date.now() > deadline) {
-            timedOut = true;
-            await abortTurnWithStart(sessionClient(), target, messageId);
-            break;
-          }
-          context.heartbeat();
-          await Promise.race([sleep(POLL_MS), context.cancelled.catch(() => undefined)]);
-          if (context.cancellationSignal.aborted) throw new CancelledFailure('the eval run was cancelled');
-        }
-      } catch (error) {
-        // Cancelled with its run: the case's turn stops too, and the case ends as cancelled.
-        await abortTurnWithStart(sessionClient(), target, messageId).catch(() => undefined);
-        await endCase(db, run.id, found.position, {
-          status: 'cancelled',
-          verdicts: [],
-          transcript: null,
-          costUsd: null,
-          latencyMs: null,
-          error: null,
-        });
-        throw error;
-      }
-
-      const transcript = await turnTranscript(db, sessionId, messageId);
-      const outcome: CaseOutcome = {
-        ended: timedOut ? 'timeout' : end!.type === 'turn.completed' ? 'completed' : end!.type === 'turn.failed' ? 'failed' : 'aborted',
-        ...(end?.error ? { error: end.error } : {}),
-        reply: transcript.reply,
-        ...(transcript.json !== undefined ? { json: transcript.json } : {}),
-        toolCalls: transcript.toolCalls,
-        costUsd: end?.costUsd ?? null,
-        latencyMs: end?.latencyMs ?? EVAL_LIMITS.caseTimeoutMs,
-      };
-      let status: 'passed' | 'failed' | 'error';
-      let verdicts: ReturnType<typeof grade> = [];
-      let error: string | null = null;
-      try {
-        verdicts = grade(outcome, found.expect ?? undefined, run.graders);
-        status = verdicts.every((verdict) => verdict.passed) ? 'passed' : 'failed';
-      } catch (failure) {
-        status = 'error';
-        error = `The case could not be graded: ${failure instanceof Error ? failure.message : String(failure)}`;
-      }
-      await endCase(db, run.id, found.position, {
-        status,
-        verdicts,
-        transcript,
-        costUsd: outcome.costUsd,
-        latencyMs: outcome.latencyMs,
-        error,
-      });
-      const ended = await getCase(db, run.id, found.position);
-      return { status: ended?.status ?? status };
+      return { ended: false };
     },
 
-    /** A case whose workflow failed for good: an error, with the reason, so the run can end. */
-    async failEvalCase(input: { runId: string; position: number; error: string }): Promise<void> {
+    /** Whether the case's turn has ended (then it is graded); past its time (`timedOut`), it is aborted and graded so. */
+    async checkEvalCase(input: CaseRef & { timedOut: boolean }): Promise<CaseStep> {
+      const loaded = await load(input);
+      if (!loaded) return { ended: true, status: 'error' };
+      const { run, found } = loaded;
+      if (ENDED_CASE.has(found.status)) return { ended: true, status: found.status };
+      const end = await turnEnd(db, found.sessionId!, found.messageId!);
+      if (!end && !input.timedOut) return { ended: false };
+      if (!end) await abortTurnOf(found);
+      return { ended: true, status: await gradeCase(run, found, end) };
+    },
+
+    /** The run was cancelled: the case's turn stops, and the case ends cancelled (unless it ended first). */
+    async cancelEvalCase(input: CaseRef): Promise<void> {
+      const loaded = await load(input);
+      if (!loaded || ENDED_CASE.has(loaded.found.status)) return;
+      await abortTurnOf(loaded.found);
+      await endCase(db, input.runId, input.position, {
+        status: 'cancelled',
+        verdicts: [],
+        transcript: null,
+        costUsd: null,
+        latencyMs: null,
+        error: null,
+      });
+    },
+
+    /** A case whose workflow failed for good: its turn stops, and it is an error with the reason, so the run can end. */
+    async failEvalCase(input: CaseRef & { error: string }): Promise<void> {
+      const loaded = await load(input);
+      if (!loaded || ENDED_CASE.has(loaded.found.status)) return;
+      await abortTurnOf(loaded.found);
       await endCase(db, input.runId, input.position, {
         status: 'error',
         verdicts: [],
@@ -164,7 +182,7 @@ export function evalActivities(deps: { db: Db; config: Config; taskQueue: string
     }): Promise<{ userId: string; agentId: string; agentName: string; revision: number; summary: RunSummary }> {
       await endRun(db, input.runId, input.cancelled ? 'cancelled' : 'completed');
       const run = await getRun(db, input.runId);
-      const none = { cases: 0, passed: 0, failed: 0, errors: 0, pending: 0, costUsd: 0 };
+      const none = { cases: 0, passed: 0, failed: 0, errors: 0, cancelled: 0, pending: 0, costUsd: 0 };
       // A run whose rows are gone (its agent's user deleted): nothing to report.
       if (!run) return { userId: '', agentId: '', agentName: '', revision: 0, summary: none };
       const summary = (await runSummaries(db, [run.id])).get(run.id) ?? none;

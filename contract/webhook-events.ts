@@ -79,7 +79,7 @@ export interface WebhookEventData {
     agentName: string;
     revision: number;
     status: 'completed' | 'cancelled';
-    summary: { cases: number; passed: number; failed: number; errors: number; pending: number; costUsd: number };
+    summary: { cases: number; passed: number; failed: number; errors: number; cancelled: number; pending: number; costUsd: number };
   };
 }
 

@@ -173,6 +173,11 @@ export interface Limits {
    * 0, the child of its agent's call at 1; a call that would open a child past this is refused.
    */
   agentCallDepth: number;
+  /** Eval runs of one user running at once (429 with Retry-After for another). */
+  evalRunsPerUser: number;
+  /** Stored eval sets of one user, and versions kept of one set (403 beyond). */
+  evalSetsPerUser: number;
+  evalSetVersions: number;
   /** Scripts of the `code` tool one user runs at once per worker process: at most one fewer than its threads (one per core, 2 to 4). */
   codeScriptsPerUser: number;
   /** Bytes of files (images, PDFs, text) the model is sent in one step: the files of the whole conversation. */
@@ -445,6 +450,9 @@ export function loadConfig(env: Env = process.env): Config {
       runningTurnsPerUser: int(env, 'RUNNING_TURNS_PER_USER', 150, 1),
       queuedSendsPerUser: int(env, 'QUEUED_SENDS_PER_USER', 500, 1),
       agentCallDepth: int(env, 'AGENT_CALL_DEPTH_LIMIT', 4, 1, 32),
+      evalRunsPerUser: int(env, 'EVAL_RUNS_PER_USER', 5, 1),
+      evalSetsPerUser: int(env, 'EVAL_SETS_PER_USER', 100, 1),
+      evalSetVersions: int(env, 'EVAL_SET_VERSIONS', 100, 1),
       // At most one fewer than the code sandbox's threads (activities/tools/code.ts), so one user never holds them all.
       codeScriptsPerUser: int(env, 'CODE_SCRIPTS_PER_USER', 2, 1, 3),
       turnFileBytes: int(env, 'TURN_FILE_BYTES_LIMIT', 50 * 1024 * 1024, 1),

@@ -62,11 +62,12 @@ export type RecordedAnswer = { matched: true; output: unknown; isError: boolean 
 
 /**
  * The recorded result for a call of a replaying session: the first recorded call (in the recording's
- * order) of that tool with an equal input (as JSON values) that no other call of the session took.
+ * order) of that tool with an equal input (as JSON values: key order aside) that no other call of the
+ * session took. Read from the run's copy of the recording's calls (store/evals.ts, createRun).
  */
 export async function recordedAnswer(
   db: Db,
-  call: { sessionId: string; replayOf: string; toolCallId: string; toolName: string; input: unknown },
+  call: { sessionId: string; runId: string; replayOf: string; toolCallId: string; toolName: string; input: unknown },
 ): Promise<RecordedAnswer> {
   return inTransaction(db, async (client) => {
     // One match at a time per session: two calls with the same input take two recorded calls.
@@ -75,14 +76,13 @@ export async function recordedAnswer(
       'SELECT recorded_seq FROM eval_replayed_calls WHERE session_id = $1 AND tool_call_id = $2',
       [call.sessionId, call.toolCallId],
     );
-    if (taken.rows[0]) return answerAt(client, call.replayOf, taken.rows[0].recorded_seq);
+    if (taken.rows[0]) return answerAt(client, call, taken.rows[0].recorded_seq);
     const { rows } = await client.query<{ seq: string }>(
-      `SELECT c.seq FROM events c
-        WHERE c.session_id = $1 AND c.type = 'tool.call' AND c.data->>'toolName' = $2 AND c.data->'input' = $3::jsonb
-          AND EXISTS (SELECT 1 FROM events r WHERE r.session_id = $1 AND r.type = 'tool.result' AND r.data->>'toolCallId' = c.data->>'toolCallId')
-          AND NOT EXISTS (SELECT 1 FROM eval_replayed_calls t WHERE t.session_id = $4 AND t.recorded_seq = c.seq)
+      `SELECT c.seq FROM eval_recorded_calls c
+        WHERE c.run_id = $1 AND c.session_id = $2 AND c.tool_name = $3 AND c.input IS NOT DISTINCT FROM $4::jsonb
+          AND NOT EXISTS (SELECT 1 FROM eval_replayed_calls t WHERE t.session_id = $5 AND t.recorded_seq = c.seq)
         ORDER BY c.seq LIMIT 1`,
-      [call.replayOf, call.toolName, JSON.stringify(call.input ?? null), call.sessionId],
+      [call.runId, call.replayOf, call.toolName, JSON.stringify(call.input ?? null), call.sessionId],
     );
     const seq = rows[0]?.seq ?? null;
     await client.query('INSERT INTO eval_replayed_calls (session_id, tool_call_id, recorded_seq, tool_name) VALUES ($1, $2, $3, $4)', [
@@ -91,18 +91,16 @@ export async function recordedAnswer(
       seq,
       call.toolName,
     ]);
-    return answerAt(client, call.replayOf, seq);
+    return answerAt(client, call, seq);
   });
 }
 
-async function answerAt(client: DbClient, replayOf: string, seq: string | null): Promise<RecordedAnswer> {
+async function answerAt(client: DbClient, call: { runId: string; replayOf: string }, seq: string | null): Promise<RecordedAnswer> {
   if (seq === null) return { matched: false };
-  const { rows } = await client.query<{ output: unknown; is_error: boolean | null }>(
-    `SELECT r.data->'output' AS output, (r.data->>'isError')::boolean AS is_error
-       FROM events c JOIN events r ON r.session_id = c.session_id AND r.type = 'tool.result' AND r.data->>'toolCallId' = c.data->>'toolCallId'
-      WHERE c.session_id = $1 AND c.seq = $2 LIMIT 1`,
-    [replayOf, seq],
+  const { rows } = await client.query<{ output: unknown; is_error: boolean }>(
+    'SELECT output, is_error FROM eval_recorded_calls WHERE run_id = $1 AND session_id = $2 AND seq = $3',
+    [call.runId, call.replayOf, seq],
   );
   const row = rows[0];
-  return row ? { matched: true, output: row.output, isError: row.is_error === true } : { matched: false };
+  return row ? { matched: true, output: row.output, isError: row.is_error } : { matched: false };
 }

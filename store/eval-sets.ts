@@ -2,6 +2,7 @@
 // names the set (its latest version then) or one version, which it keeps (eval_runs.set_version).
 import type { Db } from './db.ts';
 import { inTransaction } from './db.ts';
+import { ForbiddenError } from '../lib/workflow-safe/errors.ts';
 import type { Expectation } from '../contract/operations/evals.ts';
 
 export interface EvalSetCase {
@@ -27,17 +28,29 @@ const toSet = (row: SetRow): EvalSet => ({ name: row.name, version: row.version,
 
 export async function putSet(
   db: Db,
-  input: { userId: string; name: string; cases: EvalSetCase[]; keyId: string | null },
+  input: { userId: string; name: string; cases: EvalSetCase[]; keyId: string | null; maxSets: number; maxVersions: number },
 ): Promise<EvalSet> {
   return inTransaction(db, async (client) => {
-    // Two PUTs of one name at once take the next two versions, in turn.
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`eval-set:${input.userId}:${input.name}`]);
+    // One user's PUTs in turn: two of one name take the next two versions, and the count of sets holds.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`eval-sets:${input.userId}`]);
+    const { rows: counted } = await client.query<{ sets: number; known: boolean | null }>(
+      `SELECT count(DISTINCT name)::int AS sets, bool_or(name = $2) AS known FROM eval_sets WHERE user_id = $1`,
+      [input.userId, input.name],
+    );
+    if (!counted[0]!.known && counted[0]!.sets >= input.maxSets)
+      throw new ForbiddenError(`You have ${counted[0]!.sets} eval sets, as many as EVAL_SETS_PER_USER allows; reuse a name`);
     const { rows } = await client.query<SetRow>(
       `INSERT INTO eval_sets (user_id, name, version, cases, key_id)
        SELECT $1, $2, coalesce(max(version), 0) + 1, $3, $4 FROM eval_sets WHERE user_id = $1 AND name = $2
        RETURNING name, version, cases, created_at`,
       [input.userId, input.name, JSON.stringify(input.cases), input.keyId],
     );
+    // The oldest versions beyond EVAL_SET_VERSIONS go; a run keeps the version number it ran.
+    await client.query('DELETE FROM eval_sets WHERE user_id = $1 AND name = $2 AND version <= $3', [
+      input.userId,
+      input.name,
+      rows[0]!.version - input.maxVersions,
+    ]);
     return toSet(rows[0]!);
   });
 }
@@ -52,11 +65,12 @@ export async function getSet(db: Db, userId: string, name: string, version?: num
   return rows[0] && toSet(rows[0]);
 }
 
-/** Each set at its latest version, by name. */
-export async function listSets(db: Db, userId: string): Promise<EvalSet[]> {
-  const { rows } = await db.query<SetRow>(
-    `SELECT DISTINCT ON (name) name, version, cases, created_at FROM eval_sets WHERE user_id = $1 ORDER BY name, version DESC`,
+/** Each set at its latest version, by name, with its count of cases (not the cases). */
+export async function listSets(db: Db, userId: string): Promise<Array<Omit<EvalSet, 'cases'> & { caseCount: number }>> {
+  const { rows } = await db.query<Omit<SetRow, 'cases'> & { case_count: number }>(
+    `SELECT DISTINCT ON (name) name, version, jsonb_array_length(cases) AS case_count, created_at
+       FROM eval_sets WHERE user_id = $1 ORDER BY name, version DESC`,
     [userId],
   );
-  return rows.map(toSet);
+  return rows.map((row) => ({ name: row.name, version: row.version, caseCount: row.case_count, createdAt: row.created_at }));
 }

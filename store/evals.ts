@@ -2,6 +2,7 @@
 // chosen once, by whichever attempt of its activity gets there first, so a retried case opens one
 // session and sends one message. A case ends once: the first result written stands.
 import type { Db, DbClient } from './db.ts';
+import { RateLimitedError } from '../lib/workflow-safe/errors.ts';
 import { inTransaction } from './db.ts';
 import type { Expectation, GraderSpec, Verdict } from '../contract/operations/evals.ts';
 import type { Transcript } from '../lib/evals/transcript.ts';
@@ -24,6 +25,8 @@ export interface EvalRun {
   graders: GraderSpec[];
   /** The stored set its cases came from. */
   set: { name: string; version: number } | null;
+  /** Its workflow is known to run (false: the housekeeping pass starts it). */
+  started: boolean;
   createdAt: Date;
   endedAt: Date | null;
 }
@@ -56,6 +59,7 @@ interface RunRow {
   graders: GraderSpec[];
   set_name: string | null;
   set_version: number | null;
+  started_at: Date | null;
   created_at: Date;
   ended_at: Date | null;
 }
@@ -87,6 +91,7 @@ const toRun = (row: RunRow): EvalRun => ({
   concurrency: row.concurrency,
   graders: row.graders,
   set: row.set_name === null || row.set_version === null ? null : { name: row.set_name, version: row.set_version },
+  started: row.started_at !== null,
   createdAt: row.created_at,
   endedAt: row.ended_at,
 });
@@ -116,9 +121,20 @@ export interface NewCase {
 
 export async function createRun(
   db: Db,
-  run: Omit<EvalRun, 'status' | 'createdAt' | 'endedAt'> & { keyId: string | null; cases: NewCase[] },
+  run: Omit<EvalRun, 'status' | 'started' | 'createdAt' | 'endedAt'> & { keyId: string | null; cases: NewCase[]; maxRunning: number },
 ): Promise<void> {
   await inTransaction(db, async (client) => {
+    // One user's runs at once, counted under a lock of the user's, so two requests cannot both be the last.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`eval-runs:${run.userId}`]);
+    const { rows: running } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM eval_runs WHERE user_id = $1 AND status = 'running'`,
+      [run.userId],
+    );
+    if (running[0]!.n >= run.maxRunning)
+      throw new RateLimitedError(
+        `You have ${running[0]!.n} eval runs running, as many as EVAL_RUNS_PER_USER allows; wait for one to end`,
+        30,
+      );
     await client.query(
       `INSERT INTO eval_runs (id, user_id, agent_id, revision, replay_tools, unmatched, concurrency, graders, set_name, set_version, key_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
@@ -142,6 +158,18 @@ export async function createRun(
          FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS c`,
       [run.id, JSON.stringify(run.cases)],
     );
+    // The service tool calls the replayed recordings made, with their results, for matching (store/eval-recordings.ts).
+    const replayed = run.replayTools === 'recorded' ? run.cases.flatMap((each) => (each.fromSessionId ? [each.fromSessionId] : [])) : [];
+    if (replayed.length > 0)
+      await client.query(
+        `INSERT INTO eval_recorded_calls (run_id, session_id, seq, tool_name, input, output, is_error)
+         SELECT $1, c.session_id, c.seq, c.data->>'toolName', c.data->'input', r.data->'output', coalesce((r.data->>'isError')::boolean, false)
+           FROM events c
+           JOIN LATERAL (SELECT data FROM events r WHERE r.session_id = c.session_id AND r.type = 'tool.result'
+                           AND r.data->>'toolCallId' = c.data->>'toolCallId' AND r.seq > c.seq ORDER BY r.seq LIMIT 1) r ON true
+          WHERE c.session_id = ANY($2) AND c.type = 'tool.call'`,
+        [run.id, replayed],
+      );
   });
 }
 
@@ -173,14 +201,24 @@ export interface RunSummary {
   passed: number;
   failed: number;
   errors: number;
+  cancelled: number;
   pending: number;
   costUsd: number;
 }
 
 export async function runSummaries(db: Db, runIds: string[]): Promise<Map<string, RunSummary>> {
-  const { rows } = await db.query<{ run_id: string; cases: number; passed: number; failed: number; errors: number; cost: number }>(
+  const { rows } = await db.query<{
+    run_id: string;
+    cases: number;
+    passed: number;
+    failed: number;
+    errors: number;
+    cancelled: number;
+    cost: number;
+  }>(
     `SELECT run_id, count(*)::int AS cases, count(*) FILTER (WHERE status = 'passed')::int AS passed,
             count(*) FILTER (WHERE status = 'failed')::int AS failed, count(*) FILTER (WHERE status = 'error')::int AS errors,
+            count(*) FILTER (WHERE status = 'cancelled')::int AS cancelled,
             coalesce(sum(cost_usd), 0)::float8 AS cost
        FROM eval_cases WHERE run_id = ANY($1) GROUP BY run_id`,
     [runIds],
@@ -193,7 +231,8 @@ export async function runSummaries(db: Db, runIds: string[]): Promise<Map<string
         passed: row.passed,
         failed: row.failed,
         errors: row.errors,
-        pending: row.cases - row.passed - row.failed - row.errors,
+        cancelled: row.cancelled,
+        pending: row.cases - row.passed - row.failed - row.errors - row.cancelled,
         costUsd: row.cost,
       },
     ]),
@@ -274,8 +313,9 @@ export async function endRun(db: Db, runId: string, status: Exclude<RunStatus, '
 }
 
 /**
- * The best completed run of this revision against the stored set (any of its versions): its pass rate,
- * or undefined when there is none. What a promote's `requireEval` reads.
+ * The best completed run of this revision against the stored set's latest version: its pass rate, or
+ * undefined when there is none. What a promote's `requireEval` reads: cases added to the set since an
+ * earlier run passed must pass too.
  */
 export async function bestSetScore(
   db: Db,
@@ -285,6 +325,7 @@ export async function bestSetScore(
     `SELECT r.id, r.set_version, (count(*) FILTER (WHERE c.status = 'passed'))::float8 / count(*) AS score
        FROM eval_runs r JOIN eval_cases c ON c.run_id = r.id
       WHERE r.agent_id = $1 AND r.revision = $2 AND r.set_name = $3 AND r.status = 'completed'
+        AND r.set_version = (SELECT max(version) FROM eval_sets s WHERE s.user_id = r.user_id AND s.name = $3)
       GROUP BY r.id, r.set_version ORDER BY score DESC, r.set_version DESC LIMIT 1`,
     [input.agentId, input.revision, input.setName],
   );

@@ -1,10 +1,9 @@
-// An eval run (docs/evals.md): one child workflow per case, `concurrency` at a time, each running its
-// case's activity (activities/evals.ts) until the case's turn ends and is graded. The run and its cases
-// are resumable after any restart (their ids and results live in PostgreSQL, the activity is idempotent)
-// and cancellable: cancelling the run cancels the cases still running, whose activities abort their
+// An eval run (docs/evals.md): one child workflow per case, `concurrency` at a time, each starting its
+// case's turn and looking at it on timers until it ends and is graded (activities/evals.ts). The run and
+// its cases are resumable after any restart (their ids and results live in PostgreSQL, the activities are
+// idempotent) and cancellable: cancelling the run cancels the cases still running, which abort their
 // turns. At the end the run is marked and an `eval.completed` webhook event tells subscribers.
 import {
-  ActivityCancellationType,
   CancellationScope,
   ChildWorkflowCancellationType,
   ParentClosePolicy,
@@ -12,6 +11,7 @@ import {
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
@@ -19,6 +19,7 @@ import { evalCaseWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
 import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
 import { publishEvent } from './publish.ts';
+import { EVAL_LIMITS } from '../contract/operations/evals.ts';
 
 export interface EvalRunInput {
   runId: string;
@@ -28,16 +29,34 @@ export interface EvalRunInput {
   concurrency: number;
 }
 
-/** One case: the activity runs it to its verdicts (a case's turn takes at most 10 minutes; then it is aborted). */
+/** Between two looks at a case's turn: soon at first (a fake or quick model answers in a second), then less often. */
+const CHECK_EVERY = { firstMs: 250, factor: 1.5, mostMs: 5_000 };
+
+/**
+ * One case: its session opened and its input sent, then its turn looked at on timers (holding no worker
+ * slot while it runs) until it has ended and is graded, or its time is up (aborted, graded so). Cancelled
+ * with its run, its turn is aborted and it ends cancelled.
+ */
 export async function evalCaseWorkflow(input: { runId: string; position: number }): Promise<{ status: string }> {
-  const { runEvalCase } = proxyActivities<Activities>({
-    startToCloseTimeout: '12 minutes',
-    heartbeatTimeout: '30 seconds',
-    // A cancelled run waits for its cases to abort their turns.
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  const { startEvalCase, checkEvalCase, cancelEvalCase } = proxyActivities<Activities>({
+    startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
   });
-  return runEvalCase(input);
+  const deadline = Date.now() + EVAL_LIMITS.caseTimeoutMs;
+  try {
+    const started = await startEvalCase(input);
+    if (started.ended) return { status: started.status };
+    let wait = CHECK_EVERY.firstMs;
+    for (;;) {
+      const checked = await checkEvalCase({ ...input, timedOut: Date.now() >= deadline });
+      if (checked.ended) return { status: checked.status };
+      await sleep(Math.min(wait, Math.max(deadline - Date.now(), 1)));
+      wait = Math.min(wait * CHECK_EVERY.factor, CHECK_EVERY.mostMs);
+    }
+  } catch (error) {
+    if (isCancellation(error)) await CancellationScope.nonCancellable(() => cancelEvalCase(input));
+    throw error;
+  }
 }
 
 /** The deepest cause's message: a child's failure wraps its activity's, which wraps the error itself. */

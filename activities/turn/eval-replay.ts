@@ -26,7 +26,14 @@ export function replayedResult(db: Db) {
     const session = await replayOf(sessionId);
     if (!session?.replayOf) return null;
     const { toolCallId, toolName } = call;
-    const answer = await recordedAnswer(db, { sessionId, replayOf: session.replayOf, toolCallId, toolName, input: call.input });
+    const answer = await recordedAnswer(db, {
+      sessionId,
+      runId: session.runId,
+      replayOf: session.replayOf,
+      toolCallId,
+      toolName,
+      input: call.input,
+    });
     if (answer.matched)
       return { type: 'tool-result', toolCallId, toolName, output: answer.output, ...(answer.isError ? { isError: true } : {}) };
     if (session.unmatched === 'live') return null;

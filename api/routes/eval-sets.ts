@@ -10,12 +10,13 @@ import { refuseUnrunnableChecks } from '../evals/expectations.ts';
 
 const NAME = new RegExp(EVAL_SET_NAME_PATTERN);
 
-const summary = (set: EvalSet) => ({
+const summary = (set: Omit<EvalSet, 'cases'> & { caseCount: number }) => ({
   name: set.name,
   version: set.version,
-  cases: set.cases.length,
+  cases: set.caseCount,
   createdAt: set.createdAt.toISOString(),
 });
+const withCount = (set: EvalSet) => ({ ...set, caseCount: set.cases.length });
 
 export function evalSetRoutes(deps: ApiDeps) {
   return [
@@ -27,9 +28,16 @@ export function evalSetRoutes(deps: ApiDeps) {
             { path: '/name', message: 'is not a set name' },
           ]);
         refuseUnrunnableChecks(body.cases);
-        const stored = await putSet(deps.db, { userId: principal!.userId, name, cases: body.cases, keyId: principal!.keyId });
+        const stored = await putSet(deps.db, {
+          userId: principal!.userId,
+          name,
+          cases: body.cases,
+          keyId: principal!.keyId,
+          maxSets: deps.config.limits.evalSetsPerUser,
+          maxVersions: deps.config.limits.evalSetVersions,
+        });
         req.log.info({ set: name, version: stored.version }, 'eval set stored');
-        return { status: 201, body: summary(stored) };
+        return { status: 201, body: summary(withCount(stored)) };
       },
     }),
     defineRoute(OPERATIONS.getEvalSet, {
@@ -37,7 +45,7 @@ export function evalSetRoutes(deps: ApiDeps) {
         const found = await getSet(deps.db, principal!.userId, params.name!, query.version);
         if (!found)
           throw new NotFoundError(`You have no eval set "${params.name}"${query.version ? ` with a version ${query.version}` : ''}`);
-        return { status: 200, body: { ...summary(found), items: found.cases } };
+        return { status: 200, body: { ...summary(withCount(found)), items: found.cases } };
       },
     }),
     defineRoute(OPERATIONS.listEvalSets, {

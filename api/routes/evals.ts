@@ -17,6 +17,7 @@ import {
   createRun,
   getRun,
   listCases,
+  endRun,
   listRuns,
   runSummaries,
   type EvalCase,
@@ -41,7 +42,7 @@ function runView(run: EvalRun, agentName: string, summary: RunSummary | undefine
     status: run.status,
     replayTools: run.replayTools,
     concurrency: run.concurrency,
-    summary: summary ?? { cases: 0, passed: 0, failed: 0, errors: 0, pending: 0, costUsd: 0 },
+    summary: summary ?? { cases: 0, passed: 0, failed: 0, errors: 0, cancelled: 0, pending: 0, costUsd: 0 },
     createdAt: run.createdAt.toISOString(),
     endedAt: run.endedAt?.toISOString() ?? null,
   };
@@ -137,6 +138,7 @@ export function evalRoutes(deps: ApiDeps) {
           graders: body.graders ?? [],
           set: set ?? null,
           keyId: principal!.keyId,
+          maxRunning: deps.config.limits.evalRunsPerUser,
           cases,
         });
         // Recorded, the run is taken: a workflow engine that does not answer now delays it to the next
@@ -172,6 +174,8 @@ export function evalRoutes(deps: ApiDeps) {
     defineRoute(OPERATIONS.cancelEvalRun, {
       async handle({ req, params, principal }) {
         const run = await ownRun(principal!.userId, params.id!);
+        // A run whose workflow never started ends here: the housekeeping pass must not start it later.
+        if (run.status === 'running' && !run.started) await endRun(deps.db, run.id, 'cancelled');
         if (run.status === 'running') await callTemporal(deps, () => cancelEvalRunWorkflow(deps.temporal.client, run.id));
         req.log.info({ evalId: run.id }, 'eval run cancel asked');
         return { status: 202, body: { id: run.id } };

@@ -148,13 +148,14 @@ export const EVAL_RUN_SCHEMA = {
     concurrency: { type: 'integer' },
     summary: {
       type: 'object',
-      required: ['cases', 'passed', 'failed', 'errors', 'pending', 'costUsd'],
+      required: ['cases', 'passed', 'failed', 'errors', 'cancelled', 'pending', 'costUsd'],
       properties: {
         cases: { type: 'integer' },
         passed: { type: 'integer' },
         failed: { type: 'integer' },
         errors: { type: 'integer' },
-        pending: { type: 'integer', description: 'Not ended yet (or cancelled before they ran)' },
+        cancelled: { type: 'integer', description: 'Ended by the run’s cancel before they were graded' },
+        pending: { type: 'integer', description: 'Not ended yet' },
         costUsd: { type: 'number', description: 'What the cases spent so far (counted in your budgets)' },
       },
     },
@@ -214,6 +215,7 @@ export const createEvalRun = defineOperation({
     },
     400: { description: 'Not exactly one of cases, set and fromSessions; a pattern RE2 cannot run, a schema that does not compile' },
     404: { description: 'No such agent, revision, set or session of the agent' },
+    429: { description: 'You have EVAL_RUNS_PER_USER runs running (problem type rate-limited, with Retry-After)' },
   },
 });
 
@@ -292,7 +294,8 @@ export const putEvalSet = defineOperation({
     },
   },
   responses: {
-    201: { description: 'The new version', schema: EVAL_SET_SUMMARY },
+    201: { description: 'The new version (versions beyond EVAL_SET_VERSIONS, the oldest, are dropped)', schema: EVAL_SET_SUMMARY },
+    403: { description: 'A new name past EVAL_SETS_PER_USER sets' },
     400: { description: 'A name that is not `^[a-z0-9][a-z0-9_-]{0,63}$`, or a check that cannot run, at its place' },
   },
 });

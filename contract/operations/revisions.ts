@@ -70,7 +70,7 @@ export const promoteRevision = defineOperation({
           required: ['set'],
           additionalProperties: false,
           description:
-            'Promote only if a completed eval run of this revision against the stored set (any version) passed at least ' +
+            'Promote only if a completed eval run of this revision against the stored set’s latest version passed at least ' +
             '`minScore` of its cases (default 1: all); otherwise 409, naming the best run',
           properties: {
             set: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' },

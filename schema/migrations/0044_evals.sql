@@ -35,6 +35,8 @@ CREATE TABLE eval_runs (
 );
 CREATE INDEX eval_runs_agent_idx ON eval_runs (agent_id, created_at DESC);
 CREATE INDEX eval_runs_set_idx ON eval_runs (agent_id, revision, set_name) WHERE set_name IS NOT NULL;
+CREATE INDEX eval_runs_unstarted_idx ON eval_runs (created_at) WHERE status = 'running' AND started_at IS NULL;
+CREATE INDEX eval_runs_running_idx ON eval_runs (user_id) WHERE status = 'running';
 
 CREATE TABLE eval_cases (
   run_id           text NOT NULL REFERENCES eval_runs(id) ON DELETE CASCADE,
@@ -62,6 +64,21 @@ CREATE TABLE eval_sessions (
   replay_of    text,
   unmatched    text NOT NULL CHECK (unmatched IN ('error', 'live'))
 );
+
+-- The service tool calls of the recorded sessions a run replays, with their results, copied when the run
+-- is made: matching reads these (indexed by tool), not the recordings' whole event logs, and a recording
+-- deleted meanwhile still replays.
+CREATE TABLE eval_recorded_calls (
+  run_id        text NOT NULL REFERENCES eval_runs(id) ON DELETE CASCADE,
+  session_id    text NOT NULL,
+  seq           bigint NOT NULL,
+  tool_name     text NOT NULL,
+  input         jsonb,
+  output        jsonb,
+  is_error      boolean NOT NULL DEFAULT false,
+  PRIMARY KEY (run_id, session_id, seq)
+);
+CREATE INDEX eval_recorded_calls_tool_idx ON eval_recorded_calls (run_id, session_id, tool_name);
 
 CREATE TABLE eval_replayed_calls (
   session_id    text NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,

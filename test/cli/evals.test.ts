@@ -53,7 +53,7 @@ describe('eval run --wait, the CI gate', () => {
     const run = ok(await runCli(['eval', 'run', name, '--cases', 'cases.jsonl', '--concurrency', '1', '--wait'], { configDir }));
     expect(run.stdout).toMatch(/^agent:\s+.+\nrevision:\s+1\nstatus:\s+completed\n/m);
     expect(run.stdout).toMatch(/^ID\s+STATUS\s+INPUT\s+FAILED CHECKS\n0\s+passed\s+What is 2\+2\?\s+-\n1\s+passed\s+Say hi\s+-\n/m);
-    expect(run.stdout).toContain('2 of 2 passed (score 1.00), 0 failed, 0 errors, 0 pending');
+    expect(run.stdout).toContain('2 of 2 passed (score 1.00), 0 failed, 0 errors, 0 cancelled, 0 pending');
     expect(run.stderr).toContain('Score 1.00 meets --min-score 1.');
     const id = evalIdOf(run.stdout);
 
@@ -177,7 +177,7 @@ test('eval run without --wait prints the id at once; eval cancel stops the run',
     await vi.waitFor(async () => expect((await show()).status).toBe('cancelled'), { timeout: 30_000, interval: 300 });
     expect((await show()).cases[0]!.status).toBe('cancelled');
     expect(ok(await runCli(['eval', 'show', id], { configDir })).stdout).toContain(
-      '0 of 1 passed (score 0.00), 0 failed, 0 errors, 1 pending',
+      '0 of 1 passed (score 0.00), 0 failed, 0 errors, 1 cancelled, 0 pending',
     );
   } finally {
     release();

@@ -67,7 +67,7 @@ test('the report of a replayed session: the failing check’s explanation, the c
 
     const facts = await page.locator('dl.facts').textContent();
     expect(facts).toContain('Revision2');
-    expect(facts).toContain('0 of 1 passed (0%); 1 failed, 0 errors, 0 pending');
+    expect(facts).toContain('0 of 1 passed (0%); 1 failed, 0 errors, 0 cancelled, 0 pending');
     expect(facts).toContain('answered with the recorded results');
 
     const only = page.getByRole('listitem', { name: /^Case 0/ });

@@ -307,6 +307,7 @@ test('a run recorded whose workflow never started (the engine did not answer) is
     graders: [],
     set: null,
     keyId: null,
+    maxRunning: 5,
     cases: [{ input: 'late', expect: { contains: 'on time' } }],
   });
   const deps = {
@@ -322,4 +323,45 @@ test('a run recorded whose workflow never started (the engine did not answer) is
   expect(await startUnstartedRuns(deps)).toBe(1);
   expect((await evalEnded(env, id)).summary).toMatchObject({ cases: 1, passed: 1 });
   expect(await startUnstartedRuns(deps)).toBe(0);
+});
+
+test('at most EVAL_RUNS_PER_USER runs at once (429 beyond); a run cancelled before its workflow started never starts', async ({ env }) => {
+  const name = newName();
+  await deploy(env, name, {});
+  const agent = await call<{ id: string; revision: number }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
+  // Five runs recorded whose workflows never started: running, as far as the limit is concerned.
+  const ids = Array.from({ length: 5 }, () => `evl_${crypto.randomUUID().replace(/-/g, '').slice(0, 26)}`);
+  for (const id of ids) {
+    await createRun(env.api.db, {
+      id,
+      userId: env.user.userId,
+      agentId: agent.body.id,
+      revision: agent.body.revision,
+      replayTools: 'live',
+      unmatched: 'error',
+      concurrency: 1,
+      graders: [],
+      set: null,
+      keyId: null,
+      cases: [{ input: 'never' }],
+      maxRunning: 5,
+    });
+  }
+  const refused = await call(`${env.api.url}/agent/${name}/evals`, { headers: env.user.auth, json: { cases: [{ input: 'one more' }] } });
+  expect(refused.status).toBe(429);
+  expect(refused.headers.get('retry-after')).toBe('30');
+
+  // Cancelled before it started: it ends cancelled at once, and the housekeeping pass leaves it.
+  expect((await post(env, `/evals/${ids[0]}/cancel`)).status).toBe(202);
+  await env.api.db.query(`UPDATE eval_runs SET created_at = now() - interval '5 minutes' WHERE id = ANY($1)`, [ids]);
+  for (const id of ids.slice(1)) await env.api.db.query(`UPDATE eval_runs SET status = 'cancelled' WHERE id = $1`, [id]);
+  const deps = {
+    db: env.api.db,
+    config: env.api.config,
+    temporal: { client: env.worker.client },
+    logger: createLogger({ level: 'silent' }),
+  };
+  expect(await startUnstartedRuns(deps)).toBe(0);
+  const read = await call<EvalRunView>(`${env.api.url}/evals/${ids[0]}`, { headers: env.user.auth });
+  expect(read.body).toMatchObject({ status: 'cancelled', summary: { cases: 1, cancelled: 1, pending: 0 } });
 });

@@ -19,21 +19,28 @@ afterAll(async () => {
 });
 
 let runs = 0;
-const SUMMARY = { cases: 0, passed: 0, failed: 0, errors: 0, pending: 0, costUsd: 0 };
+const SUMMARY = { cases: 0, passed: 0, failed: 0, errors: 0, cancelled: 0, pending: 0, costUsd: 0 };
 
-function fakeEvalActivities(runCase: (position: number) => Promise<{ status: string }>) {
+function fakeEvalActivities(runCase: (position: number) => Promise<'passed'>) {
   const log: string[] = [];
   let running = 0;
   let mostAtOnce = 0;
   const activities: Partial<Activities> = {
-    async runEvalCase(input) {
+    // The case runs inside its start here: what the run sees is the same (a case ended, or failed for good).
+    async startEvalCase(input) {
       running += 1;
       mostAtOnce = Math.max(mostAtOnce, running);
       try {
-        return await runCase(input.position);
+        return { ended: true, status: await runCase(input.position) };
       } finally {
         running -= 1;
       }
+    },
+    async checkEvalCase() {
+      return { ended: false };
+    },
+    async cancelEvalCase(input) {
+      log.push(`cancel ${input.position}`);
     },
     async failEvalCase(input) {
       log.push(`error ${input.position}: ${input.error}`);
@@ -62,7 +69,7 @@ describe('an eval run', () => {
     const fake = fakeEvalActivities(async (position) => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       if (position === 1) throw ApplicationFailure.nonRetryable('the agent was deleted');
-      return { status: 'passed' };
+      return 'passed';
     });
     const result = await env.withWorker(fake.activities, (taskQueue) =>
       env.client.workflow.execute(evalRunWorkflow, { taskQueue, workflowId: evalRunWorkflowId(`c${runs}`), args: [input(5, 2)] }),
@@ -83,7 +90,7 @@ describe('an eval run', () => {
       } finally {
         clearInterval(beat);
       }
-      return { status: 'passed' };
+      return 'passed';
     });
     const result = await env.withWorker(fake.activities, async (taskQueue) => {
       const handle = await env.client.workflow.start(evalRunWorkflow, {
@@ -97,6 +104,6 @@ describe('an eval run', () => {
     });
     expect(result).toEqual({ status: 'cancelled' });
     expect(started).toEqual([0]);
-    expect(fake.log).toEqual(['end cancelled']);
+    expect(fake.log).toEqual(['cancel 0', 'end cancelled']);
   });
 });

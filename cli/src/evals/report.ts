@@ -35,7 +35,7 @@ function whyNot(evalCase: EvalCase): string {
 export function totalsLine(summary: Summary): string {
   return (
     `${summary.passed} of ${summary.cases} passed (score ${passRate(summary).toFixed(2)}), ${summary.failed} failed, ` +
-    `${summary.errors} error${summary.errors === 1 ? '' : 's'}, ${summary.pending} pending; cost ${usd(summary.costUsd)}`
+    `${summary.errors} error${summary.errors === 1 ? '' : 's'}, ${summary.cancelled} cancelled, ${summary.pending} pending; cost ${usd(summary.costUsd)}`
   );
 }
 

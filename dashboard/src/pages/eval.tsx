@@ -71,7 +71,8 @@ export function EvalPage({ id }: { id: string }) {
             </dd>
             <dt>Result</dt>
             <dd>
-              {passedText(report.summary)}; {report.summary.failed} failed, {report.summary.errors} errors, {report.summary.pending} pending
+              {passedText(report.summary)}; {report.summary.failed} failed, {report.summary.errors} errors, {report.summary.cancelled}{' '}
+              cancelled, {report.summary.pending} pending
             </dd>
             <dt>Tools</dt>
             <dd>{report.replayTools === 'recorded' ? 'answered with the recorded results' : 'run live'}</dd>
