@@ -46,6 +46,39 @@ async function evalEnded(env: AgentEnv, id: string, timeout = 60_000): Promise<E
 
 const newName = () => `agent-${crypto.randomUUID().slice(0, 8)}`;
 
+/** A run recorded as POST /agent/<name>/evals records it, whose workflow is not started: as if the engine had not answered. */
+async function recordedRunOnly(
+  env: AgentEnv,
+  name: string,
+  cases: Array<{ input: string; expect?: { contains: string } }>,
+): Promise<string> {
+  const agent = await call<{ id: string; revision: number }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
+  const id = `evl_${crypto.randomUUID().replace(/-/g, '').slice(0, 26)}`;
+  await createRun(env.api.db, {
+    id,
+    userId: env.user.userId,
+    agentId: agent.body.id,
+    revision: agent.body.revision,
+    replayTools: 'live',
+    unmatched: 'error',
+    concurrency: 1,
+    graders: [],
+    set: null,
+    keyId: null,
+    maxRunning: 5,
+    cases,
+  });
+  return id;
+}
+
+/** What the API's housekeeping pass hands the sweeps. */
+const housekeepingDeps = (env: AgentEnv) => ({
+  db: env.api.db,
+  config: env.api.config,
+  temporal: { client: env.worker.client },
+  logger: createLogger({ level: 'silent' }),
+});
+
 describe('a recorded session replayed against a new revision', () => {
   test('its http call gets the recorded result and the receiver sees no second request; the candidate runs its own instructions', async ({
     env,
@@ -294,28 +327,8 @@ describe('stored sets and a gated promote', () => {
 test('a run recorded whose workflow never started (the engine did not answer) is started by the housekeeping pass', async ({ env }) => {
   const name = newName();
   await deploy(env, name, {});
-  const agent = await call<{ id: string; revision: number }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
-  const id = `evl_${crypto.randomUUID().replace(/-/g, '').slice(0, 26)}`;
-  await createRun(env.api.db, {
-    id,
-    userId: env.user.userId,
-    agentId: agent.body.id,
-    revision: agent.body.revision,
-    replayTools: 'live',
-    unmatched: 'error',
-    concurrency: 1,
-    graders: [],
-    set: null,
-    keyId: null,
-    maxRunning: 5,
-    cases: [{ input: 'late', expect: { contains: 'on time' } }],
-  });
-  const deps = {
-    db: env.api.db,
-    config: env.api.config,
-    temporal: { client: env.worker.client },
-    logger: createLogger({ level: 'silent' }),
-  };
+  const id = await recordedRunOnly(env, name, [{ input: 'late', expect: { contains: 'on time' } }]);
+  const deps = housekeepingDeps(env);
   expect(await startUnstartedRuns(deps)).toBe(0);
   await env.api.db.query(`UPDATE eval_runs SET created_at = now() - interval '5 minutes' WHERE id = $1`, [id]);
   env.fake.reset();
@@ -328,25 +341,9 @@ test('a run recorded whose workflow never started (the engine did not answer) is
 test('at most EVAL_RUNS_PER_USER runs at once (429 beyond); a run cancelled before its workflow started never starts', async ({ env }) => {
   const name = newName();
   await deploy(env, name, {});
-  const agent = await call<{ id: string; revision: number }>(`${env.api.url}/agent/${name}`, { headers: env.user.auth });
   // Five runs recorded whose workflows never started: running, as far as the limit is concerned.
-  const ids = Array.from({ length: 5 }, () => `evl_${crypto.randomUUID().replace(/-/g, '').slice(0, 26)}`);
-  for (const id of ids) {
-    await createRun(env.api.db, {
-      id,
-      userId: env.user.userId,
-      agentId: agent.body.id,
-      revision: agent.body.revision,
-      replayTools: 'live',
-      unmatched: 'error',
-      concurrency: 1,
-      graders: [],
-      set: null,
-      keyId: null,
-      cases: [{ input: 'never' }],
-      maxRunning: 5,
-    });
-  }
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) ids.push(await recordedRunOnly(env, name, [{ input: 'never' }]));
   const refused = await call(`${env.api.url}/agent/${name}/evals`, { headers: env.user.auth, json: { cases: [{ input: 'one more' }] } });
   expect(refused.status).toBe(429);
   expect(refused.headers.get('retry-after')).toBe('30');
@@ -355,12 +352,7 @@ test('at most EVAL_RUNS_PER_USER runs at once (429 beyond); a run cancelled befo
   expect((await post(env, `/evals/${ids[0]}/cancel`)).status).toBe(202);
   await env.api.db.query(`UPDATE eval_runs SET created_at = now() - interval '5 minutes' WHERE id = ANY($1)`, [ids]);
   for (const id of ids.slice(1)) await env.api.db.query(`UPDATE eval_runs SET status = 'cancelled' WHERE id = $1`, [id]);
-  const deps = {
-    db: env.api.db,
-    config: env.api.config,
-    temporal: { client: env.worker.client },
-    logger: createLogger({ level: 'silent' }),
-  };
+  const deps = housekeepingDeps(env);
   expect(await startUnstartedRuns(deps)).toBe(0);
   const read = await call<EvalRunView>(`${env.api.url}/evals/${ids[0]}`, { headers: env.user.auth });
   expect(read.body).toMatchObject({ status: 'cancelled', summary: { cases: 1, cancelled: 1, pending: 0 } });

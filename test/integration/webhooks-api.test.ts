@@ -3,6 +3,7 @@
 import { describe, expect } from 'vitest';
 import { apiTest } from '../helpers/harness/fixtures.ts';
 import type { TestApi } from '../helpers/harness/api.ts';
+import { WEBHOOK_EVENTS } from '../../contract/webhook-events.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 import { createDeliveries, recordAttempt } from '../../store/webhook-deliveries.ts';
@@ -84,16 +85,7 @@ describe('subscriptions', () => {
 
   test('every event of the list can be subscribed to', async ({ api }) => {
     const other = await createTestUser(api.db);
-    const events = [
-      'session.completed',
-      'session.failed',
-      'approval.requested',
-      'approval.answered',
-      'approval.expired',
-      'trigger.fired',
-      'agent.changed',
-      'eval.completed',
-    ];
+    const events = [...WEBHOOK_EVENTS];
     expect((await subscribe(api, other, { url: 'https://example.com/all', events })).status).toBe(201);
   });
 
