@@ -99,7 +99,7 @@ export function startHousekeeping(deps: {
       const runs = await startUnstartedRuns(deps);
       if (runs > 0) deps.logger.info({ evalRuns: runs }, 'housekeeping: eval runs started late');
     } catch (error) {
-      deps.logger.warn({ err: error }, 'could not start recorded webhook deliveries or eval runs; the next pass tries again');
+      deps.logger.warn({ err: error }, 'recorded webhook deliveries or eval runs not started; the next pass tries again');
     }
     try {
       // Calls older than a pass whose child sessions lost their workflows: woken to end their turns.

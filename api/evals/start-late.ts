@@ -19,7 +19,7 @@ export async function startRunNow(deps: StartDeps, input: EvalRunInput): Promise
     await markRunStarted(deps.db, input.runId);
     return true;
   } catch (error) {
-    deps.logger.warn({ err: error, evalId: input.runId }, 'could not start the eval run now; the housekeeping pass starts it');
+    deps.logger.warn({ err: error, evalId: input.runId }, 'eval run not started yet; the housekeeping pass starts it');
     return false;
   }
 }
@@ -28,7 +28,9 @@ export async function startRunNow(deps: StartDeps, input: EvalRunInput): Promise
 export async function startUnstartedRuns(deps: StartDeps): Promise<number> {
   let started = 0;
   for (const run of await unstartedRuns(deps.db, UNSTARTED_RUN_MS, STARTED_PER_PASS)) {
-    if (await startRunNow(deps, run)) started += 1;
+    // The engine did not take one: the next pass tries again, rather than this one waiting out each deadline.
+    if (!(await startRunNow(deps, run))) break;
+    started += 1;
   }
   return started;
 }

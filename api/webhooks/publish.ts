@@ -22,7 +22,7 @@ function deliverySettings(deps: Pick<ApiDeps, 'config'>): DeliverySettings {
   return { retryScheduleMs: deps.config.webhooks.retryScheduleMs, attemptTimeoutMs: deps.config.webhooks.attemptTimeoutMs };
 }
 
-/** Starts one delivery within the API's Temporal deadline and marks it; false when it could not be started now. */
+/** Starts one delivery within the API's Temporal deadline and marks it; false when it must wait (logged). */
 async function startOne(
   deps: StartDeps,
   userId: string,
@@ -35,10 +35,7 @@ async function startOne(
     await markDeliveriesStarted(deps.db, [delivery.deliveryId]);
     return true;
   } catch (error) {
-    deps.logger.warn(
-      { err: error, deliveryId: delivery.deliveryId },
-      'could not start a webhook delivery now; housekeeping starts it later',
-    );
+    deps.logger.warn({ err: error, deliveryId: delivery.deliveryId }, 'webhook delivery not started yet; the housekeeping pass starts it');
     return false;
   }
 }
@@ -46,7 +43,8 @@ async function startOne(
 /** After the change committed: its event's deliveries go out. */
 export async function startRecordedDeliveries(deps: StartDeps, type: string, recorded: RecordedDeliveries): Promise<void> {
   for (const delivery of recorded.deliveries) {
-    await startOne(deps, recorded.userId, { deliveryId: delivery.id, subscriptionId: delivery.subscriptionId, type });
+    // One the engine did not take: the others would wait as long each; the housekeeping pass starts them all.
+    if (!(await startOne(deps, recorded.userId, { deliveryId: delivery.id, subscriptionId: delivery.subscriptionId, type }))) return;
   }
 }
 
@@ -56,7 +54,9 @@ export async function startUnstartedDeliveries(deps: StartDeps): Promise<number>
   let started = 0;
   for (const delivery of found) {
     const { userId, ...rest } = delivery;
-    if (await startOne(deps, userId, rest)) started += 1;
+    // The engine did not take one: the next pass tries again, rather than this one waiting out each deadline.
+    if (!(await startOne(deps, userId, rest))) break;
+    started += 1;
   }
   return started;
 }

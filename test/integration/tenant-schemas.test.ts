@@ -60,7 +60,9 @@ const send = (env: AgentEnv, who: TestUser, sessionId: string, text: string) =>
 
 test(
   'a backtracking pattern, a huge uniqueItems array and an exponential anyOf get tool errors; another user is served meanwhile',
-  { timeout: 120_000 },
+  // The worker process starts inside the test (it bundles the workflows): on a machine a full CI run holds,
+  // that alone took most of two minutes twice. A frozen worker never answers, so it still fails by this timeout.
+  { timeout: 300_000 },
   async ({ env }) => {
     worker = await startWorkerProcess(env.env);
     env.fake.setHandler(script);
