@@ -77,7 +77,7 @@ async function main(): Promise<void> {
       { name: 'housekeeping', run: () => housekeeping.stop() },
       // After the server: until then, the streams still being served need their wakes.
       { name: 'the event hub', run: () => events.close() },
-      { name: 'the Temporal connection', run: () => temporal.connection.close().catch(() => undefined) },
+      { name: 'the Temporal connection', run: () => temporal.close().catch(() => undefined) },
       { name: 'the database pool', run: () => db.end() },
       { name: 'observability', run: () => observability.close() },
     ],

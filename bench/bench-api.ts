@@ -79,7 +79,7 @@ export async function startBenchApi(infra: Infra, options: BenchApiOptions = {})
     await quietly(() => handOffs.drain(5_000));
     handOffs.close();
     if (events) await quietly(() => events!.close());
-    await quietly(() => temporal.connection.close());
+    await quietly(() => temporal.close());
     // Everything the bench made goes with the user (ON DELETE CASCADE).
     if (userId) await quietly(() => db.query('DELETE FROM users WHERE id = $1', [userId]));
     await quietly(() => db.end());

@@ -75,7 +75,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
       handOffs.close();
       await housekeeping.stop();
       await events.close();
-      await temporal.connection.close().catch(() => undefined);
+      await temporal.close().catch(() => undefined);
       await db.end();
     },
   };
