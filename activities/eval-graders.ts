@@ -109,6 +109,12 @@ export function grade(outcome: CaseOutcome, expect: Expectation | undefined, gra
   if (expect?.jsonSchema !== undefined) verdicts.push(jsonVerdict(outcome, expect.jsonSchema as JsonObject));
   if (expect?.toolCalls !== undefined) verdicts.push(toolCallsVerdict(outcome, expect.toolCalls));
   for (const grader of graders) {
+    // A rubric is a model's call, made apart (eval-judge.ts), and only of a reply the turn completed.
+    if (grader.kind === 'rubric') {
+      if (outcome.ended !== 'completed')
+        verdicts.push({ grader: 'rubric', passed: false, explanation: 'Not judged: the turn did not complete' });
+      continue;
+    }
     if (grader.kind === 'maxCostUsd') {
       const cost = outcome.costUsd;
       verdicts.push(

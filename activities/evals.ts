@@ -5,8 +5,8 @@
 // worker slot. Every step is idempotent on ids the case keeps (store/evals.ts, claimCaseIds): an attempt
 // retried after a worker died opens the same session, sends the message once and grades the same turn.
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../store/db.ts';
-import type { Config } from '../lib/config.ts';
 import { newId } from '../lib/ids.ts';
 import { getSession, openSessionOnce } from '../store/sessions.ts';
 import { takeSend } from '../store/session-inbox.ts';
@@ -28,7 +28,9 @@ import {
 import { turnTranscript } from '../store/eval-recordings.ts';
 import { findAgentById } from '../store/agents.ts';
 import { grade, type CaseOutcome } from './eval-graders.ts';
-import { EVAL_LIMITS } from '../contract/operations/evals.ts';
+import { judgeCase, type JudgeDeps } from './eval-judge.ts';
+import { EVAL_LIMITS, type Verdict } from '../contract/operations/evals.ts';
+import type { Bundle } from '../contract/bundle.ts';
 
 interface TurnEnd {
   type: 'turn.completed' | 'turn.failed' | 'turn.aborted';
@@ -51,9 +53,12 @@ async function turnEnd(db: Db, sessionId: string, messageId: string): Promise<Tu
 }
 
 type CaseRef = { runId: string; position: number };
-export type CaseStep = { ended: true; status: CaseStatus } | { ended: false };
+/** `judge`: the turn completed and a rubric judge is to grade it (judgeEvalCase). */
+export type CaseStep = { ended: true; status: CaseStatus } | { ended: false; judge?: true };
 
-export function evalActivities(deps: { db: Db; config: Config; taskQueue: string }) {
+const hasRubric = (run: EvalRun) => run.graders.some((grader) => grader.kind === 'rubric');
+
+export function evalActivities(deps: JudgeDeps & { taskQueue: string; bundleOf: (agentId: string, revision: number) => Promise<Bundle> }) {
   const { db } = deps;
   const sessionClient = () => ({ client: Context.current().client, taskQueue: deps.taskQueue, settings: deps.config.turns });
 
@@ -72,7 +77,12 @@ export function evalActivities(deps: { db: Db; config: Config; taskQueue: string
   }
 
   /** Grades the ended turn (or the one past its time) and ends the case; the first end written stands. */
-  async function gradeCase(run: EvalRun, found: EvalCase, end: TurnEnd | undefined): Promise<CaseStatus> {
+  async function gradeCase(
+    run: EvalRun,
+    found: EvalCase,
+    end: TurnEnd | undefined,
+    judged?: (outcome: CaseOutcome) => Promise<{ verdicts: Verdict[]; costUsd: number }>,
+  ): Promise<CaseStatus> {
     const transcript = await turnTranscript(db, found.sessionId!, found.messageId!);
     const outcome: CaseOutcome = {
       ended: !end ? 'timeout' : end.type === 'turn.completed' ? 'completed' : end.type === 'turn.failed' ? 'failed' : 'aborted',
@@ -86,10 +96,19 @@ export function evalActivities(deps: { db: Db; config: Config; taskQueue: string
     let status: 'passed' | 'failed' | 'error';
     let verdicts: ReturnType<typeof grade> = [];
     let error: string | null = null;
+    let costUsd = outcome.costUsd;
     try {
       verdicts = grade(outcome, found.expect ?? undefined, run.graders);
+      if (judged) {
+        const judges = await judged(outcome);
+        verdicts.push(...judges.verdicts);
+        // The case's cost is its turn's and its judge's: both count in the budgets.
+        if (judges.costUsd > 0) costUsd = (costUsd ?? 0) + judges.costUsd;
+      }
       status = verdicts.every((verdict) => verdict.passed) ? 'passed' : 'failed';
     } catch (failure) {
+      // A judge's provider failing for a while: the activity is retried.
+      if (failure instanceof ApplicationFailure && !failure.nonRetryable) throw failure;
       status = 'error';
       error = `The case could not be graded: ${failure instanceof Error ? failure.message : String(failure)}`;
     }
@@ -97,7 +116,7 @@ export function evalActivities(deps: { db: Db; config: Config; taskQueue: string
       status,
       verdicts,
       transcript,
-      costUsd: outcome.costUsd,
+      costUsd,
       latencyMs: outcome.latencyMs,
       error,
     });
@@ -142,7 +161,44 @@ export function evalActivities(deps: { db: Db; config: Config; taskQueue: string
       const end = await turnEnd(db, found.sessionId!, found.messageId!);
       if (!end && !input.timedOut) return { ended: false };
       if (!end) await abortTurnOf(found);
+      // A completed reply a rubric is to judge: a model call, in an activity of its own with a longer time.
+      if (end?.type === 'turn.completed' && hasRubric(run)) return { ended: false, judge: true };
       return { ended: true, status: await gradeCase(run, found, end) };
+    },
+
+    /** Grades a completed case with its rubric judges (eval-judge.ts) as well as its checks, and ends it. */
+    async judgeEvalCase(input: CaseRef): Promise<CaseStep> {
+      const loaded = await load(input);
+      if (!loaded) return { ended: true, status: 'error' };
+      const { run, found } = loaded;
+      if (ENDED_CASE.has(found.status)) return { ended: true, status: found.status };
+      const end = await turnEnd(db, found.sessionId!, found.messageId!);
+      const context = Context.current();
+      const bundle = await deps.bundleOf(run.agentId, run.revision);
+      const judged = async (outcome: CaseOutcome) => {
+        const verdicts: Verdict[] = [];
+        let costUsd = 0;
+        for (const [index, grader] of run.graders.entries()) {
+          if (grader.kind !== 'rubric') continue;
+          const verdict = await judgeCase(deps, {
+            userId: run.userId,
+            agentId: run.agentId,
+            sessionId: found.sessionId!,
+            callId: `${run.id}:${found.position}:${index}`,
+            execution: `${context.info.activityId}:${context.info.attempt}`,
+            bundle,
+            grader,
+            input: found.input,
+            outcome,
+            signal: context.cancellationSignal,
+            heartbeat: () => context.heartbeat(),
+          });
+          verdicts.push(verdict);
+          costUsd += verdict.judge?.costUsd ?? 0;
+        }
+        return { verdicts, costUsd };
+      };
+      return { ended: true, status: await gradeCase(run, found, end, judged) };
     },
 
     /** The run was cancelled: the case's turn stops, and the case ends cancelled (unless it ended first). */

@@ -72,7 +72,14 @@ export function createActivities(deps: ActivityDeps) {
     ...approvalActivities({ ...deps, bundleOf }),
     ...scheduleActivities(deps),
     ...agentCallActivities({ db: deps.db, taskQueue: deps.config.taskQueue, revisionOf, limits: deps.config.limits }),
-    ...evalActivities({ db: deps.db, config: deps.config, taskQueue: deps.config.taskQueue }),
+    ...evalActivities({
+      db: deps.db,
+      config: deps.config,
+      masterKeys: deps.masterKeys,
+      listedPrice,
+      taskQueue: deps.config.taskQueue,
+      bundleOf,
+    }),
     ...triggerActivities({
       db: deps.db,
       taskQueue: deps.config.taskQueue,

@@ -133,6 +133,24 @@ export async function settleBudgetHold(db: Db, key: string, usd: number): Promis
   else await db.query('DELETE FROM budget_holds WHERE hold_key = $1', [key]);
 }
 
+/**
+ * A call no budget held (none applied when it began) that leaves no message to carry its cost (an eval's
+ * judge): charged as a settled hold, so it counts this month should a budget be set later. A retried
+ * charge of the same call replaces the first.
+ */
+export async function chargeUnheldCall(
+  db: Db,
+  input: { key: string; userId: string; agentId: string; sessionId: string; usd: number },
+): Promise<void> {
+  if (input.usd <= 0) return;
+  await db.query(
+    `INSERT INTO budget_holds (hold_key, user_id, agent_id, reserved_usd, input_usd, charged_usd, expires_at, caller_agent_ids)
+     VALUES ($1, $2, $3, 0, 0, $4, now(), coalesce((SELECT caller_agent_ids FROM sessions WHERE id = $5), '{}'))
+     ON CONFLICT (hold_key) DO UPDATE SET charged_usd = EXCLUDED.charged_usd`,
+    [input.key, input.userId, input.agentId, input.usd, input.sessionId],
+  );
+}
+
 /** The holds of calls whose cost is now stored on a message: in the transaction that stores it. */
 export async function releaseBudgetHolds(client: DbClient, keys: readonly string[]): Promise<void> {
   if (keys.length > 0) await client.query('DELETE FROM budget_holds WHERE hold_key = ANY($1)', [keys]);

@@ -42,6 +42,12 @@ export async function evalCaseWorkflow(input: { runId: string; position: number 
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
   });
+  // A rubric judge's model call: longer than a check, heartbeating, retried while its provider fails.
+  const { judgeEvalCase } = proxyActivities<Activities>({
+    startToCloseTimeout: '5 minutes',
+    heartbeatTimeout: '1 minute',
+    retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 5 },
+  });
   const deadline = Date.now() + EVAL_LIMITS.caseTimeoutMs;
   try {
     const started = await startEvalCase(input);
@@ -50,6 +56,11 @@ export async function evalCaseWorkflow(input: { runId: string; position: number 
     for (;;) {
       const checked = await checkEvalCase({ ...input, timedOut: Date.now() >= deadline });
       if (checked.ended) return { status: checked.status };
+      // Only runs with a rubric grader come here (none recorded before it existed).
+      if (checked.judge) {
+        const judged = await judgeEvalCase(input);
+        if (judged.ended) return { status: judged.status };
+      }
       await sleep(Math.min(wait, Math.max(deadline - Date.now(), 1)));
       wait = Math.min(wait * CHECK_EVERY.factor, CHECK_EVERY.mostMs);
     }

@@ -9,7 +9,7 @@ import type { ApiDeps } from '../context.ts';
 import { loadOwnedAgent } from '../agents/owned-agent.ts';
 import { newId } from '../../lib/ids.ts';
 import { NotFoundError, ValidationError } from '../../lib/workflow-safe/errors.ts';
-import { refuseUnrunnableChecks } from '../evals/expectations.ts';
+import { refuseUnknownJudges, refuseUnrunnableChecks } from '../evals/expectations.ts';
 import { getSet } from '../../store/eval-sets.ts';
 import { getSession } from '../../store/sessions.ts';
 import { recordedCase } from '../../store/eval-recordings.ts';
@@ -85,6 +85,7 @@ export function evalRoutes(deps: ApiDeps) {
         { path: '', message: 'needs exactly one of cases, set and fromSessions' },
       ]);
     refuseUnrunnableChecks(body.cases ?? [], body.expect);
+    refuseUnknownJudges(body.graders);
     // The shared `expect` checks every case that brings none of its own.
     const withShared = (written: { input: string; expect?: Expectation }): NewCase => {
       const expect = written.expect ?? body.expect;

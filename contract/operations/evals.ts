@@ -59,24 +59,68 @@ export const CASE_SCHEMA = {
   },
 } as const;
 
-export const GRADER_SCHEMA = {
+/** What a rubric judge may be asked to weigh: the rubric, and the most the judge may write. */
+export const RUBRIC_LIMITS = { maxRubricChars: 10_000, maxJudgeOutputTokens: 1_000 } as const;
+
+const BOUND_GRADER_SCHEMA = {
   type: 'object',
   required: ['kind', 'max'],
   additionalProperties: false,
-  description: 'A bound every case is held to',
+  description: 'A bound every case is held to: the turn’s cost in USD, or its latency',
   properties: {
     kind: { enum: ['maxCostUsd', 'maxLatencyMs'] },
     max: { type: 'number', minimum: 0 },
   },
 } as const;
 
+const RUBRIC_GRADER_SCHEMA = {
+  type: 'object',
+  required: ['kind', 'rubric'],
+  additionalProperties: false,
+  description:
+    'An LLM judge: a model reads the case’s input, the candidate’s reply and tool calls, and scores the reply against the rubric ' +
+    'from 0 to 1. Its calls are held against your budgets as the agent’s are, with the credentials the agent is granted.',
+  properties: {
+    kind: { const: 'rubric' },
+    rubric: { type: 'string', minLength: 1, maxLength: RUBRIC_LIMITS.maxRubricChars, description: 'What a good reply does, in words' },
+    model: {
+      type: 'object',
+      required: ['providerId', 'modelId'],
+      additionalProperties: false,
+      description: 'The judge (default: the candidate revision’s model)',
+      properties: {
+        providerId: { type: 'string', minLength: 1, maxLength: 64 },
+        modelId: { type: 'string', minLength: 1, maxLength: 256 },
+      },
+    },
+    minScore: { type: 'number', minimum: 0, maximum: 1, description: 'The least score that passes (default 0.7)' },
+  },
+} as const;
+
+export const GRADER_SCHEMA = { oneOf: [BOUND_GRADER_SCHEMA, RUBRIC_GRADER_SCHEMA] } as const;
+
+/** The score a rubric judge's verdict passes at when its grader names none. */
+export const DEFAULT_MIN_SCORE = 0.7;
+
 export const VERDICT_SCHEMA = {
   type: 'object',
   required: ['grader', 'passed', 'explanation'],
   properties: {
-    grader: { type: 'string', description: 'equals, contains, regex, jsonSchema, toolCalls, maxCostUsd, maxLatencyMs, completed' },
+    grader: { type: 'string', description: 'equals, contains, regex, jsonSchema, toolCalls, maxCostUsd, maxLatencyMs, rubric, completed' },
     passed: { type: 'boolean' },
     explanation: { type: 'string', description: 'Why it passed or failed, in words' },
+    score: { type: 'number', description: 'A rubric judge’s score, from 0 to 1' },
+    judge: {
+      type: 'object',
+      required: ['model', 'prompt', 'answer', 'costUsd'],
+      description: 'A rubric judge’s call: the model, what it was sent, what it answered, what it cost',
+      properties: {
+        model: { type: 'string', description: '`<providerId>/<modelId>`' },
+        prompt: { type: 'string' },
+        answer: { type: 'string' },
+        costUsd: { type: ['number', 'null'] },
+      },
+    },
   },
 } as const;
 
@@ -344,4 +388,5 @@ export type EvalRunView = ResponseOf<typeof getEvalRun, 200>;
 export type EvalRunList = ResponseOf<typeof listEvalRuns, 200>;
 export type Expectation = Sent<typeof EXPECT_SCHEMA>;
 export type GraderSpec = Sent<typeof GRADER_SCHEMA>;
+export type RubricGrader = Sent<typeof RUBRIC_GRADER_SCHEMA>;
 export type Verdict = Sent<typeof VERDICT_SCHEMA>;

@@ -1,7 +1,8 @@
 // Grading an eval case: each check passes or fails with words that say why, bounds hold every case, and a
 // turn that did not complete fails whatever its reply.
-import { expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { contains, grade, type CaseOutcome } from '../../activities/eval-graders.ts';
+import { readScore } from '../../activities/eval-judge.ts';
 
 const outcome = (over: Partial<CaseOutcome> = {}): CaseOutcome => ({
   ended: 'completed',
@@ -66,4 +67,18 @@ test('contains: objects by their members, recursively; everything else by value'
   expect(contains({ a: { b: 1, c: 2 }, d: [1, 2] }, { a: { b: 1 } })).toBe(true);
   expect(contains({ d: [1, 2] }, { d: [1] })).toBe(false);
   expect(contains('x', { a: 1 })).toBe(false);
+});
+
+describe('the score a rubric judge answered', () => {
+  test('is read from its JSON object, even with words around it, or from a "score: N" it wrote', () => {
+    expect(readScore('{"score": 0.8, "reason": "Fine."}')).toEqual({ score: 0.8, reason: 'Fine.' });
+    expect(readScore('Here: {"score": "1", "reason": "All of it."} done')).toEqual({ score: 1, reason: 'All of it.' });
+    expect(readScore('My verdict, score: 0.25')).toEqual({ score: 0.25, reason: '' });
+  });
+
+  test('is none when the answer has no score from 0 to 1', () => {
+    expect(readScore('It is fine')).toBeUndefined();
+    expect(readScore('{"score": 8, "reason": "out of ten"}')).toBeUndefined();
+    expect(readScore('{"reason": "no score"}')).toBeUndefined();
+  });
 });

@@ -106,4 +106,31 @@ describe('an eval run', () => {
     expect(started).toEqual([0]);
     expect(fake.log).toEqual(['cancel 0', 'end cancelled']);
   });
+
+  test('a case whose turn completed under a rubric goes to its judge, retried while the judge’s provider fails', async () => {
+    const fake = fakeEvalActivities(async () => 'passed');
+    let judged = 0;
+    const activities: Partial<Activities> = {
+      ...fake.activities,
+      async startEvalCase() {
+        return { ended: false };
+      },
+      async checkEvalCase(check) {
+        fake.log.push(`check ${check.position}`);
+        return { ended: false, judge: true };
+      },
+      async judgeEvalCase(judge) {
+        judged += 1;
+        if (judged === 1) throw ApplicationFailure.retryable('the judge’s provider is overloaded');
+        fake.log.push(`judged ${judge.position}`);
+        return { ended: true, status: 'passed' };
+      },
+    };
+    const result = await env.withWorker(activities, (taskQueue) =>
+      env.client.workflow.execute(evalRunWorkflow, { taskQueue, workflowId: evalRunWorkflowId(`j${runs}`), args: [input(1, 1)] }),
+    );
+    expect(result).toEqual({ status: 'completed' });
+    expect(judged).toBe(2);
+    expect(fake.log).toEqual(['check 0', 'judged 0', 'end completed']);
+  });
 });
