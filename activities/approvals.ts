@@ -31,6 +31,8 @@ import { setWaiting, storeApprovalAnswer, waitsInTurn } from '../store/approval-
 import { approvalRequestOf, chooseApprovalChannels, recordApprovalRequest } from '../store/approval-requests.ts';
 import { currentTraceParent, recordApprovalSpan, type ApprovalEnd } from '../lib/genai-spans.ts';
 import { TOOL_APPROVAL_OPTIONS } from '../core/tool-policies.ts';
+import { replayedApprovalAnswer } from './turn/eval-replay-approvals.ts';
+import { signalStoredAnswer } from '../clients/approval.ts';
 
 /**
  * What the approval workflow learns from writing the record. No token and no link: a result is kept in
@@ -116,7 +118,10 @@ export function approvalActivities(deps: ApprovalDeps) {
   return {
     /** Writes the approval, its pending dispatches and `approval.requested`; idempotent. */
     async recordApproval(input: ApprovalWorkflowInput & { createdAt: string; expiresAt: string }): Promise<RecordedApproval> {
+      // An eval case replaying a recorded session answers with the recording's answer, over no channel.
+      const replayed = await replayedApprovalAnswer(db, input);
       const chosen = await chooseApprovalChannels(db, deps.bundleOf, input);
+      if (replayed) chosen.channels = [];
       const { bundle, channels } = chosen;
       // Written already when the API took the request (POST /approval): then this writes nothing.
       await recordApprovalRequest(
@@ -132,6 +137,13 @@ export function approvalActivities(deps: ApprovalDeps) {
           chosen,
         ),
       );
+      if (replayed) {
+        // Stored as the API stores an answer, then handed to this approval's workflow by signal (buffered
+        // until its next task); should the signal be lost, the API's sweep hands the stored answer over.
+        const { approval } = await storeApprovalAnswer(db, { approvalId: input.approvalId, ...replayed, via: 'replay' }, true);
+        if (approval.status === 'answered')
+          await signalStoredAnswer(Context.current().client, input.approvalId, { ...storedAnswer(approval), via: 'replay' });
+      }
       return {
         expiresAt: input.expiresAt,
         channels: channels.length,

@@ -1,6 +1,7 @@
 // How an approval's answer arrived (`answeredVia` of an approval, `via` of `approval.answered`): the
-// authenticated API, a signed link, or a provider's reply.
-export const ANSWER_VIAS = ['api', 'link', 'slack', 'telegram', 'email', 'webhook'] as const;
+// authenticated API, a signed link, a provider's reply, or (`replay`) the recorded answer an eval case
+// replaying a session gave in its place (docs/evals.md).
+export const ANSWER_VIAS = ['api', 'link', 'slack', 'telegram', 'email', 'webhook', 'replay'] as const;
 export type AnswerVia = (typeof ANSWER_VIAS)[number];
 
 /** The sizes of a question and its answer, the same wherever an approval is asked or answered. */

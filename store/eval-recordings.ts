@@ -104,3 +104,40 @@ async function answerAt(client: DbClient, call: { runId: string; replayOf: strin
   const row = rows[0];
   return row ? { matched: true, output: row.output, isError: row.is_error } : { matched: false };
 }
+
+/** A call of a replaying session, as its `tool.call` event has it (the tool's name and input). */
+export async function sessionToolCall(
+  db: Db,
+  sessionId: string,
+  toolCallId: string,
+): Promise<{ toolName: string; input: unknown } | undefined> {
+  const { rows } = await db.query<{ tool_name: string; input: unknown }>(
+    `SELECT data->>'toolName' AS tool_name, data->'input' AS input FROM events
+      WHERE session_id = $1 AND type = 'tool.call' AND data->>'toolCallId' = $2 LIMIT 1`,
+    [sessionId, toolCallId],
+  );
+  return rows[0] && { toolName: rows[0].tool_name, input: rows[0].input };
+}
+
+/**
+ * What the recorded session's approval of the recorded call this session's call was matched with
+ * (recordedAnswer) came to: its answer, `expired`, or `none` when the recorded call was not asked
+ * about (or the recording is gone).
+ */
+export async function recordedApprovalOf(
+  db: Db,
+  call: { sessionId: string; toolCallId: string; replayOf: string },
+): Promise<{ status: 'answered'; choice: string; note: string | null } | { status: 'expired' | 'none' }> {
+  const { rows } = await db.query<{ status: string; choice: string | null; note: string | null }>(
+    `SELECT a.status, a.choice, a.note
+       FROM eval_replayed_calls t
+       JOIN events e ON e.session_id = $3 AND e.seq = t.recorded_seq
+       JOIN approvals a ON a.session_id = $3 AND a.tool_call_id = e.data->>'toolCallId' AND a.connect_server IS NULL
+      WHERE t.session_id = $1 AND t.tool_call_id = $2
+      ORDER BY a.created_at LIMIT 1`,
+    [call.sessionId, call.toolCallId, call.replayOf],
+  );
+  const row = rows[0];
+  if (row?.status === 'answered' && row.choice !== null) return { status: 'answered', choice: row.choice, note: row.note };
+  return { status: row?.status === 'expired' ? 'expired' : 'none' };
+}
