@@ -357,3 +357,22 @@ export async function unstartedRuns(
   );
   return rows.map((row) => ({ runId: row.id, userId: row.user_id, agentId: row.agent_id, cases: row.cases, concurrency: row.concurrency }));
 }
+
+/** Sessions an estimate of a turn's cost reads: the agent's most recent ones. */
+const ESTIMATE_SESSIONS = 50;
+
+/**
+ * What a turn of this agent cost on average, from its most recent sessions that had one (their total
+ * cost over their user messages); null when it has none to go by. An estimate of an eval's cost.
+ */
+export async function averageTurnCost(db: Db, agentId: string): Promise<{ costUsd: number; turns: number } | null> {
+  const { rows } = await db.query<{ cost: string | null; turns: string }>(
+    `SELECT sum(s.cost_usd)::text AS cost, coalesce(sum(t.turns), 0)::text AS turns
+       FROM (SELECT id, cost_usd FROM sessions WHERE agent_id = $1 ORDER BY created_at DESC LIMIT $2) s
+       CROSS JOIN LATERAL (SELECT count(*) AS turns FROM messages m WHERE m.session_id = s.id AND m.role = 'user') t
+      WHERE t.turns > 0`,
+    [agentId, ESTIMATE_SESSIONS],
+  );
+  const turns = Number(rows[0]?.turns ?? 0);
+  return turns > 0 ? { costUsd: Number(rows[0]!.cost) / turns, turns } : null;
+}

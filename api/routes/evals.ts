@@ -20,6 +20,7 @@ import {
   endRun,
   listRuns,
   runSummaries,
+  averageTurnCost,
   type EvalCase,
   type EvalRun,
   type NewCase,
@@ -118,6 +119,17 @@ export function evalRoutes(deps: ApiDeps) {
     return { cases };
   }
 
+  /** Each case a turn at the cost of the agent's recent turns, on average. */
+  async function estimateOf(agentId: string, cases: number): Promise<{ costUsd: number | null; basis: string }> {
+    const average = await averageTurnCost(deps.db, agentId);
+    if (!average) return { costUsd: null, basis: 'The agent has no turns yet to estimate from' };
+    const each = average.costUsd;
+    return {
+      costUsd: Number((each * cases).toFixed(6)),
+      basis: `${cases} turns at USD ${each.toFixed(6)} each, the average over ${average.turns} turns of the agent's latest sessions; rubric judges not included`,
+    };
+  }
+
   return [
     defineRoute(OPERATIONS.createEvalRun, {
       async handle({ req, body, params, principal }) {
@@ -126,6 +138,8 @@ export function evalRoutes(deps: ApiDeps) {
         if (revision > agent.latestRevision)
           throw new NotFoundError(`Agent "${agent.name}" has no revision ${revision} (its latest is ${agent.latestRevision})`);
         const { cases, set } = await casesOf(body, agent);
+        const estimate = await estimateOf(agent.id, cases.length);
+        if (body.estimate) return { status: 200, body: { cases: cases.length, estimate } };
         const id = newId('evl');
         const concurrency = Math.min(body.concurrency ?? 4, EVAL_LIMITS.maxConcurrency);
         await createRun(deps.db, {
@@ -147,7 +161,7 @@ export function evalRoutes(deps: ApiDeps) {
         const input = { runId: id, userId: agent.userId, agentId: agent.id, cases: cases.length, concurrency };
         if (await startRunNow(deps, input))
           req.log.info({ evalId: id, agentId: agent.id, revision, cases: cases.length }, 'eval run started');
-        return { status: 202, body: { id, cases: cases.length } };
+        return { status: 202, body: { id, cases: cases.length, estimate } };
       },
     }),
     defineRoute(OPERATIONS.getEvalRun, {

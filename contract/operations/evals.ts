@@ -208,6 +208,16 @@ export const EVAL_RUN_SCHEMA = {
   },
 } as const;
 
+const ESTIMATE_SCHEMA = {
+  type: 'object',
+  required: ['costUsd', 'basis'],
+  description: 'What the cases’ turns may cost, before they run (rubric judges not included)',
+  properties: {
+    costUsd: { type: ['number', 'null'], description: 'Null when the agent has no turns to go by' },
+    basis: { type: 'string', description: 'What the estimate was made from, in words' },
+  },
+} as const;
+
 export const createEvalRun = defineOperation({
   id: 'createEvalRun',
   method: 'post',
@@ -249,13 +259,22 @@ export const createEvalRun = defineOperation({
         replayTools: { enum: ['recorded', 'live'] },
         unmatched: { enum: ['error', 'live'] },
         concurrency: { type: 'integer', minimum: 1, maximum: EVAL_LIMITS.maxConcurrency, default: 4 },
+        estimate: { type: 'boolean', description: 'Answer 200 with the cases and the estimate of their cost, and run nothing' },
       },
     },
   },
   responses: {
+    200: {
+      description: 'With `estimate: true`: what the run would be, nothing recorded',
+      schema: { type: 'object', required: ['cases', 'estimate'], properties: { cases: { type: 'integer' }, estimate: ESTIMATE_SCHEMA } },
+    },
     202: {
       description: 'The run started',
-      schema: { type: 'object', required: ['id', 'cases'], properties: { id: { type: 'string' }, cases: { type: 'integer' } } },
+      schema: {
+        type: 'object',
+        required: ['id', 'cases', 'estimate'],
+        properties: { id: { type: 'string' }, cases: { type: 'integer' }, estimate: ESTIMATE_SCHEMA },
+      },
     },
     400: { description: 'Not exactly one of cases, set and fromSessions; a pattern RE2 cannot run, a schema that does not compile' },
     404: { description: 'No such agent, revision, set or session of the agent' },

@@ -1,7 +1,7 @@
 // Evals from the built `agent-service` binary against the real service (fake model): `eval run` of a
 // JSONL file of cases with --wait as a CI gate (exit 0 when every case passes, 1 below --min-score, with
-// the failing check's explanation in the report), `eval show` and `eval ls` in both forms, a recorded
-// session replayed, a stored set run and required by `promote --require-eval`, a run cancelled, and a
+// the failing check's explanation in the report), `eval show` and `eval ls` in both forms, rubric judges
+// with their model and least score (each judge's score and cost in the report), a recorded session replayed, a stored set run and required by `promote --require-eval`, a run cancelled, and a
 // cases file that is wrong refused before anything is sent.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,6 +38,19 @@ function ok(result: CliResult): CliResult {
 
 /** The id the report's first field names. */
 const evalIdOf = (report: string) => /^eval:\s+(evl_\S+)$/m.exec(report)![1]!;
+
+test('eval run --estimate prints what the run would cost and runs nothing', async ({ env }) => {
+  const { configDir, name } = await workspace(env);
+  writeJsonl(configDir, 'cases.jsonl', [{ input: 'a' }, { input: 'b' }]);
+  // A new agent has no turns to go by.
+  const unknown = ok(await runCli(['eval', 'run', name, '--cases', 'cases.jsonl', '--estimate'], { configDir }));
+  expect(unknown.stdout).toBe('unknown\n');
+  expect(unknown.stderr).toContain('2 cases: The agent has no turns yet to estimate from');
+  const json = JSON.parse(ok(await runCli(['eval', 'run', name, '--cases', 'cases.jsonl', '--estimate', '--json'], { configDir })).stdout);
+  expect(json).toEqual({ cases: 2, estimate: { costUsd: null, basis: 'The agent has no turns yet to estimate from' } });
+  const listed = await call<{ runs: unknown[] }>(`${env.api.url}/agent/${name}/evals`, { headers: env.user.auth });
+  expect(listed.body.runs).toEqual([]);
+});
 
 describe('eval run --wait, the CI gate', () => {
   test('every case passes: exit 0 with the report; eval show and eval ls print it again, --json the service’s answers', async ({ env }) => {
@@ -100,6 +113,53 @@ describe('eval run --wait, the CI gate', () => {
     const run = JSON.parse(lowered.stdout) as EvalRunView;
     expect(run.summary).toMatchObject({ cases: 2, passed: 1, failed: 1 });
     expect(run.cases[1]!.verdicts).toContainEqual({ grader: 'equals', passed: false, explanation: 'The reply "maybe" is not "no"' });
+  });
+
+  test('--rubric judges with --judge-model and --judge-min-score: each judge’s model, score and cost in the report', async ({ env }) => {
+    const { configDir, name } = await workspace(env);
+    writeJsonl(configDir, 'cases.jsonl', [{ input: 'Hi, I am Ada' }]);
+    env.fake.reset();
+    // The case's turn, then its two judges in the order given.
+    const costing = (text: string, cost: number) => ({ text, usage: { promptTokens: 10, completionTokens: 5, cost } });
+    env.fake.enqueue(
+      costing('Hello Ada.', 0.01),
+      costing('{"score": 0.9, "reason": "Uses the name."}', 0.002),
+      costing('{"score": 0.5, "reason": "Curt."}', 0.003),
+    );
+    const args = ['--rubric', 'Greets the user by name', '--rubric', 'Is warm'];
+    const judge = ['--judge-model', 'openai-compatible/fake-model-large', '--judge-min-score', '0.8'];
+    const run = await runCli(['eval', 'run', name, '--cases', 'cases.jsonl', ...args, ...judge, '--wait'], { configDir });
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toMatch(
+      /^0\s+failed\s+Hi, I am Ada\s+rubric: Scored 0\.5 by openai-compatible\/fake-model-large, below the 0\.8 needed: Curt\.$/m,
+    );
+    const judges = /^CASE\s+JUDGE\s+SCORE\s+VERDICT\s+COST\n(.*)\n(.*)\n/m;
+    expect(
+      judges
+        .exec(run.stdout)
+        ?.slice(1)
+        .map((row) => row.split(/\s+/)),
+    ).toEqual([
+      ['0', 'openai-compatible/fake-model-large', '0.90', 'passed', '$0.0020'],
+      ['0', 'openai-compatible/fake-model-large', '0.50', 'failed', '$0.0030'],
+    ]);
+    // The judges asked the model named, each with its own rubric; the case's cost is its turn's and its judges'.
+    expect(env.fake.requests.map((request) => request.body.model)).toEqual(['fake-model', 'fake-model-large', 'fake-model-large']);
+    expect(JSON.stringify(env.fake.requests[1]!.body.messages)).toContain('Greets the user by name');
+    expect(JSON.stringify(env.fake.requests[2]!.body.messages)).toContain('Is warm');
+    expect(run.stdout).toContain('0 of 1 passed (score 0.00), 1 failed, 0 errors, 0 cancelled, 0 pending; cost $0.0150');
+
+    const id = evalIdOf(run.stdout);
+    expect(judges.exec(ok(await runCli(['eval', 'show', id], { configDir })).stdout)?.[0]).toBe(judges.exec(run.stdout)?.[0]);
+    const shown = JSON.parse(ok(await runCli(['eval', 'show', id, '--json'], { configDir })).stdout) as EvalRunView;
+    expect(shown.cases[0]!.verdicts.filter((verdict) => verdict.grader === 'rubric')).toMatchObject([
+      {
+        passed: true,
+        score: 0.9,
+        judge: { model: 'openai-compatible/fake-model-large', answer: '{"score": 0.9, "reason": "Uses the name."}' },
+      },
+      { passed: false, score: 0.5, judge: { costUsd: 0.003 } },
+    ]);
   });
 
   test('a recorded session replayed with --expect-contains, graded against the candidate’s reply', async ({ env }) => {
@@ -203,6 +263,11 @@ test('a wrong cases file or command line exits 2 and starts nothing; a check the
     [['--cases', 'cases.jsonl', '--wait', '--min-score', '1.5'], /--min-score takes a number from 0 to 1/],
     [['--cases', 'cases.jsonl', '--concurrency', '11'], /--concurrency takes a whole number from 1 to 10/],
     [['--cases', 'cases.jsonl', '--replay', 'sometimes'], /Allowed choices are recorded, live/],
+    [['--cases', 'cases.jsonl', '--judge-min-score', '0.5'], /set up a rubric judge: add --rubric/],
+    [['--cases', 'cases.jsonl', '--rubric', ' '], /--rubric takes a non-empty text/],
+    [['--cases', 'cases.jsonl', '--rubric', 'Polite', '--judge-model', 'fake-model'], /--judge-model takes <provider>\/<model>/],
+    [['--cases', 'cases.jsonl', '--rubric', 'Polite', '--judge-model', 'acme/x'], /"acme" is not a provider/],
+    [['--cases', 'cases.jsonl', '--rubric', 'Polite', '--judge-min-score', '70'], /--judge-min-score takes a number from 0 to 1/],
   ];
   for (const [args, message] of refusals) {
     const result = await runCli(['eval', 'run', name, ...args], { configDir });

@@ -1,7 +1,8 @@
 // An eval's report in the dashboard against the real service (fake model): a recorded session replayed
 // against a staged revision, reached from the agent page's list of runs; the case's failing check with
 // its explanation, and the candidate's transcript beside the recorded one: each reply, and each tool
-// call marked replayed (answered from the recording) or unmatched (no recorded call left to answer it).
+// call marked replayed (answered from the recording) or unmatched (no recorded call left to answer it);
+// and a rubric judge's verdicts: its score beside the badge, its prompt, answer, model and cost a click away.
 import { expect, vi } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
@@ -117,6 +118,93 @@ test('the report of a replayed session: the failing check’s explanation, the c
 
     await expectAccessible(page);
     await screenshot(page, 'eval-report');
+    expect(faults).toEqual([]);
+  } finally {
+    await close();
+  }
+});
+
+test('a rubric judge’s verdict: its score, and its prompt, answer, model and cost behind a disclosure', async ({ env }) => {
+  const { name } = await env.deploy({ instructions: 'Greet people.' });
+  const rubric = 'The reply greets the user by name.';
+  const costing = (text: string, cost: number) => ({ text, usage: { promptTokens: 10, completionTokens: 5, cost } });
+  env.fake.reset();
+  // One case at a time: each case's turn, then its judge (the second answers without a score).
+  env.fake.enqueue(
+    costing('Hello Ada.', 0.01),
+    costing('{"score": 0.9, "reason": "Greets Ada by name."}', 0.002),
+    costing('Hello.', 0.01),
+    costing('It is fine I guess', 0.001),
+  );
+  const started = await call<{ id: string }>(`${env.api.url}/agent/${name}/evals`, {
+    method: 'POST',
+    headers: env.user.auth,
+    json: { cases: [{ input: 'Hi, I am Ada' }, { input: 'Hi, I am Bo' }], graders: [{ kind: 'rubric', rubric }], concurrency: 1 },
+  });
+  expect(started.status, started.text).toBe(202);
+  const id = started.body.id;
+  await vi.waitFor(
+    async () => expect((await call<EvalRunView>(`${env.api.url}/evals/${id}`, { headers: env.user.auth })).body.status).toBe('completed'),
+    { timeout: 60_000, interval: 250 },
+  );
+
+  const { page, faults, close } = await openPage(browser());
+  try {
+    await signIn(page, env.api.url, env.user.apiKey, `/app/evals/${id}`);
+    await page.getByRole('heading', { name: `Eval ${id}`, level: 1 }).waitFor();
+    const judgeRow = (position: number) =>
+      page
+        .getByRole('table', { name: `Checks of case ${position}` })
+        .locator('tbody tr')
+        .filter({ has: page.locator('code', { hasText: /^rubric$/ }) });
+
+    // The judged case: passed, with its score, and the explanation naming the judge and the score needed.
+    const scored = judgeRow(0);
+    expect(await scored.locator('td').nth(1).locator('.badge').textContent()).toBe('passed');
+    expect(await scored.locator('.score').textContent()).toBe('score 0.90');
+    expect(await scored.locator('td').nth(2).textContent()).toContain(
+      'Scored 0.9 by openai-compatible/fake-model, at least the 0.7 needed: Greets Ada by name.',
+    );
+    // Its work is folded away until asked for: the model, what it cost, the prompt (the rubric and the reply) and the answer.
+    const work = scored.locator('details.judge');
+    expect(await work.getAttribute('open')).toBeNull();
+    await work.getByText('The judge’s prompt and answer').click();
+    const facts = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          (await work.locator('dt').all()).map(async (term) => [
+            await term.textContent(),
+            await term.locator('xpath=following-sibling::dd[1]').textContent(),
+          ]),
+        ),
+      ) as Record<string, string>;
+    const shown = await facts();
+    expect(shown).toMatchObject({
+      Model: 'openai-compatible/fake-model',
+      Cost: '$0.0020',
+      Answer: '{"score": 0.9, "reason": "Greets Ada by name."}',
+    });
+    expect(shown.Prompt).toMatch(/^You grade the reply of an AI agent against a rubric/);
+    expect(shown.Prompt).toContain(rubric);
+    expect(shown.Prompt).toContain('Hello Ada.');
+    expect(await work.locator('pre').first().isVisible()).toBe(true);
+
+    // The case whose judge wrote no score: failed, no score shown, and the answer it wrote there to read.
+    expect(
+      await page
+        .getByRole('listitem', { name: /^Case 1/ })
+        .getByRole('heading', { level: 3 })
+        .textContent(),
+    ).toBe('Case 1 failed');
+    const unscored = judgeRow(1);
+    expect(await unscored.locator('td').nth(1).locator('.badge').textContent()).toBe('failed');
+    expect(await unscored.locator('.score').count()).toBe(0);
+    expect(await unscored.locator('td').nth(2).textContent()).toContain('answered without a score from 0 to 1: "It is fine I guess"');
+    await unscored.getByText('The judge’s prompt and answer').click();
+    expect(await unscored.locator('details.judge pre').nth(1).textContent()).toBe('It is fine I guess');
+
+    await expectAccessible(page);
+    await screenshot(page, 'eval-report-rubric');
     expect(faults).toEqual([]);
   } finally {
     await close();

@@ -56,6 +56,15 @@ export function registerEvals(program: Command): void {
       .option('--concurrency <n>', `cases at once, 1 to ${EVAL_LIMITS.maxConcurrency} (default 4)`)
       .option('--max-latency-ms <n>', 'fail a case whose turn took longer than this')
       .option('--max-cost-usd <x>', 'fail a case whose turn cost more than this')
+      .option(
+        '--rubric <text>',
+        'a model judges each completed reply against this text and scores it 0 to 1 (repeatable: a judge each)',
+        (text: string, previous: string[] = []) => [...previous, text],
+      )
+      .option('--judge-model <provider/model>', "the rubric judges' model (default: the candidate revision's)")
+      // Not --min-score: that is the run's CI gate, the share of cases that must pass.
+      .option('--judge-min-score <0..1>', 'the least score a rubric judge passes (default 0.7)')
+      .option('--estimate', "print the run's estimated cost (from the agent's recent turns) and run nothing")
       .option('--wait', 'wait for the run to end, print the report, and gate on --min-score')
       .option('--min-score <0..1>', 'with --wait: the share of cases that must pass (default 1: every case)')
       .action(async (agent: string, options: RunOptions, command: Command) => {
@@ -64,6 +73,16 @@ export function registerEvals(program: Command): void {
         if (options.minScore !== undefined && !options.wait) throw new UsageError('--min-score gates a run waited for: add --wait');
         const minScore = numberOption('--min-score', options.minScore ?? '1', { min: 0, max: 1 });
         const client = context.client();
+        if (options.estimate) {
+          const estimated = await client.evals
+            .estimate(agent, body)
+            .catch((error: unknown) => locatedRefusal(error, context.json ? undefined : file));
+          if (context.json) return printJson(estimated);
+          const { costUsd, basis } = estimated.estimate;
+          printLine(costUsd === null ? 'unknown' : `$${costUsd.toFixed(4)}`);
+          note(err().dim(`${plural(estimated.cases, 'case')}: ${basis}`));
+          return;
+        }
         const started = await client.evals
           .create(agent, body)
           .catch((error: unknown) => locatedRefusal(error, context.json ? undefined : file));
@@ -71,6 +90,7 @@ export function registerEvals(program: Command): void {
           if (context.json) return printJson(started);
           printLine(started.id);
           note(err().dim(`${plural(started.cases, 'case')} running: agent-service eval show ${started.id}`));
+          if (started.estimate.costUsd !== null) note(err().dim(`Estimated cost: $${started.estimate.costUsd.toFixed(4)}`));
           return;
         }
         if (!context.json) note(err().dim(`${started.id}: ${plural(started.cases, 'case')}; Ctrl-C stops waiting, not the run`));
@@ -87,15 +107,17 @@ export function registerEvals(program: Command): void {
     [
       'agent-service eval run helper --revision 4 --cases cases.jsonl --wait',
       'agent-service eval run helper --revision 4 --set smoke --wait --min-score 0.95',
+      'agent-service eval run helper --revision 4 --set smoke --estimate',
       'agent-service eval run helper --revision 4 --from-session ses_1 ses_2 --wait',
       'agent-service eval run helper --cases cases.json --max-latency-ms 20000 --concurrency 2',
+      'agent-service eval run helper --cases cases.jsonl --rubric "Polite, and names the order number" --judge-min-score 0.8 --wait',
     ],
   );
 
   withExamples(
     evals
       .command('show')
-      .description('A run: a row per case with its failed checks, then the totals')
+      .description("A run: a row per case with its failed checks, each rubric judge's score, then the totals")
       .argument('<id>')
       .action(async (id: string, _options: object, command: Command) => {
         const context = contextOf(command);

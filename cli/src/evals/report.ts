@@ -1,7 +1,8 @@
 // An eval run as a person reads it in a terminal: the run, a row per case with why it failed (the failed
-// checks' own explanations, or the case's error), then the totals and the score a CI gate compares with
-// --min-score. The service's text (inputs, explanations) goes through printTable, which strips terminal
-// escapes.
+// checks' own explanations, or the case's error), a row per rubric judge's verdict (its model, score and
+// cost, which a passing verdict would otherwise not show), then the totals and the score a CI gate
+// compares with --min-score. The service's text (inputs, explanations) goes through printTable, which
+// strips terminal escapes.
 import type { EvalRunList, EvalRunView } from '@agent-service/sdk';
 import { age, printFields, printLine, printTable } from '../output.ts';
 
@@ -32,6 +33,24 @@ function whyNot(evalCase: EvalCase): string {
   return failed.map((verdict) => `${verdict.grader}: ${oneLine(verdict.explanation)}`).join('; ');
 }
 
+/** A row per rubric verdict, in case order; a reply not judged (its turn did not complete) has no judge or score. */
+function printJudges(cases: EvalCase[]): void {
+  const rows = cases.flatMap((evalCase) =>
+    evalCase.verdicts
+      .filter((verdict) => verdict.grader === 'rubric')
+      .map((verdict) => [
+        evalCase.id,
+        verdict.judge?.model,
+        verdict.score?.toFixed(2),
+        verdict.passed ? 'passed' : 'failed',
+        verdict.judge ? usd(verdict.judge.costUsd) : undefined,
+      ]),
+  );
+  if (rows.length === 0) return;
+  printLine();
+  printTable(['CASE', 'JUDGE', 'SCORE', 'VERDICT', 'COST'], rows);
+}
+
 export function totalsLine(summary: Summary): string {
   return (
     `${summary.passed} of ${summary.cases} passed (score ${passRate(summary).toFixed(2)}), ${summary.failed} failed, ` +
@@ -56,6 +75,7 @@ export function printReport(run: EvalRunView): void {
     run.cases.map((evalCase) => [evalCase.id, evalCase.status, oneLine(evalCase.input, INPUT_WIDTH), whyNot(evalCase) || '-']),
     'No cases.',
   );
+  printJudges(run.cases);
   printLine();
   printLine(totalsLine(run.summary));
 }

@@ -1,8 +1,9 @@
 // The body of POST /agent/<name>/evals from `eval run`'s options: exactly one source of cases (a file,
-// a stored set, recorded sessions), the checks and bounds, each number checked here so a wrong one is a
-// usage error (exit 2) before anything is sent.
+// a stored set, recorded sessions), the checks, bounds and rubric judges, each number checked here so a
+// wrong one is a usage error (exit 2) before anything is sent.
 import type { EvalRunBody } from '@agent-service/sdk';
-import { EVAL_LIMITS } from '../../../contract/operations/evals.ts';
+import { PROVIDER_IDS } from '../../../contract/bundle-constants.ts';
+import { EVAL_LIMITS, RUBRIC_LIMITS } from '../../../contract/operations/evals.ts';
 import { UsageError } from '../exit-codes.ts';
 import { revisionNumber } from '../commands/revisions.ts';
 import { readCasesFile, type CasesFile } from './cases-file.ts';
@@ -18,6 +19,11 @@ export interface RunOptions {
   concurrency?: string;
   maxLatencyMs?: string;
   maxCostUsd?: string;
+  /** Each one a rubric judge (`--rubric`, repeatable); the two below apply to every one of them. */
+  rubric?: string[];
+  judgeModel?: string;
+  judgeMinScore?: string;
+  estimate?: boolean;
   wait?: boolean;
   minScore?: string;
 }
@@ -34,8 +40,41 @@ export function numberOption(flag: string, word: string, { min, max, integer }: 
   return value;
 }
 
-function graders(options: RunOptions): NonNullable<EvalRunBody['graders']> {
-  const bounds: NonNullable<EvalRunBody['graders']> = [];
+type Graders = NonNullable<EvalRunBody['graders']>;
+
+/** `<provider>/<model>`: the provider is the first segment, the model the rest (OpenRouter's ids have a `/`). */
+function judgeModel(word: string): { providerId: string; modelId: string } {
+  const slash = word.indexOf('/');
+  const [providerId, modelId] = [word.slice(0, slash), word.slice(slash + 1)];
+  if (slash <= 0 || modelId === '')
+    throw new UsageError(`--judge-model takes <provider>/<model>, e.g. openrouter/openai/gpt-4o-mini; "${word}" is not one`);
+  // The service refuses an unknown provider too, but at /graders/<i>: named here, it reads as the flag that is wrong.
+  if (!(PROVIDER_IDS as readonly string[]).includes(providerId))
+    throw new UsageError(`--judge-model: "${providerId}" is not a provider; one of ${PROVIDER_IDS.join(', ')}`);
+  return { providerId, modelId };
+}
+
+/** One rubric judge per --rubric, all with the same judge model and least passing score when given. */
+function rubricGraders(options: RunOptions): Graders {
+  const rubrics = options.rubric ?? [];
+  if (rubrics.length === 0) {
+    if (options.judgeModel !== undefined || options.judgeMinScore !== undefined)
+      throw new UsageError('--judge-model and --judge-min-score set up a rubric judge: add --rubric <text>');
+    return [];
+  }
+  const model = options.judgeModel !== undefined ? judgeModel(options.judgeModel) : undefined;
+  const minScore =
+    options.judgeMinScore !== undefined ? numberOption('--judge-min-score', options.judgeMinScore, { min: 0, max: 1 }) : undefined;
+  return rubrics.map((rubric) => {
+    if (rubric.trim() === '') throw new UsageError('--rubric takes a non-empty text: what a good reply does');
+    if (rubric.length > RUBRIC_LIMITS.maxRubricChars)
+      throw new UsageError(`--rubric takes at most ${RUBRIC_LIMITS.maxRubricChars} characters; one has ${rubric.length}`);
+    return { kind: 'rubric' as const, rubric, ...(model ? { model } : {}), ...(minScore !== undefined ? { minScore } : {}) };
+  });
+}
+
+function graders(options: RunOptions): Graders {
+  const bounds: Graders = [];
   if (options.maxLatencyMs !== undefined)
     bounds.push({
       kind: 'maxLatencyMs',
@@ -43,7 +82,7 @@ function graders(options: RunOptions): NonNullable<EvalRunBody['graders']> {
     });
   if (options.maxCostUsd !== undefined)
     bounds.push({ kind: 'maxCostUsd', max: numberOption('--max-cost-usd', options.maxCostUsd, { min: 0, max: 1_000_000 }) });
-  return bounds;
+  return [...bounds, ...rubricGraders(options)];
 }
 
 /** The body, and the cases file it read (to show the service's refusal of a case at its line). */
@@ -78,7 +117,7 @@ export function runBody(options: RunOptions): { body: EvalRunBody; file?: CasesF
   if (options.unmatched) body.unmatched = options.unmatched;
   if (options.concurrency !== undefined)
     body.concurrency = numberOption('--concurrency', options.concurrency, { min: 1, max: EVAL_LIMITS.maxConcurrency, integer: true });
-  const bounds = graders(options);
-  if (bounds.length > 0) body.graders = bounds;
+  const given = graders(options);
+  if (given.length > 0) body.graders = given;
   return { body, ...(file ? { file } : {}) };
 }

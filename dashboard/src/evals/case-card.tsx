@@ -1,10 +1,12 @@
 // One case of an eval report: its input, its status, why it passed or failed (each check's verdict in
-// its own words, or the error that kept it from being graded), and the candidate's transcript beside the
-// recorded session's, so a regression reads at a glance: a different reply, a tool no longer called.
+// its own words, or the error that kept it from being graded; a rubric judge's score, prompt and answer),
+// and the candidate's transcript beside the recorded session's, so a regression reads at a glance: a
+// different reply, a tool no longer called.
 import type { EvalRunView } from '@agent-service/sdk';
 import { Link } from '../router.tsx';
 import { usd } from '../ui/time.ts';
 import { StatusBadge } from './badges.tsx';
+import { JudgeView, ScoreText } from './judge-view.tsx';
 import { TranscriptView } from './transcript-view.tsx';
 
 type EvalCase = EvalRunView['cases'][number];
@@ -27,8 +29,14 @@ function Verdicts({ evalCase }: { evalCase: EvalCase }) {
             <td>
               <code>{verdict.grader}</code>
             </td>
-            <td>{verdict.passed ? <span class="badge ok">passed</span> : <span class="badge bad">failed</span>}</td>
-            <td class="pre">{verdict.explanation}</td>
+            <td>
+              {verdict.passed ? <span class="badge ok">passed</span> : <span class="badge bad">failed</span>}
+              <ScoreText verdict={verdict} />
+            </td>
+            <td class="pre">
+              {verdict.explanation}
+              {verdict.judge && <JudgeView judge={verdict.judge} />}
+            </td>
           </tr>
         ))}
       </tbody>

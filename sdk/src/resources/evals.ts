@@ -14,6 +14,12 @@ export interface EvalWaitOptions {
 
 const DEFAULT_INTERVAL_MS = 2000;
 
+/** What a run's turns may cost (rubric judges not included): null when the agent has no turns to go by. */
+export interface EvalCostEstimate {
+  costUsd: number | null;
+  basis: string;
+}
+
 /** Eval runs: a revision run against cases, each graded (docs/evals.md). */
 export class Evals extends Resource {
   /**
@@ -22,10 +28,22 @@ export class Evals extends Resource {
    * takes no Idempotency-Key here and records the run before starting it (its 503 says the run may exist),
    * so a retry could start a second run and spend twice.
    */
-  create(agentName: string, body: EvalRunBody, options: RequestOptions = {}): Promise<{ id: string; cases: number }> {
+  create(
+    agentName: string,
+    body: EvalRunBody,
+    options: RequestOptions = {},
+  ): Promise<{ id: string; cases: number; estimate: EvalCostEstimate }> {
     return this.transport.json(
-      { method: 'POST', path: path`/agent/${agentName}/evals`, json: body, idempotent: false },
+      { method: 'POST', path: path`/agent/${agentName}/evals`, json: { ...body, estimate: false }, idempotent: false },
       { maxRetries: 0, ...options },
+    );
+  }
+
+  /** What a run of this body would be, its cost estimated from the agent's recent turns; nothing is recorded or run. */
+  estimate(agentName: string, body: EvalRunBody, options?: RequestOptions): Promise<{ cases: number; estimate: EvalCostEstimate }> {
+    return this.transport.json(
+      { method: 'POST', path: path`/agent/${agentName}/evals`, json: { ...body, estimate: true }, idempotent: true },
+      options,
     );
   }
 

@@ -1,7 +1,8 @@
 // The LLM rubric judge of an eval, on the fake model: it is sent the rubric, the case's input and the
 // candidate's reply, its score decides the verdict, and its prompt, answer and cost are in the report. Its
 // call is held against the budgets as a step's is (a judge nothing prices is not asked while a budget
-// applies) and what it cost counts in them.
+// applies) and what it cost counts in them. Before a run starts, its cost is estimated from the agent's
+// recent turns, and `estimate: true` answers that without running anything.
 import { expect, vi } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
@@ -140,4 +141,50 @@ test('a judge of a provider the service does not know is refused before anything
   });
   expect(refused.status).toBe(400);
   expect(refused.text).toContain('/graders/0/model/providerId');
+});
+
+test('the cost of a run is estimated before it starts from the agent’s recent turns; estimate: true runs nothing', async ({ env }) => {
+  const name = newName();
+  await deploy(env, name);
+  const ask = (body: Record<string, unknown>) =>
+    call<{ id?: string; cases: number; estimate: { costUsd: number | null; basis: string } }>(`${env.api.url}/agent/${name}/evals`, {
+      headers: env.user.auth,
+      json: body,
+    });
+  const cases = [{ input: 'a' }, { input: 'b' }, { input: 'c' }];
+  const unknown = await ask({ cases, estimate: true });
+  expect(unknown.status).toBe(200);
+  expect(unknown.body).toEqual({ cases: 3, estimate: { costUsd: null, basis: 'The agent has no turns yet to estimate from' } });
+
+  // Two turns of the agent, at 0.01 and 0.03.
+  for (const cost of [0.01, 0.03]) {
+    const session = await call<{ id: string }>(`${env.api.url}/agent/${name}/session`, { headers: env.user.auth, json: {} });
+    env.fake.enqueue(costing('Hi.', cost));
+    const sent = await call(`${env.api.url}/session/${session.body.id}`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'hi' }] },
+    });
+    expect(sent.status, sent.text).toBe(200);
+  }
+  const estimated = await ask({ cases, estimate: true });
+  expect(estimated.body.estimate.costUsd).toBeCloseTo(0.06, 6);
+  expect(estimated.body.estimate.basis).toBe(
+    "3 turns at USD 0.020000 each, the average over 2 turns of the agent's latest sessions; rubric judges not included",
+  );
+  const listed = await call<{ runs: unknown[] }>(`${env.api.url}/agent/${name}/evals`, { headers: env.user.auth });
+  expect(listed.body.runs).toEqual([]);
+
+  // A run started answers the same estimate with its id.
+  env.fake.enqueue(costing('x', 0.01), costing('y', 0.01), costing('z', 0.01));
+  const started = await ask({ cases });
+  expect(started.status).toBe(202);
+  expect(started.body).toMatchObject({ cases: 3, estimate: estimated.body.estimate });
+  expect(started.body.id).toMatch(/^evl_/);
+  await vi.waitFor(
+    async () =>
+      expect((await call<EvalRunView>(`${env.api.url}/evals/${started.body.id}`, { headers: env.user.auth })).body.status).toBe(
+        'completed',
+      ),
+    { timeout: 60_000, interval: 200 },
+  );
 });
