@@ -141,8 +141,13 @@ export function approvalActivities(deps: ApprovalDeps) {
         // Stored as the API stores an answer, then handed to this approval's workflow by signal (buffered
         // until its next task); should the signal be lost, the API's sweep hands the stored answer over.
         const { approval } = await storeApprovalAnswer(db, { approvalId: input.approvalId, ...replayed, via: 'replay' }, true);
+        // A signal that fails is not retried here (this activity would hold its workflow until it went): the
+        // answer is stored pending, and the API's sweep hands it over.
         if (approval.status === 'answered')
-          await signalStoredAnswer(Context.current().client, input.approvalId, { ...storedAnswer(approval), via: 'replay' });
+          await signalStoredAnswer(Context.current().client, input.approvalId, { ...storedAnswer(approval), via: 'replay' }).catch(
+            (error: unknown) =>
+              deps.logger.warn({ err: error, approvalId: input.approvalId }, 'replayed answer not signalled; the sweep hands it over'),
+          );
       }
       return {
         expiresAt: input.expiresAt,

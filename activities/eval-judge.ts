@@ -5,7 +5,7 @@
 // credentials the agent is granted. A judge that cannot be asked (no key, a budget spent, a model the
 // provider refuses) fails its verdict with the reason; a provider that fails for a while is retried with
 // the activity. The verdict carries the judge's prompt, answer and cost, so the report shows its work.
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ModelMessage } from 'ai';
 import type { Bundle, ModelRef } from '../contract/bundle.ts';
 import { DEFAULT_MIN_SCORE, RUBRIC_LIMITS, type RubricGrader, type Verdict } from '../contract/operations/evals.ts';
@@ -88,6 +88,9 @@ export function readScore(answer: string): { score: number; reason: string } | u
   return score >= 0 && score <= 1 ? { score, reason: '' } : undefined;
 }
 
+/** The longest wait between two attempts of a judge (the case workflow's maximumInterval). */
+const MAX_RETRY_DELAY_MS = 60_000;
+
 const modelName = (ref: ModelRef) => `${ref.providerId}/${ref.modelId}`;
 
 /** The rubric's verdict; throws a retryable failure while the judge's provider fails for a while. */
@@ -124,6 +127,7 @@ export async function judgeCase(deps: JudgeDeps, request: JudgeRequest): Promise
       },
     );
   } catch (error) {
+    if (request.signal.aborted) throw new CancelledFailure('The eval was cancelled');
     // No key, a bad base URL, a budget spent or a model without a price: no retry mends it.
     if (error instanceof ApplicationFailure && error.nonRetryable) return refused(`was not asked: ${error.message}`);
     throw error;
@@ -171,13 +175,16 @@ export async function judgeCase(deps: JudgeDeps, request: JudgeRequest): Promise
     });
   }
 
+  // Cancelled with its run: the call is settled above, and the case ends cancelled, not judged.
+  if (request.signal.aborted) throw new CancelledFailure('The eval was cancelled');
   if (failure !== undefined) {
     const { retryable, message, retryAfterMs } = classifyModelError(failure, { providerId: ref.providerId, secrets: model.inUse });
     if (!retryable) return refused(`refused the request: ${message}`);
     throw ApplicationFailure.create({
       message: `The judge ${judge.model} failed: ${message}`,
       type: FAILURE.modelTransient,
-      ...(retryAfterMs !== undefined ? { nextRetryDelay: retryAfterMs } : {}),
+      // At most the workflow's longest interval between attempts: a provider asking for an hour gets a minute.
+      ...(retryAfterMs !== undefined ? { nextRetryDelay: Math.min(retryAfterMs, MAX_RETRY_DELAY_MS) } : {}),
     });
   }
   const read = readScore(answer);

@@ -5,7 +5,6 @@
 // worker slot. Every step is idempotent on ids the case keeps (store/evals.ts, claimCaseIds): an attempt
 // retried after a worker died opens the same session, sends the message once and grades the same turn.
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../store/db.ts';
 import { newId } from '../lib/ids.ts';
 import { getSession, openSessionOnce } from '../store/sessions.ts';
@@ -99,18 +98,19 @@ export function evalActivities(deps: JudgeDeps & { taskQueue: string; bundleOf: 
     let costUsd = outcome.costUsd;
     try {
       verdicts = grade(outcome, found.expect ?? undefined, run.graders);
-      if (judged) {
-        const judges = await judged(outcome);
-        verdicts.push(...judges.verdicts);
-        // The case's cost is its turn's and its judge's: both count in the budgets.
-        if (judges.costUsd > 0) costUsd = (costUsd ?? 0) + judges.costUsd;
-      }
       status = verdicts.every((verdict) => verdict.passed) ? 'passed' : 'failed';
     } catch (failure) {
-      // A judge's provider failing for a while: the activity is retried.
-      if (failure instanceof ApplicationFailure && !failure.nonRetryable) throw failure;
       status = 'error';
       error = `The case could not be graded: ${failure instanceof Error ? failure.message : String(failure)}`;
+    }
+    // Outside the catch: a judge's failure that is not a verdict (its provider failing for a while, the
+    // database, a cancel) retries or ends the activity rather than the case.
+    if (judged && status !== 'error') {
+      const judges = await judged(outcome);
+      verdicts.push(...judges.verdicts);
+      // The case's cost is its turn's and its judges': both count in the budgets.
+      if (judges.costUsd > 0) costUsd = (costUsd ?? 0) + judges.costUsd;
+      if (judges.verdicts.some((verdict) => !verdict.passed)) status = 'failed';
     }
     await endCase(db, run.id, found.position, {
       status,
@@ -175,11 +175,12 @@ export function evalActivities(deps: JudgeDeps & { taskQueue: string; bundleOf: 
       const end = await turnEnd(db, found.sessionId!, found.messageId!);
       const context = Context.current();
       const bundle = await deps.bundleOf(run.agentId, run.revision);
+      // Verdicts of judges an earlier attempt finished come back with its heartbeats: a retry asks (and pays) only the rest.
+      const done = (context.info.heartbeatDetails as Verdict[] | undefined) ?? [];
       const judged = async (outcome: CaseOutcome) => {
-        const verdicts: Verdict[] = [];
-        let costUsd = 0;
-        for (const [index, grader] of run.graders.entries()) {
-          if (grader.kind !== 'rubric') continue;
+        const verdicts: Verdict[] = [...done];
+        const rubrics = run.graders.flatMap((grader, index) => (grader.kind === 'rubric' ? [{ grader, index }] : []));
+        for (const { grader, index } of rubrics.slice(done.length)) {
           const verdict = await judgeCase(deps, {
             userId: run.userId,
             agentId: run.agentId,
@@ -191,12 +192,12 @@ export function evalActivities(deps: JudgeDeps & { taskQueue: string; bundleOf: 
             input: found.input,
             outcome,
             signal: context.cancellationSignal,
-            heartbeat: () => context.heartbeat(),
+            heartbeat: () => context.heartbeat(verdicts),
           });
           verdicts.push(verdict);
-          costUsd += verdict.judge?.costUsd ?? 0;
+          context.heartbeat(verdicts);
         }
-        return { verdicts, costUsd };
+        return { verdicts, costUsd: verdicts.reduce((sum, verdict) => sum + (verdict.judge?.costUsd ?? 0), 0) };
       };
       return { ended: true, status: await gradeCase(run, found, end, judged) };
     },

@@ -363,12 +363,15 @@ const ESTIMATE_SESSIONS = 50;
 
 /**
  * What a turn of this agent cost on average, from its most recent sessions that had one (their total
- * cost over their user messages); null when it has none to go by. An estimate of an eval's cost.
+ * cost over their user messages; eval cases' sessions left out); null when it has none to go by. An
+ * estimate of an eval's cost.
  */
 export async function averageTurnCost(db: Db, agentId: string): Promise<{ costUsd: number; turns: number } | null> {
   const { rows } = await db.query<{ cost: string | null; turns: string }>(
     `SELECT sum(s.cost_usd)::text AS cost, coalesce(sum(t.turns), 0)::text AS turns
-       FROM (SELECT id, cost_usd FROM sessions WHERE agent_id = $1 ORDER BY created_at DESC LIMIT $2) s
+       FROM (SELECT id, cost_usd FROM sessions s0
+              WHERE agent_id = $1 AND NOT EXISTS (SELECT 1 FROM eval_sessions e WHERE e.session_id = s0.id)
+              ORDER BY created_at DESC LIMIT $2) s
        CROSS JOIN LATERAL (SELECT count(*) AS turns FROM messages m WHERE m.session_id = s.id AND m.role = 'user') t
       WHERE t.turns > 0`,
     [agentId, ESTIMATE_SESSIONS],

@@ -42,9 +42,10 @@ export async function evalCaseWorkflow(input: { runId: string; position: number 
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
   });
-  // A rubric judge's model call: longer than a check, heartbeating, retried while its provider fails.
+  // A rubric judge's model calls: longer than a check (a call may wait up to 10 minutes for budget room),
+  // heartbeating, retried while its provider fails (judges an attempt finished are not asked again).
   const { judgeEvalCase } = proxyActivities<Activities>({
-    startToCloseTimeout: '5 minutes',
+    startToCloseTimeout: '15 minutes',
     heartbeatTimeout: '1 minute',
     retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 5 },
   });
