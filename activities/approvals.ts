@@ -18,7 +18,7 @@ import {
   recordDispatchAttempt,
   type Approval,
 } from '../store/approvals.ts';
-import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/workflow-safe/approvals.ts';
+import { ANSWERED_SIGNAL, type ApprovalAnswer, type ApprovalWorkflowInput } from '../lib/workflow-safe/approvals.ts';
 import { approvalLinks, approvalToken } from '../lib/approval-token.ts';
 import { serviceBaseUrl } from '../lib/urls.ts';
 import { createOutboundClient, outboundErrorText } from '../lib/outbound.ts';
@@ -32,7 +32,7 @@ import { approvalRequestOf, chooseApprovalChannels, recordApprovalRequest } from
 import { currentTraceParent, recordApprovalSpan, type ApprovalEnd } from '../lib/genai-spans.ts';
 import { TOOL_APPROVAL_OPTIONS } from '../core/tool-policies.ts';
 import { replayedApprovalAnswer } from './turn/eval-replay-approvals.ts';
-import { signalStoredAnswer } from '../clients/approval.ts';
+import { approvalWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 
 /**
  * What the approval workflow learns from writing the record. No token and no link: a result is kept in
@@ -144,10 +144,12 @@ export function approvalActivities(deps: ApprovalDeps) {
         // A signal that fails is not retried here (this activity would hold its workflow until it went): the
         // answer is stored pending, and the API's sweep hands it over.
         if (approval.status === 'answered')
-          await signalStoredAnswer(Context.current().client, input.approvalId, { ...storedAnswer(approval), via: 'replay' }).catch(
-            (error: unknown) =>
+          await Context.current()
+            .client.workflow.getHandle(approvalWorkflowId(input.approvalId))
+            .signal(ANSWERED_SIGNAL, { ...storedAnswer(approval), via: 'replay' })
+            .catch((error: unknown) =>
               deps.logger.warn({ err: error, approvalId: input.approvalId }, 'replayed answer not signalled; the sweep hands it over'),
-          );
+            );
       }
       return {
         expiresAt: input.expiresAt,

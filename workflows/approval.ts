@@ -25,7 +25,13 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { FAILURE, nonRetryable } from '../lib/workflow-safe/failures.ts';
 import { approvalNoticeWorkflow, outcomeNotice } from './approval-notice.ts';
 import type { Activities } from '../activities/index.ts';
-import { matchOption, type ApprovalAnswer, type ApprovalOutcome, type ApprovalWorkflowInput } from '../lib/workflow-safe/approvals.ts';
+import {
+  ANSWERED_SIGNAL,
+  matchOption,
+  type ApprovalAnswer,
+  type ApprovalOutcome,
+  type ApprovalWorkflowInput,
+} from '../lib/workflow-safe/approvals.ts';
 import type { RecordedApproval } from '../activities/approvals.ts';
 import { publishEvent } from './publish.ts';
 import { PATCHES_OF_0_1_0 } from './release-patches.ts';
@@ -41,7 +47,7 @@ export const answerUpdate = defineUpdate<AnsweredOutcome, [ApprovalAnswer]>('ans
  * written with it): a signal, which the engine takes with no worker running. The workflow takes it as
  * its outcome unless its own expiry came first (which then finds this answer stored and takes it too).
  */
-export const answeredSignal = defineSignal<[AnsweredOutcome & { via: ApprovalAnswer['via'] }]>('answered');
+export const answeredSignal = defineSignal<[AnsweredOutcome & { via: ApprovalAnswer['via'] }]>(ANSWERED_SIGNAL);
 /**
  * The record as written. An API from before the API wrote records itself waited on this Update to answer
  * POST /approval; it stays for such a process during a rollout.

@@ -122,3 +122,9 @@ export interface ApprovalAnswer {
 /** The approval workflow's result: what the asking turn or workflow node continues with. */
 export type ApprovalOutcome =
   { status: 'answered'; choice: string; note: string | null; answeredAt: string } | { status: 'expired'; expiredAt: string };
+
+/**
+ * The name of the signal that hands an approval's workflow an answer stored already (workflows/approval.ts,
+ * answeredSignal): shared here so that an activity can send it without importing the workflow.
+ */
+export const ANSWERED_SIGNAL = 'answered';
