@@ -241,12 +241,15 @@ test('an event whose deliveries were recorded but never started (the API died be
   const subscribed = await post<{ id: string }>(env, '/webhook', { url: hooks.url, events: ['agent.changed'] });
   expect(subscribed.status).toBe(201);
   // What publishFromApi records before it starts the workflows; here nothing starts them.
-  const [recorded] = await createDeliveries(env.api.db, {
-    userId: env.user.userId,
-    type: 'agent.changed',
-    eventKey: `agent.changed:test-${crypto.randomUUID()}`,
-    data: { agentName: 'left-behind' },
-  });
+  // One delivery per subscription of the user: an earlier test's subscription gets one too. This one is ours.
+  const recorded = (
+    await createDeliveries(env.api.db, {
+      userId: env.user.userId,
+      type: 'agent.changed',
+      eventKey: `agent.changed:test-${crypto.randomUUID()}`,
+      data: { agentName: 'left-behind' },
+    })
+  ).find((delivery) => delivery.subscriptionId === subscribed.body.id);
   const deps = {
     db: env.api.db,
     config: env.api.config,

@@ -163,6 +163,17 @@ describe("a caller's stream relays its children's events on request", () => {
     controller.abort();
     await replay;
     expect(childEnds().map((frame) => frame.event.sessionId)).toEqual([children[0]!.id, children[0]!.id]);
-    expect(deltasOf(relayed, children[0]!.id)).toBe('Helper reply 1.Helper reply 2.');
+    // Each call relays its own turn of the conversation, whole. The two relays run at once (docs/tools.md), so
+    // their frames may interleave: they are told apart by their calls, in the order the calls were made.
+    const callIndex = (toolCallId: string) => Number(toolCallId.replace('call_', ''));
+    const calls = [...new Set(relayed.map((frame) => frame.toolCallId))].sort((a, b) => callIndex(a) - callIndex(b));
+    expect(
+      calls.map((toolCallId) =>
+        deltasOf(
+          relayed.filter((frame) => frame.toolCallId === toolCallId),
+          children[0]!.id,
+        ),
+      ),
+    ).toEqual(['Helper reply 1.', 'Helper reply 2.']);
   });
 });
