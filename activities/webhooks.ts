@@ -12,7 +12,6 @@ import { createDeliveries, deliveryTarget, finishDelivery, recordAttempt } from 
 import { disableSubscription, openSubscriptionSecret } from '../store/webhook-subscriptions.ts';
 import type { AttemptOutcome, DeliverySettings, PublishedDeliveries } from '../core/delivery-types.ts';
 import { webhookDeliveryAttempts } from '../lib/metrics/worker-metrics.ts';
-import { evalSessionOf } from '../store/eval-recordings.ts';
 
 export interface PublishInput {
   userId: string;
@@ -33,10 +32,6 @@ export function webhookActivities(deps: { db: Db; logger: Logger; config: Config
   return {
     /** Records one delivery per matching active subscription; the calling workflow starts them. */
     async publishWebhookEvent(input: PublishInput): Promise<PublishedDeliveries> {
-      // An eval case's session belongs to its run, which tells its end with eval.completed: its own events
-      // (a turn's end, a question answered from the recording) would reach automations made for users' sessions.
-      const sessionId = (input.data as { sessionId?: unknown } | null)?.sessionId;
-      if (typeof sessionId === 'string' && (await evalSessionOf(db, sessionId))) return { deliveries: [], settings };
       const deliveries = await createDeliveries(db, input);
       // The schedule travels in workflow input from here, so a delivery keeps the schedule it began with.
       return { deliveries, settings };

@@ -51,21 +51,24 @@ export function subscribedSql(user: string, type: string): string {
  * with the same `eventKey` find the deliveries made before instead of adding more.
  *
  * Every turn publishes an event, and most users subscribe to none: one query first reads both the
- * subscriptions and the deliveries already made for the key. With no subscription there is nothing
+ * subscriptions and the deliveries already made for the key. None is made for an eval case's session. With no subscription there is nothing
  * to insert, and what it read is what the transaction would have returned (one round trip, not four).
  */
 export async function createDeliveries(
   db: Db,
   input: { userId: string; type: string; eventKey: string; data: unknown },
 ): Promise<Array<{ id: string; subscriptionId: string }>> {
+  // An eval case's session belongs to its run, which tells its end with eval.completed: its own events (a
+  // turn's end, a question answered from the recording) would reach automations made for users' sessions.
+  const sessionId = (input.data as { sessionId?: unknown } | null)?.sessionId;
   const { rows: found } = await db.query<{ subscribed: boolean; id: string | null; subscription_id: string | null }>(
-    `SELECT ${subscribedSql('$1', '$2')} AS subscribed,
+    `SELECT ${subscribedSql('$1', '$2')} AND NOT EXISTS (SELECT 1 FROM eval_sessions WHERE session_id = $4) AS subscribed,
             d.id, d.subscription_id
        FROM (SELECT 1) AS one
        LEFT JOIN (webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.user_id = $1)
          ON d.event_key = $3
       ORDER BY d.created_at, d.id`,
-    [input.userId, input.type, input.eventKey],
+    [input.userId, input.type, input.eventKey, typeof sessionId === 'string' ? sessionId : null],
   );
   if (!found[0]?.subscribed) {
     return found.filter((row) => row.id !== null).map((row) => ({ id: row.id!, subscriptionId: row.subscription_id! }));

@@ -5,6 +5,7 @@
 // recent turns, and `estimate: true` answers that without running anything.
 import { expect, vi } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
+import { runEval } from '../helpers/harness/evals.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { call } from '../helpers/client/request.ts';
 import { messageText } from '../helpers/fakes/fake-model.ts';
@@ -22,19 +23,6 @@ async function deploy(env: AgentEnv, name: string): Promise<void> {
     json: { name, model: FAKE_MODEL, instructions: 'Greet people.' },
   });
   expect(deployed.status, deployed.text).toBeLessThan(300);
-}
-
-async function runEval(env: AgentEnv, name: string, body: Record<string, unknown>): Promise<EvalRunView> {
-  const started = await call<{ id: string }>(`${env.api.url}/agent/${name}/evals`, { headers: env.user.auth, json: body });
-  expect(started.status, started.text).toBe(202);
-  return vi.waitFor(
-    async () => {
-      const read = await call<EvalRunView>(`${env.api.url}/evals/${started.body.id}`, { headers: env.user.auth });
-      expect(read.body.status).not.toBe('running');
-      return read.body;
-    },
-    { timeout: 60_000, interval: 200 },
-  );
 }
 
 const RUBRIC = 'The reply greets the user by name, politely.';

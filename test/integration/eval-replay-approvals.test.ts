@@ -4,13 +4,13 @@
 // the model reads that no recorded answer exists.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, onTestFinished, vi } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
 import { agentWithHooksTest } from '../helpers/harness/fixtures.ts';
+import { runEval } from '../helpers/harness/evals.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { call } from '../helpers/client/request.ts';
 import { closeServer } from '../helpers/fakes/recorded.ts';
 import { messageText } from '../helpers/fakes/fake-model.ts';
-import type { EvalRunView } from '../../contract/operations/evals.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 const test = agentWithHooksTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' }, ['approval.requested', 'approval.answered', 'session.completed']);
@@ -61,19 +61,6 @@ async function recordSession(env: AgentEnv, name: string, toolCall: { name: stri
   expect(answered.status, answered.text).toBe(200);
   await env.waitForEvents(session.body.id, (all) => all.some((event) => event.type === 'turn.completed'));
   return session.body.id;
-}
-
-async function runEval(env: AgentEnv, name: string, body: Record<string, unknown>): Promise<EvalRunView> {
-  const started = await call<{ id: string }>(`${env.api.url}/agent/${name}/evals`, { headers: env.user.auth, json: body });
-  expect(started.status, started.text).toBe(202);
-  return vi.waitFor(
-    async () => {
-      const read = await call<EvalRunView>(`${env.api.url}/evals/${started.body.id}`, { headers: env.user.auth });
-      expect(read.body.status).not.toBe('running');
-      return read.body;
-    },
-    { timeout: 60_000, interval: 200 },
-  );
 }
 
 /** The answers the case's session recorded for its approvals. */

@@ -4,6 +4,7 @@
 // Written cases are graded by every kind of check, each verdict explaining itself. A run can be cancelled.
 import { describe, expect, onTestFinished, vi } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
+import { evalEnded, startEval } from '../helpers/harness/evals.ts';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { call } from '../helpers/client/request.ts';
 import { startWebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
@@ -25,23 +26,6 @@ async function deploy(env: AgentEnv, name: string, bundle: Record<string, unknow
   });
   expect(deployed.status, deployed.text).toBeLessThan(300);
   return deployed.body.revision;
-}
-
-async function startEval(env: AgentEnv, name: string, body: Record<string, unknown>): Promise<string> {
-  const started = await post<{ id: string }>(env, `/agent/${name}/evals`, body);
-  expect(started.status, started.text).toBe(202);
-  return started.body.id;
-}
-
-async function evalEnded(env: AgentEnv, id: string, timeout = 60_000): Promise<EvalRunView> {
-  return vi.waitFor(
-    async () => {
-      const read = await call<EvalRunView>(`${env.api.url}/evals/${id}`, { headers: env.user.auth });
-      expect(read.body.status).not.toBe('running');
-      return read.body;
-    },
-    { timeout, interval: 200 },
-  );
 }
 
 const newName = () => `agent-${crypto.randomUUID().slice(0, 8)}`;
