@@ -68,6 +68,11 @@ function judgePrompt(rubric: string, input: string, outcome: CaseOutcome): strin
   ].join('\n\n');
 }
 
+/** All a judge is sent, as the report shows it: its instructions, then the prompt. The same for the same case and grader. */
+export function judgeRequestText(grader: RubricGrader, input: string, outcome: CaseOutcome): string {
+  return `${INSTRUCTIONS}\n\n${judgePrompt(grader.rubric, input, outcome)}`;
+}
+
 /** The judge's score and reason, read from its answer: a JSON object, or failing that a `score: 0.8` it wrote. */
 export function readScore(answer: string): { score: number; reason: string } | undefined {
   const start = answer.indexOf('{');
@@ -99,7 +104,7 @@ export async function judgeCase(deps: JudgeDeps, request: JudgeRequest): Promise
   const ref: ModelRef = grader.model ?? request.bundle.model;
   const minScore = grader.minScore ?? DEFAULT_MIN_SCORE;
   const prompt = judgePrompt(grader.rubric, request.input, outcome);
-  const judge = { model: modelName(ref), prompt: `${INSTRUCTIONS}\n\n${prompt}` };
+  const judge = { model: modelName(ref), prompt: judgeRequestText(grader, request.input, outcome) };
   const refused = (why: string, costUsd: number | null = null, answer = ''): Verdict => ({
     grader: 'rubric',
     passed: false,

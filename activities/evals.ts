@@ -27,7 +27,7 @@ import {
 import { turnTranscript } from '../store/eval-recordings.ts';
 import { findAgentById } from '../store/agents.ts';
 import { grade, type CaseOutcome } from './eval-graders.ts';
-import { judgeCase, type JudgeDeps } from './eval-judge.ts';
+import { judgeCase, judgeRequestText, type JudgeDeps } from './eval-judge.ts';
 import { EVAL_LIMITS, type Verdict } from '../contract/operations/evals.ts';
 import type { Bundle } from '../contract/bundle.ts';
 
@@ -175,11 +175,18 @@ export function evalActivities(deps: JudgeDeps & { taskQueue: string; bundleOf: 
       const end = await turnEnd(db, found.sessionId!, found.messageId!);
       const context = Context.current();
       const bundle = await deps.bundleOf(run.agentId, run.revision);
-      // Verdicts of judges an earlier attempt finished come back with its heartbeats: a retry asks (and pays) only the rest.
+      // Verdicts of judges an earlier attempt finished come back with its heartbeats: a retry asks (and pays)
+      // only the rest. They travel without their prompts (tens of KB each, rebuilt from the case and grader).
       const done = (context.info.heartbeatDetails as Verdict[] | undefined) ?? [];
+      const beat = (verdicts: Verdict[]) =>
+        context.heartbeat(verdicts.map((verdict) => (verdict.judge ? { ...verdict, judge: { ...verdict.judge, prompt: '' } } : verdict)));
       const judged = async (outcome: CaseOutcome) => {
-        const verdicts: Verdict[] = [...done];
         const rubrics = run.graders.flatMap((grader, index) => (grader.kind === 'rubric' ? [{ grader, index }] : []));
+        const verdicts: Verdict[] = done.map((verdict, position) =>
+          verdict.judge
+            ? { ...verdict, judge: { ...verdict.judge, prompt: judgeRequestText(rubrics[position]!.grader, found.input, outcome) } }
+            : verdict,
+        );
         for (const { grader, index } of rubrics.slice(done.length)) {
           const verdict = await judgeCase(deps, {
             userId: run.userId,
@@ -192,10 +199,10 @@ export function evalActivities(deps: JudgeDeps & { taskQueue: string; bundleOf: 
             input: found.input,
             outcome,
             signal: context.cancellationSignal,
-            heartbeat: () => context.heartbeat(verdicts),
+            heartbeat: () => beat(verdicts),
           });
           verdicts.push(verdict);
-          context.heartbeat(verdicts);
+          beat(verdicts);
         }
         return { verdicts, costUsd: verdicts.reduce((sum, verdict) => sum + (verdict.judge?.costUsd ?? 0), 0) };
       };
