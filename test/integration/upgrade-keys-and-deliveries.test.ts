@@ -4,12 +4,12 @@
 // admin key does not; stored approval.requested deliveries no longer show links to a `read` key.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
-import { createPool, type Db } from '../../store/db.ts';
+import { createPool, inTransaction, type Db } from '../../store/db.ts';
 import { migrate, readMigrations } from '../../store/migrate.ts';
 import { createUser } from '../../store/users.ts';
 import { insertKey } from '../../store/api-keys.ts';
 import { createSubscription } from '../../store/webhook-subscriptions.ts';
-import { createDeliveries } from '../../store/webhook-deliveries.ts';
+import { insertDeliveries } from '../../store/webhook-deliveries.ts';
 import { generateWebhookSecret } from '../../lib/webhook-signature.ts';
 import { loadMasterKey } from '../../lib/master-key.ts';
 import type { Scope } from '../../contract/scopes.ts';
@@ -54,21 +54,24 @@ beforeAll(async () => {
     limit: 20,
   });
   subscriptionId = subscription.id;
-  // What the approval workflow published before: the answer links in the event's data.
-  await createDeliveries(db, {
-    userId: alice.id,
-    type: 'approval.requested',
-    eventKey: 'approval.requested:apr_00000000000000000000000000',
-    data: {
-      approvalId: 'apr_00000000000000000000000000',
-      sessionId: null,
-      agentId: null,
-      question: 'Ship it?',
-      options: ['yes', 'no'],
-      expiresAt: new Date().toISOString(),
-      links: { page: LINK, options: [{ option: 'yes', url: `${LINK}?choice=yes` }] },
-    },
-  });
+  // What the approval workflow published before: the answer links in the event's data. Written with the
+  // insert alone: publishing today also reads tables this schema does not have yet.
+  await inTransaction(db, (client) =>
+    insertDeliveries(client, {
+      userId: alice.id,
+      type: 'approval.requested',
+      eventKey: 'approval.requested:apr_00000000000000000000000000',
+      data: {
+        approvalId: 'apr_00000000000000000000000000',
+        sessionId: null,
+        agentId: null,
+        question: 'Ship it?',
+        options: ['yes', 'no'],
+        expiresAt: new Date().toISOString(),
+        links: { page: LINK, options: [{ option: 'yes', url: `${LINK}?choice=yes` }] },
+      },
+    }),
+  );
 
   expect(await migrate(db)).toEqual(
     readMigrations()
