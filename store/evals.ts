@@ -183,6 +183,24 @@ export async function listCases(db: Db, runId: string): Promise<EvalCase[]> {
   return rows.map(toCase);
 }
 
+/** The positions of the run's cases that have ended: what a progress stream looks at between reads. */
+export async function endedPositions(db: Db, runId: string): Promise<number[]> {
+  const { rows } = await db.query<{ position: number }>(
+    `SELECT position FROM eval_cases WHERE run_id = $1 AND status IN ('passed', 'failed', 'error', 'cancelled') ORDER BY position`,
+    [runId],
+  );
+  return rows.map((row) => row.position);
+}
+
+/** The run's cases at these positions, in position order. */
+export async function casesAt(db: Db, runId: string, positions: readonly number[]): Promise<EvalCase[]> {
+  const { rows } = await db.query<CaseRow>('SELECT * FROM eval_cases WHERE run_id = $1 AND position = ANY($2) ORDER BY position', [
+    runId,
+    positions,
+  ]);
+  return rows.map(toCase);
+}
+
 export async function getCase(db: Db, runId: string, position: number): Promise<EvalCase | undefined> {
   const { rows } = await db.query<CaseRow>('SELECT * FROM eval_cases WHERE run_id = $1 AND position = $2', [runId, position]);
   return rows[0] && toCase(rows[0]);

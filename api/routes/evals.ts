@@ -30,6 +30,8 @@ import { callTemporal } from '../temporal-call.ts';
 import { cancelEvalRunWorkflow } from '../../clients/eval-run.ts';
 import { startRunNow } from '../evals/start-late.ts';
 import { findAgentById } from '../../store/agents.ts';
+import { acceptsEventStream } from '../streaming/sse.ts';
+import { streamRunProgress } from '../evals/progress-stream.ts';
 
 /** Runs GET /agent/<name>/evals lists, newest first. */
 const RUNS_LISTED = 100;
@@ -165,8 +167,22 @@ export function evalRoutes(deps: ApiDeps) {
       },
     }),
     defineRoute(OPERATIONS.getEvalRun, {
-      async handle({ params, principal }) {
+      holdsConnection: acceptsEventStream,
+      async handle({ req, res, params, principal }) {
         const run = await ownRun(principal!.userId, params.id!);
+        if (acceptsEventStream(req)) {
+          const agentName = (await findAgentById(deps.db, run.agentId))?.name ?? run.agentId;
+          await streamRunProgress({
+            res,
+            db: deps.db,
+            runId: run.id,
+            heartbeatMs: deps.config.limits.sseHeartbeatMs,
+            log: req.log,
+            runView: (current, summary) => runView(current, agentName, summary),
+            caseView,
+          });
+          return undefined;
+        }
         const [cases, summaries, agent] = await Promise.all([
           listCases(deps.db, run.id),
           runSummaries(deps.db, [run.id]),

@@ -5,12 +5,11 @@
 // own stream back (and reads PostgreSQL itself when it falls behind), never the process's memory.
 // A stream with no filter takes its batches as SSE text, so a replay's pages are framed by PostgreSQL.
 import type { Request, Response } from 'express';
-import { onClientGone } from './client-gone.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 import type { EventHub } from './event-hub.ts';
 import { sseFrame } from './sse-frame.ts';
 import { DEFAULT_TAIL_LIMITS } from './session-tail.ts';
-import { sseConnectionsOpen } from '../../lib/metrics/http-metrics.ts';
+import { openEventStream } from './sse-writer.ts';
 import type { Db } from '../../store/db.ts';
 import { ChildRelay } from './child-relay.ts';
 
@@ -18,13 +17,6 @@ export { sseFrame };
 
 /** Rows per replay query: large enough for a fast replay, small enough to hold in memory. */
 export const REPLAY_PAGE_SIZE = DEFAULT_TAIL_LIMITS.pageSize;
-
-export const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache, no-transform',
-  // nginx and similar proxies buffer responses unless told not to.
-  'x-accel-buffering': 'no',
-};
 
 export interface StreamEventsOptions {
   req: Request;
@@ -83,51 +75,25 @@ export function wantsChildren(query: { children?: unknown }): boolean {
 export async function streamEvents(options: StreamEventsOptions): Promise<StreamEnd> {
   const { req, res, hub, sessionId, filter, until } = options;
   let lastSeq = options.afterSeq;
-  const closed = new AbortController();
-
-  const gone = () => closed.signal.aborted || res.destroyed || res.writableEnded || !res.socket || res.socket.destroyed;
-  const onClose = () => closed.abort();
-
-  /** Writes and honours backpressure: a slow client holds the stream, not the process's memory. */
-  const write = async (chunk: string): Promise<void> => {
-    if (gone() || res.write(chunk)) return;
-    await new Promise<void>((resolve) => {
-      const settle = () => {
-        res.off('drain', settle);
-        res.off('close', settle);
-        resolve();
-      };
-      res.on('drain', settle);
-      res.on('close', settle);
-      if (gone()) settle();
-    });
-  };
-
-  const stopListening = onClientGone(res, onClose);
-  res.writeHead(200, SSE_HEADERS);
-  res.flushHeaders();
-  sseConnectionsOpen.inc();
-  const heartbeat = setInterval(() => {
-    // Skipped while backpressured: the client is evidently still connected and the buffer is full.
-    if (!gone() && !res.writableNeedDrain) res.write(': keep-alive\n\n');
-  }, options.heartbeatMs);
+  const stream = openEventStream(res, options.heartbeatMs);
+  const { gone, write } = stream;
 
   let reason: StreamEnd['reason'] = 'client-closed';
   const relay = options.relayChildren
-    ? new ChildRelay({ db: options.relayChildren.db, hub, log: req.log }, sessionId, write, closed.signal)
+    ? new ChildRelay({ db: options.relayChildren.db, hub, log: req.log }, sessionId, write, stream.closed)
     : undefined;
   try {
     if (options.relayChildren?.resume) await relay?.resume(lastSeq);
     if (!filter && !until && !relay) {
       // Every event is written and none ends the stream: the events need not be objects here, and a
       // replay's pages arrive as SSE text made by PostgreSQL. One write per batch, drained before the next.
-      for await (const batch of hub.follow(sessionId, lastSeq, closed.signal, 'frames')) {
+      for await (const batch of hub.follow(sessionId, lastSeq, stream.closed, 'frames')) {
         if (gone()) break;
         lastSeq = batch.lastSeq;
         await write(batch.text);
       }
     } else {
-      for await (const batch of hub.follow(sessionId, lastSeq, closed.signal)) {
+      for await (const batch of hub.follow(sessionId, lastSeq, stream.closed)) {
         if (gone()) break;
         // A batch goes out as one write; a stop event cuts it short.
         let chunk = '';
@@ -147,7 +113,7 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
         if (stop) {
           reason = 'until';
           await relay?.settle();
-          if (!gone()) res.end();
+          stream.end();
           break;
         }
       }
@@ -156,12 +122,9 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
     // The client reconnects with Last-Event-ID and loses nothing; ending beats hanging.
     reason = 'error';
     req.log.warn({ err: error, sessionId, lastSeq }, 'event stream failed');
-    if (!gone()) res.end();
+    stream.end();
   } finally {
-    sseConnectionsOpen.dec();
-    closed.abort();
-    clearInterval(heartbeat);
-    stopListening();
+    stream.release();
   }
   return { lastSeq, reason };
 }

@@ -286,12 +286,18 @@ export const getEvalRun = defineOperation({
   id: 'getEvalRun',
   method: 'get',
   path: '/evals/{id}',
-  summary: 'An eval run: its summary and every case with its verdicts and transcripts',
+  summary: 'An eval run: its summary and every case with its verdicts and transcripts; or its progress, streamed',
+  description:
+    'With `Accept: text/event-stream`: the run’s progress as an SSE stream. It sends every case that has ended, then each ' +
+    'case as it ends (`event: case`, the case as this operation shows it), the run without its cases after each change ' +
+    '(`event: run`), and `event: end` with the run’s final summary, then closes. Frames carry no ids: a client that ' +
+    'reconnects is sent every ended case again, told apart by their `id`. It counts in OPEN_STREAMS_PER_USER.',
   tag: 'evals',
   auth: { kind: 'scope', scope: 'read' },
+  streams: true,
   responses: {
     200: {
-      description: 'The run',
+      description: 'The run (or, with Accept: text/event-stream, its progress)',
       schema: {
         type: 'object',
         required: [...EVAL_RUN_SCHEMA.required, 'cases'],

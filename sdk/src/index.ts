@@ -10,7 +10,7 @@ export { turnEventFilter, isTurnEnd } from '../../contract/turn-events.ts';
 export type { EventsOptions, EventsFunction } from './resources/events.ts';
 export { ApprovalHandle, type ApprovalOutcome, type WaitOptions } from './resources/approvals.ts';
 export type { BundleInput, CommandAccepted } from './resources/agents.ts';
-export type { EvalCostEstimate, EvalWaitOptions } from './resources/evals.ts';
+export type { EvalCostEstimate, EvalProgress, EvalWaitOptions } from './resources/evals.ts';
 export { DeviceTokenError, type DeviceTokenErrorCode } from './resources/device.ts';
 export type { MessageInput, SendOptions } from './resources/sessions.ts';
 export type { UploadSource } from './upload-source.ts';

@@ -94,6 +94,14 @@ export function registerEvals(program: Command): void {
           return;
         }
         if (!context.json) note(err().dim(`${started.id}: ${plural(started.cases, 'case')}; Ctrl-C stops waiting, not the run`));
+        // Each case as it ends, on stderr (the report goes to stdout once the run has ended).
+        if (!context.json) {
+          for await (const progress of client.evals.progress(started.id)) {
+            if (progress.type !== 'case') continue;
+            const { id, status, latencyMs } = progress.case;
+            note(err().dim(`case ${id} ${status}${latencyMs === null ? '' : ` (${(latencyMs / 1000).toFixed(1)} s)`}`));
+          }
+        }
         const run = await withSpinner(`Running ${started.id}`, () => client.evals.waitFor(started.id), { quiet: context.json });
         if (context.json) printJson(run);
         else printReport(run);

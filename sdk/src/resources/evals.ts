@@ -1,6 +1,7 @@
 import type { EvalRunBody, EvalRunList, EvalRunView, EvalSetList, EvalSetSummary, EvalSetView } from '../contract.ts';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError } from '../errors.ts';
 import { isRetryableStatus, retryDelayMs, sleep } from '../retry.ts';
+import { parseServerSentEvents } from '../sse.ts';
 import { path, type RequestOptions } from '../transport.ts';
 import { Resource } from './resource.ts';
 
@@ -13,6 +14,12 @@ export interface EvalWaitOptions {
 }
 
 const DEFAULT_INTERVAL_MS = 2000;
+
+/** A run's progress as `progress()` yields it: each case once as it ends, the run after each change, then its end. */
+export type EvalProgress = { type: 'case'; case: EvalRunView['cases'][number] } | { type: 'run' | 'end'; run: Omit<EvalRunView, 'cases'> };
+
+/** Streams in a row that closed before the run's end before progress() gives up. */
+const MAX_PROGRESS_RECONNECTS = 5;
 
 /** What a run's turns may cost (rubric judges not included): null when the agent has no turns to go by. */
 export interface EvalCostEstimate {
@@ -50,6 +57,45 @@ export class Evals extends Resource {
   /** The run with its summary and every case: status, verdicts, the candidate's transcript and the baseline. */
   retrieve(id: string, options?: RequestOptions): Promise<EvalRunView> {
     return this.transport.json({ method: 'GET', path: path`/evals/${id}`, idempotent: true }, options);
+  }
+
+  /**
+   * The run's progress, streamed: every case that has ended, then each as it ends, the run's summary after
+   * each change, and `end` last. A stream that breaks is opened again; a case is yielded once however often
+   * the server sends it.
+   */
+  async *progress(id: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<EvalProgress> {
+    const seen = new Set<number>();
+    for (let failures = 0; ;) {
+      try {
+        const response = await this.transport.raw(
+          { method: 'GET', path: path`/evals/${id}`, accept: 'text/event-stream', idempotent: true },
+          { signal: options.signal },
+        );
+        if (!response.body) throw new APIConnectionError('The progress stream has no body');
+        for await (const frame of parseServerSentEvents(response.body)) {
+          const data = JSON.parse(frame.data) as unknown;
+          if (frame.event === 'case') {
+            const evalCase = data as EvalRunView['cases'][number];
+            if (seen.has(evalCase.id)) continue;
+            seen.add(evalCase.id);
+            failures = 0;
+            yield { type: 'case', case: evalCase };
+          } else if (frame.event === 'run' || frame.event === 'end') {
+            yield { type: frame.event, run: data as Omit<EvalRunView, 'cases'> };
+            if (frame.event === 'end') return;
+          }
+        }
+        throw new APIConnectionError('The progress stream closed before the run ended');
+      } catch (error) {
+        if (options.signal?.aborted) throw new APIUserAbortError(undefined, { cause: options.signal.reason });
+        const transient = error instanceof APIConnectionError || (error instanceof APIError && isRetryableStatus(error.status, true));
+        if (!transient || ++failures > MAX_PROGRESS_RECONNECTS) throw error;
+        await sleep(retryDelayMs(failures) ?? 1000, options.signal).catch(() => {
+          throw new APIUserAbortError(undefined, { cause: options.signal?.reason });
+        });
+      }
+    }
   }
 
   /** The agent's last 100 runs, newest first, without their cases. */
