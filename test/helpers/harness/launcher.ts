@@ -2,8 +2,8 @@
 // its own, and reads its console: either the launcher itself, or `npm start` in a process group of
 // its own, as a terminal runs it (a Ctrl-C there is a SIGINT to the whole group).
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
-import { freePort } from '../../../dev/ports.ts';
 import { findTemporalCli } from '../../../dev/temporal-cli.ts';
 
 export interface LauncherPorts {
@@ -25,8 +25,38 @@ export interface RunningLauncher {
 
 export const READY = /ready\. Ctrl-C stops everything/;
 
+/**
+ * Ports below Linux's ephemeral range (32768 up): a launcher's ports are freed at its stop and bound
+ * again by the next start, and in between any outgoing connection on the machine could take one from
+ * that range (a full CI run lost the Temporal UI's port so).
+ */
+const FIXED_PORTS = { from: 20_000, to: 32_000 };
+
+async function freeFixedPort(taken: Set<number>): Promise<number> {
+  for (;;) {
+    const port = FIXED_PORTS.from + Math.floor(Math.random() * (FIXED_PORTS.to - FIXED_PORTS.from));
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.unref();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) {
+      taken.add(port);
+      return port;
+    }
+  }
+}
+
 export async function pickLauncherPorts(): Promise<LauncherPorts> {
-  return { api: await freePort(), postgres: await freePort(), temporal: await freePort(), ui: await freePort() };
+  const taken = new Set<number>();
+  return {
+    api: await freeFixedPort(taken),
+    postgres: await freeFixedPort(taken),
+    temporal: await freeFixedPort(taken),
+    ui: await freeFixedPort(taken),
+  };
 }
 
 export function launcherEnv(dataDir: string, ports: LauncherPorts, env: Record<string, string> = {}): NodeJS.ProcessEnv {
