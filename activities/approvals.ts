@@ -32,6 +32,8 @@ import { approvalRequestOf, chooseApprovalChannels, recordApprovalRequest } from
 import { currentTraceParent, recordApprovalSpan, type ApprovalEnd } from '../lib/genai-spans.ts';
 import { TOOL_APPROVAL_OPTIONS } from '../core/tool-policies.ts';
 import { replayedApprovalAnswer } from './turn/eval-replay-approvals.ts';
+import { safeToRunLive } from './tools/safe-tools.ts';
+import type { RevisionOf } from './turn/revision-cache.ts';
 import { approvalWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 
 /**
@@ -61,6 +63,8 @@ export interface ApprovalDeps {
   config: Config;
   masterKeys: readonly MasterKey[];
   bundleOf: (agentId: string, revision: number) => Promise<Bundle>;
+  /** A revision with its tools: whether an eval may run one of them live (activities/tools/safe-tools.ts). */
+  revisionOf: RevisionOf;
 }
 
 /** Every message and stack of an error and of its causes: what Temporal would keep of it. */
@@ -119,7 +123,11 @@ export function approvalActivities(deps: ApprovalDeps) {
     /** Writes the approval, its pending dispatches and `approval.requested`; idempotent. */
     async recordApproval(input: ApprovalWorkflowInput & { createdAt: string; expiresAt: string }): Promise<RecordedApproval> {
       // An eval case replaying a recorded session answers with the recording's answer, over no channel.
-      const replayed = await replayedApprovalAnswer(db, input);
+      const replayed = await replayedApprovalAnswer(db, input, async (toolName) =>
+        input.agentId !== undefined && input.revision !== undefined
+          ? safeToRunLive(await deps.revisionOf(input.agentId, input.revision), toolName)
+          : false,
+      );
       const chosen = await chooseApprovalChannels(db, deps.bundleOf, input);
       if (replayed) chosen.channels = [];
       const { bundle, channels } = chosen;

@@ -69,7 +69,7 @@ export function createActivities(deps: ActivityDeps) {
     ),
     ...toolActivities({ ...deps, revisionOf }),
     ...webhookActivities(deps),
-    ...approvalActivities({ ...deps, bundleOf }),
+    ...approvalActivities({ ...deps, bundleOf, revisionOf }),
     ...scheduleActivities(deps),
     ...agentCallActivities({ db: deps.db, taskQueue: deps.config.taskQueue, revisionOf, limits: deps.config.limits }),
     ...evalActivities({

@@ -111,6 +111,12 @@ export interface Bundle {
    * policy does), ask the agent's user first (`ask`), or refuse (`never`). Absent on bundles stored before it.
    */
   toolPolicies?: Record<string, Record<string, ToolPolicy>>;
+  /**
+   * Per tool server id (in `mcps`), tool names or `*`: tools that change nothing outside the service, which
+   * an eval replaying a recorded session may run for real when a call matches no recorded one (its
+   * `unmatched: "live"`). Absent on bundles stored before it, and on those that mark none.
+   */
+  safeTools?: Record<string, string[]>;
   triggers: Trigger[];
   strictSecrets: boolean;
   secretGrants: string[];

@@ -28,6 +28,7 @@ import { turnEnd } from './turn-metrics.ts';
 import { forgetSessionStepWaiters } from '../../store/step-slots.ts';
 import { detachFromTurn, replyTargetOf, takeInbox } from '../../store/session-inbox.ts';
 import { handBackStranded } from '../agent-call-hand-back.ts';
+import { answerReplayedClientCalls } from './eval-replay-client-tools.ts';
 import type { InboxItem } from '../../core/session-turns.ts';
 import type { ToolResultInput } from '../../core/client-tool-calls.ts';
 import { closeClientToolCalls } from '../../store/client-tool-answers.ts';
@@ -243,6 +244,8 @@ export function turnBookkeeping(deps: { db: Db }) {
         // Retried, this tells the callers again: a second `subagent.waiting` is harmless, a missing one is not.
         if (input.waiting) await announceWaitToCallers(client, input.sessionId, input.turnId, 'tool');
       });
+      // An eval's case replaying a recorded session has no client: the recording answers what it can.
+      if (input.waiting) await answerReplayedClientCalls(db, () => Context.current().client, input.sessionId);
     },
 
     async completeTurn(input: { sessionId: string; turnId: string; usage: TokenUsage; costUsd: number | null }): Promise<void> {

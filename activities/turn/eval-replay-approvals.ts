@@ -6,9 +6,10 @@
 // - A tool's policy `ask`: the recorded approval's answer; `approve` when the recording ran the call
 //   without asking (its recorded result is then replayed); `deny` when its approval expired unanswered.
 // - `ask_my_user`: the recorded `{choice, note}`.
-// - A question no recorded call matches is asked for real when the run runs unmatched calls live;
-//   otherwise it is answered `approve` for a tool (whose call then meets the replay's unmatched error)
-//   and NO_RECORDED_ANSWER for ask_my_user, whose model reads the note.
+// - A question no recorded call matches is asked for real when the run runs unmatched calls live (for a
+//   tool, only one safe to run: activities/tools/safe-tools.ts); otherwise it is answered `approve` for a
+//   tool (whose call then meets the replay's unmatched error) and NO_RECORDED_ANSWER for ask_my_user,
+//   whose model reads the note.
 import type { Db } from '../../store/db.ts';
 import type { ApprovalWorkflowInput } from '../../lib/workflow-safe/approvals.ts';
 import { ASK_MY_USER } from '../../lib/workflow-safe/ask-my-user.ts';
@@ -22,8 +23,15 @@ export interface ReplayedAnswer {
   note: string | null;
 }
 
-/** The answer to give now, or undefined to ask as any session does (not a replay, or unmatched calls run live). */
-export async function replayedApprovalAnswer(db: Db, input: ApprovalWorkflowInput): Promise<ReplayedAnswer | undefined> {
+/**
+ * The answer to give now, or undefined to ask as any session does (not a replay, or an unmatched call the
+ * run runs live). `safeToRunLive` tells whether the asking revision may run that tool in an eval.
+ */
+export async function replayedApprovalAnswer(
+  db: Db,
+  input: ApprovalWorkflowInput,
+  safeToRunLive: (toolName: string) => Promise<boolean>,
+): Promise<ReplayedAnswer | undefined> {
   if (input.source !== 'tool' || !input.sessionId || !input.toolCallId || input.request.connect) return undefined;
   const replay = await evalSessionOf(db, input.sessionId);
   if (!replay?.replayOf) return undefined;
@@ -32,10 +40,12 @@ export async function replayedApprovalAnswer(db: Db, input: ApprovalWorkflowInpu
   const ids = { sessionId: input.sessionId, runId: replay.runId, replayOf: replay.replayOf, toolCallId: input.toolCallId };
   const recorded = await recordedAnswer(db, { ...ids, toolName: call.toolName, input: call.input });
   if (!recorded.matched) {
-    if (replay.unmatched === 'live') return undefined;
-    return call.toolName === ASK_MY_USER
-      ? { choice: NO_RECORDED_ANSWER, note: 'This eval replays a recorded session, which asked no such question.' }
-      : { choice: 'approve', note: 'No recorded call matches this one: the replay answers it with an error instead of running it.' };
+    if (call.toolName === ASK_MY_USER) {
+      if (replay.unmatched === 'live') return undefined;
+      return { choice: NO_RECORDED_ANSWER, note: 'This eval replays a recorded session, which asked no such question.' };
+    }
+    if (replay.unmatched === 'live' && (await safeToRunLive(call.toolName))) return undefined;
+    return { choice: 'approve', note: 'No recorded call matches this one: the replay answers it with an error instead of running it.' };
   }
   if (call.toolName === ASK_MY_USER) {
     const output = recorded.output as { choice?: unknown; note?: unknown } | null;

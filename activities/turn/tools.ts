@@ -25,6 +25,7 @@ import { toolCallIdempotencyKey } from '../../lib/tool-call-keys.ts';
 import { remoteToolServers, type RemoteCallAttempt } from './remote-calls.ts';
 import { startToolSpan } from '../../lib/genai-spans.ts';
 import { replayedResult } from './eval-replay.ts';
+import { safeToRunLive } from '../tools/safe-tools.ts';
 
 export interface ToolActivityDeps {
   db: Db;
@@ -127,7 +128,7 @@ export function toolActivities(deps: ToolActivityDeps) {
       };
     }
     // An eval's case replaying a recorded session: a recorded result answers, and the tool does not run.
-    const recorded = await replayed(input.sessionId, input.call);
+    const recorded = await replayed(input.sessionId, input.call, safeToRunLive({ bundle, skills, remoteTools }, toolName));
     if (recorded) return recorded;
     // Alive while it runs (an http call may take its whole timeout): a worker that dies mid-call is noticed.
     const context = Context.current();

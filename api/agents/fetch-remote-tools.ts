@@ -7,6 +7,7 @@ import type { Bundle } from '../../contract/bundle.ts';
 import { toolServer, type ToolServerTool } from '../../contract/tool-servers.ts';
 import type { FieldError } from '../../lib/workflow-safe/errors.ts';
 import { childPointer } from '../../lib/bundle/pointer.ts';
+import { namedTools } from '../../lib/bundle/check-tools.ts';
 import type { Db } from '../../store/db.ts';
 import { getMcpServer } from '../../store/mcp-servers.ts';
 import type { ListedTools, RegisteredToolsReader } from './registered-tools.ts';
@@ -21,7 +22,7 @@ export function remoteToolLister(deps: { db: Db }, registeredTools: RegisteredTo
    */
   return async function listRemoteToolsOf(
     userId: string,
-    bundle: Pick<Bundle, 'mcps' | 'customTools' | 'skills' | 'toolPolicies'>,
+    bundle: Pick<Bundle, 'mcps' | 'customTools' | 'skills' | 'toolPolicies' | 'safeTools'>,
     signal?: AbortSignal,
   ): Promise<RemoteToolListing> {
     const remote = bundle.mcps.map((id, index) => ({ id, index })).filter(({ id }) => !toolServer(id));
@@ -49,10 +50,12 @@ export function remoteToolLister(deps: { db: Db }, registeredTools: RegisteredTo
         if (owner) errors.push({ path, message: `the MCP server "${id}" offers a tool "${tool.name}", which is already ${owner}` });
         else owners.set(tool.name, `a tool of the MCP server "${id}"`);
       }
-      // A policy may name only a tool the server offers (built-in servers' are checked with the bundle).
-      for (const name of Object.keys(bundle.toolPolicies?.[id] ?? {})) {
-        if (name !== '*' && !result.tools.some((tool) => tool.name === name)) {
-          errors.push({ path: childPointer('/toolPolicies', id, name), message: `the MCP server "${id}" offers no tool "${name}"` });
+      // A policy or a safe mark may name only a tool the server offers (built-in servers' are checked with the bundle).
+      for (const field of ['toolPolicies', 'safeTools'] as const) {
+        for (const [name, place] of namedTools(bundle[field]?.[id])) {
+          if (name !== '*' && !result.tools.some((tool) => tool.name === name)) {
+            errors.push({ path: childPointer(`/${field}`, id, place), message: `the MCP server "${id}" offers no tool "${name}"` });
+          }
         }
       }
       frozen[id] = result.tools;

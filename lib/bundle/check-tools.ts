@@ -1,6 +1,6 @@
 // Tools the model will see: custom tool ids must be unique and leave built-in names alone (the tools
 // every agent has, and those of the tool servers it enables), tool servers must exist, and every JSON
-// Schema the model is held to must compile.
+// Schema the model is held to must compile. Policies and safe marks name enabled servers' tools.
 import { BUILTIN_TOOL_NAMES, BUILTIN_TOOL_SERVERS } from '../../contract/bundle-constants.ts';
 import { toolServer } from '../../contract/tool-servers.ts';
 import { jsonSchemaProblem } from './json-schema-check.ts';
@@ -11,7 +11,8 @@ import { isRecord, type Json, type Report } from './report.ts';
 export function checkTools(bundle: Json, report: Report, registered?: ReadonlySet<string>): void {
   checkCustomTools(bundle.customTools, serverToolNames(bundle.mcps), report);
   checkToolServers(bundle.mcps, report, registered);
-  checkToolPolicies(bundle.toolPolicies, bundle.mcps, report);
+  checkServerTools('/toolPolicies', bundle.toolPolicies, bundle.mcps, report);
+  checkServerTools('/safeTools', bundle.safeTools, bundle.mcps, report);
   if (isRecord(bundle.jsonReply)) checkJsonSchema(bundle.jsonReply.schema, '/jsonReply/schema', report);
 }
 
@@ -60,30 +61,37 @@ function checkToolServers(ids: unknown, report: Report, registered: ReadonlySet<
 }
 
 /**
- * A policy names a server the bundle enables, and a tool of it (or `*`). A remote server's tool names are
- * known only once the deploy lists them (api/agents/fetch-remote-tools.ts checks them there).
+ * A policy (`toolPolicies`) or a safe mark (`safeTools`) names a server the bundle enables, and a tool of
+ * it (or `*`). A remote server's tool names are known only once the deploy lists them
+ * (api/agents/fetch-remote-tools.ts checks them there).
  */
-function checkToolPolicies(policies: unknown, ids: unknown, report: Report): void {
-  if (!isRecord(policies)) return;
+function checkServerTools(field: '/toolPolicies' | '/safeTools', value: unknown, ids: unknown, report: Report): void {
+  if (!isRecord(value)) return;
   const enabled = Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
-  for (const [serverId, tools] of Object.entries(policies)) {
-    const path = childPointer('/toolPolicies', serverId);
+  for (const [serverId, tools] of Object.entries(value)) {
+    const path = childPointer(field, serverId);
     if (!report.clean(path)) continue;
     if (!enabled.includes(serverId)) {
       report.error(path, `names the tool server "${serverId}", which mcps does not enable`);
       continue;
     }
     const builtin = toolServer(serverId);
-    if (!builtin || !isRecord(tools)) continue;
-    for (const name of Object.keys(tools)) {
+    if (!builtin) continue;
+    for (const [name, place] of namedTools(tools)) {
       if (name !== '*' && !builtin.tools.some((tool) => tool.name === name)) {
         report.error(
-          childPointer(path, name),
+          childPointer(path, place),
           `the tool server "${serverId}" has no tool "${name}"; its tools: ${builtin.tools.map((tool) => tool.name).join(', ')}, or "*"`,
         );
       }
     }
   }
+}
+
+/** The tool names of one server's entry, each with its place: a policy's keys, or a safe mark's list. */
+export function namedTools(tools: unknown): Array<[name: string, place: string | number]> {
+  if (Array.isArray(tools)) return tools.flatMap((name, index) => (typeof name === 'string' ? [[name, index] as [string, number]] : []));
+  return isRecord(tools) ? Object.keys(tools).map((name) => [name, name]) : [];
 }
 
 function checkJsonSchema(schema: unknown, path: string, report: Report): void {

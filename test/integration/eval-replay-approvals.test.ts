@@ -1,7 +1,8 @@
 // Approvals inside eval cases that replay recorded sessions: a tool's `ask` policy and ask_my_user take
 // the answer the recording gave, at once, over no channel and to no webhook, and the tool runs (or is
 // replayed, or refused) as it was then. A question the recording never asked is answered from nowhere:
-// the model reads that no recorded answer exists.
+// the model reads that no recorded answer exists. A run that runs unmatched calls live asks for real only
+// for a tool safe to run; any other's approval is answered by the replay, and the tool does not run.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, onTestFinished } from 'vitest';
@@ -130,4 +131,22 @@ test('a question the recording never asked is answered with no recorded answer, 
   expect(await answersIn(env, only!.sessionId!)).toEqual([{ choice: '(no recorded answer)', via: 'replay' }]);
   const toolMessage = env.fake.requests.at(-1)!.body.messages.find((message) => message.role === 'tool');
   expect(messageText(toolMessage)).toContain('which asked no such question');
+});
+
+test('with unmatched calls run live, an unmatched call of a tool not marked safe asks nobody and runs nothing', async ({ env }) => {
+  const receiver = await startReceiver();
+  const name = `agent-${crypto.randomUUID().slice(0, 8)}`;
+  await deploy(env, name);
+  const refund = (body: string) => ({ name: 'http_request', arguments: { url: receiver.url, method: 'POST', body } });
+  const recorded = await recordSession(env, name, refund('a'), 'approve');
+  expect(receiver.bodies).toEqual(['a']);
+  env.fake.enqueue({ toolCalls: [{ id: 'c5', ...refund('b') }] }, { text: 'Not sent.' });
+  const run = await runEval(env, name, { fromSessions: [recorded], unmatched: 'live' });
+
+  const [only] = run.cases;
+  expect(only!.transcript).toMatchObject({ reply: 'Not sent.', toolCalls: [{ name: 'http_request', unmatched: true }] });
+  expect(await answersIn(env, only!.sessionId!)).toEqual([{ choice: 'approve', via: 'replay' }]);
+  const toolMessage = env.fake.requests.at(-1)!.body.messages.find((message) => message.role === 'tool');
+  expect(messageText(toolMessage)).toContain('not marked safe to run in an eval');
+  expect(receiver.bodies).toEqual(['a']);
 });

@@ -150,6 +150,106 @@ describe('a recorded session replayed against a new revision', () => {
     expect(result).toMatchObject({ isError: true, output: { error: expect.stringMatching(/no recorded call of "http_request"/) } });
     expect(receiver.requests).toHaveLength(1);
   });
+
+  test('with unmatched calls run live, only a tool safe to run runs: one that only reads, or one the bundle marks', async ({ env }) => {
+    const receiver = await startWebhookReceiver();
+    onTestFinished(() => receiver.close());
+    const name = newName();
+    await deploy(env, name, { mcps: ['http', 'time'] });
+    const session = await post<{ id: string }>(env, `/agent/${name}/session`, {});
+    const send = (body: string) => ({ url: receiver.url, method: 'POST', body });
+    env.fake.reset();
+    env.fake.enqueue({ toolCalls: [{ id: 'c-rec', name: 'http_request', arguments: send('a') }] }, { text: 'Done.' });
+    expect((await post(env, `/session/${session.body.id}`, { parts: [{ type: 'text', text: 'Send a' }] })).status).toBe(200);
+
+    /** One case of the recording against `revision`, whose model calls http with "b" and current_time, neither recorded. */
+    async function replayLive(revision: number) {
+      env.fake.enqueue(
+        {
+          toolCalls: [
+            { id: `h-${revision}`, name: 'http_request', arguments: send('b') },
+            { id: `t-${revision}`, name: 'current_time', arguments: {} },
+          ],
+        },
+        { text: 'Finished.' },
+      );
+      const run = await evalEnded(env, await startEval(env, name, { revision, fromSessions: [session.body.id], unmatched: 'live' }));
+      const [only] = run.cases;
+      expect(only!.transcript!.toolCalls).toEqual([
+        expect.objectContaining({ name: 'http_request', unmatched: true }),
+        expect.objectContaining({ name: 'current_time', unmatched: true }),
+      ]);
+      const results = (await env.events(only!.sessionId!)).filter((event) => event.type === 'tool.result') as Array<{
+        toolName: string;
+        isError?: boolean;
+        output: unknown;
+      }>;
+      return {
+        http: results.find((result) => result.toolName === 'http_request')!,
+        time: results.find((result) => result.toolName === 'current_time')!,
+      };
+    }
+
+    // Unmarked, http does not run; current_time, which only reads, does.
+    const unmarked = await replayLive(await deploy(env, name, { mcps: ['http', 'time'] }, true));
+    expect(unmarked.http).toMatchObject({
+      isError: true,
+      output: { error: expect.stringMatching(/not marked safe to run in an eval \(the bundle's safeTools\)/) },
+    });
+    expect(unmarked.time.isError).toBeFalsy();
+    expect(JSON.stringify(unmarked.time.output)).toMatch(/\d{4}-\d{2}-\d{2}/);
+    expect(receiver.requests).toHaveLength(1);
+
+    // Marked safe, the unmatched http call runs for real.
+    const marked = await replayLive(await deploy(env, name, { mcps: ['http', 'time'], safeTools: { http: ['http_request'] } }, true));
+    expect(marked.http.isError).toBeFalsy();
+    expect(receiver.requests.map((request) => request.body)).toEqual(['a', 'b']);
+  });
+
+  test("a client's tool is answered from the recording: a matching call gets the recorded result, another the replay's error", async ({
+    env,
+  }) => {
+    const lookup = {
+      id: 'lookup_order',
+      description: 'Look up an order',
+      parameters: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+    };
+    const name = newName();
+    await deploy(env, name, { customTools: [lookup] });
+    const session = await post<{ id: string }>(env, `/agent/${name}/session`, {});
+    env.fake.reset();
+    env.fake.enqueue({ toolCalls: [{ id: 'c-rec', name: 'lookup_order', arguments: { orderId: '12' } }] }, { text: 'It shipped.' });
+    const sent = await post<{ status: string }>(env, `/session/${session.body.id}`, { parts: [{ type: 'text', text: 'Where is 12?' }] });
+    expect(sent.body.status).toBe('waiting');
+    const answered = await post(env, `/session/${session.body.id}/tool-result`, { toolCallId: 'c-rec', output: { status: 'shipped' } });
+    expect(answered.status, answered.text).toBe(200);
+    await env.waitForEvents(session.body.id, (events) => events.some((event) => event.type === 'turn.completed'));
+
+    env.fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'c-12', name: 'lookup_order', arguments: { orderId: '12' } },
+          { id: 'c-13', name: 'lookup_order', arguments: { orderId: '13' } },
+        ],
+      },
+      { text: 'Order 12 shipped.' },
+    );
+    // Nobody answers the case's client calls: without the recording the case would wait out the client's timeout.
+    const run = await evalEnded(env, await startEval(env, name, { fromSessions: [session.body.id] }));
+    const [only] = run.cases;
+    expect(only).toMatchObject({ status: 'passed', transcript: { reply: 'Order 12 shipped.' } });
+    expect(only!.transcript!.toolCalls).toEqual([
+      expect.objectContaining({ name: 'lookup_order', input: { orderId: '12' }, replayed: true }),
+      expect.objectContaining({ name: 'lookup_order', input: { orderId: '13' }, unmatched: true }),
+    ]);
+    const results = (await env.events(only!.sessionId!)).filter((event) => event.type === 'tool.result');
+    expect(results).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ toolCallId: 'c-12', output: { status: 'shipped' } }),
+        expect.objectContaining({ toolCallId: 'c-13', isError: true, output: expect.stringMatching(/no recorded call of "lookup_order"/) }),
+      ]),
+    );
+  });
 });
 
 describe('written cases', () => {

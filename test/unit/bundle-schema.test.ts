@@ -18,6 +18,7 @@ const BUNDLE_PROPERTIES: Record<keyof Bundle, true> = {
   workspaceFiles: true,
   mcps: true,
   toolPolicies: true,
+  safeTools: true,
   triggers: true,
   strictSecrets: true,
   secretGrants: true,

@@ -48,10 +48,10 @@ export function registerEvals(program: Command): void {
         ).choices(['recorded', 'live']),
       )
       .addOption(
-        new Option('--unmatched <mode>', 'a replayed call no recording matches: a tool error (default) or run live').choices([
-          'error',
-          'live',
-        ]),
+        new Option(
+          '--unmatched <mode>',
+          'a replayed call no recording matches: a tool error (default), or run live if its tool is safe to (bundle safeTools)',
+        ).choices(['error', 'live']),
       )
       .option('--concurrency <n>', `cases at once, 1 to ${EVAL_LIMITS.maxConcurrency} (default 4)`)
       .option('--max-latency-ms <n>', 'fail a case whose turn took longer than this')
