@@ -8,6 +8,7 @@ import type { Db } from '../store/db.ts';
 import { agentState } from '../store/agents.ts';
 import { endAgentNode, startAgentCall, type AgentCallEnd, type AgentCallStarted } from '../store/agent-calls.ts';
 import { handBackAgentCall } from './agent-call-hand-back.ts';
+import { replayedAgentCall } from './eval-replay-agent-calls.ts';
 import type { AgentNodeEnd } from '../core/session-turns.ts';
 import { abortTurnWithStart, wakeSessionWithStart } from '../clients/session.ts';
 import { getSession } from '../store/sessions.ts';
@@ -92,6 +93,9 @@ export function agentCallActivities(deps: {
     async startAgentCall(input: AgentCallInput): Promise<AgentCallStarted> {
       const read = readAgentCallInput(input.call.input);
       if ('problem' in read) return { refused: read.problem };
+      // An eval's case replaying a recorded session takes the recorded reply, and no child runs.
+      const replayed = await replayedAgentCall(db, () => Context.current().client, input);
+      if (replayed) return replayed;
       return start(input, {
         callee: (agent) => agentToolName(agent.name) === input.call.toolName,
         calleeLabel: input.call.toolName,

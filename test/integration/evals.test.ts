@@ -250,6 +250,40 @@ describe('a recorded session replayed against a new revision', () => {
       ]),
     );
   });
+
+  test("another agent's call takes the recorded reply and no child runs; a call no recording matches is refused", async ({ env }) => {
+    const helper = newName();
+    await deploy(env, helper, { instructions: 'Helper.' });
+    const name = newName();
+    await deploy(env, name, { agents: [{ name: helper }] });
+    const session = await post<{ id: string }>(env, `/agent/${name}/session`, {});
+    const ask = (message: string, id: string) => ({ id, name: `agent_${helper}`, arguments: { message } });
+    env.fake.reset();
+    env.fake.enqueue({ toolCalls: [ask('Where is 12?', 'c-rec')] }, { text: 'Order 12 has shipped.' }, { text: 'It shipped.' });
+    expect((await post(env, `/session/${session.body.id}`, { parts: [{ type: 'text', text: 'Where is 12?' }] })).status).toBe(200);
+    const recorded = (await env.events(session.body.id)).find((event) => event.type === 'tool.result') as { output: unknown };
+    expect(recorded.output).toMatchObject({ reply: 'Order 12 has shipped.' });
+
+    env.fake.enqueue({ toolCalls: [ask('Where is 12?', 'c-12'), ask('Where is 13?', 'c-13')] }, { text: 'Order 12 shipped.' });
+    const modelCallsBefore = env.fake.requests.length;
+    const run = await evalEnded(env, await startEval(env, name, { fromSessions: [session.body.id] }));
+    const [only] = run.cases;
+    expect(only).toMatchObject({ status: 'passed', transcript: { reply: 'Order 12 shipped.' } });
+    expect(only!.transcript!.toolCalls).toEqual([
+      expect.objectContaining({ name: `agent_${helper}`, replayed: true }),
+      expect.objectContaining({ name: `agent_${helper}`, unmatched: true }),
+    ]);
+    const events = await env.events(only!.sessionId!);
+    expect(events.filter((event) => event.type === 'tool.result')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ toolCallId: 'c-12', output: recorded.output }),
+        expect.objectContaining({ toolCallId: 'c-13', isError: true, output: expect.stringMatching(/the other agent was not called/) }),
+      ]),
+    );
+    // Only the candidate's two steps asked the model: the helper ran in neither call.
+    expect(env.fake.requests.length - modelCallsBefore).toBe(2);
+    expect(events.some((event) => event.type === 'subagent.started')).toBe(false);
+  });
 });
 
 describe('written cases', () => {
