@@ -25,6 +25,24 @@ export async function countFreshClientsWithoutGrant(db: Db): Promise<number> {
   return rows[0]!.count;
 }
 
+/** A client ID metadata document's client as kept (api/oauth/client-documents.ts), with when it was fetched. */
+export async function getDocumentClient(db: Db, clientId: string): Promise<{ info: Record<string, unknown>; fetchedAt: Date } | undefined> {
+  const { rows } = await db.query<{ info: Record<string, unknown>; document_fetched_at: Date }>(
+    'SELECT info, document_fetched_at FROM oauth_clients WHERE client_id = $1 AND document_fetched_at IS NOT NULL',
+    [clientId],
+  );
+  return rows[0] && { info: rows[0].info, fetchedAt: rows[0].document_fetched_at };
+}
+
+/** Keeps what a client's document said just now (its grants and authorizations keep pointing at it). */
+export async function saveDocumentClient(db: Db, clientId: string, info: Record<string, unknown>): Promise<void> {
+  await db.query(
+    `INSERT INTO oauth_clients (client_id, info, document_fetched_at) VALUES ($1, $2, now())
+     ON CONFLICT (client_id) DO UPDATE SET info = EXCLUDED.info, document_fetched_at = now()`,
+    [clientId, info],
+  );
+}
+
 export async function getOAuthClient(db: Db, clientId: string): Promise<Record<string, unknown> | undefined> {
   const { rows } = await db.query<{ info: Record<string, unknown> }>('SELECT info FROM oauth_clients WHERE client_id = $1', [clientId]);
   return rows[0]?.info;

@@ -1,4 +1,5 @@
-// OAuth clients registered by dynamic registration (RFC 7591), by anyone: so what one may store is
+// OAuth clients: a client ID metadata document's (api/oauth/client-documents.ts: the ID is its URL), or
+// one registered by dynamic registration (RFC 7591), by anyone: so what one may store is
 // bounded (a few redirect URIs of bounded length, no keys or statements, a small document) and so is
 // what all of them may (MAX_FRESH_CLIENTS registered within a day with no grant). A confidential client's
 // secret is derived from the master key and its client id, so it is stored nowhere (as webhook trigger
@@ -10,6 +11,8 @@ import { hmacSha256 } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import { countFreshClientsWithoutGrant, getOAuthClient, insertOAuthClient } from '../../store/oauth.ts';
 import type { ApiDeps } from '../context.ts';
+import { createOutboundClient } from '../../lib/outbound.ts';
+import { clientDocuments, isDocumentClientId } from './client-documents.ts';
 
 const MAX_REDIRECT_URIS = 10;
 const MAX_URI_CHARS = 2_000;
@@ -34,10 +37,20 @@ function redirectProblem(uri: string): string | undefined {
   return undefined;
 }
 
-export function oauthClients(deps: Pick<ApiDeps, 'db' | 'masterKey'>, errors: typeof ErrorsModule): OAuthRegisteredClientsStore {
+export function oauthClients(deps: Pick<ApiDeps, 'db' | 'masterKey' | 'config'>, errors: typeof ErrorsModule): OAuthRegisteredClientsStore {
+  const documents = clientDocuments({
+    db: deps.db,
+    outbound: createOutboundClient({ allowCidrs: deps.config.outbound.allowCidrs }),
+    mayAdd: async () => (await countFreshClientsWithoutGrant(deps.db)) < MAX_FRESH_CLIENTS,
+  });
   const secretOf = (clientId: string) => hmacSha256(deps.masterKey.derive('oauth-client-secret-v1'), clientId).toString('base64url');
   return {
     async getClient(clientId) {
+      if (isDocumentClientId(clientId)) {
+        const client = await documents.clientOf(clientId);
+        if ('problem' in client) throw new errors.InvalidClientError(`The client ID metadata document at ${clientId}: ${client.problem}`);
+        return client;
+      }
       const info = await getOAuthClient(deps.db, clientId);
       if (!info) return undefined;
       const client = info as unknown as OAuthClientInformationFull;

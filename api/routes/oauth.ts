@@ -39,6 +39,8 @@ export function oauthRoutes(deps: ApiDeps) {
             authorization_endpoint: `${base}/oauth/authorize`,
             token_endpoint: `${base}/oauth/token`,
             registration_endpoint: `${base}/oauth/register`,
+            // A client may name itself by the https URL of its metadata document (api/oauth/client-documents.ts).
+            client_id_metadata_document_supported: true,
             revocation_endpoint: `${base}/oauth/revoke`,
             response_types_supported: ['code'],
             grant_types_supported: ['authorization_code', 'refresh_token'],

@@ -6,103 +6,14 @@
 // with a 401 at once. A grant is bound to the MCP URL it was asked for, and a `read` one starts no turn.
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
-import type { AgentEnv } from '../helpers/harness/agent-env.ts';
+import { ClientApp, signIn } from '../helpers/client/mcp-oauth-app.ts';
 
 // Access tokens that expire within the test, so the client's refresh is exercised.
 const test = agentTest({ OAUTH_ACCESS_TOKEN_TTL_SECONDS: '2' });
-
-const REDIRECT = 'http://127.0.0.1:9/callback';
-
-/** What an MCP client application keeps: its registration, its tokens, the PKCE verifier, where it sent the user. */
-class ClientApp implements OAuthClientProvider {
-  information: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'Test MCP client',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.information = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
-const transportFor = (url: string, app: ClientApp) => new StreamableHTTPClientTransport(new URL(url), { authProvider: app });
-
-/**
- * The whole sign-in: the first connect is refused and sends the user to authorize; the user follows it to
- * the consent page and allows it with their key; the client finishes with the code and connects.
- */
-async function signIn(
-  env: AgentEnv,
-  mcpUrl: string,
-  app: ClientApp,
-  options: { allow?: boolean; approver?: Record<string, string> } = {},
-): Promise<Client | string> {
-  const allow = options.allow ?? true;
-  const approver = options.approver ?? env.user.auth;
-  const first = transportFor(mcpUrl, app);
-  await expect(new Client({ name: 'test-client', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
-  expect(app.authorizationUrl).toBeDefined();
-  // The user's browser at the authorization URL: sent on to the consent page.
-  const authorize = await fetch(app.authorizationUrl!, { redirect: 'manual' });
-  expect(authorize.status).toBe(302);
-  const consent = new URL(authorize.headers.get('location')!);
-  expect(consent.pathname).toBe('/app/oauth/consent');
-  const requestId = consent.searchParams.get('request')!;
-  const shown = await call<{ client: { name: string }; scopes: string[]; redirectHost: string; resource?: string }>(
-    `${env.api.url}/oauth/authorization/${requestId}`,
-    { headers: approver },
-  );
-  expect(shown.body).toMatchObject({ client: { name: 'Test MCP client' }, redirectHost: '127.0.0.1:9' });
-  const decided = await call<{ redirectUrl: string }>(`${env.api.url}/oauth/authorization/${requestId}`, {
-    headers: approver,
-    json: { allow },
-  });
-  expect(decided.status).toBe(200);
-  const back = new URL(decided.body.redirectUrl);
-  expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
-  if (!allow) return back.searchParams.get('error')!;
-  await first.finishAuth(back.searchParams.get('code')!);
-  const client = new Client({ name: 'test-client', version: '1.0.0' });
-  await client.connect(transportFor(mcpUrl, app));
-  return client;
-}
 
 /** A bare tools/list at `url` with `accessToken`: what a grant may and may not reach. */
 const listToolsWith = (url: string, accessToken: string) =>

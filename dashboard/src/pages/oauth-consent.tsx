@@ -46,6 +46,15 @@ function Consent({ id }: { id: string }) {
         <section class="card" aria-labelledby="consent-heading">
           <h2 id="consent-heading">{request.client.name}</h2>
           <dl class="facts">
+            {/^https?:\/\//.test(request.client.clientId) && (
+              <>
+                <dt>Published by</dt>
+                <dd>
+                  {/* A client ID metadata document's client names itself; its URL's host is who vouches for that name. */}
+                  <code>{new URL(request.client.clientId).host}</code>
+                </dd>
+              </>
+            )}
             <dt>Asks for</dt>
             <dd>
               <ScopeList scopes={request.scopes} />
