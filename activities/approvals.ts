@@ -123,9 +123,9 @@ export function approvalActivities(deps: ApprovalDeps) {
     /** Writes the approval, its pending dispatches and `approval.requested`; idempotent. */
     async recordApproval(input: ApprovalWorkflowInput & { createdAt: string; expiresAt: string }): Promise<RecordedApproval> {
       // An eval case replaying a recorded session answers with the recording's answer, over no channel.
-      const replayed = await replayedApprovalAnswer(db, input, async (toolName) =>
+      const replayed = await replayedApprovalAnswer(db, input, async (call) =>
         input.agentId !== undefined && input.revision !== undefined
-          ? safeToRunLive(await deps.revisionOf(input.agentId, input.revision), toolName)
+          ? safeToRunLive(await deps.revisionOf(input.agentId, input.revision), call)
           : false,
       );
       const chosen = await chooseApprovalChannels(db, deps.bundleOf, input);

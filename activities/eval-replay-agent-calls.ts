@@ -7,7 +7,8 @@
 // no workflow changed.
 import type { Client } from '@temporalio/client';
 import type { Db } from '../store/db.ts';
-import { evalSessionOf, recordedAnswer } from '../store/eval-recordings.ts';
+import { recordedAnswer } from '../store/eval-recordings.ts';
+import { replayingSession } from './turn/eval-session-cache.ts';
 import { storeClientToolAnswer, type ClientToolAnswer } from '../store/client-tool-answers.ts';
 import { markAnswerWoken, type AgentCallStarted } from '../store/agent-calls.ts';
 import { findToolCall } from '../store/tool-calls.ts';
@@ -26,17 +27,18 @@ export interface ReplayableAgentCall {
 
 /** What the call gets in a replaying session; undefined: not a replay, the call runs as any does. */
 export async function replayedAgentCall(db: Db, temporal: () => Client, input: ReplayableAgentCall): Promise<AgentCallStarted | undefined> {
-  const replay = await evalSessionOf(db, input.sessionId);
+  const replay = await replayingSession(db, input.sessionId);
   if (!replay?.replayOf) return undefined;
   const { toolCallId, toolName } = input.call;
+  // Found before a recorded call is taken for it: a call taken is reported replayed.
+  const call = await findToolCall(db, input.sessionId, toolCallId);
+  if (!call) return { refused: 'The call is not in the session.' };
   const ids = { sessionId: input.sessionId, runId: replay.runId, replayOf: replay.replayOf, toolCallId, toolName, input: input.call.input };
   const recorded = await recordedAnswer(db, ids);
   if (!recorded.matched)
     return {
       refused: `This is an eval replaying a recorded session, and no recorded call of "${toolName}" with this input was left to answer it; the other agent was not called (its session would run its tools for real).`,
     };
-  const call = await findToolCall(db, input.sessionId, toolCallId);
-  if (!call) return { refused: 'The call is not in the session.' };
   const answer: ClientToolAnswer = recorded.isError
     ? { error: typeof recorded.output === 'string' ? recorded.output : JSON.stringify(recorded.output) }
     : { output: recorded.output };

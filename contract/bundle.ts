@@ -112,9 +112,10 @@ export interface Bundle {
    */
   toolPolicies?: Record<string, Record<string, ToolPolicy>>;
   /**
-   * Per tool server id (in `mcps`), tool names or `*`: tools that change nothing outside the service, which
-   * an eval replaying a recorded session may run for real when a call matches no recorded one (its
-   * `unmatched: "live"`). Absent on bundles stored before it, and on those that mark none.
+   * Per tool server id (in `mcps`), tool names or `*`: tools that change nothing anyone sees (neither
+   * outside the service nor the agent's notes), which an eval replaying a recorded session may run for
+   * real when a call matches no recorded one (its `unmatched: "live"`); on `http_request`, GET requests
+   * only. Absent on bundles stored before it, and on those that mark none.
    */
   safeTools?: Record<string, string[]>;
   triggers: Trigger[];

@@ -101,3 +101,12 @@ export async function closeClientToolCalls(
     return rows.map(storedToolAnswer);
   });
 }
+
+/** A session's stored answers whose workflow has not been handed them yet (`woken` false). */
+export async function unwokenAnswers(db: Db, sessionId: string): Promise<StoredToolAnswer[]> {
+  const { rows } = await db.query<AnswerRow>(
+    `SELECT message_id, tool_call_id, answer FROM client_tool_answers WHERE session_id = $1 AND NOT woken AND answer IS NOT NULL`,
+    [sessionId],
+  );
+  return rows.map(storedToolAnswer);
+}

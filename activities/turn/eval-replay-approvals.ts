@@ -13,7 +13,8 @@
 import type { Db } from '../../store/db.ts';
 import type { ApprovalWorkflowInput } from '../../lib/workflow-safe/approvals.ts';
 import { ASK_MY_USER } from '../../lib/workflow-safe/ask-my-user.ts';
-import { evalSessionOf, recordedAnswer, recordedApprovalOf, sessionToolCall } from '../../store/eval-recordings.ts';
+import { recordedAnswer, recordedApprovalOf, sessionToolCall } from '../../store/eval-recordings.ts';
+import { replayingSession } from './eval-session-cache.ts';
 
 /** The choice given to ask_my_user when the recording has no answer to give. */
 export const NO_RECORDED_ANSWER = '(no recorded answer)';
@@ -30,10 +31,10 @@ export interface ReplayedAnswer {
 export async function replayedApprovalAnswer(
   db: Db,
   input: ApprovalWorkflowInput,
-  safeToRunLive: (toolName: string) => Promise<boolean>,
+  safeToRunLive: (call: { toolName: string; input: unknown }) => Promise<boolean>,
 ): Promise<ReplayedAnswer | undefined> {
   if (input.source !== 'tool' || !input.sessionId || !input.toolCallId || input.request.connect) return undefined;
-  const replay = await evalSessionOf(db, input.sessionId);
+  const replay = await replayingSession(db, input.sessionId);
   if (!replay?.replayOf) return undefined;
   const call = await sessionToolCall(db, input.sessionId, input.toolCallId);
   if (!call) return undefined;
@@ -44,7 +45,7 @@ export async function replayedApprovalAnswer(
       if (replay.unmatched === 'live') return undefined;
       return { choice: NO_RECORDED_ANSWER, note: 'This eval replays a recorded session, which asked no such question.' };
     }
-    if (replay.unmatched === 'live' && (await safeToRunLive(call.toolName))) return undefined;
+    if (replay.unmatched === 'live' && (await safeToRunLive(call))) return undefined;
     return { choice: 'approve', note: 'No recorded call matches this one: the replay answers it with an error instead of running it.' };
   }
   if (call.toolName === ASK_MY_USER) {

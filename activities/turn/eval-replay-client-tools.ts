@@ -7,9 +7,10 @@
 // any session. No workflow changed: the answers come the way a client's do.
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../store/db.ts';
-import { evalSessionOf, recordedAnswer } from '../../store/eval-recordings.ts';
+import { recordedAnswer } from '../../store/eval-recordings.ts';
+import { replayingSession } from './eval-session-cache.ts';
 import { awaitedClientToolCalls } from '../../store/tool-calls.ts';
-import { storeClientToolAnswer, type ClientToolAnswer } from '../../store/client-tool-answers.ts';
+import { storeClientToolAnswer, unwokenAnswers, type ClientToolAnswer } from '../../store/client-tool-answers.ts';
 import { getSession } from '../../store/sessions.ts';
 import { handAgentCallAnswer } from '../../clients/session.ts';
 import { markAnswerWoken } from '../../store/agent-calls.ts';
@@ -17,7 +18,7 @@ import { unmatchedText } from './eval-replay.ts';
 
 /** Answers the awaited client calls of a replaying session from its recording; other sessions: nothing. */
 export async function answerReplayedClientCalls(db: Db, temporal: () => Client, sessionId: string): Promise<void> {
-  const replay = await evalSessionOf(db, sessionId);
+  const replay = await replayingSession(db, sessionId);
   if (!replay?.replayOf) return;
   const session = await getSession(db, sessionId);
   if (!session) return;
@@ -29,13 +30,14 @@ export async function answerReplayedClientCalls(db: Db, temporal: () => Client, 
     if (recorded.matched) answer = recorded.isError ? { error: errorText(recorded.output) } : { output: recorded.output };
     else if (replay.unmatched === 'live') continue;
     else answer = { error: unmatchedText(toolName, 'error') };
-    const stored = await storeClientToolAnswer(db, { sessionId, userId: session.userId, messageId, toolCallId, callSeq: call.seq, answer });
-    // Stored by an earlier attempt of this activity, its signal may have been lost: the turn takes an answer once.
-    if (stored.status === 'ended' || (stored.status === 'decided' && !stored.answer)) continue;
-    const taken = stored.status === 'decided' ? stored.answer! : answer;
-    // Handed over with the answer, as a child's reply is; marked woken so the sweep of lost answers passes it by.
-    if (await handAgentCallAnswer(temporal(), { sessionId }, { messageId, toolCallId, ...taken }))
-      await markAnswerWoken(db, { parentSessionId: sessionId, messageId, toolCallId });
+    await storeClientToolAnswer(db, { sessionId, userId: session.userId, messageId, toolCallId, callSeq: call.seq, answer });
+  }
+  // Handed over with the answer, as a child's reply is: those just stored, and any an earlier attempt of this
+  // activity stored but could not hand over (the turn takes an answer once). Marked woken, so the sweep
+  // of lost answers passes them by.
+  for (const answer of await unwokenAnswers(db, sessionId)) {
+    if (await handAgentCallAnswer(temporal(), { sessionId }, answer))
+      await markAnswerWoken(db, { parentSessionId: sessionId, messageId: answer.messageId, toolCallId: answer.toolCallId });
   }
 }
 

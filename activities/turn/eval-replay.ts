@@ -2,31 +2,19 @@
 // recorded result of a matching call answers it and nothing runs, so an `http` tool that sent an email
 // in the recording sends none in the eval. A call no recorded call matches gets a tool error, unless the
 // run lets unmatched calls run live and the tool is safe to run (activities/tools/safe-tools.ts).
-// Whether a session replays is read once per session and kept: it is fixed when the case's session is
-// made, before its first turn. Other sessions pay one key lookup per session and worker.
+// Whether a session replays is read once per session and process (eval-session-cache.ts).
 import type { Db } from '../../store/db.ts';
-import { evalSessionOf, recordedAnswer, type EvalSession } from '../../store/eval-recordings.ts';
+import { recordedAnswer, type EvalSession } from '../../store/eval-recordings.ts';
+import { replayingSession } from './eval-session-cache.ts';
 import type { ServiceToolResult, ToolCall } from '../../core/turn-types.ts';
 
-const MAX_KNOWN = 10_000;
-
 export function replayedResult(db: Db) {
-  const known = new Map<string, EvalSession | null>();
-
-  async function replayOf(sessionId: string): Promise<EvalSession | null> {
-    if (known.has(sessionId)) return known.get(sessionId)!;
-    const found = await evalSessionOf(db, sessionId);
-    if (known.size >= MAX_KNOWN) known.delete(known.keys().next().value!);
-    known.set(sessionId, found);
-    return found;
-  }
-
   /**
    * The recorded answer (or the refusal of an unmatched call) for a replaying session; null: run the tool.
-   * `safe`: the tool changes nothing outside the service, so an unmatched call may run live.
+   * `safe`: whether the call changes nothing anyone sees (activities/tools/safe-tools.ts), so an unmatched one may run live.
    */
-  return async function replayed(sessionId: string, call: ToolCall, safe: boolean): Promise<ServiceToolResult | null> {
-    const session = await replayOf(sessionId);
+  return async function replayed(sessionId: string, call: ToolCall, safe: () => boolean): Promise<ServiceToolResult | null> {
+    const session = await replayingSession(db, sessionId);
     if (!session?.replayOf) return null;
     const { toolCallId, toolName } = call;
     const answer = await recordedAnswer(db, {
@@ -39,7 +27,7 @@ export function replayedResult(db: Db) {
     });
     if (answer.matched)
       return { type: 'tool-result', toolCallId, toolName, output: answer.output, ...(answer.isError ? { isError: true } : {}) };
-    if (session.unmatched === 'live' && safe) return null;
+    if (session.unmatched === 'live' && safe()) return null;
     return { type: 'tool-result', toolCallId, toolName, output: { error: unmatchedText(toolName, session.unmatched) }, isError: true };
   };
 }

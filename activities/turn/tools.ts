@@ -128,7 +128,7 @@ export function toolActivities(deps: ToolActivityDeps) {
       };
     }
     // An eval's case replaying a recorded session: a recorded result answers, and the tool does not run.
-    const recorded = await replayed(input.sessionId, input.call, safeToRunLive({ bundle, skills, remoteTools }, toolName));
+    const recorded = await replayed(input.sessionId, input.call, () => safeToRunLive({ bundle, skills, remoteTools }, input.call));
     if (recorded) return recorded;
     // Alive while it runs (an http call may take its whole timeout): a worker that dies mid-call is noticed.
     const context = Context.current();

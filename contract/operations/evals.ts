@@ -226,9 +226,10 @@ export const createEvalRun = defineOperation({
   description:
     'Cases are written (`cases`) or taken from recorded sessions of this agent (`fromSessions`: each session’s first message ' +
     'is the input, its reply and tool calls the baseline). With `replayTools: recorded` (the default for `fromSessions`), a ' +
-    'tool call (the service’s or your client’s) whose name and input match a recorded call of the case’s session (the first unused, in recorded order) ' +
+    'tool call (the service’s, your client’s or another agent’s) whose name and input match a recorded call of the case’s session (the first unused, in recorded order) ' +
     'gets the recorded result without running; an unmatched one gets a tool error (`unmatched: error`, the default) or, with ' +
-    '`unmatched: live`, runs when its tool is safe to (a built-in tool that only reads, or one the bundle marks in `safeTools`). The run answers 202 once recorded (when the workflow engine does not answer, it starts at the next ' +
+    '`unmatched: live`, runs when it is safe to (a built-in tool that only reads, or one the bundle marks in `safeTools`), ' +
+    'waits for a client (a client’s tool), and is refused all the same when it calls another agent. The run answers 202 once recorded (when the workflow engine does not answer, it starts at the next ' +
     'housekeeping pass); its cases run as workflows, `concurrency` at a time, and survive any restart. Their model cost ' +
     'counts in your budgets.',
   tag: 'evals',
@@ -259,7 +260,8 @@ export const createEvalRun = defineOperation({
         replayTools: { enum: ['recorded', 'live'] },
         unmatched: {
           enum: ['error', 'live'],
-          description: 'What a replayed call matching no recorded one gets: a tool error, or a real run when its tool is safe to run',
+          description:
+            'What a replayed call matching no recorded one gets: a tool error, or (live) a real run when it is safe to run, or a client’s answer',
         },
         concurrency: { type: 'integer', minimum: 1, maximum: EVAL_LIMITS.maxConcurrency, default: 4 },
         estimate: { type: 'boolean', description: 'Answer 200 with the cases and the estimate of their cost, and run nothing' },

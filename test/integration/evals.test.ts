@@ -151,7 +151,9 @@ describe('a recorded session replayed against a new revision', () => {
     expect(receiver.requests).toHaveLength(1);
   });
 
-  test('with unmatched calls run live, only a tool safe to run runs: one that only reads, or one the bundle marks', async ({ env }) => {
+  test('with unmatched calls run live, only a call safe to run runs: a tool that only reads, or a GET of a marked http tool', async ({
+    env,
+  }) => {
     const receiver = await startWebhookReceiver();
     onTestFinished(() => receiver.close());
     const name = newName();
@@ -162,12 +164,12 @@ describe('a recorded session replayed against a new revision', () => {
     env.fake.enqueue({ toolCalls: [{ id: 'c-rec', name: 'http_request', arguments: send('a') }] }, { text: 'Done.' });
     expect((await post(env, `/session/${session.body.id}`, { parts: [{ type: 'text', text: 'Send a' }] })).status).toBe(200);
 
-    /** One case of the recording against `revision`, whose model calls http with "b" and current_time, neither recorded. */
-    async function replayLive(revision: number) {
+    /** One case of the recording against `revision`, whose model makes these http calls and current_time, none recorded. */
+    async function replayLive(revision: number, httpCalls: Array<Record<string, unknown>>) {
       env.fake.enqueue(
         {
           toolCalls: [
-            { id: `h-${revision}`, name: 'http_request', arguments: send('b') },
+            ...httpCalls.map((args, index) => ({ id: `h-${revision}-${index}`, name: 'http_request', arguments: args })),
             { id: `t-${revision}`, name: 'current_time', arguments: {} },
           ],
         },
@@ -175,35 +177,40 @@ describe('a recorded session replayed against a new revision', () => {
       );
       const run = await evalEnded(env, await startEval(env, name, { revision, fromSessions: [session.body.id], unmatched: 'live' }));
       const [only] = run.cases;
-      expect(only!.transcript!.toolCalls).toEqual([
-        expect.objectContaining({ name: 'http_request', unmatched: true }),
-        expect.objectContaining({ name: 'current_time', unmatched: true }),
-      ]);
+      expect(only!.transcript!.toolCalls.every((toolCall) => toolCall.unmatched)).toBe(true);
       const results = (await env.events(only!.sessionId!)).filter((event) => event.type === 'tool.result') as Array<{
-        toolName: string;
+        toolCallId: string;
         isError?: boolean;
         output: unknown;
       }>;
       return {
-        http: results.find((result) => result.toolName === 'http_request')!,
-        time: results.find((result) => result.toolName === 'current_time')!,
+        http: httpCalls.map((_args, index) => results.find((result) => result.toolCallId === `h-${revision}-${index}`)!),
+        time: results.find((result) => result.toolCallId === `t-${revision}`)!,
       };
     }
-
-    // Unmarked, http does not run; current_time, which only reads, does.
-    const unmarked = await replayLive(await deploy(env, name, { mcps: ['http', 'time'] }, true));
-    expect(unmarked.http).toMatchObject({
+    const notSafe = {
       isError: true,
       output: { error: expect.stringMatching(/not marked safe to run in an eval \(the bundle's safeTools\)/) },
-    });
+    };
+
+    // Unmarked, http does not run; current_time, which only reads, does.
+    const unmarked = await replayLive(await deploy(env, name, { mcps: ['http', 'time'] }, true), [send('b')]);
+    expect(unmarked.http[0]).toMatchObject(notSafe);
     expect(unmarked.time.isError).toBeFalsy();
     expect(JSON.stringify(unmarked.time.output)).toMatch(/\d{4}-\d{2}-\d{2}/);
     expect(receiver.requests).toHaveLength(1);
 
-    // Marked safe, the unmatched http call runs for real.
-    const marked = await replayLive(await deploy(env, name, { mcps: ['http', 'time'], safeTools: { http: ['http_request'] } }, true));
-    expect(marked.http.isError).toBeFalsy();
-    expect(receiver.requests.map((request) => request.body)).toEqual(['a', 'b']);
+    // Marked safe, an unmatched GET runs for real; a POST still does not: it would send something.
+    const marked = await replayLive(await deploy(env, name, { mcps: ['http', 'time'], safeTools: { http: ['http_request'] } }, true), [
+      { url: `${receiver.url}/status`, method: 'GET' },
+      send('c'),
+    ]);
+    expect(marked.http[0]!.isError).toBeFalsy();
+    expect(marked.http[1]).toMatchObject(notSafe);
+    expect(receiver.requests.map((request) => [request.method, request.body])).toEqual([
+      ['POST', 'a'],
+      ['GET', ''],
+    ]);
   });
 
   test("a client's tool is answered from the recording: a matching call gets the recorded result, another the replay's error", async ({
@@ -266,7 +273,8 @@ describe('a recorded session replayed against a new revision', () => {
 
     env.fake.enqueue({ toolCalls: [ask('Where is 12?', 'c-12'), ask('Where is 13?', 'c-13')] }, { text: 'Order 12 shipped.' });
     const modelCallsBefore = env.fake.requests.length;
-    const run = await evalEnded(env, await startEval(env, name, { fromSessions: [session.body.id] }));
+    // Run live, an unmatched call is refused all the same: the helper's session would run its tools for real.
+    const run = await evalEnded(env, await startEval(env, name, { fromSessions: [session.body.id], unmatched: 'live' }));
     const [only] = run.cases;
     expect(only).toMatchObject({ status: 'passed', transcript: { reply: 'Order 12 shipped.' } });
     expect(only!.transcript!.toolCalls).toEqual([

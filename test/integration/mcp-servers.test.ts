@@ -273,10 +273,12 @@ describe('policies', () => {
         model: { providerId: 'openai-compatible', modelId: 'fake-model' },
         mcps: ['guarded'],
         toolPolicies: { guarded: { drop_tables: 'ask' } },
+        safeTools: { guarded: ['read_one', 'drop_tables'] },
       },
     });
     expect(deploy.body.errors).toEqual([
       { path: '/toolPolicies/guarded/drop_tables', message: 'the MCP server "guarded" offers no tool "drop_tables"' },
+      { path: '/safeTools/guarded/1', message: 'the MCP server "guarded" offers no tool "drop_tables"' },
     ]);
   });
 });

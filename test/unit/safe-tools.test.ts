@@ -17,26 +17,36 @@ describe('tools an eval may run live', () => {
   it('are the built-in tools that only read, without a mark; writing ones need one', () => {
     const bundle = bundleOf({ mcps: ['time', 'workspace', 'memory', 'code', 'http'] });
     for (const name of ['current_time', 'list_workspace_files', 'read_workspace_file', 'recall', 'list_memories', 'run_javascript'])
-      expect(safeToRunLive({ bundle }, name), name).toBe(true);
-    for (const name of ['http_request', 'remember', 'forget']) expect(safeToRunLive({ bundle }, name), name).toBe(false);
-    expect(safeToRunLive({ bundle: { ...bundle, safeTools: { http: ['http_request'] } } }, 'http_request')).toBe(true);
-    expect(safeToRunLive({ bundle: { ...bundle, safeTools: { memory: ['*'] } } }, 'forget')).toBe(true);
-    expect(safeToRunLive({ bundle: { ...bundle, safeTools: { memory: ['recall'] } } }, 'forget')).toBe(false);
+      expect(safeToRunLive({ bundle }, { toolName: name }), name).toBe(true);
+    for (const name of ['http_request', 'remember', 'forget']) expect(safeToRunLive({ bundle }, { toolName: name }), name).toBe(false);
+    // A mark on http_request covers its GET requests only: a POST sends something, whoever marked it.
+    const http = { ...bundle, safeTools: { http: ['http_request'] } };
+    expect(safeToRunLive({ bundle: http }, { toolName: 'http_request', input: { url: 'https://a.example' } })).toBe(true);
+    expect(safeToRunLive({ bundle: http }, { toolName: 'http_request', input: { url: 'https://a.example', method: 'GET' } })).toBe(true);
+    expect(safeToRunLive({ bundle: http }, { toolName: 'http_request', input: { url: 'https://a.example', method: 'POST' } })).toBe(false);
+    expect(safeToRunLive({ bundle: { ...bundle, safeTools: { memory: ['*'] } } }, { toolName: 'forget' })).toBe(true);
+    expect(safeToRunLive({ bundle: { ...bundle, safeTools: { memory: ['recall'] } } }, { toolName: 'forget' })).toBe(false);
   });
 
   it('never include a tool the revision does not have: a server it does not enable, or no tool of that name', () => {
-    expect(safeToRunLive({ bundle: bundleOf({ mcps: ['http'] }) }, 'current_time')).toBe(false);
-    expect(safeToRunLive({ bundle: bundleOf({ mcps: ['http'], safeTools: { http: ['*'] } }) }, 'nope')).toBe(false);
-    expect(safeToRunLive({ bundle: bundleOf({ mcps: ['time'] }) }, 'load_skill')).toBe(false);
+    expect(safeToRunLive({ bundle: bundleOf({ mcps: ['http'] }) }, { toolName: 'current_time' })).toBe(false);
+    expect(safeToRunLive({ bundle: bundleOf({ mcps: ['http'], safeTools: { http: ['*'] } }) }, { toolName: 'nope' })).toBe(false);
+    expect(safeToRunLive({ bundle: bundleOf({ mcps: ['time'] }) }, { toolName: 'load_skill' })).toBe(false);
+    const skills = [{ name: 'style', description: 'd', text: 't' }] as never;
+    expect(safeToRunLive({ bundle: bundleOf({ mcps: ['time'] }), skills }, { toolName: 'load_skill' })).toBe(true);
   });
 
   it("take a remote MCP server's tool only when the bundle marks it", () => {
     const tool = (name: string) => ({ name, description: 'd', inputSchema: { type: 'object' } });
     const remote = remoteTools({ crm: [tool('lookup'), tool('delete_contact')] });
     const bundle = bundleOf({ mcps: ['crm'] });
-    expect(safeToRunLive({ bundle, remoteTools: remote }, 'lookup')).toBe(false);
-    expect(safeToRunLive({ bundle: { ...bundle, safeTools: { crm: ['lookup'] } }, remoteTools: remote }, 'lookup')).toBe(true);
-    expect(safeToRunLive({ bundle: { ...bundle, safeTools: { crm: ['lookup'] } }, remoteTools: remote }, 'delete_contact')).toBe(false);
+    expect(safeToRunLive({ bundle, remoteTools: remote }, { toolName: 'lookup' })).toBe(false);
+    expect(safeToRunLive({ bundle: { ...bundle, safeTools: { crm: ['lookup'] } }, remoteTools: remote }, { toolName: 'lookup' })).toBe(
+      true,
+    );
+    expect(
+      safeToRunLive({ bundle: { ...bundle, safeTools: { crm: ['lookup'] } }, remoteTools: remote }, { toolName: 'delete_contact' }),
+    ).toBe(false);
   });
 
   it('read marks by own keys only', () => {
