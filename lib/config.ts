@@ -114,7 +114,13 @@ export interface Config {
   housekeeping: { intervalMs: number; mediaOrphanGraceMs: number; sendSweepMs: number };
   /** Device logins (the CLI's): how long a code lives, and codes one client address may ask for per rate-limit window. */
   device: { codeTtlMs: number; codeRateLimitPoints: number };
-  oauth: { accessTokenTtlSeconds: number; refreshTokenTtlDays: number; registrationsPerWindow: number };
+  oauth: {
+    accessTokenTtlSeconds: number;
+    refreshTokenTtlDays: number;
+    registrationsPerWindow: number;
+    /** Private ranges a client ID metadata document may be read from (none by default). */
+    clientDocumentAllowCidrs: string[];
+  };
   /** Prometheus `/metrics` of each process, on a port of its own (lib/metrics/): not served while its port is unset. */
   metrics: { host: string; apiPort: number | undefined; workerPort: number | undefined };
   /**
@@ -533,6 +539,7 @@ export function loadConfig(env: Env = process.env): Config {
       accessTokenTtlSeconds: int(env, 'OAUTH_ACCESS_TOKEN_TTL_SECONDS', 3600, 1, 86_400),
       refreshTokenTtlDays: int(env, 'OAUTH_REFRESH_TOKEN_TTL_DAYS', 90, 1, 3650),
       registrationsPerWindow: int(env, 'OAUTH_REGISTRATIONS_PER_WINDOW', 20, 1),
+      clientDocumentAllowCidrs: cidrList(env, 'OAUTH_CLIENT_DOCUMENT_ALLOW_CIDRS'),
     },
     channels: {
       slackApiBaseUrl: httpUrl(env, 'SLACK_API_BASE_URL') ?? 'https://slack.com/api',

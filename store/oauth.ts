@@ -16,30 +16,41 @@ export async function insertOAuthClient(db: Db, clientId: string, info: Record<s
   await db.query('INSERT INTO oauth_clients (client_id, info) VALUES ($1, $2)', [clientId, info]);
 }
 
-/** Clients registered within the last day that hold no grant: what strangers can have stored at most. */
-export async function countFreshClientsWithoutGrant(db: Db): Promise<number> {
+/**
+ * Clients registered (RFC 7591), or first read from their documents, within the last day that hold no
+ * grant: what strangers can have stored at most, each kind with its own bound.
+ */
+export async function countFreshClientsWithoutGrant(db: Db, kind: 'registered' | 'document'): Promise<number> {
   const { rows } = await db.query<{ count: number }>(
     `SELECT count(*)::int AS count FROM oauth_clients c WHERE c.created_at > now() - interval '1 day'
+        AND (c.document_fetched_at IS NOT NULL) = $1
         AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.oauth_client_id = c.client_id)`,
+    [kind === 'document'],
   );
   return rows[0]!.count;
 }
 
 /** A client ID metadata document's client as kept (api/oauth/client-documents.ts), with when it was fetched. */
-export async function getDocumentClient(db: Db, clientId: string): Promise<{ info: Record<string, unknown>; fetchedAt: Date } | undefined> {
-  const { rows } = await db.query<{ info: Record<string, unknown>; document_fetched_at: Date }>(
-    'SELECT info, document_fetched_at FROM oauth_clients WHERE client_id = $1 AND document_fetched_at IS NOT NULL',
+export async function getDocumentClient(
+  db: Db,
+  clientId: string,
+): Promise<{ info: Record<string, unknown>; fetchedAt: Date; freshUntil: Date } | undefined> {
+  const { rows } = await db.query<{ info: Record<string, unknown>; document_fetched_at: Date; document_fresh_until: Date }>(
+    'SELECT info, document_fetched_at, document_fresh_until FROM oauth_clients WHERE client_id = $1 AND document_fetched_at IS NOT NULL',
     [clientId],
   );
-  return rows[0] && { info: rows[0].info, fetchedAt: rows[0].document_fetched_at };
+  const row = rows[0];
+  return row && { info: row.info, fetchedAt: row.document_fetched_at, freshUntil: row.document_fresh_until };
 }
 
 /** Keeps what a client's document said just now (its grants and authorizations keep pointing at it). */
-export async function saveDocumentClient(db: Db, clientId: string, info: Record<string, unknown>): Promise<void> {
+export async function saveDocumentClient(db: Db, clientId: string, info: Record<string, unknown>, freshForMs: number): Promise<void> {
   await db.query(
-    `INSERT INTO oauth_clients (client_id, info, document_fetched_at) VALUES ($1, $2, now())
-     ON CONFLICT (client_id) DO UPDATE SET info = EXCLUDED.info, document_fetched_at = now()`,
-    [clientId, info],
+    `INSERT INTO oauth_clients (client_id, info, document_fetched_at, document_fresh_until)
+     VALUES ($1, $2, now(), now() + make_interval(secs => $3::double precision / 1000))
+     ON CONFLICT (client_id) DO UPDATE SET info = EXCLUDED.info, document_fetched_at = now(),
+       document_fresh_until = EXCLUDED.document_fresh_until`,
+    [clientId, info, freshForMs],
   );
 }
 
@@ -245,9 +256,11 @@ export async function revokeGrant(db: Db, clientId: string, token: string): Prom
 export async function deleteStaleOAuth(db: Db): Promise<number> {
   const authorizations = await db.query(`DELETE FROM oauth_authorizations WHERE created_at < now() - interval '1 hour'`);
   const grants = await db.query(`DELETE FROM api_keys WHERE refresh_expires_at < now()`);
+  // A document's client counts from its latest reading, and none goes in the middle of a sign-in.
   const clients = await db.query(
-    `DELETE FROM oauth_clients c WHERE c.created_at < now() - interval '1 day'
-        AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.oauth_client_id = c.client_id)`,
+    `DELETE FROM oauth_clients c WHERE coalesce(c.document_fetched_at, c.created_at) < now() - interval '1 day'
+        AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.oauth_client_id = c.client_id)
+        AND NOT EXISTS (SELECT 1 FROM oauth_authorizations a WHERE a.client_id = c.client_id)`,
   );
   return (authorizations.rowCount ?? 0) + (grants.rowCount ?? 0) + (clients.rowCount ?? 0);
 }

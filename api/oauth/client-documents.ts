@@ -1,22 +1,38 @@
 // Client ID metadata documents, the registration the MCP authorization spec prefers: a client's ID is
 // the https URL of a JSON document it publishes (its name, redirect URIs, ...), so nothing is registered
-// and a client is who controls that URL. The service fetches the document through the outbound guard
-// (the same rules as webhooks: no private addresses unless OUTBOUND_ALLOW_CIDRS allows them, a short
-// timeout, a small body, no redirects), checks it names itself, and keeps it an hour before fetching it
-// again; a fetch that fails keeps the last document for a day. Such a client is public: it proves
-// itself with PKCE and its redirect URIs, never with a secret.
+// and a client is who controls that URL. Anyone can make the service read such a URL (an authorization
+// request is unauthenticated), so the reading is bounded on every side:
+// - its own outbound guard: public addresses only, unless OAUTH_CLIENT_DOCUMENT_ALLOW_CIDRS (empty by
+//   default, whatever OUTBOUND_ALLOW_CIDRS allows webhooks) allows more; 5 s, 5 KiB, no redirects;
+// - a new document is read only at the authorization endpoint, behind its per-address limit (the route's),
+//   at most READS_AT_ONCE at once, one reading per URL at a time, and a failure is remembered 5 minutes;
+// - documents first read within a day and holding no grant are bounded together (MAX_FRESH_DOCUMENTS),
+//   apart from registered clients, so neither kind can crowd out the other;
+// - a network failure is told as "could not be read" (the details go to the log), so the service is no
+//   probe of other hosts' ports; what is wrong with a document itself is told, for its publisher.
+// A document is served for its Cache-Control max-age (5 minutes to an hour; an hour without one); past
+// that it is read again, and the last one still serves for a day while its URL fails (a timeout, a 5xx),
+// never once it answers otherwise (a 404: the client is withdrawn; an invalid document).
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { OAuthClientMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Db } from '../../store/db.ts';
-import { getDocumentClient, saveDocumentClient } from '../../store/oauth.ts';
-import { outboundErrorText, type OutboundClient } from '../../lib/outbound.ts';
+import { countFreshClientsWithoutGrant, getDocumentClient, saveDocumentClient } from '../../store/oauth.ts';
+import { createOutboundClient, outboundErrorText, type OutboundClient } from '../../lib/outbound.ts';
+import type { ApiDeps } from '../context.ts';
+import { redirectListProblem } from './redirect-uris.ts';
 
 /** The spec's advice for a document's size. */
 export const MAX_DOCUMENT_BYTES = 5 * 1024;
 const FETCH_TIMEOUT_MS = 5_000;
-const FRESH_MS = 60 * 60_000;
-/** How long the last document still serves while its URL does not answer. */
+const MIN_FRESH_MS = 5 * 60_000;
+const MAX_FRESH_MS = 60 * 60_000;
+/** How long the last document still serves while its URL fails to answer. */
 const STALE_MS = 24 * 60 * 60_000;
+/** How long a failed reading is remembered: the URL is not read again for each request meanwhile. */
+const FAILURE_MEMORY_MS = 5 * 60_000;
+const READS_AT_ONCE = 8;
+/** Documents first read within a day that got no grant, all strangers together. */
+const MAX_FRESH_DOCUMENTS = 1_000;
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
 /** Whether a client ID names a document (a URL) rather than a registration of ours (`oac_...`). */
@@ -25,9 +41,10 @@ export function isDocumentClientId(clientId: string): boolean {
 }
 
 /**
- * Why this URL cannot be a client ID, or undefined: https with a path, no credentials, fragment or dot
- * segments; plain http only to this machine's loopback, for a client developed beside the service (the
- * rule redirect URIs follow), which the outbound guard still refuses unless OUTBOUND_ALLOW_CIDRS allows it.
+ * Why this URL cannot be a client ID, or undefined: https with a path, in its canonical spelling, no
+ * credentials, fragment or dot segments; plain http only to this machine's loopback, for a client
+ * developed beside the service, which the document guard still refuses unless
+ * OAUTH_CLIENT_DOCUMENT_ALLOW_CIDRS allows it.
  */
 export function clientIdProblem(clientId: string): string | undefined {
   let url: URL;
@@ -40,9 +57,10 @@ export function clientIdProblem(clientId: string): string | undefined {
   if (url.username || url.password) return 'must not carry credentials';
   if (url.hash || clientId.includes('#')) return 'must not have a fragment';
   // new URL() resolves dot segments away, so the path is read as sent.
-  const sentPath = clientId.slice(url.origin.length).split('?')[0]!;
+  const sentPath = clientId.slice(clientId.indexOf('/', clientId.indexOf('//') + 2) >>> 0).split('?')[0]!;
   if (sentPath.split('/').some((segment) => segment === '.' || segment === '..')) return 'must not have . or .. segments';
   if (url.pathname === '/' || url.pathname === '') return 'must have a path';
+  if (url.href !== clientId) return `must be written as ${url.href}`;
   return undefined;
 }
 
@@ -59,51 +77,108 @@ export function documentClient(clientId: string, text: string): OAuthClientInfor
   if (document.client_id !== clientId) return { problem: 'the document\'s "client_id" is not its own URL' };
   if ('client_secret' in document || 'client_secret_expires_at' in document) return { problem: 'a document must not carry a secret' };
   const method = document.token_endpoint_auth_method ?? 'none';
-  if (method !== 'none')
-    return { problem: `token_endpoint_auth_method "${String(method)}" is not offered to a document's client; use "none"` };
+  if (method !== 'none') return { problem: `token_endpoint_auth_method "${String(method)}" is not offered to a document's client; use "none"` };
   const parsed = OAuthClientMetadataSchema.safeParse(document);
   if (!parsed.success) return { problem: `the document is not client metadata: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
+  const redirects = redirectListProblem(parsed.data.redirect_uris);
+  if (redirects) return { problem: redirects };
   return { ...parsed.data, client_id: clientId, token_endpoint_auth_method: 'none' };
 }
 
-export interface ClientDocuments {
-  /** The client, from a fresh enough document, or why there is none to be had (the client is told, as invalid_client). */
-  clientOf(clientId: string): Promise<OAuthClientInformationFull | { problem: string }>;
+/** How long a document read now is served: its Cache-Control max-age within bounds; no-store or no-cache, the least. */
+export function freshFor(cacheControl: string | undefined): number {
+  const directives = (cacheControl ?? '').toLowerCase();
+  if (/\b(no-store|no-cache)\b/.test(directives)) return MIN_FRESH_MS;
+  const maxAge = /\bmax-age=(\d+)/.exec(directives);
+  if (!maxAge) return MAX_FRESH_MS;
+  return Math.min(MAX_FRESH_MS, Math.max(MIN_FRESH_MS, Number(maxAge[1]) * 1000));
 }
 
-/** `mayAdd`: whether a client not kept yet may be (strangers' clients are bounded together, api/oauth/clients.ts). */
-export function clientDocuments(deps: { db: Db; outbound: OutboundClient; mayAdd: () => Promise<boolean> }): ClientDocuments {
-  /** Fetches and checks the document; a string says why there is none. */
-  async function fetchDocument(clientId: string): Promise<OAuthClientInformationFull | string> {
-    const problem = clientIdProblem(clientId);
-    if (problem) return `the client ID ${problem}`;
+type Reading = { client: OAuthClientInformationFull; freshForMs: number } | { problem: string; transient: boolean };
+
+export interface ClientDocuments {
+  /**
+   * The client, from a fresh enough document, or why there is none to be had (the client is told, as
+   * invalid_client). `fetchNew`: a document never read before may be read now.
+   */
+  clientOf(clientId: string, options: { fetchNew: boolean }): Promise<OAuthClientInformationFull | { problem: string }>;
+}
+
+export function clientDocuments(deps: {
+  db: Db;
+  outbound: OutboundClient;
+  mayAdd: () => Promise<boolean>;
+  log: (fields: object, message: string) => void;
+}): ClientDocuments {
+  const failures = new Map<string, { until: number; problem: string }>();
+  const reading = new Map<string, Promise<Reading>>();
+
+  async function read(clientId: string): Promise<Reading> {
+    if (reading.size >= READS_AT_ONCE) return { problem: 'too many client documents are being read; try again in a moment', transient: true };
     try {
       const response = await deps.outbound.request(clientId, {
         headers: { accept: 'application/json' },
         timeoutMs: FETCH_TIMEOUT_MS,
         maxBodyBytes: MAX_DOCUMENT_BYTES + 1,
       });
-      if (response.status !== 200) return `its URL answered ${response.status}`;
-      if (Buffer.byteLength(response.bodySnippet) > MAX_DOCUMENT_BYTES) return `the document is larger than ${MAX_DOCUMENT_BYTES} bytes`;
+      if (response.status !== 200) {
+        deps.log({ clientId, status: response.status }, 'OAuth client document answered other than 200');
+        return { problem: 'its URL could not be read (it must answer 200 with the document)', transient: response.status >= 500 };
+      }
+      if (Buffer.byteLength(response.bodySnippet) > MAX_DOCUMENT_BYTES)
+        return { problem: `the document is larger than ${MAX_DOCUMENT_BYTES} bytes`, transient: false };
       const client = documentClient(clientId, response.bodySnippet);
-      return 'problem' in client ? client.problem : client;
+      const cacheControl = response.headers['cache-control'];
+      return 'problem' in client
+        ? { problem: client.problem, transient: false }
+        : { client, freshForMs: freshFor(Array.isArray(cacheControl) ? cacheControl.join(',') : cacheControl) };
     } catch (error) {
-      return `its URL could not be read (${outboundErrorText(error)})`;
+      deps.log({ clientId, error: outboundErrorText(error) }, 'OAuth client document not read');
+      return { problem: 'its URL could not be read (it must answer 200 with the document)', transient: true };
     }
   }
 
+  /** One reading per URL at a time: requests that come meanwhile share it. */
+  function readOnce(clientId: string): Promise<Reading> {
+    const running = reading.get(clientId);
+    if (running) return running;
+    const started = read(clientId).finally(() => reading.delete(clientId));
+    reading.set(clientId, started);
+    return started;
+  }
+
   return {
-    async clientOf(clientId) {
+    async clientOf(clientId, options) {
+      const problem = clientIdProblem(clientId);
+      if (problem) return { problem: `the client ID ${problem}` };
       const kept = await getDocumentClient(deps.db, clientId);
-      const age = kept ? Date.now() - kept.fetchedAt.getTime() : Infinity;
-      if (kept && age < FRESH_MS) return kept.info as unknown as OAuthClientInformationFull;
+      const now = Date.now();
+      if (kept && now < kept.freshUntil.getTime()) return kept.info as unknown as OAuthClientInformationFull;
+      if (!kept && !options.fetchNew) return { problem: 'not read here yet: a sign-in starts at the authorization endpoint' };
+      const failed = failures.get(clientId);
+      if (failed && now < failed.until) return { problem: failed.problem };
       if (!kept && !(await deps.mayAdd())) return { problem: 'too many clients signed in lately without a grant; try again later' };
-      const fetched = await fetchDocument(clientId);
-      if (typeof fetched !== 'string') {
-        await saveDocumentClient(deps.db, clientId, fetched as unknown as Record<string, unknown>);
-        return fetched;
+      const outcome = await readOnce(clientId);
+      if ('client' in outcome) {
+        failures.delete(clientId);
+        await saveDocumentClient(deps.db, clientId, outcome.client as unknown as Record<string, unknown>, outcome.freshForMs);
+        return outcome.client;
       }
-      return kept && age < STALE_MS ? (kept.info as unknown as OAuthClientInformationFull) : { problem: fetched };
+      if (failures.size >= 10_000) failures.delete(failures.keys().next().value!);
+      failures.set(clientId, { until: now + FAILURE_MEMORY_MS, problem: outcome.problem });
+      // A URL that fails for a while leaves the last document serving; one that answers otherwise withdraws it.
+      if (outcome.transient && kept && now - kept.fetchedAt.getTime() < STALE_MS) return kept.info as unknown as OAuthClientInformationFull;
+      return { problem: outcome.problem };
     },
   };
+}
+
+/** The API's readings: one guard, one memory of failures and one bound on readings at once. */
+export function apiClientDocuments(deps: Pick<ApiDeps, 'db' | 'config' | 'logger'>): ClientDocuments {
+  return clientDocuments({
+    db: deps.db,
+    outbound: createOutboundClient({ allowCidrs: deps.config.oauth.clientDocumentAllowCidrs }),
+    mayAdd: async () => (await countFreshClientsWithoutGrant(deps.db, 'document')) < MAX_FRESH_DOCUMENTS,
+    log: (fields, message) => deps.logger.info(fields, message),
+  });
 }

@@ -5,6 +5,7 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import { runSubRouter } from '../sub-router.ts';
 import type { ApiDeps } from '../context.ts';
 import { oauthProvider } from './provider.ts';
+import { apiClientDocuments } from './client-documents.ts';
 
 export type OAuthEndpoint = 'authorize' | 'token' | 'register' | 'revoke';
 
@@ -19,11 +20,15 @@ async function buildHandlers(deps: ApiDeps): Promise<OAuthHandlers> {
     import('@modelcontextprotocol/sdk/server/auth/handlers/revoke.js'),
     import('@modelcontextprotocol/sdk/server/auth/errors.js'),
   ]);
-  const provider = oauthProvider(deps, errors);
+  // A client ID metadata document never read before is read at the authorization endpoint only, behind
+  // its per-address limit (api/routes/oauth.ts); the other endpoints serve the clients that started there.
+  const documents = apiClientDocuments(deps);
+  const provider = oauthProvider(deps, errors, { documents, fetchNewDocuments: false });
+  const authorizing = oauthProvider(deps, errors, { documents, fetchNewDocuments: true });
   // The API's own limits apply (per address, and per address for registrations): the SDK's are off.
   const at = (path: string, handler: RequestHandler) => express.Router().use(path, handler);
   return {
-    authorize: at('/oauth/authorize', authorize.authorizationHandler({ provider, rateLimit: false })),
+    authorize: at('/oauth/authorize', authorize.authorizationHandler({ provider: authorizing, rateLimit: false })),
     token: at('/oauth/token', token.tokenHandler({ provider, rateLimit: false })),
     register: at(
       '/oauth/register',

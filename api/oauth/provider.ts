@@ -23,14 +23,20 @@ import type { ApiDeps } from '../context.ts';
 import { publicBaseUrl } from '../public-url.ts';
 import { normalPath } from '../middleware/auth.ts';
 import { oauthClients } from './clients.ts';
+import type { ClientDocuments } from './client-documents.ts';
 import { OAUTH_SCOPES } from './scopes.ts';
 
 /** What a client that names no scope gets: all a grant may hold. */
 const DEFAULT_OAUTH_SCOPES: Scope[] = [...OAUTH_SCOPES];
 
-export function oauthProvider(deps: ApiDeps, errors: typeof ErrorsModule): OAuthServerProvider {
+/** `clients`: how this provider's endpoint finds clients (api/oauth/clients.ts). */
+export function oauthProvider(
+  deps: ApiDeps,
+  errors: typeof ErrorsModule,
+  clients: { documents: ClientDocuments; fetchNewDocuments: boolean },
+): OAuthServerProvider {
   const { InvalidGrantError, InvalidScopeError, InvalidTokenError } = errors;
-  const clientsStore: OAuthRegisteredClientsStore = oauthClients(deps, errors);
+  const clientsStore: OAuthRegisteredClientsStore = oauthClients(deps, errors, clients);
   const lifetimes = () => ({
     accessTtlSeconds: deps.config.oauth.accessTokenTtlSeconds,
     refreshTtlDays: deps.config.oauth.refreshTokenTtlDays,

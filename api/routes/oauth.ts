@@ -2,15 +2,16 @@
 // MCP clients discover the service by, the SDK's protocol endpoints, and the consent page's API.
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import type { Scope } from '../../contract/scopes.ts';
-import { ForbiddenError, NotFoundError } from '../../lib/workflow-safe/errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/workflow-safe/errors.ts';
 import { randomToken } from '../../lib/ids.ts';
-import { decideAuthorization, pendingAuthorization } from '../../store/oauth.ts';
+import { decideAuthorization, getDocumentClient, pendingAuthorization } from '../../store/oauth.ts';
 import type { ApiDeps } from '../context.ts';
 import { createRateLimiter } from '../middleware/rate-limit.ts';
 import { defineRoute } from '../route.ts';
 import { publicBaseUrl } from '../public-url.ts';
 import { oauthHandlers } from '../oauth/handlers.ts';
 import { OAUTH_SCOPES } from '../oauth/scopes.ts';
+import { isDocumentClientId } from '../oauth/client-documents.ts';
 import { authorizeProblem } from '../oauth/authorize-check.ts';
 import { refusePastKeyLimit } from '../user-limits.ts';
 import { countKeys } from '../../store/api-keys.ts';
@@ -27,6 +28,12 @@ export function oauthRoutes(deps: ApiDeps) {
     points: deps.config.oauth.registrationsPerWindow,
     windowSeconds: deps.config.limits.rateLimitWindowSeconds,
     prefix: 'oauthreg',
+  });
+  const documentReadings = createRateLimiter({
+    db: deps.db,
+    points: deps.config.oauth.registrationsPerWindow,
+    windowSeconds: deps.config.limits.rateLimitWindowSeconds,
+    prefix: 'oauthdoc',
   });
   return [
     defineRoute(OPERATIONS.getAuthorizationServerMetadata, {
@@ -72,9 +79,14 @@ export function oauthRoutes(deps: ApiDeps) {
       },
     }),
     defineRoute(OPERATIONS.authorizeOAuth, {
-      handle({ req, res }) {
+      async handle({ req, res }) {
         const problem = authorizeProblem(req.query as Record<string, unknown>, publicBaseUrl(deps.config, req));
-        return problem ? { status: 400, body: problem, headers: { 'cache-control': 'no-store' } } : handle('authorize', req, res);
+        if (problem) return { status: 400, body: problem, headers: { 'cache-control': 'no-store' } };
+        // A client ID metadata document not read before is read now: bounded per address as registrations are.
+        const clientId = req.query.client_id;
+        if (typeof clientId === 'string' && isDocumentClientId(clientId) && !(await getDocumentClient(deps.db, clientId)))
+          await documentReadings.consume(`ip:${req.ip ?? 'unknown'}`);
+        return handle('authorize', req, res);
       },
     }),
     defineRoute(OPERATIONS.exchangeOAuthToken, { bodyCheckedByHandler: true, handle: ({ req, res }) => handle('token', req, res) }),
@@ -109,6 +121,12 @@ export function oauthRoutes(deps: ApiDeps) {
       async handle({ req, params, body, principal }) {
         const pending = await pendingAuthorization(deps.db, params.id!);
         if (!pending) throw noAuthorization(params.id!);
+        // A client ID metadata document read again meanwhile may have withdrawn the redirect URI asked for.
+        const { redirectUriMatches } = await import('@modelcontextprotocol/sdk/server/auth/handlers/authorize.js');
+        const listed = Array.isArray(pending.client.redirect_uris) ? (pending.client.redirect_uris as unknown[]) : [];
+        if (!listed.some((uri) => typeof uri === 'string' && redirectUriMatches(pending.redirectUri, uri))) {
+          throw new ConflictError(`The client no longer lists ${pending.redirectUri} among its redirect URIs: start the sign-in again`);
+        }
         // What was asked, as far as the approving key holds it: a narrowed key grants no more than itself.
         const granted = pending.scopes.filter((scope): scope is Scope => scope !== 'admin' && principal!.scopes.includes(scope));
         if (body.allow && granted.length === 0) {

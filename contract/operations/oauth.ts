@@ -154,6 +154,7 @@ export const decideOAuthAuthorization = defineOperation({
       schema: { type: 'object', required: ['redirectUrl'], properties: { redirectUrl: { type: 'string' } } },
     },
     404: { description: 'No undecided, unexpired authorization with this id; or (allowing) you have no agent of the MCP URL it names' },
+    409: { description: "The client's metadata document no longer lists the redirect URI the authorization asked for" },
   },
 });
 

@@ -9,7 +9,7 @@ import { apiTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
 import { browserForTests, expectAccessible, openPage, screenshot } from './browser.ts';
 
-const test = apiTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
+const test = apiTest({ OAUTH_CLIENT_DOCUMENT_ALLOW_CIDRS: '127.0.0.0/8' });
 const browser = browserForTests();
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
@@ -57,7 +57,7 @@ test('the consent page: signed in, it shows the client and its scopes; Allow goe
     await expect.poll(() => request.textContent()).toContain('sessions:write');
     expect(await request.textContent()).toContain('127.0.0.1:9');
     expect(await request.textContent()).toContain('/agent/helper/mcp');
-    // A registered client is ours to name: no publisher is shown.
+    // A registered client's ID names no host that could vouch for it: no publisher is shown.
     expect(await request.textContent()).not.toContain('Published by');
     await expectAccessible(page);
     await screenshot(page, 'oauth-consent');

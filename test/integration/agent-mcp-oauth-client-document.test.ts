@@ -3,7 +3,7 @@
 // registered, and the official SDK client signs in with it as with a registered one. The service fetches
 // the document through the outbound guard and refuses, in the OAuth error's words, one that does not name
 // itself, carries a secret, or cannot be read. (The document is served on this machine's loopback over
-// http, which the service takes only there and only with OUTBOUND_ALLOW_CIDRS allowing it.)
+// http, which the service takes only there and only with OAUTH_CLIENT_DOCUMENT_ALLOW_CIDRS allowing it.)
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
@@ -14,7 +14,8 @@ import { call } from '../helpers/client/request.ts';
 import { closeServer } from '../helpers/fakes/recorded.ts';
 import { ClientApp, REDIRECT, signIn } from '../helpers/client/mcp-oauth-app.ts';
 
-const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
+// Documents may be read from loopback here (a setting of their own: OUTBOUND_ALLOW_CIDRS does not apply to them).
+const test = agentTest({ OAUTH_CLIENT_DOCUMENT_ALLOW_CIDRS: '127.0.0.0/8' });
 
 /** Documents by path, and how often each was read. */
 const documents = new Map<string, unknown>();
@@ -116,11 +117,31 @@ describe('a client ID metadata document', () => {
     await refused(`${origin}/broken.json`, /not JSON/);
     documents.set('/huge.json', metadata(`${origin}/huge.json`, { client_name: 'x'.repeat(6_000) }));
     await refused(`${origin}/huge.json`, /larger than 5120 bytes/);
-    await refused(`${origin}/missing.json`, /answered 404/);
+    await refused(`${origin}/missing.json`, /could not be read \(it must answer 200 with the document\)/);
+    documents.set('/plain.json', metadata(`${origin}/plain.json`, { redirect_uris: ['http://app.example/cb'] }));
+    await refused(`${origin}/plain.json`, /plain http is allowed only to localhost/);
     await refused('http://clients.example.test/app.json', /must be an https URL/);
     await refused('https://clients.example.test/', /must have a path/);
     await refused('https://clients.example.test/a/../b.json', /segments/);
-    // A private address the operator did not allow is not fetched: the outbound guard refuses it.
-    await refused('https://10.0.0.1/app.json', /could not be read/);
+    // A private address the operator did not allow is not read, and the refusal says no more than that.
+    await refused('https://10.0.0.1/app.json', /could not be read \(it must answer 200 with the document\)$/);
+    // Nor read again for every request: a failure is remembered a while.
+    const before = reads.get('/missing.json');
+    await refused(`${origin}/missing.json`, /could not be read/);
+    expect(reads.get('/missing.json')).toBe(before);
+    // The token endpoint reads no document: a client starts at the authorization endpoint.
+    const token = await fetch(`${env.api.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: 'x',
+        code_verifier: 'y',
+        client_id: `${origin}/never-read.json`,
+      }),
+    });
+    expect(token.status).toBe(400);
+    expect(await token.json()).toMatchObject({ error: 'invalid_client', error_description: expect.stringContaining('not read here yet') });
+    expect(reads.get('/never-read.json')).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 // Which URLs may be a client ID, and which documents describe a client: checked before and after the
 // fetch, with no network (api/oauth/client-documents.ts).
 import { describe, expect, it } from 'vitest';
-import { clientIdProblem, documentClient, isDocumentClientId } from '../../api/oauth/client-documents.ts';
+import { clientIdProblem, documentClient, freshFor, isDocumentClientId } from '../../api/oauth/client-documents.ts';
 
 describe('a client ID URL', () => {
   it('is https with a path, or http to loopback; never with credentials, a fragment or dot segments', () => {
@@ -16,6 +16,10 @@ describe('a client ID URL', () => {
     expect(clientIdProblem('https://app.example/./c.json')).toBe('must not have . or .. segments');
     expect(clientIdProblem('https://app.example/a/..')).toBe('must not have . or .. segments');
     expect(clientIdProblem('not a url')).toBe('is not a URL');
+    // Spelled otherwise than its canonical form: percent-encoded dots, backslashes, upper case, a default port.
+    expect(clientIdProblem('https://app.example/x/%2e%2e/c.json')).toBe('must be written as https://app.example/c.json');
+    expect(clientIdProblem('https://APP.example/c.json')).toBe('must be written as https://app.example/c.json');
+    expect(clientIdProblem('https://app.example:443/c.json')).toBe('must be written as https://app.example/c.json');
   });
 
   it('is told from a registered client ID by its scheme', () => {
@@ -34,6 +38,22 @@ describe('a client ID metadata document', () => {
       client_name: 'App',
       token_endpoint_auth_method: 'none',
     });
+  });
+
+  it('holds its redirect URIs to the rules of registered clients', () => {
+    const problem = (uris: string[]) =>
+      (documentClient(id, JSON.stringify({ ...good, redirect_uris: uris })) as { problem?: string }).problem;
+    expect(problem(['http://app.example/cb'])).toBe('http://app.example/cb: plain http is allowed only to localhost; use https');
+    expect(problem(['http://127.0.0.1:5000/cb', 'cursor://callback'])).toBeUndefined();
+    expect(problem(Array.from({ length: 11 }, (_, index) => `https://app.example/cb${index}`))).toBe('At most 10 redirect URIs');
+  });
+
+  it('is served for its Cache-Control max-age, from 5 minutes to an hour', () => {
+    expect(freshFor(undefined)).toBe(3_600_000);
+    expect(freshFor('public, max-age=600')).toBe(600_000);
+    expect(freshFor('max-age=5')).toBe(300_000);
+    expect(freshFor('max-age=999999')).toBe(3_600_000);
+    expect(freshFor('no-store')).toBe(300_000);
   });
 
   it('is refused with why otherwise', () => {

@@ -46,12 +46,15 @@ function Consent({ id }: { id: string }) {
         <section class="card" aria-labelledby="consent-heading">
           <h2 id="consent-heading">{request.client.name}</h2>
           <dl class="facts">
-            {/^https?:\/\//.test(request.client.clientId) && (
+            {publisherOf(request.client.clientId) && (
               <>
                 <dt>Published by</dt>
                 <dd>
                   {/* A client ID metadata document's client names itself; its URL's host is who vouches for that name. */}
-                  <code>{new URL(request.client.clientId).host}</code>
+                  <code>{publisherOf(request.client.clientId)}</code>
+                  {sendsElsewhere(request.client.clientId, request.redirectHost) && (
+                    <p role="note">It sends you back to another host than the one that publishes it: allow it only if you know both.</p>
+                  )}
                 </dd>
               </>
             )}
@@ -95,4 +98,16 @@ function Consent({ id }: { id: string }) {
       )}
     </LoadedView>
   );
+}
+
+/** The host of a client ID that is its metadata document's URL; undefined for a registered client's ID. */
+function publisherOf(clientId: string): string | undefined {
+  return /^https?:\/\//.test(clientId) ? new URL(clientId).host : undefined;
+}
+
+/** A document's client whose redirect goes to another host than its own (a desktop client's loopback aside). */
+function sendsElsewhere(clientId: string, redirectHost: string): boolean {
+  const publisher = publisherOf(clientId);
+  const loopback = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(redirectHost);
+  return publisher !== undefined && !loopback && redirectHost !== publisher;
 }
