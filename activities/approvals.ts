@@ -32,6 +32,8 @@ import { approvalRequestOf, chooseApprovalChannels, recordApprovalRequest } from
 import { currentTraceParent, recordApprovalSpan, type ApprovalEnd } from '../lib/genai-spans.ts';
 import { TOOL_APPROVAL_OPTIONS } from '../core/tool-policies.ts';
 import { replayedApprovalAnswer } from './turn/eval-replay-approvals.ts';
+import { insertPushDeliveries } from '../store/a2a-push.ts';
+import { startTaskNotifications } from './turn/task-notifications.ts';
 import { safeToRunLive } from './tools/safe-tools.ts';
 import type { RevisionOf } from './turn/revision-cache.ts';
 import { approvalWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
@@ -158,6 +160,20 @@ export function approvalActivities(deps: ApprovalDeps) {
             .catch((error: unknown) =>
               deps.logger.warn({ err: error, approvalId: input.approvalId }, 'replayed answer not signalled; the sweep hands it over'),
             );
+      }
+      // A turn's question: its A2A task waits on its user (or, for a sign-in, on their authorization).
+      if (!replayed && input.sessionId && input.turnId) {
+        const pushed = await inTransaction(db, (client) =>
+          insertPushDeliveries(client, {
+            sessionId: input.sessionId!,
+            taskId: input.turnId!,
+            turnId: input.turnId!,
+            state: input.request.connect ? 'TASK_STATE_AUTH_REQUIRED' : 'TASK_STATE_INPUT_REQUIRED',
+            text: input.request.question,
+            changeKey: `asked:${input.approvalId}`,
+          }),
+        );
+        await startTaskNotifications(deps, pushed);
       }
       return {
         expiresAt: input.expiresAt,

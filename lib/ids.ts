@@ -14,7 +14,7 @@ export function randomToken(bits = 128): string {
   return out;
 }
 
-export type IdKind = 'usr' | 'key' | 'agt' | 'ses' | 'msg' | 'apr' | 'whk' | 'dlv' | 'run' | 'trn' | 'oac' | 'oar' | 'evl';
+export type IdKind = 'usr' | 'key' | 'agt' | 'ses' | 'msg' | 'apr' | 'whk' | 'dlv' | 'run' | 'trn' | 'oac' | 'oar' | 'evl' | 'pnc';
 
 export function newId(kind: IdKind): string {
   return `${kind}_${randomToken(130)}`;

@@ -10,6 +10,7 @@ import type { SessionStatus } from './sessions.ts';
 import { TERMINAL_TURN_EVENTS } from '../contract/events.ts';
 import { turnAgeSql } from './metric-reads.ts';
 import { subscribedSql } from './webhook-deliveries.ts';
+import { insertPushDeliveries, type RecordedPush } from './a2a-push.ts';
 import { addToTotals } from '../core/turn-progress.ts';
 import type { JoinedTurn } from '../core/session-turns.ts';
 
@@ -297,6 +298,8 @@ export interface FinishedMessage {
    * subscription to session.completed (without one, publishing the turn's end records no delivery).
    */
   completionSubscribed?: boolean;
+  /** A2A push notifications of the turn's end this write recorded (store/a2a-push.ts), to start. */
+  pushed?: RecordedPush[];
 }
 
 /**
@@ -351,17 +354,22 @@ export async function finishAssistantMessage(
     }
     // The totals add what was stored (cost rounded as the column keeps it), as the workflow adds the
     // steps' results and the session's totals add the messages.
-    const { turnId, priorUsage, priorCostUsd, ageSeconds, subscribed } = completion;
+    const { turnId, priorUsage, priorCostUsd, ageSeconds, subscribed, pushConfigs } = completion;
     const { usage, costUsd } = addToTotals({ usage: priorUsage, costUsd: priorCostUsd }, message.usage, message.costUsd);
     await appendEvents(client, input.sessionId, [...events, { type: 'turn.completed', data: { turnId, usage, costUsd } }], {
       status: 'idle',
     });
+    // Read in the same statement as the end's other facts: a turn with no A2A push config pays nothing more.
+    const pushed = pushConfigs
+      ? await insertPushDeliveries(client, { sessionId: input.sessionId, taskId: turnId, turnId, state: 'TASK_STATE_COMPLETED' })
+      : [];
     return {
       message,
       turnCompleted: true,
       stored: true,
       completionSubscribed: subscribed,
       ...(ageSeconds !== null ? { turnAgeSeconds: ageSeconds } : {}),
+      ...(pushed.length > 0 ? { pushed } : {}),
     };
   });
 }
@@ -387,24 +395,25 @@ export async function addToSessionTotals(client: DbClient, sessionId: string, us
 /**
  * Whether a turn may end now, under the session's lock (so a steering message is either seen here or
  * recorded after the end): it has no terminal event yet, and no user message of it went unread. The
- * same statement reads what the end's metrics and webhook need: the turn's age, and whether its user
- * has a subscription to session.completed.
+ * same statement reads what the end's metrics and webhook need: the turn's age, whether its user
+ * has a subscription to session.completed, and whether an A2A client left a push config for it.
  */
 async function turnMayComplete(
   client: DbClient,
   sessionId: string,
   turn: TurnCompletion,
-): Promise<(TurnCompletion & { ageSeconds: number | null; subscribed: boolean }) | undefined> {
+): Promise<(TurnCompletion & { ageSeconds: number | null; subscribed: boolean; pushConfigs: boolean }) | undefined> {
   if (await lockedSessionHasEvent(client, sessionId, TERMINAL_TURN_EVENTS, { turnId: turn.turnId }, true)) return undefined;
-  const { rows } = await client.query<{ unread: boolean; age: number | null; subscribed: boolean }>(
+  const { rows } = await client.query<{ unread: boolean; age: number | null; subscribed: boolean; push_configs: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM messages WHERE session_id = $1 AND turn_id = $2 AND role = 'user' AND NOT reverted
                       AND NOT (id = ANY($3))) AS unread,
             (${turnAgeSql('$1', '$4')}) AS age,
-            ${subscribedSql('(SELECT user_id FROM sessions WHERE id = $1)', "'session.completed'")} AS subscribed`,
+            ${subscribedSql('(SELECT user_id FROM sessions WHERE id = $1)', "'session.completed'")} AS subscribed,
+            EXISTS (SELECT 1 FROM a2a_push_configs WHERE session_id = $1 AND task_id = $4) AS push_configs`,
     [sessionId, turn.messagesTurnId, turn.readUserMessageIds, turn.turnId],
   );
-  const { unread, age, subscribed } = rows[0]!;
-  return unread ? undefined : { ...turn, ageSeconds: age, subscribed };
+  const { unread, age, subscribed, push_configs: pushConfigs } = rows[0]!;
+  return unread ? undefined : { ...turn, ageSeconds: age, subscribed, pushConfigs };
 }
 
 /** Whether the turn has its turn.completed (a step finished again reports the end it wrote before). */

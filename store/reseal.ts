@@ -1,4 +1,4 @@
-// Re-sealing after a master key rotation (`npm run reseal`): every secret and webhook signing secret
+// Re-sealing after a master key rotation (`npm run reseal`): every secret, webhook signing secret and A2A push credential
 // not sealed under the current master key is opened under the key that sealed it and sealed again
 // under the current one, one batch per transaction, so the previous key can then be dropped. Rows
 // already under the current key are left as they are: a second run, or a run interrupted and
@@ -8,6 +8,7 @@ import { inTransaction } from './db.ts';
 import { open, seal } from './secret-box.ts';
 import { secretContext } from './secrets.ts';
 import { secretContext as webhookSecretContext } from './webhook-subscriptions.ts';
+import { pushSecretContext } from './a2a-push.ts';
 import type { MasterKey } from '../lib/master-key.ts';
 
 /** Where one kind of sealed value lives, and what each was bound to when sealed. */
@@ -36,6 +37,13 @@ const SEALED_TABLES: readonly SealedTable[] = [
     primaryKey: ['id'],
     columns: { keyId: 'secret_key_id', nonce: 'secret_nonce', ciphertext: 'secret_ciphertext', authTag: 'secret_auth_tag' },
     context: ([id]) => webhookSecretContext(id!),
+  },
+  {
+    label: 'A2A push credentials',
+    table: 'a2a_push_configs',
+    primaryKey: ['task_id', 'id'],
+    columns: { keyId: 'secret_key_id', nonce: 'secret_nonce', ciphertext: 'secret_ciphertext', authTag: 'secret_auth_tag' },
+    context: ([taskId, id]) => pushSecretContext(taskId!, id!),
   },
 ];
 

@@ -4,6 +4,7 @@ import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
 import { newId } from '../lib/ids.ts';
 import type { SealedSecretColumns, SubscriptionStatus } from './webhook-subscriptions.ts';
+import { pushLabel } from './a2a-push.ts';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
 
@@ -200,15 +201,30 @@ export async function unstartedDeliveries(
   olderThanMs: number,
   limit: number,
 ): Promise<Array<{ deliveryId: string; subscriptionId: string; type: string; userId: string }>> {
-  const { rows } = await db.query<{ id: string; subscription_id: string; event_type: string; user_id: string }>(
-    `SELECT d.id, d.subscription_id, d.event_type, s.user_id
-       FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.status = 'active'
-      WHERE d.status = 'pending' AND d.attempts = 0 AND d.started_at IS NULL
+  // A delivery goes to an active subscription, or to an A2A push config (store/a2a-push.ts).
+  const { rows } = await db.query<{
+    id: string;
+    subscription_id: string | null;
+    event_type: string;
+    user_id: string;
+    push_task_id: string | null;
+    push_config_id: string | null;
+  }>(
+    `SELECT d.id, d.subscription_id, d.event_type, coalesce(s.user_id, p.user_id) AS user_id, d.push_task_id, d.push_config_id
+       FROM webhook_deliveries d
+       LEFT JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.status = 'active'
+       LEFT JOIN a2a_push_configs p ON p.task_id = d.push_task_id AND p.id = d.push_config_id
+      WHERE d.status = 'pending' AND d.attempts = 0 AND d.started_at IS NULL AND (s.id IS NOT NULL OR p.id IS NOT NULL)
         AND d.created_at < now() - make_interval(secs => $1::double precision / 1000) AND d.created_at > now() - interval '1 day'
       ORDER BY d.created_at LIMIT $2`,
     [olderThanMs, limit],
   );
-  return rows.map((row) => ({ deliveryId: row.id, subscriptionId: row.subscription_id, type: row.event_type, userId: row.user_id }));
+  return rows.map((row) => ({
+    deliveryId: row.id,
+    subscriptionId: row.subscription_id ?? pushLabel(row.push_task_id!, row.push_config_id!),
+    type: row.event_type,
+    userId: row.user_id,
+  }));
 }
 
 /** Their workflows run (started now, or found started): the housekeeping pass leaves them alone. */

@@ -2,7 +2,6 @@
 // transaction and idempotent, because Temporal may run an activity again after a crash.
 import { Context } from '@temporalio/activity';
 import { announceTurnAbort } from '../../store/turn-aborts.ts';
-import type { Db } from '../../store/db.ts';
 import { announceWaitToCallers } from '../../store/agent-call-waits.ts';
 import { inTransaction } from '../../store/db.ts';
 import { appendEventOnce, appendEvents, lockedSessionHasEvent, seqOfEvent } from '../../store/events.ts';
@@ -29,6 +28,8 @@ import { forgetSessionStepWaiters } from '../../store/step-slots.ts';
 import { detachFromTurn, replyTargetOf, takeInbox } from '../../store/session-inbox.ts';
 import { handBackStranded } from '../agent-call-hand-back.ts';
 import { answerReplayedClientCalls } from './eval-replay-client-tools.ts';
+import { startTaskNotifications, type NotifyDeps } from './task-notifications.ts';
+import { insertPushDeliveries, type RecordedPush } from '../../store/a2a-push.ts';
 import type { InboxItem } from '../../core/session-turns.ts';
 import type { ToolResultInput } from '../../core/client-tool-calls.ts';
 import { closeClientToolCalls } from '../../store/client-tool-answers.ts';
@@ -36,7 +37,7 @@ import { closeClientToolCalls } from '../../store/client-tool-answers.ts';
 /** What a turn left without its end by a terminated session run says when the next send finds it. */
 export const STRANDED_TURN_ERROR = 'The turn stopped before it finished (its session workflow was terminated or timed out)';
 
-export function turnBookkeeping(deps: { db: Db }) {
+export function turnBookkeeping(deps: NotifyDeps) {
   const { db } = deps;
   /** Ends a turn that failed or was aborted. A message still streaming keeps the text it had reached. */
   async function endTurn(input: {
@@ -69,9 +70,18 @@ export function turnBookkeeping(deps: { db: Db }) {
         ],
         { status: 'idle' },
       );
-      return observe;
+      const pushed = await insertPushDeliveries(client, {
+        sessionId: input.sessionId,
+        taskId: input.userMessageId ?? input.turnId,
+        turnId: input.turnId,
+        ...(input.outcome === 'failed'
+          ? { state: 'TASK_STATE_FAILED' as const, text: input.error ?? 'The turn failed' }
+          : { state: 'TASK_STATE_CANCELED' as const }),
+      });
+      return { observe, pushed };
     });
-    ended?.();
+    ended?.observe();
+    if (ended) await startTaskNotifications(deps, ended.pushed);
   }
 
   /**
@@ -259,9 +269,16 @@ export function turnBookkeeping(deps: { db: Db }) {
           [{ type: 'turn.completed', data: { turnId: input.turnId, usage: input.usage, costUsd: input.costUsd } }],
           { status: 'idle' },
         );
-        return observe;
+        const pushed: RecordedPush[] = await insertPushDeliveries(client, {
+          sessionId: input.sessionId,
+          taskId: input.turnId,
+          turnId: input.turnId,
+          state: 'TASK_STATE_COMPLETED',
+        });
+        return { observe, pushed };
       });
-      ended?.();
+      ended?.observe();
+      if (ended) await startTaskNotifications(deps, ended.pushed);
     },
 
     /**

@@ -19,6 +19,7 @@ import type { ModelStepDeps } from './step-deps.ts';
 import type { ReadStream } from './step-stream.ts';
 import { recordStepUsage, recordTurnDuration } from './turn-metrics.ts';
 import { handBackFromStep } from './step-hand-back.ts';
+import { startTaskNotifications } from './task-notifications.ts';
 
 export interface StepScope {
   input: ModelStepInput;
@@ -83,6 +84,8 @@ export async function finishStep(
   });
   const { message, turnCompleted, turnAgeSeconds, completionSubscribed, stored } = finished;
   attempt.settled = stored;
+  // An A2A client waits to be told the task completed (store/a2a-push.ts).
+  if (finished.pushed) await startTaskNotifications(deps, finished.pushed);
   // Its end is written: the agent whose call this turn answers gets the reply now.
   const handedBack = turnCompleted && input.replyTo ? await handBackFromStep(deps, input) : false;
   if (turnAgeSeconds !== undefined) recordTurnDuration('completed', turnAgeSeconds);

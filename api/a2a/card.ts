@@ -26,7 +26,7 @@ export function agentCard(agent: Agent, bundle: Bundle, urls: { a2a: string; bas
     supportedInterfaces: [{ url: urls.a2a, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
     provider: { organization: 'agent-service', url: urls.base },
     version: String(agent.revision),
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
     securitySchemes: {
       [BEARER]: {
         scheme: {

@@ -7,7 +7,7 @@
 // on; it goes on by itself once answered there, and GetTask reads it then.
 import type { Request } from 'express';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
-import type { AgentCard, Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
+import type { AgentCard, Message, SendMessageRequest, StreamResponse, Task, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import type { SessionEvent } from '../../contract/events.ts';
 import { isTurnEnd, turnEventFilter } from '../../contract/turn-events.ts';
 import { TERMINAL_TURN_EVENTS } from '../../contract/events.ts';
@@ -34,6 +34,9 @@ import { describeWait } from '../sessions/waiting-text.ts';
 import type { A2aSdk } from './sdk.ts';
 import { STATE, taskView, textPart } from './task-view.ts';
 import { pickRevision } from '../../lib/revision-traffic.ts';
+import { createOutboundClient } from '../../lib/outbound.ts';
+import { deletePushConfig, getPushConfig, listPushConfigs, PushLimitError, savePushConfig, type PushConfig } from '../../store/a2a-push.ts';
+import { startRecordedDeliveries } from '../webhooks/publish.ts';
 
 const MAX_PAGE = 100;
 const DEFAULT_PAGE = 50;
@@ -59,6 +62,7 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
   const { errors } = sdk;
   const owner = { userId: principal.userId, agentId: agent.id };
   const base = publicBaseUrl(deps.config, context.req);
+  const outbound = createOutboundClient({ allowCidrs: deps.config.outbound.allowCidrs });
 
   /**
    * A refusal of ours as the protocol's error, in words: a client's mistake (4xx) as a malformed request;
@@ -245,6 +249,7 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
     async sendMessage(params) {
       const historyLength = checkedHistory(params.configuration?.historyLength);
       const taken = await take(params);
+      await pushAsked(params, taken.taskId);
       if (!params.configuration?.returnImmediately) {
         await turnResult(deps, {
           sessionId: taken.session.id,
@@ -259,6 +264,7 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
 
     async *sendMessageStream(params) {
       const taken = await take(params);
+      await pushAsked(params, taken.taskId);
       yield { payload: { $case: 'task', value: (await readTask(await loadTask(taken.taskId))).view } };
       yield* follow(taken.session, { taskId: taken.taskId, turnId: taken.taskId }, taken.seq);
     },
@@ -323,14 +329,90 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
       yield* follow(session, task, session.lastSeq);
     },
 
-    createTaskPushNotificationConfig: () => Promise.reject(pushNotOffered()),
-    getTaskPushNotificationConfig: () => Promise.reject(pushNotOffered()),
-    listTaskPushNotificationConfigs: () => Promise.reject(pushNotOffered()),
-    deleteTaskPushNotificationConfig: () => Promise.reject(pushNotOffered()),
+    async createTaskPushNotificationConfig(params) {
+      return pushConfigView(await savePush(params.taskId, params));
+    },
+
+    async getTaskPushNotificationConfig(params) {
+      const task = await loadTask(params.taskId);
+      const found = await getPushConfig(deps.db, deps.masterKeys, task.taskId, params.id);
+      if (!found) throw new errors.TaskNotFoundError(`Task "${task.taskId}" has no push notification config "${params.id}"`);
+      return pushConfigView(found);
+    },
+
+    async listTaskPushNotificationConfigs(params) {
+      const task = await loadTask(params.taskId);
+      // At most PUSH_LIMITS.perTask: one page.
+      return { configs: (await listPushConfigs(deps.db, deps.masterKeys, task.taskId)).map(pushConfigView), nextPageToken: '' };
+    },
+
+    async deleteTaskPushNotificationConfig(params) {
+      mayAct();
+      const task = await loadTask(params.taskId);
+      if (!(await deletePushConfig(deps.db, task.taskId, params.id))) {
+        throw new errors.TaskNotFoundError(`Task "${task.taskId}" has no push notification config "${params.id}"`);
+      }
+    },
   };
 
-  function pushNotOffered() {
-    return new errors.PushNotificationNotSupportedError('Push notifications are not offered yet');
+  /**
+   * Keeps a push config of a task of this agent (docs/a2a.md): its URL checked as a webhook's is (and
+   * each notification goes through the outbound guard), its token and credentials bounded; one made
+   * after the task ended is sent that end at once.
+   */
+  async function savePush(taskId: string, params: Omit<TaskPushNotificationConfig, 'taskId' | 'tenant'>): Promise<PushConfig> {
+    mayAct();
+    const task = await loadTask(taskId);
+    let url: URL;
+    try {
+      url = outbound.checkUrl(params.url);
+    } catch (error) {
+      throw new errors.RequestMalformedError(`The push notification URL is refused: ${(error as Error).message}`);
+    }
+    if (params.url.length > MAX_PUSH_URL_CHARS)
+      throw new errors.RequestMalformedError(`The push notification URL is longer than ${MAX_PUSH_URL_CHARS} characters`);
+    const id = params.id || newId('pnc');
+    if (id.length > 64) throw new errors.RequestMalformedError('A push notification config id has at most 64 characters');
+    if ((params.token ?? '').length > MAX_PUSH_SECRET_CHARS)
+      throw new errors.RequestMalformedError(`The token is longer than ${MAX_PUSH_SECRET_CHARS} characters`);
+    const auth = params.authentication;
+    if (
+      auth &&
+      (!/^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,63}$/.test(auth.scheme) ||
+        auth.credentials.length > MAX_PUSH_SECRET_CHARS ||
+        /[\r\n]/.test(auth.credentials))
+    ) {
+      throw new errors.RequestMalformedError(
+        'authentication needs an HTTP scheme name (such as "Bearer") and credentials of at most 4096 characters on one line',
+      );
+    }
+    try {
+      const { config, ended } = await savePushConfig(deps.db, deps.masterKey, {
+        taskId: task.taskId,
+        id,
+        sessionId: task.sessionId,
+        userId: principal.userId,
+        turnId: task.turnId,
+        url: url.href,
+        token: params.token ?? '',
+        ...(auth ? { authentication: { scheme: auth.scheme, credentials: auth.credentials } } : {}),
+      });
+      // Started now, within the API's Temporal deadline; one not started waits for the housekeeping pass.
+      if (ended[0]) {
+        const deliveries = ended.map((delivery) => ({ id: delivery.deliveryId, subscriptionId: delivery.label }));
+        await startRecordedDeliveries(deps, ended[0].type, { userId: principal.userId, deliveries });
+      }
+      return config;
+    } catch (error) {
+      if (error instanceof PushLimitError) throw new errors.RequestMalformedError(error.message);
+      throw error;
+    }
+  }
+
+  /** A push config sent with the message (`configuration.taskPushNotificationConfig`), kept for its task. */
+  async function pushAsked(params: SendMessageRequest, taskId: string): Promise<void> {
+    const asked = params.configuration?.taskPushNotificationConfig;
+    if (asked?.url) await savePush(taskId, asked);
   }
 
   /** historyLength as the SDK reads it: none means all, zero or less means none. */
@@ -347,6 +429,23 @@ interface Taken {
   taskId: string;
   /** seq of its message.created. */
   seq: number;
+}
+
+const MAX_PUSH_URL_CHARS = 2_000;
+const MAX_PUSH_SECRET_CHARS = 4_096;
+
+/** A config as A2A shows it, to the user who made it: the token and credentials are theirs. */
+function pushConfigView(config: PushConfig): TaskPushNotificationConfig {
+  return {
+    tenant: '',
+    id: config.id,
+    taskId: config.taskId,
+    url: config.url,
+    token: config.token,
+    authentication: config.authentication
+      ? { scheme: config.authentication.scheme, credentials: config.authentication.credentials }
+      : undefined,
+  };
 }
 
 const checkCommandBody = validator<CommandBody>(ajv.compile(COMMAND_BODY_SCHEMA), 'command metadata');

@@ -77,7 +77,8 @@ export function documentClient(clientId: string, text: string): OAuthClientInfor
   if (document.client_id !== clientId) return { problem: 'the document\'s "client_id" is not its own URL' };
   if ('client_secret' in document || 'client_secret_expires_at' in document) return { problem: 'a document must not carry a secret' };
   const method = document.token_endpoint_auth_method ?? 'none';
-  if (method !== 'none') return { problem: `token_endpoint_auth_method "${String(method)}" is not offered to a document's client; use "none"` };
+  if (method !== 'none')
+    return { problem: `token_endpoint_auth_method "${String(method)}" is not offered to a document's client; use "none"` };
   const parsed = OAuthClientMetadataSchema.safeParse(document);
   if (!parsed.success) return { problem: `the document is not client metadata: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
   const redirects = redirectListProblem(parsed.data.redirect_uris);
@@ -114,7 +115,8 @@ export function clientDocuments(deps: {
   const reading = new Map<string, Promise<Reading>>();
 
   async function read(clientId: string): Promise<Reading> {
-    if (reading.size >= READS_AT_ONCE) return { problem: 'too many client documents are being read; try again in a moment', transient: true };
+    if (reading.size >= READS_AT_ONCE)
+      return { problem: 'too many client documents are being read; try again in a moment', transient: true };
     try {
       const response = await deps.outbound.request(clientId, {
         headers: { accept: 'application/json' },

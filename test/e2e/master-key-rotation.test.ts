@@ -249,6 +249,7 @@ describe('master key rotation', { timeout: 240_000 }, () => {
       `current master key ${ID_B}; previous ${ID_A}`,
       `secrets: 2 resealed, 1 already under ${ID_B}`,
       `webhook secrets: 1 resealed, 0 already under ${ID_B}`,
+      `A2A push credentials: 0 resealed, 0 already under ${ID_B}`,
       '',
     ]);
     expect(await sealedKeyIds()).toEqual({

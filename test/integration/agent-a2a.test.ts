@@ -3,12 +3,11 @@
 // session that is its context), a stream of the reply, tasks read and listed, a cancellation that aborts
 // the turn, a turn that waits on a client as input-required, and another user's task out of reach.
 import { describe, expect } from 'vitest';
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
-import type { Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
+import type { StreamResponse, Task } from '@a2a-js/sdk';
+import { clientOf, request } from '../helpers/client/a2a-client.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
 import { createTestUser } from '../helpers/harness/users.ts';
-import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 
 const test = agentTest();
 
@@ -21,41 +20,6 @@ const LOOKUP = {
   description: 'Look up an order in the shop system',
   parameters: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'], additionalProperties: false },
 };
-
-/** The SDK's client of the agent, found from its A2A URL's card, signing every request with `key`. */
-async function clientOf(env: AgentEnv, agent: string, key = env.user.apiKey): Promise<Client> {
-  const { body } = await call<{ a2aUrl: string }>(`${env.api.url}/agent/${agent}`, { headers: env.user.auth });
-  const signed: typeof fetch = (url, init = {}) => {
-    const headers = new Headers(init.headers);
-    headers.set('authorization', `Bearer ${key}`);
-    return fetch(url, { ...init, headers });
-  };
-  const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-    transports: [new JsonRpcTransportFactory({ fetchImpl: signed })],
-    cardResolver: new DefaultAgentCardResolver({ fetchImpl: signed }),
-    preferredTransports: ['JSONRPC'],
-  });
-  return new ClientFactory(options).createFromUrl(body.a2aUrl);
-}
-
-function request(text: string, extra: Partial<Message> = {}, returnImmediately = false): SendMessageRequest {
-  return {
-    tenant: '',
-    message: {
-      messageId: crypto.randomUUID(),
-      contextId: '',
-      taskId: '',
-      role: 1,
-      parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-      ...extra,
-    },
-    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately },
-    metadata: undefined,
-  };
-}
 
 const replyOf = (task: Task) =>
   task.artifacts
