@@ -163,16 +163,15 @@ export function approvalActivities(deps: ApprovalDeps) {
       }
       // A turn's question: its A2A task waits on its user (or, for a sign-in, on their authorization).
       if (!replayed && input.sessionId && input.turnId) {
-        const pushed = await inTransaction(db, (client) =>
-          insertPushDeliveries(client, {
-            sessionId: input.sessionId!,
-            taskId: input.turnId!,
-            turnId: input.turnId!,
-            state: input.request.connect ? 'TASK_STATE_AUTH_REQUIRED' : 'TASK_STATE_INPUT_REQUIRED',
-            text: input.request.question,
-            changeKey: `asked:${input.approvalId}`,
-          }),
-        );
+        // After the record (a retried activity adds nothing twice: one key per approval); no config, one read.
+        const pushed = await insertPushDeliveries(db, {
+          sessionId: input.sessionId,
+          taskId: input.turnId,
+          turnId: input.turnId,
+          state: input.request.connect ? 'TASK_STATE_AUTH_REQUIRED' : 'TASK_STATE_INPUT_REQUIRED',
+          text: input.request.question,
+          changeKey: `asked:${input.approvalId}`,
+        });
         await startTaskNotifications(deps, pushed);
       }
       return {

@@ -12,7 +12,7 @@ import { createDeliveries, deliveryTarget, finishDelivery, recordAttempt } from 
 import { disableSubscription, openSubscriptionSecret } from '../store/webhook-subscriptions.ts';
 import type { AttemptOutcome, DeliverySettings, PublishedDeliveries } from '../core/delivery-types.ts';
 import { webhookDeliveryAttempts } from '../lib/metrics/worker-metrics.ts';
-import { deletePushConfig, pushTarget } from '../store/a2a-push.ts';
+import { deletePushConfig, pushTarget, taskHasEnded } from '../store/a2a-push.ts';
 
 /** A2A's media type for its JSON (the SDK's A2A_CONTENT_TYPE, which its push sender sends). */
 const A2A_CONTENT_TYPE = 'application/a2a+json';
@@ -87,6 +87,12 @@ export function webhookActivities(deps: { db: Db; logger: Logger; config: Config
     if (!target) return { result: 'cancelled', detail: 'the push config or the subscription was deleted' };
     if (target.status !== 'pending') return alreadyEnded(target.status);
     const { config } = target;
+    // Each notification is a workflow of its own: a wait told after the task ended would take its end back.
+    if (/INPUT_REQUIRED|AUTH_REQUIRED/.test(target.type) && (await taskHasEnded(db, config.sessionId, config.taskId))) {
+      await finishDelivery(db, input.deliveryId, 'cancelled');
+      webhookDeliveryAttempts.inc({ outcome: 'cancelled' });
+      return { result: 'cancelled', detail: 'the task has ended since: its wait is no news' };
+    }
     const outcome = await post(input, config.url, target.body, () => ({
       'content-type': A2A_CONTENT_TYPE,
       'user-agent': `agent-service-a2a/${SERVICE_VERSION}`,

@@ -18,6 +18,7 @@ import { deleteExpiredIdempotencyKeys } from '../store/idempotency-keys.ts';
 import { deleteExpiredDeviceAuthorizations } from '../store/device-authorizations.ts';
 import { deleteStaleMcpToolCalls } from '../store/mcp-tool-calls.ts';
 import { deleteStaleOAuth } from '../store/oauth.ts';
+import { deleteStalePushConfigs } from '../store/a2a-push.ts';
 import { pruneConnectStates } from '../store/mcp-connections.ts';
 import { MCP_CONNECT_TTL_SECONDS } from '../contract/operations/tools.ts';
 import { refreshRunningOut } from './mcp-oauth/refresh-ahead.ts';
@@ -69,7 +70,9 @@ export function startHousekeeping(deps: {
       const oauth = await deleteStaleOAuth(deps.db);
       // Sign-ins to MCP servers nobody finished (or finished), once they can no longer be.
       const signIns = await pruneConnectStates(deps.db, MCP_CONNECT_TTL_SECONDS);
-      if (media.removed > 0 || keys > 0 || logins > 0 || mcpCalls > 0 || oauth > 0 || signIns > 0)
+      // A2A push configs a week past their task's end, with nothing left to send.
+      const pushConfigs = await deleteStalePushConfigs(deps.db);
+      if (media.removed > 0 || keys > 0 || logins > 0 || mcpCalls > 0 || oauth > 0 || signIns > 0 || pushConfigs > 0)
         deps.logger.info(
           {
             orphanFiles: media.removed,
@@ -78,6 +81,7 @@ export function startHousekeeping(deps: {
             staleMcpCalls: mcpCalls,
             staleOAuthRecords: oauth,
             staleMcpSignIns: signIns,
+            stalePushConfigs: pushConfigs,
           },
           'housekeeping',
         );

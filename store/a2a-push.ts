@@ -125,6 +125,12 @@ export function endState(type: string): PushedState {
   return type === 'turn.completed' ? 'TASK_STATE_COMPLETED' : type === 'turn.failed' ? 'TASK_STATE_FAILED' : 'TASK_STATE_CANCELED';
 }
 
+/** How many configs a user has (the bound is checked again when one is kept). */
+export async function countPushConfigs(db: Db, userId: string): Promise<number> {
+  const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM a2a_push_configs WHERE user_id = $1', [userId]);
+  return rows[0]!.count;
+}
+
 export async function getPushConfig(db: Db, keys: readonly MasterKey[], taskId: string, id: string): Promise<PushConfig | undefined> {
   const { rows } = await db.query<ConfigRow>('SELECT * FROM a2a_push_configs WHERE task_id = $1 AND id = $2', [taskId, id]);
   return rows[0] && configOf(keys, rows[0]);
@@ -169,7 +175,7 @@ export interface TaskStateChange {
  * inside the caller's transaction. Returns the deliveries made now, to start; none again for a change
  * recorded before. With no config (nearly every task) it is one indexed read that finds nothing.
  */
-export async function insertPushDeliveries(client: DbClient, change: TaskStateChange): Promise<RecordedPush[]> {
+export async function insertPushDeliveries(client: Db | DbClient, change: TaskStateChange): Promise<RecordedPush[]> {
   const at = new Date().toISOString();
   const body = JSON.stringify({
     statusUpdate: {
@@ -192,7 +198,7 @@ export async function insertPushDeliveries(client: DbClient, change: TaskStateCh
       },
     },
   });
-  const eventKey = `a2a:${change.taskId}:${change.changeKey ?? change.state}`;
+  const eventKey = `a2a:${change.taskId}:${change.turnId}:${change.changeKey ?? change.state}`;
   const { rows: configs } = await client.query<{ id: string; user_id: string }>(
     'SELECT id, user_id FROM a2a_push_configs WHERE session_id = $1 AND task_id = $2 AND ($3::text IS NULL OR id = $3) ORDER BY created_at, id',
     [change.sessionId, change.taskId, change.onlyConfig ?? null],
@@ -225,13 +231,42 @@ export async function pushTarget(
   db: Db,
   keys: readonly MasterKey[],
   deliveryId: string,
-): Promise<{ id: string; body: string; status: string; config: PushConfig } | undefined> {
-  const { rows } = await db.query<ConfigRow & { delivery_id: string; body: string; status: string }>(
-    `SELECT d.id AS delivery_id, d.body, d.status, c.*
+): Promise<{ id: string; body: string; status: string; type: string; config: PushConfig } | undefined> {
+  const { rows } = await db.query<ConfigRow & { delivery_id: string; body: string; status: string; event_type: string }>(
+    `SELECT d.id AS delivery_id, d.body, d.status, d.event_type, c.*
        FROM webhook_deliveries d JOIN a2a_push_configs c ON c.task_id = d.push_task_id AND c.id = d.push_config_id
       WHERE d.id = $1`,
     [deliveryId],
   );
   const row = rows[0];
-  return row && { id: row.delivery_id, body: row.body, status: row.status, config: configOf(keys, row) };
+  return row && { id: row.delivery_id, body: row.body, status: row.status, type: row.event_type, config: configOf(keys, row) };
+}
+
+/** Whether a task has ended: a notification that it waits is stale then, and not sent. */
+export async function taskHasEnded(db: Db, sessionId: string, taskId: string): Promise<boolean> {
+  const { rows } = await db.query<{ ended: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM events WHERE session_id = $1 AND type = ANY($2) AND data->>'turnId' = $3) AS ended`,
+    [sessionId, TERMINAL_TURN_EVENTS, taskId],
+  );
+  return rows[0]!.ended;
+}
+
+/** How long a config outlives its task's end (a notification still retrying keeps it). */
+export const PUSH_CONFIG_TTL_DAYS = 7;
+
+/**
+ * Configs of tasks that ended more than PUSH_CONFIG_TTL_DAYS ago with nothing left to send, and any config
+ * 30 days old with nothing left to send: a client's configs do not fill its bound for good.
+ */
+export async function deleteStalePushConfigs(db: Db): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM a2a_push_configs c
+      WHERE c.created_at < now() - make_interval(days => $2)
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.push_task_id = c.task_id AND d.push_config_id = c.id AND d.status = 'pending')
+        AND (c.created_at < now() - interval '30 days'
+             OR EXISTS (SELECT 1 FROM events e WHERE e.session_id = c.session_id AND e.type = ANY($1) AND e.data->>'turnId' = c.task_id
+                          AND e.at < now() - make_interval(days => $2)))`,
+    [TERMINAL_TURN_EVENTS, PUSH_CONFIG_TTL_DAYS],
+  );
+  return rowCount ?? 0;
 }

@@ -72,7 +72,7 @@ export function turnBookkeeping(deps: NotifyDeps) {
       );
       const pushed = await insertPushDeliveries(client, {
         sessionId: input.sessionId,
-        taskId: input.userMessageId ?? input.turnId,
+        taskId: input.turnId,
         turnId: input.turnId,
         ...(input.outcome === 'failed'
           ? { state: 'TASK_STATE_FAILED' as const, text: input.error ?? 'The turn failed' }

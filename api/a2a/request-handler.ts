@@ -35,7 +35,16 @@ import type { A2aSdk } from './sdk.ts';
 import { STATE, taskView, textPart } from './task-view.ts';
 import { pickRevision } from '../../lib/revision-traffic.ts';
 import { createOutboundClient } from '../../lib/outbound.ts';
-import { deletePushConfig, getPushConfig, listPushConfigs, PushLimitError, savePushConfig, type PushConfig } from '../../store/a2a-push.ts';
+import {
+  countPushConfigs,
+  deletePushConfig,
+  getPushConfig,
+  listPushConfigs,
+  PUSH_LIMITS,
+  PushLimitError,
+  savePushConfig,
+  type PushConfig,
+} from '../../store/a2a-push.ts';
 import { startRecordedDeliveries } from '../webhooks/publish.ts';
 
 const MAX_PAGE = 100;
@@ -248,8 +257,9 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
 
     async sendMessage(params) {
       const historyLength = checkedHistory(params.configuration?.historyLength);
+      const push = await pushAsked(params);
       const taken = await take(params);
-      await pushAsked(params, taken.taskId);
+      if (push) await keepPush(taken.taskId, push);
       if (!params.configuration?.returnImmediately) {
         await turnResult(deps, {
           sessionId: taken.session.id,
@@ -263,8 +273,9 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
     },
 
     async *sendMessageStream(params) {
+      const push = await pushAsked(params);
       const taken = await take(params);
-      await pushAsked(params, taken.taskId);
+      if (push) await keepPush(taken.taskId, push);
       yield { payload: { $case: 'task', value: (await readTask(await loadTask(taken.taskId))).view } };
       yield* follow(taken.session, { taskId: taken.taskId, turnId: taken.taskId }, taken.seq);
     },
@@ -330,10 +341,13 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
     },
 
     async createTaskPushNotificationConfig(params) {
-      return pushConfigView(await savePush(params.taskId, params));
+      const checked = await checkedPush(params);
+      return pushConfigView(await keepPush(params.taskId, checked));
     },
 
     async getTaskPushNotificationConfig(params) {
+      // A config holds the token and credentials its notifications carry: a key that may make one reads them.
+      mayAct();
       const task = await loadTask(params.taskId);
       const found = await getPushConfig(deps.db, deps.masterKeys, task.taskId, params.id);
       if (!found) throw new errors.TaskNotFoundError(`Task "${task.taskId}" has no push notification config "${params.id}"`);
@@ -341,6 +355,7 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
     },
 
     async listTaskPushNotificationConfigs(params) {
+      mayAct();
       const task = await loadTask(params.taskId);
       // At most PUSH_LIMITS.perTask: one page.
       return { configs: (await listPushConfigs(deps.db, deps.masterKeys, task.taskId)).map(pushConfigView), nextPageToken: '' };
@@ -356,46 +371,50 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
   };
 
   /**
-   * Keeps a push config of a task of this agent (docs/a2a.md): its URL checked as a webhook's is (and
-   * each notification goes through the outbound guard), its token and credentials bounded; one made
-   * after the task ended is sent that end at once.
+   * A push config as asked, checked before anything is kept or started (a message's config is checked
+   * before its turn is taken): its URL as a webhook's is (each notification goes through the outbound guard
+   * too), its id, token and credentials bounded to what a header carries, and room for it under the user's bound.
    */
-  async function savePush(taskId: string, params: Omit<TaskPushNotificationConfig, 'taskId' | 'tenant'>): Promise<PushConfig> {
+  async function checkedPush(params: Omit<TaskPushNotificationConfig, 'taskId' | 'tenant'>): Promise<CheckedPush> {
     mayAct();
-    const task = await loadTask(taskId);
     let url: URL;
     try {
       url = outbound.checkUrl(params.url);
     } catch (error) {
       throw new errors.RequestMalformedError(`The push notification URL is refused: ${(error as Error).message}`);
     }
-    if (params.url.length > MAX_PUSH_URL_CHARS)
+    if (url.href.length > MAX_PUSH_URL_CHARS)
       throw new errors.RequestMalformedError(`The push notification URL is longer than ${MAX_PUSH_URL_CHARS} characters`);
     const id = params.id || newId('pnc');
-    if (id.length > 64) throw new errors.RequestMalformedError('A push notification config id has at most 64 characters');
-    if ((params.token ?? '').length > MAX_PUSH_SECRET_CHARS)
-      throw new errors.RequestMalformedError(`The token is longer than ${MAX_PUSH_SECRET_CHARS} characters`);
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(id))
+      throw new errors.RequestMalformedError('A push notification config id is 1 to 64 letters, digits, ".", "_" or "-"');
+    const token = params.token ?? '';
+    if (token && !HEADER_VALUE.test(token))
+      throw new errors.RequestMalformedError(`The token must be printable ASCII, at most ${MAX_PUSH_SECRET_CHARS} characters`);
     const auth = params.authentication;
-    if (
-      auth &&
-      (!/^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,63}$/.test(auth.scheme) ||
-        auth.credentials.length > MAX_PUSH_SECRET_CHARS ||
-        /[\r\n]/.test(auth.credentials))
-    ) {
+    if (auth && (!/^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,63}$/.test(auth.scheme) || !HEADER_VALUE.test(auth.credentials))) {
       throw new errors.RequestMalformedError(
-        'authentication needs an HTTP scheme name (such as "Bearer") and credentials of at most 4096 characters on one line',
+        `authentication needs an HTTP scheme name (such as "Bearer") and credentials of printable ASCII, at most ${MAX_PUSH_SECRET_CHARS} characters`,
       );
     }
+    if ((await countPushConfigs(deps.db, principal.userId)) >= PUSH_LIMITS.perUser) {
+      throw new errors.RequestMalformedError(
+        `A user has at most ${PUSH_LIMITS.perUser} push configs; delete some (they also go a week after their task ends)`,
+      );
+    }
+    return { id, url: url.href, token, ...(auth ? { authentication: { scheme: auth.scheme, credentials: auth.credentials } } : {}) };
+  }
+
+  /** Keeps a checked push config of a task of this agent; one made after the task ended is sent that end at once. */
+  async function keepPush(taskId: string, checked: CheckedPush): Promise<PushConfig> {
+    const task = await loadTask(taskId);
     try {
       const { config, ended } = await savePushConfig(deps.db, deps.masterKey, {
+        ...checked,
         taskId: task.taskId,
-        id,
         sessionId: task.sessionId,
         userId: principal.userId,
         turnId: task.turnId,
-        url: url.href,
-        token: params.token ?? '',
-        ...(auth ? { authentication: { scheme: auth.scheme, credentials: auth.credentials } } : {}),
       });
       // Started now, within the API's Temporal deadline; one not started waits for the housekeeping pass.
       if (ended[0]) {
@@ -409,10 +428,10 @@ export function agentA2aHandler(context: A2aContext): A2ARequestHandler {
     }
   }
 
-  /** A push config sent with the message (`configuration.taskPushNotificationConfig`), kept for its task. */
-  async function pushAsked(params: SendMessageRequest, taskId: string): Promise<void> {
+  /** The push config sent with a message (`configuration.taskPushNotificationConfig`), checked before its turn is taken. */
+  async function pushAsked(params: SendMessageRequest): Promise<CheckedPush | undefined> {
     const asked = params.configuration?.taskPushNotificationConfig;
-    if (asked?.url) await savePush(taskId, asked);
+    return asked?.url ? checkedPush(asked) : undefined;
   }
 
   /** historyLength as the SDK reads it: none means all, zero or less means none. */
@@ -431,8 +450,12 @@ interface Taken {
   seq: number;
 }
 
-const MAX_PUSH_URL_CHARS = 2_000;
+const MAX_PUSH_URL_CHARS = 2_048;
 const MAX_PUSH_SECRET_CHARS = 4_096;
+/** What an HTTP header value carries whole: printable ASCII, spaces inside only. */
+const HEADER_VALUE = new RegExp(`^[\\x21-\\x7E](?:[\\x20-\\x7E]{0,${MAX_PUSH_SECRET_CHARS - 2}}[\\x21-\\x7E])?$`);
+
+type CheckedPush = Pick<PushConfig, 'id' | 'url' | 'token' | 'authentication'>;
 
 /** A config as A2A shows it, to the user who made it: the token and credentials are theirs. */
 function pushConfigView(config: PushConfig): TaskPushNotificationConfig {

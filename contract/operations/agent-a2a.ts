@@ -29,9 +29,10 @@ export const postAgentA2a = defineOperation({
     'Send `A2A-Version: 1.0`. A task is a turn, its id the message that started it; its context is the session (a message ' +
     'without a contextId opens a new one). A turn that waits on a person or a client is `TASK_STATE_INPUT_REQUIRED`, its ' +
     'status message saying what it waits on and where that is answered; it goes on by itself once answered, and GetTask ' +
-    'reads it. CancelTask aborts the turn. Push notification configs are not offered yet (PushNotificationNotSupportedError). ' +
+    'reads it. CancelTask aborts the turn. Push notification configs (with the message, or Create/Get/List/Delete) are told ' +
+    'when a task waits on its user, completes, fails or is cancelled (docs/a2a.md). ' +
     'Every message is a turn like any other: same events, usage, budgets, limits, webhooks and traces. Starting a turn needs ' +
-    'the `sessions:write` scope.',
+    'the `sessions:write` scope, as does every push config method.',
   tag: 'agents',
   auth: { kind: 'scope', scope: 'read' },
   body: { contentTypes: ['application/json'], schema: JSON_RPC, required: true },

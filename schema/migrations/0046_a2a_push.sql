@@ -24,9 +24,12 @@ CREATE INDEX a2a_push_configs_user_idx ON a2a_push_configs (user_id, created_at)
 ALTER TABLE webhook_deliveries ALTER COLUMN subscription_id DROP NOT NULL;
 ALTER TABLE webhook_deliveries ADD COLUMN push_task_id text;
 ALTER TABLE webhook_deliveries ADD COLUMN push_config_id text;
+-- Added NOT VALID, then validated: the check of the rows already there does not block writes meanwhile.
 ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_push_fk
-  FOREIGN KEY (push_task_id, push_config_id) REFERENCES a2a_push_configs (task_id, id) ON DELETE CASCADE;
+  FOREIGN KEY (push_task_id, push_config_id) REFERENCES a2a_push_configs (task_id, id) ON DELETE CASCADE NOT VALID;
 ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_one_target
-  CHECK ((subscription_id IS NULL) <> (push_task_id IS NULL AND push_config_id IS NULL));
+  CHECK ((subscription_id IS NULL) <> (push_task_id IS NULL AND push_config_id IS NULL)) NOT VALID;
+ALTER TABLE webhook_deliveries VALIDATE CONSTRAINT webhook_deliveries_push_fk;
+ALTER TABLE webhook_deliveries VALIDATE CONSTRAINT webhook_deliveries_one_target;
 CREATE UNIQUE INDEX webhook_deliveries_push_event_idx ON webhook_deliveries (push_task_id, push_config_id, event_key)
   WHERE push_task_id IS NOT NULL;

@@ -11,10 +11,12 @@ import { clientOf, request } from '../helpers/client/a2a-client.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
 import { createTestUser } from '../helpers/harness/users.ts';
 import type { SessionEvent } from '../../contract/events.ts';
+import { deleteStalePushConfigs, PUSH_CONFIG_TTL_DAYS } from '../../store/a2a-push.ts';
 
 const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
 
 const COMPLETED = 3;
+const FAILED = 4;
 const CANCELED = 5;
 const INPUT_REQUIRED = 6;
 
@@ -122,13 +124,23 @@ describe('A2A push notifications', () => {
       /no push notification config/,
     );
 
+    // A failed task is told so, and why.
+    env.fake.enqueue({ status: 400, errorBody: { error: { message: 'The model refused this request.' } } });
+    const failing = request('Fail');
+    failing.configuration!.taskPushNotificationConfig = config('', `${at.url}/failed`);
+    expect(((await client.sendMessage(failing)) as Task).status!.state).toBe(FAILED);
+    await at.waitForRequests(3);
+    const [failed] = updates(at, '/failed');
+    expect(stateOf(failed!)).toBe(FAILED);
+    expect(JSON.stringify(failed!.update.payload)).toContain('The model refused this request.');
+
     // A cancelled task is told so.
     env.fake.enqueue({ text: 'never ending ', endless: true, chunkDelayMs: 20 });
     const running = (await client.sendMessage(request('Go on forever', {}, true))) as Task;
     await client.createTaskPushNotificationConfig(config(running.id, `${at.url}/cancel`));
     await env.waitForEvents(running.contextId, (events) => events.some((event) => event.type === 'turn.started'));
     expect((await client.cancelTask({ tenant: '', id: running.id, metadata: undefined })).status!.state).toBe(CANCELED);
-    await at.waitForRequests(3);
+    await at.waitForRequests(4);
     expect(updates(at, '/cancel').map(stateOf)).toEqual([CANCELED]);
   });
 
@@ -144,12 +156,25 @@ describe('A2A push notifications', () => {
       ),
     ).rejects.toThrow(/authentication/);
 
+    // A message whose config is refused is refused whole: no turn is taken.
+    const tasks = async () =>
+      (await client.listTasks({ tenant: '', contextId: '', status: 0, pageToken: '', statusTimestampAfter: undefined })).totalSize;
+    const before = await tasks();
+    const badly = request('Hi again');
+    badly.configuration!.taskPushNotificationConfig = config('', 'https://example.com/x', { token: 'line\nbreak' });
+    await expect(client.sendMessage(badly)).rejects.toThrow(/token must be printable ASCII/);
+    expect(await tasks()).toBe(before);
+
+    // A read key neither makes configs nor reads their secrets.
     const reader = await call<{ key: string }>(`${env.api.url}/key`, {
       headers: env.user.auth,
       json: { name: 'reader', scopes: ['read'] },
     });
     const readOnly = await clientOf(env, name, reader.body.key);
     await expect(readOnly.createTaskPushNotificationConfig(config(task.id, 'https://example.com/x'))).rejects.toThrow(/sessions:write/);
+    await expect(readOnly.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' })).rejects.toThrow(
+      /sessions:write/,
+    );
 
     // Another user with an agent of the same name (names are per user, so the URL is the same): my task is not theirs.
     const other = await createTestUser(env.api.db);
@@ -163,5 +188,28 @@ describe('A2A push notifications', () => {
     await expect(stranger.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' })).rejects.toThrow(
       /No task/,
     );
+  });
+
+  test('a config goes a week after its task ended, once nothing is left to send; one of a task still open stays', async ({ env }) => {
+    const at = await receiver();
+    const { name } = await env.deploy();
+    const client = await clientOf(env, name);
+    env.fake.enqueue({ text: 'Done.' }, { text: 'never ending ', endless: true, chunkDelayMs: 20 });
+    const ended = (await client.sendMessage(request('Hi'))) as Task;
+    const open = (await client.sendMessage(request('Go on', {}, true))) as Task;
+    await client.createTaskPushNotificationConfig(config(ended.id, `${at.url}/ended`, { id: 'ended' }));
+    await client.createTaskPushNotificationConfig(config(open.id, `${at.url}/open`, { id: 'open' }));
+    await at.waitForRequests(1);
+    await expect
+      .poll(async () => (await env.api.db.query(`SELECT status FROM webhook_deliveries WHERE push_config_id = 'ended'`)).rows[0]?.status)
+      .toBe('delivered');
+    // As if a week and a day had passed.
+    const aged = `now() - make_interval(days => ${PUSH_CONFIG_TTL_DAYS + 1})`;
+    await env.api.db.query(`UPDATE a2a_push_configs SET created_at = ${aged} WHERE task_id = ANY($1)`, [[ended.id, open.id]]);
+    await env.api.db.query(`UPDATE events SET at = ${aged} WHERE session_id = ANY($1)`, [[ended.contextId, open.contextId]]);
+    expect(await deleteStalePushConfigs(env.api.db)).toBe(1);
+    const left = await env.api.db.query<{ id: string }>('SELECT id FROM a2a_push_configs WHERE task_id = ANY($1)', [[ended.id, open.id]]);
+    expect(left.rows.map((row) => row.id)).toEqual(['open']);
+    await client.cancelTask({ tenant: '', id: open.id, metadata: undefined });
   });
 });
