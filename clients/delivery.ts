@@ -3,7 +3,7 @@
 // were recorded but never started (a process died between the two). The id is the delivery's and is
 // never reused, so starting one twice is a no-op.
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
-import type { DeliveryInput } from '../core/delivery-types.ts';
+import { isPushLabel, type DeliveryInput } from '../core/delivery-types.ts';
 import { deliveryWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
 import { readableMetadata } from '../lib/workflow-safe/readable-metadata.ts';
@@ -17,10 +17,14 @@ export async function startDelivery(client: Client, taskQueue: string, userId: s
       args: [input],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       typedSearchAttributes: searchAttributes('delivery', { userId }),
-      ...readableMetadata({
-        summary: `Webhook ${input.type} delivery ${input.deliveryId}`,
-        details: `Subscription ${input.subscriptionId}. Attempts: GET /webhook/${input.subscriptionId}/deliveries`,
-      }),
+      ...readableMetadata(
+        isPushLabel(input.subscriptionId)
+          ? { summary: `A2A push notification ${input.type} ${input.deliveryId}`, details: `To ${input.subscriptionId}` }
+          : {
+              summary: `Webhook ${input.type} delivery ${input.deliveryId}`,
+              details: `Subscription ${input.subscriptionId}. Attempts: GET /webhook/${input.subscriptionId}/deliveries`,
+            },
+      ),
     });
     return true;
   } catch (error) {

@@ -30,3 +30,13 @@ export interface DeliveryResult {
   status: 'delivered' | 'failed' | 'cancelled';
   attempts: number;
 }
+
+/** How an A2A push notification's workflow names where it goes (where a webhook's names its subscription). */
+export function pushLabel(taskId: string, configId: string): string {
+  return `A2A push config ${configId} of task ${taskId}`;
+}
+
+/** Whether a delivery's "subscription" is a push config's label (store/a2a-push.ts). */
+export function isPushLabel(label: string): boolean {
+  return label.startsWith('A2A push config ');
+}

@@ -9,6 +9,7 @@ import { open, seal } from './secret-box.ts';
 import type { MasterKey } from '../lib/master-key.ts';
 import type { SealedSecretColumns } from './webhook-subscriptions.ts';
 import { TERMINAL_TURN_EVENTS } from '../contract/events.ts';
+import { pushLabel } from '../core/delivery-types.ts';
 
 /** Configs one task may have, and one user across their tasks. */
 export const PUSH_LIMITS = { perTask: 10, perUser: 1_000 } as const;
@@ -219,11 +220,6 @@ export async function insertPushDeliveries(client: Db | DbClient, change: TaskSt
       });
   }
   return made;
-}
-
-/** How a notification's workflow names where it goes (where a webhook's names its subscription). */
-export function pushLabel(taskId: string, configId: string): string {
-  return `A2A push config ${configId} of task ${taskId}`;
 }
 
 /** What one attempt needs: the notification, and its config opened. Undefined once the config is deleted. */

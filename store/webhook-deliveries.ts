@@ -4,7 +4,7 @@ import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
 import { newId } from '../lib/ids.ts';
 import type { SealedSecretColumns, SubscriptionStatus } from './webhook-subscriptions.ts';
-import { pushLabel } from './a2a-push.ts';
+import { pushLabel } from '../core/delivery-types.ts';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
 

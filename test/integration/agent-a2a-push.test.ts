@@ -7,9 +7,8 @@ import { describe, expect, onTestFinished } from 'vitest';
 import { StreamResponse, type Task, type TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
-import { clientOf, request } from '../helpers/client/a2a-client.ts';
+import { clientOf, request, strangerWithSameAgent } from '../helpers/client/a2a-client.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
-import { createTestUser } from '../helpers/harness/users.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 import { deleteStalePushConfigs, PUSH_CONFIG_TTL_DAYS } from '../../store/a2a-push.ts';
 
@@ -177,13 +176,7 @@ describe('A2A push notifications', () => {
     );
 
     // Another user with an agent of the same name (names are per user, so the URL is the same): my task is not theirs.
-    const other = await createTestUser(env.api.db);
-    const deployed = await call<{ ok: boolean }>(`${env.api.url}/deploy`, {
-      headers: other.auth,
-      json: { name, model: { providerId: 'openai-compatible', modelId: 'fake-model' } },
-    });
-    expect(deployed.body.ok).toBe(true);
-    const stranger = await clientOf(env, name, other.apiKey);
+    const stranger = await strangerWithSameAgent(env, name);
     await expect(stranger.createTaskPushNotificationConfig(config(task.id, 'https://example.com/x'))).rejects.toThrow(/No task/);
     await expect(stranger.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' })).rejects.toThrow(
       /No task/,

@@ -4,10 +4,9 @@
 // the turn, a turn that waits on a client as input-required, and another user's task out of reach.
 import { describe, expect } from 'vitest';
 import type { StreamResponse, Task } from '@a2a-js/sdk';
-import { clientOf, request } from '../helpers/client/a2a-client.ts';
+import { clientOf, request, strangerWithSameAgent } from '../helpers/client/a2a-client.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { call } from '../helpers/client/request.ts';
-import { createTestUser } from '../helpers/harness/users.ts';
 
 const test = agentTest();
 
@@ -117,13 +116,7 @@ describe('an agent as an A2A agent', () => {
     await expect(reader.sendMessage(request('Hi'))).rejects.toThrow(/sessions:write/);
     expect(replyOf(await reader.getTask({ tenant: '', id: mine.id }))).toBe('Mine.');
 
-    const other = await createTestUser(env.api.db);
-    const deployed = await call<{ ok: boolean }>(`${env.api.url}/deploy`, {
-      headers: other.auth,
-      json: { name, model: { providerId: 'openai-compatible', modelId: 'fake-model' } },
-    });
-    expect(deployed.body.ok).toBe(true);
-    const stranger = await clientOf(env, name, other.apiKey);
+    const stranger = await strangerWithSameAgent(env, name);
     await expect(stranger.getTask({ tenant: '', id: mine.id })).rejects.toThrow();
     await expect(stranger.sendMessage(request('Hi', { contextId: mine.contextId }))).rejects.toThrow(/another user/);
   });

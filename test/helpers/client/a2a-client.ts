@@ -4,6 +4,7 @@ import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcT
 import type { Message, SendMessageRequest } from '@a2a-js/sdk';
 import { call } from './request.ts';
 import type { AgentEnv } from '../harness/agent-env.ts';
+import { createTestUser } from '../harness/users.ts';
 
 export /** The SDK's client of the agent, found from its A2A URL's card, signing every request with `key`. */
 async function clientOf(env: AgentEnv, agent: string, key = env.user.apiKey): Promise<Client> {
@@ -40,3 +41,16 @@ export function request(text: string, extra: Partial<Message> = {}, returnImmedi
   };
 }
 
+/**
+ * The client of another user who deployed an agent of the same name: agent names are per user, so the
+ * A2A URL is the same, and only the key tells the two apart.
+ */
+export async function strangerWithSameAgent(env: AgentEnv, name: string): Promise<Client> {
+  const other = await createTestUser(env.api.db);
+  const deployed = await call<{ ok: boolean }>(`${env.api.url}/deploy`, {
+    headers: other.auth,
+    json: { name, model: { providerId: 'openai-compatible', modelId: 'fake-model' } },
+  });
+  if (!deployed.body.ok) throw new Error(`the stranger's deploy failed: ${deployed.text}`);
+  return clientOf(env, name, other.apiKey);
+}
