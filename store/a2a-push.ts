@@ -126,6 +126,15 @@ export function endState(type: string): PushedState {
   return type === 'turn.completed' ? 'TASK_STATE_COMPLETED' : type === 'turn.failed' ? 'TASK_STATE_FAILED' : 'TASK_STATE_CANCELED';
 }
 
+/** Whether a task has a push config: a change with more to read for its notification reads it only then. */
+export async function hasPushConfigs(db: Db, sessionId: string, taskId: string): Promise<boolean> {
+  const { rows } = await db.query<{ found: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM a2a_push_configs WHERE session_id = $1 AND task_id = $2) AS found',
+    [sessionId, taskId],
+  );
+  return rows[0]!.found;
+}
+
 /** How many configs a user has (the bound is checked again when one is kept). */
 export async function countPushConfigs(db: Db, userId: string): Promise<number> {
   const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM a2a_push_configs WHERE user_id = $1', [userId]);

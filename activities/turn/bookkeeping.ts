@@ -29,7 +29,8 @@ import { detachFromTurn, replyTargetOf, takeInbox } from '../../store/session-in
 import { handBackStranded } from '../agent-call-hand-back.ts';
 import { answerReplayedClientCalls } from './eval-replay-client-tools.ts';
 import { startTaskNotifications, type NotifyDeps } from './task-notifications.ts';
-import { insertPushDeliveries, type RecordedPush } from '../../store/a2a-push.ts';
+import { hasPushConfigs, insertPushDeliveries, type RecordedPush } from '../../store/a2a-push.ts';
+import { awaitedClientToolCalls } from '../../store/tool-calls.ts';
 import type { InboxItem } from '../../core/session-turns.ts';
 import type { ToolResultInput } from '../../core/client-tool-calls.ts';
 import { closeClientToolCalls } from '../../store/client-tool-answers.ts';
@@ -254,8 +255,27 @@ export function turnBookkeeping(deps: NotifyDeps) {
         // Retried, this tells the callers again: a second `subagent.waiting` is harmless, a missing one is not.
         if (input.waiting) await announceWaitToCallers(client, input.sessionId, input.turnId, 'tool');
       });
-      // An eval's case replaying a recorded session has no client: the recording answers what it can.
-      if (input.waiting) await answerReplayedClientCalls(db, () => Context.current().client, input.sessionId);
+      if (input.waiting) {
+        // An A2A client waiting on this task is told it waits on its client's tools, naming them.
+        if (await hasPushConfigs(db, input.sessionId, input.turnId)) {
+          const calls = await awaitedClientToolCalls(db, input.sessionId);
+          if (calls[0]) {
+            const names = [...new Set(calls.map((call) => call.toolName))].join(', ');
+            const pushed = await insertPushDeliveries(db, {
+              sessionId: input.sessionId,
+              taskId: input.turnId,
+              turnId: input.turnId,
+              state: 'TASK_STATE_INPUT_REQUIRED',
+              text: `Waiting for the client's results of ${names}: POST /session/${input.sessionId}/tool-result answers each call.`,
+              // One wait per step: its calls' message names it.
+              changeKey: `tools:${calls[0].messageId}`,
+            });
+            await startTaskNotifications(deps, pushed);
+          }
+        }
+        // An eval's case replaying a recorded session has no client: the recording answers what it can.
+        await answerReplayedClientCalls(db, () => Context.current().client, input.sessionId);
+      }
     },
 
     async completeTurn(input: { sessionId: string; turnId: string; usage: TokenUsage; costUsd: number | null }): Promise<void> {

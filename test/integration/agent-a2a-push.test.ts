@@ -85,6 +85,37 @@ describe('A2A push notifications', () => {
     expect(updates(at, '/colour').map(stateOf)).toEqual([INPUT_REQUIRED, COMPLETED]);
   });
 
+  test("a task that waits on its client's tool is told so, naming the tool, then that it completed", async ({ env }) => {
+    const at = await receiver();
+    const lookup = {
+      id: 'lookup_order',
+      description: 'Look up an order',
+      parameters: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+    };
+    const { name } = await env.deploy({ customTools: [lookup] });
+    const client = await clientOf(env, name);
+    let release!: () => void;
+    const configured = new Promise<void>((resolve) => (release = resolve));
+    env.fake.enqueue(
+      { toolCalls: [{ id: 'call_l', name: 'lookup_order', arguments: { orderId: 'A-1' } }], holdUntil: configured },
+      { text: 'It has shipped.' },
+    );
+    const task = (await client.sendMessage(request('Where is A-1?', {}, true))) as Task;
+    await client.createTaskPushNotificationConfig(config(task.id, `${at.url}/tool`));
+    release();
+    await at.waitForRequests(1);
+    const [waiting] = updates(at, '/tool');
+    expect(stateOf(waiting!)).toBe(INPUT_REQUIRED);
+    expect(JSON.stringify(waiting!.update.payload)).toContain('lookup_order');
+    const answered = await call(`${env.api.url}/session/${task.contextId}/tool-result`, {
+      headers: env.user.auth,
+      json: { toolCallId: 'call_l', output: { status: 'shipped' } },
+    });
+    expect(answered.status, answered.text).toBe(200);
+    await at.waitForRequests(2);
+    expect(updates(at, '/tool').map(stateOf)).toEqual([INPUT_REQUIRED, COMPLETED]);
+  });
+
   test('a config sent with the message, one made after the end, and a cancellation: each told once, with its credentials', async ({
     env,
   }) => {
