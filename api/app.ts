@@ -21,6 +21,7 @@ import { revisionRoutes } from './routes/revisions.ts';
 import { evalRoutes } from './routes/evals.ts';
 import { evalSetRoutes } from './routes/eval-sets.ts';
 import { secretRoutes } from './routes/secrets.ts';
+import { approverRoutes } from './routes/approvers.ts';
 import { schemaRoutes } from './routes/schemas.ts';
 import { sessionEventRoutes } from './routes/session-events.ts';
 import { sessionRoutes } from './routes/sessions.ts';
@@ -104,6 +105,7 @@ export function createApp(deps: ApiDeps): App {
     ...evalRoutes(deps),
     ...evalSetRoutes(deps),
     ...secretRoutes(deps),
+    ...approverRoutes(deps),
     ...sessionRoutes(deps),
     ...sessionEventRoutes(deps),
     ...sessionHistoryRoutes(deps),

@@ -3,7 +3,13 @@
 // its chat threads. The API maps the outcomes to HTTP (api/approvals/workflows.ts).
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { answeredSignal, answerUpdate, type AnsweredOutcome, type approvalWorkflow } from '../workflows/approval.ts';
+import {
+  answeredSignal,
+  answerUpdate,
+  type AnsweredOutcome,
+  type approvalWorkflow,
+  type StoredAnswerSignal,
+} from '../workflows/approval.ts';
 
 /** What an answered approval's workflow returns: the API's answer to it (api/approvals/workflows.ts). */
 export type { AnsweredOutcome };
@@ -53,7 +59,7 @@ export function answerApprovalWorkflow(client: Client, approvalId: string, answe
 }
 
 /** Hands the approval's workflow an answer stored already (the engine takes it with no worker running). */
-export async function signalStoredAnswer(client: Client, approvalId: string, answer: AnsweredOutcome & { via: ApprovalAnswer['via'] }) {
+export async function signalStoredAnswer(client: Client, approvalId: string, answer: StoredAnswerSignal) {
   await client.workflow.getHandle(approvalWorkflowId(approvalId)).signal(answeredSignal, answer);
 }
 

@@ -27,3 +27,18 @@ export const APPROVAL_QUESTION_PROPERTIES = {
   },
   expiresInMs: { type: 'integer', minimum: APPROVAL_LIMITS.minExpiryMs },
 } as const;
+
+/** In an approval's `approvers`: its user, answering by API, dashboard, CLI, links they hold or their agent's channels. */
+export const ME = 'me';
+/** In an approval's `approvers`: every member of one of the user's approver groups. */
+export const GROUP_PREFIX = 'group:';
+/** Approver and group names: lower case, so a name read from a chat or a mail matches as typed. */
+export const APPROVER_NAME = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
+
+/** An approval a team answers (docs/approvals.md, "Several approvers"). */
+export const TEAM_LIMITS = {
+  /** Names an approval may give (a group counts once). */
+  approvers: 20,
+  /** Seats once groups are expanded. */
+  seats: 50,
+} as const;

@@ -128,7 +128,30 @@ export interface EventData {
     /** It asks the user to sign in to this MCP server of theirs; only the sign-in finishing answers it. */
     connect?: { serverId: string };
   };
-  'approval.answered': { approvalId: string; choice: string; note: string | null; via: string; answeredAt: string };
+  'approval.answered': {
+    approvalId: string;
+    choice: string;
+    note: string | null;
+    via: string;
+    answeredAt: string;
+    /** An approval a team answers (docs/approvals.md): the approver whose vote decided it, and the votes per option then. */
+    approver?: string;
+    tally?: Record<string, number>;
+  };
+  /**
+   * An approver of an approval a team answers voted, and it waits on more votes: `tally` counts each
+   * option's votes so far, `quorum` how many decide one. The deciding vote is `approval.answered`.
+   */
+  'approval.voted': {
+    approvalId: string;
+    approver: string;
+    choice: string;
+    note: string | null;
+    via: string;
+    votedAt: string;
+    tally: Record<string, number>;
+    quorum: number;
+  };
   'approval.expired': { approvalId: string; expiredAt: string };
   /** The session was opened by a trigger (cron or webhook) or a workflow run started through the API. */
   'trigger.fired': {

@@ -44,6 +44,7 @@ export function turnEventFilter(turnId: string, userMessageId = turnId): (event:
         approvals.add(event.approvalId);
         return true;
       case 'approval.answered':
+      case 'approval.voted':
       case 'approval.expired':
         return approvals.has(event.approvalId);
       // The session's, not a turn's: a regenerate's revert answers the request that made it (its seq

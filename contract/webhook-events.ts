@@ -45,7 +45,14 @@ export interface WebhookEventData {
     /** Present when a turn waits for its user to sign in to this MCP server (its id); answered by signing in. */
     connect?: { serverId: string };
   };
-  'approval.answered': ApprovalData & { choice: string; note: string | null; answeredAt: string };
+  /** `approver` and `tally`: an approval a team answers (docs/approvals.md), the approver whose vote decided it and the votes per option then. */
+  'approval.answered': ApprovalData & {
+    choice: string;
+    note: string | null;
+    answeredAt: string;
+    approver?: string;
+    tally?: Record<string, number>;
+  };
   'approval.expired': ApprovalData & { expiredAt: string };
   /** A cron or webhook trigger fired (or a run was started): a fresh session is working on it. */
   'trigger.fired': {

@@ -9,8 +9,9 @@ import type { MasterKey } from './master-key.ts';
 const PURPOSE = 'approval-links';
 const SIGNATURE_CHARS = 20;
 
-function sign(key: Buffer, approvalId: string): string {
-  const digest = hmacSha256(key, `approval:${approvalId}`);
+function sign(key: Buffer, approvalId: string, seat: number | null = null): string {
+  // A seat's link signs its seat too: it answers as that approver, and as no other.
+  const digest = hmacSha256(key, seat === null ? `approval:${approvalId}` : `approval:${approvalId}:seat:${seat}`);
   let out = '';
   // 5 bits per character from the digest's bit stream.
   for (let i = 0; i < SIGNATURE_CHARS; i++) {
@@ -27,17 +28,36 @@ export function approvalToken(masterKey: MasterKey, approvalId: string): string 
 }
 
 /**
- * The approval a token names, or undefined when it is malformed or not signed by any of `keys`
- * (the current master key first, then previous ones, so links survive a key rotation).
+ * The token of one approver's links (an approval a team answers): `<approvalId>.s<seat>.<signature>`.
+ * Forwarded, it still answers as that approver, once.
  */
-export function verifyApprovalToken(keys: readonly MasterKey[], token: string): string | undefined {
+export function seatToken(masterKey: MasterKey, approvalId: string, seat: number): string {
+  return `${approvalId}.s${seat}.${sign(masterKey.derive(PURPOSE), approvalId, seat)}`;
+}
+
+/**
+ * The approval a token names, with the seat its links answer as (null: the approval's own token, its
+ * user's), or undefined when it is malformed or not signed by any of `keys` (the current master key
+ * first, then previous ones, so links survive a key rotation).
+ */
+export function verifyApprovalLink(keys: readonly MasterKey[], token: string): { approvalId: string; seat: number | null } | undefined {
   const normalized = token.trim().toLowerCase();
-  const dot = normalized.lastIndexOf('.');
-  if (dot === -1 || normalized.length > 80) return undefined;
-  const approvalId = normalized.slice(0, dot);
-  const signature = normalized.slice(dot + 1);
-  if (!isId('apr', approvalId) || signature.length !== SIGNATURE_CHARS) return undefined;
-  return keys.some((key) => safeEqual(sign(key.derive(PURPOSE), approvalId), signature)) ? approvalId : undefined;
+  if (normalized.length > 80) return undefined;
+  const parts = normalized.split('.');
+  const [approvalId, middle, last] = parts;
+  const seatPart = parts.length === 3 ? /^s(\d{1,3})$/.exec(middle!) : null;
+  if ((parts.length !== 2 && !seatPart) || !isId('apr', approvalId!)) return undefined;
+  const seat = seatPart ? Number(seatPart[1]) : null;
+  const signature = (parts.length === 3 ? last : middle)!;
+  if (signature.length !== SIGNATURE_CHARS) return undefined;
+  return keys.some((key) => safeEqual(sign(key.derive(PURPOSE), approvalId!, seat), signature))
+    ? { approvalId: approvalId!, seat }
+    : undefined;
+}
+
+/** The approval a token names (either kind), or undefined (verifyApprovalLink). */
+export function verifyApprovalToken(keys: readonly MasterKey[], token: string): string | undefined {
+  return verifyApprovalLink(keys, token)?.approvalId;
 }
 
 /** Links people follow: the answer page of an approval and one one-click link per option. */

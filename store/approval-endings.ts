@@ -48,21 +48,27 @@ export async function storeApprovalAnswer(
 ): Promise<{ approval: Approval; changed: boolean }> {
   return inTransaction(db, async (client) => {
     const { approval, changed } = await markAnswered(client, input, byApi);
-    if (changed && approval.sessionId !== null) {
-      if (waitsInTurn(approval)) await setWaiting(client, approval, false);
-      await appendEvents(client, approval.sessionId, [
-        {
-          type: 'approval.answered',
-          data: {
-            approvalId: approval.id,
-            choice: approval.choice!,
-            note: approval.note,
-            via: approval.answeredVia ?? input.via,
-            answeredAt: approval.answeredAt!.toISOString(),
-          },
-        },
-      ]);
-    }
+    if (changed) await reachSession(client, approval, input.via);
     return { approval, changed };
   });
+}
+
+/** What an answer just stored changes in its session (in the transaction that stored it): it runs again, and its event. */
+export async function reachSession(client: DbClient, approval: Approval, via: AnswerVia): Promise<void> {
+  if (approval.sessionId === null) return;
+  if (waitsInTurn(approval)) await setWaiting(client, approval, false);
+  await appendEvents(client, approval.sessionId, [
+    {
+      type: 'approval.answered',
+      data: {
+        approvalId: approval.id,
+        choice: approval.choice!,
+        note: approval.note,
+        via: approval.answeredVia ?? via,
+        answeredAt: approval.answeredAt!.toISOString(),
+        ...(approval.decidedBy !== null ? { approver: approval.decidedBy } : {}),
+        ...(approval.tally !== null ? { tally: approval.tally } : {}),
+      },
+    },
+  ]);
 }

@@ -9,6 +9,7 @@ import { appendEvents } from './events.ts';
 import { insertApproval, type Approval, type NewApproval } from './approvals.ts';
 import { setWaiting, waitsInTurn } from './approval-endings.ts';
 import { announceWaitToCallers } from './agent-call-waits.ts';
+import { insertTeam } from './approval-votes.ts';
 import type { Bundle } from '../contract/bundle.ts';
 import type { ApprovalWorkflowInput } from '../lib/workflow-safe/approvals.ts';
 
@@ -92,13 +93,17 @@ export function approvalRequestOf(
     channels: channels.map((channel) => ({ position: channel.position, provider: channel.provider, answerVia: channel.answerVia })),
     ...(chosen.channelsFrom ? { channelsFrom: chosen.channelsFrom } : {}),
     ...(input.request.connect ? { connectServer: input.request.connect.serverId } : {}),
+    ...(input.request.team ? { team: input.request.team } : {}),
   };
 }
 
 /** Writes the request unless it is written already; `created` says whether this call wrote it. */
 export async function recordApprovalRequest(db: Db, request: NewApproval): Promise<{ approval: Approval; created: boolean }> {
   return inTransaction(db, async (client) => {
-    const written = await insertApproval(client, request);
+    const inserted = await insertApproval(client, request);
+    // Its seats, in the same transaction: an approval a team answers is never readable without them.
+    const written =
+      inserted.created && request.team ? { approval: await insertTeam(client, inserted.approval, request.team), created: true } : inserted;
     const { approval, created } = written;
     if (!created || approval.sessionId === null) return written;
     if (waitsInTurn(approval)) {

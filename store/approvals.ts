@@ -7,6 +7,7 @@ import type { Db, DbClient } from './db.ts';
 import { EVENTS_CHANNEL } from './event-channel.ts';
 import type { ApprovalSource, ApprovalStatus } from '../lib/workflow-safe/approvals.ts';
 import type { AnswerVia } from '../contract/approvals.ts';
+import type { TeamRequest, TeamRule } from '../lib/workflow-safe/approval-quorum.ts';
 
 export interface Dispatch {
   position: number;
@@ -49,9 +50,14 @@ export interface Approval {
   channelsFrom: { agentId: string; revision: number } | null;
   /** A connect approval: it asks its user to sign in to this MCP server of theirs, and only a sign-in answers it. */
   connectServer: string | null;
+  /** Who may answer it and how many must agree (store/approval-votes.ts); null: anyone holding it, once. */
+  team: TeamRule | null;
+  /** Of an approval a team answered: the approver whose vote decided it, and the votes per option then. */
+  decidedBy: string | null;
+  tally: Record<string, number> | null;
 }
 
-interface ApprovalRow {
+export interface ApprovalRow {
   id: string;
   user_id: string;
   agent_id: string | null;
@@ -75,9 +81,14 @@ interface ApprovalRow {
   channels_agent_id: string | null;
   channels_revision: number | null;
   connect_server: string | null;
+  quorum: number | null;
+  deny_wins: boolean | null;
+  refusing_option: string | null;
+  decided_by: string | null;
+  tally: Record<string, number> | null;
 }
 
-function toApproval(row: ApprovalRow): Approval {
+export function toApproval(row: ApprovalRow): Approval {
   return {
     id: row.id,
     userId: row.user_id,
@@ -104,6 +115,9 @@ function toApproval(row: ApprovalRow): Approval {
         ? { agentId: row.channels_agent_id, revision: row.channels_revision }
         : null,
     connectServer: row.connect_server,
+    team: row.quorum !== null ? { quorum: row.quorum, denyWins: row.deny_wins ?? false, refusing: row.refusing_option } : null,
+    decidedBy: row.decided_by,
+    tally: row.tally,
   };
 }
 
@@ -125,6 +139,8 @@ export type NewApproval = Pick<
   Partial<Pick<Approval, 'traceParent' | 'channelsFrom' | 'connectServer'>> & {
     /** The channels it goes over, in declared order: one pending dispatch each, at the channel's position in `userChannels`. */
     channels: Array<{ position: number; provider: string; answerVia: 'reply' | 'signed-url' }>;
+    /** Its approvers as asked: made seats from the user's directory as it is now. */
+    team?: TeamRequest;
   };
 
 /** Inserts the approval and its pending dispatches; `created` is false when it existed already. */
@@ -230,7 +246,7 @@ export async function listApprovals(
   return { approvals: page, next: rows.length > filter.limit ? page[page.length - 1]!.id : null };
 }
 
-async function announce(client: DbClient, approvalId: string): Promise<void> {
+export async function announce(client: DbClient, approvalId: string): Promise<void> {
   await client.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, `${approvalId}:0`]);
 }
 

@@ -47,7 +47,13 @@ export const answerUpdate = defineUpdate<AnsweredOutcome, [ApprovalAnswer]>('ans
  * written with it): a signal, which the engine takes with no worker running. The workflow takes it as
  * its outcome unless its own expiry came first (which then finds this answer stored and takes it too).
  */
-export const answeredSignal = defineSignal<[AnsweredOutcome & { via: ApprovalAnswer['via'] }]>(ANSWERED_SIGNAL);
+export const answeredSignal = defineSignal<[StoredAnswerSignal]>(ANSWERED_SIGNAL);
+export type StoredAnswerSignal = AnsweredOutcome & {
+  via: ApprovalAnswer['via'];
+  /** An approval a team answered: the approver who decided it, and the votes per option then. */
+  approver?: string;
+  tally?: Record<string, number>;
+};
 /**
  * The record as written. An API from before the API wrote records itself waited on this Update to answer
  * POST /approval; it stays for such a process during a rollout.
@@ -102,6 +108,8 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   });
   /** The answer came stored, by signal: the worker still counts it and records its span. */
   let storedBySignal = false;
+  /** Of an approval a team answered: who decided it, and the votes then (its webhook event carries them). */
+  let team: { approver?: string; tally?: Record<string, number> } = {};
   setHandler(answeredSignal, (stored) => {
     // An answer taken through the Update (one the sweep handed over), or the expiry, decided first: the
     // expiry's write found this answer stored, so either way the outcome is the same answer.
@@ -109,6 +117,10 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
     decided = 'answered';
     storedBySignal = true;
     answeredVia = stored.via;
+    team = {
+      ...(stored.approver !== undefined && { approver: stored.approver }),
+      ...(stored.tally !== undefined && { tally: stored.tally }),
+    };
     outcome = { status: 'answered', choice: stored.choice, note: stored.note, answeredAt: stored.answeredAt };
   });
   setHandler(
@@ -210,7 +222,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
     const { choice, note, answeredAt } = settled;
     await publishEvent(
       input.userId,
-      { type: 'approval.answered', data: { ...base, choice, note, answeredAt } },
+      { type: 'approval.answered', data: { ...base, choice, note, answeredAt, ...team } },
       `approval.answered:${approvalId}`,
     );
   } else {

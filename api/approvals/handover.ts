@@ -20,6 +20,9 @@ function signal(deps: HandOverDeps, approval: Approval): Promise<void> {
     note: approval.note,
     answeredAt: approval.answeredAt!.toISOString(),
     via: approval.answeredVia!,
+    // An approval a team answered: who decided it and the votes then, for its webhook event.
+    ...(approval.decidedBy !== null ? { approver: approval.decidedBy } : {}),
+    ...(approval.tally !== null ? { tally: approval.tally } : {}),
   });
 }
 

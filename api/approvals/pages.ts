@@ -60,3 +60,23 @@ export function connectPage(approval: Approval, actionUrl: string): string {
 <p class="muted">Expires ${escapeHtml(approval.expiresAt.toUTCString())}.</p>`,
   );
 }
+
+/** A vote counted that did not decide: the approval waits on the others. */
+export function votedPage(
+  approval: Approval,
+  vote: { approver: string; choice: string; tally: Record<string, number>; quorum: number },
+): string {
+  const counts = Object.entries(vote.tally)
+    .map(([option, votes]) => `${escapeHtml(option)}: ${votes} of ${vote.quorum}`)
+    .join(', ');
+  return layout(
+    'Vote recorded',
+    `<h1>Thank you: your vote “${escapeHtml(vote.choice)}” is recorded.</h1>${questionBlock(approval)}
+<p>The decision waits on more approvers (${counts}).</p><p class="muted">You can close this page.</p>`,
+  );
+}
+
+/** Why a vote was not taken: this approver voted already, or the link answers as nobody who may. */
+export function notCountedPage(approval: Approval, why: string): string {
+  return layout('Not recorded', `<h1>${escapeHtml(why)}</h1>${questionBlock(approval)}<p class="muted">Nothing was recorded.</p>`);
+}

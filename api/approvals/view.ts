@@ -3,12 +3,55 @@
 // them; a read-only key would otherwise hold an answer it was not granted.
 import type { Approval, Dispatch } from '../../store/approvals.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
-import { approvalLinks, approvalToken } from '../../lib/approval-token.ts';
+import { approvalLinks, approvalToken, seatToken } from '../../lib/approval-token.ts';
+import type { Seat } from '../../store/approval-votes.ts';
+import { tallyOf } from '../../lib/workflow-safe/approval-quorum.ts';
+
+/**
+ * An approval a team answers: its rule, its tally, and (where read, `seats`) each approver with their
+ * vote and, for a key that may answer, their own links. Addresses stay out: the directory has them.
+ */
+function teamView(approval: Approval, context: { masterKey: MasterKey; baseUrl: string; mayAnswer: boolean }, seats?: Seat[]) {
+  if (!approval.team) return {};
+  const tally =
+    approval.tally ??
+    (seats
+      ? tallyOf(
+          approval.options,
+          seats.flatMap((seat) => (seat.vote ? [seat.vote.choice] : [])),
+        )
+      : undefined);
+  return {
+    quorum: approval.team.quorum,
+    denyWins: approval.team.denyWins,
+    refusingOption: approval.team.refusing,
+    decidedBy: approval.decidedBy,
+    ...(tally ? { tally } : {}),
+    ...(seats
+      ? {
+          approvers: seats.map((seat) => ({
+            name: seat.name,
+            addedBy: seat.addedBy,
+            vote: seat.vote && {
+              choice: seat.vote.choice,
+              note: seat.vote.note,
+              via: seat.vote.via,
+              votedAt: seat.vote.votedAt.toISOString(),
+            },
+            ...(context.mayAnswer
+              ? { links: approvalLinks(context.baseUrl, seatToken(context.masterKey, approval.id, seat.position), approval.options) }
+              : {}),
+          })),
+        }
+      : {}),
+  };
+}
 
 export function approvalView(
   approval: Approval,
   context: { masterKey: MasterKey; baseUrl: string; mayAnswer: boolean },
   dispatches?: Dispatch[],
+  seats?: Seat[],
 ) {
   const token = approvalToken(context.masterKey, approval.id);
   const answering = context.mayAnswer ? { token, links: approvalLinks(context.baseUrl, token, approval.options) } : {};
@@ -31,6 +74,7 @@ export function approvalView(
     answeredAt: approval.answeredAt?.toISOString() ?? null,
     expiredAt: approval.expiredAt?.toISOString() ?? null,
     ...answering,
+    ...teamView(approval, context, seats),
     ...(dispatches
       ? {
           dispatches: dispatches.map((dispatch) => ({

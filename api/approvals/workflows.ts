@@ -13,9 +13,12 @@ import { approvalRequestOf, chooseApprovalChannels, recordApprovalRequest } from
 import { getRevision } from '../../store/agents.ts';
 import { currentTraceParent } from '../../lib/genai-spans.ts';
 import { handOverAnswer } from './handover.ts';
+import { castVote } from '../../store/approval-votes.ts';
+import { ME } from '../../lib/workflow-safe/approval-quorum.ts';
 import {
   ConflictError,
   DependencyUnavailableError,
+  ForbiddenError,
   GoneError,
   ValidationError,
   type ServiceError,
@@ -95,8 +98,12 @@ export async function answerApproval(
   deps: ApiDeps,
   approval: Approval,
   answer: ApprovalAnswer,
-  options: { bySignIn?: boolean } = {},
-): Promise<AnsweredOutcome> {
+  options: {
+    bySignIn?: boolean;
+    /** Of an approval a team answers: whose vote it is (a seat's link names its seat); else its user's, "me". */
+    seat?: number | null;
+  } = {},
+): Promise<AnswerTaken> {
   // Every way of answering (API, link, channel reply) comes here; the note must be storable text.
   if (answer.note) assertStorableText(answer.note, 'answer', '/note');
   if (approval.status !== 'unanswered') throw verdictOf(approval);
@@ -106,6 +113,7 @@ export async function answerApproval(
   }
   const choice = matchOption(approval.options, answer.choice);
   if (choice === undefined) throw invalidChoice(approval, answer.choice);
+  if (approval.team) return vote(deps, approval, { ...answer, choice }, options.seat ?? null);
   const { approval: stored, changed } = await storeApprovalAnswer(
     deps.db,
     { approvalId: approval.id, choice, note: answer.note, via: answer.via },
@@ -124,6 +132,60 @@ export async function answerApproval(
   };
   handOverAnswer(deps, stored);
   return outcome;
+}
+
+/** A vote counted that did not decide: the approval waits on more (202 over the API). */
+export interface CountedVote {
+  status: 'unanswered';
+  approver: string;
+  choice: string;
+  tally: Record<string, number>;
+  quorum: number;
+}
+
+/** What an answer did: decided the approval (a single answer always does), or counted as one vote of several. */
+export type AnswerTaken = (AnsweredOutcome & { approver?: string; tally?: Record<string, number> }) | CountedVote;
+
+/**
+ * One approver's vote on an approval a team answers, decided by PostgreSQL under the approval's lock:
+ * 403 for someone who is not an approver (nothing recorded), 409 for a second vote of the same seat.
+ * The vote that decides is handed to the workflow as a single answer is.
+ */
+async function vote(deps: ApiDeps, approval: Approval, answer: ApprovalAnswer, seat: number | null): Promise<AnswerTaken> {
+  const cast = await castVote(deps.db, {
+    approvalId: approval.id,
+    seat: seat === null ? { name: ME } : { position: seat },
+    choice: answer.choice,
+    note: answer.note,
+    via: answer.via,
+  });
+  switch (cast.kind) {
+    case 'closed':
+      if (cast.approval.status === 'unanswered') throw new GoneError('This approval has expired');
+      throw verdictOf(cast.approval);
+    case 'stranger':
+      throw new ForbiddenError(
+        seat === null
+          ? `You are not one of this approval's approvers (${cast.seats.join(', ')}): each answers with their own links`
+          : 'This link answers as no approver of this approval',
+      );
+    case 'voted-before':
+      throw new ConflictError(`${cast.seat.name} has already answered ("${cast.seat.vote!.choice}")`);
+    case 'counted': {
+      const { approval: counted, tally } = cast;
+      if (!cast.decided)
+        return { status: 'unanswered', approver: cast.seat.name, choice: answer.choice, tally, quorum: counted.team!.quorum };
+      handOverAnswer(deps, counted);
+      return {
+        status: 'answered',
+        choice: counted.choice!,
+        note: counted.note,
+        answeredAt: counted.answeredAt!.toISOString(),
+        approver: cast.seat.name,
+        tally,
+      };
+    }
+  }
 }
 
 /**

@@ -7,13 +7,13 @@ import type { Request, Response } from 'express';
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute, type HandlerInput, type Reply } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
-import { verifyApprovalToken } from '../../lib/approval-token.ts';
+import { verifyApprovalLink } from '../../lib/approval-token.ts';
 import { isLinkPreviewFetcher } from '../approvals/link-preview.ts';
 import { APPROVAL_LIMITS, matchOption } from '../../lib/workflow-safe/approvals.ts';
 import { getApproval, type Approval } from '../../store/approvals.ts';
-import { ConflictError, GoneError, NotFoundError, ServiceError, ValidationError } from '../../lib/workflow-safe/errors.ts';
+import { ConflictError, ForbiddenError, GoneError, NotFoundError, ServiceError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { answerApproval } from '../approvals/workflows.ts';
-import { answeredPage, expiredPage, invalidChoicePage, notFoundPage, questionPage } from '../approvals/pages.ts';
+import { answeredPage, expiredPage, invalidChoicePage, notCountedPage, notFoundPage, questionPage, votedPage } from '../approvals/pages.ts';
 import { isClick, ONWARD_FORM_HEADERS, PAGE_HEADERS, sendPage, wantsHtml } from '../html-pages.ts';
 import { connectPage } from '../approvals/pages.ts';
 import { notConnectedPage } from '../mcp-oauth/pages.ts';
@@ -21,21 +21,35 @@ import { signInsOf } from '../mcp-oauth/sign-in.ts';
 import { getMcpServer } from '../../store/mcp-servers.ts';
 import { publicBaseUrl } from '../public-url.ts';
 
-async function approvalOfToken(deps: ApiDeps, token: string): Promise<Approval | undefined> {
-  const approvalId = verifyApprovalToken(deps.masterKeys, token);
-  return approvalId ? getApproval(deps.db, approvalId) : undefined;
+/** The approval a token names, with the seat its links answer as (null: the approval's own token). */
+async function approvalOfToken(deps: ApiDeps, token: string): Promise<(Approval & { seat: number | null }) | undefined> {
+  const link = verifyApprovalLink(deps.masterKeys, token);
+  const approval = link ? await getApproval(deps.db, link.approvalId) : undefined;
+  return approval && { ...approval, seat: link!.seat };
 }
 
 /** Renders the outcome of answering by link: a page for browsers, JSON (or problem+json) otherwise. */
-async function answerAndShow(deps: ApiDeps, req: Request, res: Response, approval: Approval, choice: string, note: string | null) {
+async function answerAndShow(
+  deps: ApiDeps,
+  req: Request,
+  res: Response,
+  approval: Approval & { seat: number | null },
+  choice: string,
+  note: string | null,
+) {
   const actionUrl = req.originalUrl.split('?')[0]!;
   try {
-    const outcome = await answerApproval(deps, approval, { choice, note, via: 'link' });
-    if (!wantsHtml(req)) return { status: 200, body: { id: approval.id, ...outcome } } satisfies Reply;
-    return sendPage(res, 200, answeredPage(approval, outcome.choice, true));
+    const taken = await answerApproval(deps, approval, { choice, note, via: 'link' }, { seat: approval.seat });
+    const status = taken.status === 'answered' ? 200 : 202;
+    if (!wantsHtml(req)) return { status, body: { id: approval.id, ...taken } } satisfies Reply;
+    return sendPage(res, status, taken.status === 'answered' ? answeredPage(approval, taken.choice, true) : votedPage(approval, taken));
   } catch (error) {
     if (!(error instanceof ServiceError) || !wantsHtml(req)) throw error;
     const current = (await getApproval(deps.db, approval.id)) ?? approval;
+    // This approver voted already, or the link answers as nobody who may: the approval is still open.
+    if (error instanceof ConflictError && current.status === 'unanswered')
+      return sendPage(res, 409, notCountedPage(current, error.message));
+    if (error instanceof ForbiddenError) return sendPage(res, 403, notCountedPage(current, error.message));
     if (error instanceof ConflictError) return sendPage(res, 409, answeredPage(current, current.choice ?? '', false));
     if (error instanceof GoneError) return sendPage(res, 410, expiredPage(current));
     if (error instanceof ValidationError) return sendPage(res, 400, invalidChoicePage(current, actionUrl, choice));

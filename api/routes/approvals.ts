@@ -9,6 +9,7 @@ import type { ApiDeps } from '../context.ts';
 import type { Principal } from '../../store/api-keys.ts';
 import { getRevision } from '../../store/agents.ts';
 import { getApproval, getDispatches, listApprovals, type Approval } from '../../store/approvals.ts';
+import { seatsOf } from '../../store/approval-votes.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { APPROVAL_LIMITS, parseApprovalRequest } from '../../lib/workflow-safe/approvals.ts';
 import type { AnswerBody } from '../../contract/operations/approvals.ts';
@@ -21,6 +22,8 @@ import { waitForSettled } from '../streaming/approval-wait.ts';
 import { answerByToken } from './approval-links.ts';
 import { actIdempotently } from '../idempotency.ts';
 import { loadOwnedAgent } from '../agents/owned-agent.ts';
+import { resolveApprovers } from '../../store/approvers.ts';
+import { GROUP_PREFIX, TEAM_LIMITS, type TeamRequest } from '../../lib/workflow-safe/approval-quorum.ts';
 
 export async function loadOwnedApproval(deps: ApiDeps, principal: Principal | undefined, id: string): Promise<Approval> {
   const approval = isId('apr', id) ? await getApproval(deps.db, id) : undefined;
@@ -42,8 +45,9 @@ export function approvalRoutes(deps: ApiDeps) {
       maxima: { body: { expiresInMs: settings.maxExpiryMs } },
       async handle({ req, body, principal }) {
         const { agent: agentName, sessionId, channels, ...request } = body;
-        const parsed = parseApprovalRequest(request, settings);
-        if (!parsed.ok) throw new ValidationError(parsed.error, [{ path: '', message: parsed.error }]);
+        const parsed = parseApprovalRequest(request, settings, { team: true });
+        if (!parsed.ok) throw new ValidationError(parsed.error, [{ path: parsed.path ?? '', message: parsed.error }]);
+        if (parsed.request.team) await checkTeam(deps, principal!.userId, parsed.request.team);
         const session = sessionId !== undefined ? await loadOwnedSession(deps.db, principal, sessionId) : undefined;
         let target = session ? { agentId: session.agentId, revision: session.revision } : undefined;
         if (agentName !== undefined) {
@@ -87,7 +91,8 @@ export function approvalRoutes(deps: ApiDeps) {
             });
           },
         );
-        return { status: 201, body: approvalView(approval, viewContext(req, principal)) };
+        const seats = approval.team ? await seatsOf(deps.db, approval.id) : undefined;
+        return { status: 201, body: approvalView(approval, viewContext(req, principal), undefined, seats) };
       },
     }),
     defineRoute(OPERATIONS.listApprovals, {
@@ -103,7 +108,11 @@ export function approvalRoutes(deps: ApiDeps) {
       async handle({ req, res, params, query, principal }) {
         const found = await loadOwnedApproval(deps, principal, params.id!);
         const approval = await waitForSettled(deps, res, found, query.wait);
-        return { status: 200, body: approvalView(approval, viewContext(req, principal), await getDispatches(deps.db, approval.id)) };
+        const [dispatches, seats] = await Promise.all([
+          getDispatches(deps.db, approval.id),
+          approval.team ? seatsOf(deps.db, approval.id) : undefined,
+        ]);
+        return { status: 200, body: approvalView(approval, viewContext(req, principal), dispatches, seats) };
       },
     }),
     defineRoute(OPERATIONS.answerApproval, {
@@ -115,11 +124,35 @@ export function approvalRoutes(deps: ApiDeps) {
         if (!isId('apr', params.ref!)) return answerByToken(deps, input);
         const body = parseAnswerBody(req.body);
         const approval = await loadOwnedApproval(deps, principal, params.ref!);
-        const outcome = await answerApproval(deps, approval, { choice: body.choice, note: body.note ?? null, via: 'api' });
-        return { status: 200, body: { id: approval.id, ...outcome } };
+        const taken = await answerApproval(deps, approval, { choice: body.choice, note: body.note ?? null, via: 'api' });
+        // A vote of several that did not decide: taken, and the approval waits on the others.
+        return { status: taken.status === 'answered' ? 200 : 202, body: { id: approval.id, ...taken } };
       },
     }),
   ];
+}
+
+/**
+ * The approvers a request names are the user's, and as many as the quorum asks: each problem located
+ * (the names are made seats again when the record is written, from the directory as it is then).
+ */
+async function checkTeam(deps: ApiDeps, userId: string, team: TeamRequest): Promise<void> {
+  const { seats, unknown } = await resolveApprovers(deps.db, userId, team.approvers);
+  const problems = unknown.map((name) => ({
+    path: `/approvers/${team.approvers.indexOf(name)}`,
+    message: name.startsWith(GROUP_PREFIX)
+      ? `you have no approver group "${name.slice(GROUP_PREFIX.length)}"`
+      : `you have no approver "${name}"`,
+  }));
+  if (problems.length > 0) throw new ValidationError('Some approvers are not in your directory (PUT /approver/<name>)', problems);
+  if (seats.length > TEAM_LIMITS.seats)
+    throw new ValidationError(`At most ${TEAM_LIMITS.seats} approvers, groups counted by their members (these are ${seats.length})`, [
+      { path: '/approvers', message: `names ${seats.length} approvers` },
+    ]);
+  if (typeof team.quorum === 'number' && team.quorum > seats.length)
+    throw new ValidationError(`A quorum of ${team.quorum} needs as many approvers; these are ${seats.length}`, [
+      { path: '/quorum', message: `is more than the ${seats.length} approvers` },
+    ]);
 }
 
 /** `channels` narrows the asking agent's channels: it needs that agent, and each provider one the agent declares. */

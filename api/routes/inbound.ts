@@ -17,7 +17,14 @@ import { verifyApprovalToken } from '../../lib/approval-token.ts';
 import { resolveChannelConfig } from '../../store/secrets.ts';
 import { matchReply } from '../inbound/reply-matching.ts';
 import { APPROVAL_LIMITS, numberedOptions } from '../../lib/workflow-safe/approvals.ts';
-import { ConflictError, GoneError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/workflow-safe/errors.ts';
+import {
+  ConflictError,
+  ForbiddenError,
+  GoneError,
+  NotFoundError,
+  UnauthorizedError,
+  ValidationError,
+} from '../../lib/workflow-safe/errors.ts';
 import { answerApproval, noteInThread } from '../approvals/workflows.ts';
 
 function unmatchedNotice(options: readonly string[]): string {
@@ -108,10 +115,16 @@ export function inboundRoutes(deps: ApiDeps) {
           return { status: 200, body: { ok: true, answered: false, approvalId: approval.id, reason } };
         }
         try {
-          const outcome = await answerApproval(deps, approval, { ...answer, via: provider });
-          return { status: 200, body: { ok: true, answered: true, approvalId: approval.id, ...outcome } };
+          // The user's own channel: their vote ("me") where a team answers the approval.
+          const taken = await answerApproval(deps, approval, { ...answer, via: provider });
+          return { status: 200, body: { ok: true, answered: taken.status === 'answered', approvalId: approval.id, ...taken } };
         } catch (error) {
-          if (chat && (error instanceof ConflictError || error instanceof GoneError || error instanceof ValidationError)) {
+          const refused =
+            error instanceof ConflictError ||
+            error instanceof GoneError ||
+            error instanceof ValidationError ||
+            error instanceof ForbiddenError;
+          if (chat && refused) {
             await noteInThread(deps, approval, match.position, error.message);
             return { status: 200, body: { ok: true, answered: false, approvalId: approval.id, reason: error.message } };
           }

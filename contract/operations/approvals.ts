@@ -1,6 +1,6 @@
 // Approvals over the API: ask (what the SDK's askHuman calls), read (optionally waiting for the
 // answer), list, and answer: by id with a key, or by the signed token of a public answer link.
-import { ANSWER_VIAS, APPROVAL_LIMITS, APPROVAL_QUESTION_PROPERTIES } from '../approvals.ts';
+import { ANSWER_VIAS, APPROVAL_LIMITS, APPROVAL_QUESTION_PROPERTIES, TEAM_LIMITS } from '../approvals.ts';
 import { CHANNEL_PROVIDERS } from '../bundle-constants.ts';
 import { defineOperation, type ResponseOf, type Sent } from './operation.ts';
 import { IDEMPOTENCY_KEY_HEADERS, NULLABLE_STRING, NULLABLE_TIME, STRINGS, TIME } from './shared.ts';
@@ -54,6 +54,41 @@ export const APPROVAL_SCHEMA = {
         'Signed token of the public answer links; it answers this approval, keep it private. Only for keys with approvals:answer',
     },
     links: { ...LINKS_SCHEMA, description: 'The answer page and one one-click link per option. Only for keys with approvals:answer' },
+    quorum: {
+      type: 'integer',
+      description: 'Of an approval a team answers (`approvers` given): the votes for one option that decide it. Absent otherwise',
+    },
+    denyWins: { type: 'boolean', description: 'Of an approval a team answers: a vote for `refusingOption` decides at once' },
+    refusingOption: { type: ['string', 'null'], description: 'The option that refuses (deny, no, reject or decline), if any' },
+    tally: {
+      type: 'object',
+      additionalProperties: { type: 'integer' },
+      description: 'Of an approval a team answers: the votes per option so far (when decided, the votes then)',
+    },
+    decidedBy: { type: ['string', 'null'], description: 'Of an approval a team answered: the approver whose vote decided it' },
+    approvers: {
+      type: 'array',
+      description: 'Of an approval a team answers: one seat per approver ("me" is you), in order, each with its vote',
+      items: {
+        type: 'object',
+        required: ['name', 'addedBy', 'vote'],
+        properties: {
+          name: { type: 'string' },
+          addedBy: { enum: ['request', 'escalation', 'delegation'] },
+          vote: {
+            type: ['object', 'null'],
+            required: ['choice', 'note', 'via', 'votedAt'],
+            properties: { choice: { type: 'string' }, note: NULLABLE_STRING, via: { enum: ANSWER_VIAS }, votedAt: TIME },
+          },
+          links: {
+            ...LINKS_SCHEMA,
+            description:
+              "This approver's own links: they answer as this approver only, once (forwarded, still as them). " +
+              'Only for keys with approvals:answer',
+          },
+        },
+      },
+    },
     dispatches: {
       type: 'array',
       description:
@@ -84,6 +119,26 @@ export const ANSWERED_SCHEMA = {
     choice: { type: 'string' },
     note: NULLABLE_STRING,
     answeredAt: TIME,
+    approver: { type: 'string', description: 'Of an approval a team answers: whose vote decided it' },
+    tally: {
+      type: 'object',
+      additionalProperties: { type: 'integer' },
+      description: 'Of an approval a team answers: the votes per option',
+    },
+  },
+} as const;
+
+/** A vote of an approval a team answers that did not decide it: it waits on more votes. */
+export const VOTE_COUNTED_SCHEMA = {
+  type: 'object',
+  required: ['id', 'status', 'approver', 'choice', 'tally', 'quorum'],
+  properties: {
+    id: { type: 'string' },
+    status: { const: 'unanswered' },
+    approver: { type: 'string', description: 'Whose vote it is: "me" for you, or the approver a link names' },
+    choice: { type: 'string' },
+    tally: { type: 'object', additionalProperties: { type: 'integer' }, description: 'The votes per option so far' },
+    quorum: { type: 'integer', description: 'The votes for one option that decide it' },
   },
 } as const;
 
@@ -105,6 +160,27 @@ export const CREATE_APPROVAL_BODY_SCHEMA = {
       description:
         "Send over these of the agent's channels only (by provider, each one the agent declares; still in declared order); " +
         '`[]` sends over none. Without it, over all of them. Needs `agent` or `sessionId`',
+    },
+    approvers: {
+      type: 'array',
+      minItems: 1,
+      maxItems: TEAM_LIMITS.approvers,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1, maxLength: 70 },
+      description:
+        'Who may answer (docs/approvals.md, "Several approvers"): "me" (you: the API, the dashboard, the CLI, your links and ' +
+        "the agent's channels), names from your directory (PUT /approver/<name>), `group:<name>` for a group's members. " +
+        `At most ${TEAM_LIMITS.seats} approvers once groups are counted. Without it, anyone holding the approval answers it, once`,
+    },
+    quorum: {
+      oneOf: [{ type: 'integer', minimum: 1, maximum: TEAM_LIMITS.seats }, { const: 'all' }],
+      description: 'How many votes for one option decide it (default 1); "all", or the number of approvers, means every one',
+    },
+    denyWins: {
+      type: 'boolean',
+      description:
+        'A vote for the refusing option (deny, no, reject or decline) decides at once. Default: true when quorum is above 1 ' +
+        'and an option refuses',
     },
   },
 } as const;
@@ -219,22 +295,28 @@ export const answerApproval = defineOperation({
   description:
     'With an approval id (`apr_…`) this needs a key with the `approvals:answer` scope and a JSON body `{choice, note?}`: ' +
     'the first answer is 200, any later one 409, an expired approval 410, a choice outside the options 400 ' +
-    '(options compare ignoring case). ' +
+    '(options compare ignoring case). An approval with `approvers` counts votes: a vote that decides it is 200 (with ' +
+    '`approver` and `tally`), one that does not is 202 with the tally; a second vote of the same approver is 409, and an ' +
+    'answer by someone who is not an approver (by key: you, unless "me" is one) is 403 and counted nowhere. ' +
     ANSWER_PAGE_DESCRIPTION,
   tag: 'approvals',
   auth: { kind: 'scope', scope: 'approvals:answer', keyless: 'a signed token in place of the approval id (a public answer link)' },
   body: { contentTypes: ['application/json', 'application/x-www-form-urlencoded'], schema: ANSWER_BODY_SCHEMA },
   query: CHOICE_QUERY,
   responses: {
-    200: { description: 'Recorded: this answer won', schema: ANSWERED_SCHEMA, also: HTML_PAGE },
+    200: { description: 'Recorded: this answer won (or this vote decided)', schema: ANSWERED_SCHEMA, also: HTML_PAGE },
+    202: { description: 'A vote counted; the approval waits on more votes', schema: VOTE_COUNTED_SCHEMA, also: HTML_PAGE },
     303: { description: "A connect question's button (by token): the sign-in started, the browser goes on to the authorization server" },
     400: {
       description: 'Not one of the options, a malformed body, or a connect question (answered only by its sign-in)',
       also: HTML_PAGE,
     },
-    403: { description: "Another user's approval, or a key without approvals:answer" },
+    403: {
+      description: "Another user's approval, a key without approvals:answer, or an answer by someone who is not one of its approvers",
+      also: HTML_PAGE,
+    },
     404: { description: 'No such approval, or a token that is not valid', also: HTML_PAGE },
-    409: { description: 'Already answered', also: HTML_PAGE },
+    409: { description: 'Already answered, or this approver has voted already', also: HTML_PAGE },
     410: { description: 'Expired', also: HTML_PAGE },
   },
 });

@@ -7,6 +7,7 @@ import * as agentMcp from './agent-mcp.ts';
 import * as agentA2a from './agent-a2a.ts';
 import * as oauth from './oauth.ts';
 import * as approvals from './approvals.ts';
+import * as approvers from './approvers.ts';
 import * as commands from './commands.ts';
 import * as device from './device.ts';
 import * as codec from './codec.ts';
@@ -93,6 +94,14 @@ export const OPERATIONS = {
   listApprovals: approvals.listApprovals,
   getApproval: approvals.getApproval,
   answerApproval: approvals.answerApproval,
+  listApprovers: approvers.listApprovers,
+  getApprover: approvers.getApprover,
+  putApprover: approvers.putApprover,
+  deleteApprover: approvers.deleteApprover,
+  listApproverGroups: approvers.listApproverGroups,
+  getApproverGroup: approvers.getApproverGroup,
+  putApproverGroup: approvers.putApproverGroup,
+  deleteApproverGroup: approvers.deleteApproverGroup,
   openAnswerLink: approvals.openAnswerLink,
   receiveInboundReply: approvals.receiveInboundReply,
   fireWebhookTrigger: triggers.fireWebhookTrigger,
@@ -127,6 +136,7 @@ export * from './agents.ts';
 export * from './revisions.ts';
 export * from './evals.ts';
 export * from './approvals.ts';
+export * from './approvers.ts';
 export * from './commands.ts';
 export * from './device.ts';
 export * from './health.ts';

@@ -1,6 +1,7 @@
 // Approvals as every part sees them: the request (from the ask_my_user tool, a workflow node or the
 // API), its limits, its record and its answer. Pure code: the approval and turn workflows import it.
 import { isRecord } from './is-record.ts';
+import { parseTeam, type TeamRequest } from './approval-quorum.ts';
 import { APPROVAL_LIMITS } from '../../contract/approvals.ts';
 import type { AnswerVia } from '../../contract/approvals.ts';
 
@@ -30,23 +31,31 @@ export interface ApprovalRequest {
    * sign-in, and only the sign-in finishing answers it (with CONNECT_OPTION).
    */
   connect?: { serverId: string };
+  /** Who may answer and how many must agree (lib/workflow-safe/approval-quorum.ts); absent, anyone holding it, once. */
+  team?: TeamRequest;
 }
 
 /** The one option of a connect approval, the answer its sign-in gives. */
 export const CONNECT_OPTION = 'Connect';
 
-export type ParsedRequest = { ok: true; request: ApprovalRequest } | { ok: false; error: string };
+export type ParsedRequest =
+  { ok: true; request: ApprovalRequest } | { ok: false; error: string; /** Where, when one field is at fault. */ path?: string };
 
 /**
  * Checks `{question, options?, expiresInMs?}` and applies defaults. The error is a sentence a model
  * (tool input) or a person (API) can act on. Options are trimmed, must be distinct ignoring case
  * (replies are matched that way), and may not be bare numbers (a reply "2" means the second one).
  */
-export function parseApprovalRequest(input: unknown, settings: Pick<ApprovalSettings, 'defaultExpiryMs' | 'maxExpiryMs'>): ParsedRequest {
+export function parseApprovalRequest(
+  input: unknown,
+  settings: Pick<ApprovalSettings, 'defaultExpiryMs' | 'maxExpiryMs'>,
+  /** The request may name its approvers (`approvers`, `quorum`, `denyWins`). */
+  allow: { team?: boolean } = {},
+): ParsedRequest {
   if (!isRecord(input)) return { ok: false, error: 'Give an object {question, options?, expiresInMs?}.' };
-  const unknown = Object.keys(input).filter((key) => !['question', 'options', 'expiresInMs'].includes(key));
-  if (unknown.length > 0)
-    return { ok: false, error: `Unknown field(s): ${unknown.join(', ')}. Give question, options and expiresInMs only.` };
+  const known = ['question', 'options', 'expiresInMs', ...(allow.team ? ['approvers', 'quorum', 'denyWins'] : [])];
+  const unknown = Object.keys(input).filter((key) => !known.includes(key));
+  if (unknown.length > 0) return { ok: false, error: `Unknown field(s): ${unknown.join(', ')}. Give ${known.join(', ')} only.` };
   const question = typeof input.question === 'string' ? input.question.trim() : '';
   if (!question) return { ok: false, error: 'question must be a non-empty string.' };
   if (question.length > APPROVAL_LIMITS.questionChars)
@@ -76,7 +85,9 @@ export function parseApprovalRequest(input: unknown, settings: Pick<ApprovalSett
       return { ok: false, error: `expiresInMs must be an integer from ${APPROVAL_LIMITS.minExpiryMs} to ${settings.maxExpiryMs}.` };
     expiresInMs = value;
   }
-  return { ok: true, request: { question, options, expiresInMs } };
+  const team = parseTeam(input, options);
+  if (!team.ok) return { ok: false, error: team.error, path: team.path };
+  return { ok: true, request: { question, options, expiresInMs, ...(team.team ? { team: team.team } : {}) } };
 }
 
 /** The options as a person sees them in a chat, numbered from 1: a reply may name an option by that number. */

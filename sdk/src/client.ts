@@ -4,6 +4,7 @@ import { AgentServiceError } from './errors.ts';
 import { Admin } from './resources/admin.ts';
 import { Agents } from './resources/agents.ts';
 import { ApprovalHandle, Approvals } from './resources/approvals.ts';
+import { Approvers } from './resources/approvers.ts';
 import { Device } from './resources/device.ts';
 import { OAuth } from './resources/oauth.ts';
 import { eventsFunction, type EventsFunction } from './resources/events.ts';
@@ -49,6 +50,8 @@ export class Client {
   readonly events: EventsFunction;
   readonly toolResults: ToolResults;
   readonly approvals: Approvals;
+  /** Who may answer your approvals, and groups of them (`/approver`, `/approver-group`). */
+  readonly approvers: Approvers;
   readonly runs: Runs;
   /** Eval runs: a revision run against written cases or recorded sessions, each case graded (docs/evals.md). */
   readonly evals: Evals;
@@ -90,6 +93,7 @@ export class Client {
     this.events = eventsFunction(this.transport);
     this.toolResults = new ToolResults(this.transport);
     this.approvals = new Approvals(this.transport);
+    this.approvers = new Approvers(this.transport);
     this.runs = new Runs(this.transport);
     this.evals = new Evals(this.transport);
     this.keys = new Keys(this.transport);

@@ -28,6 +28,14 @@ export type {
   ApprovalPage,
   ListApprovalsQuery,
 } from '../../contract/operations/approvals.ts';
+export type {
+  ApproverView,
+  ApproverList,
+  PutApproverBody,
+  ApproverGroupView,
+  ApproverGroupList,
+  PutApproverGroupBody,
+} from '../../contract/operations/approvers.ts';
 export type { CommandBody, CommandReply } from '../../contract/operations/commands.ts';
 export type { RequestDeviceCodeBody, DeviceCode, DeviceAuthorization, DeviceTokenProblem } from '../../contract/operations/device.ts';
 export type { OAuthAuthorizationView, OAuthDecision } from '../../contract/operations/oauth.ts';

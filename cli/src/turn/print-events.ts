@@ -89,7 +89,18 @@ export class TurnPrinter {
           );
         return;
       case 'approval.answered':
-        this.note(style.dim(terminalText(`✓ answered ${event.choice}${event.note ? ` (${event.note})` : ''} via ${event.via}`)));
+        this.note(
+          style.dim(
+            terminalText(
+              `✓ answered ${event.choice}${event.note ? ` (${event.note})` : ''} via ${event.via}${event.approver ? ` by ${event.approver}` : ''}`,
+            ),
+          ),
+        );
+        return;
+      case 'approval.voted':
+        this.note(
+          style.dim(terminalText(`… ${event.approver} voted ${event.choice} via ${event.via} (${tallyLine(event.tally, event.quorum)})`)),
+        );
         return;
       case 'approval.expired':
         this.note(style.yellow('the question expired unanswered'));
@@ -124,4 +135,11 @@ export class TurnPrinter {
 function shorten(value: unknown): string {
   const text = terminalText(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN - 1)}…` : text;
+}
+
+/** "approve 1/2, deny 0/2": each option's votes against the quorum. */
+function tallyLine(tally: Record<string, number>, quorum: number): string {
+  return Object.entries(tally)
+    .map(([option, votes]) => `${option} ${votes}/${quorum}`)
+    .join(', ');
 }

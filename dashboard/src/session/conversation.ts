@@ -163,6 +163,9 @@ export function applyEvent(before: Conversation, event: SessionEvent): Conversat
       };
     case 'approval.expired':
       return { ...updateApproval(state, event.approvalId, { state: 'expired' }), status: 'running' };
+    // A vote of several: the approval still waits (its page shows the tally).
+    case 'approval.voted':
+      return state;
     case 'messages.reverted': {
       const gone = new Set(event.messageIds);
       const messages = new Map([...state.messages].filter(([id]) => !gone.has(id)));

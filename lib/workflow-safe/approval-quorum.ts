@@ -1,0 +1,107 @@
+// Approvals a team answers: who may answer (`approvers`), how many must agree (`quorum`), and whether a
+// refusal by one is final (`denyWins`). The request's checks and the rule that turns votes into a
+// decision. Pure code: the API decides by it under the approval's row lock (store/approval-votes.ts).
+import { APPROVER_NAME, GROUP_PREFIX, ME, TEAM_LIMITS } from '../../contract/approvals.ts';
+
+export { APPROVER_NAME, GROUP_PREFIX, ME, TEAM_LIMITS };
+
+/** Options that refuse, ignoring case: a vote for one decides at once under `denyWins`. */
+const REFUSALS = ['deny', 'no', 'reject', 'decline'];
+
+/** The option of `options` that refuses, if there is one. */
+export function refusingOption(options: readonly string[]): string | null {
+  return options.find((option) => REFUSALS.includes(option.toLowerCase())) ?? null;
+}
+
+/** As asked: names not yet expanded, `all` not yet a number. */
+export interface TeamRequest {
+  approvers: string[];
+  quorum: number | 'all';
+  /** Absent: true when more than one vote is needed and some option refuses. */
+  denyWins?: boolean;
+}
+
+/** As recorded, once the names are seats. */
+export interface TeamRule {
+  quorum: number;
+  denyWins: boolean;
+  refusing: string | null;
+}
+
+export type ParsedTeam = { ok: true; team: TeamRequest | undefined } | { ok: false; error: string; path: string };
+
+/**
+ * Checks `approvers`, `quorum` and `denyWins` of a request (the rest is parseApprovalRequest's). Whether
+ * each name is in the user's directory, and the quorum within the seats, are the caller's to check.
+ */
+export function parseTeam(input: Record<string, unknown>, options: readonly string[]): ParsedTeam {
+  const { approvers, quorum, denyWins } = input;
+  if (approvers === undefined) {
+    if (quorum !== undefined) return { ok: false, error: 'quorum counts approvers: give approvers with it.', path: '/quorum' };
+    if (denyWins !== undefined) return { ok: false, error: 'denyWins is a rule of approvers: give approvers with it.', path: '/denyWins' };
+    return { ok: true, team: undefined };
+  }
+  if (!Array.isArray(approvers) || approvers.length < 1 || approvers.length > TEAM_LIMITS.approvers)
+    return { ok: false, error: `approvers must be an array of 1 to ${TEAM_LIMITS.approvers} names.`, path: '/approvers' };
+  const names: string[] = [];
+  for (const [index, raw] of approvers.entries()) {
+    const name = typeof raw === 'string' ? raw.trim() : '';
+    const bare = name.startsWith(GROUP_PREFIX) ? name.slice(GROUP_PREFIX.length) : name;
+    if (name !== ME && (!APPROVER_NAME.test(bare) || bare === ME))
+      return {
+        ok: false,
+        error: `Approver "${String(raw)}" is not "me", an approver's name or "group:<name>" (names are lower-case letters, digits, "_", "." and "-").`,
+        path: `/approvers/${index}`,
+      };
+    if (names.includes(name)) return { ok: false, error: `Approver "${name}" is given twice.`, path: `/approvers/${index}` };
+    names.push(name);
+  }
+  let counted: number | 'all' = 1;
+  if (quorum !== undefined) {
+    if (quorum !== 'all' && (typeof quorum !== 'number' || !Number.isInteger(quorum) || quorum < 1 || quorum > TEAM_LIMITS.seats))
+      return { ok: false, error: `quorum must be "all" or an integer from 1 to ${TEAM_LIMITS.seats}.`, path: '/quorum' };
+    counted = quorum;
+  }
+  if (denyWins !== undefined && typeof denyWins !== 'boolean')
+    return { ok: false, error: 'denyWins must be true or false.', path: '/denyWins' };
+  if (denyWins === true && refusingOption(options) === null)
+    return {
+      ok: false,
+      error: `denyWins needs an option that refuses (${REFUSALS.map((word) => `"${word}"`).join(', ')}); the options have none.`,
+      path: '/denyWins',
+    };
+  return { ok: true, team: { approvers: names, quorum: counted, ...(denyWins !== undefined ? { denyWins } : {}) } };
+}
+
+/** The rule for these seats: `all` made a number, the quorum never past the seats, `denyWins` defaulted. */
+export function teamRule(team: TeamRequest, seats: number, options: readonly string[]): TeamRule {
+  const quorum = Math.max(1, Math.min(team.quorum === 'all' ? seats : team.quorum, seats));
+  const refusing = refusingOption(options);
+  return { quorum, denyWins: refusing !== null && (team.denyWins ?? quorum > 1), refusing };
+}
+
+/** Votes per option, every option present, in the options' order. */
+export function tallyOf(options: readonly string[], choices: readonly string[]): Record<string, number> {
+  const tally = Object.fromEntries(options.map((option) => [option, 0]));
+  for (const choice of choices) if (choice in tally) tally[choice]! += 1;
+  return tally;
+}
+
+/**
+ * The decision the votes make, or undefined while they make none: a refusal under `denyWins`, else the
+ * option that has `quorum` votes. Votes that cannot reach a quorum any more leave it undecided: an
+ * escalation or a delegation may still add the votes, and its expiry ends it otherwise.
+ */
+export function decisionOf(rule: TeamRule, tally: Readonly<Record<string, number>>): string | undefined {
+  if (rule.denyWins && rule.refusing !== null && (tally[rule.refusing] ?? 0) > 0) return rule.refusing;
+  return Object.keys(tally).find((option) => tally[option]! >= rule.quorum);
+}
+
+/** "1 of 2 approved, waiting on alice and bob": the tally as a person reads it. */
+export function tallyText(rule: TeamRule, tally: Readonly<Record<string, number>>, waitingOn: readonly string[]): string {
+  const counted = Object.entries(tally)
+    .filter(([, votes]) => votes > 0)
+    .map(([option, votes]) => `${votes} of ${rule.quorum} ${option}`);
+  const waiting = waitingOn.length > 0 ? `waiting on ${waitingOn.join(', ')}` : 'every approver has answered';
+  return [counted.length > 0 ? counted.join(', ') : `0 of ${rule.quorum} answers`, waiting].join('; ');
+}

@@ -1,0 +1,163 @@
+// Approvals a team answers: their seats (who may answer, with where they are asked) and their votes.
+// A vote is cast under the approval's row lock, so it sees every vote before it and exactly one vote
+// decides; the deciding vote stores the answer as a single answer is stored (pending its hand-over to
+// the workflow, the session's event with it), so nothing downstream tells the two apart.
+import type { Db, DbClient } from './db.ts';
+import { inTransaction } from './db.ts';
+import { appendEvents } from './events.ts';
+import { announce, markAnswered, toApproval, type Approval, type ApprovalRow } from './approvals.ts';
+import { reachSession } from './approval-endings.ts';
+import { resolveApprovers, type ApproverSeat } from './approvers.ts';
+import { decisionOf, tallyOf, teamRule, type TeamRequest } from '../lib/workflow-safe/approval-quorum.ts';
+import type { AnswerVia } from '../contract/approvals.ts';
+
+export interface Vote {
+  choice: string;
+  note: string | null;
+  via: AnswerVia;
+  votedAt: Date;
+}
+
+export interface Seat extends ApproverSeat {
+  /** Names the seat in its signed links: never reused within an approval. */
+  position: number;
+  addedBy: 'request' | 'escalation' | 'delegation';
+  addedAt: Date;
+  vote: Vote | null;
+}
+
+/**
+ * Makes the seats of a new approval from the user's directory as it is now, and its rule. A name the
+ * directory lost since the request was checked is no seat; the quorum never asks more than the seats.
+ */
+export async function insertTeam(client: DbClient, approval: Approval, team: TeamRequest): Promise<Approval> {
+  const { seats } = await resolveApprovers(client, approval.userId, team.approvers);
+  for (const [position, seat] of seats.entries()) {
+    await client.query(
+      `INSERT INTO approval_seats (approval_id, position, name, email, slack_user_id, telegram_chat_id, webhook_url)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [approval.id, position, seat.name, seat.email, seat.slackUserId, seat.telegramChatId, seat.webhookUrl],
+    );
+  }
+  const rule = teamRule(team, seats.length, approval.options);
+  const { rows } = await client.query<ApprovalRow>(
+    'UPDATE approvals SET quorum = $2, deny_wins = $3, refusing_option = $4 WHERE id = $1 RETURNING *',
+    [approval.id, rule.quorum, rule.denyWins, rule.refusing],
+  );
+  return toApproval(rows[0]!);
+}
+
+interface SeatRow {
+  position: number;
+  name: string;
+  email: string | null;
+  slack_user_id: string | null;
+  telegram_chat_id: string | null;
+  webhook_url: string | null;
+  added_by: Seat['addedBy'];
+  added_at: Date;
+  choice: string | null;
+  note: string | null;
+  via: AnswerVia | null;
+  voted_at: Date | null;
+}
+
+function toSeat(row: SeatRow): Seat {
+  return {
+    position: row.position,
+    name: row.name,
+    email: row.email,
+    slackUserId: row.slack_user_id,
+    telegramChatId: row.telegram_chat_id,
+    webhookUrl: row.webhook_url,
+    addedBy: row.added_by,
+    addedAt: row.added_at,
+    vote: row.choice !== null ? { choice: row.choice, note: row.note, via: row.via!, votedAt: row.voted_at! } : null,
+  };
+}
+
+/** An approval's seats in order, each with its vote if it voted. */
+export async function seatsOf(db: Db | DbClient, approvalId: string): Promise<Seat[]> {
+  const { rows } = await db.query<SeatRow>(
+    `SELECT s.position, s.name, s.email, s.slack_user_id, s.telegram_chat_id, s.webhook_url, s.added_by, s.added_at,
+            v.choice, v.note, v.via, v.voted_at
+       FROM approval_seats s LEFT JOIN approval_votes v ON v.approval_id = s.approval_id AND v.position = s.position
+      WHERE s.approval_id = $1 ORDER BY s.position`,
+    [approvalId],
+  );
+  return rows.map(toSeat);
+}
+
+export type CastVote =
+  /** Answered or expired already (or past its expiry, its timer not yet fired). */
+  | { kind: 'closed'; approval: Approval }
+  /** Nobody with this seat may answer: not counted, nothing written. */
+  | { kind: 'stranger'; approval: Approval; seats: string[] }
+  /** The seat voted before: the first vote stands. */
+  | { kind: 'voted-before'; approval: Approval; seat: Seat }
+  /** Counted; `decided`: this vote decided the approval, which is now answered with the rule's outcome. */
+  | { kind: 'counted'; approval: Approval; seat: Seat; tally: Record<string, number>; decided: boolean };
+
+/**
+ * One approver's vote (`choice` one of the options, matched by the caller). Under the approval's row
+ * lock: closed, a stranger and a second vote write nothing; a counted vote is stored with the session's
+ * event (`approval.voted`, or `approval.answered` when it decides, as a single answer is stored).
+ */
+export async function castVote(
+  db: Db,
+  input: { approvalId: string; seat: { position: number } | { name: string }; choice: string; note: string | null; via: AnswerVia },
+): Promise<CastVote> {
+  return inTransaction(db, async (client) => {
+    const { rows } = await client.query<ApprovalRow & { past_expiry: boolean }>(
+      'SELECT *, expires_at <= now() AS past_expiry FROM approvals WHERE id = $1 FOR UPDATE',
+      [input.approvalId],
+    );
+    const locked = rows[0]!;
+    const approval = toApproval(locked);
+    if (approval.status !== 'unanswered' || locked.past_expiry) return { kind: 'closed', approval };
+    const seats = await seatsOf(client, approval.id);
+    const seat = seats.find((candidate) =>
+      'position' in input.seat ? candidate.position === input.seat.position : candidate.name === input.seat.name,
+    );
+    if (!seat) return { kind: 'stranger', approval, seats: seats.map((candidate) => candidate.name) };
+    if (seat.vote) return { kind: 'voted-before', approval, seat };
+    const { rows: cast } = await client.query<{ voted_at: Date }>(
+      'INSERT INTO approval_votes (approval_id, position, choice, note, via) VALUES ($1, $2, $3, $4, $5) RETURNING voted_at',
+      [approval.id, seat.position, input.choice, input.note, input.via],
+    );
+    const voted: Seat = { ...seat, vote: { choice: input.choice, note: input.note, via: input.via, votedAt: cast[0]!.voted_at } };
+    const choices = seats.flatMap((candidate) => (candidate === seat ? [input.choice] : candidate.vote ? [candidate.vote.choice] : []));
+    const tally = tallyOf(approval.options, choices);
+    const decision = decisionOf(approval.team!, tally);
+    if (decision === undefined) {
+      await announce(client, approval.id);
+      if (approval.sessionId !== null) {
+        await appendEvents(client, approval.sessionId, [
+          {
+            type: 'approval.voted',
+            data: {
+              approvalId: approval.id,
+              approver: seat.name,
+              choice: input.choice,
+              note: input.note,
+              via: input.via,
+              votedAt: voted.vote!.votedAt.toISOString(),
+              tally,
+              quorum: approval.team!.quorum,
+            },
+          },
+        ]);
+      }
+      return { kind: 'counted', approval, seat: voted, tally, decided: false };
+    }
+    // The vote that decides chose the decision: only its option's count moved.
+    await markAnswered(client, { approvalId: approval.id, choice: decision, note: input.note, via: input.via }, true);
+    const { rows: decided } = await client.query<ApprovalRow>(
+      'UPDATE approvals SET decided_by = $2, tally = $3 WHERE id = $1 RETURNING *',
+      [approval.id, seat.name, JSON.stringify(tally)],
+    );
+    const answered = toApproval(decided[0]!);
+    await reachSession(client, answered, input.via);
+    return { kind: 'counted', approval: answered, seat: voted, tally, decided: true };
+  });
+}
