@@ -37,6 +37,7 @@ import { startTaskNotifications } from './turn/task-notifications.ts';
 import { safeToRunLive } from './tools/safe-tools.ts';
 import type { RevisionOf } from './turn/revision-cache.ts';
 import { approvalWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
+import { seatDispatchesOf, type SeatProvider } from '../store/approval-votes.ts';
 
 /**
  * What the approval workflow learns from writing the record. No token and no link: a result is kept in
@@ -53,6 +54,8 @@ export interface RecordedApproval {
   agentName: string | null;
   /** Some channel has threads (Slack, Telegram) where a note about the outcome belongs. */
   threaded: boolean;
+  /** Of an approval a team answers: each approver's addresses it is sent to (activities/approval-seat-dispatch.ts). */
+  seatDispatches?: Array<{ position: number; provider: SeatProvider }>;
 }
 
 function isThreaded(provider: string): boolean {
@@ -132,9 +135,9 @@ export function approvalActivities(deps: ApprovalDeps) {
       );
       const chosen = await chooseApprovalChannels(db, deps.bundleOf, input);
       if (replayed) chosen.channels = [];
-      const { bundle, channels } = chosen;
+      const { bundle } = chosen;
       // Written already when the API took the request (POST /approval): then this writes nothing.
-      await recordApprovalRequest(
+      const { approval: recorded } = await recordApprovalRequest(
         db,
         approvalRequestOf(
           input,
@@ -174,12 +177,16 @@ export function approvalActivities(deps: ApprovalDeps) {
         });
         await startTaskNotifications(deps, pushed);
       }
+      // As written (by the API, or here): a team's approval may go to none of its user's channels.
+      const channels = replayed ? [] : await getDispatches(db, input.approvalId);
+      const seatDispatches = !replayed && recorded.team ? await seatDispatchesOf(db, input.approvalId) : [];
       return {
         expiresAt: input.expiresAt,
         channels: channels.length,
         positions: channels.map((channel) => channel.position),
         agentName: bundle?.name ?? null,
-        threaded: channels.some((channel) => channelProviders[channel.provider].notify !== undefined),
+        threaded: channels.some((channel) => isThreaded(channel.provider)),
+        ...(seatDispatches.length > 0 ? { seatDispatches: seatDispatches.map(({ position, provider }) => ({ position, provider })) } : {}),
       };
     },
 

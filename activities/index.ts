@@ -19,6 +19,7 @@ import type { ListedPriceOf } from './turn/budget-hold.ts';
 import { createStorage } from '../lib/storage.ts';
 import { webhookActivities } from './webhooks.ts';
 import { approvalActivities } from './approvals.ts';
+import { seatDispatchActivities } from './approval-seat-dispatch.ts';
 import { scheduleActivities } from './schedules.ts';
 import { triggerActivities } from './triggers.ts';
 import { agentCallActivities } from './agent-calls.ts';
@@ -70,6 +71,7 @@ export function createActivities(deps: ActivityDeps) {
     ...toolActivities({ ...deps, revisionOf }),
     ...webhookActivities(deps),
     ...approvalActivities({ ...deps, bundleOf, revisionOf }),
+    ...seatDispatchActivities({ ...deps, bundleOf }),
     ...scheduleActivities(deps),
     ...agentCallActivities({ db: deps.db, taskQueue: deps.config.taskQueue, revisionOf, limits: deps.config.limits }),
     ...evalActivities({

@@ -45,7 +45,7 @@ export function verifyApprovalLink(keys: readonly MasterKey[], token: string): {
   if (normalized.length > 80) return undefined;
   const parts = normalized.split('.');
   const [approvalId, middle, last] = parts;
-  const seatPart = parts.length === 3 ? /^s(\d{1,3})$/.exec(middle!) : null;
+  const seatPart = parts.length === 3 ? /^s(0|[1-9]\d{0,2})$/.exec(middle!) : null;
   if ((parts.length !== 2 && !seatPart) || !isId('apr', approvalId!)) return undefined;
   const seat = seatPart ? Number(seatPart[1]) : null;
   const signature = (parts.length === 3 ? last : middle)!;

@@ -10,6 +10,7 @@ import { insertApproval, type Approval, type NewApproval } from './approvals.ts'
 import { setWaiting, waitsInTurn } from './approval-endings.ts';
 import { announceWaitToCallers } from './agent-call-waits.ts';
 import { insertTeam } from './approval-votes.ts';
+import { ME } from '../contract/approvals.ts';
 import type { Bundle } from '../contract/bundle.ts';
 import type { ApprovalWorkflowInput } from '../lib/workflow-safe/approvals.ts';
 
@@ -77,7 +78,10 @@ export function approvalRequestOf(
   at: { createdAt: Date; expiresAt: Date; traceParent: string | null },
   chosen: Pick<ChosenChannels, 'channels' | 'channelsFrom'>,
 ): NewApproval {
-  const { channels } = chosen;
+  // An approval a team answers goes to its user's channels only when the user is one of its approvers:
+  // each approver is asked at their own addresses (store/approval-votes.ts).
+  const team = input.request.team;
+  const channels = team && !team.approvers.includes(ME) ? [] : chosen.channels;
   return {
     id: input.approvalId,
     userId: input.userId,

@@ -39,12 +39,82 @@ export async function insertTeam(client: DbClient, approval: Approval, team: Tea
       [approval.id, position, seat.name, seat.email, seat.slackUserId, seat.telegramChatId, seat.webhookUrl],
     );
   }
+  for (const { position, provider } of seatAddresses(seats)) {
+    await client.query('INSERT INTO approval_seat_dispatches (approval_id, position, provider) VALUES ($1, $2, $3)', [
+      approval.id,
+      position,
+      provider,
+    ]);
+  }
   const rule = teamRule(team, seats.length, approval.options);
   const { rows } = await client.query<ApprovalRow>(
     'UPDATE approvals SET quorum = $2, deny_wins = $3, refusing_option = $4 WHERE id = $1 RETURNING *',
     [approval.id, rule.quorum, rule.denyWins, rule.refusing],
   );
   return toApproval(rows[0]!);
+}
+
+/** Where an approver is asked: one dispatch per address their seat has, in this order. */
+export type SeatProvider = 'email' | 'slack' | 'telegram' | 'webhook';
+
+export function seatAddresses(seats: readonly ApproverSeat[]): Array<{ position: number; provider: SeatProvider }> {
+  return seats.flatMap((seat, position) =>
+    (
+      [
+        ['email', seat.email],
+        ['slack', seat.slackUserId],
+        ['telegram', seat.telegramChatId],
+        ['webhook', seat.webhookUrl],
+      ] as const
+    ).flatMap(([provider, address]) => (address !== null ? [{ position, provider }] : [])),
+  );
+}
+
+export interface SeatDispatch {
+  position: number;
+  provider: SeatProvider;
+  status: 'pending' | 'sent' | 'failed' | 'skipped';
+  attempts: number;
+  error: string | null;
+  updatedAt: Date;
+}
+
+/** An approval's dispatches to its approvers, by seat then provider. */
+export async function seatDispatchesOf(db: Db | DbClient, approvalId: string): Promise<SeatDispatch[]> {
+  const { rows } = await db.query<{
+    position: number;
+    provider: SeatProvider;
+    status: SeatDispatch['status'];
+    attempts: number;
+    error: string | null;
+    updated_at: Date;
+  }>('SELECT * FROM approval_seat_dispatches WHERE approval_id = $1 ORDER BY position, provider', [approvalId]);
+  return rows.map((row) => ({ ...row, updatedAt: row.updated_at }));
+}
+
+/** One attempt at one approver's address: `sent`, or its error (`failed` once final). */
+export async function recordSeatDispatch(
+  db: Db,
+  input: { approvalId: string; position: number; provider: SeatProvider; status: SeatDispatch['status']; error?: string | null },
+): Promise<void> {
+  await db.query(
+    `UPDATE approval_seat_dispatches
+        SET status = CASE WHEN status = 'sent' THEN status ELSE $4 END, attempts = attempts + 1, error = $5, updated_at = now()
+      WHERE approval_id = $1 AND position = $2 AND provider = $3`,
+    [input.approvalId, input.position, input.provider, input.status, input.error ?? null],
+  );
+}
+
+/** Once decided (or given up on): approvers not reached yet are `skipped` (or the one given up on `failed`), not pending. */
+export async function closeSeatDispatches(
+  db: Db,
+  input: { approvalId: string; status: 'skipped' | 'failed'; error: string; position?: number; provider?: SeatProvider },
+): Promise<void> {
+  await db.query(
+    `UPDATE approval_seat_dispatches SET status = $2, error = COALESCE(error, $3), updated_at = now()
+      WHERE approval_id = $1 AND status = 'pending' AND ($4::int IS NULL OR position = $4) AND ($5::text IS NULL OR provider = $5)`,
+    [input.approvalId, input.status, input.error, input.position ?? null, input.provider ?? null],
+  );
 }
 
 interface SeatRow {

@@ -196,6 +196,22 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
     }
   })();
 
+  // An approval a team answers: each approver at each of their addresses, in seat order, alongside the
+  // channels. Read from the record's result, so a history from before approvers replays as it ran.
+  const seatDispatches = recorded.seatDispatches ?? [];
+  void (async () => {
+    for (const { position, provider } of seatDispatches) {
+      if (decided) break;
+      try {
+        await channels.dispatchToApprover({ approvalId, position, provider, maxAttempts: settings.dispatchMaxAttempts });
+      } catch (error) {
+        const reason = error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
+        log.warn('approver dispatch failed', { approvalId, position, provider, error: reason });
+        await book.failApproverDispatch({ approvalId, position, provider });
+      }
+    }
+  })();
+
   // Until an answer is recorded or the time is up. An answer whose write failed opens the wait again.
   // An answer may have been recorded already (it can come as soon as the record is written).
   while (settledOutcome() === undefined) {
@@ -233,6 +249,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
     );
   }
   if (channelCount > 0) await book.skipUnsentDispatches({ approvalId });
+  if (seatDispatches.length > 0) await book.skipUnsentApproverDispatches({ approvalId });
   if (recorded.threaded) await startNotice(input.userId, approvalId, outcomeNotice(outcome!, answeredVia));
   // Last: until then the answer stays pending a hand-over (the API's sweep signals again, which this
   // workflow ignores), so the housekeeping's reconcile pass never takes a running workflow for stranded.

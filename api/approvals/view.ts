@@ -4,14 +4,19 @@
 import type { Approval, Dispatch } from '../../store/approvals.ts';
 import type { MasterKey } from '../../lib/master-key.ts';
 import { approvalLinks, approvalToken, seatToken } from '../../lib/approval-token.ts';
-import type { Seat } from '../../store/approval-votes.ts';
+import type { Seat, SeatDispatch } from '../../store/approval-votes.ts';
 import { tallyOf } from '../../lib/workflow-safe/approval-quorum.ts';
 
 /**
  * An approval a team answers: its rule, its tally, and (where read, `seats`) each approver with their
  * vote and, for a key that may answer, their own links. Addresses stay out: the directory has them.
  */
-function teamView(approval: Approval, context: { masterKey: MasterKey; baseUrl: string; mayAnswer: boolean }, seats?: Seat[]) {
+function teamView(
+  approval: Approval,
+  context: { masterKey: MasterKey; baseUrl: string; mayAnswer: boolean },
+  seats?: Seat[],
+  seatDispatches?: SeatDispatch[],
+) {
   if (!approval.team) return {};
   const tally =
     approval.tally ??
@@ -38,6 +43,19 @@ function teamView(approval: Approval, context: { masterKey: MasterKey; baseUrl: 
               via: seat.vote.via,
               votedAt: seat.vote.votedAt.toISOString(),
             },
+            ...(seatDispatches
+              ? {
+                  dispatches: seatDispatches
+                    .filter((dispatch) => dispatch.position === seat.position)
+                    .map((dispatch) => ({
+                      provider: dispatch.provider,
+                      status: dispatch.status,
+                      attempts: dispatch.attempts,
+                      error: dispatch.error,
+                      updatedAt: dispatch.updatedAt.toISOString(),
+                    })),
+                }
+              : {}),
             ...(context.mayAnswer
               ? { links: approvalLinks(context.baseUrl, seatToken(context.masterKey, approval.id, seat.position), approval.options) }
               : {}),
@@ -52,6 +70,7 @@ export function approvalView(
   context: { masterKey: MasterKey; baseUrl: string; mayAnswer: boolean },
   dispatches?: Dispatch[],
   seats?: Seat[],
+  seatDispatches?: SeatDispatch[],
 ) {
   const token = approvalToken(context.masterKey, approval.id);
   const answering = context.mayAnswer ? { token, links: approvalLinks(context.baseUrl, token, approval.options) } : {};
@@ -74,7 +93,7 @@ export function approvalView(
     answeredAt: approval.answeredAt?.toISOString() ?? null,
     expiredAt: approval.expiredAt?.toISOString() ?? null,
     ...answering,
-    ...teamView(approval, context, seats),
+    ...teamView(approval, context, seats, seatDispatches),
     ...(dispatches
       ? {
           dispatches: dispatches.map((dispatch) => ({

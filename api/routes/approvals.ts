@@ -9,7 +9,7 @@ import type { ApiDeps } from '../context.ts';
 import type { Principal } from '../../store/api-keys.ts';
 import { getRevision } from '../../store/agents.ts';
 import { getApproval, getDispatches, listApprovals, type Approval } from '../../store/approvals.ts';
-import { seatsOf } from '../../store/approval-votes.ts';
+import { seatDispatchesOf, seatsOf } from '../../store/approval-votes.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { APPROVAL_LIMITS, parseApprovalRequest } from '../../lib/workflow-safe/approvals.ts';
 import type { AnswerBody } from '../../contract/operations/approvals.ts';
@@ -108,11 +108,12 @@ export function approvalRoutes(deps: ApiDeps) {
       async handle({ req, res, params, query, principal }) {
         const found = await loadOwnedApproval(deps, principal, params.id!);
         const approval = await waitForSettled(deps, res, found, query.wait);
-        const [dispatches, seats] = await Promise.all([
+        const [dispatches, seats, seatDispatches] = await Promise.all([
           getDispatches(deps.db, approval.id),
           approval.team ? seatsOf(deps.db, approval.id) : undefined,
+          approval.team ? seatDispatchesOf(deps.db, approval.id) : undefined,
         ]);
-        return { status: 200, body: approvalView(approval, viewContext(req, principal), dispatches, seats) };
+        return { status: 200, body: approvalView(approval, viewContext(req, principal), dispatches, seats, seatDispatches) };
       },
     }),
     defineRoute(OPERATIONS.answerApproval, {

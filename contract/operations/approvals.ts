@@ -80,6 +80,22 @@ export const APPROVAL_SCHEMA = {
             required: ['choice', 'note', 'via', 'votedAt'],
             properties: { choice: { type: 'string' }, note: NULLABLE_STRING, via: { enum: ANSWER_VIAS }, votedAt: TIME },
           },
+          dispatches: {
+            type: 'array',
+            description:
+              "Where this approver is asked: one per address of theirs (over the asking agent's channel of that kind; a webhook " +
+              'address needs none), GET /approval/<id> only',
+            items: {
+              type: 'object',
+              properties: {
+                provider: { enum: ['email', 'slack', 'telegram', 'webhook'] },
+                status: { enum: ['pending', 'sent', 'failed', 'skipped'] },
+                attempts: { type: 'integer' },
+                error: NULLABLE_STRING,
+                updatedAt: TIME,
+              },
+            },
+          },
           links: {
             ...LINKS_SCHEMA,
             description:

@@ -83,7 +83,7 @@ export function teamRule(team: TeamRequest, seats: number, options: readonly str
 /** Votes per option, every option present, in the options' order. */
 export function tallyOf(options: readonly string[], choices: readonly string[]): Record<string, number> {
   const tally = Object.fromEntries(options.map((option) => [option, 0]));
-  for (const choice of choices) if (choice in tally) tally[choice]! += 1;
+  for (const choice of choices) if (Object.hasOwn(tally, choice)) tally[choice]! += 1;
   return tally;
 }
 

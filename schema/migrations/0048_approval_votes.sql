@@ -41,3 +41,18 @@ CREATE TABLE approval_votes (
   PRIMARY KEY (approval_id, position),
   FOREIGN KEY (approval_id, position) REFERENCES approval_seats (approval_id, position) ON DELETE CASCADE
 );
+
+-- Each approver is asked at every address the seat has (email, Slack, Telegram, webhook), with their own
+-- links, over the asking agent's channel of that kind (its credentials). One row per seat and address,
+-- as approval_dispatches has one per channel.
+CREATE TABLE approval_seat_dispatches (
+  approval_id  text NOT NULL,
+  position     integer NOT NULL,
+  provider     text NOT NULL,
+  status       text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'sent', 'failed', 'skipped')),
+  attempts     integer NOT NULL DEFAULT 0,
+  error        text,
+  updated_at   timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (approval_id, position, provider),
+  FOREIGN KEY (approval_id, position) REFERENCES approval_seats (approval_id, position) ON DELETE CASCADE
+);
