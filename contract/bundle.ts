@@ -74,7 +74,14 @@ export interface AgentNode {
   next?: string;
 }
 
-export interface ApprovalNode {
+/** Who may answer an approval and how many must agree (docs/approvals.md, "Several approvers"). */
+export interface ApprovalTeam {
+  approvers: string[];
+  quorum?: number | 'all';
+  denyWins?: boolean;
+}
+
+export interface ApprovalNode extends Partial<ApprovalTeam> {
   type: 'approval';
   question: string;
   options: string[];
@@ -96,7 +103,7 @@ export interface Workflow {
 }
 
 /** What the service does with a call of a tool (docs/approvals.md, "Approval policies on tool calls"). */
-export type ToolPolicy = 'always' | 'ask' | 'never';
+export type ToolPolicy = 'always' | 'ask' | 'never' | { ask: ApprovalTeam };
 
 export interface Bundle {
   name: string;

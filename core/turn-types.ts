@@ -1,5 +1,6 @@
 // Types shared by the session and turn workflows and the activities they call. No I/O here.
 import type { MessagePart, TokenUsage } from '../contract/events.ts';
+import type { ApprovalTeam } from '../contract/bundle.ts';
 import type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';
 
 export interface SessionRef {
@@ -119,9 +120,10 @@ export interface ToolCall {
   inputError?: string;
   /**
    * The tool's policy is `ask` (bundle `toolPolicies`): it runs only once the agent's user approves this
-   * question (core/tool-policies.ts), written by the service.
+   * question (core/tool-policies.ts), written by the service; `team`: these approvers decide it
+   * (`{ask: {approvers, quorum?, denyWins?}}`).
    */
-  approval?: { question: string };
+  approval?: { question: string; team?: ApprovalTeam };
 }
 
 /**

@@ -127,9 +127,19 @@ export async function graphRunWorkflow(
     const approvalId = newApprovalId();
     const question = renderTemplate(node.question, { input: run.input, outputs });
     // The same rules as ask_my_user; a rendered question may have grown past its limit.
+    const { approvers, quorum, denyWins } = node;
     const parsed = parseApprovalRequest(
-      { question, options: node.options, ...(node.expiresInMs !== undefined ? { expiresInMs: node.expiresInMs } : {}) },
+      {
+        question,
+        options: node.options,
+        ...(node.expiresInMs !== undefined ? { expiresInMs: node.expiresInMs } : {}),
+        // Its approvers, as deployed (checked against the directory then).
+        ...(approvers !== undefined ? { approvers } : {}),
+        ...(quorum !== undefined ? { quorum } : {}),
+        ...(denyWins !== undefined ? { denyWins } : {}),
+      },
       run.settings.approvals,
+      { team: true },
     );
     if (!parsed.ok) throw nonRetryable(FAILURE.invalidApprovalNode, `Node "${nodeId}": ${parsed.error}`);
     const outcome = await executeChild(approvalWorkflow, {

@@ -9,7 +9,7 @@ import { approvalInTurn } from './ask-user.ts';
 
 export async function approvedTool(
   turn: TurnInput,
-  call: ToolCall & { approval: { question: string } },
+  call: ToolCall & { approval: NonNullable<ToolCall['approval']> },
   run: () => Promise<ToolResultPart>,
 ): Promise<ToolResultPart> {
   const { toolCallId, toolName } = call;
@@ -17,6 +17,8 @@ export async function approvedTool(
     question: call.approval.question,
     options: [...TOOL_APPROVAL_OPTIONS],
     expiresInMs: turn.settings.approvals.defaultExpiryMs,
+    // A team's policy (`{ask: {approvers, ...}}`), as the step recorded it: its approvers decide.
+    ...(call.approval.team ? { team: { quorum: 1 as const, ...call.approval.team } } : {}),
   };
   const outcome = await approvalInTurn(turn, toolCallId, request, `the policy of the tool ${toolName}`);
   if (outcome.status === 'answered' && outcome.choice === TOOL_APPROVAL_OPTIONS[0]) return run();

@@ -4,7 +4,7 @@
 // input. Everything else the service runs; a remote MCP server's tool is checked the same way first. The check runs in a thread with a time budget: the schema
 // is the tenant's, the worker everyone's. Worked out in the step's activity, from the bundle, so the
 // turn workflow decides from the step's recorded result (deterministic on replay).
-import type { Bundle } from '../../contract/bundle.ts';
+import type { ApprovalTeam, Bundle } from '../../contract/bundle.ts';
 import type { LoadableSkill } from '../../lib/skills.ts';
 import type { ToolCall } from '../../core/turn-types.ts';
 import { ASK_MY_USER } from '../../lib/workflow-safe/ask-my-user.ts';
@@ -78,7 +78,8 @@ export async function classifyToolCalls(
     }
     // Read once, and only when some call is to be approved.
     lastUserMessage ??= approvals ? approvals.lastUserMessage() : Promise.resolve(undefined);
-    decided.push({ ...call, approval: { question: toolApprovalQuestion({ ...verdict.ask, lastUserMessage: await lastUserMessage }) } });
+    const question = toolApprovalQuestion({ ...verdict.ask, lastUserMessage: await lastUserMessage });
+    decided.push({ ...call, approval: { question, ...(verdict.team ? { team: verdict.team } : {}) } });
   }
   return decided;
 }
@@ -89,7 +90,7 @@ function policyVerdict(
   skills: readonly LoadableSkill[],
   remote: readonly BuiltinTool[],
   call: ToolCall,
-): ToolCall | { ask: Omit<ToolCallToApprove, 'lastUserMessage'> } {
+): ToolCall | { ask: Omit<ToolCallToApprove, 'lastUserMessage'>; team?: ApprovalTeam } {
   // Policies are about tool servers' tools: a client's tools and other agents (which ask their own) have none.
   if (call.inputError !== undefined || call.executor !== undefined || call.toolName === ASK_MY_USER) return call;
   const tool = findBuiltinTool(bundle, call.toolName, skills, remote);
@@ -101,5 +102,9 @@ function policyVerdict(
   // Input the tool would refuse is refused now, rather than asked about and then refused.
   const problem = isRemoteTool(tool) ? undefined : toolInputProblem(tool.inputSchema, call.input);
   if (problem !== undefined) return { ...call, inputError: problem };
-  return { ask: { agentName: bundle.name, serverId: server.id, serverKind: server.kind, toolName: call.toolName, input: call.input } };
+  return {
+    ask: { agentName: bundle.name, serverId: server.id, serverKind: server.kind, toolName: call.toolName, input: call.input },
+    // `{ask: {approvers, ...}}`: a team decides (checked against the user's directory at deploy).
+    ...(typeof policy === 'object' ? { team: policy.ask } : {}),
+  };
 }

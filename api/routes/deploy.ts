@@ -20,6 +20,7 @@ import type { RegisteredToolsReader } from '../agents/registered-tools.ts';
 import { callerGone } from '../agents/caller-gone.ts';
 import { listMcpServers } from '../../store/mcp-servers.ts';
 import { resolveCallableAgents } from '../agents/callable-agents.ts';
+import { checkBundleApprovers } from '../agents/bundle-approvers.ts';
 import { agentToolsTaken } from '../../lib/workflow-safe/agent-tools.ts';
 import { publishChange } from './revisions.ts';
 
@@ -64,6 +65,8 @@ export function deployRoutes(deps: ApiDeps, registeredTools: RegisteredToolsRead
         }
         const callable = await resolveCallableAgents(deps.db, userId, result.bundle);
         if (!callable.ok) return invalid(callable.errors);
+        const approvers = await checkBundleApprovers(deps.db, userId, result.bundle);
+        if (approvers.length > 0) return invalid(approvers);
         const [fetched, remote] = await Promise.all([fetchSkills(result.bundle), listRemoteTools(userId, result.bundle, callerGone(res))]);
         if (!fetched.ok || !remote.ok) return invalid([...(fetched.ok ? [] : fetched.errors), ...(remote.ok ? [] : remote.errors)]);
         const shadowed = agentToolsTaken(result.bundle, remote.tools);

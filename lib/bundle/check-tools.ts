@@ -6,12 +6,31 @@ import { toolServer } from '../../contract/tool-servers.ts';
 import { jsonSchemaProblem } from './json-schema-check.ts';
 import { childPointer } from './pointer.ts';
 import { isRecord, type Json, type Report } from './report.ts';
+import { parseTeam } from '../workflow-safe/approval-quorum.ts';
+
+/** A tool call's approval options (core/tool-policies.ts, TOOL_APPROVAL_OPTIONS): a team's `deny` may win. */
+const TOOL_CALL_OPTIONS = ['approve', 'deny'];
+
+/** `{ask: {approvers, quorum?, denyWins?}}` policies: their names and rule (the directory is checked at deploy). */
+function checkTeamPolicies(policies: unknown, report: Report): void {
+  if (!isRecord(policies)) return;
+  for (const [serverId, tools] of Object.entries(policies)) {
+    if (!isRecord(tools)) continue;
+    for (const [toolName, policy] of Object.entries(tools)) {
+      const at = `${childPointer('/toolPolicies', serverId, toolName)}/ask`;
+      if (!isRecord(policy) || !isRecord(policy.ask) || !report.clean(at)) continue;
+      const team = parseTeam(policy.ask, TOOL_CALL_OPTIONS);
+      if (!team.ok) report.error(`${at}${team.path}`, team.error);
+    }
+  }
+}
 
 /** `registered`: the user's remote MCP server ids; absent, any id may be one (the service checks on deploy). */
 export function checkTools(bundle: Json, report: Report, registered?: ReadonlySet<string>): void {
   checkCustomTools(bundle.customTools, serverToolNames(bundle.mcps), report);
   checkToolServers(bundle.mcps, report, registered);
   checkServerTools('/toolPolicies', bundle.toolPolicies, bundle.mcps, report);
+  checkTeamPolicies(bundle.toolPolicies, report);
   checkServerTools('/safeTools', bundle.safeTools, bundle.mcps, report);
   if (isRecord(bundle.jsonReply)) checkJsonSchema(bundle.jsonReply.schema, '/jsonReply/schema', report);
 }

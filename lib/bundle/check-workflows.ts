@@ -1,5 +1,6 @@
 // Workflow graphs: every reference names a node, approval branches are options of their node, and
 // nodes nothing leads to are pointed out (a warning: a half-built graph may still be deployed).
+import { parseTeam } from '../workflow-safe/approval-quorum.ts';
 import { childPointer } from './pointer.ts';
 import { isRecord, type Json, type Report } from './report.ts';
 import { templateNodeReferences } from '../workflow-safe/graph-template.ts';
@@ -55,6 +56,11 @@ function checkGraph(name: string, workflow: Json, nodes: Json, report: Report, c
     if (node.type === 'approval') {
       const options = report.strings(node.options, `${at}/options`);
       if (options) checkOptions(options, `${at}/options`, report);
+      // Its approvers' names and rule (whether each is in the user's directory is checked at deploy).
+      const team = ['approvers', 'quorum', 'denyWins'].every((field) => report.clean(`${at}/${field}`))
+        ? parseTeam(node, options ?? [])
+        : undefined;
+      if (team && !team.ok) report.error(`${at}${team.path}`, team.error);
       const branches = isRecord(node.next) ? node.next : {};
       for (const [option, value] of Object.entries(branches)) {
         const path = childPointer(at, 'next', option);

@@ -20,13 +20,22 @@ export function formatSchemaErrors(errors: readonly ErrorObject[]): SchemaIssue[
   const typeErrorAt = new Map<string, ErrorObject>();
   for (const error of errors) {
     if (error.keyword === 'oneOf') oneOfsAt.set(error.instancePath, [...(oneOfsAt.get(error.instancePath) ?? []), error]);
-    if (error.keyword === 'type' && !typeErrorAt.has(error.instancePath)) typeErrorAt.set(error.instancePath, error);
+  }
+  /** An error of one branch of a failed oneOf at or above its value: the oneOf's own error says it. */
+  const inFailedBranch = (error: ErrorObject) =>
+    selfAndAncestors(error.instancePath).some((path) =>
+      oneOfsAt.get(path)?.some((oneOf) => error.schemaPath.startsWith(`${oneOf.schemaPath}/`)),
+    );
+  for (const error of errors) {
+    // A branch's type error (a string where the other branch wanted an object) is no verdict on the value.
+    if (error.keyword === 'type' && !typeErrorAt.has(error.instancePath) && !inFailedBranch(error))
+      typeErrorAt.set(error.instancePath, error);
   }
   const kept = errors.filter((error) => {
     if (error.keyword === 'if' || error.keyword === 'propertyNames') return false;
+    // The branches of a failed oneOf are summed up by the oneOf error itself.
+    if (inFailedBranch(error)) return false;
     for (const path of selfAndAncestors(error.instancePath)) {
-      // The branches of a failed oneOf are summed up by the oneOf error itself.
-      if (oneOfsAt.get(path)?.some((oneOf) => error.schemaPath.startsWith(`${oneOf.schemaPath}/`))) return false;
       // Once a value has the wrong type, nothing else said about it or below it helps.
       const typeError = typeErrorAt.get(path);
       if (typeError !== undefined && typeError !== error) return false;
@@ -125,7 +134,21 @@ function oneOfMessage(branches: unknown): string {
   if (names.length > 0 && names.every((name) => name !== undefined)) {
     return `must have exactly one of ${names.map((name) => JSON.stringify(name)).join(' or ')}`;
   }
+  // Otherwise each branch in a word where it has one: "always", "ask", "never" or an object with "ask".
+  const forms = Array.isArray(branches) ? branches.map((branch: unknown) => branchForm(branch as Schema)) : [];
+  if (forms.length > 0 && forms.every((form) => form !== undefined)) return `must be ${forms.join(' or ')}`;
   return 'must match exactly one of the allowed forms';
+}
+
+/** One oneOf branch as a person reads it, if it is a simple one. */
+function branchForm(branch: Schema | undefined): string | undefined {
+  if (Array.isArray(branch?.enum)) return quoteList(branch.enum);
+  if (branch?.const !== undefined) return JSON.stringify(branch.const);
+  const required = branch?.required;
+  if (branch?.type === 'object' && Array.isArray(required) && required.length > 0)
+    return `an object with ${required.map((name) => JSON.stringify(name)).join(' and ')}`;
+  if (typeof branch?.type === 'string') return typeList(branch.type);
+  return undefined;
 }
 
 function discriminatorValues(parentSchema: unknown, tag: string): string[] {

@@ -206,6 +206,26 @@ const cases: Case[] = [
   },
 
   // ---- JSONC syntax and parse problems ----
+  {
+    // A value that is neither branch of a oneOf (a word, or an object) is one error at its place, in words.
+    name: 'a tool policy that is no policy, and a team rule out of its bounds',
+    text: withBase(
+      `"mcps": ["time", "http"], "toolPolicies": { "time": { "*": "sometimes" }, ` +
+        `"http": { "http_request": { "ask": { "approvers": ["me", "Alice"], "quorum": "some" } } } }`,
+    ),
+    errors: ['/toolPolicies/time/*', '/toolPolicies/http/http_request/ask/quorum'],
+    messages: ['must be one of "always", "ask", "never"', 'must be an integer or "all"'],
+  },
+  {
+    name: "a team policy's names and a graph node's rule are checked as an approval's",
+    text: withBase(
+      `"mcps": ["http"], "toolPolicies": { "http": { "http_request": { "ask": { "approvers": ["me", "Alice"] } } } }, ` +
+        `"workflows": { "w": { "start": "a", "nodes": { "a": { "type": "approval", "question": "q", "options": ["red", "blue"], ` +
+        `"next": {}, "approvers": ["me", "bob"], "denyWins": true } } } }`,
+    ),
+    errors: ['/toolPolicies/http/http_request/ask/approvers/1', '/workflows/w/nodes/a/denyWins'],
+    messages: [/is not "me", an approver's name/, /needs an option that refuses/],
+  },
   { name: 'empty text', text: '', errors: [''], messages: ['the bundle is empty: expected a JSON object'] },
   { name: 'only a BOM, whitespace and comments', text: '\uFEFF  // nothing\n/* here */\n', errors: [''], messages: [/is empty/] },
   { name: 'top-level array', text: '[1, 2]', errors: [''], messages: ['the bundle must be a JSON object, not an array'] },

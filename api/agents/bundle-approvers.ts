@@ -1,0 +1,46 @@
+// The approvers a bundle names (graph approval nodes, `{ask: {approvers}}` tool policies) are checked at
+// deploy against the deploying user's directory: each name an approver or group of theirs, each quorum
+// within its approvers. Each problem is a located deploy error. The names are made seats again when an
+// approval is asked, from the directory as it is then (store/approval-votes.ts).
+import type { Bundle } from '../../lib/bundle/index.ts';
+import type { FieldError } from '../../lib/workflow-safe/errors.ts';
+import { GROUP_PREFIX } from '../../contract/approvals.ts';
+import type { ApprovalTeam } from '../../contract/bundle.ts';
+import { resolveApprovers } from '../../store/approvers.ts';
+import type { Db } from '../../store/db.ts';
+import { childPointer } from '../../lib/bundle/pointer.ts';
+
+/** Every team a bundle names, with where it is. */
+function teamsOf(bundle: Bundle): Array<{ at: string; team: ApprovalTeam }> {
+  const teams: Array<{ at: string; team: ApprovalTeam }> = [];
+  for (const [name, workflow] of Object.entries(bundle.workflows ?? {})) {
+    for (const [id, node] of Object.entries(workflow.nodes)) {
+      if (node.type === 'approval' && node.approvers !== undefined)
+        teams.push({ at: childPointer('/workflows', name, 'nodes', id), team: { ...node, approvers: node.approvers } });
+    }
+  }
+  for (const [serverId, tools] of Object.entries(bundle.toolPolicies ?? {})) {
+    for (const [toolName, policy] of Object.entries(tools)) {
+      if (typeof policy === 'object') teams.push({ at: `${childPointer('/toolPolicies', serverId, toolName)}/ask`, team: policy.ask });
+    }
+  }
+  return teams;
+}
+
+export async function checkBundleApprovers(db: Db, userId: string, bundle: Bundle): Promise<FieldError[]> {
+  const errors: FieldError[] = [];
+  for (const { at, team } of teamsOf(bundle)) {
+    const { seats, unknown } = await resolveApprovers(db, userId, team.approvers);
+    for (const name of unknown) {
+      errors.push({
+        path: `${at}/approvers/${team.approvers.indexOf(name)}`,
+        message: name.startsWith(GROUP_PREFIX)
+          ? `you have no approver group "${name.slice(GROUP_PREFIX.length)}"`
+          : `you have no approver "${name}" (PUT /approver/<name> adds one)`,
+      });
+    }
+    if (unknown.length === 0 && typeof team.quorum === 'number' && team.quorum > seats.length)
+      errors.push({ path: `${at}/quorum`, message: `is ${team.quorum}, more than the ${seats.length} approvers` });
+  }
+  return errors;
+}
