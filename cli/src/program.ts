@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { registerAccount } from './commands/account.ts';
 import { registerAgents } from './commands/agents.ts';
 import { registerApprovals } from './commands/approvals.ts';
+import { registerApprovers } from './commands/approvers.ts';
 import { registerChat } from './commands/chat.ts';
 import { registerCustomCommands } from './commands/custom.ts';
 import { registerDeploy } from './commands/deploy.ts';
@@ -52,6 +53,7 @@ export function buildProgram(): Command {
   registerChat(program);
   registerSend(program);
   registerApprovals(program);
+  registerApprovers(program);
   registerRuns(program);
   registerKeys(program);
   registerLimits(program);

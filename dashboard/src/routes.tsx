@@ -1,6 +1,7 @@
 // Which page a path shows. Paths are below /app (router.tsx).
 import type { ComponentChildren } from 'preact';
 import { matchPath, type Location } from './router.tsx';
+import { ApprovalPage } from './pages/approval.tsx';
 import { ApprovalsPage } from './pages/approvals.tsx';
 import { AgentPage } from './pages/agent.tsx';
 import { AgentsPage } from './pages/agents.tsx';
@@ -28,6 +29,7 @@ type Table = [pattern: string, title: string, page: (params: Record<string, stri
 const TABLE: Table = [
   ['/', 'Overview', () => <HomePage />],
   ['/approvals', 'Approvals', () => <ApprovalsPage />],
+  ['/approvals/:id', 'Approval', ({ id }) => <ApprovalPage id={id!} />],
   ['/agents', 'Agents', () => <AgentsPage />],
   ['/agents/:name', 'Agent', ({ name }) => <AgentPage name={name!} />],
   ['/agents/:name/sessions', 'Sessions', ({ name }) => <SessionsPage agent={name!} />],

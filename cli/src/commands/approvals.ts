@@ -1,9 +1,18 @@
-// approvals ls|show|answer
+// approvals ls|show|answer. An approval a team answers (created with `approvers`) shows its rule, its
+// tally and each approver's vote; answering it may count a vote that does not decide it yet (202).
 import type { Command } from 'commander';
+import type { Answered, ApprovalView } from '@agent-service/sdk';
+import type { ResponseOf } from '../../../contract/operations/operation.ts';
+import type { answerApproval } from '../../../contract/operations/approvals.ts';
 import { contextOf } from '../context.ts';
 import { UsageError } from '../exit-codes.ts';
 import { withExamples } from '../help.ts';
 import { age, note, printFields, printJson, printLine, printTable } from '../output.ts';
+import { out } from '../style.ts';
+import { terminalText } from '../terminal-text.ts';
+
+/** A vote that counted without deciding (202); the SDK's `answer` is typed with the 200 only. */
+type VoteCounted = ResponseOf<typeof answerApproval, 202>;
 
 const STATUSES = ['unanswered', 'answered', 'expired'];
 
@@ -47,7 +56,7 @@ export function registerApprovals(program: Command): void {
   withExamples(
     approvals
       .command('show')
-      .description('One approval: its question, options, answer and where it was sent')
+      .description("One approval: its question, options, answer, where it was sent and, for a team's, each approver's vote")
       .argument('<id>')
       .action(async (id: string, _options: object, command: Command) => {
         const context = contextOf(command);
@@ -62,7 +71,11 @@ export function registerApprovals(program: Command): void {
           ['note', approval.note ?? undefined],
           ['session', approval.sessionId ?? undefined],
           ['expires', approval.expiresAt],
+          ...teamFields(approval),
         ]);
+        printSeats(approval);
+        // Below a team's approvers, the channels' lines get a heading of their own.
+        if (approval.approvers?.length && approval.dispatches?.length) printLine(out().dim('sent over:'));
         for (const dispatch of approval.dispatches ?? []) {
           printLine(`  ${dispatch.provider ?? '?'}: ${dispatch.status ?? '?'}${dispatch.error ? ` (${dispatch.error})` : ''}`);
         }
@@ -79,14 +92,67 @@ export function registerApprovals(program: Command): void {
       .option('--note <text>', 'a note the agent reads with the choice')
       .action(async (id: string, choice: string, options: { note?: string }, command: Command) => {
         const context = contextOf(command);
-        const answered = await context
+        // The SDK types the 200 only; a vote that counted without deciding is a 202 of its own shape.
+        const answered = (await context
           .client()
-          .approvals.answer(id, { choice, ...(options.note !== undefined ? { note: options.note } : {}) });
+          .approvals.answer(id, { choice, ...(options.note !== undefined ? { note: options.note } : {}) })) as Answered | VoteCounted;
         if (context.json) return printJson(answered);
-        note(`Answered ${answered.choice}.`);
+        if (answered.status === 'unanswered') {
+          // A team's approval: this vote counted, the approval still waits for the quorum.
+          const votes = answered.tally[answered.choice] ?? 0;
+          note(terminalText(`Vote recorded: ${answered.choice} ${votes} of ${answered.quorum}; waiting on the others.`));
+          return;
+        }
+        if (answered.approver === undefined || !answered.tally) return note(`Answered ${answered.choice}.`);
+        const whose = answered.approver === 'me' ? 'your' : `${answered.approver}'s`;
+        note(terminalText(`Answered ${answered.choice}: ${whose} vote decided it (${tallyText([], answered.tally)}).`));
       }),
     ['agent-service approvals answer apr_123 refund --note "once"'],
   );
+}
+
+/** "approve 1, deny 0": the votes per option, in the options' order (any other counted option after). */
+function tallyText(options: string[], tally: Record<string, number>): string {
+  const names = [...options, ...Object.keys(tally).filter((name) => !options.includes(name))];
+  return names.map((name) => `${name} ${tally[name] ?? 0}`).join(', ');
+}
+
+/** The rule, the tally and who decided, for an approval a team answers; nothing for another. */
+function teamFields(approval: ApprovalView): Array<[string, string | undefined]> {
+  if (approval.quorum === undefined) return [];
+  const seats = approval.approvers?.length;
+  const refusal = approval.denyWins && approval.refusingOption ? ` (a ${approval.refusingOption} decides)` : '';
+  return [
+    ['quorum', `${approval.quorum}${seats !== undefined ? ` of ${seats}` : ''}${refusal}`],
+    ['tally', approval.tally ? tallyText(approval.options, approval.tally) : undefined],
+    ...(approval.decidedBy ? [['decided by', approval.decidedBy] as [string, string]] : []),
+    // Each approver on a line of their own below this one (printSeats).
+    ...(approval.approvers
+      ? [
+          ['approvers', `${approval.approvers.filter((seat) => seat.vote).length} of ${approval.approvers.length} voted`] as [
+            string,
+            string,
+          ],
+        ]
+      : []),
+  ];
+}
+
+/** One line per approver: their vote (how, when, the note), or that it is awaited. */
+function printSeats(approval: ApprovalView): void {
+  const seats = approval.approvers;
+  if (!seats?.length) return;
+  const width = Math.max(...seats.map((seat) => terminalText(seat.name).length));
+  for (const seat of seats) {
+    const vote = seat.vote;
+    const added = seat.addedBy === 'request' ? '' : ` [added by ${seat.addedBy}]`;
+    const shown = vote
+      ? `${vote.choice} (via ${vote.via}, ${age(vote.votedAt)})${vote.note !== null ? ` ${JSON.stringify(vote.note)}` : ''}`
+      : approval.status === 'unanswered'
+        ? 'waiting'
+        : 'did not vote';
+    printLine(`  ${terminalText(seat.name).padEnd(width)}  ${terminalText(shown)}${added}`);
+  }
 }
 
 function cut(text: string): string {

@@ -1,6 +1,8 @@
 // One question waiting for an answer: what is asked, who asked (agent, session), how long is left,
 // and a button per option with an optional note (or, for a sign-in asked for, a button that signs in). The first answer wins; a later one is refused
-// (409) and an expired question answers 410: both are shown, then the inbox reloads.
+// (409) and an expired question answers 410: both are shown, then the inbox reloads. A question a team
+// answers shows its votes (approval-team.tsx); the person's answer is then their vote, and one that does
+// not decide (202) leaves the card up, saying it waits on the others.
 import { useState } from 'preact/hooks';
 import type { ApprovalView } from '@agent-service/sdk';
 import { useClient } from '../auth/client-context.ts';
@@ -8,6 +10,7 @@ import { Link } from '../router.tsx';
 import { ProblemView } from '../ui/problem-view.tsx';
 import { timeLeft } from '../ui/time.ts';
 import { When } from '../ui/when.tsx';
+import { mySeat, Seats, TeamFacts } from './approval-team.tsx';
 
 interface Props {
   approval: ApprovalView;
@@ -23,6 +26,7 @@ export function ApprovalCard({ approval, agentName, onAnswered }: Props) {
   const [error, setError] = useState<unknown>(undefined);
   const noteId = `note-${approval.id}`;
   const questionId = `question-${approval.id}`;
+  const mine = mySeat(approval);
 
   /**
    * A sign-in asked for is answered by signing in, never by a choice: the sign-in opens in a new tab (opened
@@ -49,6 +53,7 @@ export function ApprovalCard({ approval, agentName, onAnswered }: Props) {
     setBusy(true);
     setError(undefined);
     try {
+      // A team's vote that does not decide (202) keeps the card: the reload shows the vote, and no buttons.
       await client.approvals.answer(approval.id, note.trim() ? { choice, note: note.trim() } : { choice });
       onAnswered();
     } catch (failure) {
@@ -87,8 +92,16 @@ export function ApprovalCard({ approval, agentName, onAnswered }: Props) {
         </dd>
         <dt>Time left</dt>
         <dd>{timeLeft(approval.expiresAt)}</dd>
+        <TeamFacts approval={approval} />
       </dl>
-      {approval.connect ? (
+      <Seats approval={approval} />
+      {approval.approvers && !mine ? (
+        <p class="answer">Only its approvers answer this question, each with their own link.</p>
+      ) : mine?.vote ? (
+        <p class="answer" role="status">
+          You voted <strong>{mine.vote.choice}</strong>; waiting on the others.
+        </p>
+      ) : approval.connect ? (
         <div class="answer">
           <p>
             Answered by signing in to the MCP server <code>{approval.connect.serverId}</code>, in a new tab.

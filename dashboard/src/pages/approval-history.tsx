@@ -1,8 +1,10 @@
-// Questions already decided: the answer and its note, or that it expired unanswered.
+// Questions already decided: the answer and its note (and, for a team's, whose vote decided it), or that
+// it expired unanswered. Each question links to its page (approval.tsx): the votes, where it was sent.
 import type { ApprovalView } from '@agent-service/sdk';
 import { Link } from '../router.tsx';
 import { EmptyState } from '../ui/states.tsx';
 import { When } from '../ui/when.tsx';
+import { approverName } from './approval-team.tsx';
 
 export function ApprovalHistory({ approvals, names }: { approvals: ApprovalView[]; names: Map<string, string> }) {
   if (approvals.length === 0) {
@@ -26,9 +28,12 @@ export function ApprovalHistory({ approvals, names }: { approvals: ApprovalView[
       <tbody>
         {approvals.map((approval) => (
           <tr key={approval.id}>
-            <td>{approval.question}</td>
+            <td>
+              <Link to={`/approvals/${approval.id}`}>{approval.question}</Link>
+            </td>
             <td>
               {approval.status === 'answered' ? <span class="badge ok">{approval.choice}</span> : <span class="badge muted">expired</span>}
+              {approval.decidedBy && <span class="muted-label"> by {approverName(approval.decidedBy)}</span>}
             </td>
             <td>{approval.note ?? ''}</td>
             <td>

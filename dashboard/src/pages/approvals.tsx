@@ -1,5 +1,6 @@
 // The approvals inbox: questions waiting for an answer first (soonest to expire on top), then the
-// history of answered and expired ones. Refreshed every few seconds, so a new question appears.
+// history of answered and expired ones. Refreshed every few seconds, so a new question appears (and a
+// team's question its new votes: those waiting are read whole, since a listed approval has no approvers).
 import type { ApprovalView, Client } from '@agent-service/sdk';
 import { useClient } from '../auth/client-context.ts';
 import { agentNames } from '../ui/agent-names.ts';
@@ -24,7 +25,12 @@ async function loadInbox(client: Client, signal: AbortSignal): Promise<Inbox> {
     client.approvals.list({ limit: HISTORY_SIZE }, { signal }),
     agentNames(client, signal),
   ]);
-  const waiting = [...waitingPage.items].sort((a, b) => Date.parse(a.expiresAt) - Date.parse(b.expiresAt));
+  const whole = await Promise.all(
+    waitingPage.items.map((approval) =>
+      approval.quorum === undefined ? approval : client.approvals.retrieve(approval.id, {}, { signal }),
+    ),
+  );
+  const waiting = whole.sort((a, b) => Date.parse(a.expiresAt) - Date.parse(b.expiresAt));
   const history = recentPage.items.filter((approval) => approval.status !== 'unanswered');
   return { waiting, history, names };
 }
