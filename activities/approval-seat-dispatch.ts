@@ -13,7 +13,14 @@ import type { Logger } from '../lib/logger.ts';
 import type { MasterKey } from '../lib/master-key.ts';
 import type { Bundle } from '../lib/bundle/index.ts';
 import { getApproval } from '../store/approvals.ts';
-import { closeSeatDispatches, recordSeatDispatch, seatsOf, type SeatProvider } from '../store/approval-votes.ts';
+import {
+  closeSeatDispatches,
+  escalate,
+  recordSeatDispatch,
+  seatDispatchesOf,
+  seatsOf,
+  type SeatProvider,
+} from '../store/approval-votes.ts';
 import { resolveChannelConfig } from '../store/secrets.ts';
 import { approvalLinks, seatToken } from '../lib/approval-token.ts';
 import { serviceBaseUrl } from '../lib/urls.ts';
@@ -87,7 +94,7 @@ export function seatDispatchActivities(deps: SeatDispatchDeps) {
         seat && { email: seat.email, slack: seat.slackUserId, telegram: seat.telegramChatId, webhook: seat.webhookUrl }[input.provider];
       if (!seat || !address) throw ApplicationFailure.nonRetryable(`Approver ${input.position} has no ${input.provider} address`);
       // An approver who has voted needs no message (a reminder's resend, or a retry after their vote).
-      if (seat.vote) {
+      if (seat.vote || seat.delegatedTo !== null) {
         await closeSeatDispatches(db, { ...which, status: 'skipped', error: 'not sent: the approver had answered' });
         return { sent: false };
       }
@@ -133,6 +140,23 @@ export function seatDispatchActivities(deps: SeatDispatchDeps) {
     /** An approver's dispatch given up on whose last attempt never reported: failed, not pending. */
     async failApproverDispatch(input: { approvalId: string; position: number; provider: SeatProvider }): Promise<void> {
       await closeSeatDispatches(db, { ...input, status: 'failed', error: 'the last attempt did not finish in time' });
+    },
+
+    /** An escalation step: its approvers join the approval (if it is still open); their dispatches to send. */
+    async escalateApproval(input: { approvalId: string; step: number; to: string[] }) {
+      return escalate(db, input);
+    },
+
+    /** A reminder: the addresses of the approvers who have not answered (nor handed their vote on), to ask again. */
+    async remindApprovers(input: { approvalId: string }): Promise<Array<{ position: number; provider: SeatProvider }>> {
+      const approval = await getApproval(db, input.approvalId);
+      if (approval?.status !== 'unanswered') return [];
+      const waiting = new Set(
+        (await seatsOf(db, input.approvalId)).filter((seat) => !seat.vote && seat.delegatedTo === null).map((seat) => seat.position),
+      );
+      return (await seatDispatchesOf(db, input.approvalId))
+        .filter((dispatch) => waiting.has(dispatch.position))
+        .map(({ position, provider }) => ({ position, provider }));
     },
 
     /** Once decided: approvers not reached yet are skipped. */

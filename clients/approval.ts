@@ -6,6 +6,8 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import {
   answeredSignal,
   answerUpdate,
+  seatsAddedSignal,
+  type SeatDispatchRef,
   type AnsweredOutcome,
   type approvalWorkflow,
   type StoredAnswerSignal,
@@ -61,6 +63,11 @@ export function answerApprovalWorkflow(client: Client, approvalId: string, answe
 /** Hands the approval's workflow an answer stored already (the engine takes it with no worker running). */
 export async function signalStoredAnswer(client: Client, approvalId: string, answer: StoredAnswerSignal) {
   await client.workflow.getHandle(approvalWorkflowId(approvalId)).signal(answeredSignal, answer);
+}
+
+/** Approvers the API added (a delegation): the approval's workflow asks them. Taken with no worker running. */
+export async function signalSeatsAdded(client: Client, approvalId: string, dispatches: SeatDispatchRef[]): Promise<void> {
+  if (dispatches.length > 0) await client.workflow.getHandle(approvalWorkflowId(approvalId)).signal(seatsAddedSignal, dispatches);
 }
 
 /** A note in some of the approval's chat threads (why a reply was not taken, say). */

@@ -39,6 +39,11 @@ export const APPROVER_NAME = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
 export const TEAM_LIMITS = {
   /** Names an approval may give (a group counts once). */
   approvers: 20,
-  /** Seats once groups are expanded. */
+  /** Seats once groups are expanded (escalations and delegations included). */
   seats: 50,
+  /** Escalation steps of one approval. */
+  escalations: 5,
+  /** Bounds of a reminder's interval and of an escalation's wait. */
+  minIntervalMs: 1_000,
+  maxIntervalMs: 366 * 24 * 3_600_000,
 } as const;

@@ -79,6 +79,10 @@ export interface ApprovalTeam {
   approvers: string[];
   quorum?: number | 'all';
   denyWins?: boolean;
+  /** Those who have not answered are asked again this often. */
+  remind?: { everyMs: number };
+  /** Approvers added once the approval has waited `afterMs`, in order. */
+  escalate?: Array<{ afterMs: number; to: string[] }>;
 }
 
 export interface ApprovalNode extends Partial<ApprovalTeam> {

@@ -153,6 +153,10 @@ export interface EventData {
     quorum: number;
   };
   'approval.expired': { approvalId: string; expiredAt: string };
+  /** An approval a team answers waited past an escalation step (`step`, from 0): these approvers joined it. */
+  'approval.escalated': { approvalId: string; step: number; approvers: string[] };
+  /** An approver of an approval a team answers handed their vote to another approver, who votes in their place. */
+  'approval.delegated': { approvalId: string; from: string; to: string };
   /** The session was opened by a trigger (cron or webhook) or a workflow run started through the API. */
   'trigger.fired': {
     trigger: { kind: 'cron' | 'webhook' | 'api'; index?: number; expression?: string; timezone?: string };

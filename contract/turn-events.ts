@@ -45,6 +45,8 @@ export function turnEventFilter(turnId: string, userMessageId = turnId): (event:
         return true;
       case 'approval.answered':
       case 'approval.voted':
+      case 'approval.escalated':
+      case 'approval.delegated':
       case 'approval.expired':
         return approvals.has(event.approvalId);
       // The session's, not a turn's: a regenerate's revert answers the request that made it (its seq

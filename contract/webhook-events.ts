@@ -8,6 +8,7 @@ export const WEBHOOK_EVENTS = [
   'approval.requested',
   'approval.answered',
   'approval.expired',
+  'approval.escalated',
   'trigger.fired',
   'agent.changed',
   'eval.completed',
@@ -54,6 +55,8 @@ export interface WebhookEventData {
     tally?: Record<string, number>;
   };
   'approval.expired': ApprovalData & { expiredAt: string };
+  /** An approval a team answers waited past escalation step `step` (from 0): these approvers were added and asked. */
+  'approval.escalated': ApprovalData & { step: number; approvers: string[] };
   /** A cron or webhook trigger fired (or a run was started): a fresh session is working on it. */
   'trigger.fired': {
     agentId: string;

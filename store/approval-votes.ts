@@ -9,6 +9,7 @@ import { announce, markAnswered, toApproval, type Approval, type ApprovalRow } f
 import { reachSession } from './approval-endings.ts';
 import { resolveApprovers, type ApproverSeat } from './approvers.ts';
 import { decisionOf, tallyOf, teamRule, type TeamRequest } from '../lib/workflow-safe/approval-quorum.ts';
+import { GROUP_PREFIX, ME, TEAM_LIMITS } from '../contract/approvals.ts';
 import type { AnswerVia } from '../contract/approvals.ts';
 
 export interface Vote {
@@ -23,6 +24,8 @@ export interface Seat extends ApproverSeat {
   position: number;
   addedBy: 'request' | 'escalation' | 'delegation';
   addedAt: Date;
+  /** The approver this seat handed its vote to: it votes no more. */
+  delegatedTo: string | null;
   vote: Vote | null;
 }
 
@@ -125,6 +128,7 @@ interface SeatRow {
   telegram_chat_id: string | null;
   webhook_url: string | null;
   added_by: Seat['addedBy'];
+  delegated_to: string | null;
   added_at: Date;
   choice: string | null;
   note: string | null;
@@ -141,6 +145,7 @@ function toSeat(row: SeatRow): Seat {
     telegramChatId: row.telegram_chat_id,
     webhookUrl: row.webhook_url,
     addedBy: row.added_by,
+    delegatedTo: row.delegated_to,
     addedAt: row.added_at,
     vote: row.choice !== null ? { choice: row.choice, note: row.note, via: row.via!, votedAt: row.voted_at! } : null,
   };
@@ -149,7 +154,7 @@ function toSeat(row: SeatRow): Seat {
 /** An approval's seats in order, each with its vote if it voted. */
 export async function seatsOf(db: Db | DbClient, approvalId: string): Promise<Seat[]> {
   const { rows } = await db.query<SeatRow>(
-    `SELECT s.position, s.name, s.email, s.slack_user_id, s.telegram_chat_id, s.webhook_url, s.added_by, s.added_at,
+    `SELECT s.position, s.name, s.email, s.slack_user_id, s.telegram_chat_id, s.webhook_url, s.added_by, s.added_at, s.delegated_to,
             v.choice, v.note, v.via, v.voted_at
        FROM approval_seats s LEFT JOIN approval_votes v ON v.approval_id = s.approval_id AND v.position = s.position
       WHERE s.approval_id = $1 ORDER BY s.position`,
@@ -163,8 +168,9 @@ export type CastVote =
   | { kind: 'closed'; approval: Approval }
   /** Nobody with this seat may answer: not counted, nothing written. */
   | { kind: 'stranger'; approval: Approval; seats: string[] }
-  /** The seat voted before: the first vote stands. */
+  /** The seat voted before (the first vote stands), or handed its vote to another approver. */
   | { kind: 'voted-before'; approval: Approval; seat: Seat }
+  | { kind: 'delegated'; approval: Approval; seat: Seat }
   /** Counted; `decided`: this vote decided the approval, which is now answered with the rule's outcome. */
   | { kind: 'counted'; approval: Approval; seat: Seat; tally: Record<string, number>; decided: boolean };
 
@@ -178,19 +184,15 @@ export async function castVote(
   input: { approvalId: string; seat: { position: number } | { name: string }; choice: string; note: string | null; via: AnswerVia },
 ): Promise<CastVote> {
   return inTransaction(db, async (client) => {
-    const { rows } = await client.query<ApprovalRow & { past_expiry: boolean }>(
-      'SELECT *, expires_at <= now() AS past_expiry FROM approvals WHERE id = $1 FOR UPDATE',
-      [input.approvalId],
-    );
-    const locked = rows[0]!;
-    const approval = toApproval(locked);
-    if (approval.status !== 'unanswered' || locked.past_expiry) return { kind: 'closed', approval };
+    const { approval, open } = await lockApproval(client, input.approvalId);
+    if (!open) return { kind: 'closed', approval };
     const seats = await seatsOf(client, approval.id);
     const seat = seats.find((candidate) =>
       'position' in input.seat ? candidate.position === input.seat.position : candidate.name === input.seat.name,
     );
     if (!seat) return { kind: 'stranger', approval, seats: seats.map((candidate) => candidate.name) };
     if (seat.vote) return { kind: 'voted-before', approval, seat };
+    if (seat.delegatedTo !== null) return { kind: 'delegated', approval, seat };
     const { rows: cast } = await client.query<{ voted_at: Date }>(
       'INSERT INTO approval_votes (approval_id, position, choice, note, via) VALUES ($1, $2, $3, $4, $5) RETURNING voted_at',
       [approval.id, seat.position, input.choice, input.note, input.via],
@@ -229,5 +231,112 @@ export async function castVote(
     const answered = toApproval(decided[0]!);
     await reachSession(client, answered, input.via);
     return { kind: 'counted', approval: answered, seat: voted, tally, decided: true };
+  });
+}
+
+/** The approval, locked for this transaction; `open`: unanswered and not past its expiry. */
+async function lockApproval(client: DbClient, approvalId: string): Promise<{ approval: Approval; open: boolean }> {
+  const { rows } = await client.query<ApprovalRow & { past_expiry: boolean }>(
+    'SELECT *, expires_at <= now() AS past_expiry FROM approvals WHERE id = $1 FOR UPDATE',
+    [approvalId],
+  );
+  const locked = rows[0]!;
+  const approval = toApproval(locked);
+  return { approval, open: approval.status === 'unanswered' && !locked.past_expiry };
+}
+
+/** Seats added to an open approval, with their dispatches (positions after every seat so far). */
+async function addSeats(
+  client: DbClient,
+  approval: Approval,
+  seats: readonly ApproverSeat[],
+  addedBy: 'escalation' | 'delegation',
+): Promise<{ added: Seat[]; dispatches: Array<{ position: number; provider: SeatProvider }> }> {
+  const present = await seatsOf(client, approval.id);
+  const room = TEAM_LIMITS.seats - present.length;
+  const fresh = seats.filter((seat) => !present.some((known) => known.name === seat.name)).slice(0, Math.max(0, room));
+  const first = present.reduce((last, seat) => Math.max(last, seat.position), -1) + 1;
+  const dispatches: Array<{ position: number; provider: SeatProvider }> = [];
+  for (const [index, seat] of fresh.entries()) {
+    const position = first + index;
+    await client.query(
+      `INSERT INTO approval_seats (approval_id, position, name, email, slack_user_id, telegram_chat_id, webhook_url, added_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [approval.id, position, seat.name, seat.email, seat.slackUserId, seat.telegramChatId, seat.webhookUrl, addedBy],
+    );
+    for (const { provider } of seatAddresses([seat])) {
+      await client.query('INSERT INTO approval_seat_dispatches (approval_id, position, provider) VALUES ($1, $2, $3)', [
+        approval.id,
+        position,
+        provider,
+      ]);
+      dispatches.push({ position, provider });
+    }
+  }
+  const added = (await seatsOf(client, approval.id)).filter((seat) => seat.position >= first);
+  return { added, dispatches };
+}
+
+/**
+ * An escalation step: the approvers `to` names (from the directory as it is now) join an approval that
+ * is still open, with an `approval.escalated` event in its session. Idempotent: a step run again adds
+ * nobody who is a seat already. Nothing for an approval that has ended.
+ */
+export async function escalate(
+  db: Db,
+  input: { approvalId: string; step: number; to: readonly string[] },
+): Promise<{ added: string[]; dispatches: Array<{ position: number; provider: SeatProvider }> }> {
+  return inTransaction(db, async (client) => {
+    const { approval, open } = await lockApproval(client, input.approvalId);
+    if (!open) return { added: [], dispatches: [] };
+    const { seats } = await resolveApprovers(client, approval.userId, input.to);
+    const { added, dispatches } = await addSeats(client, approval, seats, 'escalation');
+    if (added.length > 0) {
+      await announce(client, approval.id);
+      if (approval.sessionId !== null)
+        await appendEvents(client, approval.sessionId, [
+          { type: 'approval.escalated', data: { approvalId: approval.id, step: input.step, approvers: added.map((seat) => seat.name) } },
+        ]);
+    }
+    return { added: added.map((seat) => seat.name), dispatches };
+  });
+}
+
+export type Delegation =
+  | { kind: 'closed'; approval: Approval }
+  | { kind: 'not-a-seat' | 'voted' | 'delegated' | 'taken' | 'unknown' | 'full'; approval: Approval }
+  | { kind: 'delegated-now'; approval: Approval; to: Seat; dispatches: Array<{ position: number; provider: SeatProvider }> };
+
+/**
+ * An approver hands their vote to another approver of the user's directory, who is not one of this
+ * approval's approvers yet: the new seat votes in their place (asked at their addresses), the old one
+ * no more. Recorded on both seats, with an `approval.delegated` event.
+ */
+export async function delegateSeat(db: Db, input: { approvalId: string; from: string; to: string }): Promise<Delegation> {
+  return inTransaction(db, async (client): Promise<Delegation> => {
+    const { approval, open } = await lockApproval(client, input.approvalId);
+    if (!open) return { kind: 'closed', approval };
+    const seats = await seatsOf(client, approval.id);
+    const from = seats.find((seat) => seat.name === input.from);
+    if (!from) return { kind: 'not-a-seat', approval };
+    if (from.vote) return { kind: 'voted', approval };
+    if (from.delegatedTo !== null) return { kind: 'delegated', approval };
+    if (seats.some((seat) => seat.name === input.to)) return { kind: 'taken', approval };
+    const { seats: resolved } = await resolveApprovers(client, approval.userId, [input.to]);
+    const person = resolved.find((seat) => seat.name === input.to && !input.to.startsWith(GROUP_PREFIX));
+    if (!person || input.to === ME) return { kind: 'unknown', approval };
+    const { added, dispatches } = await addSeats(client, approval, [person], 'delegation');
+    if (added.length === 0) return { kind: 'full', approval };
+    await client.query('UPDATE approval_seats SET delegated_to = $3 WHERE approval_id = $1 AND position = $2', [
+      approval.id,
+      from.position,
+      input.to,
+    ]);
+    await announce(client, approval.id);
+    if (approval.sessionId !== null)
+      await appendEvents(client, approval.sessionId, [
+        { type: 'approval.delegated', data: { approvalId: approval.id, from: input.from, to: input.to } },
+      ]);
+    return { kind: 'delegated-now', approval, to: added[0]!, dispatches };
   });
 }

@@ -59,6 +59,9 @@ export type StoredAnswerSignal = AnsweredOutcome & {
  * POST /approval; it stays for such a process during a rollout.
  */
 export const recordedUpdate = defineUpdate<RecordedApproval>('recorded');
+/** Approvers added by the API (a delegation): their addresses to send to. */
+export type SeatDispatchRef = { position: number; provider: 'email' | 'slack' | 'telegram' | 'webhook' };
+export const seatsAddedSignal = defineSignal<[SeatDispatchRef[]]>('seatsAdded');
 export const approvalStatusQuery = defineQuery<'unanswered' | 'answered' | 'expired'>('status');
 
 export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<ApprovalOutcome> {
@@ -109,7 +112,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   /** The answer came stored, by signal: the worker still counts it and records its span. */
   let storedBySignal = false;
   /** Of an approval a team answered: who decided it, and the votes then (its webhook event carries them). */
-  let team: { approver?: string; tally?: Record<string, number> } = {};
+  let decidedBy: { approver?: string; tally?: Record<string, number> } = {};
   setHandler(answeredSignal, (stored) => {
     // An answer taken through the Update (one the sweep handed over), or the expiry, decided first: the
     // expiry's write found this answer stored, so either way the outcome is the same answer.
@@ -117,7 +120,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
     decided = 'answered';
     storedBySignal = true;
     answeredVia = stored.via;
-    team = {
+    decidedBy = {
       ...(stored.approver !== undefined && { approver: stored.approver }),
       ...(stored.tally !== undefined && { tally: stored.tally }),
     };
@@ -197,20 +200,60 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   })();
 
   // An approval a team answers: each approver at each of their addresses, in seat order, alongside the
-  // channels. Read from the record's result, so a history from before approvers replays as it ran.
-  const seatDispatches = recorded.seatDispatches ?? [];
-  void (async () => {
-    for (const { position, provider } of seatDispatches) {
-      if (decided) break;
-      try {
-        await channels.dispatchToApprover({ approvalId, position, provider, maxAttempts: settings.dispatchMaxAttempts });
-      } catch (error) {
-        const reason = error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
-        log.warn('approver dispatch failed', { approvalId, position, provider, error: reason });
-        await book.failApproverDispatch({ approvalId, position, provider });
+  // channels; then those an escalation, a delegation or a reminder adds. Read from the record's result,
+  // so a history from before approvers replays as it ran (it has no team, and none of this runs).
+  const team = request.team;
+  const seatQueue: SeatDispatchRef[] = [...(recorded.seatDispatches ?? [])];
+  const seatsDispatched = team !== undefined || seatQueue.length > 0;
+  if (seatsDispatched) {
+    setHandler(seatsAddedSignal, (added) => void seatQueue.push(...added));
+    void (async () => {
+      while (!decided) {
+        const next = seatQueue.shift();
+        if (!next) {
+          await condition(() => decided !== undefined || seatQueue.length > 0);
+          continue;
+        }
+        const { position, provider } = next;
+        try {
+          await channels.dispatchToApprover({ approvalId, position, provider, maxAttempts: settings.dispatchMaxAttempts });
+        } catch (error) {
+          const reason = error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
+          log.warn('approver dispatch failed', { approvalId, position, provider, error: reason });
+          await book.failApproverDispatch({ approvalId, position, provider });
+        }
       }
-    }
-  })();
+    })();
+  }
+  // Reminders and escalations, on workflow timers from the approval's creation, until it is decided or expires.
+  if (team?.remind || team?.escalate) {
+    const steps = team.escalate ?? [];
+    void (async () => {
+      let step = 0;
+      let reminder = team.remind ? createdAt + team.remind.everyMs : Infinity;
+      while (!decided) {
+        const escalation = step < steps.length ? createdAt + steps[step]!.afterMs : Infinity;
+        const at = Math.min(reminder, escalation);
+        if (at >= expiresAt) break;
+        if (await condition(() => decided !== undefined, Math.max(at - Date.now(), 1))) break;
+        if (at === escalation) {
+          const { added, dispatches } = await book.escalateApproval({ approvalId, step, to: steps[step]!.to });
+          if (added.length > 0) {
+            seatQueue.push(...dispatches);
+            await publishEvent(
+              input.userId,
+              { type: 'approval.escalated', data: { ...base, step, approvers: added } },
+              `approval.escalated:${approvalId}:${step}`,
+            );
+          }
+          step += 1;
+        } else {
+          seatQueue.push(...(await book.remindApprovers({ approvalId })));
+          reminder += team.remind!.everyMs;
+        }
+      }
+    })();
+  }
 
   // Until an answer is recorded or the time is up. An answer whose write failed opens the wait again.
   // An answer may have been recorded already (it can come as soon as the record is written).
@@ -238,7 +281,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
     const { choice, note, answeredAt } = settled;
     await publishEvent(
       input.userId,
-      { type: 'approval.answered', data: { ...base, choice, note, answeredAt, ...team } },
+      { type: 'approval.answered', data: { ...base, choice, note, answeredAt, ...decidedBy } },
       `approval.answered:${approvalId}`,
     );
   } else {
@@ -249,7 +292,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
     );
   }
   if (channelCount > 0) await book.skipUnsentDispatches({ approvalId });
-  if (seatDispatches.length > 0) await book.skipUnsentApproverDispatches({ approvalId });
+  if (seatsDispatched) await book.skipUnsentApproverDispatches({ approvalId });
   if (recorded.threaded) await startNotice(input.userId, approvalId, outcomeNotice(outcome!, answeredVia));
   // Last: until then the answer stays pending a hand-over (the API's sweep signals again, which this
   // workflow ignores), so the housekeeping's reconcile pass never takes a running workflow for stranded.

@@ -127,7 +127,7 @@ export async function graphRunWorkflow(
     const approvalId = newApprovalId();
     const question = renderTemplate(node.question, { input: run.input, outputs });
     // The same rules as ask_my_user; a rendered question may have grown past its limit.
-    const { approvers, quorum, denyWins } = node;
+    const { approvers, quorum, denyWins, remind, escalate } = node;
     const parsed = parseApprovalRequest(
       {
         question,
@@ -137,6 +137,8 @@ export async function graphRunWorkflow(
         ...(approvers !== undefined ? { approvers } : {}),
         ...(quorum !== undefined ? { quorum } : {}),
         ...(denyWins !== undefined ? { denyWins } : {}),
+        ...(remind !== undefined ? { remind } : {}),
+        ...(escalate !== undefined ? { escalate } : {}),
       },
       run.settings.approvals,
       { team: true },

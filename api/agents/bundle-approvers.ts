@@ -4,9 +4,8 @@
 // approval is asked, from the directory as it is then (store/approval-votes.ts).
 import type { Bundle } from '../../lib/bundle/index.ts';
 import type { FieldError } from '../../lib/workflow-safe/errors.ts';
-import { GROUP_PREFIX } from '../../contract/approvals.ts';
 import type { ApprovalTeam } from '../../contract/bundle.ts';
-import { resolveApprovers } from '../../store/approvers.ts';
+import { teamProblems } from '../approvals/team-check.ts';
 import type { Db } from '../../store/db.ts';
 import { childPointer } from '../../lib/bundle/pointer.ts';
 
@@ -29,18 +28,6 @@ function teamsOf(bundle: Bundle): Array<{ at: string; team: ApprovalTeam }> {
 
 export async function checkBundleApprovers(db: Db, userId: string, bundle: Bundle): Promise<FieldError[]> {
   const errors: FieldError[] = [];
-  for (const { at, team } of teamsOf(bundle)) {
-    const { seats, unknown } = await resolveApprovers(db, userId, team.approvers);
-    for (const name of unknown) {
-      errors.push({
-        path: `${at}/approvers/${team.approvers.indexOf(name)}`,
-        message: name.startsWith(GROUP_PREFIX)
-          ? `you have no approver group "${name.slice(GROUP_PREFIX.length)}"`
-          : `you have no approver "${name}" (PUT /approver/<name> adds one)`,
-      });
-    }
-    if (unknown.length === 0 && typeof team.quorum === 'number' && team.quorum > seats.length)
-      errors.push({ path: `${at}/quorum`, message: `is ${team.quorum}, more than the ${seats.length} approvers` });
-  }
+  for (const { at, team } of teamsOf(bundle)) errors.push(...(await teamProblems(db, userId, team, at)));
   return errors;
 }

@@ -37,6 +37,7 @@ function teamView(
           approvers: seats.map((seat) => ({
             name: seat.name,
             addedBy: seat.addedBy,
+            delegatedTo: seat.delegatedTo,
             vote: seat.vote && {
               choice: seat.vote.choice,
               note: seat.vote.note,

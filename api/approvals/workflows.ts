@@ -171,6 +171,8 @@ async function vote(deps: ApiDeps, approval: Approval, answer: ApprovalAnswer, s
       );
     case 'voted-before':
       throw new ConflictError(`${cast.seat.name} has already answered ("${cast.seat.vote!.choice}")`);
+    case 'delegated':
+      throw new ConflictError(`${cast.seat.name} handed their vote to ${cast.seat.delegatedTo}, who answers in their place`);
     case 'counted': {
       const { approval: counted, tally } = cast;
       if (!cast.decided)

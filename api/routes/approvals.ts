@@ -9,8 +9,9 @@ import type { ApiDeps } from '../context.ts';
 import type { Principal } from '../../store/api-keys.ts';
 import { getRevision } from '../../store/agents.ts';
 import { getApproval, getDispatches, listApprovals, type Approval } from '../../store/approvals.ts';
-import { seatDispatchesOf, seatsOf } from '../../store/approval-votes.ts';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/workflow-safe/errors.ts';
+import { delegateSeat, seatDispatchesOf, seatsOf } from '../../store/approval-votes.ts';
+import { signalSeatsAdded } from '../../clients/approval.ts';
+import { ConflictError, ForbiddenError, GoneError, NotFoundError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { APPROVAL_LIMITS, parseApprovalRequest } from '../../lib/workflow-safe/approvals.ts';
 import type { AnswerBody } from '../../contract/operations/approvals.ts';
 import { isId, newId } from '../../lib/ids.ts';
@@ -22,8 +23,7 @@ import { waitForSettled } from '../streaming/approval-wait.ts';
 import { answerByToken } from './approval-links.ts';
 import { actIdempotently } from '../idempotency.ts';
 import { loadOwnedAgent } from '../agents/owned-agent.ts';
-import { resolveApprovers } from '../../store/approvers.ts';
-import { GROUP_PREFIX, TEAM_LIMITS, type TeamRequest } from '../../lib/workflow-safe/approval-quorum.ts';
+import { teamProblems } from '../approvals/team-check.ts';
 
 export async function loadOwnedApproval(deps: ApiDeps, principal: Principal | undefined, id: string): Promise<Approval> {
   const approval = isId('apr', id) ? await getApproval(deps.db, id) : undefined;
@@ -47,7 +47,10 @@ export function approvalRoutes(deps: ApiDeps) {
         const { agent: agentName, sessionId, channels, ...request } = body;
         const parsed = parseApprovalRequest(request, settings, { team: true });
         if (!parsed.ok) throw new ValidationError(parsed.error, [{ path: parsed.path ?? '', message: parsed.error }]);
-        if (parsed.request.team) await checkTeam(deps, principal!.userId, parsed.request.team);
+        if (parsed.request.team) {
+          const problems = await teamProblems(deps.db, principal!.userId, parsed.request.team);
+          if (problems.length > 0) throw new ValidationError('Some approvers are not as they must be (PUT /approver/<name>)', problems);
+        }
         const session = sessionId !== undefined ? await loadOwnedSession(deps.db, principal, sessionId) : undefined;
         let target = session ? { agentId: session.agentId, revision: session.revision } : undefined;
         if (agentName !== undefined) {
@@ -130,30 +133,48 @@ export function approvalRoutes(deps: ApiDeps) {
         return { status: taken.status === 'answered' ? 200 : 202, body: { id: approval.id, ...taken } };
       },
     }),
+    defineRoute(OPERATIONS.delegateApproval, {
+      async handle({ req, params, body, principal }) {
+        const approval = await loadOwnedApproval(deps, principal, params.id!);
+        if (!approval.team) throw new ValidationError('Only an approval with approvers has votes to hand on', []);
+        const handed = await delegateSeat(deps.db, { approvalId: approval.id, from: body.from, to: body.to });
+        switch (handed.kind) {
+          case 'closed':
+            if (handed.approval.status === 'answered') throw new ConflictError('This approval was already answered');
+            throw new GoneError('This approval has expired');
+          case 'not-a-seat':
+            throw new ValidationError(`"${body.from}" is not one of this approval's approvers`, [
+              { path: '/from', message: 'is not an approver of it' },
+            ]);
+          case 'unknown':
+            throw new ValidationError(`You have no approver "${body.to}" (PUT /approver/<name> adds one)`, [
+              { path: '/to', message: 'is not in your directory' },
+            ]);
+          case 'voted':
+            throw new ConflictError(`${body.from} has voted already`);
+          case 'delegated':
+            throw new ConflictError(`${body.from} has handed on their vote already`);
+          case 'taken':
+            throw new ConflictError(`${body.to} is an approver of this approval already`);
+          case 'full':
+            throw new ConflictError('This approval has as many approvers as it may');
+          case 'delegated-now':
+            // The workflow asks the new approver; a signal lost with this process leaves them to the next reminder (and their links).
+            deps.handOffs.submit(
+              `approval-seats:${approval.id}:${handed.to.position}`,
+              () => signalSeatsAdded(deps.temporal.client, approval.id, handed.dispatches),
+              { log: { approvalId: approval.id }, sweep: 'the next reminder' },
+            );
+        }
+        const [seats, seatDispatches] = await Promise.all([seatsOf(deps.db, approval.id), seatDispatchesOf(deps.db, approval.id)]);
+        const current = (await getApproval(deps.db, approval.id))!;
+        return {
+          status: 200,
+          body: approvalView(current, viewContext(req, principal), await getDispatches(deps.db, approval.id), seats, seatDispatches),
+        };
+      },
+    }),
   ];
-}
-
-/**
- * The approvers a request names are the user's, and as many as the quorum asks: each problem located
- * (the names are made seats again when the record is written, from the directory as it is then).
- */
-async function checkTeam(deps: ApiDeps, userId: string, team: TeamRequest): Promise<void> {
-  const { seats, unknown } = await resolveApprovers(deps.db, userId, team.approvers);
-  const problems = unknown.map((name) => ({
-    path: `/approvers/${team.approvers.indexOf(name)}`,
-    message: name.startsWith(GROUP_PREFIX)
-      ? `you have no approver group "${name.slice(GROUP_PREFIX.length)}"`
-      : `you have no approver "${name}"`,
-  }));
-  if (problems.length > 0) throw new ValidationError('Some approvers are not in your directory (PUT /approver/<name>)', problems);
-  if (seats.length > TEAM_LIMITS.seats)
-    throw new ValidationError(`At most ${TEAM_LIMITS.seats} approvers, groups counted by their members (these are ${seats.length})`, [
-      { path: '/approvers', message: `names ${seats.length} approvers` },
-    ]);
-  if (typeof team.quorum === 'number' && team.quorum > seats.length)
-    throw new ValidationError(`A quorum of ${team.quorum} needs as many approvers; these are ${seats.length}`, [
-      { path: '/quorum', message: `is more than the ${seats.length} approvers` },
-    ]);
 }
 
 /** `channels` narrows the asking agent's channels: it needs that agent, and each provider one the agent declares. */

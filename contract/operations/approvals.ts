@@ -75,6 +75,7 @@ export const APPROVAL_SCHEMA = {
         properties: {
           name: { type: 'string' },
           addedBy: { enum: ['request', 'escalation', 'delegation'] },
+          delegatedTo: { type: ['string', 'null'], description: 'The approver this one handed their vote to: they vote no more' },
           vote: {
             type: ['object', 'null'],
             required: ['choice', 'note', 'via', 'votedAt'],
@@ -197,6 +198,30 @@ export const CREATE_APPROVAL_BODY_SCHEMA = {
       description:
         'A vote for the refusing option (deny, no, reject or decline) decides at once. Default: true when quorum is above 1 ' +
         'and an option refuses',
+    },
+    remind: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['everyMs'],
+      properties: { everyMs: { type: 'integer', minimum: TEAM_LIMITS.minIntervalMs, maximum: TEAM_LIMITS.maxIntervalMs } },
+      description: 'The approvers who have not answered are asked again (at their addresses) this often. Needs `approvers`',
+    },
+    escalate: {
+      type: 'array',
+      minItems: 1,
+      maxItems: TEAM_LIMITS.escalations,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['afterMs', 'to'],
+        properties: {
+          afterMs: { type: 'integer', minimum: TEAM_LIMITS.minIntervalMs, maximum: TEAM_LIMITS.maxIntervalMs },
+          to: { type: 'array', minItems: 1, maxItems: TEAM_LIMITS.approvers, items: { type: 'string', minLength: 1, maxLength: 70 } },
+        },
+      },
+      description:
+        'Approvers (names or groups) added once it has waited `afterMs`, in order (each later than the one before): each step ' +
+        'is an approval.escalated event and webhook, and the new approvers are asked at once. The quorum stays. Needs `approvers`',
     },
   },
 } as const;
@@ -337,6 +362,38 @@ export const answerApproval = defineOperation({
   },
 });
 
+export const DELEGATE_BODY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['from', 'to'],
+  properties: {
+    from: { type: 'string', minLength: 1, maxLength: 63, description: 'The approver who hands on their vote (one who has not voted)' },
+    to: { type: 'string', minLength: 1, maxLength: 63, description: 'An approver of your directory who is not one of this approval’s' },
+  },
+} as const;
+
+export const delegateApproval = defineOperation({
+  id: 'delegateApproval',
+  method: 'post',
+  path: '/approval/{id}/delegate',
+  summary: "Hand an approver's vote to another approver of your directory",
+  description:
+    'For an approval with `approvers`: `to` joins it in the place of `from` (recorded on both, with an approval.delegated ' +
+    'event), is asked at their addresses with their own links, and `from` votes no more. 409 when `from` has voted or ' +
+    'handed on already, or `to` is one of its approvers already; 400 when either is not who they must be.',
+  tag: 'approvals',
+  auth: { kind: 'scope', scope: 'approvals:answer' },
+  body: { required: true, schema: DELEGATE_BODY_SCHEMA },
+  responses: {
+    200: { description: 'Handed on: the approval as it stands', schema: APPROVAL_SCHEMA },
+    400: { description: 'Not an approval with approvers, `from` is none of its approvers, or `to` is not in your directory' },
+    403: { description: "Another user's approval" },
+    404: { description: 'No such approval' },
+    409: { description: '`from` has voted or handed on already, or `to` is an approver of it already' },
+    410: { description: 'It has ended' },
+  },
+});
+
 export const openAnswerLink = defineOperation({
   id: 'openAnswerLink',
   method: 'get',
@@ -411,6 +468,9 @@ export type ApprovalStatusName = (typeof APPROVAL_STATUSES)[number];
 export type CreateApprovalBody = Sent<typeof CREATE_APPROVAL_BODY_SCHEMA>;
 export type AnswerBody = Sent<typeof ANSWER_BODY_SCHEMA>;
 export type Answered = ResponseOf<typeof answerApproval, 200>;
+/** A vote of an approval with approvers that did not decide it (202). */
+export type VoteCounted = ResponseOf<typeof answerApproval, 202>;
+export type DelegateBody = Sent<typeof DELEGATE_BODY_SCHEMA>;
 export type ApprovalPage = ResponseOf<typeof listApprovals, 200>;
 export type ListApprovalsQuery = Sent<typeof listApprovals.query>;
 export type GetApprovalQuery = Sent<typeof getApproval.query>;

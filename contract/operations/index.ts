@@ -94,6 +94,7 @@ export const OPERATIONS = {
   listApprovals: approvals.listApprovals,
   getApproval: approvals.getApproval,
   answerApproval: approvals.answerApproval,
+  delegateApproval: approvals.delegateApproval,
   listApprovers: approvers.listApprovers,
   getApprover: approvers.getApprover,
   putApprover: approvers.putApprover,

@@ -16,7 +16,7 @@ export const EVENT_SCHEMA = {
       description:
         'session.created, message.created, turn.started, turn.queued, message.part.delta, step.retry, tool.call, tool.result, ' +
         'message.completed, reply.invalid, turn.completed, turn.failed, turn.aborted, session.compacted, messages.reverted, ' +
-        'approval.requested, approval.voted, approval.answered, approval.expired, trigger.fired, workflow.started, workflow.node, ' +
+        'approval.requested, approval.voted, approval.escalated, approval.delegated, approval.answered, approval.expired, trigger.fired, workflow.started, workflow.node, ' +
         'workflow.completed, workflow.failed (docs/sessions.md)',
     },
     at: { type: 'string', format: 'date-time' },

@@ -2,6 +2,7 @@
 // refusal by one is final (`denyWins`). The request's checks and the rule that turns votes into a
 // decision. Pure code: the API decides by it under the approval's row lock (store/approval-votes.ts).
 import { APPROVER_NAME, GROUP_PREFIX, ME, TEAM_LIMITS } from '../../contract/approvals.ts';
+import { isRecord } from './is-record.ts';
 
 export { APPROVER_NAME, GROUP_PREFIX, ME, TEAM_LIMITS };
 
@@ -13,12 +14,21 @@ export function refusingOption(options: readonly string[]): string | null {
   return options.find((option) => REFUSALS.includes(option.toLowerCase())) ?? null;
 }
 
+/** Approvers added once an approval has waited `afterMs` (each step an event and a webhook). */
+export interface Escalation {
+  afterMs: number;
+  to: string[];
+}
+
 /** As asked: names not yet expanded, `all` not yet a number. */
 export interface TeamRequest {
   approvers: string[];
   quorum: number | 'all';
   /** Absent: true when more than one vote is needed and some option refuses. */
   denyWins?: boolean;
+  /** The approvers who have not answered are asked again this often. */
+  remind?: { everyMs: number };
+  escalate?: Escalation[];
 }
 
 /** As recorded, once the names are seats. */
@@ -37,25 +47,14 @@ export type ParsedTeam = { ok: true; team: TeamRequest | undefined } | { ok: fal
 export function parseTeam(input: Record<string, unknown>, options: readonly string[]): ParsedTeam {
   const { approvers, quorum, denyWins } = input;
   if (approvers === undefined) {
+    for (const field of ['remind', 'escalate'])
+      if (input[field] !== undefined) return { ok: false, error: `${field} is for approvers: give approvers with it.`, path: `/${field}` };
     if (quorum !== undefined) return { ok: false, error: 'quorum counts approvers: give approvers with it.', path: '/quorum' };
     if (denyWins !== undefined) return { ok: false, error: 'denyWins is a rule of approvers: give approvers with it.', path: '/denyWins' };
     return { ok: true, team: undefined };
   }
-  if (!Array.isArray(approvers) || approvers.length < 1 || approvers.length > TEAM_LIMITS.approvers)
-    return { ok: false, error: `approvers must be an array of 1 to ${TEAM_LIMITS.approvers} names.`, path: '/approvers' };
-  const names: string[] = [];
-  for (const [index, raw] of approvers.entries()) {
-    const name = typeof raw === 'string' ? raw.trim() : '';
-    const bare = name.startsWith(GROUP_PREFIX) ? name.slice(GROUP_PREFIX.length) : name;
-    if (name !== ME && (!APPROVER_NAME.test(bare) || bare === ME))
-      return {
-        ok: false,
-        error: `Approver "${String(raw)}" is not "me", an approver's name or "group:<name>" (names are lower-case letters, digits, "_", "." and "-").`,
-        path: `/approvers/${index}`,
-      };
-    if (names.includes(name)) return { ok: false, error: `Approver "${name}" is given twice.`, path: `/approvers/${index}` };
-    names.push(name);
-  }
+  const names = parseNames(approvers, '/approvers');
+  if (!Array.isArray(names)) return names;
   let counted: number | 'all' = 1;
   if (quorum !== undefined) {
     if (quorum !== 'all' && (typeof quorum !== 'number' || !Number.isInteger(quorum) || quorum < 1 || quorum > TEAM_LIMITS.seats))
@@ -70,7 +69,83 @@ export function parseTeam(input: Record<string, unknown>, options: readonly stri
       error: `denyWins needs an option that refuses (${REFUSALS.map((word) => `"${word}"`).join(', ')}); the options have none.`,
       path: '/denyWins',
     };
-  return { ok: true, team: { approvers: names, quorum: counted, ...(denyWins !== undefined ? { denyWins } : {}) } };
+  const remind = parseRemind(input.remind);
+  if (remind && 'error' in remind) return remind;
+  const escalate = parseEscalations(input.escalate);
+  if (escalate && !Array.isArray(escalate)) return escalate;
+  return {
+    ok: true,
+    team: {
+      approvers: names,
+      quorum: counted,
+      ...(denyWins !== undefined ? { denyWins } : {}),
+      ...(remind ? { remind } : {}),
+      ...(escalate ? { escalate } : {}),
+    },
+  };
+}
+
+type Refusal = { ok: false; error: string; path: string };
+
+/** A list of approver names ("me", names, "group:<name>"), distinct. */
+function parseNames(value: unknown, path: string): string[] | Refusal {
+  if (!Array.isArray(value) || value.length < 1 || value.length > TEAM_LIMITS.approvers)
+    return { ok: false, error: `${path.slice(1).replaceAll('/', '.')} must be an array of 1 to ${TEAM_LIMITS.approvers} names.`, path };
+  const names: string[] = [];
+  for (const [index, raw] of value.entries()) {
+    const name = typeof raw === 'string' ? raw.trim() : '';
+    const bare = name.startsWith(GROUP_PREFIX) ? name.slice(GROUP_PREFIX.length) : name;
+    if (name !== ME && (!APPROVER_NAME.test(bare) || bare === ME))
+      return {
+        ok: false,
+        error: `Approver "${String(raw)}" is not "me", an approver's name or "group:<name>" (names are lower-case letters, digits, "_", "." and "-").`,
+        path: `${path}/${index}`,
+      };
+    if (names.includes(name)) return { ok: false, error: `Approver "${name}" is given twice.`, path: `${path}/${index}` };
+    names.push(name);
+  }
+  return names;
+}
+
+function isDuration(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= TEAM_LIMITS.minIntervalMs && value <= TEAM_LIMITS.maxIntervalMs;
+}
+
+/** `remind: {everyMs}`: the approvers who have not answered are asked again this often. */
+function parseRemind(value: unknown): { everyMs: number } | Refusal | undefined {
+  if (value === undefined) return undefined;
+  if (!isRecord(value) || Object.keys(value).some((key) => key !== 'everyMs') || !isDuration(value.everyMs))
+    return {
+      ok: false,
+      error: `remind must be {everyMs}, an integer from ${TEAM_LIMITS.minIntervalMs} to ${TEAM_LIMITS.maxIntervalMs}.`,
+      path: '/remind',
+    };
+  return { everyMs: value.everyMs };
+}
+
+/** `escalate: [{afterMs, to}]`: approvers added once the approval has waited `afterMs`, in order. */
+function parseEscalations(value: unknown): Escalation[] | Refusal | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length < 1 || value.length > TEAM_LIMITS.escalations)
+    return { ok: false, error: `escalate must be an array of 1 to ${TEAM_LIMITS.escalations} steps.`, path: '/escalate' };
+  const steps: Escalation[] = [];
+  for (const [index, step] of value.entries()) {
+    const at = `/escalate/${index}`;
+    if (!isRecord(step) || Object.keys(step).some((key) => key !== 'afterMs' && key !== 'to'))
+      return { ok: false, error: 'Each escalation is {afterMs, to}.', path: at };
+    if (!isDuration(step.afterMs))
+      return {
+        ok: false,
+        error: `afterMs must be an integer from ${TEAM_LIMITS.minIntervalMs} to ${TEAM_LIMITS.maxIntervalMs}.`,
+        path: `${at}/afterMs`,
+      };
+    if (steps.length > 0 && step.afterMs <= steps.at(-1)!.afterMs)
+      return { ok: false, error: 'Escalations come in the order they fire: each afterMs after the one before.', path: `${at}/afterMs` };
+    const to = parseNames(step.to, `${at}/to`);
+    if (!Array.isArray(to)) return to;
+    steps.push({ afterMs: step.afterMs, to });
+  }
+  return steps;
 }
 
 /** The rule for these seats: `all` made a number, the quorum never past the seats, `denyWins` defaulted. */

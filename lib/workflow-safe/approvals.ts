@@ -53,7 +53,7 @@ export function parseApprovalRequest(
   allow: { team?: boolean } = {},
 ): ParsedRequest {
   if (!isRecord(input)) return { ok: false, error: 'Give an object {question, options?, expiresInMs?}.' };
-  const known = ['question', 'options', 'expiresInMs', ...(allow.team ? ['approvers', 'quorum', 'denyWins'] : [])];
+  const known = ['question', 'options', 'expiresInMs', ...(allow.team ? ['approvers', 'quorum', 'denyWins', 'remind', 'escalate'] : [])];
   const unknown = Object.keys(input).filter((key) => !known.includes(key));
   if (unknown.length > 0) return { ok: false, error: `Unknown field(s): ${unknown.join(', ')}. Give ${known.join(', ')} only.` };
   const question = typeof input.question === 'string' ? input.question.trim() : '';

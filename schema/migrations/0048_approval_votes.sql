@@ -25,6 +25,8 @@ CREATE TABLE approval_seats (
   -- How the seat came: the request, an escalation or a delegation.
   added_by          text NOT NULL DEFAULT 'request' CHECK (added_by IN ('request', 'escalation', 'delegation')),
   added_at          timestamptz NOT NULL DEFAULT now(),
+  -- The approver this seat handed its vote to (a seat of the same approval), once: then it votes no more.
+  delegated_to      text,
   PRIMARY KEY (approval_id, position),
   UNIQUE (approval_id, name)
 );

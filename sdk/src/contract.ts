@@ -25,6 +25,8 @@ export type {
   CreateApprovalBody,
   AnswerBody,
   Answered,
+  VoteCounted,
+  DelegateBody,
   ApprovalPage,
   ListApprovalsQuery,
 } from '../../contract/operations/approvals.ts';

@@ -59,6 +59,7 @@ export const OPERATION_METHODS = {
   listApprovals: 'approvals.list',
   getApproval: 'approvals.retrieve',
   answerApproval: 'approvals.answer',
+  delegateApproval: 'approvals.delegate',
   listApprovers: 'approvers.list',
   getApprover: 'approvers.retrieve',
   putApprover: 'approvers.put',

@@ -10,11 +10,12 @@ import { call } from '../helpers/client/request.ts';
 import { verifyWebhook, type WebhookEvent } from '../../lib/webhook-signature.ts';
 import { until } from '../helpers/harness/workflow-env.ts';
 
-const test = agentWithHooksTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' }, ['approval.answered']);
+const test = agentWithHooksTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' }, ['approval.answered', 'approval.escalated']);
 
 interface Seat {
   name: string;
   addedBy: string;
+  delegatedTo: string | null;
   vote: { choice: string; note: string | null; via: string; votedAt: string } | null;
   links: { page: string; options: Array<{ option: string; url: string }> };
 }
@@ -218,5 +219,111 @@ describe('several approvers', () => {
     const stranger = await createTestUser(env.api.db);
     const theirs = await call(`${env.api.url}/approval`, { headers: stranger.auth, json: { question: 'Pay?', approvers: ['alice'] } });
     expect(theirs).toMatchObject({ status: 400, body: { errors: [{ path: '/approvers/0' }] } });
+  });
+});
+
+/** The requests an approver's webhook address got (the receiver under `/<name>`), as JSON. */
+function askedAt(hooks: { requests: Array<{ path: string; body: string }> }, name: string) {
+  return hooks.requests
+    .filter((request) => request.path.endsWith(`/${name}`))
+    .map((request) => JSON.parse(request.body) as { approval: { id: string }; links: { options: Array<{ option: string; url: string }> } });
+}
+
+const linkFor = (asked: { links: { options: Array<{ option: string; url: string }> } }, option: string) =>
+  asked.links.options.find((link) => link.option === option)!.url.split('?')[0]!;
+
+describe('time and hands', () => {
+  test('an escalation adds its approvers once its time has passed: an event, a webhook, their request; the added approver decides', async ({
+    env,
+    hooks,
+  }) => {
+    await directory(env, ['alice']);
+    await call(`${env.api.url}/approver/esc-bob`, {
+      method: 'PUT',
+      headers: env.user.auth,
+      json: { webhook: { url: `${hooks.url}/esc-bob` } },
+    });
+    const sessionId = await env.newSession();
+    const { body: approval } = await create(env, {
+      sessionId,
+      options: ['approve', 'deny'],
+      approvers: ['alice'],
+      escalate: [{ afterMs: 1_500, to: ['esc-bob'] }],
+    });
+    expect(approval.approvers.map((seat) => seat.name)).toEqual(['alice']);
+    const escalated = await env.waitForEvents(sessionId, (events) => events.some((event) => event.type === 'approval.escalated'), 15_000);
+    expect(escalated.find((event) => event.type === 'approval.escalated')).toMatchObject({ step: 0, approvers: ['esc-bob'] });
+    const now = await read(env, approval.id);
+    expect(now.approvers.map((seat) => [seat.name, seat.addedBy])).toEqual([
+      ['alice', 'request'],
+      ['esc-bob', 'escalation'],
+    ]);
+    await until(
+      'the escalated approver to be asked',
+      () => askedAt(hooks, 'esc-bob').some((asked) => asked.approval.id === approval.id),
+      10_000,
+    );
+    const asked = askedAt(hooks, 'esc-bob').find((candidate) => candidate.approval.id === approval.id)!;
+    const decided = await call(linkFor(asked, 'approve'), { headers: { accept: 'application/json' }, json: { choice: 'approve' } });
+    expect(decided.body).toMatchObject({ status: 'answered', approver: 'esc-bob' });
+    const webhook = () =>
+      hooks.requests
+        .filter((request) => request.headers['webhook-signature'] !== undefined)
+        .map((request): WebhookEvent => verifyWebhook({ secret: hooks.secret, headers: request.headers, body: request.body }))
+        .find((event) => event.type === 'approval.escalated' && (event.data as { approvalId: string }).approvalId === approval.id);
+    await until('the escalation webhook', () => webhook() !== undefined, 10_000);
+    expect(webhook()!.data).toMatchObject({ step: 0, approvers: ['esc-bob'], sessionId });
+  });
+
+  test('a reminder asks again those who have not answered, until the approval is decided', async ({ env, hooks }) => {
+    await call(`${env.api.url}/approver/rem-carol`, {
+      method: 'PUT',
+      headers: env.user.auth,
+      json: { webhook: { url: `${hooks.url}/rem-carol` } },
+    });
+    const { body: approval } = await create(env, { approvers: ['rem-carol'], remind: { everyMs: 1_000 } });
+    const mine = () => askedAt(hooks, 'rem-carol').filter((asked) => asked.approval.id === approval.id);
+    // The request, then at least two reminders.
+    await until('two reminders', () => mine().length >= 3, 15_000);
+    expect(new Set(mine().map((asked) => linkFor(asked, 'yes'))).size).toBe(1);
+    expect((await call(linkFor(mine()[0]!, 'yes'), { headers: { accept: 'application/json' }, json: { choice: 'yes' } })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const settled = mine().length;
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(mine().length).toBe(settled);
+  });
+
+  test('an approver hands their vote to another: the delegate votes in their place, asked at their address; the first votes no more', async ({
+    env,
+    hooks,
+  }) => {
+    await directory(env, ['alice', 'dave']);
+    await call(`${env.api.url}/approver/del-erin`, {
+      method: 'PUT',
+      headers: env.user.auth,
+      json: { webhook: { url: `${hooks.url}/del-erin` } },
+    });
+    const { body: approval } = await create(env, { options: ['approve', 'deny'], approvers: ['alice', 'dave'], quorum: 2 });
+    const delegate = (body: unknown) =>
+      call<TeamApproval>(`${env.api.url}/approval/${approval.id}/delegate`, { headers: env.user.auth, json: body });
+    expect((await delegate({ from: 'zed', to: 'del-erin' })).status).toBe(400);
+    expect((await delegate({ from: 'dave', to: 'nobody-here' })).status).toBe(400);
+    expect((await delegate({ from: 'dave', to: 'alice' })).status).toBe(409);
+    const handed = await delegate({ from: 'dave', to: 'del-erin' });
+    expect(handed.status, handed.text).toBe(200);
+    expect(handed.body.approvers.map((seat) => [seat.name, seat.addedBy, seat.delegatedTo])).toEqual([
+      ['alice', 'request', null],
+      ['dave', 'request', 'del-erin'],
+      ['del-erin', 'delegation', null],
+    ]);
+    expect((await delegate({ from: 'dave', to: 'del-erin' })).status).toBe(409);
+    const refused = await voteByLink(approval, 'dave', 'approve');
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ detail: expect.stringContaining('handed their vote to del-erin') });
+    await until('the delegate to be asked', () => askedAt(hooks, 'del-erin').some((asked) => asked.approval.id === approval.id), 10_000);
+    const asked = askedAt(hooks, 'del-erin').find((candidate) => candidate.approval.id === approval.id)!;
+    expect((await voteByLink(approval, 'alice', 'approve')).status).toBe(202);
+    const decided = await call(linkFor(asked, 'approve'), { headers: { accept: 'application/json' }, json: { choice: 'approve' } });
+    expect(decided.body).toMatchObject({ status: 'answered', approver: 'del-erin', tally: { approve: 2, deny: 0 } });
   });
 });

@@ -97,6 +97,12 @@ export class TurnPrinter {
           ),
         );
         return;
+      case 'approval.escalated':
+        this.note(style.dim(terminalText(`… no decision yet: asked ${event.approvers.join(', ')} too`)));
+        return;
+      case 'approval.delegated':
+        this.note(style.dim(terminalText(`… ${event.from} handed their vote to ${event.to}`)));
+        return;
       case 'approval.voted':
         this.note(
           style.dim(terminalText(`… ${event.approver} voted ${event.choice} via ${event.via} (${tallyLine(event.tally, event.quorum)})`)),

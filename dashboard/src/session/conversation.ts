@@ -165,6 +165,8 @@ export function applyEvent(before: Conversation, event: SessionEvent): Conversat
       return { ...updateApproval(state, event.approvalId, { state: 'expired' }), status: 'running' };
     // A vote of several: the approval still waits (its page shows the tally).
     case 'approval.voted':
+    case 'approval.escalated':
+    case 'approval.delegated':
       return state;
     case 'messages.reverted': {
       const gone = new Set(event.messageIds);

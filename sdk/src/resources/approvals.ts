@@ -1,4 +1,12 @@
-import type { Answered, ApprovalPage, ApprovalView, CreateApprovalBody, ListApprovalsQuery } from '../contract.ts';
+import type {
+  Answered,
+  ApprovalPage,
+  ApprovalView,
+  CreateApprovalBody,
+  DelegateBody,
+  ListApprovalsQuery,
+  VoteCounted,
+} from '../contract.ts';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError } from '../errors.ts';
 import { PagedList } from '../pagination.ts';
 import { isRetryableStatus, retryDelayMs, sleep } from '../retry.ts';
@@ -53,9 +61,17 @@ export class Approvals extends Resource {
     );
   }
 
-  /** Answers with a key holding `approvals:answer`. A second answer is a ConflictError, an expired approval a GoneError. */
-  answer(id: string, body: { choice: string; note?: string }, options?: RequestOptions): Promise<Answered> {
+  /**
+   * Answers with a key holding `approvals:answer`. A second answer is a ConflictError, an expired approval a GoneError.
+   * An approval with `approvers` counts your vote ("me"): `status` is `unanswered` while it waits on others (202).
+   */
+  answer(id: string, body: { choice: string; note?: string }, options?: RequestOptions): Promise<Answered | VoteCounted> {
     return this.transport.json({ method: 'POST', path: path`/approval/${id}/answer`, json: body, idempotent: false }, options);
+  }
+
+  /** Hands the vote of one of the approval's approvers (`from`) to another approver of your directory (`to`). */
+  delegate(id: string, body: DelegateBody, options?: RequestOptions): Promise<ApprovalView> {
+    return this.transport.json({ method: 'POST', path: path`/approval/${id}/delegate`, json: body, idempotent: false }, options);
   }
 
   /** Waits until the approval is answered or expires (see ApprovalHandle.waitForAnswer). */

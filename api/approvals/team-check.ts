@@ -1,0 +1,39 @@
+// The approvers an approval names (POST /approval, a bundle's tool policy or graph node) are checked
+// against the user's directory where they are named: each name an approver or group of theirs, at most
+// TEAM_LIMITS.seats people, a quorum within them. Each problem is located under `at`. The names are made
+// seats again when an approval is asked, from the directory as it is then (store/approval-votes.ts).
+import { GROUP_PREFIX, TEAM_LIMITS } from '../../contract/approvals.ts';
+import type { FieldError } from '../../lib/workflow-safe/errors.ts';
+import { resolveApprovers } from '../../store/approvers.ts';
+import type { Db } from '../../store/db.ts';
+
+interface NamedTeam {
+  approvers: readonly string[];
+  quorum?: number | 'all';
+  escalate?: ReadonlyArray<{ to: readonly string[] }>;
+}
+
+function unknownName(name: string): string {
+  return name.startsWith(GROUP_PREFIX)
+    ? `you have no approver group "${name.slice(GROUP_PREFIX.length)}"`
+    : `you have no approver "${name}" (PUT /approver/<name> adds one)`;
+}
+
+export async function teamProblems(db: Db, userId: string, team: NamedTeam, at = ''): Promise<FieldError[]> {
+  const problems: FieldError[] = [];
+  const lists = [
+    { path: `${at}/approvers`, names: team.approvers },
+    ...(team.escalate ?? []).map((step, index) => ({ path: `${at}/escalate/${index}/to`, names: step.to })),
+  ];
+  let first: number | undefined;
+  for (const { path, names } of lists) {
+    const { seats, unknown } = await resolveApprovers(db, userId, names);
+    first ??= unknown.length === 0 ? seats.length : undefined;
+    for (const name of unknown) problems.push({ path: `${path}/${names.indexOf(name)}`, message: unknownName(name) });
+    if (seats.length > TEAM_LIMITS.seats)
+      problems.push({ path, message: `names ${seats.length} approvers, groups counted by their members: at most ${TEAM_LIMITS.seats}` });
+  }
+  if (first !== undefined && typeof team.quorum === 'number' && team.quorum > first)
+    problems.push({ path: `${at}/quorum`, message: `is ${team.quorum}, more than the ${first} approvers` });
+  return problems;
+}
