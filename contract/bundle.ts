@@ -107,7 +107,12 @@ export interface Workflow {
 }
 
 /** What the service does with a call of a tool (docs/approvals.md, "Approval policies on tool calls"). */
-export type ToolPolicy = 'always' | 'ask' | 'never' | { ask: ApprovalTeam };
+export type ToolPolicy = 'always' | 'ask' | 'never' | { ask: ToolAsk };
+
+/** `{ask: {...}}`: asked with options. Approvers decide where named; an approval older than `validForMs` when the call is about to run is asked again. */
+export interface ToolAsk extends Partial<ApprovalTeam> {
+  validForMs?: number;
+}
 
 export interface Bundle {
   name: string;

@@ -67,3 +67,10 @@ export function unansweredToolText(toolName: string): string {
 export function refusedToolText(toolName: string): string {
   return `This agent's policy refuses the tool "${toolName}" (toolPolicies: "never"). It was not run.`;
 }
+
+/** The question asked again when an approval grew older than its policy's `validForMs` before the call ran. */
+export function staleApprovalQuestion(question: string, answeredAt: string, validForMs: number): string {
+  const note = `Asked again: the approval given at ${answeredAt} is older than this tool's approvals stay valid (${Math.round(validForMs / 1000)} s) and the call has not run yet.\n\n`;
+  const room = TOOL_QUESTION_CHARS - note.length;
+  return `${note}${question.length <= room ? question : `${question.slice(0, Math.max(0, room - 1))}…`}`;
+}

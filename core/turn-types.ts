@@ -123,7 +123,11 @@ export interface ToolCall {
    * question (core/tool-policies.ts), written by the service; `team`: these approvers decide it
    * (`{ask: {approvers, quorum?, denyWins?}}`).
    */
-  approval?: { question: string; team?: ApprovalTeam };
+  approval?: {
+    question: string;
+    team?: ApprovalTeam;
+    /** An approval older than this when the call is about to run is asked again. */ validForMs?: number;
+  };
 }
 
 /**

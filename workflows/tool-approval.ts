@@ -3,7 +3,7 @@
 // approval runs the tool's activity (at least once: a worker that dies after the tool acted runs it again,
 // with the same idempotency key), a denial or no answer tells the model it did not run. The approval takes
 // one answer only (workflows/approval.ts), so two channels answering at once do not run it twice.
-import { TOOL_APPROVAL_OPTIONS, deniedToolText, unansweredToolText } from '../core/tool-policies.ts';
+import { TOOL_APPROVAL_OPTIONS, deniedToolText, staleApprovalQuestion, unansweredToolText } from '../core/tool-policies.ts';
 import type { ToolCall, ToolResultPart, TurnInput } from '../core/turn-types.ts';
 import { approvalInTurn } from './ask-user.ts';
 
@@ -20,8 +20,19 @@ export async function approvedTool(
     // A team's policy (`{ask: {approvers, ...}}`), as the step recorded it: its approvers decide.
     ...(call.approval.team ? { team: { quorum: 1 as const, ...call.approval.team } } : {}),
   };
-  const outcome = await approvalInTurn(turn, toolCallId, request, `the policy of the tool ${toolName}`);
-  if (outcome.status === 'answered' && outcome.choice === TOOL_APPROVAL_OPTIONS[0]) return run();
-  const output = outcome.status === 'answered' ? deniedToolText(toolName, outcome.note) : unansweredToolText(toolName);
-  return { type: 'tool-result', toolCallId, toolName, output, isError: true };
+  const validForMs = call.approval.validForMs;
+  for (let asked = request; ;) {
+    const outcome = await approvalInTurn(turn, toolCallId, asked, `the policy of the tool ${toolName}`);
+    if (outcome.status === 'answered' && outcome.choice === TOOL_APPROVAL_OPTIONS[0]) {
+      // A decision has a validity (`validForMs`): one that has grown older than that by the time the call
+      // is about to run (the turn waited: a worker outage, a place in the queue) is asked again. Workflow
+      // time, so a replay decides the same; the tool still runs once, with the key it always has.
+      const age = Date.now() - Date.parse(outcome.answeredAt);
+      if (validForMs === undefined || age <= validForMs) return run();
+      asked = { ...request, question: staleApprovalQuestion(request.question, outcome.answeredAt, validForMs) };
+      continue;
+    }
+    const output = outcome.status === 'answered' ? deniedToolText(toolName, outcome.note) : unansweredToolText(toolName);
+    return { type: 'tool-result', toolCallId, toolName, output, isError: true };
+  }
 }

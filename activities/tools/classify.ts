@@ -4,7 +4,7 @@
 // input. Everything else the service runs; a remote MCP server's tool is checked the same way first. The check runs in a thread with a time budget: the schema
 // is the tenant's, the worker everyone's. Worked out in the step's activity, from the bundle, so the
 // turn workflow decides from the step's recorded result (deterministic on replay).
-import type { ApprovalTeam, Bundle } from '../../contract/bundle.ts';
+import type { ApprovalTeam, Bundle, ToolAsk } from '../../contract/bundle.ts';
 import type { LoadableSkill } from '../../lib/skills.ts';
 import type { ToolCall } from '../../core/turn-types.ts';
 import { ASK_MY_USER } from '../../lib/workflow-safe/ask-my-user.ts';
@@ -79,7 +79,14 @@ export async function classifyToolCalls(
     // Read once, and only when some call is to be approved.
     lastUserMessage ??= approvals ? approvals.lastUserMessage() : Promise.resolve(undefined);
     const question = toolApprovalQuestion({ ...verdict.ask, lastUserMessage: await lastUserMessage });
-    decided.push({ ...call, approval: { question, ...(verdict.team ? { team: verdict.team } : {}) } });
+    decided.push({
+      ...call,
+      approval: {
+        question,
+        ...(verdict.team ? { team: verdict.team } : {}),
+        ...(verdict.validForMs !== undefined ? { validForMs: verdict.validForMs } : {}),
+      },
+    });
   }
   return decided;
 }
@@ -90,7 +97,7 @@ function policyVerdict(
   skills: readonly LoadableSkill[],
   remote: readonly BuiltinTool[],
   call: ToolCall,
-): ToolCall | { ask: Omit<ToolCallToApprove, 'lastUserMessage'>; team?: ApprovalTeam } {
+): ToolCall | { ask: Omit<ToolCallToApprove, 'lastUserMessage'>; team?: ApprovalTeam; validForMs?: number } {
   // Policies are about tool servers' tools: a client's tools and other agents (which ask their own) have none.
   if (call.inputError !== undefined || call.executor !== undefined || call.toolName === ASK_MY_USER) return call;
   const tool = findBuiltinTool(bundle, call.toolName, skills, remote);
@@ -105,6 +112,15 @@ function policyVerdict(
   return {
     ask: { agentName: bundle.name, serverId: server.id, serverKind: server.kind, toolName: call.toolName, input: call.input },
     // `{ask: {approvers, ...}}`: a team decides (checked against the user's directory at deploy).
-    ...(typeof policy === 'object' ? { team: policy.ask } : {}),
+    ...(typeof policy === 'object' ? askOptions(policy.ask) : {}),
+  };
+}
+
+/** The options of an `{ask: {...}}` policy: a team where approvers are named, and the approval's validity. */
+function askOptions(ask: ToolAsk): { team?: ApprovalTeam; validForMs?: number } {
+  const { validForMs, approvers, ...rule } = ask;
+  return {
+    ...(approvers !== undefined ? { team: { approvers, ...rule } } : {}),
+    ...(validForMs !== undefined ? { validForMs } : {}),
   };
 }

@@ -20,7 +20,9 @@ function teamsOf(bundle: Bundle): Array<{ at: string; team: ApprovalTeam }> {
   }
   for (const [serverId, tools] of Object.entries(bundle.toolPolicies ?? {})) {
     for (const [toolName, policy] of Object.entries(tools)) {
-      if (typeof policy === 'object') teams.push({ at: `${childPointer('/toolPolicies', serverId, toolName)}/ask`, team: policy.ask });
+      const approvers = typeof policy === 'object' ? policy.ask.approvers : undefined;
+      if (approvers !== undefined && typeof policy === 'object')
+        teams.push({ at: `${childPointer('/toolPolicies', serverId, toolName)}/ask`, team: { ...policy.ask, approvers } });
     }
   }
   return teams;

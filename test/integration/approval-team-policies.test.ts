@@ -106,6 +106,66 @@ describe('a tool policy that asks a team', () => {
   });
 });
 
+describe('a decision valid when the action runs (validForMs)', () => {
+  test('an approval that grew older than validForMs before the call ran is asked again; the tool runs once', async () => {
+    const sessionId = await env.newSession({ mcps: ['http'], toolPolicies: { http: { http_request: { ask: { validForMs: 1_500 } } } } });
+    env.fake.enqueue(
+      { toolCalls: [{ id: 'call_stale', name: 'http_request', arguments: { url: target, method: 'POST', body: 'order 401' } }] },
+      { text: 'Done.' },
+    );
+    const sent = await call(`${env.api.url}/session/${sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'pay 401' }] },
+    });
+    expect(sent.status).toBe(202);
+    const first = await askedIn(sessionId);
+    // Approved while no worker runs, then the turn cannot go on for longer than the approval stays valid.
+    await env.restartWorker(async () => {
+      const approved = await call(`${env.api.url}/approval/${first}/answer`, { headers: env.user.auth, json: { choice: 'approve' } });
+      expect(approved.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+    });
+    const again = await env.waitForEvents(
+      sessionId,
+      (events) => events.filter((event) => event.type === 'approval.requested').length >= 2,
+      30_000,
+    );
+    const requests = again.filter((event) => event.type === 'approval.requested') as Extract<
+      SessionEvent,
+      { type: 'approval.requested' }
+    >[];
+    expect(requests[1]!.question).toMatch(/^Asked again: the approval given at .* is older than this tool's approvals stay valid \(2 s\)/);
+    expect(received.filter((body) => body === 'order 401')).toEqual([]);
+    const second = await call(`${env.api.url}/approval/${requests[1]!.approvalId}/answer`, {
+      headers: env.user.auth,
+      json: { choice: 'approve' },
+    });
+    expect(second.status).toBe(200);
+    const events = await ended(sessionId);
+    expect(events.at(-1)).toMatchObject({ type: 'turn.completed' });
+    expect(received.filter((body) => body === 'order 401')).toEqual(['order 401']);
+  });
+
+  test('an approval used within validForMs runs the tool at once', async () => {
+    const sessionId = await env.newSession({ mcps: ['http'], toolPolicies: { http: { http_request: { ask: { validForMs: 60_000 } } } } });
+    env.fake.enqueue(
+      { toolCalls: [{ id: 'call_fresh', name: 'http_request', arguments: { url: target, method: 'POST', body: 'order 402' } }] },
+      { text: 'Done.' },
+    );
+    await call(`${env.api.url}/session/${sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'pay 402' }] },
+    });
+    const approvalId = await askedIn(sessionId);
+    expect(
+      (await call(`${env.api.url}/approval/${approvalId}/answer`, { headers: env.user.auth, json: { choice: 'approve' } })).status,
+    ).toBe(200);
+    const events = await ended(sessionId);
+    expect(events.filter((event) => event.type === 'approval.requested')).toHaveLength(1);
+    expect(received.filter((body) => body === 'order 402')).toEqual(['order 402']);
+  });
+});
+
 describe('a graph approval node with approvers', () => {
   test('the node waits for the quorum; the decision picks the branch', async () => {
     const { name } = await env.deploy({
