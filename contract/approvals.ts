@@ -43,6 +43,8 @@ export const TEAM_LIMITS = {
   seats: 50,
   /** Escalation steps of one approval. */
   escalations: 5,
+  /** Reminders of one approval: each asks every waiting approver again, and each is history its workflow keeps. */
+  reminders: 20,
   /** Bounds of a reminder's interval and of an escalation's wait. */
   minIntervalMs: 1_000,
   maxIntervalMs: 366 * 24 * 3_600_000,

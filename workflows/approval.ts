@@ -34,6 +34,7 @@ import {
 } from '../lib/workflow-safe/approvals.ts';
 import type { RecordedApproval } from '../activities/approvals.ts';
 import { publishEvent } from './publish.ts';
+import { TEAM_LIMITS } from '../contract/approvals.ts';
 import { PATCHES_OF_0_1_0 } from './release-patches.ts';
 import { approvalNoticeWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
@@ -61,6 +62,8 @@ export type StoredAnswerSignal = AnsweredOutcome & {
 export const recordedUpdate = defineUpdate<RecordedApproval>('recorded');
 /** Approvers added by the API (a delegation): their addresses to send to. */
 export type SeatDispatchRef = { position: number; provider: 'email' | 'slack' | 'telegram' | 'webhook' };
+/** Approver dispatches under way at once. */
+const SEATS_SENT_AT_ONCE = 4;
 export const seatsAddedSignal = defineSignal<[SeatDispatchRef[]]>('seatsAdded');
 export const approvalStatusQuery = defineQuery<'unanswered' | 'answered' | 'expired'>('status');
 
@@ -206,30 +209,40 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   const seatQueue: SeatDispatchRef[] = [...(recorded.seatDispatches ?? [])];
   const seatsDispatched = team !== undefined || seatQueue.length > 0;
   if (seatsDispatched) {
-    setHandler(seatsAddedSignal, (added) => void seatQueue.push(...added));
+    setHandler(seatsAddedSignal, (added) => enqueueSeats(added));
+    // A few at once: one address that hangs (an SMTP server that never answers) holds up no other approver.
+    let sending = 0;
+    const send = async ({ position, provider }: SeatDispatchRef) => {
+      try {
+        await channels.dispatchToApprover({ approvalId, position, provider, maxAttempts: settings.dispatchMaxAttempts });
+      } catch (error) {
+        const reason = error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
+        log.warn('approver dispatch failed', { approvalId, position, provider, error: reason });
+        await book.failApproverDispatch({ approvalId, position, provider });
+      } finally {
+        sending -= 1;
+      }
+    };
     void (async () => {
       while (!decided) {
-        const next = seatQueue.shift();
-        if (!next) {
-          await condition(() => decided !== undefined || seatQueue.length > 0);
-          continue;
-        }
-        const { position, provider } = next;
-        try {
-          await channels.dispatchToApprover({ approvalId, position, provider, maxAttempts: settings.dispatchMaxAttempts });
-        } catch (error) {
-          const reason = error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
-          log.warn('approver dispatch failed', { approvalId, position, provider, error: reason });
-          await book.failApproverDispatch({ approvalId, position, provider });
-        }
+        await condition(() => decided !== undefined || (seatQueue.length > 0 && sending < SEATS_SENT_AT_ONCE));
+        if (decided) break;
+        sending += 1;
+        void send(seatQueue.shift()!);
       }
     })();
+  }
+  /** Queues dispatches not queued already (a reminder meeting an escalation asks each address once). */
+  function enqueueSeats(added: readonly SeatDispatchRef[]): void {
+    for (const item of added)
+      if (!seatQueue.some((queued) => queued.position === item.position && queued.provider === item.provider)) seatQueue.push(item);
   }
   // Reminders and escalations, on workflow timers from the approval's creation, until it is decided or expires.
   if (team?.remind || team?.escalate) {
     const steps = team.escalate ?? [];
     void (async () => {
       let step = 0;
+      let reminders = 0;
       let reminder = team.remind ? createdAt + team.remind.everyMs : Infinity;
       while (!decided) {
         const escalation = step < steps.length ? createdAt + steps[step]!.afterMs : Infinity;
@@ -239,7 +252,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
         if (at === escalation) {
           const { added, dispatches } = await book.escalateApproval({ approvalId, step, to: steps[step]!.to });
           if (added.length > 0) {
-            seatQueue.push(...dispatches);
+            enqueueSeats(dispatches);
             await publishEvent(
               input.userId,
               { type: 'approval.escalated', data: { ...base, step, approvers: added } },
@@ -248,8 +261,10 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
           }
           step += 1;
         } else {
-          seatQueue.push(...(await book.remindApprovers({ approvalId })));
-          reminder += team.remind!.everyMs;
+          enqueueSeats(await book.remindApprovers({ approvalId }));
+          reminders += 1;
+          // A bounded history: past TEAM_LIMITS.reminders, no more reminders (escalations still come).
+          reminder = reminders < TEAM_LIMITS.reminders ? reminder + team.remind!.everyMs : Infinity;
         }
       }
     })();

@@ -10,7 +10,9 @@ import type { Db } from '../../store/db.ts';
 interface NamedTeam {
   approvers: readonly string[];
   quorum?: number | 'all';
-  escalate?: ReadonlyArray<{ to: readonly string[] }>;
+  escalate?: ReadonlyArray<{ afterMs: number; to: readonly string[] }>;
+  /** When the approval expires, where known: an escalation must come before. */
+  expiresInMs?: number;
 }
 
 function unknownName(name: string): string {
@@ -25,15 +27,23 @@ export async function teamProblems(db: Db, userId: string, team: NamedTeam, at =
     { path: `${at}/approvers`, names: team.approvers },
     ...(team.escalate ?? []).map((step, index) => ({ path: `${at}/escalate/${index}/to`, names: step.to })),
   ];
-  let first: number | undefined;
-  for (const { path, names } of lists) {
+  // Every person the approval may come to have, escalations included, counted once against the cap.
+  const people = new Set<string>();
+  for (const [index, { path, names }] of lists.entries()) {
     const { seats, unknown } = await resolveApprovers(db, userId, names);
-    first ??= unknown.length === 0 ? seats.length : undefined;
+    for (const seat of seats) people.add(seat.name);
     for (const name of unknown) problems.push({ path: `${path}/${names.indexOf(name)}`, message: unknownName(name) });
-    if (seats.length > TEAM_LIMITS.seats)
-      problems.push({ path, message: `names ${seats.length} approvers, groups counted by their members: at most ${TEAM_LIMITS.seats}` });
+    if (index === 0 && unknown.length === 0 && typeof team.quorum === 'number' && team.quorum > seats.length)
+      problems.push({ path: `${at}/quorum`, message: `is ${team.quorum}, more than the ${seats.length} approvers` });
   }
-  if (first !== undefined && typeof team.quorum === 'number' && team.quorum > first)
-    problems.push({ path: `${at}/quorum`, message: `is ${team.quorum}, more than the ${first} approvers` });
+  if (people.size > TEAM_LIMITS.seats)
+    problems.push({
+      path: `${at}/approvers`,
+      message: `names ${people.size} people with its escalations, groups counted by their members: at most ${TEAM_LIMITS.seats}`,
+    });
+  if (team.expiresInMs !== undefined)
+    for (const [index, step] of (team.escalate ?? []).entries())
+      if (step.afterMs >= team.expiresInMs)
+        problems.push({ path: `${at}/escalate/${index}/afterMs`, message: `is not before the approval expires (${team.expiresInMs} ms)` });
   return problems;
 }

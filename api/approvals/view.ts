@@ -11,12 +11,7 @@ import { tallyOf } from '../../lib/workflow-safe/approval-quorum.ts';
  * An approval a team answers: its rule, its tally, and (where read, `seats`) each approver with their
  * vote and, for a key that may answer, their own links. Addresses stay out: the directory has them.
  */
-function teamView(
-  approval: Approval,
-  context: { masterKey: MasterKey; baseUrl: string; mayAnswer: boolean },
-  seats?: Seat[],
-  seatDispatches?: SeatDispatch[],
-) {
+function teamView(approval: Approval, context: ViewContext, seats?: Seat[], seatDispatches?: SeatDispatch[]) {
   if (!approval.team) return {};
   const tally =
     approval.tally ??
@@ -57,7 +52,9 @@ function teamView(
                     })),
                 }
               : {}),
-            ...(context.mayAnswer
+            // An approver's links vote as them: only a key that could redirect their addresses anyway (agents:write,
+            // the directory's scope) reads them, so a key that may only answer cannot cast every vote of a quorum.
+            ...(context.mayActForApprovers
               ? { links: approvalLinks(context.baseUrl, seatToken(context.masterKey, approval.id, seat.position), approval.options) }
               : {}),
           })),
@@ -66,9 +63,17 @@ function teamView(
   };
 }
 
+/** Who reads: a key that may answer sees the approval's own links; one that may write the directory, each approver's. */
+export interface ViewContext {
+  masterKey: MasterKey;
+  baseUrl: string;
+  mayAnswer: boolean;
+  mayActForApprovers: boolean;
+}
+
 export function approvalView(
   approval: Approval,
-  context: { masterKey: MasterKey; baseUrl: string; mayAnswer: boolean },
+  context: ViewContext,
   dispatches?: Dispatch[],
   seats?: Seat[],
   seatDispatches?: SeatDispatch[],

@@ -38,6 +38,7 @@ export function approvalRoutes(deps: ApiDeps) {
     masterKey: deps.masterKey,
     baseUrl: publicBaseUrl(deps.config, req),
     mayAnswer: principal?.scopes.includes('approvals:answer') ?? false,
+    mayActForApprovers: principal?.scopes.includes('agents:write') ?? false,
   });
 
   return [
@@ -47,10 +48,7 @@ export function approvalRoutes(deps: ApiDeps) {
         const { agent: agentName, sessionId, channels, ...request } = body;
         const parsed = parseApprovalRequest(request, settings, { team: true });
         if (!parsed.ok) throw new ValidationError(parsed.error, [{ path: parsed.path ?? '', message: parsed.error }]);
-        if (parsed.request.team) {
-          const problems = await teamProblems(deps.db, principal!.userId, parsed.request.team);
-          if (problems.length > 0) throw new ValidationError('Some approvers are not as they must be (PUT /approver/<name>)', problems);
-        }
+        const team = parsed.request.team;
         const session = sessionId !== undefined ? await loadOwnedSession(deps.db, principal, sessionId) : undefined;
         let target = session ? { agentId: session.agentId, revision: session.revision } : undefined;
         if (agentName !== undefined) {
@@ -80,6 +78,11 @@ export function approvalRoutes(deps: ApiDeps) {
             if (recorded) return recorded;
             if (!replayed)
               refusePastApprovalLimit(await countOpenApprovals(deps.db, principal!.userId), deps.config.limits.openApprovalsPerUser);
+            // Checked against the directory once, when first taken: a retry answers the same approval whatever changed since.
+            if (!replayed && team) {
+              const problems = await teamProblems(deps.db, principal!.userId, { ...team, expiresInMs: parsed.request.expiresInMs });
+              if (problems.length > 0) throw new ValidationError('Some approvers are not as they must be (PUT /approver/<name>)', problems);
+            }
             return startApproval(deps, {
               approvalId,
               userId: principal!.userId,

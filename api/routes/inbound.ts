@@ -115,7 +115,10 @@ export function inboundRoutes(deps: ApiDeps) {
           return { status: 200, body: { ok: true, answered: false, approvalId: approval.id, reason } };
         }
         try {
-          // The user's own channel: their vote ("me") where a team answers the approval.
+          // A reply in a chat cannot say which approver wrote it (anyone in a shared channel could be "me"):
+          // an approval a team answers takes votes by key and by links only.
+          if (approval.team)
+            throw new ForbiddenError('This question is answered by several approvers: vote with your own link, not a reply');
           const taken = await answerApproval(deps, approval, { ...answer, via: provider });
           return { status: 200, body: { ok: true, answered: taken.status === 'answered', approvalId: approval.id, ...taken } };
         } catch (error) {

@@ -101,7 +101,8 @@ export const APPROVAL_SCHEMA = {
             ...LINKS_SCHEMA,
             description:
               "This approver's own links: they answer as this approver only, once (forwarded, still as them). " +
-              'Only for keys with approvals:answer',
+              'Only for keys with agents:write, which could redirect the approvers anyway: a key that may only answer cannot ' +
+              'cast every vote',
           },
         },
       },
@@ -382,12 +383,13 @@ export const delegateApproval = defineOperation({
     'event), is asked at their addresses with their own links, and `from` votes no more. 409 when `from` has voted or ' +
     'handed on already, or `to` is one of its approvers already; 400 when either is not who they must be.',
   tag: 'approvals',
-  auth: { kind: 'scope', scope: 'approvals:answer' },
+  // It changes who may approve, as the directory does.
+  auth: { kind: 'scope', scope: 'agents:write' },
   body: { required: true, schema: DELEGATE_BODY_SCHEMA },
   responses: {
     200: { description: 'Handed on: the approval as it stands', schema: APPROVAL_SCHEMA },
     400: { description: 'Not an approval with approvers, `from` is none of its approvers, or `to` is not in your directory' },
-    403: { description: "Another user's approval" },
+    403: { description: "Another user's approval, or a key without agents:write" },
     404: { description: 'No such approval' },
     409: { description: '`from` has voted or handed on already, or `to` is an approver of it already' },
     410: { description: 'It has ended' },

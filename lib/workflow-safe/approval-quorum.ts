@@ -148,9 +148,13 @@ function parseEscalations(value: unknown): Escalation[] | Refusal | undefined {
   return steps;
 }
 
-/** The rule for these seats: `all` made a number, the quorum never past the seats, `denyWins` defaulted. */
+/**
+ * The rule for these seats: `all` made their number, `denyWins` defaulted. A number asked stays as asked even
+ * when the directory has lost approvers since it was checked: fewer approvers never make a weaker rule (the
+ * approval then waits on an escalation or a delegation, or expires).
+ */
 export function teamRule(team: TeamRequest, seats: number, options: readonly string[]): TeamRule {
-  const quorum = Math.max(1, Math.min(team.quorum === 'all' ? seats : team.quorum, seats));
+  const quorum = Math.max(1, team.quorum === 'all' ? seats : team.quorum);
   const refusing = refusingOption(options);
   return { quorum, denyWins: refusing !== null && (team.denyWins ?? quorum > 1), refusing };
 }

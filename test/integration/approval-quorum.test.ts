@@ -171,6 +171,28 @@ describe('several approvers', () => {
     expect(page.text).toContain('already answered');
   });
 
+  test("a key that may only answer sees no approver's links and cannot hand a vote on: it cannot cast every vote", async ({ env }) => {
+    await directory(env, ['alice', 'bob']);
+    const minted = await call<{ key: string }>(`${env.api.url}/key`, {
+      headers: env.user.auth,
+      json: { name: 'answer-only', scopes: ['read', 'approvals:answer'] },
+    });
+    expect(minted.status).toBe(201);
+    const answerOnly = { authorization: `Bearer ${minted.body.key}` };
+    const { body: approval } = await create(env, { options: ['approve', 'deny'], approvers: ['me', 'alice', 'bob'], quorum: 3 });
+    const seen = await call<TeamApproval>(`${env.api.url}/approval/${approval.id}`, { headers: answerOnly });
+    expect(seen.body.approvers.map((seat) => seat.name)).toEqual(['me', 'alice', 'bob']);
+    expect(seen.body.approvers.every((seat) => seat.links === undefined)).toBe(true);
+    expect(seen.text).not.toContain('.s1.');
+    // It votes as "me", once.
+    expect((await voteByKey({ ...env, user: { ...env.user, auth: answerOnly } }, approval.id, 'approve')).status).toBe(202);
+    const handOn = await call(`${env.api.url}/approval/${approval.id}/delegate`, {
+      headers: answerOnly,
+      json: { from: 'alice', to: 'bob' },
+    });
+    expect(handOn.status).toBe(403);
+  });
+
   test('two approvers voting the same instant: both recorded once, the decision once', async ({ env }) => {
     await directory(env, ['alice', 'bob', 'carol']);
     for (let round = 0; round < 5; round++) {

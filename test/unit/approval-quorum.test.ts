@@ -122,8 +122,10 @@ describe('refusingOption', () => {
 });
 
 describe('teamRule', () => {
-  it('caps the quorum at the seats and makes "all" the seat count', () => {
-    expect(teamRule({ approvers: ['group:ops'], quorum: 5 }, 3, YES_NO).quorum).toBe(3);
+  it('keeps a number asked even above the seats (a directory that lost approvers never weakens it); "all" is the seat count', () => {
+    expect(teamRule({ approvers: ['group:ops'], quorum: 5 }, 3, YES_NO).quorum).toBe(5);
+    expect(teamRule({ approvers: ['alice'], quorum: 2 }, 0, YES_NO).quorum).toBe(2);
+    expect(teamRule({ approvers: ['alice'], quorum: 'all' }, 0, YES_NO).quorum).toBe(1);
     expect(teamRule({ approvers: ['group:ops'], quorum: 2 }, 3, YES_NO).quorum).toBe(2);
     expect(teamRule({ approvers: ['group:ops'], quorum: 'all' }, 4, YES_NO).quorum).toBe(4);
     expect(teamRule({ approvers: ['group:ops'], quorum: 'all' }, 1, YES_NO).quorum).toBe(1);
@@ -139,8 +141,8 @@ describe('teamRule', () => {
     expect(teamRule({ approvers: ['a', 'b'], quorum: 'all' }, 2, YES_NO).denyWins).toBe(true);
     expect(teamRule({ approvers: ['a', 'b'], quorum: 1 }, 2, YES_NO).denyWins).toBe(false);
     expect(teamRule({ approvers: ['a', 'b'], quorum: 2 }, 2, COLOURS).denyWins).toBe(false);
-    // A quorum of 3 over one seat is 1: one vote decides, so a refusal needs no special weight.
-    expect(teamRule({ approvers: ['a'], quorum: 3 }, 1, YES_NO).denyWins).toBe(false);
+    // A quorum of 3 asked of one seat stays 3: a refusal by that one decides.
+    expect(teamRule({ approvers: ['a'], quorum: 3 }, 1, YES_NO).denyWins).toBe(true);
   });
 
   it('keeps an explicit denyWins false, and true when an option refuses', () => {
