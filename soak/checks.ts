@@ -67,7 +67,8 @@ export function checkSession(
     if (turn.streamOutOfOrder > 0)
       add('stream-out-of-order', `${turn.messageId}: ${turn.streamOutOfOrder} events at or below the seq before them`);
     for (const answer of [...turn.approvals, ...turn.toolResults]) {
-      if (answer.status !== 200 && answer.status !== 409) add('answer-refused', `${answer.id}: ${answer.status}`);
+      // 202: a vote of a team's question that did not decide it.
+      if (answer.status !== 200 && answer.status !== 409 && answer.status !== 202) add('answer-refused', `${answer.id}: ${answer.status}`);
       // Only the soak answers, once: "taken before" is right only for an attempt after one that got no answer.
       if (answer.status === 409 && answer.attempts === 1) add('answer-taken-before', `${answer.id}: 409 at the first attempt`);
     }
@@ -76,6 +77,12 @@ export function checkSession(
     // Both calls of a guarded step wait for their own approval: a completed turn answered at least two.
     if (turn.end === 'turn.completed' && turn.kind === 'guarded' && turn.approvals.length < 2) add('policy-skipped', `${turn.messageId}`);
     if (turn.end === 'turn.completed' && turn.kind === 'client' && turn.toolResults.length === 0) add('asked-nothing', `${turn.messageId}`);
+    // Two approvers' votes raced on a team's question: both counted, exactly one decided it.
+    if (turn.end === 'turn.completed' && turn.kind === 'quorum') {
+      const decided = turn.approvals.filter((answer) => answer.status === 200).length;
+      if (turn.approvals.length < 2) add('asked-nothing', `${turn.messageId}: ${turn.approvals.length} votes`);
+      else if (decided > 1) add('decided-twice', `${turn.messageId}: ${decided} votes each decided it`);
+    }
   }
   // Another agent's call: one child session per call, its end once, and its reply the call's result.
   const agentCalls = stored.flatMap((event) => (event.type === 'subagent.started' ? [event] : []));

@@ -48,8 +48,15 @@ export const TURN_QUIET_MS = 60_000;
 
 /** An answer, sent again while the connection breaks or the service is unavailable (http.ts). */
 async function settle(http: SoakHttp, path: string, body: unknown): Promise<{ status: number; attempts: number }> {
-  const { status, attempts } = await http.json(path, { body });
+  // JSON back, also from an answer link (which answers a browser with a page).
+  const { status, attempts } = await http.json(path, { body, headers: { accept: 'application/json' } });
   return { status, attempts };
+}
+
+/** The answer paths of an approval's approvers other than the user (none for a question anyone holding it answers). */
+async function approversOf(http: SoakHttp, approvalId: string): Promise<string[]> {
+  const { body } = await http.json<{ approvers?: Array<{ name: string; links?: { page: string } }> }>(`/approval/${approvalId}`);
+  return (body?.approvers ?? []).flatMap((seat) => (seat.name !== 'me' && seat.links ? [new URL(seat.links.page).pathname] : []));
 }
 
 /** How long a streamed send's stream may stay open after its turn's end was seen elsewhere. */
@@ -135,8 +142,14 @@ async function runTurn(http: SoakHttp, reader: SessionReader, turn: SentTurn): P
         asked.set(event.approvalId, at);
         turn.phase = 'answering';
         // The first option: `yes` of an ask_my_user question, `approve` of a tool's policy.
-        const answer = await settle(http, `/approval/${event.approvalId}/answer`, { choice: event.options[0] ?? 'yes' });
-        turn.approvals.push({ id: event.approvalId, ...answer, ms: Math.round(performance.now() - at) });
+        const choice = event.options[0] ?? 'yes';
+        const team = await approversOf(http, event.approvalId);
+        // A team's question: the user's vote and the approver's (by its own link) race; one decides.
+        const answers = await Promise.all([
+          settle(http, `/approval/${event.approvalId}/answer`, { choice }),
+          ...team.map((link) => settle(http, link, { choice })),
+        ]);
+        for (const answer of answers) turn.approvals.push({ id: event.approvalId, ...answer, ms: Math.round(performance.now() - at) });
         turn.phase = 'following';
       }
       if (event.type === 'tool.call' && event.executor === 'client' && !asked.has(event.toolCallId)) {

@@ -29,7 +29,7 @@ import { driveSession, type SentTurn } from './driver.ts';
 import { runChaos } from './chaos.ts';
 import { checkSoak, storedEvents } from './checks.ts';
 import { soakFigures } from './figures.ts';
-import { modelHandler, soakBundle, soakHelperBundle } from './turn-kinds.ts';
+import { SOAK_APPROVER, modelHandler, soakBundle, soakHelperBundle } from './turn-kinds.ts';
 
 const say = (line: string) => process.stderr.write(`[soak] ${line}\n`);
 /** Sessions end their workflow this long after their last turn, so the end of the soak can see them all closed. */
@@ -99,6 +99,9 @@ async function main(): Promise<number> {
       dataConverter: temporalDataConverter(config, loadMasterKeys(config)),
     });
 
+    // The second approver of `quorum` turns: no address, it votes by its link (soak/driver.ts).
+    const approver = await http.json(`/approver/${SOAK_APPROVER}`, { method: 'PUT', body: {} });
+    if (approver.status !== 201) throw new Error(`the approver was not stored: ${approver.status} ${JSON.stringify(approver.body)}`);
     const agentName = `soak-${randomBytes(4).toString('hex')}`;
     const helper = await http.json<{ ok: boolean }>('/deploy', { body: soakHelperBundle(`${agentName}-helper`) });
     if (!helper.body?.ok) throw new Error(`deploy failed: ${helper.status} ${JSON.stringify(helper.body)}`);

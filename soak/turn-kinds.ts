@@ -7,7 +7,7 @@ import { lastUserText, messageText } from '../test/helpers/fakes/fake-model.ts';
 /** The instructions of the agent the soak agent calls (`subagent` turns): its requests are told apart by them. */
 const HELPER_INSTRUCTIONS = 'You are the soak helper.';
 
-export const TURN_KINDS = ['text', 'tool', 'ask', 'client', 'guarded', 'subagent'] as const;
+export const TURN_KINDS = ['text', 'tool', 'ask', 'client', 'guarded', 'subagent', 'quorum'] as const;
 export type TurnKind = (typeof TURN_KINDS)[number];
 
 /** How a turn is sent: `?async=1` (202 at once), waiting for its answer, or streamed (SSE). */
@@ -17,6 +17,10 @@ export type SendMode = (typeof SEND_MODES)[number];
 export const CLIENT_TOOL = 'lookup_order';
 /** A tool the soak agent's policy asks about before every call (bundle `toolPolicies`). */
 export const GUARDED_TOOL = 'list_workspace_files';
+/** A tool whose policy asks a team: the soak's user and SOAK_APPROVER, both needed (`quorum` turns). */
+export const QUORUM_TOOL = 'read_workspace_file';
+/** The approver of the soak user's directory who votes with the user on `quorum` turns, by their own link. */
+export const SOAK_APPROVER = 'soak-approver';
 
 export function userText(kind: TurnKind, label: string): string {
   return `[${kind}] ${label}`;
@@ -61,6 +65,9 @@ export const modelHandler: FakeHandler = (request) => {
           { id: `${id}_b`, name: GUARDED_TOOL, arguments: {} },
         ],
       };
+    case 'quorum':
+      // A call two approvers must approve: their votes race (soak/driver.ts), one of them decides.
+      return { toolCalls: [{ id, name: QUORUM_TOOL, arguments: { path: 'notes.md' } }] };
     case 'subagent': {
       // A call of the helper agent: a child session whose streamed reply is the call's result.
       const tool = request.body.tools?.find((offered) => offered.function.name.startsWith('agent_'))?.function.name ?? 'agent_missing';
@@ -86,7 +93,7 @@ export function soakBundle(name: string, receiverUrl: string, helperName: string
     model: { providerId: 'openai-compatible', modelId: 'fake-model' },
     instructions: 'You are the soak agent.',
     mcps: ['time', 'workspace'],
-    toolPolicies: { workspace: { '*': 'ask' } },
+    toolPolicies: { workspace: { '*': 'ask', [QUORUM_TOOL]: { ask: { approvers: ['me', SOAK_APPROVER], quorum: 2 } } } },
     workspaceFiles: { 'notes.md': 'soak notes' },
     customTools: [
       {

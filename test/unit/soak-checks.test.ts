@@ -114,6 +114,23 @@ describe('the soak checks one session', () => {
     expect(kinds(checkSession([sent({ kind: 'guarded', approvals: approvals(1) })], reader(log), log, 'idle'))).toEqual(['policy-skipped']);
     expect(kinds(checkSession([sent({ kind: 'guarded', approvals: approvals(2) })], reader(log), log, 'idle'))).toEqual([]);
   });
+
+  test("a team's question: two votes, exactly one of which decided it", () => {
+    const log = turnLog();
+    const votes = (...statuses: number[]) =>
+      kinds(
+        checkSession(
+          [sent({ kind: 'quorum', approvals: statuses.map((status) => ({ id: 'apr_1', status, attempts: 1, ms: 3 })) })],
+          reader(log),
+          log,
+          'idle',
+        ),
+      );
+    expect(votes(202, 200)).toEqual([]);
+    expect(votes(200, 200)).toEqual(['decided-twice']);
+    expect(votes(200)).toEqual(['asked-nothing']);
+    expect(votes(202, 500)).toEqual(['answer-refused']);
+  });
   test("another agent's call: started once, ended once and its result once passes; a second start, no end or an error result does not", () => {
     const log = turnLog();
     const extra = (events: object[]) =>
