@@ -28,6 +28,7 @@ import { createOutboundClient, outboundErrorText } from '../lib/outbound.ts';
 import { channelProviders } from './channels/index.ts';
 import { ChannelPermanentError, type ResolvedChannelConfig } from './channels/types.ts';
 import { FAILURE, nonRetryable } from '../lib/workflow-safe/failures.ts';
+import { standingText } from '../lib/workflow-safe/approval-quorum.ts';
 
 export interface SeatDispatchDeps {
   db: Db;
@@ -120,6 +121,7 @@ export function seatDispatchActivities(deps: SeatDispatchDeps) {
             links: approvalLinks(serviceBaseUrl(config), token, approval.options),
             token,
             publicBaseUrl: serviceBaseUrl(config),
+            standing: standingText(approval.team!, approval.options, await seatsOf(db, approval.id)),
           },
           { outbound, settings: config.channels },
         );

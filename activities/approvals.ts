@@ -37,7 +37,8 @@ import { startTaskNotifications } from './turn/task-notifications.ts';
 import { safeToRunLive } from './tools/safe-tools.ts';
 import type { RevisionOf } from './turn/revision-cache.ts';
 import { approvalWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
-import { seatDispatchesOf, type SeatProvider } from '../store/approval-votes.ts';
+import { seatDispatchesOf, seatsOf, type SeatProvider } from '../store/approval-votes.ts';
+import { standingText } from '../lib/workflow-safe/approval-quorum.ts';
 
 /**
  * What the approval workflow learns from writing the record. No token and no link: a result is kept in
@@ -318,6 +319,7 @@ export function approvalActivities(deps: ApprovalDeps) {
             links: approvalLinks(serviceBaseUrl(config), token, approval.options),
             token,
             publicBaseUrl: serviceBaseUrl(config),
+            ...(approval.team ? { standing: standingText(approval.team, approval.options, await seatsOf(db, approval.id)) } : {}),
           },
           { outbound, settings: config.channels },
         );

@@ -52,6 +52,7 @@ export function approvalText(message: ApprovalMessage, options: TextOptions = {}
 
 function compose(message: ApprovalMessage, question: string, options: TextOptions): string {
   const sections = [`${approvalHeading(message)}:`, question, ['Options:', ...numberedOptions(message.options)].join('\n')];
+  if (message.standing) sections.push(message.standing);
   sections.push(`${expiryLine(message.expiresAt)}.`);
   if (message.answerVia === 'reply') sections.push(REPLY_INSTRUCTIONS);
   else if (options.linksAs === 'buttons') sections.push('Answer with one of the buttons below.');
@@ -81,6 +82,7 @@ export function approvalHtml(message: ApprovalMessage): string {
     `<p><strong>${escapeHtml(approvalHeading(message))}:</strong></p>`,
     `<p>${question}</p>`,
     `<ol>${options}</ol>`,
+    ...(message.standing ? [`<p>${escapeHtml(message.standing)}</p>`] : []),
     `<p>${escapeHtml(expiryLine(message.expiresAt))}.</p>`,
     answer,
     '</body></html>',

@@ -25,6 +25,8 @@ export interface ApprovalMessage {
   token: string;
   /** Where inbound replies are posted: `${publicBaseUrl}/inbound/<provider>`. */
   publicBaseUrl: string;
+  /** Of an approval several approvers decide: where it stands ("1 of 2 approve; waiting on bob"). */
+  standing?: string;
 }
 
 export interface ChannelContext {

@@ -9,8 +9,8 @@ function questionBlock(approval: Approval): string {
   return `<div class="question">${escapeHtml(approval.question)}</div>`;
 }
 
-/** The question and one button per option; `preselected` asks to confirm one option only. */
-export function questionPage(approval: Approval, actionUrl: string, preselected?: string): string {
+/** The question and one button per option; `preselected` asks to confirm one option only; `team`: a team's question, whom this link answers as. */
+export function questionPage(approval: Approval, actionUrl: string, preselected?: string, team?: { standing: string; as: string }): string {
   const options = preselected ? [preselected] : approval.options;
   const heading = preselected ? `Confirm your answer: “${escapeHtml(preselected)}”` : 'Your answer is needed';
   const buttons = options
@@ -18,7 +18,9 @@ export function questionPage(approval: Approval, actionUrl: string, preselected?
     .join('');
   return layout(
     'Answer needed',
-    `<h1>${heading}</h1>${questionBlock(approval)}
+    `<h1>${heading}</h1>${questionBlock(approval)}${
+      team ? `<p>You answer as <strong>${escapeHtml(team.as)}</strong>. ${escapeHtml(team.standing)}</p>` : ''
+    }
 <form method="post" action="${escapeHtml(actionUrl)}">
 <label for="note" class="muted">Note (optional)</label><textarea id="note" name="note" maxlength="4000"></textarea>
 <div class="options">${buttons}</div></form>

@@ -20,12 +20,23 @@ import { notConnectedPage } from '../mcp-oauth/pages.ts';
 import { signInsOf } from '../mcp-oauth/sign-in.ts';
 import { getMcpServer } from '../../store/mcp-servers.ts';
 import { publicBaseUrl } from '../public-url.ts';
+import { seatsOf } from '../../store/approval-votes.ts';
+import { standingText } from '../../lib/workflow-safe/approval-quorum.ts';
+import { ME } from '../../contract/approvals.ts';
 
 /** The approval a token names, with the seat its links answer as (null: the approval's own token). */
 async function approvalOfToken(deps: ApiDeps, token: string): Promise<(Approval & { seat: number | null }) | undefined> {
   const link = verifyApprovalLink(deps.masterKeys, token);
   const approval = link ? await getApproval(deps.db, link.approvalId) : undefined;
   return approval && { ...approval, seat: link!.seat };
+}
+
+/** A team's question: where it stands, and whom this link answers as (its seat, or the approval's user). */
+async function teamStanding(deps: ApiDeps, approval: Approval & { seat: number | null }) {
+  if (!approval.team) return undefined;
+  const seats = await seatsOf(deps.db, approval.id);
+  const as = approval.seat === null ? ME : (seats.find((seat) => seat.position === approval.seat)?.name ?? '?');
+  return { standing: standingText(approval.team, approval.options, seats), as };
 }
 
 /** Renders the outcome of answering by link: a page for browsers, JSON (or problem+json) otherwise. */
@@ -131,7 +142,7 @@ export function approvalLinkRoutes(deps: ApiDeps) {
         if (approval.status === 'answered') return sendPage(res, 200, answeredPage(approval, approval.choice ?? '', false));
         if (approval.status === 'expired') return sendPage(res, 200, expiredPage(approval));
         const preselected = query.choice ? matchOption(approval.options, query.choice) : undefined;
-        return sendPage(res, 200, questionPage(approval, actionUrl, preselected));
+        return sendPage(res, 200, questionPage(approval, actionUrl, preselected, await teamStanding(deps, approval)));
       },
     }),
   ];

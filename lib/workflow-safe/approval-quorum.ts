@@ -184,3 +184,18 @@ export function tallyText(rule: TeamRule, tally: Readonly<Record<string, number>
   const waiting = waitingOn.length > 0 ? `waiting on ${waitingOn.join(', ')}` : 'every approver has answered';
   return [counted.length > 0 ? counted.join(', ') : `0 of ${rule.quorum} answers`, waiting].join('; ');
 }
+
+/** Where a team's approval stands, for the people asked: the rule, the votes so far and who is still to answer. */
+export function standingText(
+  rule: TeamRule,
+  options: readonly string[],
+  seats: ReadonlyArray<{ name: string; vote: { choice: string } | null; delegatedTo: string | null }>,
+): string {
+  const tally = tallyOf(
+    options,
+    seats.flatMap((seat) => (seat.vote ? [seat.vote.choice] : [])),
+  );
+  const waiting = seats.filter((seat) => !seat.vote && seat.delegatedTo === null).map((seat) => seat.name);
+  const refusal = rule.denyWins && rule.refusing ? ` (one "${rule.refusing}" decides)` : '';
+  return `Several approvers decide: ${rule.quorum} votes for one option${refusal}. So far: ${tallyText(rule, tally, waiting)}.`;
+}

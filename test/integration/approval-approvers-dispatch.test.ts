@@ -147,11 +147,18 @@ describe('approvers asked at their own addresses', () => {
     expect(telegramCall.token).toBe('123:tg');
     const hook = hooks.requests.find((request) => request.path.endsWith(`/alice-${id}`))!;
     expect(JSON.parse(hook.body)).toMatchObject({ type: 'approval.requested', approval: { id: approval.id, question } });
+    // Each message says where the decision stands.
+    expect(mail.text).toContain('Several approvers decide: 2 votes for one option.');
+    expect(mail.text).toMatch(/So far: 0 of 2 answers; waiting on alice-\w+, bob-\w+, carol-\w+\./);
     // Each approver got only their own links: alice's in her mail and webhook, bob's in Slack.
     expect(mail.text).not.toContain('.s1.');
     expect(slackCall.raw).not.toContain('.s0.');
 
     expect((await vote(seatLink(mail.text!, 0, 'approve'))).body).toMatchObject({ status: 'unanswered', approver: `alice-${id}` });
+    // Bob's page (looked at, not clicked) says whom it answers as and where the decision stands.
+    const page = await call(seatLink(slackCall.raw, 1, 'approve').split('?')[0]!, { headers: { accept: 'text/html' } });
+    expect(page.text).toContain(`You answer as <strong>bob-${id}</strong>`);
+    expect(page.text).toMatch(/So far: 1 of 2 approve; waiting on bob-\w+, carol-\w+\./);
     expect((await vote(seatLink(slackCall.raw, 1, 'approve'))).body).toMatchObject({ status: 'answered', approver: `bob-${id}` });
     const decided = await read(approval.id);
     expect(decided).toMatchObject({ status: 'answered', choice: 'approve' });
