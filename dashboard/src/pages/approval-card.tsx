@@ -6,10 +6,10 @@
 import { useState } from 'preact/hooks';
 import type { ApprovalView } from '@agent-service/sdk';
 import { useClient } from '../auth/client-context.ts';
-import { Link } from '../router.tsx';
 import { ProblemView } from '../ui/problem-view.tsx';
 import { timeLeft } from '../ui/time.ts';
 import { When } from '../ui/when.tsx';
+import { AskedBy } from './asked-by.tsx';
 import { mySeat, Seats, TeamFacts } from './approval-team.tsx';
 
 interface Props {
@@ -70,21 +70,7 @@ export function ApprovalCard({ approval, agentName, onAnswered }: Props) {
       <dl class="facts">
         <dt>Asked by</dt>
         <dd>
-          {approval.agentId ? (
-            agentName ? (
-              <Link to={`/agents/${encodeURIComponent(agentName)}`}>{agentName}</Link>
-            ) : (
-              <code>{approval.agentId}</code>
-            )
-          ) : (
-            'a script (API)'
-          )}
-          {approval.sessionId && (
-            <>
-              {' in '}
-              <Link to={`/sessions/${approval.sessionId}`}>session {approval.sessionId}</Link>
-            </>
-          )}
+          <AskedBy approval={approval} agentName={agentName} />
         </dd>
         <dt>Asked</dt>
         <dd>

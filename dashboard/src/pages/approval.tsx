@@ -10,6 +10,7 @@ import { LoadedView } from '../ui/states.tsx';
 import { useInterval } from '../ui/use-interval.ts';
 import { useLoad } from '../ui/use-load.ts';
 import { When } from '../ui/when.tsx';
+import { AskedBy } from './asked-by.tsx';
 import { ApprovalCard } from './approval-card.tsx';
 import { Seats, TeamFacts } from './approval-team.tsx';
 
@@ -69,21 +70,7 @@ function Decided({ approval, agentName }: { approval: ApprovalView; agentName: s
         )}
         <dt>Asked by</dt>
         <dd>
-          {approval.agentId ? (
-            agentName ? (
-              <Link to={`/agents/${encodeURIComponent(agentName)}`}>{agentName}</Link>
-            ) : (
-              <code>{approval.agentId}</code>
-            )
-          ) : (
-            'a script (API)'
-          )}
-          {approval.sessionId && (
-            <>
-              {' in '}
-              <Link to={`/sessions/${approval.sessionId}`}>session {approval.sessionId}</Link>
-            </>
-          )}
+          <AskedBy approval={approval} agentName={agentName} />
         </dd>
         <dt>Asked</dt>
         <dd>
