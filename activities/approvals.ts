@@ -315,7 +315,8 @@ export function approvalActivities(deps: ApprovalDeps) {
             agentName: asking.name,
             ...(approval.sessionId ? { sessionId: approval.sessionId } : {}),
             // A connect approval is answered by signing in, which a reply cannot do: its link is the way.
-            answerVia: approval.connectServer ? 'signed-url' : channel.answerVia,
+            // A reply cannot say who wrote it, so a team's question is answered by links too.
+            answerVia: approval.connectServer || approval.team ? 'signed-url' : channel.answerVia,
             links: approvalLinks(serviceBaseUrl(config), token, approval.options),
             token,
             publicBaseUrl: serviceBaseUrl(config),

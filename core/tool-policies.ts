@@ -70,7 +70,11 @@ export function refusedToolText(toolName: string): string {
 
 /** The question asked again when an approval grew older than its policy's `validForMs` before the call ran. */
 export function staleApprovalQuestion(question: string, answeredAt: string, validForMs: number): string {
-  const note = `Asked again: the approval given at ${answeredAt} is older than this tool's approvals stay valid (${Math.round(validForMs / 1000)} s) and the call has not run yet.\n\n`;
+  const note = `Asked again: the approval given at ${answeredAt} is older than this tool's approvals stay valid (${validForMs / 1000} s) and the call has not run yet.\n\n`;
   const room = TOOL_QUESTION_CHARS - note.length;
   return `${note}${question.length <= room ? question : `${question.slice(0, Math.max(0, room - 1))}…`}`;
+}
+
+export function staleToolText(toolName: string, asks: number): string {
+  return `The call of "${toolName}" was approved ${asks} times, but each approval was older than the policy allows (validForMs) by the time it could run. The tool was not run.`;
 }

@@ -82,6 +82,9 @@ export function checkSession(
       const decided = turn.approvals.filter((answer) => answer.status === 200).length;
       if (turn.approvals.length < 2) add('asked-nothing', `${turn.messageId}: ${turn.approvals.length} votes`);
       else if (decided > 1) add('decided-twice', `${turn.messageId}: ${decided} votes each decided it`);
+      // None decided: wrong, unless a vote's answer was lost and its retry found it taken (409), which may have.
+      else if (decided === 0 && !turn.approvals.some((answer) => answer.status === 409 && answer.attempts > 1))
+        add('not-decided', `${turn.messageId}: no vote decided it`);
     }
   }
   // Another agent's call: one child session per call, its end once, and its reply the call's result.

@@ -31,7 +31,7 @@ export interface Seat extends ApproverSeat {
 
 /**
  * Makes the seats of a new approval from the user's directory as it is now, and its rule. A name the
- * directory lost since the request was checked is no seat; the quorum never asks more than the seats.
+ * directory lost since the request was checked is no seat; a quorum asked as a number stays (teamRule).
  */
 export async function insertTeam(client: DbClient, approval: Approval, team: TeamRequest): Promise<Approval> {
   const { seats } = await resolveApprovers(client, approval.userId, team.approvers);
@@ -102,7 +102,8 @@ export async function recordSeatDispatch(
 ): Promise<void> {
   await db.query(
     `UPDATE approval_seat_dispatches
-        SET status = CASE WHEN status = 'sent' THEN status ELSE $4 END, attempts = attempts + 1, error = $5, updated_at = now()
+        SET status = CASE WHEN $4 = 'sent' THEN 'sent' WHEN status IN ('sent', 'skipped', 'failed') THEN status ELSE $4 END,
+            attempts = attempts + 1, error = $5, updated_at = now()
       WHERE approval_id = $1 AND position = $2 AND provider = $3`,
     [input.approvalId, input.position, input.provider, input.status, input.error ?? null],
   );

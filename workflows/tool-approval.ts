@@ -3,7 +3,10 @@
 // approval runs the tool's activity (at least once: a worker that dies after the tool acted runs it again,
 // with the same idempotency key), a denial or no answer tells the model it did not run. The approval takes
 // one answer only (workflows/approval.ts), so two channels answering at once do not run it twice.
-import { TOOL_APPROVAL_OPTIONS, deniedToolText, staleApprovalQuestion, unansweredToolText } from '../core/tool-policies.ts';
+import { TOOL_APPROVAL_OPTIONS, deniedToolText, staleApprovalQuestion, staleToolText, unansweredToolText } from '../core/tool-policies.ts';
+
+/** Times a call is asked about at most when its approvals keep growing older than validForMs before it runs. */
+const STALE_ASKS = 3;
 import type { ToolCall, ToolResultPart, TurnInput } from '../core/turn-types.ts';
 import { approvalInTurn } from './ask-user.ts';
 
@@ -21,14 +24,19 @@ export async function approvedTool(
     ...(call.approval.team ? { team: { quorum: 1 as const, ...call.approval.team } } : {}),
   };
   const validForMs = call.approval.validForMs;
-  for (let asked = request; ;) {
+  for (let asked = request, round = 1; ; round += 1) {
     const outcome = await approvalInTurn(turn, toolCallId, asked, `the policy of the tool ${toolName}`);
     if (outcome.status === 'answered' && outcome.choice === TOOL_APPROVAL_OPTIONS[0]) {
-      // A decision has a validity (`validForMs`): one that has grown older than that by the time the call
-      // is about to run (the turn waited: a worker outage, a place in the queue) is asked again. Workflow
-      // time, so a replay decides the same; the tool still runs once, with the key it always has.
+      // A decision has a validity (`validForMs`): one that has grown older than that by the time the turn
+      // takes it up to run the call (it was held up: a worker outage, say) is asked again. Checked here, before
+      // the call waits for a place among its user's running turns, if it must. Workflow time, so a replay
+      // decides the same; the tool still runs once, with the key it always has.
       const age = Date.now() - Date.parse(outcome.answeredAt);
       if (validForMs === undefined || age <= validForMs) return run();
+      // Asked a few times at most: approvals that keep going stale (a turn held up again and again, or clocks
+      // apart by more than validForMs) end in a tool error, not in questions without end.
+      if (round >= STALE_ASKS)
+        return { type: 'tool-result', toolCallId, toolName, output: staleToolText(toolName, STALE_ASKS), isError: true };
       asked = { ...request, question: staleApprovalQuestion(request.question, outcome.answeredAt, validForMs) };
       continue;
     }

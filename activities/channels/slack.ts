@@ -82,6 +82,7 @@ export function slackBlocks(message: ApprovalMessage): object[] {
       })),
     });
   }
+  if (message.standing) blocks.push(context(message.standing));
   blocks.push(context(`${expiryLine(message.expiresAt)}.`));
   return blocks;
 }

@@ -103,6 +103,14 @@ export function inboundRoutes(deps: ApiDeps) {
           const detail = `The note is longer than ${APPROVAL_LIMITS.noteChars} characters`;
           throw new ValidationError(detail, [{ path: '/note', message: detail }]);
         }
+        // A reply in a chat cannot say which approver wrote it (anyone in a shared channel could be "me"):
+        // an approval a team answers takes votes by key and by links only.
+        if (approval.team) {
+          const reason = 'This question is answered by several approvers: vote with your own link, not a reply';
+          if (!chat) throw new ForbiddenError(reason);
+          await noteInThread(deps, approval, match.position, reason);
+          return { status: 200, body: { ok: true, answered: false, approvalId: approval.id, reason } };
+        }
         const answer =
           parsed.choice !== undefined
             ? { choice: parsed.choice, note: parsed.note ?? null }
@@ -115,10 +123,6 @@ export function inboundRoutes(deps: ApiDeps) {
           return { status: 200, body: { ok: true, answered: false, approvalId: approval.id, reason } };
         }
         try {
-          // A reply in a chat cannot say which approver wrote it (anyone in a shared channel could be "me"):
-          // an approval a team answers takes votes by key and by links only.
-          if (approval.team)
-            throw new ForbiddenError('This question is answered by several approvers: vote with your own link, not a reply');
           const taken = await answerApproval(deps, approval, { ...answer, via: provider });
           return { status: 200, body: { ok: true, answered: taken.status === 'answered', approvalId: approval.id, ...taken } };
         } catch (error) {

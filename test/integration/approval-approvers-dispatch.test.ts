@@ -142,6 +142,7 @@ describe('approvers asked at their own addresses', () => {
     expect(mail.login).toEqual({ username: 'bot@agents.test', password: 'pw' });
     const slackCall = slack.calls.find((candidate) => candidate.raw.includes(id))!;
     expect(slackCall.body).toMatchObject({ channel: 'U0BOB0001' });
+    expect(JSON.stringify(slackCall.body?.blocks)).toContain('Several approvers decide: 2 votes for one option.');
     const telegramCall = telegram.calls.find((candidate) => candidate.raw.includes(id))!;
     expect(telegramCall.body).toMatchObject({ chat_id: '424242' });
     expect(telegramCall.token).toBe('123:tg');

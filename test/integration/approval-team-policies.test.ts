@@ -108,7 +108,7 @@ describe('a tool policy that asks a team', () => {
 
 describe('a decision valid when the action runs (validForMs)', () => {
   test('an approval that grew older than validForMs before the call ran is asked again; the tool runs once', async () => {
-    const sessionId = await env.newSession({ mcps: ['http'], toolPolicies: { http: { http_request: { ask: { validForMs: 1_500 } } } } });
+    const sessionId = await env.newSession({ mcps: ['http'], toolPolicies: { http: { http_request: { ask: { validForMs: 6_000 } } } } });
     env.fake.enqueue(
       { toolCalls: [{ id: 'call_stale', name: 'http_request', arguments: { url: target, method: 'POST', body: 'order 401' } }] },
       { text: 'Done.' },
@@ -123,7 +123,7 @@ describe('a decision valid when the action runs (validForMs)', () => {
     await env.restartWorker(async () => {
       const approved = await call(`${env.api.url}/approval/${first}/answer`, { headers: env.user.auth, json: { choice: 'approve' } });
       expect(approved.status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      await new Promise((resolve) => setTimeout(resolve, 7_000));
     });
     const again = await env.waitForEvents(
       sessionId,
@@ -134,7 +134,7 @@ describe('a decision valid when the action runs (validForMs)', () => {
       SessionEvent,
       { type: 'approval.requested' }
     >[];
-    expect(requests[1]!.question).toMatch(/^Asked again: the approval given at .* is older than this tool's approvals stay valid \(2 s\)/);
+    expect(requests[1]!.question).toMatch(/^Asked again: the approval given at .* is older than this tool's approvals stay valid \(6 s\)/);
     expect(received.filter((body) => body === 'order 401')).toEqual([]);
     const second = await call(`${env.api.url}/approval/${requests[1]!.approvalId}/answer`, {
       headers: env.user.auth,

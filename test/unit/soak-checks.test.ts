@@ -128,8 +128,9 @@ describe('the soak checks one session', () => {
       );
     expect(votes(202, 200)).toEqual([]);
     expect(votes(200, 200)).toEqual(['decided-twice']);
+    expect(votes(202, 202)).toEqual(['not-decided']);
     expect(votes(200)).toEqual(['asked-nothing']);
-    expect(votes(202, 500)).toEqual(['answer-refused']);
+    expect(votes(202, 500)).toEqual(['answer-refused', 'not-decided']);
   });
   test("another agent's call: started once, ended once and its result once passes; a second start, no end or an error result does not", () => {
     const log = turnLog();
