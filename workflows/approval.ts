@@ -238,9 +238,12 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
       if (!seatQueue.some((queued) => queued.position === item.position && queued.provider === item.provider)) seatQueue.push(item);
   }
   // Reminders and escalations, on workflow timers from the approval's creation, until it is decided or expires.
+  // Awaited before the workflow ends: an escalation's webhook event recorded but not yet started would
+  // otherwise be left to the housekeeping's pass minutes later.
+  let timers: Promise<void> = Promise.resolve();
   if (team?.remind || team?.escalate) {
     const steps = team.escalate ?? [];
-    void (async () => {
+    timers = (async () => {
       let step = 0;
       let reminders = 0;
       let reminder = team.remind ? createdAt + team.remind.everyMs : Infinity;
@@ -308,6 +311,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   }
   if (channelCount > 0) await book.skipUnsentDispatches({ approvalId });
   if (seatsDispatched) await book.skipUnsentApproverDispatches({ approvalId });
+  await timers;
   if (recorded.threaded) await startNotice(input.userId, approvalId, outcomeNotice(outcome!, answeredVia));
   // Last: until then the answer stays pending a hand-over (the API's sweep signals again, which this
   // workflow ignores), so the housekeeping's reconcile pass never takes a running workflow for stranded.
