@@ -4,8 +4,9 @@
 // channel's own: an email from its SMTP account to their address, a Slack message from its bot to their
 // user (a direct message), a Telegram message from its bot to their chat. A webhook address needs no
 // channel: the request is POSTed there, signed with the agent's webhook channel's secret when it has one.
-// Replies are not matched to approvers (a reply in their chat could not be told from the user's): the
-// links answer, so every dispatch is answered by signed URL.
+// Every dispatch is answered by the approver's signed links. In a chat (Slack, Telegram) whose channel
+// can authenticate replies, a reply to the message votes as them too: the message's name is recorded, and
+// the inbound route counts a reply there only from the person it was sent to (api/inbound/team-reply.ts).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../store/db.ts';
 import type { Config } from '../lib/config.ts';
@@ -36,6 +37,14 @@ export interface SeatDispatchDeps {
   config: Config;
   masterKeys: readonly MasterKey[];
   bundleOf: (agentId: string, revision: number) => Promise<Bundle>;
+}
+
+/** The setting of a channel's config that authenticates its inbound replies: without it a reply cannot count. */
+const REPLY_SECRET: Partial<Record<SeatProvider, string>> = { slack: 'signingSecret', telegram: 'secretToken' };
+
+function repliesCount(provider: SeatProvider, config: ResolvedChannelConfig): boolean {
+  const setting = REPLY_SECRET[provider];
+  return setting !== undefined && typeof config[setting] === 'string' && config[setting] !== '';
 }
 
 /** The setting of a channel's config that names where its messages go, replaced by the approver's address. */
@@ -108,7 +117,7 @@ export function seatDispatchActivities(deps: SeatDispatchDeps) {
           );
         const agent =
           approval.agentId !== null && approval.revision !== null ? await deps.bundleOf(approval.agentId, approval.revision) : undefined;
-        await channelProviders[input.provider].send(
+        const { externalRef } = await channelProviders[input.provider].send(
           resolved,
           {
             approvalId: approval.id,
@@ -118,6 +127,7 @@ export function seatDispatchActivities(deps: SeatDispatchDeps) {
             ...(agent ? { agentName: agent.name } : {}),
             ...(approval.sessionId ? { sessionId: approval.sessionId } : {}),
             answerVia: 'signed-url',
+            repliesToo: repliesCount(input.provider, resolved),
             links: approvalLinks(serviceBaseUrl(config), token, approval.options),
             token,
             publicBaseUrl: serviceBaseUrl(config),
@@ -125,7 +135,7 @@ export function seatDispatchActivities(deps: SeatDispatchDeps) {
           },
           { outbound, settings: config.channels },
         );
-        await recordSeatDispatch(db, { ...which, status: 'sent' });
+        await recordSeatDispatch(db, { ...which, status: 'sent', externalRef });
         return { sent: true };
       } catch (error) {
         const permanent = error instanceof ChannelPermanentError || (error instanceof Error && error.name === 'ChannelSecretMissingError');
@@ -136,6 +146,25 @@ export function seatDispatchActivities(deps: SeatDispatchDeps) {
         deps.logger.warn({ ...which, attempt, err: message }, 'approver dispatch failed');
         if (permanent) throw nonRetryable(FAILURE.channelPermanent, message);
         throw ApplicationFailure.retryable(message, error instanceof Error ? error.name : 'Error');
+      }
+    },
+
+    /** A note in the thread of the message sent to an approver (why their reply was not taken). */
+    async postApproverNotice(input: { approvalId: string; position: number; provider: 'slack' | 'telegram'; text: string }): Promise<void> {
+      const approval = await getApproval(db, input.approvalId);
+      const dispatch = (await seatDispatchesOf(db, input.approvalId)).find(
+        (row) => row.position === input.position && row.provider === input.provider,
+      );
+      const seat = (await seatsOf(db, input.approvalId)).find((candidate) => candidate.position === input.position);
+      const address = input.provider === 'slack' ? seat?.slackUserId : seat?.telegramChatId;
+      const notify = channelProviders[input.provider].notify;
+      if (!approval || !dispatch?.externalRef || !address || !notify) return;
+      try {
+        const resolved = await configFor(approval, input.provider, address);
+        if (resolved) await notify(resolved, dispatch.externalRef, input.text, { outbound, settings: config.channels });
+      } catch (error) {
+        if (error instanceof ChannelPermanentError) throw nonRetryable(FAILURE.channelPermanent, error.message);
+        throw error;
       }
     },
 

@@ -16,7 +16,7 @@ import {
 /** What an answered approval's workflow returns: the API's answer to it (api/approvals/workflows.ts). */
 export type { AnsweredOutcome };
 import { approvalSummary } from '../workflows/ask-user.ts';
-import type { approvalNoticeWorkflow } from '../workflows/approval-notice.ts';
+import type { ApprovalNoticeInput, approvalNoticeWorkflow } from '../workflows/approval-notice.ts';
 import type { ApprovalAnswer, ApprovalWorkflowInput } from '../lib/workflow-safe/approvals.ts';
 import { approvalNoticeWorkflowId, approvalWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';
@@ -75,7 +75,7 @@ export async function startApprovalNotice(
   client: Client,
   taskQueue: string,
   approval: { id: string; userId: string },
-  note: { positions: number[]; text: string },
+  note: { positions: number[]; seats?: ApprovalNoticeInput['seats']; text: string },
 ): Promise<void> {
   await client.workflow.start<typeof approvalNoticeWorkflow>('approvalNoticeWorkflow', {
     workflowId: approvalNoticeWorkflowId(approval.id, randomUUID()),

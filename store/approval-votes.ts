@@ -79,6 +79,8 @@ export interface SeatDispatch {
   status: 'pending' | 'sent' | 'failed' | 'skipped';
   attempts: number;
   error: string | null;
+  /** How the provider names the sent message (a chat's thread), once sent. */
+  externalRef: string | null;
   updatedAt: Date;
 }
 
@@ -90,23 +92,77 @@ export async function seatDispatchesOf(db: Db | DbClient, approvalId: string): P
     status: SeatDispatch['status'];
     attempts: number;
     error: string | null;
+    external_ref: string | null;
     updated_at: Date;
-  }>('SELECT * FROM approval_seat_dispatches WHERE approval_id = $1 ORDER BY position, provider', [approvalId]);
-  return rows.map((row) => ({ ...row, updatedAt: row.updated_at }));
+  }>(
+    `SELECT position, provider, status, attempts, error, external_ref, updated_at
+       FROM approval_seat_dispatches WHERE approval_id = $1 ORDER BY position, provider`,
+    [approvalId],
+  );
+  return rows.map((row) => ({
+    position: row.position,
+    provider: row.provider,
+    status: row.status,
+    attempts: row.attempts,
+    error: row.error,
+    externalRef: row.external_ref,
+    updatedAt: row.updated_at,
+  }));
 }
 
 /** One attempt at one approver's address: `sent`, or its error (`failed` once final). */
 export async function recordSeatDispatch(
   db: Db,
-  input: { approvalId: string; position: number; provider: SeatProvider; status: SeatDispatch['status']; error?: string | null },
+  input: {
+    approvalId: string;
+    position: number;
+    provider: SeatProvider;
+    status: SeatDispatch['status'];
+    error?: string | null;
+    /** How the provider names the sent message (a chat's thread): a reply there votes as this seat. */
+    externalRef?: string | null;
+  },
 ): Promise<void> {
   await db.query(
     `UPDATE approval_seat_dispatches
         SET status = CASE WHEN $4 = 'sent' THEN 'sent' WHEN status IN ('sent', 'skipped', 'failed') THEN status ELSE $4 END,
-            attempts = attempts + 1, error = $5, updated_at = now()
+            attempts = attempts + 1, error = $5, external_ref = COALESCE($6, external_ref), updated_at = now()
       WHERE approval_id = $1 AND position = $2 AND provider = $3`,
-    [input.approvalId, input.position, input.provider, input.status, input.error ?? null],
+    [input.approvalId, input.position, input.provider, input.status, input.error ?? null, input.externalRef ?? null],
   );
+}
+
+/** A message sent to an approver that a chat reply names: its approval, seat, and the agent whose channel sent it. */
+export interface SeatDispatchMatch {
+  approvalId: string;
+  seat: number;
+  userId: string;
+  agentId: string | null;
+  revision: number | null;
+}
+
+/** The approver messages a provider's reference names (a thread of a direct message to them). */
+export async function findSeatDispatchesByRef(db: Db, provider: SeatProvider, externalRef: string): Promise<SeatDispatchMatch[]> {
+  const { rows } = await db.query<{
+    approval_id: string;
+    position: number;
+    user_id: string;
+    agent_id: string | null;
+    revision: number | null;
+  }>(
+    `SELECT d.approval_id, d.position, a.user_id,
+            COALESCE(a.channels_agent_id, a.agent_id) AS agent_id, COALESCE(a.channels_revision, a.revision) AS revision
+       FROM approval_seat_dispatches d JOIN approvals a ON a.id = d.approval_id
+      WHERE d.provider = $1 AND d.external_ref = $2 ORDER BY a.created_at DESC LIMIT 10`,
+    [provider, externalRef],
+  );
+  return rows.map((row) => ({
+    approvalId: row.approval_id,
+    seat: row.position,
+    userId: row.user_id,
+    agentId: row.agent_id,
+    revision: row.revision,
+  }));
 }
 
 /** Once decided (or given up on): approvers not reached yet are `skipped` (or the one given up on `failed`), not pending. */

@@ -11,6 +11,8 @@ export interface ApprovalNoticeInput {
   text: string;
   /** Only these threads; all threaded dispatches of the approval without it. */
   positions?: number[];
+  /** Threads of messages sent to approvers (a reply there not taken): seat and provider. */
+  seats?: Array<{ position: number; provider: 'slack' | 'telegram' }>;
 }
 
 export function outcomeNotice(outcome: ApprovalOutcome, via: string | null): string {
@@ -32,6 +34,14 @@ export async function approvalNoticeWorkflow(input: ApprovalNoticeInput): Promis
       posted++;
     } catch (error) {
       log.warn('could not post an approval notice', { approvalId: input.approvalId, position, error: String(error) });
+    }
+  }
+  for (const seat of input.seats ?? []) {
+    try {
+      await acts.postApproverNotice({ approvalId: input.approvalId, ...seat, text: input.text });
+      posted++;
+    } catch (error) {
+      log.warn('could not post a note to an approver', { approvalId: input.approvalId, ...seat, error: String(error) });
     }
   }
   return { posted };

@@ -9,6 +9,10 @@ import { numberedOptions } from '../../lib/workflow-safe/approvals.ts';
 export const REPLY_INSTRUCTIONS =
   "Reply in this thread with the option's name or number; anything after it on the same line is kept as a note.";
 
+/** Under the buttons of an approver's own chat message, whose replies vote as them. */
+export const REPLY_TOO_INSTRUCTIONS =
+  "Or reply to this message with the option's name or number; anything after it on the same line is kept as a note.";
+
 /** Characters of the question shown in an email subject. */
 const SUBJECT_QUESTION_CHARS = 60;
 
@@ -55,7 +59,8 @@ function compose(message: ApprovalMessage, question: string, options: TextOption
   if (message.standing) sections.push(message.standing);
   sections.push(`${expiryLine(message.expiresAt)}.`);
   if (message.answerVia === 'reply') sections.push(REPLY_INSTRUCTIONS);
-  else if (options.linksAs === 'buttons') sections.push('Answer with one of the buttons below.');
+  else if (options.linksAs === 'buttons')
+    sections.push(`Answer with one of the buttons below.${message.repliesToo ? ` ${REPLY_TOO_INSTRUCTIONS}` : ''}`);
   else {
     const links = message.links.options.map(({ option, url }, index) => `${index + 1}. ${option}: ${url}`);
     sections.push(['Answer with one click:', ...links, `All options on one page: ${message.links.page}`].join('\n'));

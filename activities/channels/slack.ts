@@ -7,7 +7,7 @@
 // thread arrives with that channel and `thread_ts`. Slack answers most failures with HTTP 200 and
 // `{ok: false, error}`, so the error code decides whether a retry can help.
 import { OutboundAddressRefusedError, OutboundUrlError, type OutboundResponse } from '../../lib/outbound.ts';
-import { approvalHeading, approvalText, expiryLine, REPLY_INSTRUCTIONS } from './approval-message.ts';
+import { approvalHeading, approvalText, expiryLine, REPLY_INSTRUCTIONS, REPLY_TOO_INSTRUCTIONS } from './approval-message.ts';
 import { numberedOptions } from '../../lib/workflow-safe/approvals.ts';
 import {
   ChannelPermanentError,
@@ -81,6 +81,7 @@ export function slackBlocks(message: ApprovalMessage): object[] {
         url,
       })),
     });
+    if (message.repliesToo) blocks.push(context(REPLY_TOO_INSTRUCTIONS));
   }
   if (message.standing) blocks.push(context(message.standing));
   blocks.push(context(`${expiryLine(message.expiresAt)}.`));

@@ -19,6 +19,11 @@ export interface ApprovalMessage {
   agentName?: string;
   sessionId?: string;
   answerVia: 'reply' | 'signed-url';
+  /**
+   * With signed-url: a reply in the thread answers too (an approver's own message in a chat, where
+   * the reply's sender says who answered). Buttons stay the way to answer in one click.
+   */
+  repliesToo?: boolean;
   /** Signed one-click links (always present: a reply channel may still show the answer page). */
   links: ApprovalLinks;
   /** The signed token the links carry; email's reply address embeds it. */

@@ -190,15 +190,18 @@ async function vote(deps: ApiDeps, approval: Approval, answer: ApprovalAnswer, s
   }
 }
 
+/** A chat thread of the approval: its question on the user's channel at a position, or its message to one approver. */
+export type NoticeThread = number | { seat: number; provider: 'slack' | 'telegram' };
+
 /**
  * A note in one chat thread of the approval (why a reply was not taken). Best effort: the reply was
  * handled either way, so a failure to start the note is logged, not answered.
  */
-export async function noteInThread(deps: ApiDeps, approval: Approval, position: number, text: string): Promise<void> {
+export async function noteInThread(deps: ApiDeps, approval: Approval, thread: NoticeThread, text: string): Promise<void> {
+  const where =
+    typeof thread === 'number' ? { positions: [thread] } : { positions: [], seats: [{ position: thread.seat, provider: thread.provider }] };
   try {
-    await callTemporal(deps, () =>
-      startApprovalNotice(deps.temporal.client, deps.config.taskQueue, approval, { positions: [position], text }),
-    );
+    await callTemporal(deps, () => startApprovalNotice(deps.temporal.client, deps.config.taskQueue, approval, { ...where, text }));
   } catch (error) {
     deps.logger.warn({ err: error, approvalId: approval.id }, 'could not start an approval notice');
   }

@@ -46,6 +46,7 @@ export const slackInboundParser: InboundParser = {
       kind: 'reply',
       lookup: { kind: 'ref', externalRef: `${channel}:${threadTs}` },
       text: unescapeSlack(text),
+      ...(typeof event.user === 'string' ? { sender: event.user } : {}),
       authenticate(config) {
         const secret = config.signingSecret;
         if (typeof secret !== 'string' || secret === '') return false;

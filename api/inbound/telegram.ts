@@ -24,6 +24,9 @@ export const telegramInboundParser: InboundParser = {
       kind: 'reply',
       lookup: { kind: 'ref', externalRef: `${chatId}:${repliedTo}` },
       text,
+      ...(isRecord(message.from) && (typeof message.from.id === 'number' || typeof message.from.id === 'string')
+        ? { sender: String(message.from.id) }
+        : {}),
       authenticate(config) {
         const secret = config.secretToken;
         return typeof secret === 'string' && secret !== '' && safeEqual(secret, offered);

@@ -27,6 +27,8 @@ export type InboundParse =
       lookup: InboundLookup;
       /** Free text to match against the options (api/inbound/reply-matching.ts). */
       text?: string;
+      /** Who wrote a chat reply, as the provider names people (Slack's user id, Telegram's `from.id`). */
+      sender?: string;
       /** An explicit choice and note (the webhook channel), used instead of `text`. */
       choice?: string;
       note?: string | null;

@@ -3,6 +3,8 @@
 // address, an approval id) and how to check it is authentic; here the candidates are found, the
 // request is authenticated with the secrets of the channel that sent the question (only a request
 // signed for that channel counts), the reply is matched to an option, and the approval answered.
+// On an approval a team answers, a chat reply (in the thread of the question on the user's channel, or
+// of the message to one approver) is the vote of the approver who wrote it, or of nobody.
 // Chat providers (Slack, Telegram) always get 200 for an authentic request, so they do not retry
 // a reply that simply named no option; email and webhook replies get the answer's real status.
 import { OPERATIONS } from '../../contract/operations/index.ts';
@@ -25,7 +27,9 @@ import {
   UnauthorizedError,
   ValidationError,
 } from '../../lib/workflow-safe/errors.ts';
-import { answerApproval, noteInThread } from '../approvals/workflows.ts';
+import { answerApproval, noteInThread, type NoticeThread } from '../approvals/workflows.ts';
+import { findSeatDispatchesByRef, seatsOf } from '../../store/approval-votes.ts';
+import { seatOfReply, type ChatProvider } from '../inbound/team-reply.ts';
 
 function unmatchedNotice(options: readonly string[]): string {
   const numbered = numberedOptions(options).join(', ');
@@ -35,8 +39,23 @@ function unmatchedNotice(options: readonly string[]): string {
 const PROVIDERS: readonly ChannelProvider[] = ['slack', 'telegram', 'email', 'webhook'];
 const CHAT: ReadonlySet<ChannelProvider> = new Set(['slack', 'telegram']);
 
-async function candidates(deps: ApiDeps, provider: ChannelProvider, lookup: InboundLookup): Promise<DispatchMatch[]> {
-  if (lookup.kind === 'ref') return findDispatchesByRef(deps.db, provider, lookup.externalRef);
+/**
+ * What a reply may answer: a question sent over the user's channel at `position`, or (`seat`) a message
+ * sent to one approver of a team, over the agent's first channel of the provider.
+ */
+type Candidate = DispatchMatch & { seat?: number };
+
+async function candidates(deps: ApiDeps, provider: ChannelProvider, lookup: InboundLookup): Promise<Candidate[]> {
+  if (lookup.kind === 'ref') {
+    const toApprovers = CHAT.has(provider)
+      ? (await findSeatDispatchesByRef(deps.db, provider as ChatProvider, lookup.externalRef)).map(({ seat, ...match }) => ({
+          ...match,
+          position: -1,
+          seat,
+        }))
+      : [];
+    return [...(await findDispatchesByRef(deps.db, provider, lookup.externalRef)), ...toApprovers];
+  }
   const approvalId = lookup.kind === 'token' ? verifyApprovalToken(deps.masterKeys, lookup.token) : lookup.approvalId;
   if (!approvalId) throw new UnauthorizedError('The reply address is not a valid approval address');
   return findDispatchesOfApproval(deps.db, approvalId, provider);
@@ -45,13 +64,16 @@ async function candidates(deps: ApiDeps, provider: ChannelProvider, lookup: Inbo
 /** The first candidate whose channel's secrets authenticate the request. */
 async function authentic(
   deps: ApiDeps,
-  found: DispatchMatch[],
+  provider: ChannelProvider,
+  found: Candidate[],
   authenticate: (config: Record<string, string | number | boolean>) => boolean,
-): Promise<DispatchMatch | undefined> {
+): Promise<Candidate | undefined> {
   for (const match of found) {
     if (match.agentId === null || match.revision === null) continue;
     const revision = await getRevision(deps.db, match.agentId, match.revision);
-    const channel = revision?.bundle.userChannels[match.position];
+    const channels = revision?.bundle.userChannels;
+    // A message to an approver went over the agent's first channel of its kind (activities/approval-seat-dispatch.ts).
+    const channel = match.seat === undefined ? channels?.[match.position] : channels?.find((each) => each.provider === provider);
     if (!revision || !channel) continue;
     try {
       const config = await resolveChannelConfig(
@@ -96,20 +118,25 @@ export function inboundRoutes(deps: ApiDeps) {
           if (chat) return { status: 200, body: { ok: true, answered: false, reason: 'not a reply to a question' } };
           throw new NotFoundError(`No question was sent over ${provider} for this reply`);
         }
-        const match = await authentic(deps, found, parsed.authenticate);
+        const match = await authentic(deps, provider, found, parsed.authenticate);
         if (!match) throw new UnauthorizedError(`The request is not authentic for the ${provider} channel it replies to`);
         const approval = (await getApproval(deps.db, match.approvalId))!;
         if ((parsed.note?.length ?? 0) > APPROVAL_LIMITS.noteChars) {
           const detail = `The note is longer than ${APPROVAL_LIMITS.noteChars} characters`;
           throw new ValidationError(detail, [{ path: '/note', message: detail }]);
         }
-        // A reply in a chat cannot say which approver wrote it (anyone in a shared channel could be "me"):
-        // an approval a team answers takes votes by key and by links only.
+        const thread: NoticeThread = match.seat === undefined ? match.position : { seat: match.seat, provider: provider as ChatProvider };
+        // An approval a team answers: a chat reply votes only as the approver it comes from (api/inbound/team-reply.ts).
+        let seat: number | undefined;
         if (approval.team) {
-          const reason = 'This question is answered by several approvers: vote with your own link, not a reply';
-          if (!chat) throw new ForbiddenError(reason);
-          await noteInThread(deps, approval, match.position, reason);
-          return { status: 200, body: { ok: true, answered: false, approvalId: approval.id, reason } };
+          if (!chat) throw new ForbiddenError('This question is answered by several approvers: vote with your own link, not a reply');
+          const voter = seatOfReply(await seatsOf(deps.db, approval.id), provider as ChatProvider, parsed.sender, match.seat);
+          if (!voter) {
+            const reason = 'Only an approver this question was sent to can answer it by a reply here; nothing was recorded';
+            await noteInThread(deps, approval, thread, reason);
+            return { status: 200, body: { ok: true, answered: false, approvalId: approval.id, reason } };
+          }
+          seat = voter.position;
         }
         const answer =
           parsed.choice !== undefined
@@ -119,11 +146,11 @@ export function inboundRoutes(deps: ApiDeps) {
           const reason = `the reply names none of the options: ${approval.options.join(', ')}`;
           if (!chat) throw new ValidationError(`The reply names none of the options`, [{ path: '', message: reason }]);
           // Said in the thread too: whoever replied sees at once that nothing was recorded.
-          await noteInThread(deps, approval, match.position, unmatchedNotice(approval.options));
+          await noteInThread(deps, approval, thread, unmatchedNotice(approval.options));
           return { status: 200, body: { ok: true, answered: false, approvalId: approval.id, reason } };
         }
         try {
-          const taken = await answerApproval(deps, approval, { ...answer, via: provider });
+          const taken = await answerApproval(deps, approval, { ...answer, via: provider }, { seat: seat ?? null });
           return { status: 200, body: { ok: true, answered: taken.status === 'answered', approvalId: approval.id, ...taken } };
         } catch (error) {
           const refused =
@@ -132,7 +159,7 @@ export function inboundRoutes(deps: ApiDeps) {
             error instanceof ValidationError ||
             error instanceof ForbiddenError;
           if (chat && refused) {
-            await noteInThread(deps, approval, match.position, error.message);
+            await noteInThread(deps, approval, thread, error.message);
             return { status: 200, body: { ok: true, answered: false, approvalId: approval.id, reason: error.message } };
           }
           throw error;

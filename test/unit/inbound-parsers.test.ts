@@ -60,6 +60,9 @@ describe('slack', () => {
     expect(parsed.lookup).toEqual({ kind: 'ref', externalRef: 'C024BE91L:1700000000.000100' });
     expect(parsed.text).toBe('yes & go <3');
     expect(parsed.choice).toBeUndefined();
+    // Who wrote it: on a team's approval, the reply votes only as the approver with this Slack user.
+    expect(parsed.sender).toBe('U2147483697');
+    expect(reply(parser.parse(signed(threadReply({ user: undefined })))).sender).toBeUndefined();
   });
 
   test('a reply also sent to the channel is still a reply', () => {
@@ -132,11 +135,14 @@ describe('telegram', () => {
     const parsed = reply(parser.parse(request(update(replyMessage), { 'x-telegram-bot-api-secret-token': secretToken })));
     expect(parsed.lookup).toEqual({ kind: 'ref', externalRef: '4242:501' });
     expect(parsed.text).toBe('2. not today');
+    expect(parsed.sender).toBe('4242');
   });
 
   test('group chats have negative ids', () => {
     const parsed = reply(parser.parse(request(update({ ...replyMessage, chat: { id: -1001234567890, type: 'supergroup' } }))));
     expect(parsed.lookup).toEqual({ kind: 'ref', externalRef: '-1001234567890:501' });
+    // In a group the sender is the person, not the chat.
+    expect(parsed.sender).toBe('4242');
   });
 
   test('the secret header must equal the channel secretToken', () => {
