@@ -4,7 +4,8 @@
 // expiry fires when no answer came, an answer taken while channels are still being sent to ends the wait
 // and skips the rest, an answer the API stored and signalled is the outcome (and observed once), an expiry
 // whose write finds an answer stored takes that answer, and an answer whose write failed opens the approval
-// again. Durations are inputs: an approval that waits days in production waits a second here.
+// again; a team's approvers are asked, reminded and escalated to on the workflow's own timers. Durations
+// are inputs: an approval that waits days in production waits a second here.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -217,5 +218,102 @@ describe('the approval workflow', () => {
       expect(await handle.result()).toMatchObject({ status: 'answered', choice: 'no' });
       expect(fake.log.filter((line) => line.startsWith('answer'))).toEqual(['answer yes via api', 'answer no via link']);
     });
+  });
+});
+
+describe("a team's approval: its approvers, reminders and escalation on the workflow's timers", () => {
+  test('approvers are asked at once; a reminder asks those still waiting; the escalation adds its approver after its time; the decision stops both', async () => {
+    const fake = fakeApprovalActivities();
+    const startedAt = Date.now();
+    const at: Record<string, number> = {};
+    const activities: Partial<Activities> = {
+      ...fake.activities,
+      async recordApproval(recordInput): Promise<RecordedApproval> {
+        fake.log.push('record');
+        return {
+          expiresAt: recordInput.expiresAt,
+          channels: 0,
+          positions: [],
+          agentName: null,
+          threaded: false,
+          seatDispatches: [
+            { position: 0, provider: 'email' },
+            { position: 1, provider: 'slack' },
+          ],
+        };
+      },
+      async dispatchToApprover(dispatch) {
+        fake.log.push(`ask ${dispatch.position} ${dispatch.provider}`);
+        at[`ask ${dispatch.position}`] ??= Date.now() - startedAt;
+        return { sent: true };
+      },
+      async remindApprovers() {
+        fake.log.push('remind');
+        at.remind ??= Date.now() - startedAt;
+        // Seat 0 has voted meanwhile: only seat 1 is asked again.
+        return [{ position: 1, provider: 'slack' }];
+      },
+      async escalateApproval(step) {
+        fake.log.push(`escalate ${step.step} to ${step.to.join(',')}`);
+        at.escalate = Date.now() - startedAt;
+        return { added: ['boss'], dispatches: [{ position: 2, provider: 'telegram' }] };
+      },
+      async skipUnsentApproverDispatches() {
+        fake.log.push('skip unsent approvers');
+      },
+    };
+    const team = {
+      approvers: ['ann', 'bob'],
+      quorum: 2,
+      remind: { everyMs: 700 },
+      escalate: [{ afterMs: 1_000, to: ['boss'] }],
+    };
+    await env.withWorker(activities, async (taskQueue) => {
+      const started = input(30_000);
+      const handle = await env.client.workflow.start(approvalWorkflow, {
+        taskQueue,
+        workflowId: approvalWorkflowId(started.approvalId),
+        args: [{ ...started, request: { ...started.request, team } }],
+      });
+      await until('the escalated approver to be asked', async () => fake.log.includes('ask 2 telegram'), 10_000);
+      await handle.signal(answeredSignal, {
+        status: 'answered',
+        choice: 'yes',
+        note: null,
+        answeredAt: '2026-11-29T12:00:00.000Z',
+        via: 'link',
+        approver: 'boss',
+        tally: { yes: 2, no: 0 },
+      });
+      expect(await handle.result()).toMatchObject({ status: 'answered', choice: 'yes' });
+    });
+    // Both asked at once; the reminder (700 ms) asks bob again; the escalation (1 s) asks boss; then the
+    // decision, the unsent skipped. Activities scheduled in one workflow task may start in either order.
+    const order = (line: string) => fake.log.indexOf(line);
+    expect([...fake.log].sort()).toEqual(
+      [
+        'record',
+        'event approval.requested',
+        'ask 0 email',
+        'ask 1 slack',
+        'remind',
+        'ask 1 slack',
+        'escalate 0 to boss',
+        'event approval.escalated',
+        'ask 2 telegram',
+        'event approval.answered',
+        'skip unsent approvers',
+        'observe',
+      ].sort(),
+    );
+    expect(Math.max(order('ask 0 email'), order('ask 1 slack'))).toBeLessThan(order('remind'));
+    expect(fake.log.lastIndexOf('ask 1 slack')).toBeGreaterThan(order('remind'));
+    expect(order('remind')).toBeLessThan(order('escalate 0 to boss'));
+    expect(order('escalate 0 to boss')).toBeLessThan(Math.min(order('event approval.escalated'), order('ask 2 telegram')));
+    // Nothing after the decision but its ending: no further reminder or escalation.
+    expect(fake.log.slice(order('event approval.answered'))).toEqual(['event approval.answered', 'skip unsent approvers', 'observe']);
+    // Each on its own timer, from the approval's creation: not before its time.
+    expect(at.remind).toBeGreaterThanOrEqual(700);
+    expect(at.escalate).toBeGreaterThanOrEqual(1_000);
   });
 });
