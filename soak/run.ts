@@ -42,6 +42,13 @@ async function main(): Promise<number> {
   const undo = cleanups(say);
   const stop = () => undo.run();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop().finally(() => process.exit(130)));
+  // A throw outside main's own awaits (a driver's callback) would end the process past the `finally`
+  // below, leaving the Temporal server and PostgreSQL it started running: stop them first.
+  for (const event of ['uncaughtException', 'unhandledRejection'] as const)
+    process.once(event, (error: unknown) => {
+      say(`failed: ${(error as Error)?.stack ?? String(error)}`);
+      void stop().finally(() => process.exit(2));
+    });
 
   try {
     const infra = await startInfra(new Set(['postgres', 'temporal']), say);
