@@ -216,7 +216,14 @@ export type ToolResultPart = Extract<MessagePart, { type: 'tool-result' }>;
  * MCP server needs its user to sign in (the turn then asks them, workflows/connect-wait.ts). Never stored:
  * the turn records the result without it.
  */
-export type ServiceToolResult = ToolResultPart & { signIn?: { serverId: string } };
+export type ServiceToolResult = ToolResultPart & {
+  signIn?: { serverId: string };
+  /**
+   * The call did not run: its approval had grown older than its policy's validForMs when it was about to
+   * (it waited for a place among its user's running turns). The turn asks again (workflows/tool-approval.ts).
+   */
+  staleApproval?: true;
+};
 
 export interface TurnOutcome {
   status: 'completed' | 'failed' | 'aborted';

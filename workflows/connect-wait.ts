@@ -4,16 +4,20 @@
 // unanswered question ends the call with an error the model reads, and an abort ends the wait as it ends
 // every other (the approval is abandoned, not cancelled).
 import { CONNECT_OPTION } from '../lib/workflow-safe/approvals.ts';
-import type { ServiceToolResult, ToolCall, ToolResultPart, TurnInput } from '../core/turn-types.ts';
+import type { ServiceToolResult, ToolCall, TurnInput } from '../core/turn-types.ts';
 import { approvalInTurn } from './ask-user.ts';
 
 export function connectQuestion(serverId: string, toolName: string): string {
   return `Sign in to the MCP server "${serverId}" so that the agent can use its tool ${toolName}. The agent waits until you have.`;
 }
 
-const withoutMarker = ({ signIn: _signIn, ...result }: ServiceToolResult): ToolResultPart => result;
+const withoutMarker = ({ signIn: _signIn, ...result }: ServiceToolResult): Omit<ServiceToolResult, 'signIn'> => result;
 
-export async function signedInTool(turn: TurnInput, call: ToolCall, run: () => Promise<ServiceToolResult>): Promise<ToolResultPart> {
+export async function signedInTool(
+  turn: TurnInput,
+  call: ToolCall,
+  run: () => Promise<ServiceToolResult>,
+): Promise<Omit<ServiceToolResult, 'signIn'>> {
   const first = await run();
   if (!first.signIn) return first;
   const { serverId } = first.signIn;

@@ -7,13 +7,14 @@ import { TOOL_APPROVAL_OPTIONS, deniedToolText, staleApprovalQuestion, staleTool
 
 /** Times a call is asked about at most when its approvals keep growing older than validForMs before it runs. */
 const STALE_ASKS = 3;
-import type { ToolCall, ToolResultPart, TurnInput } from '../core/turn-types.ts';
+import type { ServiceToolResult, ToolCall, ToolResultPart, TurnInput } from '../core/turn-types.ts';
 import { approvalInTurn } from './ask-user.ts';
 
 export async function approvedTool(
   turn: TurnInput,
   call: ToolCall & { approval: NonNullable<ToolCall['approval']> },
-  run: () => Promise<ToolResultPart>,
+  /** Runs the call; `approvedUntil`: past it, the call is not run (`staleApproval`), checked when it is about to. */
+  run: (approvedUntil?: string) => Promise<Omit<ServiceToolResult, 'signIn'>>,
 ): Promise<ToolResultPart> {
   const { toolCallId, toolName } = call;
   const request = {
@@ -27,12 +28,17 @@ export async function approvedTool(
   for (let asked = request, round = 1; ; round += 1) {
     const outcome = await approvalInTurn(turn, toolCallId, asked, `the policy of the tool ${toolName}`);
     if (outcome.status === 'answered' && outcome.choice === TOOL_APPROVAL_OPTIONS[0]) {
-      // A decision has a validity (`validForMs`): one that has grown older than that by the time the turn
-      // takes it up to run the call (it was held up: a worker outage, say) is asked again. Checked here, before
-      // the call waits for a place among its user's running turns, if it must. Workflow time, so a replay
-      // decides the same; the tool still runs once, with the key it always has.
+      // A decision has a validity (`validForMs`): one that has grown older than that by the time the call is
+      // about to run is asked again. Checked twice: here, when the turn takes it up (it was held up: a worker
+      // outage, say), in workflow time so a replay decides the same; and by the call's activity once it has
+      // its place among its user's running turns (that wait can be long), which answers `staleApproval`
+      // without running. The tool still runs once, with the key it always has.
       const age = Date.now() - Date.parse(outcome.answeredAt);
-      if (validForMs === undefined || age <= validForMs) return run();
+      if (validForMs === undefined) return run();
+      if (age <= validForMs) {
+        const { staleApproval, ...result } = await run(new Date(Date.parse(outcome.answeredAt) + validForMs).toISOString());
+        if (!staleApproval) return result;
+      }
       // Asked a few times at most: approvals that keep going stale (a turn held up again and again, or clocks
       // apart by more than validForMs) end in a tool error, not in questions without end.
       if (round >= STALE_ASKS)

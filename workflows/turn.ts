@@ -219,7 +219,7 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
         // no ask_my_user call had one, so recorded histories take the same branch as they did.)
         // The approval's question stays out of the activity's input: the history holds it once already.
         // A call takes one of its user's places as a step does, and waits for one the same way.
-        const runService = ({ approval: _question, ...call }: ToolCall): Promise<ServiceToolResult> =>
+        const runService = ({ approval: _question, ...call }: ToolCall, approvedUntil?: string): Promise<ServiceToolResult> =>
           places.run(toolPlaceKey(input.sessionId, stepMessageId, call.toolCallId), () =>
             tools.runBuiltinTool({
               sessionId: input.sessionId,
@@ -232,17 +232,18 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
               turnId: input.turnId,
               mayQueue: true,
               ...waitsHere,
+              ...(approvedUntil !== undefined ? { approvedUntil } : {}),
             }),
           );
         // A call whose MCP server needs its user to sign in asks them, and runs again once they have.
-        const runSignedIn = (call: ToolCall): Promise<ToolResultPart> => signedInTool(input, call, () => runService(call));
+        const runSignedIn = (call: ToolCall, approvedUntil?: string) => signedInTool(input, call, () => runService(call, approvedUntil));
         const runTool = (call: ToolCall): Promise<ToolResultPart> =>
           call.inputError !== undefined
             ? Promise.resolve(inputErrorResult(call, call.inputError))
             : call.toolName === ASK_MY_USER
               ? askUser(input, call)
               : call.approval
-                ? approvedTool(input, { ...call, approval: call.approval }, () => runSignedIn(call))
+                ? approvedTool(input, { ...call, approval: call.approval }, (approvedUntil) => runSignedIn(call, approvedUntil))
                 : runSignedIn(call);
         // Other agents' calls start first, all at once: their children run while this turn's own calls do.
         // A call refused (the depth limit, a callee deleted) is answered with why, as a result would be.

@@ -50,6 +50,12 @@ export interface BuiltinToolInput {
   mayQueue?: boolean;
   /** The workflow a freed place wakes when it is not the turn's own (a turn run in its session workflow). */
   wakeWorkflowId?: string;
+  /**
+   * A call its policy asked about with `validForMs`: the instant its approval stops being valid. Past it,
+   * at the call's first attempt, the call does not run (`staleApproval`) and the turn asks again. A later
+   * attempt runs: an earlier one may have acted, and the call runs with its idempotency key as always.
+   */
+  approvedUntil?: string;
 }
 
 /** A place lapses with a call's start-to-close timeout (workflows/turn.ts), the longest a call runs. */
@@ -117,6 +123,9 @@ export function toolActivities(deps: ToolActivityDeps) {
   async function runBuiltinTool(input: BuiltinToolInput): Promise<ServiceToolResult> {
     const { bundle, skills, remoteTools } = await deps.revisionOf(input.agentId, input.revision);
     const { toolCallId, toolName } = input.call;
+    // Checked here, once the call has its place and is about to run: the wait for a place can be long.
+    if (input.approvedUntil !== undefined && Context.current().info.attempt === 1 && Date.now() > Date.parse(input.approvedUntil))
+      return { type: 'tool-result', toolCallId, toolName, output: 'The approval is no longer valid.', isError: true, staleApproval: true };
     const tool = findBuiltinTool(bundle, toolName, skills, remoteTools);
     if (!tool) {
       return {
