@@ -14,9 +14,13 @@ import type { Logger } from '../lib/logger.ts';
 import type { MasterKey } from '../lib/master-key.ts';
 import type { Bundle } from '../lib/bundle/index.ts';
 import { getApproval } from '../store/approvals.ts';
+import { approvalChannels } from '../store/approval-requests.ts';
+import { ME } from '../contract/approvals.ts';
 import {
   closeSeatDispatches,
   escalate,
+  type Escalated,
+  type OwnChannel,
   recordSeatDispatch,
   seatDispatchesOf,
   seatsOf,
@@ -173,9 +177,27 @@ export function seatDispatchActivities(deps: SeatDispatchDeps) {
       await closeSeatDispatches(db, { ...input, status: 'failed', error: 'the last attempt did not finish in time' });
     },
 
-    /** An escalation step: its approvers join the approval (if it is still open); their dispatches to send. */
-    async escalateApproval(input: { approvalId: string; step: number; to: string[] }) {
-      return escalate(db, input);
+    /**
+     * An escalation step: its approvers join the approval (if it is still open); their dispatches to send,
+     * and, when it adds "me", the user's own channels to ask (the request's `channels` narrow them).
+     */
+    async escalateApproval(input: { approvalId: string; step: number; to: string[]; channels?: string[] }): Promise<Escalated> {
+      let ownChannels: OwnChannel[] | undefined;
+      const approval = input.to.includes(ME) ? await getApproval(db, input.approvalId) : undefined;
+      const from =
+        approval?.channelsFrom ??
+        (approval && approval.agentId !== null && approval.revision !== null
+          ? { agentId: approval.agentId, revision: approval.revision }
+          : undefined);
+      if (from) {
+        const bundle = await deps.bundleOf(from.agentId, from.revision);
+        ownChannels = approvalChannels(bundle, input.channels).map(({ position, provider, answerVia }) => ({
+          position,
+          provider,
+          answerVia,
+        }));
+      }
+      return escalate(db, { ...input, ...(ownChannels ? { ownChannels } : {}) });
     },
 
     /** A reminder: the addresses of the approvers who have not answered (nor handed their vote on), to ask again. */

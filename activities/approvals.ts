@@ -315,7 +315,8 @@ export function approvalActivities(deps: ApprovalDeps) {
             agentName: asking.name,
             ...(approval.sessionId ? { sessionId: approval.sessionId } : {}),
             // A connect approval is answered by signing in, which a reply cannot do: its link is the way.
-            // A reply cannot say who wrote it, so a team's question is answered by links too.
+            // A reply here votes only as an approver whose chat address wrote it, never as the user
+            // (api/inbound/team-reply.ts): a team's question on the user's channels is answered by links.
             answerVia: approval.connectServer || approval.team ? 'signed-url' : channel.answerVia,
             links: approvalLinks(serviceBaseUrl(config), token, approval.options),
             token,

@@ -308,6 +308,7 @@ async function addSeats(
   approval: Approval,
   seats: readonly ApproverSeat[],
   addedBy: 'escalation' | 'delegation',
+  escalationStep: number | null = null,
 ): Promise<{ added: Seat[]; dispatches: Array<{ position: number; provider: SeatProvider }> }> {
   const present = await seatsOf(client, approval.id);
   const room = TEAM_LIMITS.seats - present.length;
@@ -317,9 +318,9 @@ async function addSeats(
   for (const [index, seat] of fresh.entries()) {
     const position = first + index;
     await client.query(
-      `INSERT INTO approval_seats (approval_id, position, name, email, slack_user_id, telegram_chat_id, webhook_url, added_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [approval.id, position, seat.name, seat.email, seat.slackUserId, seat.telegramChatId, seat.webhookUrl, addedBy],
+      `INSERT INTO approval_seats (approval_id, position, name, email, slack_user_id, telegram_chat_id, webhook_url, added_by, escalation_step)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [approval.id, position, seat.name, seat.email, seat.slackUserId, seat.telegramChatId, seat.webhookUrl, addedBy, escalationStep],
     );
     for (const { provider } of seatAddresses([seat])) {
       await client.query('INSERT INTO approval_seat_dispatches (approval_id, position, provider) VALUES ($1, $2, $3)', [
@@ -334,28 +335,65 @@ async function addSeats(
   return { added, dispatches };
 }
 
+/** The user's own channels, to ask on when an escalation adds "me" to an approval they were not asked on. */
+export interface OwnChannel {
+  position: number;
+  provider: string;
+  answerVia: 'reply' | 'signed-url';
+}
+
+export interface Escalated {
+  /** The approvers this step added. */
+  added: string[];
+  /** Their addresses, to ask. */
+  dispatches: Array<{ position: number; provider: SeatProvider }>;
+  /** Positions of the user's own channels to ask: the step added "me". Absent from results recorded before it. */
+  channels?: number[];
+}
+
 /**
  * An escalation step: the approvers `to` names (from the directory as it is now) join an approval that
- * is still open, with an `approval.escalated` event in its session. Idempotent: a step run again adds
- * nobody who is a seat already. Nothing for an approval that has ended.
+ * is still open, with an `approval.escalated` event in its session. When it adds "me" to an approval whose
+ * question did not go to the user's own channels, those channels (`ownChannels`) are to ask too. Run again
+ * (its result lost with a worker), a step adds nobody new and answers what it added the first time, so
+ * those approvers are still asked. Nothing for an approval that has ended.
  */
 export async function escalate(
   db: Db,
-  input: { approvalId: string; step: number; to: readonly string[] },
-): Promise<{ added: string[]; dispatches: Array<{ position: number; provider: SeatProvider }> }> {
+  input: { approvalId: string; step: number; to: readonly string[]; ownChannels?: readonly OwnChannel[] },
+): Promise<Escalated> {
   return inTransaction(db, async (client) => {
     const { approval, open } = await lockApproval(client, input.approvalId);
-    if (!open) return { added: [], dispatches: [] };
+    if (!open) return { added: [], dispatches: [], channels: [] };
     const { seats } = await resolveApprovers(client, approval.userId, input.to);
-    const { added, dispatches } = await addSeats(client, approval, seats, 'escalation');
-    if (added.length > 0) {
+    const { added: now } = await addSeats(client, approval, seats, 'escalation', input.step);
+    if (now.length > 0) {
       await announce(client, approval.id);
       if (approval.sessionId !== null)
         await appendEvents(client, approval.sessionId, [
-          { type: 'approval.escalated', data: { approvalId: approval.id, step: input.step, approvers: added.map((seat) => seat.name) } },
+          { type: 'approval.escalated', data: { approvalId: approval.id, step: input.step, approvers: now.map((seat) => seat.name) } },
         ]);
     }
-    return { added: added.map((seat) => seat.name), dispatches };
+    const { rows: ofStep } = await client.query<{ position: number; name: string }>(
+      'SELECT position, name FROM approval_seats WHERE approval_id = $1 AND escalation_step = $2 ORDER BY position',
+      [approval.id, input.step],
+    );
+    const positions = new Set(ofStep.map((seat) => seat.position));
+    const dispatches = (await seatDispatchesOf(client, approval.id))
+      .filter((dispatch) => positions.has(dispatch.position))
+      .map(({ position, provider }) => ({ position, provider }));
+    // "me" added by this step was not an approver before, so the question never went to the user's own channels.
+    let channels: number[] = [];
+    if (ofStep.some((seat) => seat.name === ME) && input.ownChannels) {
+      for (const channel of input.ownChannels)
+        await client.query(
+          `INSERT INTO approval_dispatches (approval_id, position, provider, answer_via) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (approval_id, position) DO NOTHING`,
+          [approval.id, channel.position, channel.provider, channel.answerVia],
+        );
+      channels = input.ownChannels.map((channel) => channel.position);
+    }
+    return { added: ofStep.map((seat) => seat.name), dispatches, channels };
   });
 }
 

@@ -189,8 +189,10 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   // positions: it went over all of them, so the replay schedules what it scheduled then.
   const channelCount = recorded.channels;
   const positions = recorded.positions ?? Array.from({ length: channelCount }, (_, position) => position);
-  void (async () => {
-    for (const position of positions) {
+  /** The user's channels asked: those recorded, and those an escalation that adds "me" asks later. */
+  let channelsAsked = channelCount > 0;
+  const dispatchChannels = async (these: readonly number[]) => {
+    for (const position of these) {
       if (decided) break;
       try {
         await channels.dispatchApproval({ approvalId, position, maxAttempts: settings.dispatchMaxAttempts });
@@ -200,7 +202,8 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
         await book.failDispatch({ approvalId, position });
       }
     }
-  })();
+  };
+  void dispatchChannels(positions);
 
   // An approval a team answers: each approver at each of their addresses, in seat order, alongside the
   // channels; then those an escalation, a delegation or a reminder adds. Read from the record's result,
@@ -253,7 +256,18 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
         if (at >= expiresAt) break;
         if (await condition(() => decided !== undefined, Math.max(at - Date.now(), 1))) break;
         if (at === escalation) {
-          const { added, dispatches } = await book.escalateApproval({ approvalId, step, to: steps[step]!.to });
+          const escalated = await book.escalateApproval({
+            approvalId,
+            step,
+            to: steps[step]!.to,
+            ...(input.channels ? { channels: input.channels } : {}),
+          });
+          const { added, dispatches } = escalated;
+          // "me" added: the user's own channels are asked now (absent from results recorded before this).
+          if (escalated.channels && escalated.channels.length > 0) {
+            channelsAsked = true;
+            void dispatchChannels(escalated.channels);
+          }
           if (added.length > 0) {
             enqueueSeats(dispatches);
             await publishEvent(
@@ -309,7 +323,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
       `approval.expired:${approvalId}`,
     );
   }
-  if (channelCount > 0) await book.skipUnsentDispatches({ approvalId });
+  if (channelsAsked) await book.skipUnsentDispatches({ approvalId });
   if (seatsDispatched) await book.skipUnsentApproverDispatches({ approvalId });
   await timers;
   if (recorded.threaded) await startNotice(input.userId, approvalId, outcomeNotice(outcome!, answeredVia));

@@ -3,3 +3,7 @@
 -- `<chat>:<message id>`), so a reply in its thread finds the seat it was meant for.
 ALTER TABLE approval_seat_dispatches ADD COLUMN external_ref text;
 CREATE INDEX approval_seat_dispatches_ref ON approval_seat_dispatches (provider, external_ref) WHERE external_ref IS NOT NULL;
+
+-- The escalation step that added a seat: a step run again (its activity's result lost with its worker)
+-- answers the same seats and addresses to ask, instead of none.
+ALTER TABLE approval_seats ADD COLUMN escalation_step integer;

@@ -12,6 +12,7 @@ import { call } from '../helpers/client/request.ts';
 import { until } from '../helpers/harness/workflow-env.ts';
 import { slackSignature } from '../../api/inbound/slack.ts';
 import { REPLY_TOO_INSTRUCTIONS } from '../../activities/channels/approval-message.ts';
+import { escalate } from '../../store/approval-votes.ts';
 
 const SIGNING_SECRET = `sign-${randomUUID()}`;
 const TELEGRAM_SECRET = `tg-${randomUUID()}`;
@@ -255,5 +256,51 @@ describe('chat replies vote as the approver who wrote them', () => {
     });
     expect(mine.status, mine.text).toBe(200);
     expect(await read(approval.id)).toMatchObject({ status: 'answered', choice: 'approve', decidedBy: 'me' });
+  });
+
+  test('an escalation that adds "me" asks on the user\'s own channels, with their links; run again, a step answers what it added', async () => {
+    const id = unique();
+    const agent = await deployChatAgent(id);
+    const fay = `fay-${id}`;
+    await put(`/approver/${fay}`, { slack: { userId: 'U0FAY0001' } });
+    const created = await call<TeamApproval>(`${env.api.url}/approval`, {
+      headers: env.user.auth,
+      json: {
+        question: `Renew the domain for five years? (${id})`,
+        agent,
+        options: ['approve', 'deny'],
+        approvers: [fay],
+        escalate: [{ afterMs: 1_500, to: ['me'] }],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    // Not on the user's channels while "me" is no approver.
+    expect((await read(created.body.id)).dispatches).toEqual([]);
+    await until(
+      "the question on the user's channel",
+      async () => slack.calls.some((candidate) => candidate.body?.channel === 'C0OWNER01' && candidate.raw.includes(id)),
+      15_000,
+    );
+    const toMe = slackMessage(id, 'C0OWNER01');
+    // The user's own links (the approval's token), not an approver's seat link.
+    expect(toMe.call.raw).toContain(`/approval/${created.body.id}.`);
+    expect(toMe.call.raw).not.toMatch(/\.s\d+\./);
+    const escalated = await settled(created.body.id);
+    expect(escalated.approvers.map((seat) => seat.name)).toEqual([fay, 'me']);
+    expect(escalated.dispatches.map((dispatch) => `${dispatch.provider}:${dispatch.status}`)).toEqual(['slack:sent', 'telegram:sent']);
+
+    // The step run again (as after a worker lost its result): nobody new, the same approver and channels to ask.
+    const again = await escalate(env.api.db, {
+      approvalId: created.body.id,
+      step: 0,
+      to: ['me'],
+      ownChannels: [{ position: 0, provider: 'slack', answerVia: 'signed-url' }],
+    });
+    expect(again).toEqual({ added: ['me'], dispatches: [], channels: [0] });
+    expect((await read(created.body.id)).approvers).toHaveLength(2);
+
+    const mine = await call(`${env.api.url}/approval/${created.body.id}/answer`, { headers: env.user.auth, json: { choice: 'approve' } });
+    expect(mine.status, mine.text).toBe(200);
+    expect(await read(created.body.id)).toMatchObject({ status: 'answered', choice: 'approve', decidedBy: 'me' });
   });
 });

@@ -256,7 +256,7 @@ describe("a team's approval: its approvers, reminders and escalation on the work
       async escalateApproval(step) {
         fake.log.push(`escalate ${step.step} to ${step.to.join(',')}`);
         at.escalate = Date.now() - startedAt;
-        return { added: ['boss'], dispatches: [{ position: 2, provider: 'telegram' }] };
+        return { added: ['boss'], dispatches: [{ position: 2, provider: 'telegram' }], channels: [] };
       },
       async skipUnsentApproverDispatches() {
         fake.log.push('skip unsent approvers');
