@@ -1,7 +1,8 @@
 // Records approvals a team answers: one asked through the API of two approvers with a quorum of 2, a
 // reminder and an escalation (each approver asked at a webhook address, the escalated one too), decided
 // by the approvers' votes; and a turn whose tool policy asks a team, resumed by the deciding vote. Each
-// history closes when its workflow ends (the session's when the idle session ends).
+// history closes when its workflow ends (the session's when the idle session ends). And an escalation to
+// "me", which asks on the user's own channel.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/fakes/webhook-receiver.ts';
@@ -91,4 +92,28 @@ test('sessionWorkflow: a tool policy that asks a team, resumed by the deciding v
   await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'turn.completed'));
   await record.closed(approvalWorkflowId(approvalId), 'approvalWorkflow', 'team-tool-approval-decided');
   await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'team-tool-approval-approved');
+});
+
+test("approvalWorkflow: an escalation to 'me' asks on the user's own channel, and the user decides", async () => {
+  if (!record.wanted('approvalWorkflow', 'team-escalated-to-me-decided')) return;
+  const { name } = await env.deploy({ userChannels: [{ provider: 'webhook', answerVia: 'signed-url', config: { url: `${hooks.url}/own` } }] });
+  const created = await call<TeamApproval>(`${env.api.url}/approval`, {
+    headers: env.user.auth,
+    json: {
+      question: 'Extend the trial by a month?',
+      agent: name,
+      options: ['approve', 'deny'],
+      approvers: ['rec-bob'],
+      escalate: [{ afterMs: 1_000, to: ['me'] }],
+    },
+  });
+  expect(created.status).toBe(201);
+  const id = created.body.id;
+  const askedMe = () => hooks.requests.some((request) => request.path.endsWith('/own') && request.body.includes(id));
+  for (let waited = 0; !askedMe(); waited += 50) {
+    if (waited > 15_000) throw new Error("the user's channel was not asked");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect((await call(`${env.api.url}/approval/${id}/answer`, { headers: env.user.auth, json: { choice: 'approve' } })).status).toBe(200);
+  await record.closed(approvalWorkflowId(id), 'approvalWorkflow', 'team-escalated-to-me-decided');
 });
