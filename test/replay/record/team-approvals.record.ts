@@ -96,7 +96,9 @@ test('sessionWorkflow: a tool policy that asks a team, resumed by the deciding v
 
 test("approvalWorkflow: an escalation to 'me' asks on the user's own channel, and the user decides", async () => {
   if (!record.wanted('approvalWorkflow', 'team-escalated-to-me-decided')) return;
-  const { name } = await env.deploy({ userChannels: [{ provider: 'webhook', answerVia: 'signed-url', config: { url: `${hooks.url}/own` } }] });
+  const { name } = await env.deploy({
+    userChannels: [{ provider: 'webhook', answerVia: 'signed-url', config: { url: `${hooks.url}/own` } }],
+  });
   const created = await call<TeamApproval>(`${env.api.url}/approval`, {
     headers: env.user.auth,
     json: {
