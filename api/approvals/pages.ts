@@ -9,8 +9,16 @@ function questionBlock(approval: Approval): string {
   return `<div class="question">${escapeHtml(approval.question)}</div>`;
 }
 
-/** The question and one button per option; `preselected` asks to confirm one option only; `team`: a team's question, whom this link answers as. */
-export function questionPage(approval: Approval, actionUrl: string, preselected?: string, team?: { standing: string; as: string }): string {
+/**
+ * The question and one button per option; `preselected` asks to confirm one option only; `team`: a team's question,
+ * whom this link answers as and, for an approver who may still hand their vote on, where the second form posts.
+ */
+export function questionPage(
+  approval: Approval,
+  actionUrl: string,
+  preselected?: string,
+  team?: { standing: string; as: string; handOnUrl?: string },
+): string {
   const options = preselected ? [preselected] : approval.options;
   const heading = preselected ? `Confirm your answer: “${escapeHtml(preselected)}”` : 'Your answer is needed';
   const buttons = options
@@ -23,9 +31,18 @@ export function questionPage(approval: Approval, actionUrl: string, preselected?
     }
 <form method="post" action="${escapeHtml(actionUrl)}">
 <label for="note" class="muted">Note (optional)</label><textarea id="note" name="note" maxlength="4000"></textarea>
-<div class="options">${buttons}</div></form>
+<div class="options">${buttons}</div></form>${team?.handOnUrl ? handOnForm(team.handOnUrl) : ''}
 <p class="muted">Expires ${escapeHtml(approval.expiresAt.toUTCString())}.</p>`,
   );
+}
+
+/** An approver's second form: another approver of the directory, by name, votes in their place (a POST; no script). */
+function handOnForm(actionUrl: string): string {
+  return `
+<form method="post" action="${escapeHtml(actionUrl)}"><h2 style="font-size:1.1rem;margin-top:2rem">Hand my vote to another approver</h2>
+<label for="to" class="muted">Their name among the approvers; they are asked in your place, and this link votes no more.</label>
+<input id="to" name="to" required maxlength="63" autocomplete="off" autocapitalize="none" spellcheck="false" style="font:inherit;width:100%;box-sizing:border-box;margin:.5rem 0;padding:.4rem">
+<div class="options"><button type="submit">Hand on my vote</button></div></form>`;
 }
 
 export function answeredPage(approval: Approval, choice: string, mine: boolean): string {
@@ -81,4 +98,22 @@ export function votedPage(
 /** Why a vote was not taken: this approver voted already, or the link answers as nobody who may. */
 export function notCountedPage(approval: Approval, why: string): string {
   return layout('Not recorded', `<h1>${escapeHtml(why)}</h1>${questionBlock(approval)}<p class="muted">Nothing was recorded.</p>`);
+}
+
+/** A vote handed to another approver: just now (`now`), or before, when the link is opened again. */
+export function handedOnPage(approval: Approval, to: string, now: boolean): string {
+  const headline = now ? `Your vote is handed to ${escapeHtml(to)}.` : `You handed your vote to ${escapeHtml(to)}.`;
+  return layout(
+    'Vote handed on',
+    `<h1>${headline}</h1>${questionBlock(approval)}
+<p>They are asked at their addresses and answer in your place; this link votes no more.</p><p class="muted">You can close this page.</p>`,
+  );
+}
+
+/** Why a vote was not handed on; `retryUrl`: the name was not right, so the form is offered again. */
+export function notHandedPage(approval: Approval, why: string, retryUrl?: string): string {
+  return layout(
+    'Not handed on',
+    `<h1>${escapeHtml(why)}</h1>${questionBlock(approval)}${retryUrl ? handOnForm(retryUrl) : '<p class="muted">Nothing was changed.</p>'}`,
+  );
 }

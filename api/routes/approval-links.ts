@@ -1,7 +1,8 @@
 // The public answer links: `/approval/<token>/answer?choice=<option>`, signed (lib/approval-token.ts)
 // and sent to people over their channels. A person's click (a user-activated navigation) answers in one
 // click; anything else (HEAD, link previews, mail scanners, scripts) only ever sees the page, whose
-// button answers with POST.
+// button answers with POST. An approver's own link (a seat's) also offers a second form, which hands their
+// vote to another approver of the directory: a POST too, so nothing that only fetches the link changes it.
 // Pages are HTML for browsers and JSON for clients that ask for it; the status codes are the same.
 import type { Request, Response } from 'express';
 import { OPERATIONS } from '../../contract/operations/index.ts';
@@ -13,16 +14,27 @@ import { APPROVAL_LIMITS, matchOption } from '../../lib/workflow-safe/approvals.
 import { getApproval, type Approval } from '../../store/approvals.ts';
 import { ConflictError, ForbiddenError, GoneError, NotFoundError, ServiceError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { answerApproval } from '../approvals/workflows.ts';
-import { answeredPage, expiredPage, invalidChoicePage, notCountedPage, notFoundPage, questionPage, votedPage } from '../approvals/pages.ts';
+import {
+  answeredPage,
+  expiredPage,
+  handedOnPage,
+  invalidChoicePage,
+  notCountedPage,
+  notFoundPage,
+  notHandedPage,
+  questionPage,
+  votedPage,
+} from '../approvals/pages.ts';
 import { isClick, ONWARD_FORM_HEADERS, PAGE_HEADERS, sendPage, wantsHtml } from '../html-pages.ts';
 import { connectPage } from '../approvals/pages.ts';
 import { notConnectedPage } from '../mcp-oauth/pages.ts';
 import { signInsOf } from '../mcp-oauth/sign-in.ts';
 import { getMcpServer } from '../../store/mcp-servers.ts';
 import { publicBaseUrl } from '../public-url.ts';
-import { seatsOf } from '../../store/approval-votes.ts';
+import { seatsOf, type Delegation } from '../../store/approval-votes.ts';
 import { standingText } from '../../lib/workflow-safe/approval-quorum.ts';
-import { ME } from '../../contract/approvals.ts';
+import { APPROVER_NAME, ME } from '../../contract/approvals.ts';
+import { delegationRefusal, handOnVote } from '../approvals/delegation.ts';
 
 /** The approval a token names, with the seat its links answer as (null: the approval's own token). */
 async function approvalOfToken(deps: ApiDeps, token: string): Promise<(Approval & { seat: number | null }) | undefined> {
@@ -31,12 +43,18 @@ async function approvalOfToken(deps: ApiDeps, token: string): Promise<(Approval 
   return approval && { ...approval, seat: link!.seat };
 }
 
-/** A team's question: where it stands, and whom this link answers as (its seat, or the approval's user). */
+/** A team's question: where it stands, whom this link answers as (its seat, or the approval's user), and that seat. */
 async function teamStanding(deps: ApiDeps, approval: Approval & { seat: number | null }) {
   if (!approval.team) return undefined;
   const seats = await seatsOf(deps.db, approval.id);
-  const as = approval.seat === null ? ME : (seats.find((seat) => seat.position === approval.seat)?.name ?? '?');
-  return { standing: standingText(approval.team, approval.options, seats), as };
+  const seat = approval.seat === null ? undefined : seats.find((candidate) => candidate.position === approval.seat);
+  const as = approval.seat === null ? ME : (seat?.name ?? '?');
+  return { standing: standingText(approval.team, approval.options, seats), as, seat };
+}
+
+/** Where an answer page's second form hands its approver's vote on: beside the page, under its path. */
+function handOnUrlOf(answerUrl: string): string {
+  return answerUrl.replace(/\/?$/, '/delegate');
 }
 
 /** Renders the outcome of answering by link: a page for browsers, JSON (or problem+json) otherwise. */
@@ -142,8 +160,68 @@ export function approvalLinkRoutes(deps: ApiDeps) {
         if (approval.status === 'answered') return sendPage(res, 200, answeredPage(approval, approval.choice ?? '', false));
         if (approval.status === 'expired') return sendPage(res, 200, expiredPage(approval));
         const preselected = query.choice ? matchOption(approval.options, query.choice) : undefined;
-        return sendPage(res, 200, questionPage(approval, actionUrl, preselected, await teamStanding(deps, approval)));
+        const team = await teamStanding(deps, approval);
+        // An approver who handed their vote on: their link says to whom, and offers no vote.
+        if (team?.seat?.delegatedTo) return sendPage(res, 200, handedOnPage(approval, team.seat.delegatedTo, false));
+        const handOnUrl = team?.seat && !team.seat.vote ? handOnUrlOf(actionUrl) : undefined;
+        const shown = team && { standing: team.standing, as: team.as, ...(handOnUrl ? { handOnUrl } : {}) };
+        return sendPage(res, 200, questionPage(approval, actionUrl, preselected, shown));
       },
     }),
+    defineRoute(OPERATIONS.delegateByLink, {
+      // A form's name is read as typed (a page, not a client): the handler checks it and answers with a page.
+      bodyCheckedByHandler: true,
+      handle: (input) => delegateByToken(deps, input),
+    }),
   ];
+}
+
+/**
+ * POST /approval/<token>/answer/delegate: the approver an approver's link names hands their vote to another
+ * approver of the directory, as the approval's user can by key. Only a POST acts, as for an answer (a
+ * prefetched link never hands anything on), and only a seat's link: the approval's own token votes as its user.
+ */
+async function delegateByToken(deps: ApiDeps, { req, res, params }: HandlerInput<unknown, unknown>): Promise<Reply | undefined> {
+  const approval = await approvalOfToken(deps, params.token!);
+  if (!approval) return notFound(req, res);
+  const formUrl = req.originalUrl.split('?')[0]!;
+  const refuse = (error: ServiceError, current: Approval): undefined => {
+    if (!wantsHtml(req)) throw error;
+    return sendPage(res, error.status, notHandedPage(current, error.message, error instanceof ValidationError ? formUrl : undefined));
+  };
+  const seats = approval.team && approval.seat !== null ? await seatsOf(deps.db, approval.id) : [];
+  const seat = seats.find((candidate) => candidate.position === approval.seat);
+  if (!seat) {
+    const why =
+      approval.seat === null
+        ? "This is the approval's own link: only an approver's own link hands their vote on"
+        : 'This link answers as no approver of this approval';
+    return refuse(new ForbiddenError(why), approval);
+  }
+  // Directory names are lower case (APPROVER_NAME); a person may type one otherwise.
+  const to = bodyField(req.body, 'to')?.trim().toLowerCase() ?? '';
+  if (!to && approval.status === 'unanswered') {
+    return refuse(
+      new ValidationError('Give the name of the approver who votes in your place', [{ path: '/to', message: 'is required' }]),
+      approval,
+    );
+  }
+  const names = { from: seat.name, to };
+  const handed: Delegation =
+    approval.status !== 'unanswered'
+      ? { kind: 'closed', approval }
+      : APPROVER_NAME.test(to)
+        ? await handOnVote(deps, approval, names)
+        : { kind: 'unknown', approval };
+  if (handed.kind === 'delegated-now') {
+    if (!wantsHtml(req)) return { status: 200, body: { id: approval.id, ...names } };
+    return sendPage(res, 200, handedOnPage(approval, to, true));
+  }
+  const current = handed.approval;
+  if (handed.kind === 'closed' && wantsHtml(req)) {
+    return current.status === 'answered'
+      ? sendPage(res, 409, answeredPage(current, current.choice ?? '', false))
+      : sendPage(res, 410, expiredPage(current));
+  }
+  return refuse(delegationRefusal(handed, names, 'link'), current);
 }

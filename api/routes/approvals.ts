@@ -9,9 +9,8 @@ import type { ApiDeps } from '../context.ts';
 import type { Principal } from '../../store/api-keys.ts';
 import { getRevision } from '../../store/agents.ts';
 import { getApproval, getDispatches, listApprovals, type Approval } from '../../store/approvals.ts';
-import { delegateSeat, seatDispatchesOf, seatsOf } from '../../store/approval-votes.ts';
-import { signalSeatsAdded } from '../../clients/approval.ts';
-import { ConflictError, ForbiddenError, GoneError, NotFoundError, ValidationError } from '../../lib/workflow-safe/errors.ts';
+import { seatDispatchesOf, seatsOf } from '../../store/approval-votes.ts';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { APPROVAL_LIMITS, parseApprovalRequest } from '../../lib/workflow-safe/approvals.ts';
 import type { AnswerBody } from '../../contract/operations/approvals.ts';
 import { isId, newId } from '../../lib/ids.ts';
@@ -24,6 +23,7 @@ import { answerByToken } from './approval-links.ts';
 import { actIdempotently } from '../idempotency.ts';
 import { loadOwnedAgent } from '../agents/owned-agent.ts';
 import { teamProblems } from '../approvals/team-check.ts';
+import { delegationRefusal, handOnVote } from '../approvals/delegation.ts';
 
 export async function loadOwnedApproval(deps: ApiDeps, principal: Principal | undefined, id: string): Promise<Approval> {
   const approval = isId('apr', id) ? await getApproval(deps.db, id) : undefined;
@@ -140,35 +140,8 @@ export function approvalRoutes(deps: ApiDeps) {
       async handle({ req, params, body, principal }) {
         const approval = await loadOwnedApproval(deps, principal, params.id!);
         if (!approval.team) throw new ValidationError('Only an approval with approvers has votes to hand on', []);
-        const handed = await delegateSeat(deps.db, { approvalId: approval.id, from: body.from, to: body.to });
-        switch (handed.kind) {
-          case 'closed':
-            if (handed.approval.status === 'answered') throw new ConflictError('This approval was already answered');
-            throw new GoneError('This approval has expired');
-          case 'not-a-seat':
-            throw new ValidationError(`"${body.from}" is not one of this approval's approvers`, [
-              { path: '/from', message: 'is not an approver of it' },
-            ]);
-          case 'unknown':
-            throw new ValidationError(`You have no approver "${body.to}" (PUT /approver/<name> adds one)`, [
-              { path: '/to', message: 'is not in your directory' },
-            ]);
-          case 'voted':
-            throw new ConflictError(`${body.from} has voted already`);
-          case 'delegated':
-            throw new ConflictError(`${body.from} has handed on their vote already`);
-          case 'taken':
-            throw new ConflictError(`${body.to} is an approver of this approval already`);
-          case 'full':
-            throw new ConflictError('This approval has as many approvers as it may');
-          case 'delegated-now':
-            // The workflow asks the new approver; a signal lost with this process leaves them to the next reminder (and their links).
-            deps.handOffs.submit(
-              `approval-seats:${approval.id}:${handed.to.position}`,
-              () => signalSeatsAdded(deps.temporal.client, approval.id, handed.dispatches),
-              { log: { approvalId: approval.id }, sweep: 'the next reminder' },
-            );
-        }
+        const handed = await handOnVote(deps, approval, body);
+        if (handed.kind !== 'delegated-now') throw delegationRefusal(handed, body, 'key');
         const [seats, seatDispatches] = await Promise.all([seatsOf(deps.db, approval.id), seatDispatchesOf(deps.db, approval.id)]);
         const current = (await getApproval(deps.db, approval.id))!;
         return {

@@ -424,6 +424,56 @@ export const openAnswerLink = defineOperation({
   },
 });
 
+export const DELEGATE_BY_LINK_BODY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['to'],
+  properties: {
+    to: {
+      type: 'string',
+      maxLength: 100,
+      description: 'The name, in the directory of the approval’s user, of the approver who votes in this one’s place',
+    },
+  },
+} as const;
+
+export const DELEGATED_BY_LINK_SCHEMA = {
+  type: 'object',
+  required: ['id', 'from', 'to'],
+  properties: {
+    id: { type: 'string' },
+    from: { type: 'string', description: 'The approver the link votes as, who votes no more' },
+    to: { type: 'string', description: 'The approver who now votes in their place' },
+  },
+} as const;
+
+export const delegateByLink = defineOperation({
+  id: 'delegateByLink',
+  method: 'post',
+  path: '/approval/{token}/answer/delegate',
+  summary: "An approver's link page hands their vote to another approver (the page's second form)",
+  description:
+    "Public, by the signed token of one approver's links (an approval with `approvers`): `to` (JSON or an HTML form) " +
+    'joins the approval in their place, as POST /approval/<id>/delegate does, and the link votes no more. The ' +
+    "approval's own token (its user's) hands nothing on: 403. A name the directory lacks is a 400 that lists nobody. " +
+    'Browsers get small HTML pages, `Accept: application/json` gets JSON. Only a POST acts: the link page offers its ' +
+    'form to an approver who has neither voted nor handed on.',
+  tag: 'approvals',
+  auth: { kind: 'public' },
+  body: { contentTypes: ['application/json', 'application/x-www-form-urlencoded'], schema: DELEGATE_BY_LINK_BODY_SCHEMA },
+  responses: {
+    200: { description: 'Handed on', schema: DELEGATED_BY_LINK_SCHEMA, also: HTML_PAGE },
+    400: { description: 'No approver of that name in the directory, or no name given', also: HTML_PAGE },
+    403: { description: "Not one approver's link (the approval's own, or an approval without approvers)", also: HTML_PAGE },
+    404: { description: 'Not a valid approval link', also: HTML_PAGE },
+    409: {
+      description: 'Answered already, this approver voted or handed on already, `to` is one of its approvers already, or it is full',
+      also: HTML_PAGE,
+    },
+    410: { description: 'Expired', also: HTML_PAGE },
+  },
+});
+
 export const receiveInboundReply = defineOperation({
   id: 'receiveInboundReply',
   method: 'post',
@@ -473,6 +523,7 @@ export type Answered = ResponseOf<typeof answerApproval, 200>;
 /** A vote of an approval with approvers that did not decide it (202). */
 export type VoteCounted = ResponseOf<typeof answerApproval, 202>;
 export type DelegateBody = Sent<typeof DELEGATE_BODY_SCHEMA>;
+export type DelegateByLinkBody = Sent<typeof DELEGATE_BY_LINK_BODY_SCHEMA>;
 export type ApprovalPage = ResponseOf<typeof listApprovals, 200>;
 export type ListApprovalsQuery = Sent<typeof listApprovals.query>;
 export type GetApprovalQuery = Sent<typeof getApproval.query>;

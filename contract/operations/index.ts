@@ -104,6 +104,7 @@ export const OPERATIONS = {
   putApproverGroup: approvers.putApproverGroup,
   deleteApproverGroup: approvers.deleteApproverGroup,
   openAnswerLink: approvals.openAnswerLink,
+  delegateByLink: approvals.delegateByLink,
   receiveInboundReply: approvals.receiveInboundReply,
   fireWebhookTrigger: triggers.fireWebhookTrigger,
   runWorkflow: triggers.runWorkflow,

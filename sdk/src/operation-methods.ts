@@ -71,6 +71,9 @@ export const OPERATION_METHODS = {
   openAnswerLink: {
     excluded: 'the signed answer link is for a person in a browser or a mail; scripts answer with approvals.answer and a key',
   },
+  delegateByLink: {
+    excluded: "the second form of an approver's link page, posted from a browser; a client hands a vote on with approvals.delegate",
+  },
   receiveInboundReply: {
     excluded: 'called by Slack, Telegram, a mail service or a channel receiver, each signing in its own way, never by a client',
   },

@@ -1,6 +1,7 @@
 // Approvals a team answers, from the CLI against the real service: the approvers directory (`approvers`,
 // `approvers group`), `approvals show` with the rule, the tally, each approver's vote and who decided,
-// and `approvals answer` as one vote: a vote that waits on the others says so, the deciding one says whose.
+// and `approvals answer` as one vote: a vote that waits on the others says so, the deciding one says whose;
+// `approvals delegate` hands an approver's vote to another and prints where the approval then stands.
 import { beforeAll, describe, expect, vi } from 'vitest';
 import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 import { agentTest } from '../helpers/harness/fixtures.ts';
@@ -152,5 +153,60 @@ describe('approvals a team answers, from the CLI', () => {
     const plain = (await ok(['approvals', 'show', single.body.id], configDir)).stdout;
     expect(plain).toMatch(/^question:\s+Alone\?$/m);
     expect(plain).not.toMatch(/quorum|tally|decided by/);
+  });
+
+  test('delegate: the vote goes to another approver, printed with who now sits and the tally; refusals exit 1', async ({ env }) => {
+    const configDir = newConfigDir();
+    await loginWith(configDir, env.api.url, env.user.apiKey);
+    for (const name of ['alice', 'dave', 'erin']) await ok(['approvers', 'set', name, '--email', `${name}@example.com`], configDir);
+    const approval = await createTeamApproval(env, ['alice', 'dave'], 2);
+    expect(await voteByLink(approval, 'alice', 'approve')).toBe(202);
+
+    const handed = await ok(['approvals', 'delegate', approval.id, '--from', 'dave', '--to', 'erin'], configDir);
+    expect(handed.stderr).toMatch(/^Handed dave's vote to erin: they are asked now, and vote in their place\.$/m);
+    expect(handed.stdout).toMatch(/^quorum:\s+2 of 2 \(a deny decides\)$/m);
+    expect(handed.stdout).toMatch(/^tally:\s+approve 1, deny 0$/m);
+    expect(handed.stdout).toMatch(
+      /^approvers:\s+1 of 2 voted\n {2}alice {2}approve \(via link, \d+s ago\)\n {2}dave {3}handed to erin\n {2}erin {3}waiting \[added by delegation\]$/m,
+    );
+    // `show` says the same, and the service has it.
+    expect((await ok(['approvals', 'show', approval.id], configDir)).stdout).toMatch(/^ {2}dave {3}handed to erin$/m);
+    const stored = await call<{ approvers: Array<{ name: string; addedBy: string; delegatedTo: string | null }> }>(
+      `${env.api.url}/approval/${approval.id}`,
+      { headers: env.user.auth },
+    );
+    expect(stored.body.approvers.map((seat) => [seat.name, seat.addedBy, seat.delegatedTo])).toEqual([
+      ['alice', 'request', null],
+      ['dave', 'request', 'erin'],
+      ['erin', 'delegation', null],
+    ]);
+
+    // --json prints the approval as the service answered it.
+    const second = await createTeamApproval(env, ['alice', 'dave'], 2);
+    const json = JSON.parse(
+      (await ok(['approvals', 'delegate', second.id, '--from', 'alice', '--to', 'erin', '--json'], configDir)).stdout,
+    ) as {
+      id: string;
+      approvers: Array<{ name: string; delegatedTo: string | null }>;
+    };
+    expect(json.id).toBe(second.id);
+    expect(json.approvers.map((seat) => [seat.name, seat.delegatedTo])).toEqual([
+      ['alice', 'erin'],
+      ['dave', null],
+      ['erin', null],
+    ]);
+
+    // Handed on already, a voter, and a name the directory lacks: the service's reason, exit 1.
+    const again = await runCli(['approvals', 'delegate', approval.id, '--from', 'dave', '--to', 'erin'], { configDir });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/dave has handed on their vote already/);
+    expect((await runCli(['approvals', 'delegate', approval.id, '--from', 'alice', '--to', 'zed'], { configDir })).stderr).toMatch(
+      /alice has voted already/,
+    );
+    const unknown = await runCli(['approvals', 'delegate', second.id, '--from', 'dave', '--to', 'zed'], { configDir });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/You have no approver "zed"/);
+    // Both names are required.
+    expect((await runCli(['approvals', 'delegate', second.id, '--from', 'dave'], { configDir })).code).toBe(2);
   });
 });

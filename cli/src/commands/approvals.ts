@@ -1,5 +1,6 @@
-// approvals ls|show|answer. An approval a team answers (created with `approvers`) shows its rule, its
-// tally and each approver's vote; answering it may count a vote that does not decide it yet (202).
+// approvals ls|show|answer|delegate. An approval a team answers (created with `approvers`) shows its rule, its
+// tally and each approver's vote; answering it may count a vote that does not decide it yet (202), and
+// `delegate` hands one approver's vote to another approver of the directory.
 import type { Command } from 'commander';
 import type { Answered, ApprovalView } from '@agent-service/sdk';
 import type { ResponseOf } from '../../../contract/operations/operation.ts';
@@ -109,6 +110,25 @@ export function registerApprovals(program: Command): void {
       }),
     ['agent-service approvals answer apr_123 refund --note "once"'],
   );
+
+  withExamples(
+    approvals
+      .command('delegate')
+      .description("Hand an approver's vote (one who has not voted) to another approver of your directory")
+      .argument('<id>')
+      .requiredOption('--from <name>', 'the approver who hands on their vote ("me" for yours)')
+      .requiredOption('--to <name>', 'the approver of your directory who votes in their place')
+      .action(async (id: string, options: { from: string; to: string }, command: Command) => {
+        const context = contextOf(command);
+        const approval = await context.client().approvals.delegate(id, { from: options.from, to: options.to });
+        if (context.json) return printJson(approval);
+        note(terminalText(`Handed ${options.from}'s vote to ${options.to}: they are asked now, and vote in their place.`));
+        // Where it stands now: who sits (the one who handed on, marked), the rule and the tally.
+        printFields(teamFields(approval));
+        printSeats(approval);
+      }),
+    ['agent-service approvals delegate apr_123 --from dave --to erin'],
+  );
 }
 
 /** "approve 1, deny 0": the votes per option, in the options' order (any other counted option after). */
@@ -120,21 +140,16 @@ function tallyText(options: string[], tally: Record<string, number>): string {
 /** The rule, the tally and who decided, for an approval a team answers; nothing for another. */
 function teamFields(approval: ApprovalView): Array<[string, string | undefined]> {
   if (approval.quorum === undefined) return [];
-  const seats = approval.approvers?.length;
+  // An approver who handed their vote on no longer counts among those who vote.
+  const sitting = approval.approvers?.filter((seat) => !seat.delegatedTo || seat.vote !== null);
+  const seats = sitting?.length;
   const refusal = approval.denyWins && approval.refusingOption ? ` (a ${approval.refusingOption} decides)` : '';
   return [
     ['quorum', `${approval.quorum}${seats !== undefined ? ` of ${seats}` : ''}${refusal}`],
     ['tally', approval.tally ? tallyText(approval.options, approval.tally) : undefined],
     ...(approval.decidedBy ? [['decided by', approval.decidedBy] as [string, string]] : []),
     // Each approver on a line of their own below this one (printSeats).
-    ...(approval.approvers
-      ? [
-          ['approvers', `${approval.approvers.filter((seat) => seat.vote).length} of ${approval.approvers.length} voted`] as [
-            string,
-            string,
-          ],
-        ]
-      : []),
+    ...(sitting ? [['approvers', `${sitting.filter((seat) => seat.vote).length} of ${sitting.length} voted`] as [string, string]] : []),
   ];
 }
 
@@ -148,9 +163,11 @@ function printSeats(approval: ApprovalView): void {
     const added = seat.addedBy === 'request' ? '' : ` [added by ${seat.addedBy}]`;
     const shown = vote
       ? `${vote.choice} (via ${vote.via}, ${age(vote.votedAt)})${vote.note !== null ? ` ${JSON.stringify(vote.note)}` : ''}`
-      : approval.status === 'unanswered'
-        ? 'waiting'
-        : 'did not vote';
+      : seat.delegatedTo
+        ? `handed to ${seat.delegatedTo}`
+        : approval.status === 'unanswered'
+          ? 'waiting'
+          : 'did not vote';
     printLine(`  ${terminalText(seat.name).padEnd(width)}  ${terminalText(shown)}${added}`);
   }
 }

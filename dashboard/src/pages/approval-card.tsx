@@ -16,9 +16,11 @@ interface Props {
   approval: ApprovalView;
   agentName: string | undefined;
   onAnswered(): void;
+  /** On the approval's own page: a waiting approver's vote may be handed on (approval-hand-on.tsx), then this runs. */
+  onHandedOn?: () => void;
 }
 
-export function ApprovalCard({ approval, agentName, onAnswered }: Props) {
+export function ApprovalCard({ approval, agentName, onAnswered, onHandedOn }: Props) {
   const client = useClient();
   const [note, setNote] = useState('');
   const [freeChoice, setFreeChoice] = useState('');
@@ -80,7 +82,7 @@ export function ApprovalCard({ approval, agentName, onAnswered }: Props) {
         <dd>{timeLeft(approval.expiresAt)}</dd>
         <TeamFacts approval={approval} />
       </dl>
-      <Seats approval={approval} />
+      <Seats approval={approval} {...(onHandedOn ? { onHandedOn } : {})} />
       {approval.approvers && !mine ? (
         <p class="answer">Only its approvers answer this question, each with their own link.</p>
       ) : mine?.vote ? (

@@ -1,7 +1,7 @@
 // One approval on its own page: the question and, while it waits, its card to answer it; once decided, the
 // answer, its note and how it came. A team's question shows its rule, tally, each approver's vote and who
-// decided (approval-team.tsx); every question the channels it was sent over. Re-read every few seconds
-// while it waits, so others' votes appear.
+// decided (approval-team.tsx), and, while it waits, a way to hand a waiting approver's vote on; every question
+// the channels it was sent over. Re-read every few seconds while it waits, so others' votes appear.
 import type { ApprovalView } from '@agent-service/sdk';
 import { useClient } from '../auth/client-context.ts';
 import { Link } from '../router.tsx';
@@ -38,7 +38,7 @@ export function ApprovalPage({ id }: { id: string }) {
       <LoadedView loaded={loaded} what="the approval">
         {({ approval, agentName }) =>
           approval.status === 'unanswered' ? (
-            <ApprovalCard approval={approval} agentName={agentName} onAnswered={loaded.reload} />
+            <ApprovalCard approval={approval} agentName={agentName} onAnswered={loaded.reload} onHandedOn={loaded.reload} />
           ) : (
             <Decided approval={approval} agentName={agentName} />
           )
