@@ -119,6 +119,12 @@ export interface ToolCall {
   /** A custom tool's input that does not match its `parameters`: the model is told, nobody is asked. */
   inputError?: string;
   /**
+   * An ask_my_user call that names its approvers (`approvers`, `quorum`, ...), each checked against the
+   * user's directory by the step: the turn asks them. Absent from calls recorded before approvers, whose
+   * input was read without them.
+   */
+  asksTeam?: true;
+  /**
    * The tool's policy is `ask` (bundle `toolPolicies`): it runs only once the agent's user approves this
    * question (core/tool-policies.ts), written by the service; `team`: these approvers decide it
    * (`{ask: {approvers, quorum?, denyWins?}}`).

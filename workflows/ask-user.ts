@@ -23,7 +23,9 @@ export function approvalSummary(approvalId: string): string {
 
 export async function askUser(turn: TurnInput, call: ToolCall): Promise<ToolResultPart> {
   const { toolCallId, toolName } = call;
-  const parsed = parseApprovalRequest(call.input, turn.settings.approvals);
+  // Approvers are read only from a call the step checked them for (asksTeam): a call recorded before that
+  // was read without them, and replays so.
+  const parsed = parseApprovalRequest(call.input, turn.settings.approvals, { team: call.asksTeam === true });
   if (!parsed.ok) return { type: 'tool-result', toolCallId, toolName, output: { error: parsed.error }, isError: true };
   const outcome = await approvalInTurn(turn, toolCallId, parsed.request, 'the ask_my_user tool');
   const output =

@@ -8,6 +8,9 @@ import type { ApprovalTeam, Bundle, ToolAsk } from '../../contract/bundle.ts';
 import type { LoadableSkill } from '../../lib/skills.ts';
 import type { ToolCall } from '../../core/turn-types.ts';
 import { ASK_MY_USER } from '../../lib/workflow-safe/ask-my-user.ts';
+import { APPROVAL_LIMITS, parseApprovalRequest } from '../../lib/workflow-safe/approvals.ts';
+import type { TeamRequest } from '../../lib/workflow-safe/approval-quorum.ts';
+import { isRecord } from '../../lib/workflow-safe/is-record.ts';
 import { builtinServerOf, findBuiltinTool } from './builtin.ts';
 import { policyOf, refusedToolText, toolApprovalQuestion, type ToolCallToApprove } from '../../core/tool-policies.ts';
 import { toolInputProblem } from './validate-input.ts';
@@ -24,6 +27,27 @@ export interface ApprovalContext {
   lastUserMessage(): Promise<string | undefined>;
   /** False for a turn of older code, which would run the call unasked: the call is refused instead. */
   turnAsks: boolean;
+  /** Why the approvers an ask_my_user call names cannot be asked (not in the user's directory, say), or undefined. */
+  teamProblem(team: TeamRequest, expiresInMs: number): Promise<string | undefined>;
+}
+
+/**
+ * An ask_my_user call that names approvers: checked against the user's directory here, where the step can
+ * read it, so the model is told at once of a name that is not there; marked `asksTeam` when it may ask them.
+ * The rest of its input is the turn's to check (workflows/ask-user.ts), as for any ask_my_user call.
+ */
+async function askMyUserCall(call: ToolCall, approvals: ApprovalContext | undefined): Promise<ToolCall> {
+  if (!isRecord(call.input) || call.input.approvers === undefined) return call;
+  // Older code (a rolling deploy) would read the approvers as an unknown field: refused there, not here.
+  if (!approvals?.turnAsks) return call;
+  const parsed = parseApprovalRequest(
+    call.input,
+    { defaultExpiryMs: APPROVAL_LIMITS.minExpiryMs, maxExpiryMs: Number.MAX_SAFE_INTEGER },
+    { team: true },
+  );
+  if (!parsed.ok || !parsed.request.team) return call;
+  const problem = await approvals.teamProblem(parsed.request.team, parsed.request.expiresInMs);
+  return problem === undefined ? { ...call, asksTeam: true } : { ...call, inputError: problem };
 }
 
 export async function classifyToolCalls(
@@ -45,8 +69,9 @@ export async function classifyToolCalls(
         const read = readAgentCallInput(call.input);
         return 'problem' in read ? { ...call, inputError: read.problem } : { ...call, executor: 'agent' };
       }
+      if (call.toolName === ASK_MY_USER) return askMyUserCall(call, approvals);
       // A built-in tool checks its own input (activities/tools/define.ts), against a schema of ours.
-      if (call.toolName === ASK_MY_USER || (builtin && !isRemoteTool(builtin))) return call;
+      if (builtin && !isRemoteTool(builtin)) return call;
       const custom = builtin ? undefined : bundle.customTools.find((tool) => tool.id === call.toolName);
       const schema = builtin?.inputSchema ?? custom?.parameters;
       if (!schema) return call;

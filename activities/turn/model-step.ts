@@ -27,6 +27,8 @@ import { StepAttempt } from './step-attempt.ts';
 import { stepRequest } from './step-request.ts';
 import { callModel, readModelStream } from './step-stream.ts';
 import { finishStep, reported, type StepScope } from './step-finish.ts';
+import { teamProblems } from '../../store/team-check.ts';
+import type { TeamRequest } from '../../lib/workflow-safe/approval-quorum.ts';
 
 export function modelStepActivities(deps: ModelStepDeps) {
   const { limits } = deps.config;
@@ -52,6 +54,11 @@ export function modelStepActivities(deps: ModelStepDeps) {
     const approvals = {
       lastUserMessage: () => lastUserText(deps.db, input.sessionId, messagesTurnId),
       turnAsks: input.asksApprovals === true,
+      async teamProblem(team: TeamRequest, expiresInMs: number) {
+        const problems = await teamProblems(deps.db, input.userId, { ...team, expiresInMs });
+        if (problems.length === 0) return undefined;
+        return `The approvers cannot be asked: ${problems.map((problem) => `${problem.path.slice(1)} ${problem.message}`).join('; ')}. Nothing was asked.`;
+      },
     };
     // A turn started by this call is timed (first token) from here, without reading its start back.
     const claimedAt = performance.now();

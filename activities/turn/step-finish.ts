@@ -70,7 +70,7 @@ export async function finishStep(
     costUsd: attempt.cost,
     ...(attempt.hold ? { releasesHolds: [attempt.hold.key] } : {}),
     events: () =>
-      classified.map(({ inputError: _inputError, approval: _approval, executor, ...call }) => ({
+      classified.map(({ inputError: _inputError, approval: _approval, asksTeam: _asksTeam, executor, ...call }) => ({
         type: 'tool.call' as const,
         data: {
           messageId: input.messageId,

@@ -5,7 +5,7 @@
 import type { Bundle } from '../../lib/bundle/index.ts';
 import type { FieldError } from '../../lib/workflow-safe/errors.ts';
 import type { ApprovalTeam } from '../../contract/bundle.ts';
-import { teamProblems } from '../approvals/team-check.ts';
+import { teamProblems } from '../../store/team-check.ts';
 import type { Db } from '../../store/db.ts';
 import { childPointer } from '../../lib/bundle/pointer.ts';
 

@@ -22,7 +22,7 @@ import { waitForSettled } from '../streaming/approval-wait.ts';
 import { answerByToken } from './approval-links.ts';
 import { actIdempotently } from '../idempotency.ts';
 import { loadOwnedAgent } from '../agents/owned-agent.ts';
-import { teamProblems } from '../approvals/team-check.ts';
+import { teamProblems } from '../../store/team-check.ts';
 import { delegationRefusal, handOnVote } from '../approvals/delegation.ts';
 
 export async function loadOwnedApproval(deps: ApiDeps, principal: Principal | undefined, id: string): Promise<Approval> {

@@ -166,6 +166,67 @@ describe('a decision valid when the action runs (validForMs)', () => {
   });
 });
 
+describe('ask_my_user naming approvers', () => {
+  test('the approvers the call names decide, by the quorum it gives; the model reads the decision', async () => {
+    const sessionId = await env.newSession();
+    env.fake.enqueue(
+      {
+        toolCalls: [
+          {
+            id: 'call_ask_team',
+            name: 'ask_my_user',
+            arguments: {
+              question: 'Sign the lease for the new office?',
+              options: ['approve', 'deny'],
+              approvers: ['alice', 'bob'],
+              quorum: 2,
+            },
+          },
+        ],
+      },
+      { text: 'Signed.' },
+    );
+    await call(`${env.api.url}/session/${sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'lease' }] },
+    });
+    const approval = await approvalOf(await askedIn(sessionId));
+    expect(approval.quorum).toBe(2);
+    expect(approval.approvers.map((seat) => seat.name)).toEqual(['alice', 'bob']);
+    // The user is no approver of it: their key's answer is refused.
+    const mine = await call(`${env.api.url}/approval/${approval.id}/answer`, { headers: env.user.auth, json: { choice: 'approve' } });
+    expect(mine.status).toBe(403);
+    expect((await voteAs(approval, 'alice', 'approve')).status).toBe(202);
+    expect((await voteAs(approval, 'bob', 'approve')).status).toBe(200);
+    const events = await ended(sessionId);
+    const result = events.find((event) => event.type === 'tool.result') as Extract<SessionEvent, { type: 'tool.result' }>;
+    expect(result.output).toEqual({ choice: 'approve', note: null });
+    expect(events.at(-1)).toMatchObject({ type: 'turn.completed' });
+  });
+
+  test('a name the directory lacks is a tool error the model reads at once; nobody is asked', async () => {
+    const sessionId = await env.newSession();
+    env.fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'call_ask_nobody', name: 'ask_my_user', arguments: { question: 'Hire the contractor?', approvers: ['alice', 'nobody'] } },
+        ],
+      },
+      { text: 'I could not ask.' },
+    );
+    await call(`${env.api.url}/session/${sessionId}?async=1`, {
+      headers: env.user.auth,
+      json: { parts: [{ type: 'text', text: 'hire' }] },
+    });
+    const events = await ended(sessionId);
+    expect(events.some((event) => event.type === 'approval.requested')).toBe(false);
+    const result = events.find((event) => event.type === 'tool.result') as Extract<SessionEvent, { type: 'tool.result' }>;
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.output)).toContain('you have no approver \\"nobody\\"');
+    expect(events.at(-1)).toMatchObject({ type: 'turn.completed' });
+  });
+});
+
 describe('a graph approval node with approvers', () => {
   test('the node waits for the quorum; the decision picks the branch', async () => {
     const { name } = await env.deploy({

@@ -1,11 +1,11 @@
-// The approvers an approval names (POST /approval, a bundle's tool policy or graph node) are checked
+// The approvers an approval names (POST /approval, a bundle's tool policy or graph node, ask_my_user) are checked
 // against the user's directory where they are named: each name an approver or group of theirs, at most
 // TEAM_LIMITS.seats people, a quorum within them. Each problem is located under `at`. The names are made
 // seats again when an approval is asked, from the directory as it is then (store/approval-votes.ts).
-import { GROUP_PREFIX, TEAM_LIMITS } from '../../contract/approvals.ts';
-import type { FieldError } from '../../lib/workflow-safe/errors.ts';
-import { resolveApprovers } from '../../store/approvers.ts';
-import type { Db } from '../../store/db.ts';
+import { GROUP_PREFIX, TEAM_LIMITS } from '../contract/approvals.ts';
+import type { FieldError } from '../lib/workflow-safe/errors.ts';
+import { resolveApprovers } from './approvers.ts';
+import type { Db } from './db.ts';
 
 interface NamedTeam {
   approvers: readonly string[];
