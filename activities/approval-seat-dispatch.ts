@@ -46,8 +46,13 @@ export interface SeatDispatchDeps {
 /** The setting of a channel's config that authenticates its inbound replies: without it a reply cannot count. */
 const REPLY_SECRET: Partial<Record<SeatProvider, string>> = { slack: 'signingSecret', telegram: 'secretToken' };
 
-function repliesCount(provider: SeatProvider, config: ResolvedChannelConfig): boolean {
+/**
+ * Whether a reply to the approver's message can vote as them: the channel authenticates replies, and (Telegram)
+ * the address is a person's private chat, whose id is theirs; in a group no sender is the chat.
+ */
+function repliesCount(provider: SeatProvider, config: ResolvedChannelConfig, address: string): boolean {
   const setting = REPLY_SECRET[provider];
+  if (provider === 'telegram' && !/^\d+$/.test(address)) return false;
   return setting !== undefined && typeof config[setting] === 'string' && config[setting] !== '';
 }
 
@@ -131,7 +136,7 @@ export function seatDispatchActivities(deps: SeatDispatchDeps) {
             ...(agent ? { agentName: agent.name } : {}),
             ...(approval.sessionId ? { sessionId: approval.sessionId } : {}),
             answerVia: 'signed-url',
-            repliesToo: repliesCount(input.provider, resolved),
+            repliesToo: repliesCount(input.provider, resolved, address),
             links: approvalLinks(serviceBaseUrl(config), token, approval.options),
             token,
             publicBaseUrl: serviceBaseUrl(config),
@@ -154,18 +159,22 @@ export function seatDispatchActivities(deps: SeatDispatchDeps) {
     },
 
     /** A note in the thread of the message sent to an approver (why their reply was not taken). */
-    async postApproverNotice(input: { approvalId: string; position: number; provider: 'slack' | 'telegram'; text: string }): Promise<void> {
+    async postApproverNotice(input: {
+      approvalId: string;
+      position: number;
+      provider: 'slack' | 'telegram';
+      /** The message whose thread it goes in: the one replied to. */
+      externalRef: string;
+      text: string;
+    }): Promise<void> {
       const approval = await getApproval(db, input.approvalId);
-      const dispatch = (await seatDispatchesOf(db, input.approvalId)).find(
-        (row) => row.position === input.position && row.provider === input.provider,
-      );
       const seat = (await seatsOf(db, input.approvalId)).find((candidate) => candidate.position === input.position);
       const address = input.provider === 'slack' ? seat?.slackUserId : seat?.telegramChatId;
       const notify = channelProviders[input.provider].notify;
-      if (!approval || !dispatch?.externalRef || !address || !notify) return;
+      if (!approval || !address || !notify) return;
       try {
         const resolved = await configFor(approval, input.provider, address);
-        if (resolved) await notify(resolved, dispatch.externalRef, input.text, { outbound, settings: config.channels });
+        if (resolved) await notify(resolved, input.externalRef, input.text, { outbound, settings: config.channels });
       } catch (error) {
         if (error instanceof ChannelPermanentError) throw nonRetryable(FAILURE.channelPermanent, error.message);
         throw error;

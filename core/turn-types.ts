@@ -150,6 +150,11 @@ export const STEP_PLACE_FREED = 'stepPlaceFreed';
  */
 export interface PlaceQueued {
   queued: true;
+  /**
+   * A tool call's activity queued at a retry: an earlier attempt had a place and may have acted. Its
+   * approval's validity (`approvedUntil`) is then not checked again: the call goes on to run.
+   */
+  ran?: true;
 }
 
 export const isPlaceQueued = (result: object): result is PlaceQueued => (result as { queued?: unknown }).queued === true;

@@ -79,8 +79,6 @@ export interface SeatDispatch {
   status: 'pending' | 'sent' | 'failed' | 'skipped';
   attempts: number;
   error: string | null;
-  /** How the provider names the sent message (a chat's thread), once sent. */
-  externalRef: string | null;
   updatedAt: Date;
 }
 
@@ -92,10 +90,9 @@ export async function seatDispatchesOf(db: Db | DbClient, approvalId: string): P
     status: SeatDispatch['status'];
     attempts: number;
     error: string | null;
-    external_ref: string | null;
     updated_at: Date;
   }>(
-    `SELECT position, provider, status, attempts, error, external_ref, updated_at
+    `SELECT position, provider, status, attempts, error, updated_at
        FROM approval_seat_dispatches WHERE approval_id = $1 ORDER BY position, provider`,
     [approvalId],
   );
@@ -105,7 +102,6 @@ export async function seatDispatchesOf(db: Db | DbClient, approvalId: string): P
     status: row.status,
     attempts: row.attempts,
     error: row.error,
-    externalRef: row.external_ref,
     updatedAt: row.updated_at,
   }));
 }
@@ -119,17 +115,23 @@ export async function recordSeatDispatch(
     provider: SeatProvider;
     status: SeatDispatch['status'];
     error?: string | null;
-    /** How the provider names the sent message (a chat's thread): a reply there votes as this seat. */
+    /** How the provider names the sent message (a chat's thread): a reply there votes as this seat. Every one is kept. */
     externalRef?: string | null;
   },
 ): Promise<void> {
   await db.query(
     `UPDATE approval_seat_dispatches
         SET status = CASE WHEN $4 = 'sent' THEN 'sent' WHEN status IN ('sent', 'skipped', 'failed') THEN status ELSE $4 END,
-            attempts = attempts + 1, error = $5, external_ref = COALESCE($6, external_ref), updated_at = now()
+            attempts = attempts + 1, error = $5, updated_at = now()
       WHERE approval_id = $1 AND position = $2 AND provider = $3`,
-    [input.approvalId, input.position, input.provider, input.status, input.error ?? null, input.externalRef ?? null],
+    [input.approvalId, input.position, input.provider, input.status, input.error ?? null],
   );
+  if (input.externalRef)
+    await db.query(
+      `INSERT INTO approval_seat_messages (approval_id, position, provider, external_ref) VALUES ($1, $2, $3, $4)
+       ON CONFLICT DO NOTHING`,
+      [input.approvalId, input.position, input.provider, input.externalRef],
+    );
 }
 
 /** A message sent to an approver that a chat reply names: its approval, seat, and the agent whose channel sent it. */
@@ -152,7 +154,7 @@ export async function findSeatDispatchesByRef(db: Db, provider: SeatProvider, ex
   }>(
     `SELECT d.approval_id, d.position, a.user_id,
             COALESCE(a.channels_agent_id, a.agent_id) AS agent_id, COALESCE(a.channels_revision, a.revision) AS revision
-       FROM approval_seat_dispatches d JOIN approvals a ON a.id = d.approval_id
+       FROM approval_seat_messages d JOIN approvals a ON a.id = d.approval_id
       WHERE d.provider = $1 AND d.external_ref = $2 ORDER BY a.created_at DESC LIMIT 10`,
     [provider, externalRef],
   );
@@ -417,6 +419,8 @@ export async function delegateSeat(db: Db, input: { approvalId: string; from: st
     if (from.vote) return { kind: 'voted', approval };
     if (from.delegatedTo !== null) return { kind: 'delegated', approval };
     if (seats.some((seat) => seat.name === input.to)) return { kind: 'taken', approval };
+    // Before the directory is read: a full approval says nothing of whether the name is in it.
+    if (seats.length >= TEAM_LIMITS.seats) return { kind: 'full', approval };
     const { seats: resolved } = await resolveApprovers(client, approval.userId, [input.to]);
     const person = resolved.find((seat) => seat.name === input.to && !input.to.startsWith(GROUP_PREFIX));
     if (!person || input.to === ME) return { kind: 'unknown', approval };

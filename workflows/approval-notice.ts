@@ -12,7 +12,7 @@ export interface ApprovalNoticeInput {
   /** Only these threads; all threaded dispatches of the approval without it. */
   positions?: number[];
   /** Threads of messages sent to approvers (a reply there not taken): seat and provider. */
-  seats?: Array<{ position: number; provider: 'slack' | 'telegram' }>;
+  seats?: Array<{ position: number; provider: 'slack' | 'telegram'; externalRef: string }>;
 }
 
 export function outcomeNotice(outcome: ApprovalOutcome, via: string | null): string {

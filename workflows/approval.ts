@@ -191,6 +191,8 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   const positions = recorded.positions ?? Array.from({ length: channelCount }, (_, position) => position);
   /** The user's channels asked: those recorded, and those an escalation that adds "me" asks later. */
   let channelsAsked = channelCount > 0;
+  /** Whether the outcome is noted in chat threads: the recorded channels', or an escalation's (threads found when noted). */
+  let threaded = recorded.threaded;
   const dispatchChannels = async (these: readonly number[]) => {
     for (const position of these) {
       if (decided) break;
@@ -266,6 +268,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
           // "me" added: the user's own channels are asked now (absent from results recorded before this).
           if (escalated.channels && escalated.channels.length > 0) {
             channelsAsked = true;
+            threaded = true;
             void dispatchChannels(escalated.channels);
           }
           if (added.length > 0) {
@@ -326,7 +329,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   if (channelsAsked) await book.skipUnsentDispatches({ approvalId });
   if (seatsDispatched) await book.skipUnsentApproverDispatches({ approvalId });
   await timers;
-  if (recorded.threaded) await startNotice(input.userId, approvalId, outcomeNotice(outcome!, answeredVia));
+  if (threaded) await startNotice(input.userId, approvalId, outcomeNotice(outcome!, answeredVia));
   // Last: until then the answer stays pending a hand-over (the API's sweep signals again, which this
   // workflow ignores), so the housekeeping's reconcile pass never takes a running workflow for stranded.
   if (storedBySignal) await afterAcceptance.observeAnswer({ approvalId });

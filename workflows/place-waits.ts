@@ -42,13 +42,17 @@ export class PlaceWaits {
     if (this.unclaimed < this.asking.size) this.unclaimed += 1;
   }
 
-  /** Runs `ask` under `key` until it is not queued; between asks, waits for a wake-up (or QUEUE_WAIT_MS). */
-  async run<T extends object>(key: string, ask: () => Promise<T>): Promise<Exclude<T, { queued: true }>> {
+  /**
+   * Runs `ask` under `key` until it is not queued; between asks, waits for a wake-up (or QUEUE_WAIT_MS).
+   * Each ask after the first is given the queued answer before it.
+   */
+  async run<T extends object>(key: string, ask: (queuedBefore?: T) => Promise<T>): Promise<Exclude<T, { queued: true }>> {
+    let queuedBefore: T | undefined;
     for (;;) {
       this.asking.add(key);
       let result: T;
       try {
-        result = await ask();
+        result = await ask(queuedBefore);
       } finally {
         this.asking.delete(key);
       }
@@ -56,6 +60,7 @@ export class PlaceWaits {
         this.settle(key);
         return result as Exclude<T, { queued: true }>;
       }
+      queuedBefore = result;
       if (!this.woken.has(key) && this.unclaimed > 0) {
         this.unclaimed -= 1;
         this.woken.add(key);

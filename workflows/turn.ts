@@ -20,6 +20,7 @@ import {
   type StepResult,
   type ToolCall,
   type ServiceToolResult,
+  type PlaceQueued,
   type ToolResultPart,
   type TurnInput,
   type TurnOutcome,
@@ -219,22 +220,29 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
         // no ask_my_user call had one, so recorded histories take the same branch as they did.)
         // The approval's question stays out of the activity's input: the history holds it once already.
         // A call takes one of its user's places as a step does, and waits for one the same way.
-        const runService = ({ approval: _question, ...call }: ToolCall, approvedUntil?: string): Promise<ServiceToolResult> =>
-          places.run(toolPlaceKey(input.sessionId, stepMessageId, call.toolCallId), () =>
-            tools.runBuiltinTool({
-              sessionId: input.sessionId,
-              agentId: input.agentId,
-              revision: input.revision,
-              call,
-              // Names the call's idempotency key; an activity's input is not checked on replay.
-              messageId: stepMessageId,
-              userId: input.userId,
-              turnId: input.turnId,
-              mayQueue: true,
-              ...waitsHere,
-              ...(approvedUntil !== undefined ? { approvedUntil } : {}),
-            }),
+        const runService = ({ approval: _question, ...call }: ToolCall, approvedUntil?: string): Promise<ServiceToolResult> => {
+          // Once an attempt may have acted (queued at a retry), the approval's validity is not checked again.
+          let mayHaveRun = false;
+          return places.run<ServiceToolResult | PlaceQueued>(
+            toolPlaceKey(input.sessionId, stepMessageId, call.toolCallId),
+            (queuedBefore) => {
+              if (queuedBefore && 'ran' in queuedBefore && queuedBefore.ran) mayHaveRun = true;
+              return tools.runBuiltinTool({
+                sessionId: input.sessionId,
+                agentId: input.agentId,
+                revision: input.revision,
+                call,
+                // Names the call's idempotency key; an activity's input is not checked on replay.
+                messageId: stepMessageId,
+                userId: input.userId,
+                turnId: input.turnId,
+                mayQueue: true,
+                ...waitsHere,
+                ...(approvedUntil !== undefined && !mayHaveRun ? { approvedUntil } : {}),
+              });
+            },
           );
+        };
         // A call whose MCP server needs its user to sign in asks them, and runs again once they have.
         const runSignedIn = (call: ToolCall, approvedUntil?: string) => signedInTool(input, call, () => runService(call, approvedUntil));
         const runTool = (call: ToolCall): Promise<ToolResultPart> =>

@@ -115,7 +115,8 @@ export function toolActivities(deps: ToolActivityDeps) {
         places,
         claim,
         () => runBuiltinTool(input),
-        () => ({ queued: true }),
+        // No place at a retry: an earlier attempt had one and may have acted (core/turn-types.ts, PlaceQueued).
+        () => (Context.current().info.attempt > 1 ? { queued: true, ran: true } : { queued: true }),
       );
     },
   };

@@ -19,7 +19,8 @@ export async function handOnVote(
   approval: Approval,
   names: { from: string; to: string },
 ): Promise<Delegation> {
-  const handed = await delegateSeat(deps.db, { approvalId: approval.id, ...names });
+  // Directory names are lower case (APPROVER_NAME); a person may type one otherwise.
+  const handed = await delegateSeat(deps.db, { approvalId: approval.id, from: names.from.toLowerCase(), to: names.to.toLowerCase() });
   if (handed.kind === 'delegated-now') {
     deps.handOffs.submit(
       `approval-seats:${approval.id}:${handed.to.position}`,

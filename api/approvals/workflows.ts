@@ -191,7 +191,7 @@ async function vote(deps: ApiDeps, approval: Approval, answer: ApprovalAnswer, s
 }
 
 /** A chat thread of the approval: its question on the user's channel at a position, or its message to one approver. */
-export type NoticeThread = number | { seat: number; provider: 'slack' | 'telegram' };
+export type NoticeThread = number | { seat: number; provider: 'slack' | 'telegram'; externalRef: string };
 
 /**
  * A note in one chat thread of the approval (why a reply was not taken). Best effort: the reply was
@@ -199,7 +199,9 @@ export type NoticeThread = number | { seat: number; provider: 'slack' | 'telegra
  */
 export async function noteInThread(deps: ApiDeps, approval: Approval, thread: NoticeThread, text: string): Promise<void> {
   const where =
-    typeof thread === 'number' ? { positions: [thread] } : { positions: [], seats: [{ position: thread.seat, provider: thread.provider }] };
+    typeof thread === 'number'
+      ? { positions: [thread] }
+      : { positions: [], seats: [{ position: thread.seat, provider: thread.provider, externalRef: thread.externalRef }] };
   try {
     await callTemporal(deps, () => startApprovalNotice(deps.temporal.client, deps.config.taskQueue, approval, { ...where, text }));
   } catch (error) {

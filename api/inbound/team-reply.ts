@@ -23,7 +23,8 @@ function addressIn<S extends ReplySeat>(seat: S, provider: ChatProvider): string
 /**
  * The seat a reply from `sender` votes as, or undefined (nobody: the reply is refused). `sentTo` is the
  * seat the replied-to message was sent to, when it was an approver's own message. Of several seats with
- * the same address, one that can still vote; else the first (whose vote is then refused with why).
+ * the same address (one person twice in the directory), one that voted, so the reply is refused as a
+ * second vote; else one that has not handed its vote on; else the first (refused with why).
  */
 export function seatOfReply<S extends ReplySeat>(
   seats: readonly S[],
@@ -33,5 +34,6 @@ export function seatOfReply<S extends ReplySeat>(
 ): S | undefined {
   if (sender === undefined || sender === '') return undefined;
   const candidates = seats.filter((seat) => (sentTo === undefined || seat.position === sentTo) && addressIn(seat, provider) === sender);
-  return candidates.find((seat) => !seat.vote && seat.delegatedTo === null) ?? candidates[0];
+  // One person with two entries votes once by reply: a seat of theirs that voted is the answer (refused).
+  return candidates.find((seat) => seat.vote) ?? candidates.find((seat) => seat.delegatedTo === null) ?? candidates[0];
 }

@@ -125,7 +125,10 @@ export function inboundRoutes(deps: ApiDeps) {
           const detail = `The note is longer than ${APPROVAL_LIMITS.noteChars} characters`;
           throw new ValidationError(detail, [{ path: '/note', message: detail }]);
         }
-        const thread: NoticeThread = match.seat === undefined ? match.position : { seat: match.seat, provider: provider as ChatProvider };
+        const thread: NoticeThread =
+          match.seat === undefined || parsed.lookup.kind !== 'ref'
+            ? match.position
+            : { seat: match.seat, provider: provider as ChatProvider, externalRef: parsed.lookup.externalRef };
         // An approval a team answers: a chat reply votes only as the approver it comes from (api/inbound/team-reply.ts).
         let seat: number | undefined;
         if (approval.team) {

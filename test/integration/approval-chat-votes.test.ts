@@ -303,4 +303,31 @@ describe('chat replies vote as the approver who wrote them', () => {
     expect(mine.status, mine.text).toBe(200);
     expect(await read(created.body.id)).toMatchObject({ status: 'answered', choice: 'approve', decidedBy: 'me' });
   });
+
+  test('after a reminder sent another message, a reply to the first one still votes', async () => {
+    const id = unique();
+    const agent = await deployChatAgent(id);
+    const gus = `gus-${id}`;
+    await put(`/approver/${gus}`, { slack: { userId: 'U0GUS0001' } });
+    const created = await call<TeamApproval>(`${env.api.url}/approval`, {
+      headers: env.user.auth,
+      json: {
+        question: `Order the new laptops? (${id})`,
+        agent,
+        options: ['approve', 'deny'],
+        approvers: [gus],
+        remind: { everyMs: 1_000 },
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const toGus = () =>
+      slack.calls.filter(
+        (candidate) => candidate.body?.channel === 'U0GUS0001' && candidate.raw.includes(id) && !candidate.body?.thread_ts,
+      );
+    await until('the question and a reminder', async () => toGus().length >= 2, 15_000);
+    const first = (toGus()[0]!.answer as { ts: string }).ts;
+    const byGus = await slackReply('U0GUS0001', first, 'U0GUS0001', 'approve');
+    expect(byGus.body).toMatchObject({ answered: true, approver: gus });
+    expect(await read(created.body.id)).toMatchObject({ status: 'answered', choice: 'approve', decidedBy: gus });
+  });
 });

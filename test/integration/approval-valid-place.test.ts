@@ -55,7 +55,7 @@ test(
   'an approval that ages past validForMs while its call waits for a place is asked again; the tool runs once',
   { timeout: 90_000 },
   async () => {
-    const paying = await env.newSession({ mcps: ['http'], toolPolicies: { http: { http_request: { ask: { validForMs: 2_000 } } } } });
+    const paying = await env.newSession({ mcps: ['http'], toolPolicies: { http: { http_request: { ask: { validForMs: 5_000 } } } } });
     const busy = await env.newSession();
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -75,13 +75,13 @@ test(
     await env.fake.waitForRequests(before + 1, 20_000);
     // Approved at once: fresh when the turn takes it up, so the call goes to wait for the place.
     expect((await answer(first.approvalId)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
     expect(received.filter((body) => body === 'order 501')).toEqual([]);
     release();
 
-    // Given the place 3 s after an approval valid for 2 s: not run, asked again.
+    // Given the place 6 s after an approval valid for 5 s: not run, asked again.
     const again = requested(await env.waitForEvents(paying, (events) => requested(events).length >= 2, 30_000));
-    expect(again[1]!.question).toMatch(/^Asked again: the approval given at .* is older than this tool's approvals stay valid \(2 s\)/);
+    expect(again[1]!.question).toMatch(/^Asked again: the approval given at .* is older than this tool's approvals stay valid \(5 s\)/);
     expect(received.filter((body) => body === 'order 501')).toEqual([]);
     expect((await answer(again[1]!.approvalId)).status).toBe(200);
     const events = await env.waitForEvents(

@@ -35,11 +35,14 @@ describe('seatOfReply', () => {
     expect(seatOfReply([me, bob, carol], 'slack', 'U0CAROL', 1)).toBeUndefined();
   });
 
-  test('of two seats with one address, the one that can still vote; else the first, to be refused with why', () => {
+  test('one person in two seats votes once by reply: a seat of theirs that voted answers, so the reply is refused', () => {
     const voted = seat(1, { slackUserId: 'U0SAME', vote: { choice: 'yes' } });
     const open = seat(2, { slackUserId: 'U0SAME' });
-    expect(seatOfReply([voted, open], 'slack', 'U0SAME')).toBe(open);
-    const handedOn = seat(2, { slackUserId: 'U0SAME', delegatedTo: 'dan' });
-    expect(seatOfReply([voted, handedOn], 'slack', 'U0SAME')).toBe(voted);
+    expect(seatOfReply([voted, open], 'slack', 'U0SAME')).toBe(voted);
+    expect(seatOfReply([open, voted], 'slack', 'U0SAME')).toBe(voted);
+    // Neither voted: one that has not handed its vote on.
+    const handedOn = seat(1, { slackUserId: 'U0SAME', delegatedTo: 'dan' });
+    expect(seatOfReply([handedOn, open], 'slack', 'U0SAME')).toBe(open);
+    expect(seatOfReply([handedOn], 'slack', 'U0SAME')).toBe(handedOn);
   });
 });

@@ -290,14 +290,16 @@ describe("a team's approval: its approvers, reminders and escalation on the work
     // Both asked at once; the reminder (700 ms) asks bob again; the escalation (1 s) asks boss; then the
     // decision, the unsent skipped. Activities scheduled in one workflow task may start in either order.
     const order = (line: string) => fake.log.indexOf(line);
+    // Reminders every 700 ms: a slow machine may fit a second one (1.4 s) before the decision; each asks bob again.
+    const reminders = fake.log.filter((line) => line === 'remind').length;
+    expect(reminders).toBeGreaterThanOrEqual(1);
     expect([...fake.log].sort()).toEqual(
       [
         'record',
         'event approval.requested',
         'ask 0 email',
         'ask 1 slack',
-        'remind',
-        'ask 1 slack',
+        ...Array.from({ length: reminders }, () => ['remind', 'ask 1 slack']).flat(),
         'escalate 0 to boss',
         'event approval.escalated',
         'ask 2 telegram',
