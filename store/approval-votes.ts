@@ -5,7 +5,7 @@
 import type { Db, DbClient } from './db.ts';
 import { inTransaction } from './db.ts';
 import { appendEvents } from './events.ts';
-import { announce, markAnswered, toApproval, type Approval, type ApprovalRow } from './approvals.ts';
+import { announce, findDispatches, markAnswered, toApproval, type Approval, type ApprovalRow } from './approvals.ts';
 import { reachSession } from './approval-endings.ts';
 import { resolveApprovers, type ApproverSeat } from './approvers.ts';
 import { decisionOf, tallyOf, teamRule, type TeamRequest } from '../lib/workflow-safe/approval-quorum.ts';
@@ -145,26 +145,14 @@ export interface SeatDispatchMatch {
 
 /** The approver messages a provider's reference names (a thread of a direct message to them). */
 export async function findSeatDispatchesByRef(db: Db, provider: SeatProvider, externalRef: string): Promise<SeatDispatchMatch[]> {
-  const { rows } = await db.query<{
-    approval_id: string;
-    position: number;
-    user_id: string;
-    agent_id: string | null;
-    revision: number | null;
-  }>(
-    `SELECT d.approval_id, d.position, a.user_id,
-            COALESCE(a.channels_agent_id, a.agent_id) AS agent_id, COALESCE(a.channels_revision, a.revision) AS revision
-       FROM approval_seat_messages d JOIN approvals a ON a.id = d.approval_id
-      WHERE d.provider = $1 AND d.external_ref = $2 ORDER BY a.created_at DESC LIMIT 10`,
+  const found = await findDispatches(
+    db,
+    'd.provider = $1 AND d.external_ref = $2',
     [provider, externalRef],
+    'a.created_at DESC',
+    'approval_seat_messages',
   );
-  return rows.map((row) => ({
-    approvalId: row.approval_id,
-    seat: row.position,
-    userId: row.user_id,
-    agentId: row.agent_id,
-    revision: row.revision,
-  }));
+  return found.map(({ position, ...match }) => ({ ...match, seat: position }));
 }
 
 /** Once decided (or given up on): approvers not reached yet are `skipped` (or the one given up on `failed`), not pending. */

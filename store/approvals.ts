@@ -336,8 +336,18 @@ export interface DispatchMatch {
   revision: number | null;
 }
 
-/** Dispatches with their approval's owner and the agent whose channels they went over, as the inbound route needs them. */
-async function findDispatches(db: Db, where: string, params: unknown[], order: string): Promise<DispatchMatch[]> {
+/**
+ * Dispatches with their approval's owner and the agent whose channels they went over, as the inbound route needs
+ * them: the user's channels' (`approval_dispatches`), or the messages sent to approvers (`approval_seat_messages`,
+ * whose position is the seat's).
+ */
+export async function findDispatches(
+  db: Db,
+  where: string,
+  params: unknown[],
+  order: string,
+  table: 'approval_dispatches' | 'approval_seat_messages' = 'approval_dispatches',
+): Promise<DispatchMatch[]> {
   const { rows } = await db.query<{
     approval_id: string;
     position: number;
@@ -347,7 +357,7 @@ async function findDispatches(db: Db, where: string, params: unknown[], order: s
   }>(
     `SELECT d.approval_id, d.position, a.user_id,
             COALESCE(a.channels_agent_id, a.agent_id) AS agent_id, COALESCE(a.channels_revision, a.revision) AS revision
-       FROM approval_dispatches d JOIN approvals a ON a.id = d.approval_id
+       FROM ${table} d JOIN approvals a ON a.id = d.approval_id
       WHERE ${where} ORDER BY ${order} LIMIT 10`,
     params,
   );

@@ -2,30 +2,20 @@
 // node with `approvers`. The tool runs only once the quorum approves (exactly once, whatever order the
 // votes come in); a deny decides at once under the default denyWins; the deploy refuses an approver the
 // user's directory does not have, at its place in the bundle.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { call } from '../helpers/client/request.ts';
-import { closeServer } from '../helpers/fakes/recorded.ts';
+import { startPaymentTarget, type PaymentTarget } from '../helpers/fakes/payment-target.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;
-let receiver: Server;
-const received: string[] = [];
+let payments: PaymentTarget;
+let received: string[];
 let target: string;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    req.on('end', () => {
-      received.push(body);
-      res.writeHead(200, { 'content-type': 'text/plain' }).end(`paid: ${body}`);
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  target = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/pay`;
+  payments = await startPaymentTarget();
+  ({ received, url: target } = payments);
   env = await startAgentEnv({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
   for (const name of ['alice', 'bob']) {
     const put = await call(`${env.api.url}/approver/${name}`, { method: 'PUT', headers: env.user.auth, json: {} });
@@ -35,7 +25,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await env?.close();
-  if (receiver) await closeServer(receiver);
+  await payments?.close();
 });
 
 interface TeamApproval {

@@ -2,37 +2,27 @@
 // that then waits for a place among its user's running turns (RUNNING_TURNS_PER_USER) for longer than its
 // policy's validForMs does not run when it gets one. The turn asks again, and the tool runs once, after
 // the second approval.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { call } from '../helpers/client/request.ts';
-import { closeServer } from '../helpers/fakes/recorded.ts';
+import { startPaymentTarget, type PaymentTarget } from '../helpers/fakes/payment-target.ts';
 import type { FakeRequest } from '../helpers/fakes/fake-model.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 let env: AgentEnv;
-let receiver: Server;
-const received: string[] = [];
+let payments: PaymentTarget;
+let received: string[];
 let target: string;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    req.on('end', () => {
-      received.push(body);
-      res.writeHead(200, { 'content-type': 'text/plain' }).end(`paid: ${body}`);
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  target = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/pay`;
+  payments = await startPaymentTarget();
+  ({ received, url: target } = payments);
   env = await startAgentEnv({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', RUNNING_TURNS_PER_USER: '1' });
 });
 
 afterAll(async () => {
   await env?.close();
-  if (receiver) await closeServer(receiver);
+  await payments?.close();
 });
 
 const lastUserText = (request: FakeRequest) => JSON.stringify((request.body.messages as { content: unknown }[]).at(-1)?.content);
