@@ -19,6 +19,7 @@ import { ME } from '../contract/approvals.ts';
 import {
   closeSeatDispatches,
   escalate,
+  lastSeatMessages,
   type Escalated,
   type OwnChannel,
   recordSeatDispatch,
@@ -158,7 +159,12 @@ export function seatDispatchActivities(deps: SeatDispatchDeps) {
       }
     },
 
-    /** A note in the thread of the message sent to an approver (why their reply was not taken). */
+    /** The threads to note an outcome in: the last message sent to each approver in a chat. */
+    async approverMessages(input: { approvalId: string }) {
+      return lastSeatMessages(db, input.approvalId);
+    },
+
+    /** A note in the thread of the message sent to an approver (why their reply was not taken, the outcome). */
     async postApproverNotice(input: {
       approvalId: string;
       position: number;

@@ -134,6 +134,19 @@ export async function recordSeatDispatch(
     );
 }
 
+/** The last message sent to each approver in a chat, per address: where an outcome is noted. */
+export async function lastSeatMessages(
+  db: Db,
+  approvalId: string,
+): Promise<Array<{ position: number; provider: 'slack' | 'telegram'; externalRef: string }>> {
+  const { rows } = await db.query<{ position: number; provider: 'slack' | 'telegram'; external_ref: string }>(
+    `SELECT DISTINCT ON (position, provider) position, provider, external_ref FROM approval_seat_messages
+      WHERE approval_id = $1 AND provider IN ('slack', 'telegram') ORDER BY position, provider, sent_at DESC`,
+    [approvalId],
+  );
+  return rows.map((row) => ({ position: row.position, provider: row.provider, externalRef: row.external_ref }));
+}
+
 /** A message sent to an approver that a chat reply names: its approval, seat, and the agent whose channel sent it. */
 export interface SeatDispatchMatch {
   approvalId: string;

@@ -13,6 +13,8 @@ export interface ApprovalNoticeInput {
   positions?: number[];
   /** Threads of messages sent to approvers (a reply there not taken): seat and provider. */
   seats?: Array<{ position: number; provider: 'slack' | 'telegram'; externalRef: string }>;
+  /** The outcome: in the threads of every message sent to an approver in a chat as well (found when noted). */
+  approvers?: boolean;
 }
 
 export function outcomeNotice(outcome: ApprovalOutcome, via: string | null): string {
@@ -36,7 +38,8 @@ export async function approvalNoticeWorkflow(input: ApprovalNoticeInput): Promis
       log.warn('could not post an approval notice', { approvalId: input.approvalId, position, error: String(error) });
     }
   }
-  for (const seat of input.seats ?? []) {
+  const seats = [...(input.seats ?? []), ...(input.approvers ? await acts.approverMessages({ approvalId: input.approvalId }) : [])];
+  for (const seat of seats) {
     try {
       await acts.postApproverNotice({ approvalId: input.approvalId, ...seat, text: input.text });
       posted++;

@@ -212,6 +212,8 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   // so a history from before approvers replays as it ran (it has no team, and none of this runs).
   const team = request.team;
   const seatQueue: SeatDispatchRef[] = [...(recorded.seatDispatches ?? [])];
+  /** Whether some approver was asked in a chat (Slack, Telegram): the outcome is noted in those messages' threads too. */
+  let approverChats = seatQueue.some(isChat);
   const seatsDispatched = team !== undefined || seatQueue.length > 0;
   if (seatsDispatched) {
     setHandler(seatsAddedSignal, (added) => enqueueSeats(added));
@@ -239,6 +241,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   }
   /** Queues dispatches not queued already (a reminder meeting an escalation asks each address once). */
   function enqueueSeats(added: readonly SeatDispatchRef[]): void {
+    if (added.some(isChat)) approverChats = true;
     for (const item of added)
       if (!seatQueue.some((queued) => queued.position === item.position && queued.provider === item.provider)) seatQueue.push(item);
   }
@@ -329,7 +332,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   if (channelsAsked) await book.skipUnsentDispatches({ approvalId });
   if (seatsDispatched) await book.skipUnsentApproverDispatches({ approvalId });
   await timers;
-  if (threaded) await startNotice(input.userId, approvalId, outcomeNotice(outcome!, answeredVia));
+  if (threaded || approverChats) await startNotice(input.userId, approvalId, outcomeNotice(outcome!, answeredVia), approverChats);
   // Last: until then the answer stays pending a hand-over (the API's sweep signals again, which this
   // workflow ignores), so the housekeeping's reconcile pass never takes a running workflow for stranded.
   if (storedBySignal) await afterAcceptance.observeAnswer({ approvalId });
@@ -337,12 +340,17 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   return outcome!;
 }
 
-/** The outcome, noted in the question's chat threads by a workflow of its own, so nothing here waits on Slack. */
-async function startNotice(userId: string, approvalId: string, text: string): Promise<void> {
+const isChat = (dispatch: SeatDispatchRef): boolean => dispatch.provider === 'slack' || dispatch.provider === 'telegram';
+
+/**
+ * The outcome, noted in the question's chat threads by a workflow of its own, so nothing here waits on Slack;
+ * `approvers`: in the threads of the messages sent to approvers too.
+ */
+async function startNotice(userId: string, approvalId: string, text: string, approvers: boolean): Promise<void> {
   try {
     await startChild(approvalNoticeWorkflow, {
       workflowId: approvalNoticeWorkflowId(approvalId, 'outcome'),
-      args: [{ approvalId, text }],
+      args: [{ approvalId, text, ...(approvers ? { approvers } : {}) }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       typedSearchAttributes: searchAttributes('notice', { userId }),

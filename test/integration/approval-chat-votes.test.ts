@@ -233,6 +233,10 @@ describe('chat replies vote as the approver who wrote them', () => {
     const decided = await read(approval.id);
     expect(decided).toMatchObject({ status: 'answered', choice: 'approve', decidedBy: dan });
     expect(decided.approvers.map((seat) => seat.vote?.via ?? null)).toEqual(['slack', null, 'telegram']);
+    // The outcome is noted in each approver's own chat message too: Carol, who never answered, sees it.
+    const toCarol = slackMessage(id, 'U0CAROL01');
+    await slackNote('U0CAROL01', toCarol.ts, 'Answered: "approve" (via telegram)');
+    await slackNote('U0BOB0001', toBob.ts, 'Answered: "approve"');
   });
 
   test("in the thread of the user's channel: an approver's reply is their vote; anyone else's, the user's included, is not", async () => {

@@ -2,22 +2,31 @@
 // reminder and an escalation (each approver asked at a webhook address, the escalated one too), decided
 // by the approvers' votes; and a turn whose tool policy asks a team, resumed by the deciding vote. Each
 // history closes when its workflow ends (the session's when the idle session ends). And an escalation to
-// "me", which asks on the user's own channel.
+// "me", which asks on the user's own channel; and an approver asked in Slack, whose message's thread gets
+// the outcome (the approval's and its notice's histories).
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/fakes/webhook-receiver.ts';
+import { startFakeSlack, type FakeSlack } from '../../helpers/fakes/fake-slack.ts';
 import { call } from '../../helpers/client/request.ts';
-import { approvalWorkflowId, sessionWorkflowId } from '../../../lib/workflow-safe/workflow-ids.ts';
+import { approvalNoticeWorkflowId, approvalWorkflowId, sessionWorkflowId } from '../../../lib/workflow-safe/workflow-ids.ts';
 import type { SessionEvent } from '../../../contract/events.ts';
 import { recorder, type Recorder } from './recorder.ts';
 import { RECORDING_ENV } from './recording-env.ts';
 
 let env: AgentEnv;
 let hooks: WebhookReceiver;
+let slack: FakeSlack;
 let record: Recorder;
 beforeAll(async () => {
   hooks = await startWebhookReceiver();
-  env = await startAgentEnv({ ...RECORDING_ENV, OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SESSION_IDLE_MS: '1000' });
+  slack = await startFakeSlack();
+  env = await startAgentEnv({
+    ...RECORDING_ENV,
+    OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+    SESSION_IDLE_MS: '1000',
+    SLACK_API_BASE_URL: slack.baseUrl,
+  });
   for (const name of ['rec-alice', 'rec-bob', 'rec-carol']) {
     const put = await call(`${env.api.url}/approver/${name}`, {
       method: 'PUT',
@@ -31,6 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.close();
   await hooks?.close();
+  await slack?.close();
 });
 
 interface TeamApproval {
@@ -118,4 +128,30 @@ test("approvalWorkflow: an escalation to 'me' asks on the user's own channel, an
   }
   expect((await call(`${env.api.url}/approval/${id}/answer`, { headers: env.user.auth, json: { choice: 'approve' } })).status).toBe(200);
   await record.closed(approvalWorkflowId(id), 'approvalWorkflow', 'team-escalated-to-me-decided');
+});
+
+test("approvalWorkflow: an approver asked in Slack; the outcome noted in their message's thread", async () => {
+  if (!record.wanted('approvalWorkflow', 'team-slack-approver-outcome-noted')) return;
+  const put = (path: string, json: unknown) => call(`${env.api.url}${path}`, { method: 'PUT', headers: env.user.auth, json });
+  expect((await put('/secret/REC_SLACK_TOKEN', { value: 'xoxb-recording' })).status).toBeLessThan(300);
+  expect((await put('/approver/rec-slacker', { slack: { userId: 'U0RECORD1' } })).status).toBeLessThan(300);
+  const { name } = await env.deploy({
+    secretGrants: ['REC_SLACK_TOKEN'],
+    userChannels: [{ provider: 'slack', answerVia: 'signed-url', config: { token: '{{secrets.REC_SLACK_TOKEN}}', channel: 'C0RECORD1' } }],
+  });
+  const created = await call<TeamApproval>(`${env.api.url}/approval`, {
+    headers: env.user.auth,
+    json: { question: 'Archive the old project?', agent: name, options: ['approve', 'deny'], approvers: ['rec-slacker'] },
+  });
+  expect(created.status).toBe(201);
+  const id = created.body.id;
+  const asked = () =>
+    slack.calls.some((request) => request.body?.channel === 'U0RECORD1' && request.raw.includes('Archive the old project'));
+  for (let waited = 0; !asked(); waited += 50) {
+    if (waited > 15_000) throw new Error('the approver was not asked in Slack');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect(await vote(id, 'rec-slacker', 'approve')).toBe(200);
+  await record.closed(approvalWorkflowId(id), 'approvalWorkflow', 'team-slack-approver-outcome-noted');
+  await record.closed(approvalNoticeWorkflowId(id, 'outcome'), 'approvalNoticeWorkflow', 'approver-threads-noted');
 });
