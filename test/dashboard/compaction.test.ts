@@ -47,8 +47,10 @@ test('a compaction is marked in the conversation, with its summary folded under 
   );
   const client = new Client({ baseUrl: env.api.url, apiKey: env.user.apiKey });
   const sessionId = await env.newSession();
-  // Questions long enough that the summary is shorter than what it stands for.
-  const longer = Array.from({ length: 60 }, (_, index) => ` detail-${index}`).join('');
+  // Questions long enough that the summary is shorter than what it stands for. The fake model's reported
+  // input tokens leave out the tools' definitions, which the estimate after the compaction counts (a
+  // provider counts them in both): the summarised turns must outweigh them too.
+  const longer = Array.from({ length: 200 }, (_, index) => ` detail-${index}`).join('');
   for (const question of ['Where is A-17?', 'And A-18?', 'When did they ship?']) {
     await client.sessions.sendAndWait(sessionId, `${question}${longer}`);
   }

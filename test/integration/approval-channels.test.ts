@@ -189,7 +189,16 @@ const hookFor = (approvalId: string) =>
     (request) => request.body.includes(approvalId),
   );
 
-/** The ts the fake Slack answered for this call: it numbers its successful posts 100, 200, … */
+/**
+ * The message a reply is about, once its dispatch is recorded: the provider's reference to it is stored as
+ * the send returns, and a reply that comes before that (no person is that quick) is about no question we know.
+ */
+async function recorded<T>(message: Promise<T>, approvalId: string): Promise<T> {
+  const found = await message;
+  await settledDispatches(approvalId);
+  return found;
+}
+
 /** The ts the fake Slack answered for this call. */
 function slackTs(posted: SlackCall): string {
   return (posted.answer as { ts: string }).ts;
@@ -459,7 +468,7 @@ describe('answerVia reply: a reply posted to /inbound/<provider> answers', () =>
       question,
       ['publish', 'postpone'],
     );
-    const posted = await slackCallFor(question);
+    const posted = await recorded(slackCallFor(question), asked.approvalId);
     expect(slackButtons(posted)).toEqual([]);
     expect(JSON.stringify(posted.body!.blocks)).toContain(REPLY_INSTRUCTIONS);
     expect(String(posted.body!.text)).toContain(REPLY_INSTRUCTIONS);
@@ -490,7 +499,7 @@ describe('answerVia reply: a reply posted to /inbound/<provider> answers', () =>
       question,
       ['restart', 'leave it'],
     );
-    const sent = await telegramCallFor(question);
+    const sent = await recorded(telegramCallFor(question), asked.approvalId);
     expect(sent.body!.reply_markup).toEqual({ force_reply: true, input_field_placeholder: 'Option name or number, then a note' });
     expect(String(sent.body!.text)).toContain(REPLY_INSTRUCTIONS);
 
@@ -554,7 +563,7 @@ describe('replies that answer nothing', () => {
       question,
       ['delete', 'keep'],
     );
-    const posted = await slackCallFor(question);
+    const posted = await recorded(slackCallFor(question), approvalId);
     const ts = slackTs(posted);
 
     const body = slackReply('C0NEGATIVE', ts, 'delete');
@@ -606,7 +615,7 @@ describe('replies that answer nothing', () => {
       question,
       ['pause', 'continue'],
     );
-    const sent = await telegramCallFor(question);
+    const sent = await recorded(telegramCallFor(question), approvalId);
     const reply = telegramReply(330003, telegramMessageId(sent), '1');
     expect((await postInbound('telegram', reply, { 'x-telegram-bot-api-secret-token': `${secretToken}x` })).status).toBe(401);
     expect((await postInbound('telegram', reply, {})).status).toBe(401);

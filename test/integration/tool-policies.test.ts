@@ -135,6 +135,17 @@ async function slackPostAbout(order: number): Promise<SlackCall> {
   }
 }
 
+/** Polls until the approval's dispatches are recorded as sent: a reply that comes before it is about no question we know. */
+async function sentRecorded(approvalId: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { body } = await call<{ dispatches: { status: string }[] }>(`${env.api.url}/approval/${approvalId}`, { headers: env.user.auth });
+    if (body.dispatches.length > 0 && body.dispatches.every((dispatch) => dispatch.status === 'sent')) return;
+    if (Date.now() > deadline) throw new Error(`the dispatches of ${approvalId} were not recorded: ${JSON.stringify(body.dispatches)}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 async function click(url: string): Promise<number> {
   return (await openLink(url)).status;
 }
@@ -171,9 +182,10 @@ describe('ask', () => {
     env.fake.enqueue({ toolCalls: [refund(202)] }, { text: 'Not refunded.' });
     const before = received.length;
     await sendAsync(sessionId, 'refund order 202');
-    await requestedIn(sessionId, 1);
+    const [requested] = await requestedIn(sessionId, 1);
     // A reply-mode message carries no links; its question names the order.
     const posted = await slackPostAbout(202);
+    await sentRecorded(requested!.approvalId);
     const ts = (posted.answer as { ts: string }).ts;
     const body = JSON.stringify({
       type: 'event_callback',
