@@ -239,6 +239,32 @@ describe('chat replies vote as the approver who wrote them', () => {
     await slackNote('U0BOB0001', toBob.ts, 'Answered: "approve"');
   });
 
+  test('two approvers replying the same instant from Slack and Telegram: each vote recorded once, the decision once', async () => {
+    const id = unique();
+    const agent = await deployChatAgent(id);
+    const [erin, finn] = [`erin-${id}`, `finn-${id}`];
+    const finnChat = String(700_000 + Math.floor(Math.random() * 1000));
+    await put(`/approver/${erin}`, { slack: { userId: 'U0ERIN001' } });
+    await put(`/approver/${finn}`, { telegram: { chatId: finnChat } });
+    for (let round = 0; round < 4; round++) {
+      const marker = `${id}-${round}`;
+      const approval = await ask(agent, `Ship release ${marker} to every region?`, [erin, finn], 2);
+      const toErin = slackMessage(marker, 'U0ERIN001');
+      const toFinn = telegramMessage(marker, finnChat);
+      const [byErin, byFinn] = await Promise.all([
+        slackReply('U0ERIN001', toErin.ts, 'U0ERIN001', 'approve'),
+        telegramReply(finnChat, finnChat, toFinn.messageId, 'approve'),
+      ]);
+      expect([byErin.status, byFinn.status]).toEqual([200, 200]);
+      // One of the two waited on the other, the other decided: which one is the race's to say.
+      expect([byErin.body.answered, byFinn.body.answered].sort()).toEqual([false, true]);
+      const decided = await read(approval.id);
+      expect(decided).toMatchObject({ status: 'answered', choice: 'approve', tally: { approve: 2, deny: 0 } });
+      expect(decided.decidedBy).toBe(byErin.body.answered ? erin : finn);
+      expect(decided.approvers.map((seat) => seat.vote?.via ?? null)).toEqual(['slack', 'telegram']);
+    }
+  });
+
   test("in the thread of the user's channel: an approver's reply is their vote; anyone else's, the user's included, is not", async () => {
     const id = unique();
     const agent = await deployChatAgent(id);
