@@ -13,6 +13,7 @@ import { startFakeTelegram, type FakeTelegram, type TelegramCall } from '../help
 import { startSmtpSink, type SinkMail, type SmtpSink } from '../helpers/fakes/smtp-sink.ts';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
 import { call } from '../helpers/client/request.ts';
+import { settledDispatches as settledDispatchesOf, type DispatchView } from '../helpers/client/approval-dispatches.ts';
 import { openLink } from '../helpers/client/browser-headers.ts';
 import { REPLY_INSTRUCTIONS } from '../../activities/channels/approval-message.ts';
 import { generateWebhookSecret, signWebhook, verifyWebhookSignature } from '../../lib/webhook-signature.ts';
@@ -46,15 +47,6 @@ afterAll(async () => {
   await env?.close();
   await Promise.all([slack?.close(), telegram?.close(), sink?.close(), hooks?.close()]);
 });
-
-interface DispatchView {
-  position: number;
-  provider: string;
-  answerVia: string;
-  status: string;
-  attempts: number;
-  error: string | null;
-}
 
 interface ApprovalView {
   id: string;
@@ -97,17 +89,8 @@ async function waitFor<T>(what: string, list: () => T[], pick: (item: T) => bool
   }
 }
 
-/** Polls GET /approval/<id> until every dispatch is no longer pending. */
-async function settledDispatches(id: string): Promise<DispatchView[]> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const approval = await getApproval(id);
-    if (approval.dispatches.length > 0 && approval.dispatches.every((dispatch) => dispatch.status !== 'pending'))
-      return approval.dispatches;
-    if (Date.now() > deadline) throw new Error(`dispatches still pending: ${JSON.stringify(approval.dispatches)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** The approval's dispatches, once none is pending (test/helpers/client/approval-dispatches.ts). */
+const settledDispatches = (id: string) => settledDispatchesOf(env.api, env.user.auth, id);
 
 interface Asked {
   sessionId: string;

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { startFakeSlack, type FakeSlack, type SlackCall } from '../helpers/fakes/fake-slack.ts';
 import { call } from '../helpers/client/request.ts';
+import { settledDispatches } from '../helpers/client/approval-dispatches.ts';
 import { openLink } from '../helpers/client/browser-headers.ts';
 import { closeServer } from '../helpers/fakes/recorded.ts';
 import { slackSignature } from '../../api/inbound/slack.ts';
@@ -135,15 +136,10 @@ async function slackPostAbout(order: number): Promise<SlackCall> {
   }
 }
 
-/** Polls until the approval's dispatches are recorded as sent: a reply that comes before it is about no question we know. */
+/** Waits until the approval's dispatches are recorded, each sent (test/helpers/client/approval-dispatches.ts). */
 async function sentRecorded(approvalId: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { body } = await call<{ dispatches: { status: string }[] }>(`${env.api.url}/approval/${approvalId}`, { headers: env.user.auth });
-    if (body.dispatches.length > 0 && body.dispatches.every((dispatch) => dispatch.status === 'sent')) return;
-    if (Date.now() > deadline) throw new Error(`the dispatches of ${approvalId} were not recorded: ${JSON.stringify(body.dispatches)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  const dispatches = await settledDispatches(env.api, env.user.auth, approvalId);
+  expect(dispatches.map((dispatch) => dispatch.status)).toEqual(dispatches.map(() => 'sent'));
 }
 
 async function click(url: string): Promise<number> {
