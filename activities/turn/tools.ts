@@ -14,6 +14,7 @@ import type { Db } from '../../store/db.ts';
 import { forgetNote, listNotes, recallNote, rememberNote } from '../../store/agent-memory.ts';
 import { openSecrets } from '../../store/secrets.ts';
 import { getSession } from '../../store/sessions.ts';
+import { hasPassed } from '../../store/db-clock.ts';
 import type { PlaceQueued, ServiceToolResult, ToolCall } from '../../core/turn-types.ts';
 import { toolPlaceKey } from '../../core/place-keys.ts';
 import { turnWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
@@ -124,8 +125,9 @@ export function toolActivities(deps: ToolActivityDeps) {
   async function runBuiltinTool(input: BuiltinToolInput): Promise<ServiceToolResult> {
     const { bundle, skills, remoteTools } = await deps.revisionOf(input.agentId, input.revision);
     const { toolCallId, toolName } = input.call;
-    // Checked here, once the call has its place and is about to run: the wait for a place can be long.
-    if (input.approvedUntil !== undefined && Context.current().info.attempt === 1 && Date.now() > Date.parse(input.approvedUntil))
+    // Checked here, once the call has its place and is about to run: the wait for a place can be long. By
+    // PostgreSQL's clock, which wrote the approval's answer time that approvedUntil counts from.
+    if (input.approvedUntil !== undefined && Context.current().info.attempt === 1 && (await hasPassed(db, input.approvedUntil)))
       return { type: 'tool-result', toolCallId, toolName, output: 'The approval is no longer valid.', isError: true, staleApproval: true };
     const tool = findBuiltinTool(bundle, toolName, skills, remoteTools);
     if (!tool) {
