@@ -455,19 +455,15 @@ export async function recordToolResults(db: Db, input: ToolResultsMessage): Prom
 
 /** recordToolResults inside a transaction of the caller's: the next step's claim writes them with its own message. */
 async function insertToolResults(client: DbClient, input: ToolResultsMessage): Promise<void> {
-  // One round trip, under the session's lock (so two writers of the same message write it once): whether it
-  // is written, and which results were announced already, one by one as a client's came (tool.result under
-  // this message id).
-  const { rows } = await client.query<{ written: boolean; announced: string[] }>(
-    `SELECT EXISTS (SELECT 1 FROM messages WHERE id = $2) AS written,
-            ARRAY(SELECT data->>'toolCallId' FROM events
-                   WHERE session_id = $1 AND type = 'tool.result' AND data->>'messageId' = $2) AS announced
-       FROM sessions WHERE id = $1 FOR UPDATE`,
+  const existing = await client.query('SELECT 1 FROM messages WHERE id = $1', [input.messageId]);
+  if (existing.rowCount) return;
+  // A client's results were announced one by one as they came (tool.result under this message id).
+  await client.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [input.sessionId]);
+  const { rows: announced } = await client.query<{ tool_call_id: string }>(
+    `SELECT data->>'toolCallId' AS tool_call_id FROM events WHERE session_id = $1 AND type = 'tool.result' AND data->>'messageId' = $2`,
     [input.sessionId, input.messageId],
   );
-  const state = rows[0];
-  if (!state || state.written) return;
-  const done = new Set(state.announced);
+  const done = new Set(announced.map((row) => row.tool_call_id));
   const resultEvents = input.results
     .filter((result) => !done.has(result.toolCallId))
     .map((result) => toolResultEvent(input.messageId, result));
