@@ -184,11 +184,6 @@ export interface StepResult {
    * turn waits a moment and asks again; nothing of the step was written but the turn's `turn.queued`.
    */
   queued?: true;
-  /**
-   * The step wrote the tool message it was handed (ModelStepInput.toolResults). A step of an older worker (a
-   * rolling deploy) does not know of it: the turn then writes it after that step.
-   */
-  toolResultsWritten?: true;
   messageId: string;
   text: string;
   toolCalls: ToolCall[];

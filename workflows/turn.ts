@@ -199,10 +199,8 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
           ...(handedOn ? { toolResults: handedOn } : {}),
         };
         let result = await stepInTurn(stepInput);
-        // The step wrote it (with its claim, or at once when it waited for a place); a step of an older
-        // worker (a rolling deploy) did not, and read the calls as unanswered: written now, for the steps after.
-        if (result.toolResultsWritten) handedOn = undefined;
-        else await recordHandedOn();
+        // The step wrote it (with its claim, or at once when it waited for a place).
+        handedOn = undefined;
         if (result.compact) result = await stepInTurn(await compactedStep(stepInput, result.compact));
         // Calls the client runs (custom tools with valid input) and calls of other agents (child sessions)
         // are awaited together, after the others.

@@ -81,10 +81,10 @@ export async function inStepSlot(
   step: () => Promise<StepResult>,
 ): Promise<StepResult> {
   const result = await inStepPlace(deps, settings, input, step);
-  if (!input.toolResults) return result;
-  if (result.queued) await recordToolResults(deps.db, { sessionId: input.sessionId, turnId: messagesTurnOf(input), ...input.toolResults });
-  // Every step that comes back has claimed its message (and the tool message with it) or waited.
-  return { ...result, toolResultsWritten: true };
+  if (result.queued && input.toolResults) {
+    await recordToolResults(deps.db, { sessionId: input.sessionId, turnId: messagesTurnOf(input), ...input.toolResults });
+  }
+  return result;
 }
 
 function inStepPlace(
