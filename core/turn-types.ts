@@ -66,12 +66,6 @@ export interface ModelStepInput extends TurnInput {
    * of older code (a rolling deploy) refuses such calls instead: that code would run them unasked.
    */
   asksApprovals?: boolean;
-  /**
-   * The tool message of the step before (its calls' results, in call order), which this step writes in the
-   * transaction that makes its own message, rather than the turn in a local activity of its own (patch
-   * tool-results-by-step). A step asked to wait for a place writes it at once, so the results are not held.
-   */
-  toolResults?: { messageId: string; results: ToolResultPart[] };
   /** A compaction ran for this step already (it asks for none again) ... */
   compacted?: boolean;
   /** ... after this many attempts at its message: its claims go on from there, so an older attempt cannot write. */

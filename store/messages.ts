@@ -207,8 +207,6 @@ export async function claimAssistantMessage(
     model: { providerId: string; modelId: string };
     /** The turn's first step: `turn.started` (this data) goes first, once per turn, and the session is running. */
     startsTurn?: { turnId: string; userMessageId?: string };
-    /** The tool message of the step before, which the turn handed to this one: it goes first, once. */
-    toolResults?: Omit<ToolResultsMessage, 'sessionId'>;
   },
 ): Promise<MessageView & { startedTurn?: true }> {
   return inTransaction(db, async (client) => {
@@ -226,8 +224,6 @@ export async function claimAssistantMessage(
       await appendEvents(client, input.sessionId, retry);
       return toMessageView(updated.rows[0]!);
     }
-    // An attempt that made the message wrote the tool message before it, in this same transaction.
-    if (input.toolResults) await insertToolResults(client, { ...input.toolResults, sessionId: input.sessionId });
     const starts = input.startsTurn && (await turnToStart(client, input.sessionId, input.startsTurn));
     const { message } = await insertMessage(
       client,
@@ -439,43 +435,34 @@ export function toolResultEvent(messageId: string, result: Extract<MessagePart, 
   };
 }
 
-/** A turn's tool message: the results of one step's calls, in the order of the calls. */
-export interface ToolResultsMessage {
-  sessionId: string;
-  /** The turn its messages belong to (the user message's id). */
-  turnId: string;
-  messageId: string;
-  results: Extract<MessagePart, { type: 'tool-result' }>[];
-}
-
 /** Records tool results as one tool message (once), with a `tool.result` event per result. */
-export async function recordToolResults(db: Db, input: ToolResultsMessage): Promise<void> {
-  await inTransaction(db, (client) => insertToolResults(client, input));
-}
-
-/** recordToolResults inside a transaction of the caller's: the next step's claim writes them with its own message. */
-async function insertToolResults(client: DbClient, input: ToolResultsMessage): Promise<void> {
-  const existing = await client.query('SELECT 1 FROM messages WHERE id = $1', [input.messageId]);
-  if (existing.rowCount) return;
-  // A client's results were announced one by one as they came (tool.result under this message id).
-  await client.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [input.sessionId]);
-  const { rows: announced } = await client.query<{ tool_call_id: string }>(
-    `SELECT data->>'toolCallId' AS tool_call_id FROM events WHERE session_id = $1 AND type = 'tool.result' AND data->>'messageId' = $2`,
-    [input.sessionId, input.messageId],
-  );
-  const done = new Set(announced.map((row) => row.tool_call_id));
-  const resultEvents = input.results
-    .filter((result) => !done.has(result.toolCallId))
-    .map((result) => toolResultEvent(input.messageId, result));
-  await insertMessage(client, {
-    id: input.messageId,
-    sessionId: input.sessionId,
-    turnId: input.turnId,
-    role: 'tool',
-    parts: input.results,
-    status: 'complete',
+export async function recordToolResults(
+  db: Db,
+  input: { sessionId: string; turnId: string; messageId: string; results: Extract<MessagePart, { type: 'tool-result' }>[] },
+): Promise<void> {
+  await inTransaction(db, async (client) => {
+    const existing = await client.query('SELECT 1 FROM messages WHERE id = $1', [input.messageId]);
+    if (existing.rowCount) return;
+    // A client's results were announced one by one as they came (tool.result under this message id).
+    await client.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [input.sessionId]);
+    const { rows: announced } = await client.query<{ tool_call_id: string }>(
+      `SELECT data->>'toolCallId' AS tool_call_id FROM events WHERE session_id = $1 AND type = 'tool.result' AND data->>'messageId' = $2`,
+      [input.sessionId, input.messageId],
+    );
+    const done = new Set(announced.map((row) => row.tool_call_id));
+    const resultEvents = input.results
+      .filter((result) => !done.has(result.toolCallId))
+      .map((result) => toolResultEvent(input.messageId, result));
+    await insertMessage(client, {
+      id: input.messageId,
+      sessionId: input.sessionId,
+      turnId: input.turnId,
+      role: 'tool',
+      parts: input.results,
+      status: 'complete',
+    });
+    await appendEvents(client, input.sessionId, resultEvents);
   });
-  await appendEvents(client, input.sessionId, resultEvents);
 }
 
 // Conversation order is by turn, then within the turn: a user message queued while an earlier turn

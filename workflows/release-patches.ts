@@ -31,11 +31,3 @@ export const PATCHES_OF_0_1_0 = {
   /** Session, a completed turn whose step found no subscription to session.completed: nothing is published. */
   unsubscribedCompletion: 'unsubscribed-completion',
 } as const;
-
-// The patches this release (0.2.0) asks with `patched()`: new runs take the new branch and record the
-// marker; 0.1.0's histories replay the old one. Cutting 0.2.0 makes each a `deprecatePatch()` at the same
-// place (docs/operating.md, "Upgrades and workflow versions").
-export const PATCHES_OF_0_2_0 = {
-  /** Turn, a step's calls answered: the next model step writes their tool message (ModelStepInput.toolResults). */
-  toolResultsByStep: 'tool-results-by-step',
-} as const;

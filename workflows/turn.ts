@@ -7,7 +7,6 @@ import {
   CancellationScope,
   deprecatePatch,
   isCancellation,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -38,7 +37,7 @@ import { agentCallEndedSignal } from './session-messages.ts';
 import { messageId } from './ids.ts';
 import { placeWaits, type PlaceWaits } from './place-waits.ts';
 import { compactionPlaceKey, stepPlaceKey, toolPlaceKey } from '../core/place-keys.ts';
-import { PATCHES_OF_0_1_0, PATCHES_OF_0_2_0 } from './release-patches.ts';
+import { PATCHES_OF_0_1_0 } from './release-patches.ts';
 
 function inputErrorResult(call: ToolCall, error: string): ToolResultPart {
   return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: error, isError: true };
@@ -155,15 +154,6 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
 
   // Messages belong to the user message's turn (see TurnInput.userMessageId); events name turnId.
   const regenerated = input.userMessageId ? { userMessageId: input.userMessageId } : {};
-  // A step's tool message, once its calls have results, is handed to the next step, which writes it in the
-  // transaction that makes its own message (ModelStepInput.toolResults): no local activity between the
-  // calls and the next model request. One the turn still holds when it ends any other way is written here.
-  let handedOn: ModelStepInput['toolResults'];
-  const recordHandedOn = async () => {
-    if (!handedOn) return;
-    await book.recordToolResults({ sessionId: input.sessionId, turnId: input.userMessageId ?? input.turnId, ...handedOn });
-    handedOn = undefined;
-  };
   // Cancelled (an abort, an interrupting send, the session's end), the turn tells the worker streaming
   // its model step through PostgreSQL at once: the step cuts the model call and confirms the
   // cancellation with Temporal, rather than learn of it from its next heartbeat, 5 s apart
@@ -196,11 +186,8 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
           mayCompact: true,
           asksApprovals: true,
           ...waitsHere,
-          ...(handedOn ? { toolResults: handedOn } : {}),
         };
         let result = await stepInTurn(stepInput);
-        // The step wrote it (with its claim, or at once when it waited for a place).
-        handedOn = undefined;
         if (result.compact) result = await stepInTurn(await compactedStep(stepInput, result.compact));
         // Calls the client runs (custom tools with valid input) and calls of other agents (child sessions)
         // are awaited together, after the others.
@@ -292,12 +279,14 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
           results.push(...(await client.awaitResults(stepMessageId, awaitedCalls, resultsMessageId)));
         }
         // The tool message keeps the order of the calls.
-        const toolMessage = { messageId: resultsMessageId, results: inCallOrder(results, result.toolCalls) };
-        if (patched(PATCHES_OF_0_2_0.toolResultsByStep)) handedOn = toolMessage;
-        else await book.recordToolResults({ sessionId: input.sessionId, turnId: input.userMessageId ?? input.turnId, ...toolMessage });
+        const turnId = input.userMessageId ?? input.turnId;
+        await book.recordToolResults({
+          sessionId: input.sessionId,
+          turnId,
+          messageId: resultsMessageId,
+          results: inCallOrder(results, result.toolCalls),
+        });
       }
-      // The last step allowed asked for tools: nothing comes after their results to write them.
-      await recordHandedOn();
       const outcome = progress.outcome('completed');
       if (!completedByStep)
         await book.completeTurn({ sessionId: input.sessionId, turnId: input.turnId, usage: outcome.usage, costUsd: outcome.costUsd });
@@ -306,8 +295,6 @@ async function turnBody(input: TurnInput, progress: TurnProgress, host: TurnHost
       // Children (other agents' calls) still running end with this turn, whichever way it ends.
       const childrenAborted = subagents.abortUnanswered((messageId, toolCallId) => client.answered(messageId, toolCallId));
       if (childrenAborted) await childrenAborted;
-      // Results the next step did not get to write stay in the conversation (written once either way).
-      await CancellationScope.nonCancellable(recordHandedOn);
       if (isCancellation(error)) {
         await CancellationScope.nonCancellable(() =>
           book.endTurn({ sessionId: input.sessionId, turnId: input.turnId, ...regenerated, outcome: 'aborted' }),

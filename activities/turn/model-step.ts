@@ -72,7 +72,6 @@ export function modelStepActivities(deps: ModelStepDeps) {
       ...(input.startsTurn
         ? { startsTurn: { turnId: input.turnId, ...(input.userMessageId ? { userMessageId: input.userMessageId } : {}) } }
         : {}),
-      ...(input.toolResults ? { toolResults: { turnId: messagesTurnId, ...input.toolResults } } : {}),
     });
     // Read by 0.1.0's workflow code in a rolling deploy (it writes turn.started itself without it); this
     // release's does not read it. Goes in 0.3.0 (workflows/release-patches.ts).

@@ -8,8 +8,6 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { appendEvents } from '../../store/events.ts';
-import { recordToolResults } from '../../store/messages.ts';
-import { messagesTurnOf } from '../../core/step-answer.ts';
 import { inTransaction, type Db } from '../../store/db.ts';
 import { acquireStepSlot, forgetStepWaiter, releaseStepSlot } from '../../store/step-slots.ts';
 import { turnWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
@@ -69,25 +67,8 @@ export async function inUserPlace<T>(
   }
 }
 
-/**
- * Runs a model step in one of its user's places; without one, records that the turn waits and returns
- * `queued`. A step that waits writes the tool message it was handed at once, so the results are not held
- * back while it waits (the turn hands it again; the write is once); one that runs writes it with its claim.
- */
-export async function inStepSlot(
-  deps: PlaceDeps,
-  settings: StepQueueSettings,
-  input: ModelStepInput,
-  step: () => Promise<StepResult>,
-): Promise<StepResult> {
-  const result = await inStepPlace(deps, settings, input, step);
-  if (result.queued && input.toolResults) {
-    await recordToolResults(deps.db, { sessionId: input.sessionId, turnId: messagesTurnOf(input), ...input.toolResults });
-  }
-  return result;
-}
-
-function inStepPlace(
+/** Runs a model step in one of its user's places; without one, records that the turn waits and returns `queued`. */
+export function inStepSlot(
   deps: PlaceDeps,
   settings: StepQueueSettings,
   input: ModelStepInput,

@@ -17,7 +17,7 @@ import { STEP_PLACE_FREED } from '../../core/turn-types.ts';
 import type { temporal } from '@temporalio/proto';
 import { closeServer } from '../helpers/fakes/recorded.ts';
 import { filler, isSummarising } from '../helpers/fakes/compaction-requests.ts';
-import { acquireStepSlot, releaseStepSlot, runningSteps } from '../../store/step-slots.ts';
+import { acquireStepSlot, runningSteps } from '../../store/step-slots.ts';
 
 const test = agentTest({ RUNNING_TURNS_PER_USER: '1', OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
 
@@ -299,66 +299,6 @@ test(
       summarised();
       stepped();
       env.fake.setHandler(undefined);
-    }
-  },
-);
-
-test(
-  'a step that must wait for a place writes the tool results its turn handed it at once: they are read while it waits, and written once',
-  { timeout: 60_000 },
-  async ({ env }) => {
-    const user = await createTestUser(env.api.db);
-    const sessionId = await sessionAs(env, user, { mcps: ['http'] });
-    let answer!: () => void;
-    const receiver = createServer((_req, res) => {
-      answer = () => void (res.headersSent || res.writeHead(200, { 'content-type': 'text/plain' }).end('delivered'));
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
-    env.fake.setHandler((request) =>
-      request.body.messages.at(-1)?.role === 'tool'
-        ? { text: 'Sent.' }
-        : { toolCalls: [{ id: 'call_post', name: 'http_request', arguments: { url, method: 'POST', body: 'hello' } }] },
-    );
-    // Something else of the user's holds a place once the call has taken the one the limit allows.
-    const holder = { userId: user.userId, key: `ses_holder:${user.userId}`, leaseMs: 60_000, workflowId: 'session:holder' };
-    try {
-      const asked = env.fake.requests.length;
-      const sent = await call(`${env.api.url}/session/${sessionId}?async=1`, {
-        headers: user.auth,
-        json: { parts: [{ type: 'text', text: 'post it' }] },
-      });
-      expect(sent.status).toBe(202);
-      await until('the call', () => answer !== undefined);
-      expect(await acquireStepSlot(env.api.db, { ...holder, limit: 2 })).toBe(true);
-      answer();
-      // The next step finds no place: it waits, and the call's result is there meanwhile.
-      await until('the waiting step', async () => (await waitersOf(env, user)).length > 0);
-      const waiting = await eventsOf(env, user, sessionId, (events) => events.some((event) => event.type === 'tool.result'));
-      expect(waiting.filter((event) => event.type === 'tool.result').map((event) => JSON.stringify(event))).toEqual([
-        expect.stringContaining('delivered'),
-      ]);
-      expect(ended(waiting)).toBe(false);
-      expect(env.fake.requests.length).toBe(asked + 1);
-
-      // The place is given back and its waiter woken, as a step ending would.
-      const next = await releaseStepSlot(env.api.db, { key: holder.key, userId: user.userId });
-      expect(next?.workflowId).toBe(sessionWorkflowId(sessionId));
-      await env.worker.client.workflow.getHandle(next!.workflowId).signal(STEP_PLACE_FREED, next!.stepKey);
-      const done = await eventsOf(env, user, sessionId, ended);
-      expect(done.at(-1)).toMatchObject({ type: 'turn.completed' });
-      expect(done.filter((event) => event.type === 'tool.result')).toHaveLength(1);
-      const toolMessages = await env.api.db.query("SELECT parts FROM messages WHERE session_id = $1 AND role = 'tool'", [sessionId]);
-      expect(toolMessages.rows).toHaveLength(1);
-      // The model read the result once, right after its call.
-      const second = env.fake.requests[asked + 1]!.body.messages.slice(-2);
-      expect(second.map((message) => message.role)).toEqual(['assistant', 'tool']);
-      expect(JSON.stringify(second[1])).toContain('delivered');
-    } finally {
-      env.fake.setHandler(undefined);
-      answer?.();
-      await env.api.db.query('DELETE FROM step_slots WHERE user_id = $1', [user.userId]);
-      await closeServer(receiver);
     }
   },
 );

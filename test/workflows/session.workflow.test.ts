@@ -475,14 +475,6 @@ test(
   },
 );
 
-/** A fake step that writes the tool message its turn handed it into `recorded`, as the real step's claim does. */
-const writesHanded =
-  (recorded: unknown[], step: (input: ModelStepInput) => Promise<StepResult>) =>
-  async (input: ModelStepInput): Promise<StepResult> => {
-    if (input.toolResults) recorded.push(...input.toolResults.results);
-    return step(input);
-  };
-
 describe('the turn workflow', () => {
   function stepResult(input: ModelStepInput, extra: Partial<StepResult>): StepResult {
     return {
@@ -496,70 +488,6 @@ describe('the turn workflow', () => {
     };
   }
   const turnInput = (turnId: string, settings: TurnSettings) => ({ sessionId: `ses_turn_${turnId}`, ...ref, turnId, settings });
-
-  test("a step's tool message goes to the next step to write; the turn writes one nothing follows, and one an abort leaves", async () => {
-    const noon = (toolCallId: string) => ({ type: 'tool-result', toolCallId, toolName: 'current_time', output: 'noon' }) as const;
-    const calling = (input: ModelStepInput) =>
-      stepResult(input, {
-        toolCalls: [{ toolCallId: `call_${input.step}`, toolName: 'current_time', input: {} }],
-        finishReason: 'tool-calls',
-      });
-    const handed: Array<{ step: number; toolResults?: unknown }> = [];
-    const byTurn: unknown[] = [];
-    const ends: string[] = [];
-    let stepStarted = false;
-    await env.withWorker(
-      {
-        runModelStep: async (input) => {
-          handed.push({ step: input.step, ...(input.toolResults ? { toolResults: input.toolResults } : {}) });
-          if (input.turnId === 'aborted' && input.step === 2) {
-            // Cancelled before it writes anything: the turn still holds the calls' results.
-            stepStarted = true;
-            const context = Context.current();
-            const beat = setInterval(() => context.heartbeat(), 20);
-            try {
-              await context.cancelled;
-            } finally {
-              clearInterval(beat);
-            }
-          }
-          return calling(input);
-        },
-        runBuiltinTool: async (input) => noon(input.call.toolCallId),
-        recordToolResults: async (input) => void byTurn.push(input),
-        completeTurn: async () => {},
-        endTurn: async (input) => void ends.push(`${input.turnId} ${input.outcome}`),
-      },
-      async (taskQueue) => {
-        // Every step calls a tool: the last step's results have no step after them.
-        const outcome = await env.client.workflow.execute(turnWorkflow, {
-          taskQueue,
-          workflowId: 'turn:handed-on',
-          args: [turnInput('handed', fastTurnSettings({ maxSteps: 2 }))],
-        });
-        expect(outcome).toMatchObject({ status: 'completed' });
-        const handle = await env.client.workflow.start(turnWorkflow, {
-          taskQueue,
-          workflowId: 'turn:handed-on-aborted',
-          args: [turnInput('aborted', fastTurnSettings({ maxSteps: 4 }))],
-        });
-        await until('the second step', () => stepStarted);
-        await handle.cancel();
-        await expect(handle.result()).resolves.toMatchObject({ status: 'aborted' });
-      },
-    );
-    const [first, second, , abortedSecond] = handed;
-    expect(first).toEqual({ step: 1 });
-    expect(second).toEqual({ step: 2, toolResults: { messageId: expect.any(String), results: [noon('call_1')] } });
-    expect(abortedSecond).toEqual({ step: 2, toolResults: { messageId: expect.any(String), results: [noon('call_1')] } });
-    // Written by the turn: the last step's results (nothing followed it), and the results the aborted step held.
-    const heldByAborted = (abortedSecond!.toolResults as { messageId: string }).messageId;
-    expect(byTurn).toEqual([
-      { sessionId: 'ses_turn_handed', turnId: 'handed', messageId: expect.any(String), results: [noon('call_2')] },
-      { sessionId: 'ses_turn_aborted', turnId: 'aborted', messageId: heldByAborted, results: [noon('call_1')] },
-    ]);
-    expect(ends).toEqual(['aborted aborted']);
-  });
 
   test('a structured reply that stays invalid is recorded each time, then fails the turn with what was wrong', async () => {
     const invalid: Array<{ attempt: number; attemptsLeft: number }> = [];
@@ -592,9 +520,8 @@ describe('the turn workflow', () => {
     const completed: unknown[] = [];
     await env.withWorker(
       {
-        runModelStep: writesHanded(recorded, async (input) =>
+        runModelStep: async (input) =>
           stepResult(input, input.step === 1 ? { toolCalls: [call], finishReason: 'tool-calls' } : { text: 'done' }),
-        ),
         setClientToolWait: async () => {},
         // The close is decided in PostgreSQL: nothing was stored before it.
         closeClientToolCalls: async () => [],
@@ -622,9 +549,8 @@ describe('the turn workflow', () => {
     const closed: unknown[] = [];
     await env.withWorker(
       {
-        runModelStep: writesHanded(recorded, async (input) =>
+        runModelStep: async (input) =>
           stepResult(input, input.step === 1 ? { toolCalls: [call], finishReason: 'tool-calls' } : { text: 'done' }),
-        ),
         setClientToolWait: async () => {},
         // The API stored the answer; its wake-up was lost, so the turn learns of it only at its close.
         closeClientToolCalls: async (input) => {
@@ -661,7 +587,7 @@ describe('the turn workflow', () => {
     await env.withWorker(
       {
         ...fake.activities,
-        runModelStep: writesHanded(recorded, async (input) => {
+        runModelStep: async (input) => {
           if (input.step !== 1) return stepResult(input, { text: 'done' });
           // The API took the answer as soon as the call was readable: the session reads it from the inbox
           // (twice, as a sweep's second wake-up would) before the step's own result reaches the turn.
@@ -674,7 +600,7 @@ describe('the turn workflow', () => {
           await until('the second take', () => takes === 2);
           await new Promise((resolve) => setTimeout(resolve, 100));
           return stepResult(input, { toolCalls: [call], finishReason: 'tool-calls' });
-        }),
+        },
         takeWaitingSends: async () => {
           if (inbox.length > 0) takes += 1;
           return inbox;
@@ -758,12 +684,12 @@ describe("places among the user's running work", () => {
     await env.withWorker(
       {
         completeTurn: async () => {},
-        runModelStep: writesHanded(recorded, async (input) => {
+        runModelStep: async (input) => {
           if (input.step === 1 && !input.compacted) {
             return result(input, { compact: { reason: 'threshold', tokensBefore: 100, windowTokens: 1_000, attempts: 1 } });
           }
           return input.step === 1 ? result(input, { toolCalls: calls, finishReason: 'tool-calls' }) : result(input, { text: 'done' });
-        }),
+        },
         compactConversation: async (input) => {
           asked.push(`compaction mayQueue=${input.mayQueue}`);
           return hasPlace(compactionPlaceKey(input.sessionId, input.summaryMessageId))
