@@ -50,10 +50,16 @@ export default defineConfig({
         },
       },
       // The service: PostgreSQL, a Temporal dev server, the API and workers, the CLI, the SDK and the dashboard.
+      // Its files share each fork's process and modules (`isolate: false`): the service's modules and the
+      // packages (Temporal's SDK, the AI SDK, Express, ...) load once per fork, not once per file, which was
+      // about half of a small file's time. So a file closes what it started, keeps its state in its
+      // fixtures, not in a module, and what belongs to the process (Temporal's runtime, tsx's require hook)
+      // is set up once (quiet-runtime.ts, require-typescript.ts). Setup files still run before each file.
       {
         extends: true,
         test: {
           name: 'dev-server',
+          isolate: false,
           include: ['test/**/*.test.ts'],
           exclude: [...UNIT, ...WORKFLOWS],
           setupFiles: [CONTRACT_CHECK, REQUIRE_TYPESCRIPT],
@@ -65,6 +71,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'temporal-on-postgres',
+          isolate: false,
           include: ON_POSTGRES_TEMPORAL,
           setupFiles: [CONTRACT_CHECK, REQUIRE_TYPESCRIPT],
           globalSetup: ['test/helpers/harness/global-setup.ts'],

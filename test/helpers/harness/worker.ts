@@ -3,14 +3,14 @@ import { AbortNotices } from '../../../activities/turn/abort-notices.ts';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import { temporalLogger } from '../../../lib/temporal-logger.ts';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createWorker } from '../../../workers/create-worker.ts';
 import { createLogger } from '../../../lib/logger.ts';
 import { createPool, type Db } from '../../../store/db.ts';
 import { loadMasterKeys } from '../../../lib/master-key.ts';
 import { temporalDataConverter } from '../../../lib/temporal-data-converter.ts';
 import { testConfig } from './env.ts';
+import { installQuietRuntime } from './quiet-runtime.ts';
 
 export interface TestWorker {
   taskQueue: string;
@@ -20,15 +20,9 @@ export interface TestWorker {
   stop(): Promise<void>;
 }
 
-let runtimeInstalled = false;
-
 /** `env` overrides configuration (e.g. short retry timings); the task queue is always the worker's own. */
 export async function startTestWorker(env: Record<string, string> = {}): Promise<TestWorker> {
-  if (!runtimeInstalled) {
-    // Once per process: route the SDK's own logs to a silent logger instead of stderr.
-    Runtime.install({ telemetryOptions: { logging: { forward: {} } }, logger: temporalLogger(createLogger({ level: 'silent' })) });
-    runtimeInstalled = true;
-  }
+  installQuietRuntime();
   const taskQueue = env.TASK_QUEUE ?? `test-${randomUUID()}`;
   const config = testConfig({ ...env, TASK_QUEUE: taskQueue });
   const address = inject('temporalAddress');

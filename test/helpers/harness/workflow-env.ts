@@ -5,9 +5,8 @@
 // client tool's timeout) is tested in seconds, against the real engine rather than a mock of it.
 import { inject } from 'vitest';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Runtime, Worker } from '@temporalio/worker';
-import { createLogger } from '../../../lib/logger.ts';
-import { temporalLogger } from '../../../lib/temporal-logger.ts';
+import { Worker } from '@temporalio/worker';
+import { installQuietRuntime } from './quiet-runtime.ts';
 import type { Client } from '@temporalio/client';
 import type { Activities } from '../../../activities/index.ts';
 import { AgentIdKey, KindKey, SessionIdKey, UserIdKey } from '../../../lib/workflow-safe/search-attributes.ts';
@@ -25,16 +24,9 @@ export interface WorkflowEnv {
 }
 
 let queues = 0;
-/** Once per process: a second install would throw. */
-let runtimeInstalled = false;
 
 export async function workflowEnv(): Promise<WorkflowEnv> {
-  // The SDK's own logs (workers starting and stopping, the failures a test provokes) go nowhere; a
-  // test says what it checks. Runtime.install must come before the environment creates its runtime.
-  if (!runtimeInstalled) {
-    Runtime.install({ telemetryOptions: { logging: { forward: {} } }, logger: temporalLogger(createLogger({ level: 'silent' })) });
-    runtimeInstalled = true;
-  }
+  installQuietRuntime();
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: inject('temporalCliPath') },
