@@ -5,9 +5,9 @@ import { createLogger } from '../../../lib/logger.ts';
 import { temporalLogger } from '../../../lib/temporal-logger.ts';
 
 // Marked on the process, not in this module: the service tier runs many test files in one process
-// (vitest.config.ts, `isolate: false`), and a module evaluated again (vitest's watch mode, a tier that
-// isolates) must not install a second time: that throws. A runtime the SDK shut down with its last
-// worker is made again by the SDK from the options given here.
+// (vitest.config.ts, `isolate: false`), and this module evaluated again there (vitest's watch mode runs a
+// changed file again) must not install a second time: that throws. A runtime the SDK shut down with its
+// last worker is made again by the SDK from the options given here.
 const INSTALLED = Symbol.for('agent-service.test.temporal-runtime-installed');
 const marks = globalThis as { [INSTALLED]?: true };
 
