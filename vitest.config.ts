@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import LongestFirst from './test/helpers/harness/longest-first.ts';
 
 /**
  * The durability scenarios, run a second time on a Temporal server backed by PostgreSQL (what
@@ -31,8 +30,6 @@ export default defineConfig({
     hookTimeout: 180_000,
     // Files share one PostgreSQL and one Temporal server; two cores do not gain from more forks.
     maxWorkers: 2,
-    // The longest files first, by test/durations.json, so both forks finish together.
-    sequence: { sequencer: LongestFirst },
     env: { NODE_ENV: 'test' },
     // The JSON report is what .ci/run reads for its "N passed, N failed" line; `npm test` (dev/test.ts)
     // gives each tier a file of its own and merges them there.

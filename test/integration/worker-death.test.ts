@@ -17,7 +17,9 @@ import type { SessionEvent } from '../../contract/events.ts';
 const test = agentTest({ MODEL_STEP_HEARTBEAT_TIMEOUT_MS: '600000', MODEL_STEP_RETRY_INITIAL_MS: '100' }, { inProcessWorker: false });
 const workers = workersKilledAfterAll();
 
-const words = Array.from({ length: 200 }, (_, index) => `word${index} `);
+// 30 s of stream at 50 ms a word: it must outlast the live worker's start, which takes seconds more on a
+// loaded machine, or the step ends before its worker is killed and nothing is run again.
+const words = Array.from({ length: 600 }, (_, index) => `word${index} `);
 
 /**
  * A turn streaming slowly on a worker that is SIGKILLed a second into its stream, once a live worker
