@@ -4,13 +4,16 @@
 // approval asked through one API is answered through the other; a cron trigger with two workers
 // polling fires once, not once per worker; rate limits are one budget across processes.
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, vi } from 'vitest';
+import { afterAll, describe, expect, inject, vi } from 'vitest';
+import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { textFromEvents } from '../helpers/harness/agent-env.ts';
 import { startApiProcess, type ApiProcess } from '../helpers/harness/api-process.ts';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
 import { call } from '../helpers/client/request.ts';
 import { createTestUser } from '../helpers/harness/users.ts';
+import { deleteSchedules } from '../helpers/harness/schedules.ts';
+import { scheduleId } from '../../lib/workflow-safe/workflow-ids.ts';
 import { Client, type SessionEvent } from '../../sdk/src/index.ts';
 
 // Workers of their own (processes, to kill one), and a short heartbeat so the step moves on soon.
@@ -21,7 +24,12 @@ const alive = (worker: WorkerProcess) => worker.process.exitCode === null && wor
 const apis: ApiProcess[] = [];
 const workers: WorkerProcess[] = [];
 const limited: ApiProcess[] = [];
+/** Schedules outlive the test (helpers/harness/schedules.ts): the cron test's is deleted after the file. */
+const schedules: string[] = [];
+let temporal: Connection | undefined;
 afterAll(async () => {
+  if (temporal) await deleteSchedules(new TemporalClient({ connection: temporal }), schedules);
+  await temporal?.close();
   await Promise.all([...apis, ...limited, ...workers].map((process) => process.kill('SIGKILL')));
 });
 
@@ -109,19 +117,27 @@ describe('two API processes and two workers', () => {
     env.fake.setHandler(() => ({ text: 'Checked.' }));
     const name = `agent-${randomUUID().slice(0, 8)}`;
     const client = new Client({ baseUrl: first.url, apiKey: env.user.apiKey });
-    await client.agents.deploy({
+    const { agentId } = await client.agents.deploy({
       name,
       model: { providerId: 'openai-compatible', modelId: 'fake-model' },
       triggers: [{ kind: 'cron', expression: '* * * * *', message: 'Check the queue' }],
     });
+    schedules.push(scheduleId(agentId, 0));
+    // Fired now through Temporal (what the schedule does at each minute) rather than waited for: the
+    // minute's own firing may come too, and the check below holds for every firing. The clock's firing is
+    // cron-triggers.test.ts's; this test is about the two workers.
+    // The deploy's reconcile creates the schedule soon after it answers.
+    temporal = await Connection.connect({ address: inject('temporalAddress') });
+    const schedule = new TemporalClient({ connection: temporal }).schedule.getHandle(scheduleId(agentId, 0));
+    await vi.waitFor(() => schedule.trigger(), { timeout: 30_000, interval: 250 });
     // The first firing: one session, not one per worker.
     const firstFiring = await vi.waitFor(
       async () => {
         const { items: sessions } = await client.sessions.list(name);
-        if (sessions.length === 0) throw new Error('the cron trigger did not fire within 75 s');
+        if (sessions.length === 0) throw new Error('the cron trigger did not fire within 30 s');
         return sessions;
       },
-      { timeout: 75_000, interval: 500 },
+      { timeout: 30_000, interval: 250 },
     );
     const firedAt = async (sessionId: string) => {
       const events = await env.waitForEvents(sessionId, (all) => all.some((event) => event.type === 'trigger.fired'), 30_000);
