@@ -125,8 +125,8 @@ describe('two API processes and two workers', () => {
     schedules.push(scheduleId(agentId, 0));
     // Fired now through Temporal (what the schedule does at each minute) rather than waited for: the
     // minute's own firing may come too, and the check below holds for every firing. The clock's firing is
-    // cron-triggers.test.ts's; this test is about the two workers.
-    // The deploy's reconcile creates the schedule soon after it answers.
+    // cron-triggers.test.ts's; this test is about the two workers. The deploy's reconcile creates the
+    // schedule soon after the deploy answers, so the trigger is tried until it is there.
     temporal = await Connection.connect({ address: inject('temporalAddress') });
     const schedule = new TemporalClient({ connection: temporal }).schedule.getHandle(scheduleId(agentId, 0));
     await vi.waitFor(() => schedule.trigger(), { timeout: 30_000, interval: 250 });
