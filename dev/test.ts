@@ -1,8 +1,8 @@
 // `npm test`: the static checks, then the three test tiers (vitest.config.ts), in order, stopping at the
 // first that fails, so a type error or a broken pure rule is reported in seconds rather than after the
-// service tier's minutes. The four static checks run at once (each is one single-threaded process; on two
-// cores together they take about half their sum), their output printed as each ends. The checks keep caches under .data/cache (tsc's build info, ESLint's and
-// Prettier's caches): a clean clone runs them in full. Each tier writes its JSON report; they are merged
+// service tier's minutes. The four static checks run at once, their output printed as each ends: a little
+// faster than one after the other on two cores (docs/development.md has the figures). The checks keep caches
+// under .data/cache (tsc's build info, ESLint's and Prettier's caches): a clean clone runs them in full. Each tier writes its JSON report; they are merged
 // into .data/test-results.json, which .ci/run reads. The last lines say how long each step took.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
