@@ -26,10 +26,10 @@ const workers: WorkerProcess[] = [];
 const limited: ApiProcess[] = [];
 /** Schedules outlive the test (helpers/harness/schedules.ts): the cron test's is deleted after the file. */
 const schedules: string[] = [];
-let temporal: Connection | undefined;
+let temporal: TemporalClient | undefined;
 afterAll(async () => {
-  if (temporal) await deleteSchedules(new TemporalClient({ connection: temporal }), schedules);
-  await temporal?.close();
+  if (temporal) await deleteSchedules(temporal, schedules);
+  await temporal?.connection.close();
   await Promise.all([...apis, ...limited, ...workers].map((process) => process.kill('SIGKILL')));
 });
 
@@ -127,8 +127,8 @@ describe('two API processes and two workers', () => {
     // minute's own firing may come too, and the check below holds for every firing. The clock's firing is
     // cron-triggers.test.ts's; this test is about the two workers. The deploy's reconcile creates the
     // schedule soon after the deploy answers, so the trigger is tried until it is there.
-    temporal = await Connection.connect({ address: inject('temporalAddress') });
-    const schedule = new TemporalClient({ connection: temporal }).schedule.getHandle(scheduleId(agentId, 0));
+    temporal = new TemporalClient({ connection: await Connection.connect({ address: inject('temporalAddress') }) });
+    const schedule = temporal.schedule.getHandle(scheduleId(agentId, 0));
     await vi.waitFor(() => schedule.trigger(), { timeout: 30_000, interval: 250 });
     // The first firing: one session, not one per worker.
     const firstFiring = await vi.waitFor(
