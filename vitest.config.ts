@@ -27,7 +27,7 @@ const WORKFLOWS = ['test/workflows/**/*.test.ts', 'test/replay/**/*.test.ts'];
  * The service tier's forks. Measured on this 2-core machine, same day, the whole tier: two forks 834 s
  * (the cores 22% idle), three 752 s (10% idle); docs/development.md has the figures.
  */
-const SERVICE_FORKS = 3;
+const SERVICE_FORKS = 2;
 
 export default defineConfig({
   test: {
@@ -37,8 +37,8 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 180_000,
-    // Two forks for the pure tiers, whose files keep a core busy each. The service tier's files mostly wait
-    // (on Temporal, PostgreSQL, child processes): three forks keep the two cores busy there (below).
+    // Two forks for the unit and workflow tiers, whose files keep a core busy each. The service tier's files
+    // wait more (on Temporal, PostgreSQL, the processes they start): three forks keep the two cores busy there.
     maxWorkers: 2,
     env: { NODE_ENV: 'test' },
     // The JSON report is what .ci/run reads for its "N passed, N failed" line; `npm test` (dev/test.ts)
