@@ -25,15 +25,15 @@ const WORKFLOWS = ['test/workflows/**/*.test.ts', 'test/replay/**/*.test.ts'];
 
 export default defineConfig({
   test: {
-    // The durability project's long files start first rather than last (see the sequencer).
+    // The durability project's files start first rather than last (see the sequencer).
     sequence: { sequencer: ServiceSequencer },
     // The Temporal native bridge is not safe across worker threads; each test file gets a process.
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 180_000,
-    // Two forks. A third was measured for the service tier (clean CI runs, same day): 766 s against 784 s,
-    // with the files' summed time 45% longer (the cores were busy already), and so more room for timing races
-    // in the tests that kill processes: not taken (docs/development.md, "Commands and tests").
+    // Two forks: a third barely shortened the service tier while slowing each of its files, as the two cores
+    // were busy already, which leaves the tests that kill processes less margin (docs/development.md,
+    // "Commands and tests", has the figures).
     maxWorkers: 2,
     env: { NODE_ENV: 'test' },
     // The JSON report is what .ci/run reads for its "N passed, N failed" line; `npm test` (dev/test.ts)

@@ -1,12 +1,9 @@
-// `npm test`: the static checks and the two fast test tiers, then the service tier (vitest.config.ts),
-// stopping before the service tier's minutes if anything in the first stage failed, so a type error or a
-// broken pure rule is reported in a minute or two. The first stage's six steps run at once, each printing
-// its output when it ends: on two cores that took 116 s against 133 s for the four static checks at once
-// followed by the unit and workflow tiers, and in clean CI runs 97 and 125 s against 125 s; it also reports a
-// unit test's failure sooner (docs/development.md has the figures). The checks keep caches
-// under .data/cache (tsc's build info, ESLint's and Prettier's caches): a clean clone runs them in full. Each
-// tier writes its JSON report; they are merged into .data/test-results.json, which .ci/run reads. The last
-// lines say how long each step took.
+// `npm test`: the static checks and the two fast test tiers at once, then the service tier (vitest.config.ts)
+// only if all of them passed, so a type error or a broken pure rule is reported before the service tier's
+// minutes. Steps run at once print their output when each ends. What running the first stage at once gains is
+// measured in docs/development.md ("Commands and tests"). The checks keep caches under .data/cache (tsc's build
+// info, ESLint's and Prettier's caches): a clean clone runs them in full. Each tier writes its JSON report;
+// they are merged into .data/test-results.json, which .ci/run reads. The last lines say how long each step took.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -35,7 +32,7 @@ const tier = (name: string, projects: string[]): Step => ({
   report: path.join(REPORTS, `${name}.json`),
 });
 
-const STATIC_CHECKS: Stage = [
+const STATIC_CHECKS: Step[] = [
   {
     name: 'typecheck',
     command: bin('tsc'),
