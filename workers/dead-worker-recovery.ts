@@ -12,9 +12,10 @@
 // resetting it would make a survivor replay it just when it takes over the dead worker's work.
 // A workflow task the dead worker had already started still waits for its own timeout
 // (WORKFLOW_TASK_TIMEOUT_MS): Temporal fails one only with its task token, which only that worker had.
-// A graph run's turns run in workflows of their own, which Temporal lists (runningGraphWorkflowIds). Not
-// asked about, so left to their own timeouts: approvals asked with POST /approval, deliveries and notices,
-// and what lies past the RECOVER_AT_MOST most recently active sessions and graph workflows.
+// A graph run's turns, and an eval run's cases, run in workflows of their own, which Temporal lists
+// (runningListedWorkflowIds): an eval case's activities time out only after a minute. Not asked about,
+// so left to their own timeouts: approvals asked with POST /approval, deliveries and notices, and what
+// lies past the RECOVER_AT_MOST most recently active sessions and listed workflows.
 // Temporal fails an activity by id whatever its attempt: one whose heartbeat timeout passed between the
 // describe and the fail, and whose retry a live worker already runs, would be failed once more (and run
 // a third time). The window is the milliseconds between two calls, after a timeout of seconds.
@@ -22,6 +23,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ActivityNotFoundError, type Client, type FullActivityId } from '@temporalio/client';
 import proto, { type temporal } from '@temporalio/proto';
 import type { Logger } from '../lib/logger.ts';
+import type * as workflows from '../workflows/index.ts';
 
 /** Workflows described at once: a death costs Temporal a burst of this many reads, not of all of them. */
 const DESCRIBES_AT_ONCE = 8;
@@ -123,13 +125,23 @@ export async function recoverDeadWorkersWork(options: {
   return recovered;
 }
 
+/** The workflow types asked for: the type checks each name against the workflows the worker runs. */
+const LISTED_WORKFLOW_TYPES = [
+  'graphRunWorkflow',
+  'turnWorkflow',
+  'evalRunWorkflow',
+  'evalCaseWorkflow',
+] as const satisfies readonly (keyof typeof workflows)[];
+
 /**
- * The running workflows of graph runs on `taskQueue`: the runs themselves and their agent nodes' turns
- * (the sessions they use read `idle` meanwhile), at most `limit`. Temporal's list may lag a start by a
- * moment: a turn started in the second before a death may be missed, and waits for its own timeouts.
+ * Workflows a busy session does not name: graph runs and their agent nodes' turns (the sessions they use
+ * read `idle` meanwhile), and eval runs and their cases (whose start, checks and rubric judges hold no
+ * session's turn), running on `taskQueue`, at most `limit`. Temporal's list may lag a start by a moment:
+ * one started in the second before a death may be missed, and waits for its own timeouts.
  */
-export async function runningGraphWorkflowIds(client: Client, taskQueue: string, limit: number): Promise<string[]> {
-  const query = `WorkflowType IN ('graphRunWorkflow', 'turnWorkflow') AND ExecutionStatus = 'Running' AND TaskQueue = '${taskQueue.replace(/'/g, "\\'")}'`;
+export async function runningListedWorkflowIds(client: Client, taskQueue: string, limit: number): Promise<string[]> {
+  const types = LISTED_WORKFLOW_TYPES.map((type) => `'${type}'`).join(', ');
+  const query = `WorkflowType IN (${types}) AND ExecutionStatus = 'Running' AND TaskQueue = '${taskQueue.replace(/'/g, "\\'")}'`;
   const ids: string[] = [];
   for await (const execution of client.workflow.list({ query, pageSize: limit })) {
     ids.push(execution.workflowId);

@@ -25,7 +25,7 @@ import { withTimeout } from '../lib/with-timeout.ts';
 import type { Db } from '../store/db.ts';
 import { busyTurnWorkflowIds } from '../store/busy-turns.ts';
 import { claimWorkerLife, endWorkerLife, reclaimWorkerLife, recordRunningTasks, takeDeadWorkers } from '../store/worker-lives.ts';
-import { endLostActivity, recoverDeadWorkersWork, runningGraphWorkflowIds } from './dead-worker-recovery.ts';
+import { endLostActivity, recoverDeadWorkersWork, runningListedWorkflowIds } from './dead-worker-recovery.ts';
 
 /** How often a worker looks for dead ones. */
 const SWEEP_EVERY_MS = 1_000;
@@ -44,7 +44,7 @@ const RECONNECT_MS = { most: 10_000 };
  * go of its lock within about 11 s instead of the operating system's two hours.
  */
 const SERVER_KEEPALIVES = '-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3';
-/** Sessions, and graph workflows, asked about after a death (workers/dead-worker-recovery.ts). */
+/** Sessions, and the graph and eval workflows Temporal lists, asked about after a death (workers/dead-worker-recovery.ts). */
 const RECOVER_AT_MOST = 500;
 
 export interface WorkerLifeOptions {
@@ -275,11 +275,11 @@ export class WorkerLife {
   /** What the dead workers left unrecorded, asked of Temporal. */
   private async recover(identities: string[]): Promise<void> {
     try {
-      const [sessions, graphs] = await Promise.all([
+      const [sessions, listed] = await Promise.all([
         busyTurnWorkflowIds(this.options.db, RECOVER_AT_MOST),
-        runningGraphWorkflowIds(this.client!, this.options.taskQueue, RECOVER_AT_MOST),
+        runningListedWorkflowIds(this.client!, this.options.taskQueue, RECOVER_AT_MOST),
       ]);
-      const workflowIds = [...sessions, ...graphs];
+      const workflowIds = [...sessions, ...listed];
       const recovered = await recoverDeadWorkersWork({
         client: this.client!,
         namespace: this.options.namespace,

@@ -12,7 +12,7 @@ import { createTestUser } from '../helpers/harness/users.ts';
 import { call } from '../helpers/client/request.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 import { graphRunWorkflowId } from '../../lib/workflow-safe/workflow-ids.ts';
-import { runningGraphWorkflowIds } from '../../workers/dead-worker-recovery.ts';
+import { runningListedWorkflowIds } from '../../workers/dead-worker-recovery.ts';
 
 const test = agentTest({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
 
@@ -114,9 +114,9 @@ describe('workflow graph runs', () => {
     });
     expect(send.status).toBe(409);
     // Its session is not busy in PostgreSQL's sense, so a worker that finds another dead asks Temporal for
-    // the running graph workflows instead (workers/dead-worker-recovery.ts): the run is among them.
+    // the running graph (and eval) workflows instead (workers/dead-worker-recovery.ts): the run is among them.
     await vi.waitFor(
-      async () => expect(await runningGraphWorkflowIds(env.worker.client, env.worker.taskQueue, 50)).toContain(graphRunWorkflowId(runId)),
+      async () => expect(await runningListedWorkflowIds(env.worker.client, env.worker.taskQueue, 50)).toContain(graphRunWorkflowId(runId)),
       { timeout: 10_000, interval: 200 },
     );
 
