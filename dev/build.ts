@@ -2,15 +2,17 @@
 // run with plain node when NODE_ENV=production. dist/ mirrors the source tree (dist/api/server.js,
 // dist/workers/main.js, ...), so the files the code reads relative to itself are copied to the same
 // places: the migrations, the dashboard's built page, and a package.json for the version and module type.
-// The workflows are bundled here once (dist/workers/workflow-bundle.js), so a worker from the build does
-// not run webpack when it starts. Types are not checked (tsconfig.build.json): `npm run typecheck` does that.
+// The workflows are bundled here once (dist/workers/workflow-bundle.js, and one for each plugin a worker
+// may run with: workflow-bundle.OpenTelemetryPlugin.js for tracing), so a worker from the build does not
+// run webpack when it starts. Types are not checked (tsconfig.build.json): `npm run typecheck` does that.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { workflowBundleOptions, WORKFLOW_BUNDLE_FILE } from '../workers/workflow-code.ts';
+import { workflowBundleFile, workflowBundleOptions } from '../workers/workflow-code.ts';
+import { pluginSetsToBundle } from '../workers/observability.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const OUT = path.join(ROOT, 'dist');
@@ -30,13 +32,16 @@ async function compile(out: string): Promise<void> {
 
 async function bundleWorkflows(out: string): Promise<void> {
   const quiet = () => undefined;
-  // The bundle carries its own inline source map: workflow stack traces point at workflows/*.ts.
-  const { code } = await bundleWorkflowCode({
-    ...workflowBundleOptions(),
-    logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: say, error: say },
-  });
   fs.mkdirSync(path.join(out, 'workers'), { recursive: true });
-  fs.writeFileSync(path.join(out, 'workers', WORKFLOW_BUNDLE_FILE), code);
+  // One after the other: webpack is CPU-bound, and tsc compiles meanwhile.
+  for (const plugins of pluginSetsToBundle()) {
+    // The bundle carries its own inline source map: workflow stack traces point at workflows/*.ts.
+    const { code } = await bundleWorkflowCode({
+      ...workflowBundleOptions(undefined, plugins),
+      logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: say, error: say },
+    });
+    fs.writeFileSync(path.join(out, 'workers', workflowBundleFile(plugins)), code);
+  }
 }
 
 /** What the compiled code reads beside itself, where it looks for it. */

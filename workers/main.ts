@@ -32,11 +32,10 @@ async function main(): Promise<void> {
   const taskQueue = config.taskQueue;
   await checkSearchAttributes(connection, config.temporalNamespace, logger);
   const abortNotices = new AbortNotices({ databaseUrl: config.databaseUrl!, logger });
-  // From source with no plugin: the bundle of this code kept under DATA_DIR (bundled at the first start).
-  const fromSource =
-    prebuiltWorkflowBundle(observability.plugins) === undefined && observability.plugins.length === 0
-      ? await cachedSourceBundle(config.dataDir, logger)
-      : undefined;
+  // The build's bundle for these plugins; from source, the bundle of this code kept under DATA_DIR (bundled at
+  // the first start); else (a build without it) the worker bundles at start.
+  const workflowBundle =
+    prebuiltWorkflowBundle(observability.plugins) ?? (await cachedSourceBundle(config.dataDir, logger, observability.plugins));
   const life = new WorkerLife({ databaseUrl: config.databaseUrl!, db, namespace: config.temporalNamespace, taskQueue, logger });
   const worker = await createWorker({
     connection,
@@ -44,7 +43,7 @@ async function main(): Promise<void> {
     taskQueue,
     plugins: observability.plugins,
     activityInterceptors: [life.interceptor()],
-    ...(fromSource ? { workflowBundle: { codePath: fromSource } } : {}),
+    ...(workflowBundle ? { workflowBundle: { codePath: workflowBundle } } : {}),
     deps: { db, logger, config, masterKeys: loadMasterKeys(config), abortNotices },
   });
   const running = worker.run();
@@ -72,9 +71,8 @@ async function main(): Promise<void> {
   );
   // Which workflow code runs (the build's bundle, the source's kept one, or null: bundled at start) and how long
   // the start took once connected: webpack's bundling makes most of it when there is no bundle.
-  const workflowBundle = prebuiltWorkflowBundle(observability.plugins) ?? fromSource ?? null;
   const startMs = Math.round(performance.now() - connectedAt);
-  logger.info({ taskQueue, namespace: config.temporalNamespace, workflowBundle, startMs }, 'worker polling');
+  logger.info({ taskQueue, namespace: config.temporalNamespace, workflowBundle: workflowBundle ?? null, startMs }, 'worker polling');
   process.send?.({ type: 'ready' });
   await running;
 }

@@ -5,7 +5,9 @@
 // OpenTelemetry plugin traces workflows and activities, continuing the trace of whoever started them.
 import net from 'node:net';
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
-import type { MetricsExporterConfig, WorkerPlugin } from '@temporalio/worker';
+import { Resource } from '@opentelemetry/resources';
+import { NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { MetricsExporterConfig } from '@temporalio/worker';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Db } from '../store/db.ts';
@@ -13,12 +15,13 @@ import { startTracing } from '../lib/tracing.ts';
 import { serveMetrics, type MetricsServer } from '../lib/metrics/serve-metrics.ts';
 import { watchPool } from '../lib/metrics/pool-metrics.ts';
 import { registerWorkerGauges } from './metric-gauges.ts';
+import type { WorkflowPlugin } from './workflow-code.ts';
 
 export interface WorkerObservability {
   /** For Runtime.install's telemetryOptions: where Core exports its metrics (undefined: nowhere). */
   temporalMetrics: MetricsExporterConfig | undefined;
   /** For the worker: the tracing plugin, when tracing is on. */
-  plugins: WorkerPlugin[];
+  plugins: WorkflowPlugin[];
   /** Serves /metrics, when configured; after the runtime is installed. */
   serve(db: Db): Promise<void>;
   close(): Promise<void>;
@@ -43,6 +46,14 @@ export async function startWorkerObservability(config: Config, logger: Logger): 
       await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'the last spans could not be sent'));
     },
   };
+}
+
+/**
+ * The sets of plugins a worker may run with, for `npm run build` to bundle the workflows for each: none, and
+ * tracing's. A bundle takes only a plugin's workflow interceptors, which do not depend on its settings.
+ */
+export function pluginSetsToBundle(): WorkflowPlugin[][] {
+  return [[], [new OpenTelemetryPlugin({ resource: Resource.empty(), spanProcessor: new NoopSpanProcessor() })]];
 }
 
 async function temporalSdkMetrics(port: number): Promise<string> {

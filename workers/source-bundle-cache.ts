@@ -2,15 +2,19 @@
 // webpack at start: seconds of CPU, and on a busy machine most of a restarted worker's time to ready.
 // The bundle depends only on the code it is made from, so it is kept under DATA_DIR, named by a hash
 // of that code (the folders workflow code may import: workflows/, core/, lib/, contract/, and the
-// lockfile for the SDK's version); a worker whose code is unchanged loads it and polls at once.
+// lockfile for the SDK's version and the plugins'); a worker whose code is unchanged loads it and polls
+// at once. A worker with plugins (tracing) keeps a bundle of its own beside it, named by them.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { Logger } from '../lib/logger.ts';
-import { workflowBundleOptions } from './workflow-code.ts';
+import { temporalLogger } from '../lib/temporal-logger.ts';
+import { workflowBundleFile, workflowBundleOptions, type WorkflowPlugin } from './workflow-code.ts';
 
+/** Whether this module runs from the TypeScript source; a build carries its bundles beside it instead. */
+const FROM_SOURCE = fileURLToPath(import.meta.url).endsWith('.ts');
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** What a workflow bundle is made from (lint keeps workflow code's imports within these). */
 const SOURCES = ['workflows', 'core', 'lib', 'contract'];
@@ -34,20 +38,33 @@ function sourceHash(): string {
   return hash.digest('hex').slice(0, 24);
 }
 
-/** The bundle of the current source, made once and kept in `dataDir`; its path. */
-export async function cachedSourceBundle(dataDir: string, logger: Logger): Promise<string> {
+/**
+ * The bundle of the current source for a worker with these plugins, made once and kept in `dataDir`; its
+ * path. Undefined when this code runs from a build, which has its bundles beside it (workflow-code.ts).
+ */
+export async function cachedSourceBundle(
+  dataDir: string,
+  logger: Logger,
+  plugins: readonly WorkflowPlugin[] = [],
+): Promise<string | undefined> {
+  if (!FROM_SOURCE) return undefined;
   const dir = path.join(dataDir, 'workflow-bundles');
-  const file = path.join(dir, `workflow-bundle-${sourceHash()}.js`);
+  // workflow-bundle-<hash>.js, or workflow-bundle.OpenTelemetryPlugin-<hash>.js with the tracing plugin.
+  const variant = workflowBundleFile(plugins).replace(/\.js$/, '');
+  const file = path.join(dir, `${variant}-${sourceHash()}.js`);
   if (fs.existsSync(file)) return file;
-  const { code } = await bundleWorkflowCode(workflowBundleOptions());
+  const { code } = await bundleWorkflowCode({
+    ...workflowBundleOptions(undefined, plugins),
+    logger: temporalLogger(logger.child({ component: 'temporal' })),
+  });
   fs.mkdirSync(dir, { recursive: true });
   // Written aside and renamed: a worker starting meanwhile never loads half a bundle.
   const partial = `${file}.${process.pid}.partial`;
   fs.writeFileSync(partial, code);
   fs.renameSync(partial, file);
-  // Bundles of older code are not needed again.
+  // Bundles of older code for the same plugins are not needed again; those of other plugins are.
   for (const name of fs.readdirSync(dir)) {
-    if (name !== path.basename(file) && name.startsWith('workflow-bundle-') && name.endsWith('.js'))
+    if (name !== path.basename(file) && name.startsWith(`${variant}-`) && name.endsWith('.js'))
       fs.rmSync(path.join(dir, name), { force: true });
   }
   logger.info({ file }, 'bundled the workflows from source; kept for the next start');

@@ -1,13 +1,13 @@
 // Where a worker gets its workflow code. `npm run build` bundles the workflows once, beside the
-// compiled worker (dist/workers/), so a production worker loads that file and is polling at once;
-// run from source (development, tests), the worker has no such file beside it and bundles
-// workflows/index.ts itself, which takes webpack several seconds. So does a worker with a plugin (the
-// tracing plugin, workers/observability.ts): it adds workflow interceptors, which Temporal puts only
-// into a bundle it makes itself (it ignores them beside a prebuilt one).
+// compiled worker (dist/workers/), so a production worker loads that file and is polling at once; run
+// from source (development, tests), the worker keeps a bundle of the source under DATA_DIR instead
+// (workers/source-bundle-cache.ts). A worker with a plugin (the tracing plugin, workers/observability.ts)
+// needs a bundle of its own: the plugin adds workflow interceptors, which must be bundled in (Temporal
+// ignores them beside a bundle made without them). So each set of plugins has its bundle, named by them.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { WorkerOptions, WorkerPlugin } from '@temporalio/worker';
+import type { BundlerPlugin, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -29,18 +29,33 @@ export function converterPaths(): { payloadConverterPath: string; failureConvert
   };
 }
 
-/** What every workflow bundle is made from: the workflows and the service's converters. */
-export function workflowBundleOptions(workflowsPath = WORKFLOWS_PATH) {
-  return { workflowsPath, ...converterPaths() };
+/** A worker's plugin that may add workflow interceptors: the bundler applies it too. */
+export type WorkflowPlugin = WorkerPlugin & BundlerPlugin;
+
+/** What every workflow bundle is made from: the workflows, the service's converters, and the plugins' interceptors. */
+export function workflowBundleOptions(workflowsPath = WORKFLOWS_PATH, plugins: readonly BundlerPlugin[] = []) {
+  return { workflowsPath, ...converterPaths(), ...(plugins.length > 0 ? { plugins: [...plugins] } : {}) };
 }
 
-/** The name of the bundle `npm run build` writes beside the compiled worker. */
+/** The name of the bundle `npm run build` writes beside the compiled worker, for a worker with no plugin. */
 export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
 
-/** The prebuilt bundle's path when this module runs from a build that has one and no plugin needs its own bundle, else undefined. */
+/**
+ * The name of the bundle for a worker with these plugins: workflow-bundle.js without one, else named by
+ * them (workflow-bundle.OpenTelemetryPlugin.js). A plugin's interceptors are fixed by its kind, not by its
+ * settings, so its name is enough.
+ */
+export function workflowBundleFile(plugins: readonly { name: string }[] = []): string {
+  if (plugins.length === 0) return WORKFLOW_BUNDLE_FILE;
+  return `workflow-bundle.${plugins
+    .map((plugin) => plugin.name)
+    .sort()
+    .join('+')}.js`;
+}
+
+/** The prebuilt bundle for these plugins when this module runs from a build that has it, else undefined. */
 export function prebuiltWorkflowBundle(plugins: readonly WorkerPlugin[] = []): string | undefined {
-  if (plugins.length > 0) return undefined;
-  const file = path.join(here, WORKFLOW_BUNDLE_FILE);
+  const file = path.join(here, workflowBundleFile(plugins));
   return fs.existsSync(file) ? file : undefined;
 }
 

@@ -45,6 +45,19 @@ afterEach(async () => {
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 /**
+ * A DATA_DIR holding the workflow bundle a worker from source keeps there (workers/source-bundle-cache.ts):
+ * the run's own, so that its worker loads it rather than running webpack. Only the first test starts as a
+ * newcomer does, with an empty DATA_DIR whose first start bundles.
+ */
+function dataDirWithBundle(name: string): string {
+  const dataDir = path.join(scratch, name);
+  const bundle = inject('workflowBundlePath');
+  fs.mkdirSync(path.join(dataDir, 'workflow-bundles'), { recursive: true });
+  fs.copyFileSync(bundle, path.join(dataDir, 'workflow-bundles', path.basename(bundle)));
+  return dataDir;
+}
+
+/**
  * The tests' PostgreSQL and Temporal, so that a start runs only the API and the worker; a task queue
  * of its own, so that its worker takes no other test's tasks.
  */
@@ -134,7 +147,7 @@ test('start, use, SIGKILL, start again: everything is kept; SIGTERM stops every 
 });
 
 test('a second launcher on the same DATA_DIR refuses to start', { timeout: 200_000 }, async () => {
-  const dataDir = path.join(scratch, 'lock');
+  const dataDir = dataDirWithBundle('lock');
   const ports = await pickLauncherPorts();
   launcher = startLauncher(dataDir, ports);
   await launcher.waitForOutput(/ready\. Ctrl-C stops everything/, 150_000);
@@ -146,7 +159,7 @@ test('a second launcher on the same DATA_DIR refuses to start', { timeout: 200_0
 });
 
 test('npm start, Ctrl-C, npm start at once: every start comes up, 10 times in a row', { timeout: 900_000 }, async () => {
-  const dataDir = path.join(scratch, 'cycles');
+  const dataDir = dataDirWithBundle('cycles');
   const ports = await pickLauncherPorts();
   const env = sharedServers();
   let current = npmStart(dataDir, ports, env);
@@ -168,7 +181,7 @@ test(
   'with the embedded servers: a start waits, saying so, for one that is stopping; npm exits only after every child',
   { timeout: 400_000 },
   async () => {
-    const dataDir = path.join(scratch, 'embedded');
+    const dataDir = dataDirWithBundle('embedded');
     const ports = await pickLauncherPorts();
     const first = npmStart(dataDir, ports);
     await first.waitForOutput(READY, 150_000);
@@ -267,7 +280,7 @@ test('a launcher killed while the worker is still starting leaves no worker behi
 });
 
 test('a launcher that died but is not yet reaped (a zombie) does not block the next start', { timeout: 300_000 }, async () => {
-  const dataDir = path.join(scratch, 'zombie');
+  const dataDir = dataDirWithBundle('zombie');
   const env = sharedServers();
   // The shell starts the launcher, then becomes `sleep`, which never reaps it.
   const parent = spawn('sh', ['-c', '"$0" --import tsx dev/main.ts & echo "launcher pid $!"; exec sleep 600', process.execPath], {

@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startApiProcess, type ApiProcess } from '../helpers/harness/api-process.ts';
@@ -15,6 +14,8 @@ import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worke
 import { npmScript } from '../helpers/harness/launch.ts';
 import { lastUserText } from '../helpers/fakes/fake-model.ts';
 import { Client } from '../../sdk/src/index.ts';
+import { startOtlpReceiver } from '../helpers/fakes/otlp-receiver.ts';
+import { pluginSetsToBundle } from '../../workers/observability.ts';
 import type * as WorkflowCode from '../../workers/workflow-code.ts';
 
 const test = agentTest({}, { inProcessWorker: false });
@@ -87,31 +88,37 @@ test(
 );
 
 test(
-  'a worker from the build with a plugin (tracing) bundles the compiled workflows at start, so the plugin can add its workflow interceptors',
+  'the build carries a bundle for a traced worker too, with the workflow interceptors of the tracing plugin: a traced worker from the build loads it, no webpack at start',
   { timeout: 120_000 },
-  async () => {
+  async ({ env }) => {
     const built = (await import(pathToFileURL(path.resolve('dist/workers/workflow-code.js')).href)) as typeof WorkflowCode;
-    expect(built.workflowCode()).toEqual({ workflowBundle: { codePath: path.resolve('dist/workers/workflow-bundle.js') } });
-    const tracing = { name: 'tracing' };
-    const fromBuild = built.workflowCode([tracing]);
-    expect(fromBuild).toEqual({ workflowsPath: path.resolve('dist/workflows/index.js') });
-    // What Worker.create then does with it: webpack bundles the build's JavaScript with the build's
-    // converters (the worker's dataConverter names them), no .ts file needed.
-    const options = built.workflowBundleOptions(fromBuild.workflowsPath!);
-    expect(options).toMatchObject({
-      payloadConverterPath: path.resolve('dist/lib/payload-converter.js'),
-      failureConverterPath: path.resolve('dist/lib/failure-converter.js'),
-    });
-    const quiet = () => undefined;
-    const { code } = await bundleWorkflowCode({
-      ...options,
-      logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet },
-    });
-    expect(code).toContain('turnWorkflow');
+    const plainFile = path.resolve('dist/workers/workflow-bundle.js');
+    const tracedFile = path.resolve('dist/workers/workflow-bundle.OpenTelemetryPlugin.js');
+    expect(built.workflowCode()).toEqual({ workflowBundle: { codePath: plainFile } });
+    expect(built.workflowCode(pluginSetsToBundle()[1])).toEqual({ workflowBundle: { codePath: tracedFile } });
+    const [plain, traced] = [fs.readFileSync(plainFile, 'utf8'), fs.readFileSync(tracedFile, 'utf8')];
+    expect(traced).toContain('OpenTelemetryInboundInterceptor');
+    expect(plain).not.toContain('OpenTelemetryInboundInterceptor');
     // Both bundles carry the service's converters: summaries marked readable, failure messages encoded.
-    for (const bundle of [code, fs.readFileSync('dist/workers/workflow-bundle.js', 'utf8')]) {
+    for (const bundle of [plain, traced]) {
       expect(bundle).toContain('agent-service-readable');
       expect(bundle).toContain('encodeCommonAttributes: true');
+    }
+
+    const collector = await startOtlpReceiver();
+    try {
+      const worker = await startWorkerProcess(
+        { ...env.env, NODE_ENV: 'production', NODE_OPTIONS: '', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url },
+        npmScript('worker'),
+      );
+      started.push(worker);
+      const workerLog = jsonLines(worker.output());
+      expect(workerLog.find((line) => line.msg === 'worker polling')).toMatchObject({ workflowBundle: tracedFile });
+      expect(workerLog.map((line) => line.msg)).not.toContain('Workflow bundle created');
+      await worker.kill('SIGTERM');
+      expect(worker.process.exitCode).toBe(0);
+    } finally {
+      await collector.close();
     }
   },
 );

@@ -1,18 +1,26 @@
 // An answer that comes while the approval's first steps settle still reaches its turn. Turns ask their
-// user again and again, and each question is answered the moment it shows in the session's events, so
-// the answer's Update lands while the channel's dispatch is finishing. Every answer the API took (200,
-// or 409 naming the stored answer) must resume its turn: an answer stored without its workflow taking
-// it would leave the turn waiting forever. Once with a channel whose dispatch succeeds, once with one
-// whose dispatch fails for good (an address the outbound guard refuses).
+// user again and again, and each question is answered as it arrives on the session's event stream, as a
+// client following it would: at once or a few milliseconds later (before the channel's dispatch has begun,
+// or while it runs), and, over a channel that takes it, the moment the receiver has the dispatch (while the
+// dispatch is finishing). Every answer the API took (200, or 409 naming the stored answer) must resume its
+// turn: an answer stored without its workflow taking it would leave the turn waiting forever. Once with a
+// channel whose dispatch succeeds, once with one whose dispatch fails for good (an address the outbound
+// guard refuses).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../helpers/harness/agent-env.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/fakes/webhook-receiver.ts';
 import { call } from '../helpers/client/request.ts';
+import { sseReader, type SseReader } from '../helpers/client/sse-reader.ts';
 import type { SessionEvent } from '../../contract/events.ts';
 
 /** Sessions asking at once, and questions each asks in turn: enough to hit the window many times. */
 const SESSIONS = 8;
 const ROUNDS = 12;
+/**
+ * How long after the question a round answers, in turn: pushed at once, an answer comes before the
+ * channel's dispatch has begun; spread over the next milliseconds, answers land as it runs.
+ */
+const ANSWER_DELAYS_MS = [0, 10, 25, 50];
 /** How long a resumed turn may take to end before it counts as stuck. */
 const TURN_END_MS = 20_000;
 
@@ -42,20 +50,26 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls the session's events after `after` until one matches, as fast as a client following the stream. */
+/**
+ * The session's events from now on, pushed as they are stored: the answer goes out as soon as the
+ * question is there, without the load (and the lag) of polling the event list.
+ */
+async function followEvents(sessionId: string): Promise<SseReader> {
+  const after = (await env.events(sessionId)).at(-1)?.seq ?? 0;
+  const response = await fetch(`${env.api.url}/session/${sessionId}/events`, {
+    headers: { ...env.user.auth, accept: 'text/event-stream', 'last-event-id': String(after) },
+  });
+  expect(response.status).toBe(200);
+  return sseReader(response);
+}
+
+/** The next event of the stream that matches, or undefined if none comes within `timeoutMs`. */
 async function nextEvent<T extends SessionEvent>(
-  sessionId: string,
-  after: number,
+  stream: SseReader,
   match: (event: SessionEvent) => event is T,
   timeoutMs: number,
 ): Promise<T | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const found = (await env.events(sessionId, after)).find(match);
-    if (found) return found;
-    await sleep(5);
-  }
-  return undefined;
+  return (stream.until(match, timeoutMs) as Promise<T>).catch(() => undefined);
 }
 
 const isType =
@@ -91,27 +105,45 @@ interface Round {
   resumed: boolean;
 }
 
-async function askAndAnswer(sessionId: string): Promise<Round[]> {
-  const rounds: Round[] = [];
-  let after = (await env.events(sessionId)).at(-1)?.seq ?? 0;
-  for (let round = 0; round < ROUNDS; round++) {
-    const sent = await call(`${env.api.url}/session/${sessionId}?async=1`, {
-      headers: env.user.auth,
-      json: { parts: [{ type: 'text', text: `Question ${round}` }] },
-    });
-    expect(sent.status).toBe(202);
-    const asked = await nextEvent(sessionId, after, isType('approval.requested'), 20_000);
-    if (!asked) throw new Error(`session ${sessionId}: round ${round} asked nothing`);
-    const answerStatuses = await answer(asked.approvalId);
-    const ended = await nextEvent(sessionId, asked.seq, isType('turn.completed'), TURN_END_MS);
-    rounds.push({ sessionId, approvalId: asked.approvalId, answerStatuses, resumed: ended !== undefined });
-    if (!ended) return rounds;
-    after = ended.seq;
+/** Resolves once the receiver has the dispatch of this approval (its body names the approval's id). */
+async function dispatchArrived(approvalId: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!receiver.requests.some((request) => request.body.includes(`"id":"${approvalId}"`))) {
+    if (Date.now() > deadline) throw new Error(`approval ${approvalId} was never dispatched to the receiver`);
+    await sleep(1);
   }
-  return rounds;
 }
 
-async function soakChannel(userChannels: unknown[]): Promise<void> {
+/**
+ * A session's rounds: each asks, is answered, and must end. With `answerOnDispatch`, every other round
+ * answers the moment the channel's receiver has the dispatch instead of after a delay.
+ */
+async function askAndAnswer(sessionId: string, answerOnDispatch: boolean): Promise<Round[]> {
+  const rounds: Round[] = [];
+  const stream = await followEvents(sessionId);
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      const sent = await call(`${env.api.url}/session/${sessionId}?async=1`, {
+        headers: env.user.auth,
+        json: { parts: [{ type: 'text', text: `Question ${round}` }] },
+      });
+      expect(sent.status).toBe(202);
+      const asked = await nextEvent(stream, isType('approval.requested'), 20_000);
+      if (!asked) throw new Error(`session ${sessionId}: round ${round} asked nothing`);
+      if (answerOnDispatch && round % 2 === 1) await dispatchArrived(asked.approvalId);
+      else await sleep(ANSWER_DELAYS_MS[(round >> 1) % ANSWER_DELAYS_MS.length]!);
+      const answerStatuses = await answer(asked.approvalId);
+      const ended = await nextEvent(stream, isType('turn.completed'), TURN_END_MS);
+      rounds.push({ sessionId, approvalId: asked.approvalId, answerStatuses, resumed: ended !== undefined });
+      if (!ended) return rounds;
+    }
+    return rounds;
+  } finally {
+    await stream.close();
+  }
+}
+
+async function soakChannel(userChannels: unknown[], answerOnDispatch: boolean): Promise<void> {
   const { name } = await env.deploy({ userChannels });
   const sessions = await Promise.all(
     Array.from({ length: SESSIONS }, async () => {
@@ -120,7 +152,7 @@ async function soakChannel(userChannels: unknown[]): Promise<void> {
       return opened.body.id;
     }),
   );
-  const rounds = (await Promise.all(sessions.map(askAndAnswer))).flat();
+  const rounds = (await Promise.all(sessions.map((id) => askAndAnswer(id, answerOnDispatch)))).flat();
   const stuck = rounds.filter((round) => !round.resumed);
   const details = await Promise.all(
     stuck.map(async (round) => ({
@@ -135,11 +167,12 @@ async function soakChannel(userChannels: unknown[]): Promise<void> {
 
 describe('answers that arrive as the approval is sent', () => {
   test('over a channel whose dispatch succeeds, every answer resumes its turn', { timeout: 300_000 }, async () => {
-    await soakChannel([{ provider: 'webhook', config: { url: receiver.url } }]);
-    expect(receiver.requests.length).toBeGreaterThan(0);
+    await soakChannel([{ provider: 'webhook', config: { url: receiver.url } }], true);
+    // Half the rounds waited for their dispatch; the others may have been answered before theirs.
+    expect(receiver.requests.length).toBeGreaterThanOrEqual((SESSIONS * ROUNDS) / 2);
   });
 
   test('over a channel refused for good, every answer resumes its turn', { timeout: 300_000 }, async () => {
-    await soakChannel([{ provider: 'webhook', config: { url: 'http://169.254.169.254/approvals' } }]);
+    await soakChannel([{ provider: 'webhook', config: { url: 'http://169.254.169.254/approvals' } }], false);
   });
 });

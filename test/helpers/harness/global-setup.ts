@@ -13,7 +13,7 @@ import { obtainTemporalCli } from '../../../dev/temporal-cli.ts';
 import { freePort } from '../../../dev/ports.ts';
 import { createPool } from '../../../store/db.ts';
 import { migrate } from '../../../store/migrate.ts';
-import { writeWorkflowBundle } from './workflow-bundle.ts';
+import { testWorkflowBundle } from './workflow-bundle.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -68,7 +68,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       });
       return temporal.address;
     };
-    const [temporalAddress, workflowBundlePath] = await Promise.all([startTemporal(), writeWorkflowBundle(scratch)]);
+    const [temporalAddress, workflowBundlePath] = await Promise.all([startTemporal(), testWorkflowBundle()]);
 
     project.provide('databaseUrl', databaseUrl);
     project.provide('temporalAddress', temporalAddress);
