@@ -19,7 +19,8 @@ const lenient: Options = { strict: false, logger: false, validateFormats: false 
 // Compiled as workers will compile it: patterns by RE2 (lib/bundle/linear-schema.ts), so a pattern
 // RE2 cannot run (lookaround, backreferences) is refused here rather than at the first tool call.
 const throwaway: Options = { ...lenient, meta: false, validateSchema: false, addUsedSchema: false, code: { regExp: linearRegExp } };
-const metaCheckers = { draft07: new Ajv(lenient), draft2020: new Ajv2020(lenient) };
+/** The long-lived meta-schema checkers, made at the first check: each compiles its meta-schemas when made. */
+let metaCheckers: { draft07: Ajv; draft2020: Ajv2020 } | undefined;
 
 /** Why `schema` is not a usable JSON Schema, or undefined when it compiles. */
 export function jsonSchemaProblem(schema: Record<string, unknown>): string | undefined {
@@ -31,6 +32,7 @@ export function jsonSchemaProblem(schema: Record<string, unknown>): string | und
   else return 'is not a supported JSON Schema: $schema must name draft-07 or draft 2020-12, or be left out (draft-07)';
 
   try {
+    metaCheckers ??= { draft07: new Ajv(lenient), draft2020: new Ajv2020(lenient) };
     const checker = metaCheckers[dialect];
     if (!checker.validateSchema(body)) {
       return `is not a valid JSON Schema: ${firstReason(checker.errors)}`;
