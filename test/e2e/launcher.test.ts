@@ -18,6 +18,7 @@ import {
   watchLauncher,
   type LauncherPorts,
   type RunningLauncher,
+  withWorkflowBundle,
 } from '../helpers/harness/launcher.ts';
 import { descendantsOf, isRunning, processState, type ProcessInfo } from '../helpers/harness/processes.ts';
 import { call } from '../helpers/client/request.ts';
@@ -45,17 +46,10 @@ afterEach(async () => {
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 /**
- * A DATA_DIR holding the workflow bundle a worker from source keeps there (workers/source-bundle-cache.ts):
- * the run's own, so that its worker loads it rather than running webpack. Only the first test starts as a
- * newcomer does, with an empty DATA_DIR whose first start bundles.
+ * A DATA_DIR holding the run's workflow bundle, which its worker loads rather than running webpack. Only the
+ * first test starts as a newcomer does, with an empty DATA_DIR whose first start bundles.
  */
-function dataDirWithBundle(name: string): string {
-  const dataDir = path.join(scratch, name);
-  const bundle = inject('workflowBundlePath');
-  fs.mkdirSync(path.join(dataDir, 'workflow-bundles'), { recursive: true });
-  fs.copyFileSync(bundle, path.join(dataDir, 'workflow-bundles', path.basename(bundle)));
-  return dataDir;
-}
+const dataDirWithBundle = (name: string) => withWorkflowBundle(path.join(scratch, name));
 
 /**
  * The tests' PostgreSQL and Temporal, so that a start runs only the API and the worker; a task queue

@@ -21,6 +21,7 @@ import {
   startLauncher,
   type LauncherPorts,
   type RunningLauncher,
+  withWorkflowBundle,
 } from '../helpers/harness/launcher.ts';
 import { eventsOf, launchedApi, portsClosed, waitForEvent, type LaunchedApi } from '../helpers/harness/launched-service.ts';
 import { lastUserText, startFakeModel, type FakeRequest } from '../helpers/fakes/fake-model.ts';
@@ -197,7 +198,9 @@ test(
       });
     await waitFor(async () => (await started())?.every((run) => run.stepsScheduled > 0) ?? false, 60_000, 'the runs to start');
 
-    newWorker = await startNewWorker(dataDir, ports, env);
+    // This code's bundle where its worker looks for it (after the old worker kept its own there: a worker that
+    // bundles removes the older bundles it finds), so the new worker does not run webpack as it joins.
+    newWorker = await startNewWorker(withWorkflowBundle(dataDir), ports, env);
     const approvalIds: string[] = [];
     for (const sessionId of sessionIds) {
       const asked = await waitForEvent(api, sessionId, 'approval.requested', 90_000);
