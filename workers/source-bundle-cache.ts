@@ -38,6 +38,9 @@ function sourceHash(): string {
   return hash.digest('hex').slice(0, 24);
 }
 
+/** Where a worker from source keeps its bundles under `dataDir`. */
+export const workflowBundleDir = (dataDir: string) => path.join(dataDir, 'workflow-bundles');
+
 /**
  * The bundle of the current source for a worker with these plugins, made once and kept in `dataDir`; its
  * path. Undefined when this code runs from a build, which has its bundles beside it (workflow-code.ts).
@@ -48,7 +51,7 @@ export async function cachedSourceBundle(
   plugins: readonly WorkflowPlugin[] = [],
 ): Promise<string | undefined> {
   if (!FROM_SOURCE) return undefined;
-  const dir = path.join(dataDir, 'workflow-bundles');
+  const dir = workflowBundleDir(dataDir);
   // workflow-bundle-<hash>.js, or workflow-bundle.OpenTelemetryPlugin-<hash>.js with the tracing plugin.
   const variant = workflowBundleFile(plugins).replace(/\.js$/, '');
   const file = path.join(dir, `${variant}-${sourceHash()}.js`);

@@ -51,13 +51,12 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The session's events from now on, pushed as they are stored: the answer goes out as soon as the
- * question is there, without the load (and the lag) of polling the event list.
+ * The events of a new session, pushed as they are stored: the answer goes out as soon as the question is
+ * there, without the load (and the lag) of polling the event list.
  */
 async function followEvents(sessionId: string): Promise<SseReader> {
-  const after = (await env.events(sessionId)).at(-1)?.seq ?? 0;
   const response = await fetch(`${env.api.url}/session/${sessionId}/events`, {
-    headers: { ...env.user.auth, accept: 'text/event-stream', 'last-event-id': String(after) },
+    headers: { ...env.user.auth, accept: 'text/event-stream' },
   });
   expect(response.status).toBe(200);
   return sseReader(response);
@@ -105,7 +104,10 @@ interface Round {
   resumed: boolean;
 }
 
-/** Resolves once the receiver has the dispatch of this approval (its body names the approval's id). */
+/**
+ * Resolves once the receiver has the dispatch of this approval (its body names the approval's id), looking
+ * every millisecond: the answer must land while the dispatch is still in flight.
+ */
 async function dispatchArrived(approvalId: string): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (!receiver.requests.some((request) => request.body.includes(`"id":"${approvalId}"`))) {

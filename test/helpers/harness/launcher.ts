@@ -7,6 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { findTemporalCli } from '../../../dev/temporal-cli.ts';
+import { workflowBundleDir } from '../../../workers/source-bundle-cache.ts';
 
 export interface LauncherPorts {
   api: number;
@@ -68,8 +69,8 @@ export async function pickLauncherPorts(): Promise<LauncherPorts> {
  */
 export function withWorkflowBundle(dataDir: string): string {
   const bundle = inject('workflowBundlePath');
-  fs.mkdirSync(path.join(dataDir, 'workflow-bundles'), { recursive: true });
-  fs.copyFileSync(bundle, path.join(dataDir, 'workflow-bundles', path.basename(bundle)));
+  fs.mkdirSync(workflowBundleDir(dataDir), { recursive: true });
+  fs.copyFileSync(bundle, path.join(workflowBundleDir(dataDir), path.basename(bundle)));
   return dataDir;
 }
 
