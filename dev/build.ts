@@ -5,30 +5,15 @@
 // The workflows are bundled here once (dist/workers/workflow-bundle.js, and one for each plugin a worker
 // may run with: workflow-bundle.OpenTelemetryPlugin.js for tracing), so a worker from the build does not
 // run webpack when it starts. Types are not checked (tsconfig.build.json): `npm run typecheck` does that.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { workflowBundleFile, workflowBundleOptions } from '../workers/workflow-code.ts';
-import { pluginSetsToBundle } from '../workers/observability.ts';
+import { compile, copyFiles } from './build-steps.ts';
+import { pluginSetsToBundle, workflowBundleFile, workflowBundleOptions } from '../workers/workflow-code.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const OUT = path.join(ROOT, 'dist');
-const require = createRequire(import.meta.url);
 const say = (line: string) => process.stderr.write(`[build] ${line}\n`);
-
-/** Compiles the server with tsc into `out` (a sibling of dist/, so the source maps' relative paths hold after the swap). */
-async function compile(out: string): Promise<void> {
-  const tsc = require.resolve('typescript/bin/tsc');
-  try {
-    await promisify(execFile)(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out], { cwd: ROOT });
-  } catch (error) {
-    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
-    throw new Error(`tsc failed:\n${stdout}${stderr}`);
-  }
-}
 
 async function bundleWorkflows(out: string): Promise<void> {
   const quiet = () => undefined;
@@ -42,19 +27,6 @@ async function bundleWorkflows(out: string): Promise<void> {
     });
     fs.writeFileSync(path.join(out, 'workers', workflowBundleFile(plugins)), code);
   }
-}
-
-/** What the compiled code reads beside itself, where it looks for it. */
-function copyFiles(out: string): void {
-  fs.cpSync(path.join(ROOT, 'schema/migrations'), path.join(out, 'schema/migrations'), { recursive: true });
-  const dashboard = path.join(ROOT, 'dashboard/dist');
-  // Built by the dashboard workspace's prepare script (npm ci); without it /app/ answers 503, as from source.
-  if (fs.existsSync(dashboard)) fs.cpSync(dashboard, path.join(out, 'dashboard/dist'), { recursive: true });
-  else say('dashboard/dist is missing (npm ci builds it): the build serves no dashboard');
-  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
-  // "type": "module" matters: a package.json without it would make node read dist/**/*.js as CommonJS.
-  const manifest = { name: pkg.name, version: pkg.version, private: true, type: 'module' };
-  fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 /** Replaces dist/ with the new build, so a process starting meanwhile finds the old build or the new one, never half of one. */
@@ -71,7 +43,7 @@ async function main(): Promise<void> {
   fs.rmSync(staged, { recursive: true, force: true });
   try {
     await Promise.all([compile(staged), bundleWorkflows(staged)]);
-    copyFiles(staged);
+    copyFiles(staged, say);
     swapIn(staged);
   } catch (error) {
     fs.rmSync(staged, { recursive: true, force: true });

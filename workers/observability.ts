@@ -5,8 +5,6 @@
 // OpenTelemetry plugin traces workflows and activities, continuing the trace of whoever started them.
 import net from 'node:net';
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
-import { Resource } from '@opentelemetry/resources';
-import { NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { MetricsExporterConfig } from '@temporalio/worker';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -46,14 +44,6 @@ export async function startWorkerObservability(config: Config, logger: Logger): 
       await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'the last spans could not be sent'));
     },
   };
-}
-
-/**
- * The sets of plugins a worker may run with, for `npm run build` to bundle the workflows for each: none, and
- * tracing's. A bundle takes only a plugin's workflow interceptors, which do not depend on its settings.
- */
-export function pluginSetsToBundle(): WorkflowPlugin[][] {
-  return [[], [new OpenTelemetryPlugin({ resource: Resource.empty(), spanProcessor: new NoopSpanProcessor() })]];
 }
 
 async function temporalSdkMetrics(port: number): Promise<string> {

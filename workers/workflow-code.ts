@@ -8,6 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BundlerPlugin, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
+import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
+import { Resource } from '@opentelemetry/resources';
+import { NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -63,4 +66,12 @@ export function prebuiltWorkflowBundle(plugins: readonly WorkerPlugin[] = []): s
 export function workflowCode(plugins: readonly WorkerPlugin[] = []): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
   const codePath = prebuiltWorkflowBundle(plugins);
   return codePath ? { workflowBundle: { codePath } } : { workflowsPath: WORKFLOWS_PATH };
+}
+
+/**
+ * The sets of plugins a worker may run with, for `npm run build` to bundle the workflows for each: none, and
+ * tracing's. A bundle takes only a plugin's workflow interceptors, which do not depend on its settings.
+ */
+export function pluginSetsToBundle(): WorkflowPlugin[][] {
+  return [[], [new OpenTelemetryPlugin({ resource: Resource.empty(), spanProcessor: new NoopSpanProcessor() })]];
 }

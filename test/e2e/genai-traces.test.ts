@@ -5,7 +5,7 @@
 // in with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT. API and worker run as processes of their
 // own, as in test/e2e/tracing.test.ts, against a local OTLP receiver.
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, vi } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startApiProcess, type ApiProcess } from '../helpers/harness/api-process.ts';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
@@ -17,10 +17,17 @@ import type { AgentEnv } from '../helpers/harness/agent-env.ts';
 const test = agentTest({ SESSION_IDLE_MS: '1000' }, { inProcessWorker: false });
 const started: Array<ApiProcess | WorkerProcess> = [];
 let collector: OtlpReceiver | undefined;
+// Each test's processes go before the next test starts its own, whether it passed or not: a worker left
+// running by a failed test would take the next test's turns with its own content setting.
+afterEach(() => killStarted());
 afterAll(async () => {
-  await Promise.all(started.map((process) => process.kill('SIGKILL')));
+  await killStarted();
   await collector?.close();
 });
+
+async function killStarted(): Promise<void> {
+  await Promise.all(started.splice(0).map((process) => process.kill('SIGKILL')));
+}
 
 const CONTENT_KEYS = [
   'gen_ai.input.messages',
@@ -71,7 +78,7 @@ async function tracedTurn(
   captureContent: boolean,
   followUp = false,
 ): Promise<TurnTrace & { approvalId: string; followUp?: TurnTrace }> {
-  const { api, worker } = await tracedProcesses(env, captureContent);
+  const { api } = await tracedProcesses(env, captureContent);
   env.fake.enqueue(
     {
       toolCalls: [{ id: 'call_clock', name: 'current_time', arguments: { timezone: 'Europe/Paris' } }],
@@ -136,8 +143,8 @@ async function tracedTurn(
     },
     { timeout: 30_000, interval: 250 },
   );
-  // The next test's worker must be the only one taking turns.
-  await Promise.all([api.kill('SIGKILL'), worker.kill('SIGKILL')]);
+  // The next turn's worker must be the only one taking turns.
+  await killStarted();
   return trace;
 }
 
@@ -147,7 +154,7 @@ async function tracedTurn(
  * spans (the model call's and the Temporal SDK's activity span) have arrived.
  */
 async function refusedTurn(env: AgentEnv, captureContent: boolean): Promise<{ words: string; bodies: string[] }> {
-  const { api, worker } = await tracedProcesses(env, captureContent);
+  const { api } = await tracedProcesses(env, captureContent);
   const words = `my card ends in 4242, code ${randomUUID()}`;
   // Whatever an earlier test queued and did not use is not this turn's answer.
   env.fake.reset();
@@ -177,7 +184,7 @@ async function refusedTurn(env: AgentEnv, captureContent: boolean): Promise<{ wo
     },
     { timeout: 30_000, interval: 250 },
   );
-  await Promise.all([api.kill('SIGKILL'), worker.kill('SIGKILL')]);
+  await killStarted();
   return { words, bodies: collector!.bodies };
 }
 

@@ -15,7 +15,7 @@ import { npmScript } from '../helpers/harness/launch.ts';
 import { lastUserText } from '../helpers/fakes/fake-model.ts';
 import { Client } from '../../sdk/src/index.ts';
 import { startOtlpReceiver } from '../helpers/fakes/otlp-receiver.ts';
-import { pluginSetsToBundle } from '../../workers/observability.ts';
+import { pluginSetsToBundle } from '../../workers/workflow-code.ts';
 import type * as WorkflowCode from '../../workers/workflow-code.ts';
 
 const test = agentTest({}, { inProcessWorker: false });

@@ -1,11 +1,11 @@
 // The production API (`api/server.ts`) as a separate process on a free port, so a test can kill it
 // for real (SIGKILL: no graceful close, its sockets simply die) or run two of them side by side.
-// From source by default; `npmScript('api')` starts it as `npm run api` does (the build, in production).
+// From the tests' build of the service by default (service-build.ts); `npmScript('api')` starts it as `npm run api` does (the build, in production).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { testProcessEnv } from './env.ts';
 import { freePort, waitFor } from '../../../dev/ports.ts';
-import { fromSource, killLaunched, servingPid, signalIfRunning, reportUncleanStop, type Launch } from './launch.ts';
+import { fromBuild, killLaunched, servingPid, signalIfRunning, reportUncleanStop, type Launch } from './launch.ts';
 
 export interface ApiProcess {
   url: string;
@@ -20,7 +20,7 @@ export interface ApiProcess {
  * `env`: the test environment's settings (its TASK_QUEUE, model URLs, ...), as the in-process API gets
  * them. Resolves once the process serves HTTP (liveness), whether or not it reaches Temporal.
  */
-export async function startApiProcess(env: Record<string, string>, launch: Launch = fromSource('api/server.ts')): Promise<ApiProcess> {
+export async function startApiProcess(env: Record<string, string>, launch: Launch = fromBuild('api/server.ts')): Promise<ApiProcess> {
   const port = await freePort();
   const child = spawn(launch.command, launch.args, {
     cwd: path.resolve('.'),

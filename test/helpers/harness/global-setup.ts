@@ -1,6 +1,7 @@
 // The global setup of the service tier (vitest projects `dev-server` and `temporal-on-postgres`): starts,
 // once per run, one PostgreSQL and one Temporal server (or uses DATABASE_URL and TEMPORAL_ADDRESS when
-// set), applies migrations, and bundles the workflows once. Test files reach
+// set), applies migrations, bundles the workflows once and compiles the service for the processes tests
+// start (service-build.ts) unless this code was compiled before. Test files reach
 // them through `inject()` (see test/helpers/env.ts).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,12 +15,15 @@ import { freePort } from '../../../dev/ports.ts';
 import { createPool } from '../../../store/db.ts';
 import { migrate } from '../../../store/migrate.ts';
 import { testWorkflowBundle } from './workflow-bundle.ts';
+import { serviceBuild } from './service-build.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
     temporalAddress: string;
     workflowBundlePath: string;
+    /** The service compiled for the API and worker processes tests start (service-build.ts). */
+    serviceBuildDir: string;
     /** The Temporal CLI: the fast workflow tier (test/workflows) starts its own dev servers with it. */
     temporalCliPath: string;
   }
@@ -68,11 +72,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
       });
       return temporal.address;
     };
-    const [temporalAddress, workflowBundlePath] = await Promise.all([startTemporal(), testWorkflowBundle()]);
+    // The build for the tests' processes takes the bundles the tests keep: made after the plain one, not beside it.
+    const [temporalAddress, { workflowBundlePath, serviceBuildDir }] = await Promise.all([
+      startTemporal(),
+      testWorkflowBundle().then(async (bundle) => ({ workflowBundlePath: bundle, serviceBuildDir: await serviceBuild(say) })),
+    ]);
 
     project.provide('databaseUrl', databaseUrl);
     project.provide('temporalAddress', temporalAddress);
     project.provide('workflowBundlePath', workflowBundlePath);
+    project.provide('serviceBuildDir', serviceBuildDir);
     project.provide('temporalCliPath', cliPath);
   } catch (error) {
     await temporal?.stop();

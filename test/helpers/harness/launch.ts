@@ -1,7 +1,9 @@
-// How a test starts a production process (api/server.ts, workers/main.ts): from source through tsx, as
-// most tests do, or through its npm script as an operator starts it (`npm run api`), which with
-// NODE_ENV=production runs the build in dist/ with plain node.
+// How a test starts a production process (api/server.ts, workers/main.ts): from the tests' build of the
+// service with plain node (service-build.ts), as most tests do, or through its npm script as an operator
+// starts it (`npm run api`), which with NODE_ENV=production runs the build in dist/ with plain node.
 import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { inject } from 'vitest';
 import { descendantsOf } from './processes.ts';
 
 export interface Launch {
@@ -11,7 +13,12 @@ export interface Launch {
   throughNpm: boolean;
 }
 
-export const fromSource = (file: string): Launch => ({ command: process.execPath, args: ['--import', 'tsx', file], throughNpm: false });
+/** `file` (a source path: 'workers/main.ts') compiled in the tests' build, with stack traces that name the source. */
+export const fromBuild = (file: string): Launch => ({
+  command: process.execPath,
+  args: ['--enable-source-maps', path.join(inject('serviceBuildDir'), file.replace(/\.ts$/, '.js'))],
+  throughNpm: false,
+});
 
 export const npmScript = (script: string): Launch => ({ command: 'npm', args: ['run', '--silent', script], throughNpm: true });
 

@@ -1,10 +1,10 @@
 // The production worker (`workers/main.ts`) as a separate process, so a test can kill it for real.
-// From source by default; `npmScript('worker')` starts it as `npm run worker` does (the build, in production).
+// From the tests' build of the service by default (service-build.ts); `npmScript('worker')` starts it as `npm run worker` does (the build, in production).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll } from 'vitest';
 import path from 'node:path';
 import { testProcessEnv } from './env.ts';
-import { fromSource, killLaunched, servingPid, signalIfRunning, reportUncleanStop, type Launch } from './launch.ts';
+import { fromBuild, killLaunched, servingPid, signalIfRunning, reportUncleanStop, type Launch } from './launch.ts';
 
 export interface WorkerProcess {
   process: ChildProcess;
@@ -18,7 +18,7 @@ export interface WorkerProcess {
 
 export async function startWorkerProcess(
   env: Record<string, string>,
-  launch: Launch = fromSource('workers/main.ts'),
+  launch: Launch = fromBuild('workers/main.ts'),
 ): Promise<WorkerProcess> {
   const child = spawn(launch.command, launch.args, {
     cwd: path.resolve('.'),
