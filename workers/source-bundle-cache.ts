@@ -19,11 +19,12 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** What a workflow bundle is made from (lint keeps workflow code's imports within these). */
 const SOURCES = ['workflows', 'core', 'lib', 'contract'];
 
-function filesUnder(dir: string): string[] {
+/** The files under `dir` (none when it is missing) whose names `keep` takes, sorted: what a hash of code reads. */
+export function filesUnder(dir: string, keep: (name: string) => boolean = (name) => name.endsWith('.ts')): string[] {
   if (!fs.existsSync(dir)) return [];
   return fs
     .readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .filter((entry) => entry.isFile() && keep(entry.name))
     .map((entry) => path.join(entry.parentPath, entry.name))
     .sort();
 }

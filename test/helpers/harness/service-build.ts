@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { compile, copyFiles } from '../../../dev/build-steps.ts';
 import { createLogger } from '../../../lib/logger.ts';
-import { cachedSourceBundle } from '../../../workers/source-bundle-cache.ts';
+import { cachedSourceBundle, filesUnder } from '../../../workers/source-bundle-cache.ts';
 import { pluginSetsToBundle, workflowBundleFile } from '../../../workers/workflow-code.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -26,18 +26,10 @@ const SETTINGS = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfi
 /** How long a run waits for another run's build of the same code before it gives up. */
 const WAIT_FOR_OTHER_MS = 300_000;
 
-function filesUnder(dir: string, keep: (name: string) => boolean): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && keep(entry.name))
-    .map((entry) => path.join(entry.parentPath, entry.name));
-}
-
 /** A hash of every file the build is made from. */
 function codeHash(): string {
   const files = [
-    ...SOURCES.flatMap((dir) => filesUnder(path.join(ROOT, dir), (name) => name.endsWith('.ts'))),
+    ...SOURCES.flatMap((dir) => filesUnder(path.join(ROOT, dir))),
     ...COPIED.flatMap((dir) => filesUnder(path.join(ROOT, dir), () => true)),
     ...SETTINGS.map((file) => path.join(ROOT, file)),
   ].sort();
