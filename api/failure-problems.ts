@@ -15,6 +15,7 @@ import {
 const PROBLEMS: Partial<Record<FailureType, (detail: string) => ServiceError>> = {
   [FAILURE.sessionBusy]: (detail) => new ConflictError(detail),
   [FAILURE.messageNotFound]: (detail) => new NotFoundError(detail),
+  [FAILURE.conversationReverted]: (detail) => new ConflictError(detail),
   [FAILURE.notAnAssistantMessage]: (detail) => new ValidationError(detail, [{ path: '/assistantMessageId', message: detail }]),
   [FAILURE.approvalAnswered]: (detail) => new ConflictError(detail),
   [FAILURE.approvalExpired]: (detail) => new GoneError(detail),

@@ -27,12 +27,37 @@ export interface NewCompaction {
   releasesHolds?: readonly string[];
 }
 
-/** Stores it once: recorded again (a retried activity), it answers the summary stored the first time. */
+/**
+ * A revert (taken in PostgreSQL, with no word to the session's workflow) took the summarised messages out
+ * of the conversation while the summary was being written: storing it would bring their content back.
+ */
+export class ConversationRevertedError extends Error {
+  override name = 'ConversationRevertedError';
+}
+
+/**
+ * Stores it once: recorded again (a retried activity), it answers the summary stored the first time.
+ * Refused (ConversationRevertedError, nothing stored) when the last message it summarises was reverted
+ * meanwhile; the summarising calls then stay charged, their cost on no message, as an attempt's whose
+ * summary another stored.
+ */
 export async function recordCompaction(db: Db, input: NewCompaction): Promise<MessageView> {
   return inTransaction(db, async (client) => {
     const existing = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1', [input.summaryMessageId]);
     // Stored by another attempt: this one's calls stay charged (their holds), their cost being on no message.
     if (existing.rows[0]) return toMessageView(existing.rows[0]);
+    // Under the session's lock, which a revert holds while it marks messages: before it, or after it. The
+    // last message summarised and the turn the summary joins must both still be in the conversation.
+    const { rows } = await client.query<{ kept: boolean }>(
+      `SELECT NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.id IN ($2, $3) AND m.reverted) AS kept
+         FROM sessions s WHERE s.id = $1 FOR UPDATE`,
+      [input.sessionId, input.throughMessageId, input.messagesTurnId],
+    );
+    if (rows[0]?.kept !== true) {
+      throw new ConversationRevertedError(
+        'The conversation was reverted while it was being compacted, and the summary would bring back what was reverted; nothing was stored. Compact it again',
+      );
+    }
     if (input.releasesHolds) await releaseBudgetHolds(client, input.releasesHolds);
     const { throughMessageId, tokensBefore, tokensAfter, reason } = input;
     const { message } = await insertMessage(client, {

@@ -15,7 +15,7 @@ import type { ModelRef } from '../../contract/bundle.ts';
 import type { ProviderId } from '../../contract/bundle-constants.ts';
 import { FAILURE, nonRetryable } from '../../lib/workflow-safe/failures.ts';
 import { conversation, hasMessage, lastTurnId } from '../../store/messages.ts';
-import { recordCompaction } from '../../store/compactions.ts';
+import { ConversationRevertedError, recordCompaction, type NewCompaction } from '../../store/compactions.ts';
 import { heldOrAborted, holdForCall } from './budget-hold.ts';
 import { agentModel, modelRefOf } from './agent-model.ts';
 import { endAsAborted } from './confirm-abort.ts';
@@ -182,7 +182,7 @@ export function compactionActivities(deps: CompactionDeps) {
         const keptTokens = kept.reduce((sum, message) => sum + tokensOf(message), 0);
         const tokensAfter = textTokens(fixedText) + textTokens(summaryMessageText(summary)) + keptTokens;
         const throughMessageId = older.at(-1)!.id;
-        await recordCompaction(deps.db, {
+        await recordCompactionOrRefuse(deps.db, {
           sessionId: input.sessionId,
           messagesTurnId,
           summaryMessageId: input.summaryMessageId,
@@ -302,4 +302,14 @@ async function summarise(
     if (part.type !== 'model-call-start') answered = true;
   }
   return { text, ...(end ? { usage: end.usage, providerMetadata: end.providerMetadata } : {}) };
+}
+
+/** The summary stored; a revert that took its messages out meanwhile ends the compaction, not retried (409 to its caller). */
+async function recordCompactionOrRefuse(db: ModelStepDeps['db'], compaction: NewCompaction): Promise<void> {
+  try {
+    await recordCompaction(db, compaction);
+  } catch (error) {
+    if (error instanceof ConversationRevertedError) throw nonRetryable(FAILURE.conversationReverted, error.message);
+    throw error;
+  }
 }

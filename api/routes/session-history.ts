@@ -1,28 +1,48 @@
 // Changing a conversation's course: fork it into a new session, revert it to before a message,
-// regenerate a reply, or compact it. Revert, regenerate and compact go through the session workflow (in
-// order with sends, refused while a turn runs); a fork only reads its origin.
+// regenerate a reply, or compact it. A revert is taken in PostgreSQL, as a send is: under the session's
+// lock, in order with sends (refused while one is taken and its turn not ended), with no worker needed.
+// Regenerate and compact run a model call, so they go through the session workflow (refused while a turn
+// runs); a fork only reads its origin.
 import { checkSendModel } from '../sessions/send-model.ts';
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { forkSession } from '../../store/fork.ts';
-import { findSessionMessage, type SessionMessage } from '../../store/revert.ts';
+import { findSessionMessage, revertFrom, MessageNotFoundError, SessionBusyError, type SessionMessage } from '../../store/revert.ts';
 import type { Session } from '../../store/sessions.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { loadSendableSession, loadWritableSession } from '../sessions/access.ts';
-import { compactInSession, revertInSession } from '../sessions/workflows.ts';
+import { compactInSession, regenerateInSession } from '../sessions/workflows.ts';
 import { answerTurn } from '../streaming/turn-answer.ts';
 import { holdsTurn, isAsync } from '../streaming/sse.ts';
 
-/** The message to revert from, checked before the workflow is asked (which checks again, in order). */
+const BUSY = 'A turn is running in this session; try again when it has ended';
+const notInConversation = (messageId: string) =>
+  new NotFoundError(`There is no message "${messageId}" in the conversation of this session`);
+
+/** The message to revert from, checked before the revert (which checks again, under the session's lock). */
 async function revertTarget(deps: ApiDeps, session: Session, messageId: string): Promise<SessionMessage> {
   const message = await findSessionMessage(deps.db, session.id, messageId);
-  if (!message || message.reverted) throw new NotFoundError(`There is no message "${messageId}" in the conversation of this session`);
-  if (session.status !== 'idle' || message.status === 'streaming') {
-    throw new ConflictError('A turn is running in this session; try again when it has ended');
-  }
+  if (!message || message.reverted) throw notInConversation(messageId);
+  if (session.status !== 'idle' || message.status === 'streaming') throw new ConflictError(BUSY);
   return message;
+}
+
+/**
+ * Reverts in one transaction under the session's lock, which a send takes too: a send taken first makes
+ * the session busy (409), one taken after comes after the revert. The session's workflow holds nothing
+ * a revert changes (each step reads the conversation from PostgreSQL), so none is asked; a compaction
+ * running meanwhile finds its summary stale when it writes it (store/compactions.ts).
+ */
+async function revertInPostgres(deps: ApiDeps, session: Session, messageId: string): Promise<string[]> {
+  try {
+    return (await revertFrom(deps.db, { sessionId: session.id, messageId })).reverted;
+  } catch (error) {
+    if (error instanceof SessionBusyError) throw new ConflictError(BUSY);
+    if (error instanceof MessageNotFoundError) throw notInConversation(messageId);
+    throw error;
+  }
 }
 
 export function sessionHistoryRoutes(deps: ApiDeps) {
@@ -38,8 +58,7 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
       async handle({ params, body, principal }) {
         const session = await loadSendableSession(deps, principal, params.id!);
         await revertTarget(deps, session, body.messageId);
-        const { reverted } = await revertInSession(deps, session, { messageId: body.messageId });
-        return { status: 200, body: { reverted } };
+        return { status: 200, body: { reverted: await revertInPostgres(deps, session, body.messageId) } };
       },
     }),
     defineRoute(OPERATIONS.compactSession, {
@@ -62,10 +81,7 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
         }
         const turnId = newId('trn');
         const model = body.model ?? message.model ?? undefined;
-        const result = await revertInSession(deps, session, {
-          messageId: message.id,
-          regenerate: { turnId, ...(model ? { model } : {}) },
-        });
+        const result = await regenerateInSession(deps, session, { messageId: message.id, turnId, ...(model ? { model } : {}) });
         return answerTurn(deps, {
           req,
           res,

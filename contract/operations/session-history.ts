@@ -51,7 +51,8 @@ export const revertSession = defineOperation({
   summary: 'Revert: the message and every message after it leave the conversation',
   description:
     'The model never sees them again and `GET /session/<id>` no longer lists them; the event `messages.reverted {messageIds}` ' +
-    'tells stream readers what to remove. Refused with 409 while a turn runs or is queued.',
+    'tells stream readers what to remove. Taken in PostgreSQL at once, in order with sends, whether or not a worker runs. ' +
+    'Refused with 409 while a turn runs or is queued.',
   tag: 'sessions',
   auth: { kind: 'scope', scope: 'sessions:write' },
   body: { required: true, schema: REVERT_BODY_SCHEMA },
@@ -138,7 +139,8 @@ export const compactSession = defineOperation({
     '(COMPACTION_KEEP_PERCENT of the window) are kept whole. Nothing stored is changed: `GET /session/<id>`, the events, ' +
     'fork and revert still see every message, and a revert to before the summary undoes the compaction. The call is ' +
     'billed like a reply. Waits for the summary (up to 5 minutes); `compacted: false` when the conversation is too short ' +
-    'to summarise any of it. Refused with 409 while a turn runs or is queued.',
+    'to summarise any of it. Refused with 409 while a turn runs or is queued, and when a revert made while it ran took out ' +
+    'messages the summary read (nothing is stored; its calls stay billed).',
   tag: 'sessions',
   auth: { kind: 'scope', scope: 'sessions:write' },
   responses: {

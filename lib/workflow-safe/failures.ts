@@ -12,6 +12,8 @@ export const FAILURE = {
   sessionBusy: 'SessionBusy',
   /** A revert or regenerate naming a message the session does not have. */
   messageNotFound: 'MessageNotFound',
+  /** A compaction whose messages a revert took out of the conversation while it summarised them: nothing stored. */
+  conversationReverted: 'ConversationReverted',
   /** A regenerate naming a message that is not the assistant's. */
   notAnAssistantMessage: 'NotAnAssistantMessage',
   approvalAnswered: 'ApprovalAlreadyAnswered',

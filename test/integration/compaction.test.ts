@@ -256,6 +256,50 @@ describe("a conversation past its model's window", () => {
     expect((await messagesOf(env, sessionId)).filter((message) => message.role === 'summary')).toHaveLength(1);
     await env.fake.waitForDisconnects(1);
   });
+  test('a revert during an asked-for compaction is taken at once; the compaction then stores nothing and answers 409', async ({ env }) => {
+    env.fake.setContextWindow(undefined);
+    env.fake.setHandler(() => ({ text: filler('answer') }));
+    const sessionId = await env.newSession();
+    const asked: Reply[] = [];
+    for (let index = 1; index <= 3; index++) asked.push(await ask(env, sessionId, index));
+    let release!: () => void;
+    env.fake.setHandler((request) =>
+      isSummarising(request)
+        ? { text: 'SUMMARY of what was reverted', holdUntil: new Promise<void>((resolve) => (release = resolve)) }
+        : { text: 'answered' },
+    );
+    const summarisedBefore = env.fake.requests.filter(isSummarising).length;
+    const compacting = call(`${env.api.url}/session/${sessionId}/compact`, { headers: env.user.auth, json: {} });
+    await expect.poll(() => env.fake.requests.filter(isSummarising).length).toBe(summarisedBefore + 1);
+
+    // The revert does not wait for the summary: questions 2 and 3 leave the conversation now.
+    const reverted = await call<{ reverted: string[] }>(`${env.api.url}/session/${sessionId}/revert`, {
+      headers: env.user.auth,
+      json: { messageId: asked[1]!.messageId },
+    });
+    expect(reverted.status, reverted.text).toBe(200);
+    expect(reverted.body.reverted).toHaveLength(4);
+
+    // The summary read them, so it is not stored: the compaction is refused, and says why.
+    release();
+    const refused = await compacting;
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.text).toMatch(/reverted while it was being compacted/);
+    expect(compactions(await env.events(sessionId))).toHaveLength(0);
+    expect((await messagesOf(env, sessionId)).filter((message) => message.role === 'summary')).toHaveLength(0);
+
+    // The next turn reads the conversation as the revert left it.
+    const before = env.fake.requests.length;
+    await ask(env, sessionId, 4);
+    const sentToModel = turnRequests(env, before)[0]!
+      .body.messages.map((message) => messageText(message) ?? '')
+      .join('\n');
+    expect(sentToModel).not.toContain('SUMMARY');
+    expect(sentToModel).toContain('question-1');
+    expect(sentToModel).not.toContain('question-2');
+    expect(sentToModel).toContain('question-4');
+  });
+
   test('a send during an asked-for compaction is recorded at once, and its turn reads the summary', async ({ env }) => {
     env.fake.setContextWindow(undefined);
     env.fake.setHandler(() => ({ text: filler('answer') }));

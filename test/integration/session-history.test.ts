@@ -149,6 +149,20 @@ describe('revert', () => {
     expect(texts((await read(env, sessionId)).messages)).toEqual(['user:one', 'user:five', 'assistant:echo: five']);
   });
 
+  test('is taken in PostgreSQL with no worker running; the next turn reads the conversation without what it took out', async ({ env }) => {
+    const { sessionId, messages } = await conversationOf(env, 'one', 'two');
+    const [, , two, twoReply] = messages.map((message) => message.id);
+    await env.restartWorker(async () => {
+      const reverted = await post(env, `/session/${sessionId}/revert`, { messageId: two });
+      expect(reverted.status, reverted.text).toBe(200);
+      expect(reverted.body).toEqual({ reverted: [two, twoReply] });
+      expect(texts((await read(env, sessionId)).messages)).toEqual(['user:one', 'assistant:echo: one']);
+      expect((await env.events(sessionId)).at(-1)).toMatchObject({ type: 'messages.reverted', messageIds: [two, twoReply] });
+    });
+    await send(env, sessionId, 'three');
+    expect(lastSeen(env)).toEqual(['user:one', 'assistant:echo: one', 'user:three']);
+  });
+
   test('a message not in this conversation is 404; a body without messageId is 400', async ({ env }) => {
     const { sessionId, messages } = await conversationOf(env, 'hello');
     const { sessionId: elsewhere, messages: foreign } = await conversationOf(env, 'elsewhere');
