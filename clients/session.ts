@@ -25,7 +25,7 @@ import {
 } from '../workflows/session-messages.ts';
 
 // The API reverts and compacts through the same door (api/sessions/workflows.ts).
-export { compactUpdate, revertUpdate, type RevertInput, type RevertResult } from '../workflows/session-messages.ts';
+export { compactUpdate } from '../workflows/session-messages.ts';
 import type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';
 import { sendUpdateId, sessionWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';
 import { searchAttributes } from '../lib/workflow-safe/search-attributes.ts';

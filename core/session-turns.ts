@@ -107,6 +107,8 @@ export interface InboxSend {
   ifBusy: Exclude<IfBusy, 'reject'>;
   model?: ModelOverride;
   replyTo?: SubtaskReplyTarget;
+  /** A regeneration (store/session-inbox.ts, takeRegeneration): turn `turnId` answers user message `messageId` again. */
+  regenerate?: true;
 }
 
 /**
@@ -263,6 +265,18 @@ export class SessionTurns {
     if (this.ran.has(turnId)) return false;
     this.abortsAsked.add(turnId);
     return false;
+  }
+
+  /**
+   * A regeneration the API took, read from the inbox (every take reads it again until its turn ends):
+   * its turn is queued once. True the first time.
+   */
+  regenerationTaken(send: InboxSend): boolean {
+    const { turnId } = send;
+    if (this.accepted.has(turnId) || this.ran.has(turnId) || this.queue.some((queued) => queued.turnId === turnId)) return false;
+    this.accepted.add(turnId);
+    this.queueRegenerate(turnId, send.messageId, send.seq, send.model);
+    return true;
   }
 
   /** A revert with regenerate queues the reverted reply's turn again, as a new turn. */

@@ -77,48 +77,54 @@ export async function revertFrom(
     requireAssistant?: boolean;
     /** A turn the caller saw running: refused unless its terminal event is written. */
     runningTurnId?: string;
+    /** A message reverted already is not in the conversation (MessageNotFoundError), rather than answered as reverted then. */
+    refuseReverted?: boolean;
   },
 ): Promise<RevertOutcome> {
-  return inTransaction(db, async (client) => {
-    // Appends lock the session row too: nothing is added to the conversation while this runs.
-    const { rows: sessions } = await client.query<{ status: string }>('SELECT status FROM sessions WHERE id = $1 FOR UPDATE', [
-      input.sessionId,
-    ]);
-    if (
-      sessions[0]?.status !== 'idle' ||
-      (input.runningTurnId &&
-        !(await lockedSessionHasEvent(client, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.runningTurnId })))
-    ) {
-      throw new SessionBusyError('A turn is running in this session');
-    }
-    const target = await findTarget(client, input.sessionId, input.messageId);
-    if (!target) throw new MessageNotFoundError(`There is no message "${input.messageId}" in this session`);
-    if (input.requireAssistant && target.role !== 'assistant') {
-      throw new NotAnAssistantMessageError(`Message "${input.messageId}" is a ${target.role} message, not an assistant reply`);
-    }
-    // A subtask's reply is a turn of its own with no user message: there is no turn to run again.
-    if (input.requireAssistant && target.turn_id === target.id) {
-      throw new NotAnAssistantMessageError(`Message "${input.messageId}" is a subtask's reply, which no turn of this session wrote`);
-    }
-    if (target.reverted) {
-      const { rows } = await client.query<{ seq: number; data: { messageIds: string[] } }>(
-        `SELECT seq, data FROM events WHERE session_id = $1 AND type = 'messages.reverted' AND data->'messageIds'->>0 = $2`,
-        [input.sessionId, input.messageId],
-      );
-      if (!rows[0]) throw new MessageNotFoundError(`Message "${input.messageId}" is no longer in the conversation`);
-      return { reverted: rows[0].data.messageIds, seq: rows[0].seq, userMessageId: target.turn_id };
-    }
-    const { rows } = await client.query<{ id: string; turn_position: number; position: number }>(
-      `UPDATE messages m SET reverted = true
-         FROM messages t
-        WHERE t.id = m.turn_id AND t.session_id = m.session_id AND m.session_id = $1 AND NOT m.reverted
-          AND (t.position, m.position) >= ($2::bigint, $3::bigint)
-       RETURNING m.id, t.position AS turn_position, m.position`,
-      [input.sessionId, target.turn_position, target.position],
+  return inTransaction(db, (client) => revertFromIn(client, input));
+}
+
+/** The same, in the caller's transaction (a regeneration takes its turn with it: store/session-inbox.ts). */
+export async function revertFromIn(client: DbClient, input: Parameters<typeof revertFrom>[1]): Promise<RevertOutcome> {
+  // Appends lock the session row too: nothing is added to the conversation while this runs.
+  const { rows: sessions } = await client.query<{ status: string }>('SELECT status FROM sessions WHERE id = $1 FOR UPDATE', [
+    input.sessionId,
+  ]);
+  if (
+    sessions[0]?.status !== 'idle' ||
+    (input.runningTurnId && !(await lockedSessionHasEvent(client, input.sessionId, TERMINAL_TURN_EVENTS, { turnId: input.runningTurnId })))
+  ) {
+    throw new SessionBusyError('A turn is running in this session');
+  }
+  const target = await findTarget(client, input.sessionId, input.messageId);
+  if (!target) throw new MessageNotFoundError(`There is no message "${input.messageId}" in this session`);
+  if (input.requireAssistant && target.role !== 'assistant') {
+    throw new NotAnAssistantMessageError(`Message "${input.messageId}" is a ${target.role} message, not an assistant reply`);
+  }
+  // A subtask's reply is a turn of its own with no user message: there is no turn to run again.
+  if (input.requireAssistant && target.turn_id === target.id) {
+    throw new NotAnAssistantMessageError(`Message "${input.messageId}" is a subtask's reply, which no turn of this session wrote`);
+  }
+  if (target.reverted && input.refuseReverted)
+    throw new MessageNotFoundError(`Message "${input.messageId}" is no longer in the conversation`);
+  if (target.reverted) {
+    const { rows } = await client.query<{ seq: number; data: { messageIds: string[] } }>(
+      `SELECT seq, data FROM events WHERE session_id = $1 AND type = 'messages.reverted' AND data->'messageIds'->>0 = $2`,
+      [input.sessionId, input.messageId],
     );
-    rows.sort((a, b) => a.turn_position - b.turn_position || a.position - b.position);
-    const messageIds = rows.map((row) => row.id);
-    const [event] = await appendEvents(client, input.sessionId, [{ type: 'messages.reverted', data: { messageIds } }]);
-    return { reverted: messageIds, seq: event!.seq, userMessageId: target.turn_id };
-  });
+    if (!rows[0]) throw new MessageNotFoundError(`Message "${input.messageId}" is no longer in the conversation`);
+    return { reverted: rows[0].data.messageIds, seq: rows[0].seq, userMessageId: target.turn_id };
+  }
+  const { rows } = await client.query<{ id: string; turn_position: number; position: number }>(
+    `UPDATE messages m SET reverted = true
+       FROM messages t
+      WHERE t.id = m.turn_id AND t.session_id = m.session_id AND m.session_id = $1 AND NOT m.reverted
+        AND (t.position, m.position) >= ($2::bigint, $3::bigint)
+     RETURNING m.id, t.position AS turn_position, m.position`,
+    [input.sessionId, target.turn_position, target.position],
+  );
+  rows.sort((a, b) => a.turn_position - b.turn_position || a.position - b.position);
+  const messageIds = rows.map((row) => row.id);
+  const [event] = await appendEvents(client, input.sessionId, [{ type: 'messages.reverted', data: { messageIds } }]);
+  return { reverted: messageIds, seq: event!.seq, userMessageId: target.turn_id };
 }

@@ -14,6 +14,7 @@ import type { InboxSend, JoinedTurn, SubtaskReplyTarget } from '../core/session-
 
 export type { InboxSend };
 import { insertMessage } from './messages.ts';
+import { revertFromIn, type RevertOutcome } from './revert.ts';
 import { sessionHasEvent } from './events.ts';
 import { storedToolAnswer, type ClientToolAnswer, type StoredToolAnswer } from './client-tool-answers.ts';
 
@@ -56,6 +57,7 @@ interface InboxRow {
   if_busy: Exclude<IfBusy, 'reject'>;
   model: ModelOverride | null;
   reply_to: SubtaskReplyTarget | null;
+  regenerate: boolean | null;
 }
 
 /**
@@ -114,6 +116,38 @@ async function takeSendOnce(db: Db, send: SendToTake): Promise<TakenSend> {
       ],
     );
     return { seq: events.at(-1)!.seq, ...(joined ? { joined } : {}) };
+  });
+}
+
+/**
+ * A regeneration taken as a send is: the revert from reply `messageId` (store/revert.ts) and the inbox row
+ * of the turn that answers its user message again (`turnId`, a new id), in one transaction under the
+ * session's lock. Refused as a revert is (SessionBusyError while anything runs or waits, MessageNotFoundError,
+ * NotAnAssistantMessageError), and InboxFullError for a user with `maxWaitingPerUser` sends waiting.
+ */
+export async function takeRegeneration(
+  db: Db,
+  input: { sessionId: string; userId: string; messageId: string; turnId: string; model?: ModelOverride; maxWaitingPerUser: number },
+): Promise<RevertOutcome> {
+  return inTransaction(db, async (client) => {
+    const reverted = await revertFromIn(client, {
+      sessionId: input.sessionId,
+      messageId: input.messageId,
+      requireAssistant: true,
+      // Reverted by another request since it was checked: there is no reply left to regenerate.
+      refuseReverted: true,
+    });
+    const { rows } = await client.query<{ mine: string }>('SELECT count(*) AS mine FROM session_inbox WHERE user_id = $1', [input.userId]);
+    if (Number(rows[0]!.mine) >= input.maxWaitingPerUser) throw new InboxFullError(input.maxWaitingPerUser);
+    await client.query(
+      `WITH row AS (
+         INSERT INTO session_inbox (message_id, session_id, user_id, seq, turn_id, if_busy, model, regenerate)
+         VALUES ($1, $2, $3, $4, $5, 'queue', $6, true)
+       )
+       UPDATE sessions SET status = 'running' WHERE id = $2 AND status = 'idle'`,
+      [reverted.userMessageId, input.sessionId, input.userId, reverted.seq, input.turnId, input.model ? JSON.stringify(input.model) : null],
+    );
+    return reverted;
   });
 }
 
@@ -185,11 +219,11 @@ export async function takeInbox(db: Db, sessionId: string): Promise<InboxTake> {
   const { rows } = await db.query<InboxRow & { kind: 'send' | 'answer'; tool_call_id: string | null; answer: ClientToolAnswer | null }>(
     `WITH marked AS (UPDATE session_inbox SET taken = true WHERE session_id = $1 AND NOT taken),
           woken AS (UPDATE client_tool_answers SET woken = true WHERE session_id = $1 AND NOT woken)
-     SELECT 'send' AS kind, message_id, seq, turn_id, if_busy, model, reply_to, NULL AS tool_call_id, NULL::jsonb AS answer,
-            NULL::timestamptz AS created_at
+     SELECT 'send' AS kind, message_id, seq, turn_id, if_busy, model, reply_to, regenerate, NULL AS tool_call_id,
+            NULL::jsonb AS answer, NULL::timestamptz AS created_at
        FROM session_inbox WHERE session_id = $1
      UNION ALL
-     SELECT 'answer', message_id, NULL, NULL, NULL, NULL, NULL, tool_call_id, answer, created_at
+     SELECT 'answer', message_id, NULL, NULL, NULL, NULL, NULL, NULL, tool_call_id, answer, created_at
        FROM client_tool_answers WHERE session_id = $1 AND NOT settled AND answer IS NOT NULL
      ORDER BY created_at`,
     [sessionId],
@@ -203,6 +237,7 @@ export async function takeInbox(db: Db, sessionId: string): Promise<InboxTake> {
       ifBusy: row.if_busy,
       ...(row.model ? { model: row.model } : {}),
       ...(row.reply_to ? { replyTo: row.reply_to } : {}),
+      ...(row.regenerate ? { regenerate: true as const } : {}),
     }))
     .sort((a, b) => a.seq - b.seq);
   const answers = rows.flatMap((row) =>
@@ -217,10 +252,11 @@ export async function takeInbox(db: Db, sessionId: string): Promise<InboxTake> {
  * out of the inbox and they run as turns of their own.
  */
 export async function detachFromTurn(db: Db, sessionId: string, turnId: string): Promise<void> {
-  await db.query('UPDATE session_inbox SET turn_id = message_id WHERE session_id = $1 AND turn_id = $2 AND message_id <> $2', [
-    sessionId,
-    turnId,
-  ]);
+  // A regeneration's row names its own turn, not one it joined: it leaves with that turn's end.
+  await db.query(
+    'UPDATE session_inbox SET turn_id = message_id WHERE session_id = $1 AND turn_id = $2 AND message_id <> $2 AND NOT regenerate',
+    [sessionId, turnId],
+  );
 }
 
 /**

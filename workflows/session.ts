@@ -211,6 +211,11 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
           continue;
         }
         const send = item;
+        // A regeneration the API took (its revert written with it): its turn answers the user message again.
+        if (send.regenerate) {
+          if (turns.regenerationTaken(send)) sendTraces.remember(send.turnId, sentIn);
+          continue;
+        }
         const verdict = turns.taken(send);
         if (verdict.kind === 'joined' && verdict.signal) running?.steer(send.messageId);
         if (verdict.kind === 'queued') sendTraces.remember(send.messageId, sentIn);
@@ -268,6 +273,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     return takeWaiting();
   });
 
+  // This release's API takes reverts and regenerations in PostgreSQL (api/routes/session-history.ts; a
+  // regeneration's turn comes through the inbox); an API of the release before asks them as this Update
+  // during a rolling deploy, and its histories hold it.
   setHandler(
     revertUpdate,
     (revert) => {

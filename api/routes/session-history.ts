@@ -1,21 +1,34 @@
 // Changing a conversation's course: fork it into a new session, revert it to before a message,
 // regenerate a reply, or compact it. A revert is taken in PostgreSQL, as a send is: under the session's
 // lock, in order with sends (refused while one is taken and its turn not ended), with no worker needed.
-// Regenerate and compact run a model call, so they go through the session workflow (refused while a turn
-// runs); a fork only reads its origin.
+// So is a regeneration, the revert with its turn's inbox row, which wakes the session's workflow as a
+// send does. A compaction goes through the session workflow (refused while a turn runs), and waits for
+// its summary; a fork only reads its origin.
 import { checkSendModel } from '../sessions/send-model.ts';
 import { OPERATIONS } from '../../contract/operations/index.ts';
 import { defineRoute } from '../route.ts';
 import type { ApiDeps } from '../context.ts';
 import { forkSession } from '../../store/fork.ts';
-import { findSessionMessage, revertFrom, MessageNotFoundError, SessionBusyError, type SessionMessage } from '../../store/revert.ts';
+import {
+  findSessionMessage,
+  revertFrom,
+  MessageNotFoundError,
+  NotAnAssistantMessageError,
+  SessionBusyError,
+  type RevertOutcome,
+  type SessionMessage,
+} from '../../store/revert.ts';
+import { InboxFullError, takeRegeneration } from '../../store/session-inbox.ts';
 import type { Session } from '../../store/sessions.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/workflow-safe/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { loadSendableSession, loadWritableSession } from '../sessions/access.ts';
-import { compactInSession, regenerateInSession } from '../sessions/workflows.ts';
+import { compactInSession } from '../sessions/workflows.ts';
+import { wakeSession } from '../sessions/wake.ts';
+import { queueFull } from '../sessions/send.ts';
 import { answerTurn } from '../streaming/turn-answer.ts';
 import { holdsTurn, isAsync } from '../streaming/sse.ts';
+import type { ModelOverride } from '../../core/turn-types.ts';
 
 const BUSY = 'A turn is running in this session; try again when it has ended';
 const notInConversation = (messageId: string) =>
@@ -43,6 +56,33 @@ async function revertInPostgres(deps: ApiDeps, session: Session, messageId: stri
     if (error instanceof MessageNotFoundError) throw notInConversation(messageId);
     throw error;
   }
+}
+
+/** The regeneration taken (store/session-inbox.ts), its refusals as problems; the session's workflow woken for it. */
+async function regenerateInPostgres(
+  deps: ApiDeps,
+  session: Session,
+  regenerate: { messageId: string; turnId: string; model?: ModelOverride },
+): Promise<RevertOutcome> {
+  let taken: RevertOutcome;
+  try {
+    taken = await takeRegeneration(deps.db, {
+      sessionId: session.id,
+      userId: session.userId,
+      ...regenerate,
+      maxWaitingPerUser: deps.config.limits.queuedSendsPerUser,
+    });
+  } catch (error) {
+    if (error instanceof SessionBusyError) throw new ConflictError(BUSY);
+    if (error instanceof MessageNotFoundError) throw notInConversation(regenerate.messageId);
+    if (error instanceof NotAnAssistantMessageError) {
+      throw new ValidationError(error.message, [{ path: '/assistantMessageId', message: 'is not an assistant reply' }]);
+    }
+    if (error instanceof InboxFullError) throw queueFull(error);
+    throw error;
+  }
+  wakeSession(deps, session, regenerate.turnId);
+  return taken;
 }
 
 export function sessionHistoryRoutes(deps: ApiDeps) {
@@ -81,7 +121,7 @@ export function sessionHistoryRoutes(deps: ApiDeps) {
         }
         const turnId = newId('trn');
         const model = body.model ?? message.model ?? undefined;
-        const result = await regenerateInSession(deps, session, { messageId: message.id, turnId, ...(model ? { model } : {}) });
+        const result = await regenerateInPostgres(deps, session, { messageId: message.id, turnId, ...(model ? { model } : {}) });
         return answerTurn(deps, {
           req,
           res,

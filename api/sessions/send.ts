@@ -92,12 +92,15 @@ async function takeInStore(
     });
   } catch (error) {
     if (error instanceof SessionBusyNowError) throw new ConflictError('A turn is running in this session (ifBusy=reject)');
-    if (error instanceof InboxFullError) {
-      throw new QueueFullError(
-        `${error.limit} of your sends are waiting for their turns (QUEUED_SENDS_PER_USER); send again once some have run`,
-        QUEUE_FULL_RETRY_AFTER_SECONDS,
-      );
-    }
+    if (error instanceof InboxFullError) throw queueFull(error);
     throw error;
   }
+}
+
+/** A user's waiting sends at QUEUED_SENDS_PER_USER: 429 with Retry-After (a regeneration waits as a send does). */
+export function queueFull(error: InboxFullError): QueueFullError {
+  return new QueueFullError(
+    `${error.limit} of your sends are waiting for their turns (QUEUED_SENDS_PER_USER); send again once some have run`,
+    QUEUE_FULL_RETRY_AFTER_SECONDS,
+  );
 }

@@ -1,26 +1,18 @@
-// The API's side of the session workflow for what needs its verdict: a regeneration and a compaction are
-// Updates-with-Start (starting the session's workflow if it is not running). Sends need none: they are
-// taken in PostgreSQL (api/sessions/send.ts); nor does a revert (api/routes/session-history.ts), nor an
-// abort of a turn PostgreSQL shows (a signal).
+// The API's side of the session workflow for what needs its verdict: a compaction is an Update-with-Start
+// (starting the session's workflow if it is not running). Sends need none: they are taken in PostgreSQL
+// (api/sessions/send.ts); nor do reverts and regenerations (api/routes/session-history.ts), nor an abort
+// of a turn PostgreSQL shows (a signal).
 // The API never runs a turn itself. Every call has a deadline (api/temporal-call.ts): an Update waits
 // for a worker, so with none running it answers 503 rather than hold the request forever.
 import { randomUUID } from 'node:crypto';
-import {
-  abortRunningTurn,
-  abortTurnWithStart,
-  compactUpdate,
-  revertUpdate,
-  updateSessionWithStart,
-  type RevertResult,
-  type SessionClient,
-} from '../../clients/session.ts';
+import { abortRunningTurn, abortTurnWithStart, compactUpdate, updateSessionWithStart, type SessionClient } from '../../clients/session.ts';
 import { turnToAbort } from '../../store/session-inbox.ts';
 import { runningRunOfSession } from '../../store/workflow-runs.ts';
 import { callTemporal } from '../temporal-call.ts';
 import type { UpdateDefinition } from '@temporalio/common';
 
 import type { ApiDeps } from '../context.ts';
-import type { CompactionResult, ModelOverride } from '../../core/turn-types.ts';
+import type { CompactionResult } from '../../core/turn-types.ts';
 import type { Session } from '../../store/sessions.ts';
 import { FAILURE } from '../../lib/workflow-safe/failures.ts';
 import { failureProblem } from '../failure-problems.ts';
@@ -29,29 +21,8 @@ import { failureProblem } from '../failure-problems.ts';
 // call: it may be in the workflow's history already. So a 503 of a call that acts says the outcome is
 // unknown, and how to retry without doing it twice.
 
-/** A regeneration's 503: it may still be carried out once the workers are back. */
-function regenerateUnknown(sessionId: string): string {
-  return (
-    'The session did not confirm this in time (are the workers running?): it may or may not have been accepted, and may ' +
-    `still be carried out once they are. Check GET /session/${sessionId} before trying again`
-  );
-}
-
 export function sessionClient(deps: Pick<ApiDeps, 'temporal' | 'config'>): SessionClient {
   return { client: deps.temporal.client, taskQueue: deps.config.taskQueue, settings: deps.config.turns };
-}
-
-/** Reverts from `messageId` and runs its turn again as turn `turnId`, in order with the session's sends. */
-export function regenerateInSession(
-  deps: ApiDeps,
-  session: Session,
-  regenerate: { messageId: string; turnId: string; model?: ModelOverride },
-): Promise<RevertResult> {
-  const { messageId, ...turn } = regenerate;
-  return updateWithStart(deps, session, revertUpdate, [{ messageId, regenerate: turn }], `regenerate:${turn.turnId}`, {
-    busy: 'A turn is running in this session; try again when it has ended',
-    unavailable: regenerateUnknown(session.id),
-  });
 }
 
 /**

@@ -73,7 +73,8 @@ export const regenerateReply = defineOperation({
     'The new turn answers the same user message with a turn id of its own (`turnId`, also in `turn.started`, which names the ' +
     '`userMessageId`); its messages belong to that user message. By default it uses the model that made the old reply. ' +
     'Answers like a send: SSE (`messages.reverted`, then the new turn), `?async=1`, or waiting for the reply (or for what the ' +
-    'turn waits on, `status: waiting`). 409 while a turn runs.',
+    'turn waits on, `status: waiting`). Taken in PostgreSQL at once, as a send is (the revert and the new turn together), ' +
+    'whether or not a worker runs; the turn runs once one does. 409 while a turn runs.',
   tag: 'sessions',
   auth: { kind: 'scope', scope: 'sessions:write' },
   body: { required: true, schema: REGENERATE_BODY_SCHEMA },
@@ -113,6 +114,12 @@ export const regenerateReply = defineOperation({
     404: { description: 'No such session, or no such message in its conversation' },
     409: { description: 'A turn is running or queued' },
     410: { description: 'The agent of this session was deleted' },
+    429: {
+      description:
+        '`queue-full`: QUEUED_SENDS_PER_USER sends of this user wait for their turns already (nothing is reverted); or ' +
+        'rate limited (`rate-limited`: RATE_LIMIT_POINTS per user), or (`stream-limit`, for an answer held open) the user ' +
+        'already holds OPEN_STREAMS_PER_USER open streams and waiting requests; retry after the number of seconds in Retry-After',
+    },
   },
 });
 

@@ -251,6 +251,34 @@ describe('regenerate', () => {
     expect(texts((await read(env, sessionId)).messages)).toEqual(['user:tell me', 'assistant:echo: tell me']);
   });
 
+  test('is taken in PostgreSQL with no worker running: 202 at once, the session busy, the new turn run once a worker is back', async ({
+    env,
+  }) => {
+    const { sessionId, messages } = await conversationOf(env, 'once more');
+    const [question, oldReply] = messages.map((message) => message.id);
+    let turnId = '';
+    await env.restartWorker(async () => {
+      const accepted = await post(env, `/session/${sessionId}/regenerate?async=1`, { assistantMessageId: oldReply });
+      expect(accepted.status, accepted.text).toBe(202);
+      expect(accepted.body).toEqual({ messageId: question, turnId: expect.stringMatching(/^trn_/), reverted: [oldReply] });
+      turnId = accepted.body.turnId as string;
+      // Taken: the reply is out, the session is busy with the turn to come, and a revert now is refused.
+      const meanwhile = await read(env, sessionId);
+      expect(meanwhile.status).toBe('running');
+      expect(texts(meanwhile.messages)).toEqual(['user:once more']);
+      expect((await post(env, `/session/${sessionId}/revert`, { messageId: question })).status).toBe(409);
+    });
+    const events = await env.waitForEvents(sessionId, ended(turnId));
+    expect(events.filter((event) => event.type === 'turn.started' && event.turnId === turnId)).toEqual([
+      expect.objectContaining({ userMessageId: question }),
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: 'turn.completed', turnId });
+    const after = await read(env, sessionId);
+    expect(after.status).toBe('idle');
+    expect(texts(after.messages)).toEqual(['user:once more', 'assistant:echo: once more']);
+    expect(after.messages[1]!.id).not.toBe(oldReply);
+  });
+
   test('regenerating the last reply of a tool round trip keeps the tool call and its result before it', async ({ env }) => {
     const sessionId = await env.newSession({ mcps: ['time'] });
     env.fake.enqueue({ toolCalls: [{ id: 'call_t', name: 'current_time', arguments: {} }] }, { text: 'It is noon.' });

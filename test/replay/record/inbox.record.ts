@@ -1,7 +1,8 @@
 // Records a session whose sends the API took in PostgreSQL (store/session-inbox.ts) and handed over by
 // the `sendsWaiting` signal: a turn running while a send queues behind it, a steering send joins it and
 // an interrupting one cancels it; the steering it did not finish, the interrupt and the queued send
-// then run as turns, and the idle session ends.
+// then run as turns, and the idle session ends. Then a regeneration taken the same way: its turn comes
+// through the inbox too.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAgentEnv, type AgentEnv } from '../../helpers/harness/agent-env.ts';
 import { call } from '../../helpers/client/request.ts';
@@ -50,4 +51,22 @@ test('sessionWorkflow: sends taken from the inbox (queued, steering, interruptin
   release();
   await env.waitForEvents(sessionId, ended(4), 30_000);
   await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'inbox-sends-idle-ended');
+});
+
+test('sessionWorkflow: a regeneration taken in PostgreSQL (its revert and its turn in the inbox), then idle and ended', async () => {
+  if (!record.wanted('sessionWorkflow', 'regeneration-taken-idle-ended')) return;
+  const sessionId = await env.newSession();
+  env.fake.enqueue({ text: 'A first answer.' }, { text: 'A second answer.' });
+  const first = await call<{ replyMessageId: string }>(`${env.api.url}/session/${sessionId}`, {
+    headers: env.user.auth,
+    json: { parts: [{ type: 'text', text: 'answer twice' }] },
+  });
+  expect(first.status).toBe(200);
+  const again = await call(`${env.api.url}/session/${sessionId}/regenerate?async=1`, {
+    headers: env.user.auth,
+    json: { assistantMessageId: first.body.replyMessageId },
+  });
+  expect(again.status).toBe(202);
+  await env.waitForEvents(sessionId, ended(2), 30_000);
+  await record.closed(sessionWorkflowId(sessionId), 'sessionWorkflow', 'regeneration-taken-idle-ended');
 });

@@ -485,6 +485,27 @@ describe('revert and regenerate', () => {
     session.turns.queueRegenerate('r1', 'u1', 9);
     expect(session.turns.queue[0]).toStrictEqual({ turnId: 'r1', userMessageId: 'u1', seq: 9 });
   });
+
+  test('a regeneration taken from the inbox queues its turn once, however often a take reads it', () => {
+    const session = new Session();
+    const model = { modelId: 'other' };
+    const row = { messageId: 'u1', seq: 9, turnId: 'r1', ifBusy: 'queue' as const, model, regenerate: true as const };
+    expect(session.turns.regenerationTaken(row)).toBe(true);
+    expect(session.turns.queue).toStrictEqual([{ turnId: 'r1', userMessageId: 'u1', seq: 9, model }]);
+    expect(session.turns.regenerationTaken(row)).toBe(false);
+    expect(session.turns.start().running).toEqual({ turnId: 'r1', userMessageId: 'u1', cancelRequested: false, ended: false });
+    // Read again while it runs, and after it ran (a take racing its end): never queued again.
+    expect(session.turns.regenerationTaken(row)).toBe(false);
+    session.finish();
+    expect(session.turns.regenerationTaken(row)).toBe(false);
+    expect(session.turns.queue).toStrictEqual([]);
+  });
+
+  test('a regeneration carried over a continue-as-new is not queued again by the next take', () => {
+    const session = new Session([{ turnId: 'r1', userMessageId: 'u1', seq: 9 }]);
+    expect(session.turns.regenerationTaken({ messageId: 'u1', seq: 9, turnId: 'r1', ifBusy: 'queue', regenerate: true })).toBe(false);
+    expect(session.turns.queue).toHaveLength(1);
+  });
 });
 
 describe('state and the turn end', () => {
