@@ -24,11 +24,16 @@ const EVENT_TYPES = proto.temporal.api.enums.v1.EventType;
 
 const systemOf = (request: FakeRequest) => messageText(request.body.messages.find((message) => message.role === 'system')) ?? '';
 
+/** A request that never comes fails the run rather than hold it: a turn here takes well under a second. */
+const REQUEST_WAIT_MS = 30_000;
+
 /** The receipt time of the `nth` request after `from` whose system prompt has `role` (the fake's clock is Date.now()). */
 async function requestOf(stack: AgentStack, from: number, role: string, nth = 1): Promise<number> {
+  const deadline = Date.now() + REQUEST_WAIT_MS;
   for (;;) {
     const found = stack.fake.requests.slice(from).filter((request) => systemOf(request).includes(role));
     if (found.length >= nth) return found[nth - 1]!.receivedAt;
+    if (Date.now() > deadline) throw new Error(`no request #${nth} of "${role}" within ${REQUEST_WAIT_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
 }

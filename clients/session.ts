@@ -24,7 +24,7 @@ import {
   type SessionWorkflow,
 } from '../workflows/session-messages.ts';
 
-// The API reverts and compacts through the same door (api/sessions/workflows.ts).
+// The API compacts through the same door (api/sessions/workflows.ts).
 export { compactUpdate } from '../workflows/session-messages.ts';
 import type { TurnSettings } from '../lib/workflow-safe/turn-settings.ts';
 import { sendUpdateId, sessionWorkflowId } from '../lib/workflow-safe/workflow-ids.ts';

@@ -43,17 +43,20 @@ export class ConversationRevertedError extends Error {
  */
 export async function recordCompaction(db: Db, input: NewCompaction): Promise<MessageView> {
   return inTransaction(db, async (client) => {
+    // The session's lock first, which a revert holds while it marks messages: this comes before it or after
+    // it. The reads below are statements of their own, so that one waiting for the lock reads what the revert
+    // committed (a statement sees the data as of its own start, even when it then waits for a lock).
+    await client.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [input.sessionId]);
     const existing = await client.query<MessageRow>('SELECT * FROM messages WHERE id = $1', [input.summaryMessageId]);
     // Stored by another attempt: this one's calls stay charged (their holds), their cost being on no message.
     if (existing.rows[0]) return toMessageView(existing.rows[0]);
-    // Under the session's lock, which a revert holds while it marks messages: before it, or after it. The
-    // last message summarised and the turn the summary joins must both still be in the conversation.
-    const { rows } = await client.query<{ kept: boolean }>(
-      `SELECT NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.id IN ($2, $3) AND m.reverted) AS kept
-         FROM sessions s WHERE s.id = $1 FOR UPDATE`,
-      [input.sessionId, input.throughMessageId, input.messagesTurnId],
-    );
-    if (rows[0]?.kept !== true) {
+    // The last message summarised and the turn the summary joins must both still be in the conversation.
+    const { rowCount } = await client.query('SELECT 1 FROM messages WHERE session_id = $1 AND id IN ($2, $3) AND reverted', [
+      input.sessionId,
+      input.throughMessageId,
+      input.messagesTurnId,
+    ]);
+    if (rowCount) {
       throw new ConversationRevertedError(
         'The conversation was reverted while it was being compacted, and the summary would bring back what was reverted; nothing was stored. Compact it again',
       );

@@ -188,7 +188,23 @@ export async function recordUserMessage(
       status: 'complete',
     });
     // The message's position: the seq of its message.created, the last event appended.
-    return { message, seq: events.at(-1)!.seq, turnStarted: false, joined: joinTurn !== undefined };
+    const seq = events.at(-1)!.seq;
+    // A send the session workflow took itself (a trigger's, or one an API of the release before handed it)
+    // has its inbox row too, marked taken, as a send the API took has (store/session-inbox.ts): PostgreSQL
+    // then knows a turn waits here, so the session is not idle and a revert or a regeneration, which the
+    // API takes with no word to the workflow, is refused until that turn ends (the row leaves with its end).
+    if (!joinTurn) {
+      await client.query(
+        `WITH row AS (
+           INSERT INTO session_inbox (message_id, session_id, user_id, seq, turn_id, if_busy, taken)
+           SELECT $1, s.id, s.user_id, $3, $1, 'queue', true FROM sessions s WHERE s.id = $2
+           ON CONFLICT (message_id) DO NOTHING
+         )
+         UPDATE sessions SET status = 'running' WHERE id = $2 AND status = 'idle'`,
+        [input.messageId, input.sessionId, seq],
+      );
+    }
+    return { message, seq, turnStarted: false, joined: joinTurn !== undefined };
   });
 }
 

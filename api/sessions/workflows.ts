@@ -65,7 +65,7 @@ async function updateWithStart<Ret, Args extends unknown[]>(
       ...(timeoutMs ? { timeoutMs } : {}),
     });
   } catch (error) {
-    // A busy session (the Update's validator), or a message the revert activity refused.
+    // A busy session (the Update's validator), or a compaction a revert overtook.
     throw failureProblem(error, { [FAILURE.sessionBusy]: messages.busy }) ?? error;
   }
 }

@@ -18,6 +18,9 @@ import type { temporal } from '@temporalio/proto';
 import { closeServer } from '../helpers/fakes/recorded.ts';
 import { filler, isSummarising } from '../helpers/fakes/compaction-requests.ts';
 import { acquireStepSlot, runningSteps } from '../../store/step-slots.ts';
+import { getSession } from '../../store/sessions.ts';
+import { signalSessionWithStart } from '../../clients/session.ts';
+import { newId } from '../../lib/ids.ts';
 
 const test = agentTest({ RUNNING_TURNS_PER_USER: '1', OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
 
@@ -153,6 +156,57 @@ test(
     const signals = (history.events ?? []).flatMap((event) => event.workflowExecutionSignaledEventAttributes?.signalName ?? []);
     expect(signals).toContain(STEP_PLACE_FREED);
     expect(queueWaits(history).fired).toBe(0);
+    env.fake.setHandler(undefined);
+  },
+);
+
+test(
+  "a send the session's workflow took itself (as a trigger's comes) keeps its session busy while its turn waits: a revert is 409 until it ends",
+  { timeout: 60_000 },
+  async ({ env }) => {
+    const user = await createTestUser(env.api.db);
+    const [busy, waiting] = [await sessionAs(env, user), await sessionAs(env, user)];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    env.fake.setHandler((request) =>
+      lastUserText(request).includes('slow') ? { text: 'Slow.', holdUntil: released } : { text: 'Quick.' },
+    );
+    const first = await call<{ messageId: string; status: string }>(`${env.api.url}/session/${waiting}`, {
+      headers: user.auth,
+      json: { parts: [{ type: 'text', text: 'a first turn' }] },
+    });
+    expect(first.body.status).toBe('completed');
+    // The user's one place is held by a turn of another session.
+    const asked = env.fake.requests.length;
+    const slow = await call(`${env.api.url}/session/${busy}?async=1`, {
+      headers: user.auth,
+      json: { parts: [{ type: 'text', text: 'slow one' }] },
+    });
+    expect(slow.status).toBe(202);
+    await env.fake.waitForRequests(asked + 1, 20_000);
+
+    // Handed to the session's workflow, as a trigger's send is (not taken through the API's inbox): its turn waits.
+    const session = (await getSession(env.api.db, waiting))!;
+    const target = { client: env.worker.client, taskQueue: env.env.TASK_QUEUE!, settings: env.api.config.turns };
+    await signalSessionWithStart(target, session, {
+      messageId: newId('msg'),
+      parts: [{ type: 'text', text: 'from a trigger' }],
+      ifBusy: 'queue',
+    });
+    const queued = (events: SessionEvent[]) => events.some((event) => event.type === 'turn.queued');
+    expect(queued(await eventsOf(env, user, waiting, queued))).toBe(true);
+    expect((await call<{ status: string }>(`${env.api.url}/session/${waiting}`, { headers: user.auth })).body.status).toBe('running');
+    const revert = () =>
+      call(`${env.api.url}/session/${waiting}/revert`, { headers: user.auth, json: { messageId: first.body.messageId } });
+    const refused = await revert();
+    expect(refused.status, refused.text).toBe(409);
+
+    release();
+    const completed = (events: SessionEvent[]) => events.filter((event) => event.type === 'turn.completed').length === 2;
+    expect(completed(await eventsOf(env, user, waiting, completed))).toBe(true);
+    await until('the session to be idle', async () => (await getSession(env.api.db, waiting))?.status === 'idle');
+    const taken = await revert();
+    expect(taken.status, taken.text).toBe(200);
     env.fake.setHandler(undefined);
   },
 );
