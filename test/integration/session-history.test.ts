@@ -279,6 +279,29 @@ describe('regenerate', () => {
     expect(after.messages[1]!.id).not.toBe(oldReply);
   });
 
+  test('a regeneration taken with no worker running is aborted by POST /abort before it starts: it ends aborted, once', async ({ env }) => {
+    const { sessionId, messages } = await conversationOf(env, 'never mind');
+    const [question, oldReply] = messages.map((message) => message.id);
+    let turnId = '';
+    const requests = env.fake.requests.length;
+    await env.restartWorker(async () => {
+      const accepted = await post(env, `/session/${sessionId}/regenerate?async=1`, { assistantMessageId: oldReply });
+      expect(accepted.status, accepted.text).toBe(202);
+      turnId = accepted.body.turnId as string;
+      // PostgreSQL says which turn the abort is for: the regeneration's, not started yet.
+      const aborted = await post(env, `/session/${sessionId}/abort`);
+      expect(aborted.status, aborted.text).toBe(200);
+      expect(aborted.body).toEqual({ aborted: true });
+    });
+    const events = await env.waitForEvents(sessionId, ended(turnId));
+    expect(events.filter((event) => 'turnId' in event && event.turnId === turnId).map((event) => event.type)).toEqual(['turn.aborted']);
+    expect(env.fake.requests.length).toBe(requests);
+    const after = await read(env, sessionId);
+    expect(after.status).toBe('idle');
+    expect(texts(after.messages)).toEqual(['user:never mind']);
+    expect(after.messages[0]!.id).toBe(question);
+  });
+
   test('regenerating the last reply of a tool round trip keeps the tool call and its result before it', async ({ env }) => {
     const sessionId = await env.newSession({ mcps: ['time'] });
     env.fake.enqueue({ toolCalls: [{ id: 'call_t', name: 'current_time', arguments: {} }] }, { text: 'It is noon.' });
