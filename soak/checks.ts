@@ -77,6 +77,7 @@ export function checkSession(
     // Both calls of a guarded step wait for their own approval: a completed turn answered at least two.
     if (turn.end === 'turn.completed' && turn.kind === 'guarded' && turn.approvals.length < 2) add('policy-skipped', `${turn.messageId}`);
     if (turn.end === 'turn.completed' && turn.kind === 'client' && turn.toolResults.length === 0) add('asked-nothing', `${turn.messageId}`);
+    if (turn.end === 'turn.completed' && turn.kind === 'regenerate') found.push(...checkRegenerated(turn, stored, sessionId));
     // Two approvers' votes raced on a team's question: both counted, exactly one decided it.
     if (turn.end === 'turn.completed' && turn.kind === 'quorum') {
       const decided = turn.approvals.filter((answer) => answer.status === 200).length;
@@ -152,6 +153,37 @@ export function checkSession(
       add('reader-differs', `seq ${event.seq}: streamed ${event.type}, stored ${kept.type}`);
   }
   if (status !== 'idle') add('session-not-idle', `ends ${status}`);
+  return found;
+}
+
+/**
+ * A `regenerate` turn's reply, regenerated (taken in PostgreSQL as a send is): taken at the first attempt
+ * (or found taken by a retry of one whose answer was lost), its revert written once, its new turn started
+ * once for the same user message and completed once.
+ */
+function checkRegenerated(turn: SentTurn, stored: readonly SessionEvent[], sessionId: string): Violation[] {
+  const found: Violation[] = [];
+  const add = (kind: string, detail: string) => found.push({ kind, sessionId, detail });
+  const regenerated = turn.regenerated;
+  if (!regenerated) return [{ kind: 'asked-nothing', sessionId, detail: `${turn.messageId}: no reply to regenerate` }];
+  if (regenerated.refused) add('regenerate-refused', `${turn.messageId}: ${regenerated.refused}`);
+  if ((regenerated.status === 409 || regenerated.status === 404) && regenerated.attempts === 1)
+    add('regenerate-taken-before', `${turn.messageId}: ${regenerated.status} at the first attempt`);
+  if (!regenerated.turnId) return found;
+  if (regenerated.end !== 'turn.completed')
+    add('turn-not-completed', `${regenerated.turnId} (regenerating ${turn.messageId}): ${regenerated.end ?? 'no end seen'}`);
+  const reverts = stored.filter((event) => event.type === 'messages.reverted' && event.messageIds[0] === regenerated.replyId);
+  const starts = stored.filter((event) => event.type === 'turn.started' && event.turnId === regenerated.turnId);
+  const ends = stored.filter(
+    (event) => TERMINAL_TURN_EVENTS.includes(event.type) && 'turnId' in event && event.turnId === regenerated.turnId,
+  );
+  const forMessage = starts.every((event) => event.type === 'turn.started' && event.userMessageId === turn.messageId);
+  if (reverts.length !== 1 || starts.length !== 1 || !forMessage || ends.length !== 1 || ends[0]!.type !== 'turn.completed')
+    add(
+      'regenerated-not-once',
+      `${regenerated.turnId}: ${reverts.length} reverts, ${starts.length} starts${forMessage ? '' : ' (another user message)'}, ` +
+        `ends ${ends.map((event) => event.type).join(', ') || 'none'}`,
+    );
   return found;
 }
 

@@ -41,6 +41,19 @@ export interface SentTurn {
   /** A streamed send's stream, read on the side until it ends; `open` if it was still open after its turn's end. */
   streamRead?: Promise<void>;
   stream?: 'open' | 'ended' | 'cut';
+  /** A `regenerate` turn: its reply regenerated once it completed, and how that new turn went. */
+  regenerated?: Regenerated;
+}
+
+export interface Regenerated {
+  /** The reply it took out of the conversation. */
+  replyId: string;
+  /** The new turn, as the answer named it (or, its answer lost, as the session's events did). */
+  turnId?: string;
+  status: number;
+  attempts: number;
+  refused?: string;
+  end?: 'turn.completed' | 'turn.failed' | 'turn.aborted' | 'stuck';
 }
 
 /** A turn with no end this long after its last event is stuck (every wait in it is answered at once). */
@@ -122,21 +135,70 @@ async function send(http: SoakHttp, turn: SentTurn): Promise<void> {
 }
 
 async function runTurn(http: SoakHttp, reader: SessionReader, turn: SentTurn): Promise<void> {
-  let cursor = reader.received.length;
+  const cursor = reader.received.length;
   await send(http, turn);
   turn.phase = 'following';
   if (!turn.messageId) return;
-  const turnId = turn.messageId;
+  turn.end = await follow(http, reader, turn, turn.messageId, cursor);
+  if (turn.kind === 'regenerate' && turn.end === 'turn.completed') await regenerate(http, reader, turn, turn.messageId);
+  turn.phase = 'done';
+}
+
+/**
+ * Regenerates the turn's reply (taken in PostgreSQL as a send is) and follows the new turn to its end. An
+ * answer lost with a killed API is sent again: a retry that finds the first taken (409 while its turn runs,
+ * 404 once the reply is gone) learns the new turn's id from the session's events.
+ */
+async function regenerate(http: SoakHttp, reader: SessionReader, turn: SentTurn, userMessageId: string): Promise<void> {
+  const replies = reader.received.flatMap(({ event }) =>
+    event.type === 'message.created' && event.message.role === 'assistant' && event.message.turnId === userMessageId
+      ? [event.message.id]
+      : [],
+  );
+  const replyId = replies.at(-1);
+  if (!replyId) return;
+  const cursor = reader.received.length;
+  const answer = await http.json<{ turnId?: string }>(`/session/${turn.sessionId}/regenerate?async=1`, {
+    body: { assistantMessageId: replyId },
+  });
+  const regenerated: Regenerated = { replyId, status: answer.status, attempts: answer.attempts };
+  turn.regenerated = regenerated;
+  if (answer.status === 202 && answer.body?.turnId) regenerated.turnId = answer.body.turnId;
+  else if ((answer.status === 409 || answer.status === 404) && answer.attempts > 1)
+    regenerated.turnId = await startedTurn(reader, userMessageId, cursor);
+  if (!regenerated.turnId) {
+    regenerated.refused = `${answer.status} after ${answer.attempts} attempts: ${JSON.stringify(answer.body)}`;
+    return;
+  }
+  regenerated.end = await follow(http, reader, turn, regenerated.turnId, cursor);
+}
+
+/** The id of the turn that started for `userMessageId` after `cursor`, other than its own (a regeneration's). */
+async function startedTurn(reader: SessionReader, userMessageId: string, cursor: number): Promise<string | undefined> {
+  for (let index = cursor; ; index++) {
+    if (index >= reader.received.length && !(await reader.waitBeyond(index, TURN_QUIET_MS))) return undefined;
+    const { event } = reader.received[index]!;
+    if (event.type === 'turn.started' && event.userMessageId === userMessageId && event.turnId !== userMessageId) return event.turnId;
+  }
+}
+
+/** Follows turn `turnId` from `cursor`, answering what it asks, to its end (or `stuck`). */
+async function follow(
+  http: SoakHttp,
+  reader: SessionReader,
+  turn: SentTurn,
+  turnId: string,
+  from: number,
+): Promise<NonNullable<SentTurn['end']>> {
+  let cursor = from;
   const asked = new Map<string, number>();
   for (;;) {
     for (; cursor < reader.received.length; cursor++) {
       const { event, at } = reader.received[cursor]!;
       if (isTurnEnd(event, turnId)) {
-        turn.end = event.type as SentTurn['end'];
-        turn.phase = 'done';
         // A streamed send's stream ends with its turn: waited for (briefly), so its seqs are all counted.
         await Promise.race([turn.streamRead, sleep(STREAM_END_WAIT_MS)]);
-        return;
+        return event.type as NonNullable<SentTurn['end']>;
       }
       if (event.type === 'approval.requested' && event.turnId === turnId && !asked.has(event.approvalId)) {
         asked.set(event.approvalId, at);
@@ -163,11 +225,7 @@ async function runTurn(http: SoakHttp, reader: SessionReader, turn: SentTurn): P
         turn.phase = 'following';
       }
     }
-    if (!(await reader.waitBeyond(cursor, TURN_QUIET_MS))) {
-      turn.end = 'stuck';
-      turn.phase = 'done';
-      return;
-    }
+    if (!(await reader.waitBeyond(cursor, TURN_QUIET_MS))) return 'stuck';
   }
 }
 
@@ -198,5 +256,6 @@ export async function driveSession(
     turns.push(turn);
     await runTurn(http, reader, turn);
     if (turn.refused || turn.end !== 'turn.completed') break;
+    if (turn.regenerated && (turn.regenerated.refused || turn.regenerated.end !== 'turn.completed')) break;
   }
 }

@@ -68,6 +68,7 @@ export function soakFigures(input: {
   const accepted = turns.filter((turn) => turn.messageId !== undefined);
   const approvals = turns.flatMap((turn) => turn.approvals);
   const toolResults = turns.flatMap((turn) => turn.toolResults);
+  const regenerations = turns.flatMap((turn) => (turn.regenerated ? [turn.regenerated] : []));
   const perKill = kills.map((kill) => ({ ...kill, at: new Date(kill.at).toISOString(), ...stallAfter(kill, stored) }));
   return {
     sends: {
@@ -83,6 +84,12 @@ export function soakFigures(input: {
       answerMs: spread(approvals.map((answer) => answer.ms)),
     },
     compactions: [...stored.values()].reduce((sum, events) => sum + events.filter((event) => event.type === 'session.compacted').length, 0),
+    regenerations: {
+      asked: regenerations.length,
+      // 409 or 404 after a retry: the first attempt was taken, its answer lost with a killed API.
+      answers: tally(regenerations, (regenerated) => `${regenerated.status}${regenerated.attempts > 1 ? ' after a retry' : ''}`),
+      turns: tally(regenerations, (regenerated) => regenerated.end ?? 'no end'),
+    },
     clientTools: {
       called: toolResults.length,
       answers: tally(toolResults, (answer) => String(answer.status)),

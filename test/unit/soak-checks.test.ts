@@ -1,7 +1,7 @@
 // The soak (soak/checks.ts) is only as good as its checks: a clean session passes, and each breach a
 // user would suffer (a send stored twice or never answered, a turn without its end, text that is not
 // its deltas, a reader that missed or repeated a seq, a session left busy, a compaction stored or announced
-// other than once) is a violation of its kind.
+// other than once, a regenerated reply run other than once) is a violation of its kind.
 import { describe, expect, test } from 'vitest';
 import { checkSession } from '../../soak/checks.ts';
 import type { SentTurn } from '../../soak/driver.ts';
@@ -183,5 +183,48 @@ describe('the soak checks one session', () => {
     expect(kinds(checkSession([sent()], reader(twice), twice, 'idle'))).toContain('compaction-announced-twice');
     const lost = extra([compacted]);
     expect(kinds(checkSession([sent()], reader(lost), lost, 'idle'))).toContain('compaction-summary');
+  });
+});
+
+describe('a regenerated reply', () => {
+  /** The text turn's log, then its reply regenerated: the revert, and turn trn_1 answering the same user message. */
+  function regeneratedLog(extra: object[] = []): SessionEvent[] {
+    const first = turnLog();
+    const more = [
+      { type: 'messages.reverted', messageIds: ['msg_reply'] },
+      { type: 'turn.started', turnId: 'trn_1', userMessageId: 'msg_user' },
+      { type: 'message.created', message: message('msg_again', 'assistant', '') },
+      { type: 'message.part.delta', messageId: 'msg_again', delta: 'Again' },
+      { type: 'message.completed', message: message('msg_again', 'assistant', 'Again') },
+      { type: 'turn.completed', turnId: 'trn_1', usage: { inputTokens: 1, outputTokens: 1 }, costUsd: null },
+      ...extra,
+    ];
+    return [...first, ...more.map((event, index) => ({ ...event, seq: first.length + index + 1, at, sessionId: SESSION }) as SessionEvent)];
+  }
+  const regenerated = (overrides: Partial<NonNullable<SentTurn['regenerated']>> = {}) =>
+    sent({
+      kind: 'regenerate',
+      text: '[regenerate] s1.1',
+      regenerated: { replyId: 'msg_reply', turnId: 'trn_1', status: 202, attempts: 1, end: 'turn.completed', ...overrides },
+    });
+
+  test('taken at once, reverted once, its new turn started and completed once: passes', () => {
+    const log = regeneratedLog();
+    expect(checkSession([regenerated()], reader(log), log, 'idle')).toEqual([]);
+    // Its answer lost with a killed API, the retry found it taken: still one regeneration.
+    expect(checkSession([regenerated({ status: 409, attempts: 2 })], reader(log), log, 'idle')).toEqual([]);
+  });
+
+  test('a regeneration refused, found taken at its first attempt, run twice, or never done is a violation', () => {
+    const log = regeneratedLog();
+    expect(kinds(checkSession([regenerated({ refused: '503', turnId: undefined })], reader(log), log, 'idle'))).toContain(
+      'regenerate-refused',
+    );
+    expect(kinds(checkSession([regenerated({ status: 409 })], reader(log), log, 'idle'))).toContain('regenerate-taken-before');
+    const twice = regeneratedLog([{ type: 'turn.started', turnId: 'trn_1', userMessageId: 'msg_user' }]);
+    expect(kinds(checkSession([regenerated()], reader(twice), twice, 'idle'))).toContain('regenerated-not-once');
+    expect(kinds(checkSession([regenerated({ end: 'stuck' })], reader(log), log, 'idle'))).toContain('turn-not-completed');
+    const plain = turnLog();
+    expect(kinds(checkSession([sent({ kind: 'regenerate' })], reader(plain), plain, 'idle'))).toContain('asked-nothing');
   });
 });
