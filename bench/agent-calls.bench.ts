@@ -8,23 +8,12 @@
 //   - callerReplyRequest: from the caller's send to its second model request, where its reply starts.
 import http from 'node:http';
 import type { Benchmark } from './benchmark.ts';
-import { startAgentStack, type AgentStack } from './agent-stack.ts';
+import { startAgentStack } from './agent-stack.ts';
+import { CALLER, deployAgentCallPair, requestOf } from './agent-call-pair.ts';
 import { summarize } from './measure.ts';
-import { messageText, type FakeRequest } from '../test/helpers/fakes/fake-model.ts';
 
 const RUNS = 30;
 const WARMUP = 3;
-
-const systemOf = (request: FakeRequest) => messageText(request.body.messages.find((message) => message.role === 'system')) ?? '';
-
-/** The receipt time of the first request after `from` whose system prompt has `role` (the fake's clock is Date.now()). */
-async function requestOf(stack: AgentStack, from: number, role: string, nth = 1): Promise<number> {
-  for (;;) {
-    const found = stack.fake.requests.slice(from).filter((request) => systemOf(request).includes(role));
-    if (found.length >= nth) return found[nth - 1]!.receivedAt;
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-}
 
 const agentCalls: Benchmark = {
   name: 'agent-calls',
@@ -34,15 +23,7 @@ const agentCalls: Benchmark = {
     const stack = await startAgentStack(infra, log, { fake: { defaultScript: { text: 'done' } } });
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      const child = await stack.deployAgent({ instructions: 'ROLE child' });
-      const caller = await stack.deployAgent({ instructions: 'ROLE caller', agents: [{ name: child }], mcps: ['time'] });
-      let callTool = `agent_${child}`;
-      stack.fake.setHandler((request) => {
-        if (systemOf(request).includes('ROLE child')) return { text: 'child reply' };
-        if (request.body.messages.at(-1)?.role === 'tool') return { text: 'caller reply' };
-        const input = callTool === 'current_time' ? {} : { message: 'help' };
-        return { toolCalls: [{ id: `call_${request.index}`, name: callTool, arguments: input }] };
-      });
+      const { caller, child, calls } = await deployAgentCallPair(stack);
       const samples = {
         callGap: [] as number[],
         directSend: [] as number[],
@@ -51,17 +32,17 @@ const agentCalls: Benchmark = {
         callerReply: [] as number[],
       };
       for (let run = -WARMUP; run < RUNS; run++) {
-        callTool = `agent_${child}`;
+        calls('agent');
         const from = stack.fake.requests.length;
         const sentAt = Date.now();
         await stack.send(agent, await stack.newSession(caller), 'go');
-        const first = await requestOf(stack, from, 'ROLE caller');
-        const second = await requestOf(stack, from, 'ROLE caller', 2);
+        const first = await requestOf(stack, from, CALLER);
+        const second = await requestOf(stack, from, CALLER, 2);
         const direct = (await stack.send(agent, await stack.newSession(child), 'help')).ms;
-        callTool = 'current_time';
+        calls('builtin');
         const builtinFrom = stack.fake.requests.length;
         await stack.send(agent, await stack.newSession(caller), 'go');
-        const builtinGap = (await requestOf(stack, builtinFrom, 'ROLE caller', 2)) - (await requestOf(stack, builtinFrom, 'ROLE caller'));
+        const builtinGap = (await requestOf(stack, builtinFrom, CALLER, 2)) - (await requestOf(stack, builtinFrom, CALLER));
         if (run < 0) continue;
         samples.callGap.push(second - first);
         samples.directSend.push(direct);

@@ -14,29 +14,13 @@ import http from 'node:http';
 import proto from '@temporalio/proto';
 import type { Benchmark } from './benchmark.ts';
 import { startAgentStack, type AgentStack } from './agent-stack.ts';
-import { messageText, type FakeRequest } from '../test/helpers/fakes/fake-model.ts';
+import { CALLER, CHILD, deployAgentCallPair, requestOf } from './agent-call-pair.ts';
 import { createPool, type Db } from '../store/db.ts';
 
 const RUNS = 25;
 const WARMUP = 3;
 // The package is CommonJS: its namespace comes through the default export under Node's ESM loader.
 const EVENT_TYPES = proto.temporal.api.enums.v1.EventType;
-
-const systemOf = (request: FakeRequest) => messageText(request.body.messages.find((message) => message.role === 'system')) ?? '';
-
-/** A request that never comes fails the run rather than hold it: a turn here takes well under a second. */
-const REQUEST_WAIT_MS = 30_000;
-
-/** The receipt time of the `nth` request after `from` whose system prompt has `role` (the fake's clock is Date.now()). */
-async function requestOf(stack: AgentStack, from: number, role: string, nth = 1): Promise<number> {
-  const deadline = Date.now() + REQUEST_WAIT_MS;
-  for (;;) {
-    const found = stack.fake.requests.slice(from).filter((request) => systemOf(request).includes(role));
-    if (found.length >= nth) return found[nth - 1]!.receivedAt;
-    if (Date.now() > deadline) throw new Error(`no request #${nth} of "${role}" within ${REQUEST_WAIT_MS} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-}
 
 /** Samples by milestone; a milestone missing from some runs says in how many it came. */
 class Timeline {
@@ -95,24 +79,16 @@ const callTimeline: Benchmark = {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const db = createPool(infra.databaseUrl(), 2);
     try {
-      const child = await stack.deployAgent({ instructions: 'ROLE child' });
-      const caller = await stack.deployAgent({ instructions: 'ROLE caller', agents: [{ name: child }], mcps: ['time'] });
-      let callTool = `agent_${child}`;
-      stack.fake.setHandler((request) => {
-        if (systemOf(request).includes('ROLE child')) return { text: 'child reply' };
-        if (request.body.messages.at(-1)?.role === 'tool') return { text: 'caller reply' };
-        const input = callTool === 'current_time' ? {} : { message: 'help' };
-        return { toolCalls: [{ id: `call_${request.index}`, name: callTool, arguments: input }] };
-      });
+      const { caller, child, calls } = await deployAgentCallPair(stack);
       const timelines = { builtin: new Timeline(), agent: new Timeline(), direct: new Timeline() };
       for (let run = -WARMUP; run < RUNS; run++) {
         for (const kind of ['builtin', 'agent'] as const) {
-          callTool = kind === 'builtin' ? 'current_time' : `agent_${child}`;
+          calls(kind);
           const from = stack.fake.requests.length;
           const session = await stack.newSession(caller);
           await stack.send(agent, session, 'go');
-          const first = await requestOf(stack, from, 'ROLE caller');
-          const second = await requestOf(stack, from, 'ROLE caller', 2);
+          const first = await requestOf(stack, from, CALLER);
+          const second = await requestOf(stack, from, CALLER, 2);
           if (run < 0) continue;
           const timeline = timelines[kind];
           const add = timeline.add.bind(timeline);
@@ -120,7 +96,7 @@ const callTimeline: Benchmark = {
           add('caller second model request', second - first);
           await sessionMilestones(stack, db, session, 'caller', window, add);
           if (kind === 'agent') {
-            add('child model request', (await requestOf(stack, from, 'ROLE child')) - first);
+            add('child model request', (await requestOf(stack, from, CHILD)) - first);
             const { rows } = await db.query<{ id: string }>('SELECT id FROM sessions WHERE parent_session_id = $1', [session]);
             for (const { id } of rows) await sessionMilestones(stack, db, id, 'child', window, add);
           }
@@ -133,7 +109,7 @@ const callTimeline: Benchmark = {
         if (run < 0) continue;
         const add = timelines.direct.add.bind(timelines.direct);
         add('answered', answeredAt - sentAt);
-        add('model request', (await requestOf(stack, from, 'ROLE child')) - sentAt);
+        add('model request', (await requestOf(stack, from, CHILD)) - sentAt);
         await sessionMilestones(stack, db, directSession, 'child', { from: sentAt, to: answeredAt }, add);
         if ((run + 1) % 5 === 0) log(`${run + 1}/${RUNS}`);
       }
