@@ -23,6 +23,8 @@ export interface SchemaCheckOptions {
   threads: number;
   /** A thread's heap: an exponential check's error list ends it here rather than grow the worker. */
   heapMb?: number;
+  /** The threads' code (startThread's `from` and `module`): schema-thread.ts; tests give one that misbehaves. */
+  threadCode?: { from: string; module: string };
 }
 
 /** A thread and when it has loaded its code (it says so once). */
@@ -32,20 +34,31 @@ interface Thread {
   exited: () => boolean;
 }
 
-/** The thread's code: the compiled file beside this one, or from source through tsx (as `npm start` runs). */
-function spawn(heapMb: number): Thread {
+/** The thread's code by default: the compiled file beside this one, or from source through tsx (as `npm start` runs). */
+const SCHEMA_THREAD = { from: import.meta.url, module: './schema-thread' };
+
+function spawn(heapMb: number, code: { from: string; module: string }, onExit: (thread: Thread) => void): Thread {
   const resourceLimits = { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(32, heapMb) };
-  const worker = startThread(import.meta.url, './schema-thread', { resourceLimits });
+  const worker = startThread(code.from, code.module, { resourceLimits });
   worker.unref();
-  let exited = false;
-  worker.once('exit', () => (exited = true));
+  // An error with no listener would throw in the worker process and end every turn it runs. While a check
+  // runs, its own listener answers it (run, below); an error after that belongs to a thread nobody waits on:
+  // one ended for its time that reached its heap limit while ending (ERR_WORKER_OUT_OF_MEMORY comes after
+  // terminate() then), or a kept thread that failed. It is gone, and the next check gets a new one.
+  worker.on('error', () => {});
   // Resolves on the thread's first message; a thread that dies loading resolves too, and its check then
   // fails by the exit it sees.
   const ready = new Promise<void>((resolve) => {
     worker.once('message', () => resolve());
     worker.once('exit', () => resolve());
   });
-  return { worker, ready, exited: () => exited };
+  let exited = false;
+  const thread: Thread = { worker, ready, exited: () => exited };
+  worker.once('exit', () => {
+    exited = true;
+    onExit(thread);
+  });
+  return thread;
 }
 
 interface Job {
@@ -55,6 +68,7 @@ interface Job {
 
 export function schemaChecks(options: SchemaCheckOptions): SchemaChecks {
   const heapMb = options.heapMb ?? 128;
+  const code = options.threadCode ?? SCHEMA_THREAD;
   const idle: Thread[] = [];
   const busy = new Set<Thread>();
   const waiting: Job[] = [];
@@ -99,9 +113,15 @@ export function schemaChecks(options: SchemaCheckOptions): SchemaChecks {
     else worker.postMessage(job.request);
   }
 
+  /** A kept thread that ended (it failed between checks) is not handed the next check. */
+  function forget(thread: Thread): void {
+    const at = idle.indexOf(thread);
+    if (at >= 0) idle.splice(at, 1);
+  }
+
   function next(): void {
     while (waiting.length > 0 && (idle.length > 0 || busy.size < options.threads)) {
-      void run(idle.pop() ?? spawn(heapMb), waiting.shift()!);
+      void run(idle.pop() ?? spawn(heapMb, code, forget), waiting.shift()!);
     }
   }
 

@@ -5,7 +5,7 @@
 // error the model reads, and another user's turn, sent at the same moment, completes on the same
 // worker (a process of its own, so a frozen one fails this test by its timeout, not the test run).
 // A pattern the linear-time engine cannot run is refused at deploy, naming where it is.
-import { afterAll, expect } from 'vitest';
+import { afterAll, expect, onTestFailed } from 'vitest';
 import { agentTest } from '../helpers/harness/fixtures.ts';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/harness/worker-process.ts';
 import { createTestUser, type TestUser } from '../helpers/harness/users.ts';
@@ -65,6 +65,13 @@ test(
   { timeout: 300_000 },
   async ({ env }) => {
     worker = await startWorkerProcess(env.env);
+    const started = worker;
+    // A worker that stops answering fails this test by its timeout, one that ends fails it at once: what it
+    // logged says why. (It once ended when a check's thread, ended for its time, reached its heap limit while ending.)
+    onTestFailed(() => console.warn(`[tenant-schemas] the worker process's output:\n${started.output().slice(-20_000)}`));
+    const ended = new Promise<never>((_, reject) =>
+      started.process.once('exit', (code, signal) => reject(new Error(`the worker process ended (${signal ?? `exit code ${code}`})`))),
+    );
     env.fake.setHandler(script);
     const tenant = env.user;
     const bystander = await createTestUser(env.api.db);
@@ -75,11 +82,14 @@ test(
     ];
     const bystanderSession = await sessionAs(env, bystander, {});
 
-    const [pattern, unique, fan, served] = await Promise.all([
-      send(env, tenant, patternSession, 'check the pattern'),
-      send(env, tenant, uniqueSession, 'check unique lines'),
-      send(env, tenant, fanSession, 'check the fanned-out tree'),
-      send(env, bystander, bystanderSession, 'hello'),
+    const [pattern, unique, fan, served] = await Promise.race([
+      Promise.all([
+        send(env, tenant, patternSession, 'check the pattern'),
+        send(env, tenant, uniqueSession, 'check unique lines'),
+        send(env, tenant, fanSession, 'check the fanned-out tree'),
+        send(env, bystander, bystanderSession, 'hello'),
+      ]),
+      ended,
     ]);
     expect(served.body).toMatchObject({ status: 'completed', reply: 'Served as usual.' });
     for (const [sessionId, reply, error] of [

@@ -43,6 +43,22 @@ describe('schemaChecks', () => {
     expect(await checks.check(FAN_OUT, { tree: [[1], [2, [3]]] }, 'the input')).toEqual({ valid: true });
   });
 
+  test('a thread that fails after its answer ends alone: the process goes on, and the next check gets a new thread', async () => {
+    // The same as a thread ended for its time that reaches its heap limit while ending: an error nobody waits for.
+    const failing = schemaChecks({
+      timeoutMs: 1_000,
+      threads: 1,
+      threadCode: { from: import.meta.url, module: '../helpers/threads/fails-after-answering' },
+    });
+    try {
+      expect(await failing.check(COLOUR, {}, 'the input')).toEqual({ valid: true });
+      await new Promise((resolve) => setTimeout(resolve, 200)); // It fails 10 ms after its answer.
+      expect(await failing.check(COLOUR, {}, 'the input')).toEqual({ valid: true });
+    } finally {
+      await failing.close();
+    }
+  });
+
   test('a schema that does not compile is said so', async () => {
     expect(await checks.check({ type: 'object', properties: { a: { $ref: '#/$defs/missing' } } }, {}, 'the input')).toMatchObject({
       valid: false,
