@@ -88,6 +88,7 @@ async function takeSendOnce(db: Db, send: SendToTake): Promise<TakenSend> {
     if (state.known) return state.known;
     if (send.ifBusy === 'reject' && (state.status !== 'idle' || state.waitingHere))
       throw new SessionBusyNowError('A turn is running in this session');
+    // Refused here without a write when the bound is plainly reached; confirmed, exactly, once the row is in.
     if (state.waitingOfUser >= send.maxWaitingPerUser) throw new InboxFullError(send.maxWaitingPerUser);
     const joined = send.ifBusy === 'steer' && state.status !== 'idle' ? await runningTurn(client, send.sessionId) : undefined;
     const { events } = await insertMessage(client, {
@@ -115,6 +116,7 @@ async function takeSendOnce(db: Db, send: SendToTake): Promise<TakenSend> {
         send.replyTo ? JSON.stringify(send.replyTo) : null,
       ],
     );
+    await confirmWithinBound(client, send.userId, send.maxWaitingPerUser);
     return { seq: events.at(-1)!.seq, ...(joined ? { joined } : {}) };
   });
 }
@@ -137,8 +139,6 @@ export async function takeRegeneration(
       // Reverted by another request since it was checked: there is no reply left to regenerate.
       refuseReverted: true,
     });
-    const { rows } = await client.query<{ mine: string }>('SELECT count(*) AS mine FROM session_inbox WHERE user_id = $1', [input.userId]);
-    if (Number(rows[0]!.mine) >= input.maxWaitingPerUser) throw new InboxFullError(input.maxWaitingPerUser);
     await client.query(
       `WITH row AS (
          INSERT INTO session_inbox (message_id, session_id, user_id, seq, turn_id, if_busy, model, regenerate)
@@ -147,8 +147,23 @@ export async function takeRegeneration(
        UPDATE sessions SET status = 'running' WHERE id = $2 AND status = 'idle'`,
       [reverted.userMessageId, input.sessionId, input.userId, reverted.seq, input.turnId, input.model ? JSON.stringify(input.model) : null],
     );
+    await confirmWithinBound(client, input.userId, input.maxWaitingPerUser);
     return reverted;
   });
+}
+
+/**
+ * The last step of a take, its inbox row written: one user's takes pass here one at a time, whatever their
+ * sessions, and each counts the user's waiting sends with its own row and those of the takes before it
+ * (committed: the lock is held to the end of the transaction). Past the bound, the take is undone. The
+ * count under the session's lock alone was not enough: sends to several sessions at once each counted
+ * the others as not there yet, and more than the bound were taken. Taken last, the lock is held only for
+ * the count and the commit; the count is a statement of its own, so its snapshot is taken once it is held.
+ */
+async function confirmWithinBound(client: DbClient, userId: string, max: number): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`sends:${userId}`]);
+  const { rows } = await client.query<{ mine: string }>('SELECT count(*) AS mine FROM session_inbox WHERE user_id = $1', [userId]);
+  if (Number(rows[0]!.mine) > max) throw new InboxFullError(max);
 }
 
 /**

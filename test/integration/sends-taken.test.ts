@@ -108,3 +108,31 @@ describe('with the workers far behind (none polling)', () => {
     },
   );
 });
+
+describe("a user's bound on waiting sends", () => {
+  test('holds against sends to many sessions at once: exactly the bound is taken, the rest are 429', { timeout: 60_000 }, async () => {
+    // Each send counts the user's waiting sends under its own session's lock, so sends to different sessions
+    // raced: each counted the others before they committed, and more than the bound were taken.
+    const BOUND = 3;
+    const bounded = await startAgentEnv({ QUEUED_SENDS_PER_USER: String(BOUND) }, { inProcessWorker: false });
+    try {
+      const sessions = await Promise.all(Array.from({ length: 12 }, () => bounded.newSession()));
+      const sent = await Promise.all(
+        sessions.map((sessionId) =>
+          call<{ type?: string }>(`${bounded.api.url}/session/${sessionId}?async=1`, {
+            headers: bounded.user.auth,
+            json: { parts: [{ type: 'text', text: 'hello' }] },
+          }),
+        ),
+      );
+      expect(sent.map((answer) => answer.status).sort()).toEqual([...Array(BOUND).fill(202), ...Array(12 - BOUND).fill(429)]);
+      for (const answer of sent.filter((one) => one.status === 429)) expect(answer.body.type).toMatch(/queue-full$/);
+      const { rows } = await bounded.api.db.query<{ waiting: string }>('SELECT count(*) AS waiting FROM session_inbox WHERE user_id = $1', [
+        bounded.user.userId,
+      ]);
+      expect(Number(rows[0]!.waiting)).toBe(BOUND);
+    } finally {
+      await bounded.close();
+    }
+  });
+});
