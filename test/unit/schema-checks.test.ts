@@ -52,7 +52,9 @@ describe('schemaChecks', () => {
     });
     try {
       expect(await failing.check(COLOUR, {}, 'the input')).toEqual({ valid: true });
-      await new Promise((resolve) => setTimeout(resolve, 200)); // It fails 10 ms after its answer.
+      // It fails 10 ms after its answer; on a machine as busy as a full CI run's, 200 ms was once too short
+      // for its end to reach the owner (the next check then met the thread ending: "the checking thread stopped").
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
       expect(await failing.check(COLOUR, {}, 'the input')).toEqual({ valid: true });
     } finally {
       await failing.close();
