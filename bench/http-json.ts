@@ -50,7 +50,9 @@ export function timedRequest<T = unknown>(agent: http.Agent, url: string, option
       clearTimeout(timer);
       reject(error);
     }
-    request.on('error', fail);
+    // Whether the request went out on a kept-alive socket: one the server closed as it was reused fails with
+    // ECONNRESET through no fault of the server (Node's `request.reusedSocket`).
+    request.on('error', (error: Error) => fail(Object.assign(error, { reusedSocket: request.reusedSocket })));
     request.end(options.body);
   });
 }

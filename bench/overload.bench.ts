@@ -78,6 +78,15 @@ interface Answered {
   status: number;
   ms: number;
   retryAfter: boolean;
+  /** Why there was no answer (status 0): the socket's error, or the request's timeout. */
+  error?: string;
+}
+
+/** Why a send had no answer, and whether it went out on a kept-alive socket (one the API may have just closed). */
+function unansweredBecause(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const { code, reusedSocket } = error as NodeJS.ErrnoException & { reusedSocket?: boolean };
+  return `${code ?? error.name}: ${error.message}${reusedSocket ? ' (on a reused keep-alive socket)' : ' (on a new socket)'}`;
 }
 
 /** Fires sends at `perSecond` for `seconds`, each on its schedule, round robin over `sessions`; answers each one's outcome. */
@@ -99,7 +108,12 @@ async function openLoop(service: ServiceTarget, agent: http.Agent, sessions: rea
             return { status: response.status, ms: response.ms, retryAfter: response.headers['retry-after'] !== undefined };
           },
           // No answer at all (reset, timeout): status 0, counted apart.
-          () => ({ status: 0, ms: performance.now() - sentAt, retryAfter: false }),
+          (error: unknown) => ({
+            status: 0,
+            ms: performance.now() - sentAt,
+            retryAfter: false,
+            error: unansweredBecause(error),
+          }),
         ),
       );
     }
@@ -224,6 +238,11 @@ const overload: Benchmark = {
         taken: taken.length,
         refused429: refused.length,
         refusedWithoutRetryAfter: refused.filter((outcome) => !outcome.retryAfter).length,
+        // Sends with no answer at all (status 0), the first few with their error and how long after the send it came: a defect unless
+        // the error is the client's (a keep-alive socket the API closed as it was reused).
+        unanswered: outcomes
+          .flatMap((outcome) => (outcome.status === 0 ? [{ afterMs: round(outcome.ms), error: outcome.error }] : []))
+          .slice(0, 5),
         // The issue's bound: every send taken or refused within PROMPT_MS.
         answeredWithinMs: PROMPT_MS,
         answeredWithinShare: round(prompt / outcomes.length),
