@@ -11,6 +11,7 @@ import { createStorage } from '../lib/storage.ts';
 import { startHousekeeping } from './housekeeping.ts';
 import { startApiObservability } from './observability.ts';
 import { HandOffs } from './hand-offs.ts';
+import { applyHttpTimeouts } from './http-timeouts.ts';
 
 async function main(): Promise<void> {
   const { config, logger } = startProcessBase('api');
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     logger.info({ url: `http://${config.host}:${config.port}` }, 'API listening');
     process.send?.({ type: 'ready', url: `http://${config.host}:${config.port}` });
   });
+  applyHttpTimeouts(server, config);
   // Before listening, an error (the port taken) ends the start. After it, the server's errors are its
   // accept()'s (EMFILE, ENFILE, ENOBUFS: libuv keeps listening after them): logged, not a reason to drop
   // every open stream and refuse connections while the launcher restarts the process.

@@ -50,6 +50,8 @@ export interface Config {
   temporalCallTimeoutMs: number;
   /** Longest orderly stop of an API or worker process after SIGTERM: past it, it logs the step it waited on and exits 1. */
   shutdownDeadlineMs: number;
+  /** How long the API keeps an idle client connection open for its next request (api/http-timeouts.ts). */
+  httpKeepAliveTimeoutMs: number;
   /** PostgreSQL pool bounds: a stalled database answers 503 instead of queueing requests forever. */
   database: { connectTimeoutMs: number; statementTimeoutMs: number };
   /** The task queue workers poll and the API starts workflows on. */
@@ -417,6 +419,8 @@ export function loadConfig(env: Env = process.env): Config {
     temporalCallTimeoutMs,
     // Under Kubernetes' default 30 s between SIGTERM and SIGKILL, so the log says what a stop waited on.
     shutdownDeadlineMs: int(env, 'SHUTDOWN_DEADLINE_MS', 25_000, 1_000),
+    // Above the 60 s idle timeout of common load balancers and proxies (api/http-timeouts.ts).
+    httpKeepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1_000, 900_000),
     database: {
       connectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100),
       statementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0),

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Express } from 'express';
 import { createApp } from '../../../api/app.ts';
+import { applyHttpTimeouts } from '../../../api/http-timeouts.ts';
 import { HandOffs } from '../../../api/hand-offs.ts';
 import { createEventHub, type EventHub } from '../../../api/streaming/event-hub.ts';
 import { startHousekeeping } from '../../../api/housekeeping.ts';
@@ -57,6 +58,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
     observe(req, res);
     app(req, res);
   });
+  applyHttpTimeouts(server, config);
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
