@@ -53,7 +53,7 @@ export interface Config {
   /** How long the API keeps an idle client connection open for its next request (api/http-timeouts.ts). */
   httpKeepAliveTimeoutMs: number;
   /** PostgreSQL pool bounds: a stalled database answers 503 instead of queueing requests forever. */
-  database: { connectTimeoutMs: number; statementTimeoutMs: number };
+  database: { connectTimeoutMs: number; statementTimeoutMs: number; preparedStatements: boolean };
   /** The task queue workers poll and the API starts workflows on. */
   taskQueue: string;
   publicBaseUrl: string | undefined;
@@ -424,6 +424,7 @@ export function loadConfig(env: Env = process.env): Config {
     database: {
       connectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100),
       statementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0),
+      preparedStatements: onOff(env, 'DATABASE_PREPARED_STATEMENTS', true),
     },
     taskQueue: str(env, 'TASK_QUEUE') ?? DEFAULT_TASK_QUEUE,
     publicBaseUrl: str(env, 'PUBLIC_BASE_URL'),

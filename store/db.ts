@@ -1,6 +1,7 @@
 // The PostgreSQL pool. One per process; every store module takes it as an argument.
 import pg from 'pg';
 import { causeChain } from '../lib/workflow-safe/errors.ts';
+import { isStalePlan, PreparingClient } from './prepared-client.ts';
 
 export type Db = pg.Pool;
 export type DbClient = pg.PoolClient;
@@ -8,24 +9,27 @@ export type DbClient = pg.PoolClient;
 // BIGINT columns (event seq, byte counts) come back as numbers; they stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-export interface DbTimeouts {
+export interface PoolSettings {
   /** Opening a connection, and waiting for a free one when the pool is full. */
   connectTimeoutMs: number;
   /** Server-side `statement_timeout` of every pooled connection (lock waits included); 0 for none. */
   statementTimeoutMs: number;
+  /** Parameterized statements prepared once per connection (store/prepared-client.ts). */
+  preparedStatements: boolean;
 }
 
-/** The defaults of DATABASE_CONNECT_TIMEOUT_MS and DATABASE_STATEMENT_TIMEOUT_MS (lib/config.ts). */
-export const DEFAULT_DB_TIMEOUTS: DbTimeouts = { connectTimeoutMs: 5_000, statementTimeoutMs: 30_000 };
+/** The defaults of DATABASE_CONNECT_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS and DATABASE_PREPARED_STATEMENTS (lib/config.ts). */
+export const DEFAULT_POOL_SETTINGS: PoolSettings = { connectTimeoutMs: 5_000, statementTimeoutMs: 30_000, preparedStatements: true };
 
 /** Without both bounds a stalled database would queue every request forever instead of answering 503. */
-export function createPool(connectionString: string, max = 10, timeouts: DbTimeouts = DEFAULT_DB_TIMEOUTS): Db {
+export function createPool(connectionString: string, max = 10, settings: PoolSettings = DEFAULT_POOL_SETTINGS): Db {
   const pool = new pg.Pool({
     connectionString,
     max,
+    ...(settings.preparedStatements ? { Client: PreparingClient } : {}),
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: timeouts.connectTimeoutMs,
-    ...(timeouts.statementTimeoutMs > 0 ? { statement_timeout: timeouts.statementTimeoutMs } : {}),
+    connectionTimeoutMillis: settings.connectTimeoutMs,
+    ...(settings.statementTimeoutMs > 0 ? { statement_timeout: settings.statementTimeoutMs } : {}),
     // A connection dropped without a FIN (a host gone, a network cut) is noticed instead of waited on.
     keepAlive: true,
   });
@@ -91,10 +95,12 @@ const GAVE_UP = /timeout exceeded when trying to connect|connection timeout|time
 /**
  * The database did not answer in time or could not be reached: a connect or statement timeout
  * (57014, also raised when a lock wait outlasts the statement timeout), a refused or reset
- * connection, a server shutting down. Such a request is answered 503, never 500.
+ * connection, a server shutting down, a connection's prepared statement outdated by a migration (the
+ * connection prepares it anew: tried again, it runs). Such a request is answered 503, never 500.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   return causeChain(error).some((cause) => {
+    if (isStalePlan(cause)) return true;
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && (UNAVAILABLE_CODES.test(code) || NETWORK_CODES.has(code))) return true;
     if (cause instanceof AggregateError && cause.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
