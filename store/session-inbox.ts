@@ -169,11 +169,10 @@ const TAKES_AT_ONCE = 64;
  * enough: sends to several sessions at once each counted the others as not there yet, and more than the
  * bound were taken. Taken last, the lock is held only for the count and the commit; the count is a
  * statement of its own, so its snapshot is taken once it is held. Only near the bound: there a flood's
- * sends wait on each other (`npm run bench overload`, at 3x capacity with one user at the bound and its
- * rate limit lifted: answered within 100 ms, 0.61 to 0.82 of sends against 0.81 to 0.85 without this
- * lock), which a user far from it never does; at the default rate limit (RATE_LIMIT_POINTS, 600 a
- * minute) a user's sends seldom meet here. Refusing a take that finds the lock held instead
- * (pg_try_advisory_xact_lock) refused sends far below a small bound whenever two came together.
+ * sends wait on each other, which a user far from it never does; at the default rate limit
+ * (RATE_LIMIT_POINTS, 600 a minute) a user's sends seldom meet here. Refusing a take that finds the lock
+ * held instead (pg_try_advisory_xact_lock) refused sends far below a small bound whenever two came
+ * together (docs/benchmarks.md, "Figures behind choices in the code").
  */
 async function confirmWithinBound(client: DbClient, userId: string, max: number): Promise<void> {
   await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`sends:${userId}`]);
